@@ -1,0 +1,89 @@
+// Stage 01: the serial baseline, the article's first timeline.
+//
+// Lesson: with the default stream and pageable (malloc) host memory, each batch
+// runs copy in → compute → copy out, one after the other. At any moment only
+// one of the PCIe link and the SMs works, so the total is the SUM of the three
+// stages. The later stages shrink it towards the LARGEST of them.
+//
+// Run:    ./01_serial_baseline                        (the article's 100 × 1024×1024×512)
+//         ./01_serial_baseline --host-memory pinned   (the same, with cudaMallocHost)
+//         ./01_serial_baseline --batches 8 --m 64 --n 64 --k 64 --json out.json
+// Output: the total (median of the repeats), the three stage sums measured
+//         separately (all H2D, all kernels, all D2H), their sum, and whether
+//         every batch verified. Total ≈ sum means nothing overlapped.
+
+#include <iostream>
+
+#include "batch_buffers.cuh"
+#include "device_info.hpp"
+#include "gemm.cuh"
+#include "options.hpp"
+#include "resources.hpp"
+#include "result.hpp"
+#include "serial_report.hpp"
+#include "stage_main.hpp"
+#include "stage_sums.cuh"
+#include "timing.cuh"
+
+int main(int argc, char** argv) {
+  return csg::run_stage("01_serial_baseline", [&] {
+    // Options: every argument is validated here, before any CUDA call.
+    csg::StageCli cli("01_serial_baseline",
+                      "The serial baseline: cudaMemcpy H2D -> naive GEMM -> cudaMemcpy D2H per batch, "
+                      "on the legacy default stream.");
+    const auto options = cli.parse(argc, argv);
+    if (!options) {
+      std::cout << cli.help();
+      return csg::kExitOk;
+    }
+    const csg::Workload& work = options->work;
+
+    const int device = csg::require_device();
+    // The article's layout: one device A and C per batch.
+    csg::check_fits(csg::memory_needs(work, options->host_memory, work.batches), "try fewer --batches");
+
+    csg::progress("allocating and filling " + std::to_string(work.batches) + " batches (" +
+                  std::string(csg::to_string(options->host_memory)) + " host memory)");
+    csg::BatchBuffers buffers(work, options->host_memory, work.batches);
+    buffers.fill_inputs(options->seed);  // A_i and B; B is copied to the device once
+
+    // The lesson: one batch at a time, everything on the legacy default stream
+    // (stream 0). cudaMemcpy returns only when the copy is done, so nothing overlaps.
+    auto serial_run = [&] {
+      for (int batch = 0; batch < work.batches; ++batch) {
+        // copy in: A_i over PCIe (host -> device)
+        CUDA_CHECK(cudaMemcpy(buffers.device_a(batch), buffers.host_a(batch), work.a_bytes(),
+                              cudaMemcpyHostToDevice));
+        // compute: C_i = A_i · B with the article's naive kernel
+        csg::launch_gemm_naive(buffers.device_a(batch), buffers.device_b(), buffers.device_c(batch), work.shape,
+                               /*stream=*/nullptr);
+        // copy out: C_i over PCIe (device -> host); waits for the kernel first
+        CUDA_CHECK(cudaMemcpy(buffers.host_c(batch), buffers.device_c(batch), work.c_bytes(),
+                              cudaMemcpyDeviceToHost));
+      }
+    };
+
+    csg::progress("timing the serial run: " + std::to_string(options->plan.warmup) + " warm-up + " +
+                  std::to_string(options->plan.repeats) + " timed runs");
+    csg::EventTimer timer;
+    const csg::Summary total = csg::measure(
+        options->plan, [&] { buffers.poison_outputs(nullptr); },  // each run must write every C_i
+        [&] {
+          timer.start(nullptr);
+          serial_run();
+          return timer.stop();
+        });
+    const csg::VerifyResult serial_check = buffers.verify(options->seed);
+
+    // The three stages alone: their sum is what the serial run should take.
+    csg::progress("timing the stages alone: all H2D, all kernels, all D2H");
+    const csg::StageSums sums = csg::measure_stage_sums(buffers, nullptr, csg::CopyCall::sync, options->plan);
+    const csg::VerifyResult sums_check = buffers.verify(options->seed);
+
+    const csg::StageResult result = csg::serial_result("01_serial_baseline", csg::query_device_info(device),
+                                                        *options, total, sums, serial_check, sums_check);
+    csg::print_serial_result(std::cout, result, sums);
+    if (!options->json_path.empty()) csg::write_json_file(options->json_path, csg::to_json(result));
+    return result.verification.passed ? csg::kExitOk : csg::kExitFailure;
+  });
+}

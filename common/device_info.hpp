@@ -1,0 +1,40 @@
+// The GPU a run used, as reported in every table header and results JSON.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace csg {
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  int async_engines = 0;  // copy engines: 2+ lets H2D and D2H run at the same time
+  std::size_t total_memory_bytes = 0;
+  std::string pci_bus_id;
+  // PCIe link as the driver (NVML) reports it; absent where NVML is not
+  // available. The current generation can drop while the GPU idles, so it is
+  // read at the end of a run; *_max is what the link can do.
+  std::optional<int> pcie_gen;
+  std::optional<int> pcie_width;
+  std::optional<int> pcie_gen_max;
+  std::optional<int> pcie_width_max;
+  int driver_version = 0;   // e.g. 13000 for CUDA 13.0
+  int runtime_version = 0;
+
+  std::string compute_capability() const { return std::to_string(cc_major) + "." + std::to_string(cc_minor); }
+  // "NVIDIA H200 (sm_90, 132 SMs, 3 copy engines, PCIe Gen5 x16, driver 13.0, runtime 13.0)"
+  std::string summary() const;
+};
+
+// Selects the first CUDA device and returns its ordinal. Throws NoDeviceError
+// ("no CUDA device found ...") when there is none or no usable driver.
+int require_device();
+
+DeviceInfo query_device_info(int device);
+
+}  // namespace csg

@@ -1,0 +1,94 @@
+// Command-line options shared by every stage, parsed with cxxopts and validated
+// in one place, before any CUDA call. Every stage accepts the same names:
+//   --batches --m --n --k --warmup --repeats --seed --json FILE --host-memory KIND
+// Numbers are parsed strictly here (no "12x", no "-1", no values past the
+// type's range), so bad input gives the same one-line message everywhere.
+// A stage adds its own options through the same add_* calls.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host_buffer.cuh"
+#include "stats.hpp"
+#include "workload.hpp"
+
+namespace cxxopts {
+class Options;
+}
+
+namespace csg {
+
+struct CommonOptions {
+  Workload work;
+  RepeatPlan plan;
+  std::uint64_t seed = 1;
+  std::string json_path;  // empty: no JSON
+  HostMemory host_memory = HostMemory::pageable;
+};
+
+// What a stage starts from when the user says nothing.
+struct CommonDefaults {
+  HostMemory host_memory = HostMemory::pageable;
+  std::vector<HostMemory> host_memory_choices = {HostMemory::pageable, HostMemory::pinned};
+};
+
+class StageCli {
+ public:
+  StageCli(std::string program, std::string description, CommonDefaults defaults = {});
+  ~StageCli();
+  StageCli(const StageCli&) = delete;
+  StageCli& operator=(const StageCli&) = delete;
+
+  // Stage-specific options, read after parse() with get_int / get_string / get_flag.
+  void add_int(const std::string& name, const std::string& help, long long default_value,
+               long long min_value, long long max_value);
+  void add_choice(const std::string& name, const std::string& help, const std::string& default_value,
+                  std::vector<std::string> choices);
+  void add_flag(const std::string& name, const std::string& help);
+
+  // Parses and validates. Returns nothing after printing --help (exit 0);
+  // throws UsageError for anything wrong.
+  std::optional<CommonOptions> parse(int argc, const char* const* argv);
+  std::optional<CommonOptions> parse(const std::vector<std::string>& args);  // args without argv[0]
+
+  long long get_int(const std::string& name) const;
+  const std::string& get_string(const std::string& name) const;
+  bool get_flag(const std::string& name) const;
+
+  std::string help() const;
+
+ private:
+  struct IntSpec {
+    long long min_value;
+    long long max_value;
+  };
+  std::string program_;
+  CommonDefaults defaults_;
+  std::unique_ptr<cxxopts::Options> options_;
+  std::map<std::string, IntSpec> int_specs_;
+  std::map<std::string, std::vector<std::string>> choice_specs_;
+  std::vector<std::string> flag_names_;
+  std::map<std::string, long long> ints_;
+  std::map<std::string, std::string> strings_;
+  std::map<std::string, bool> flags_;
+};
+
+// Strict integer parsing: the whole text must be a decimal integer in
+// [min_value, max_value]. Throws UsageError naming the flag and the range.
+long long parse_int(const std::string& flag, const std::string& text, long long min_value, long long max_value);
+
+// Cross-field checks on a parsed set: byte counts that overflow 64 bits,
+// shapes the naive kernel's grid can't cover, an unwritable --json path.
+// Throws UsageError.
+void validate(const CommonOptions& options);
+
+// Throws UsageError unless `path` can be created: its directory exists and is
+// writable, and the path itself is not a directory.
+void check_output_path(const std::string& flag, const std::string& path);
+
+}  // namespace csg

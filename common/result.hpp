@@ -1,0 +1,52 @@
+// The results of one stage run: printed as one table and written as JSON in
+// the schema "cuda-streams-graphs/result/v1" (see DESIGN.md). Scripts and tests
+// read these names; add fields freely, never rename.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "device_info.hpp"
+#include "options.hpp"
+#include "stats.hpp"
+#include "verify.hpp"
+
+namespace csg {
+
+inline constexpr const char* kResultSchema = "cuda-streams-graphs/result/v1";
+
+struct Measurement {
+  std::string name;                                   // variant, e.g. "serial"
+  nlohmann::json params = nlohmann::json::object();   // what distinguishes it, e.g. {"host_memory": "pinned"}
+  Summary stats;
+  Work work;              // bytes over PCIe and FLOPs of one run; 0 where it does not apply
+  bool verified = false;  // every batch checked after this variant's runs
+};
+
+struct StageResult {
+  std::string stage;
+  DeviceInfo device;
+  nlohmann::json config = nlohmann::json::object();
+  std::vector<Measurement> measurements;
+  nlohmann::json bounds = nlohmann::json::object();  // e.g. {"h2d_sum_ms": 4.08}
+  VerifyResult verification;
+  int variants_verified = 0;
+};
+
+// Config fields common to every stage: batches, m, n, k, host_memory, kernel, warmup, repeats, seed.
+nlohmann::json config_json(const CommonOptions& options);
+nlohmann::json to_json(const DeviceInfo& device);
+nlohmann::json to_json(const Measurement& measurement);
+nlohmann::json to_json(const StageResult& result);
+
+// Writes whole or not at all: a temporary file next to `path`, then rename.
+// Throws std::runtime_error naming the path on failure.
+void write_json_file(const std::string& path, const nlohmann::json& document);
+
+// One row per measurement: variant, median, min, p95, max (ms), GFLOP/s, GB/s, verified.
+void print_measurements(std::ostream& out, const std::vector<Measurement>& measurements);
+
+}  // namespace csg
