@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,6 +23,9 @@ enum class HostMemory { pageable, pinned, registered, write_combined };
 
 std::string_view to_string(HostMemory kind);
 std::optional<HostMemory> parse_host_memory(std::string_view text);
+// Lets GoogleTest and logs print a kind by name.
+inline std::ostream& operator<<(std::ostream& out, HostMemory kind) { return out << to_string(kind); }
+
 // True for every kind except pageable: the DMA engines can read it directly.
 inline bool is_page_locked(HostMemory kind) { return kind != HostMemory::pageable; }
 

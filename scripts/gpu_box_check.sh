@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The GPU-box check: proves on a machine with a CUDA GPU that every stage
+# builds, computes the right answer for every batch, and runs at the article's
+# sizes, then prints one comparison table.
+#
+# Usage:  scripts/gpu_box_check.sh [results-dir]
+#   results-dir: the first argument, else $CSG_RESULTS_DIR, else
+#                results/<UTC timestamp> under the repository root.
+#
+# Steps (each announced on stderr with the seconds elapsed so far):
+#   a) nvidia-smi -L, if nvidia-smi is installed (informational only)
+#   b) configure and build the "default" preset (Release)
+#   c) ctest --preset default with CSG_REQUIRE_GPU=1, so a GPU test that finds
+#      no device FAILS instead of skipping; no test may be skipped
+#      -> ctest.log, ctest-junit.xml
+#   d) every built stage (build/default/bin/NN_*) at its defaults, plus the
+#      extra runs listed in extra_runs below
+#      -> <run>.json (schema cuda-streams-graphs/result/v1) and <run>.log
+#   e) python3 scripts/summarize.py <results-dir>: the table, read from the JSON
+#
+# A failing step or stage does not stop the later ones (except a failed build,
+# which leaves nothing to run). Exit status: 0 only if everything passed.
+set -euo pipefail
+
+start_dir="$(pwd)"
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+  sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
+
+results="${1:-${CSG_RESULTS_DIR:-}}"
+if [[ -z $results ]]; then
+  results="$repo_root/results/$(date -u +%Y%m%dT%H%M%SZ)"
+elif [[ $results != /* ]]; then
+  results="$start_dir/$results"  # relative to where the script was called from
+fi
+mkdir -p "$results"
+results="$(cd "$results" && pwd)"  # absolute: ctest writes its JUnit file from the build dir
+cd "$repo_root"
+
+preset=default
+bin_dir="$repo_root/build/$preset/bin"
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+# Runs beyond each stage's defaults, one "name|arguments" entry each. The
+# binary is the name up to the first "-" (01_serial_baseline-pinned runs
+# 01_serial_baseline); results go to <name>.json and <name>.log. An entry whose
+# binary is not built yet is skipped with a note. Later stages add theirs here.
+extra_runs=(
+  "01_serial_baseline-pinned|--host-memory pinned"  # the article's fix for step 1: pinned host memory
+)
+
+failures=()
+fail() {
+  failures+=("$1")
+  echo "!!! FAILED: $1" >&2
+}
+step() { printf '\n[%5ds] %s\n' "$SECONDS" "$*" >&2; }
+
+step "results go to $results"
+
+# --- a) which GPU ------------------------------------------------------------
+step "a) nvidia-smi -L"
+if command -v nvidia-smi >/dev/null 2>&1; then
+  nvidia-smi -L 2>&1 | tee "$results/nvidia-smi.txt" || echo "(nvidia-smi failed; continuing, the tests will tell)" >&2
+else
+  echo "(nvidia-smi not found; continuing, the tests will tell)" >&2
+fi
+
+# --- b) build ----------------------------------------------------------------
+step "b) cmake --preset $preset && cmake --build --preset $preset -j $jobs"
+build_status=0
+{ cmake --preset "$preset" && cmake --build --preset "$preset" -j "$jobs"; } 2>&1 | tee "$results/build.log" ||
+  build_status=$?
+if [[ $build_status -ne 0 ]]; then
+  fail "configure/build (exit $build_status, see $results/build.log)"
+  step "done: nothing to test or run without a build"
+  exit 1
+fi
+
+# --- c) tests: all must run, none may skip ------------------------------------
+junit="$results/ctest-junit.xml"
+step "c) CSG_REQUIRE_GPU=1 ctest --preset $preset --output-junit $junit"
+export CSG_REQUIRE_GPU=1
+rm -f "$junit"
+ctest_status=0
+ctest --preset "$preset" --output-junit "$junit" 2>&1 | tee "$results/ctest.log" || ctest_status=$?
+if [[ $ctest_status -ne 0 ]]; then
+  fail "ctest (exit $ctest_status, see $results/ctest.log)"
+fi
+
+# ctest's exit status ignores skipped tests; the JUnit file lists them.
+skip_status=0
+python3 - "$junit" <<'PY' || skip_status=$?
+import sys
+import xml.etree.ElementTree as ET
+
+path = sys.argv[1]
+try:
+    root = ET.parse(path).getroot()
+except (OSError, ET.ParseError) as error:
+    print(f"cannot read the JUnit file {path}: {error}", file=sys.stderr)
+    sys.exit(2)
+suites = [root] if root.tag == "testsuite" else root.iter("testsuite")
+not_run = ("notrun", "skipped", "disabled")
+skipped, suite_skipped, total = [], 0, 0
+for suite in suites:
+    for attribute in ("skipped", "disabled"):
+        try:
+            suite_skipped += int(suite.get(attribute) or 0)
+        except ValueError:
+            pass
+    for case in suite.iter("testcase"):
+        total += 1
+        if case.get("status", "") in not_run or case.find("skipped") is not None:
+            skipped.append(case.get("name", "?"))
+if skipped or suite_skipped:
+    count = max(len(skipped), suite_skipped)
+    print(f"{count} of {total} tests were skipped; on the GPU box no test may be skipped:", file=sys.stderr)
+    for name in skipped:
+        print(f"  skipped: {name}", file=sys.stderr)
+    sys.exit(1)
+print(f"{total} tests ran, none skipped", file=sys.stderr)
+PY
+if [[ $skip_status -ne 0 ]]; then
+  fail "ctest: skipped tests or no readable JUnit file ($junit)"
+fi
+
+# --- d) every stage at its defaults, then the extra runs -----------------------
+runs=()
+shopt -s nullglob
+for binary in "$bin_dir"/[0-9][0-9]_*; do
+  if [[ -f $binary && -x $binary ]]; then
+    runs+=("$(basename "$binary")|")  # "name|" = the stage at its defaults
+  fi
+done
+shopt -u nullglob
+runs+=("${extra_runs[@]}")
+if [[ ${#runs[@]} -eq 0 ]]; then
+  fail "no stage binaries found in $bin_dir"
+fi
+
+for run in "${runs[@]}"; do
+  name="${run%%|*}"
+  read -r -a args <<<"${run#*|}"
+  binary="$bin_dir/${name%%-*}"
+  if [[ ! -x $binary ]]; then
+    step "d) $name: skipped, ${name%%-*} is not built yet"
+    continue
+  fi
+  json="$results/$name.json"
+  log="$results/$name.log"
+  step "d) $name: ${binary#"$repo_root"/}${args[*]:+ ${args[*]}} --json $json"
+  rm -f "$json"  # never summarise a stale result
+  run_status=0
+  "$binary" "${args[@]}" --json "$json" 2>&1 | tee "$log" || run_status=$?
+  if [[ $run_status -eq 77 ]]; then
+    fail "$name (exit 77: no CUDA device, see $log)"
+  elif [[ $run_status -ne 0 ]]; then
+    fail "$name (exit $run_status, see $log)"
+  elif [[ ! -s $json ]]; then
+    fail "$name (exit 0 but wrote no $json)"
+  fi
+done
+
+# --- e) the summary, read from the JSON ---------------------------------------
+step "e) python3 scripts/summarize.py $results"
+summary_status=0
+python3 scripts/summarize.py "$results" || summary_status=$?
+if [[ $summary_status -ne 0 ]]; then
+  if [[ $summary_status -eq 1 ]]; then
+    fail "summary: a measurement or a stage did not verify"
+  else
+    fail "summary (exit $summary_status): no result JSON, or one that cannot be read"
+  fi
+fi
+
+if [[ ${#failures[@]} -eq 0 ]]; then
+  step "done: everything passed; results in $results"
+  exit 0
+fi
+step "done: ${#failures[@]} failure(s); results in $results"
+printf '  - %s\n' "${failures[@]}" >&2
+exit 1

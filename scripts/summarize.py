@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""Print one comparison table from the JSON results of the stages.
+
+Usage:  python3 scripts/summarize.py RESULTS_DIR [--markdown]
+
+Reads every *.json in RESULTS_DIR whose "schema" is
+"cuda-streams-graphs/result/v1" (the file each stage writes with --json) and
+skips any other file. It reads only the JSON, never the printed output.
+
+One row per measurement: stage, variant, params, median ms, speed-up vs 01,
+verified. "speed-up vs 01" is the median of the "serial" measurement of the
+pageable 01_serial_baseline run (01_serial_baseline.json) divided by the row's
+median: a ratio across runs, for orientation only. Ratios the article's claims
+rest on are measured within one process by the stages themselves.
+
+Exit status: 0 every measurement and every file verified; 1 something did not
+verify; 2 no such directory, no result files, a file that is not valid JSON,
+or a result file missing a required field.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA = "cuda-streams-graphs/result/v1"
+BASELINE_STAGE = "01_serial_baseline"
+BASELINE_FILE = "01_serial_baseline.json"
+BASELINE_MEASUREMENT = "serial"
+# The workload a speed-up compares: a ratio of total times only means
+# something when both runs did the same work.
+WORKLOAD_KEYS = ("batches", "m", "n", "k")
+
+
+class ResultError(Exception):
+    """A result file that cannot be summarised; the message names file and field."""
+
+
+@dataclass
+class Result:
+    path: Path
+    doc: dict[str, Any]
+
+    @property
+    def stage(self) -> str:
+        return self.doc["stage"]
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self.doc["config"]
+
+    @property
+    def measurements(self) -> list[dict[str, Any]]:
+        return self.doc["measurements"]
+
+    @property
+    def passed(self) -> bool:
+        return self.doc["verification"]["passed"] is True
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def json_type(value: Any) -> str:
+    names = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string",
+             list: "array", dict: "object"}
+    return names.get(type(value), type(value).__name__)
+
+
+def require(doc: dict[str, Any], path: Path, field: str, kind: type | tuple[type, ...], label: str) -> Any:
+    if field not in doc:
+        raise ResultError(f"{path}: missing required field '{label}'")
+    value = doc[field]
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise ResultError(f"{path}: field '{label}' has the wrong type ({json_type(value)})")
+    return value
+
+
+def validate(doc: dict[str, Any], path: Path) -> None:
+    """Checks the fields this script relies on; raises ResultError naming the first missing one."""
+    require(doc, path, "stage", str, "stage")
+    require(doc, path, "device", dict, "device")
+    require(doc, path, "config", dict, "config")
+    measurements = require(doc, path, "measurements", list, "measurements")
+    for index, measurement in enumerate(measurements):
+        label = f"measurements[{index}]"
+        if not isinstance(measurement, dict):
+            raise ResultError(f"{path}: field '{label}' is not an object")
+        require(measurement, path, "name", str, f"{label}.name")
+        median = require(measurement, path, "median_ms", (int, float), f"{label}.median_ms")
+        if not math.isfinite(median):
+            raise ResultError(f"{path}: field '{label}.median_ms' is not a finite number")
+    verification = require(doc, path, "verification", dict, "verification")
+    require(verification, path, "passed", bool, "verification.passed")
+
+
+def load_results(directory: Path) -> list[Result]:
+    results = []
+    for path in sorted(directory.glob("*.json")):
+        if not path.is_file():
+            continue
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as error:
+            raise ResultError(f"{path}: cannot read: {error}") from None
+        except json.JSONDecodeError as error:
+            raise ResultError(f"{path}: not valid JSON: {error}") from None
+        if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+            print(f"note: skipping {path.name}: not a {SCHEMA} file", file=sys.stderr)
+            continue
+        validate(doc, path)
+        results.append(Result(path, doc))
+    # Stage order; within a stage the run at defaults (file named after the stage) first.
+    results.sort(key=lambda r: (r.stage, r.path.stem != r.stage, r.path.name))
+    return results
+
+
+def find_baseline(results: list[Result]) -> Result | None:
+    """The pageable 01 run; the file 01_serial_baseline.json if there are several."""
+    candidates = [
+        r for r in results
+        if r.stage == BASELINE_STAGE and r.config.get("host_memory") == "pageable"
+        and any(m["name"] == BASELINE_MEASUREMENT for m in r.measurements)
+    ]
+    candidates.sort(key=lambda r: r.path.name != BASELINE_FILE)
+    return candidates[0] if candidates else None
+
+
+def same_workload(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return all(a.get(key) == b.get(key) for key in WORKLOAD_KEYS)
+
+
+def format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
+def format_params(params: Any) -> str:
+    if isinstance(params, dict):
+        return " ".join(f"{key}={format_value(value)}" for key, value in params.items()) or "-"
+    return "-" if params is None else format_value(params)
+
+
+def format_ms(ms: float) -> str:
+    return f"{ms:.2f}" if ms >= 1.0 else f"{ms:.3g}"
+
+
+def format_pcie(device: dict[str, Any]) -> str | None:
+    def link(gen: Any, width: Any) -> str | None:
+        parts = [f"Gen{gen}" if gen is not None else None, f"x{width}" if width is not None else None]
+        parts = [p for p in parts if p]
+        return " ".join(parts) if parts else None
+
+    now = link(device.get("pcie_gen"), device.get("pcie_width"))
+    best = link(device.get("pcie_gen_max"), device.get("pcie_width_max"))
+    if now is None:
+        return None
+    # Links train down when idle, so the current generation can read below the maximum.
+    return f"PCIe {now}" + (f" (max {best})" if best and best != now else "")
+
+
+def format_cuda_version(version: Any) -> str:
+    # cudaDriverGetVersion/cudaRuntimeGetVersion: 1000 * major + 10 * minor (13000 = 13.0).
+    if is_number(version) and version > 0:
+        return f"{int(version) // 1000}.{int(version) % 1000 // 10}"
+    return str(version)
+
+
+def describe_device(device: dict[str, Any]) -> str:
+    parts = [str(device.get("name", "unknown device"))]
+    if device.get("compute_capability") is not None:
+        parts.append(f"compute capability {device['compute_capability']}")
+    pcie = format_pcie(device)
+    if pcie:
+        parts.append(pcie)
+    if device.get("driver_version") is not None:
+        parts.append(f"driver CUDA {format_cuda_version(device['driver_version'])}")
+    if device.get("runtime_version") is not None:
+        parts.append(f"runtime CUDA {format_cuda_version(device['runtime_version'])}")
+    return ", ".join(parts)
+
+
+def device_identity(device: dict[str, Any]) -> str:
+    keys = ("name", "compute_capability", "pci_bus_id", "driver_version", "runtime_version")
+    return json.dumps([device.get(key) for key in keys])
+
+
+HEADERS = ["stage", "variant", "params", "median ms", "speed-up vs 01 *", "verified"]
+RIGHT_ALIGNED = {3, 4}
+
+
+def build_rows(results: list[Result], baseline: Result | None) -> tuple[list[list[str]], int]:
+    baseline_ms = None
+    if baseline is not None:
+        baseline_ms = next(m["median_ms"] for m in baseline.measurements if m["name"] == BASELINE_MEASUREMENT)
+    rows, unverified = [], 0
+    for result in results:
+        for m in result.measurements:
+            median = m["median_ms"]
+            comparable = baseline is not None and same_workload(result.config, baseline.config)
+            if comparable and baseline_ms and baseline_ms > 0 and median > 0:
+                speedup = f"{baseline_ms / median:.2f}x"
+            else:
+                speedup = "-"
+            verified = m.get("verified")
+            if verified is not True:
+                unverified += 1
+            rows.append([
+                result.stage,
+                m["name"],
+                format_params(m.get("params")),
+                format_ms(median),
+                speedup,
+                "yes" if verified is True else ("NO" if verified is False else "?"),
+            ])
+    return rows, unverified
+
+
+def print_text_table(rows: list[list[str]]) -> None:
+    widths = [max(len(row[i]) for row in [HEADERS, *rows]) for i in range(len(HEADERS))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            cell.rjust(widths[i]) if i in RIGHT_ALIGNED else cell.ljust(widths[i]) for i, cell in enumerate(cells)
+        ).rstrip()
+
+    print(line(HEADERS))
+    print("  ".join("-" * w for w in widths))
+    for row in rows:
+        print(line(row))
+
+
+def print_markdown_table(rows: list[list[str]]) -> None:
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+    print(line(HEADERS))
+    print("|" + "|".join("---:" if i in RIGHT_ALIGNED else "---" for i in range(len(HEADERS))) + "|")
+    for row in rows:
+        print(line(row))
+
+
+def summarize(directory: Path, markdown: bool) -> int:
+    if not directory.is_dir():
+        raise ResultError(f"{directory}: no such directory")
+    results = load_results(directory)
+    if not results:
+        raise ResultError(f"{directory}: no {SCHEMA} JSON files to summarise")
+
+    devices = {device_identity(r.doc["device"]) for r in results}
+    bullet = "- " if markdown else ""
+    if len(devices) == 1:
+        print(f"{bullet}device: {describe_device(results[0].doc['device'])}")
+    else:
+        for r in results:
+            print(f"{bullet}{r.path.name}: {describe_device(r.doc['device'])}")
+    print()
+
+    baseline = find_baseline(results)
+    rows, unverified = build_rows(results, baseline)
+    (print_markdown_table if markdown else print_text_table)(rows)
+
+    print()
+    if baseline is not None:
+        print(f"* speed-up vs 01 = median of '{BASELINE_MEASUREMENT}' in {baseline.path.name} (pageable host memory) "
+              "/ the row's median.")
+        print("  A ratio across separate runs, for orientation only; each stage measures its own ratios in one "
+              "process.")
+        print("  '-': a different workload (batches, m, n, k) than the baseline's.")
+    else:
+        print(f"* speed-up vs 01: '-' throughout, no pageable {BASELINE_STAGE} result ({BASELINE_FILE}) here.")
+
+    failed_files = [r for r in results if not r.passed]
+    for r in failed_files:
+        reason = r.doc["verification"].get("failure", "verification.passed is false")
+        print(f"VERIFICATION FAILED in {r.path.name}: {reason}")
+    if unverified:
+        print(f"{unverified} measurement(s) not verified (verified is not true).")
+    return 1 if failed_files or unverified else 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        description="Summarise the cuda-streams-graphs result JSON files of one results directory.")
+    parser.add_argument("results_dir", type=Path, help="directory holding the stages' --json files")
+    parser.add_argument("--markdown", action="store_true", help="print a markdown table instead of plain text")
+    args = parser.parse_args(argv)
+    try:
+        return summarize(args.results_dir, args.markdown)
+    except ResultError as error:
+        print(f"summarize.py: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,131 @@
+// Option parsing and validation, in process: every bad input is a UsageError
+// (exit code 2 in a stage) naming the flag.
+#include <gtest/gtest.h>
+
+#include "errors.hpp"
+#include "options.hpp"
+
+namespace csg {
+namespace {
+
+std::optional<CommonOptions> parse(const std::vector<std::string>& args) {
+  StageCli cli("test_stage", "test");
+  return cli.parse(args);
+}
+
+TEST(Options, DefaultsAreTheArticles) {
+  const auto options = parse({});
+  ASSERT_TRUE(options.has_value());
+  EXPECT_EQ(options->work.batches, 100);
+  EXPECT_EQ(options->work.shape.m, 1024);
+  EXPECT_EQ(options->work.shape.n, 1024);
+  EXPECT_EQ(options->work.shape.k, 512);
+  EXPECT_EQ(options->plan.warmup, 2);
+  EXPECT_EQ(options->plan.repeats, 10);
+  EXPECT_EQ(options->seed, 1u);
+  EXPECT_EQ(options->host_memory, HostMemory::pageable);
+  EXPECT_TRUE(options->json_path.empty());
+}
+
+TEST(Options, ParsesEveryCommonFlagInBothSpellings) {
+  const auto options = parse({"--batches", "7", "--m=33", "--n", "17", "--k=65", "--warmup", "0", "--repeats=3",
+                              "--seed", "99", "--host-memory", "pinned"});
+  ASSERT_TRUE(options.has_value());
+  EXPECT_EQ(options->work.batches, 7);
+  EXPECT_EQ(options->work.shape.m, 33);
+  EXPECT_EQ(options->work.shape.n, 17);
+  EXPECT_EQ(options->work.shape.k, 65);
+  EXPECT_EQ(options->plan.warmup, 0);
+  EXPECT_EQ(options->plan.repeats, 3);
+  EXPECT_EQ(options->seed, 99u);
+  EXPECT_EQ(options->host_memory, HostMemory::pinned);
+}
+
+TEST(Options, HelpReturnsNothingAndShowsDoubleDashOneLetterFlags) {
+  StageCli cli("test_stage", "test");
+  EXPECT_FALSE(cli.parse({"--help"}).has_value());
+  const std::string help = cli.help();
+  for (const char* flag : {"--batches", "--m N", "--n N", "--k N", "--warmup", "--repeats", "--seed", "--json",
+                           "--host-memory", "Exit codes"}) {
+    EXPECT_NE(help.find(flag), std::string::npos) << flag << " missing from:\n" << help;
+  }
+}
+
+TEST(Options, StageSpecificOptions) {
+  StageCli cli("test_stage", "test");
+  cli.add_int("streams", "pool size", 8, 1, 1024);
+  cli.add_choice("order", "issue order", "depth-first", {"depth-first", "breadth-first"});
+  cli.add_flag("skip-join", "leave out the join");
+  ASSERT_TRUE(cli.parse({"--streams", "3", "--order", "breadth-first", "--skip-join"}).has_value());
+  EXPECT_EQ(cli.get_int("streams"), 3);
+  EXPECT_EQ(cli.get_string("order"), "breadth-first");
+  EXPECT_TRUE(cli.get_flag("skip-join"));
+  EXPECT_THROW(cli.parse({"--streams", "0"}), UsageError);
+  EXPECT_THROW(cli.parse({"--order", "random"}), UsageError);
+}
+
+struct BadInput {
+  std::vector<std::string> args;
+  std::string must_mention;
+};
+
+class OptionsRejects : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(OptionsRejects, WithAUsageErrorNamingTheProblem) {
+  const BadInput& bad = GetParam();
+  try {
+    parse(bad.args);
+    FAIL() << "accepted bad input";
+  } catch (const UsageError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find(bad.must_mention), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInputs, OptionsRejects,
+    ::testing::Values(BadInput{{"--unknown"}, "unknown"},                       // unknown flag
+                      BadInput{{"--batches"}, "batches"},                       // missing value
+                      BadInput{{"--m"}, "--m needs a value"},                   // missing value, one-letter flag
+                      BadInput{{"--m="}, "--m needs a value"},                  //
+                      BadInput{{"--m", "abc"}, "--m takes an integer"},         // non-numeric
+                      BadInput{{"--n", "12x"}, "--n takes an integer"},         // partly numeric
+                      BadInput{{"--k", "1.5"}, "--k takes an integer"},         //
+                      BadInput{{"--k", ""}, "--k needs a value"},               //
+                      BadInput{{"--batches", "0"}, "--batches takes an integer in [1, "},   // zero
+                      BadInput{{"--m", "-3"}, "--m takes an integer in [1, "},              // negative
+                      BadInput{{"--batches=-1"}, "--batches takes an integer in [1, "},     //
+                      BadInput{{"--repeats", "0"}, "--repeats takes an integer in [1, "},   // no timed run
+                      BadInput{{"--warmup", "-1"}, "--warmup"},                             //
+                      BadInput{{"--n", "2147483648"}, "--n takes an integer in [1, 2147483647]"},  // past int
+                      BadInput{{"--seed", "99999999999999999999"}, "--seed"},               // past 64 bits
+                      BadInput{{"--m", "2000000", "--n", "2000000000", "--k", "2000000000", "--batches",
+                                "2000000000"},
+                               "overflow 64 bits"},                                       // bytes overflow
+                      BadInput{{"--m", "3000000"}, "--m takes at most"},                  // beyond the grid
+                      BadInput{{"--host-memory", "registered"}, "pageable|pinned"},      // not for this stage
+                      BadInput{{"--json", "/nonexistent-dir/out.json"}, "does not exist"},  // unwritable path
+                      BadInput{{"--json", "/"}, "is a directory"},                        //
+                      BadInput{{"--json="}, "--json"},                                    //
+                      BadInput{{"stray"}, "unexpected argument 'stray'"}));
+
+TEST(Options, ParseIntIsStrict) {
+  EXPECT_EQ(parse_int("x", "42", 1, 100), 42);
+  EXPECT_THROW(parse_int("x", " 42", 1, 100), UsageError);
+  EXPECT_THROW(parse_int("x", "42 ", 1, 100), UsageError);
+  EXPECT_THROW(parse_int("x", "+42", 1, 100), UsageError);
+  EXPECT_THROW(parse_int("x", "0x10", 1, 100), UsageError);
+  EXPECT_THROW(parse_int("x", "101", 1, 100), UsageError);
+}
+
+TEST(Options, HostMemoryNamesRoundTrip) {
+  for (HostMemory kind : {HostMemory::pageable, HostMemory::pinned, HostMemory::registered,
+                          HostMemory::write_combined}) {
+    EXPECT_EQ(parse_host_memory(to_string(kind)), kind);
+  }
+  EXPECT_FALSE(parse_host_memory("locked").has_value());
+}
+
+}  // namespace
+}  // namespace csg

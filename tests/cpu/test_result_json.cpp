@@ -1,0 +1,139 @@
+// The results JSON: schema fields present, values right, written whole or not at all.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "result.hpp"
+#include "run_process.hpp"
+
+namespace csg {
+namespace {
+
+StageResult sample_result() {
+  StageResult result;
+  result.stage = "01_serial_baseline";
+  result.device.name = "Test GPU";
+  result.device.cc_major = 9;
+  result.device.cc_minor = 0;
+  result.device.sm_count = 132;
+  result.device.async_engines = 3;
+  result.device.pcie_gen = 5;
+  result.device.pcie_width = 16;
+  result.device.driver_version = 13000;
+  result.device.runtime_version = 13000;
+  CommonOptions options;
+  options.host_memory = HostMemory::pinned;
+  result.config = config_json(options);
+  Summary stats;
+  stats.median_ms = 20.0;
+  stats.min_ms = 19.0;
+  stats.max_ms = 22.0;
+  stats.p95_ms = 21.0;
+  stats.samples = 10;
+  result.measurements.push_back({"serial", {{"host_memory", "pinned"}}, stats, Work{600e6, 2e12}, true});
+  result.measurements.push_back({"kernel_sum", nlohmann::json::object(), stats, Work{0.0, 2e12}, true});
+  result.bounds = {{"kernel_sum_ms", 17.9}};
+  result.verification.passed = true;
+  result.verification.batches_checked = 100;
+  result.variants_verified = 2;
+  return result;
+}
+
+TEST(ResultJson, HasTheSchemaFields) {
+  const nlohmann::json doc = to_json(sample_result());
+  EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v1");
+  EXPECT_EQ(doc.at("stage"), "01_serial_baseline");
+  const auto& device = doc.at("device");
+  EXPECT_EQ(device.at("name"), "Test GPU");
+  EXPECT_EQ(device.at("compute_capability"), "9.0");
+  EXPECT_EQ(device.at("sm_count"), 132);
+  EXPECT_EQ(device.at("async_engines"), 3);
+  EXPECT_EQ(device.at("pcie_gen"), 5);
+  EXPECT_EQ(device.at("pcie_width"), 16);
+  EXPECT_TRUE(device.at("pcie_gen_max").is_null());  // not reported: null, not a made-up number
+  EXPECT_EQ(device.at("driver_version"), 13000);
+  EXPECT_EQ(device.at("runtime_version"), 13000);
+  const auto& config = doc.at("config");
+  for (const char* key : {"batches", "m", "n", "k", "host_memory", "kernel", "warmup", "repeats", "seed"}) {
+    EXPECT_TRUE(config.contains(key)) << key;
+  }
+  EXPECT_EQ(config.at("host_memory"), "pinned");
+  EXPECT_EQ(config.at("batches"), 100);
+  const auto& m = doc.at("measurements").at(0);
+  EXPECT_EQ(m.at("name"), "serial");
+  EXPECT_EQ(m.at("params").at("host_memory"), "pinned");
+  EXPECT_DOUBLE_EQ(m.at("median_ms").get<double>(), 20.0);
+  EXPECT_DOUBLE_EQ(m.at("min_ms").get<double>(), 19.0);
+  EXPECT_DOUBLE_EQ(m.at("max_ms").get<double>(), 22.0);
+  EXPECT_DOUBLE_EQ(m.at("p95_ms").get<double>(), 21.0);
+  EXPECT_EQ(m.at("samples"), 10);
+  EXPECT_DOUBLE_EQ(m.at("gflops").get<double>(), 2e12 / 20e-3 / 1e9);  // 100000 GFLOP/s
+  EXPECT_DOUBLE_EQ(m.at("gbps").get<double>(), 600e6 / 20e-3 / 1e9);   // 30 GB/s
+  EXPECT_EQ(m.at("verified"), true);
+  EXPECT_TRUE(doc.at("measurements").at(1).at("gbps").is_null());  // no bytes: null, not 0 or NaN
+  EXPECT_DOUBLE_EQ(doc.at("bounds").at("kernel_sum_ms").get<double>(), 17.9);
+  EXPECT_EQ(doc.at("verification").at("passed"), true);
+  EXPECT_EQ(doc.at("verification").at("batches_checked"), 100);
+  EXPECT_EQ(doc.at("verification").at("method"), "freivalds+sampled");
+}
+
+TEST(ResultJson, AFailedVerificationCarriesItsMessage) {
+  StageResult result = sample_result();
+  result.verification.passed = false;
+  result.verification.first_failure = Mismatch{37, 1, 2, 100.0, 99.0, "freivalds"};
+  const nlohmann::json doc = to_json(result);
+  EXPECT_EQ(doc.at("verification").at("passed"), false);
+  EXPECT_NE(doc.at("verification").at("failure").get<std::string>().find("batch 37"), std::string::npos);
+}
+
+TEST(ResultJson, WriteIsWholeAndParses) {
+  testing::TempDir dir;
+  const std::string path = dir.file("result.json");
+  write_json_file(path, to_json(sample_result()));
+  std::ifstream in(path);
+  const nlohmann::json back = nlohmann::json::parse(in);
+  EXPECT_EQ(back, to_json(sample_result()));
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"result.json"}) << "no temporary file left behind";
+}
+
+TEST(ResultJson, WriteReplacesAnExistingFileWhole) {
+  testing::TempDir dir;
+  const std::string path = dir.file("result.json");
+  {
+    std::ofstream old(path);
+    old << std::string(100000, 'x');  // longer than the new content: no tail may survive
+  }
+  write_json_file(path, nlohmann::json{{"schema", kResultSchema}});
+  std::ifstream in(path);
+  EXPECT_EQ(nlohmann::json::parse(in).at("schema"), kResultSchema);
+}
+
+TEST(ResultJson, AFailedWriteLeavesNoFile) {
+  testing::TempDir dir;
+  const std::string path = dir.file("missing-subdir/result.json");
+  EXPECT_THROW(write_json_file(path, nlohmann::json::object()), std::runtime_error);
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+TEST(ResultJson, AFailedRenameLeavesNoTemporaryFile) {
+  testing::TempDir dir;
+  // The target is a non-empty directory: the temporary file is written, the rename fails.
+  std::filesystem::create_directories(dir.file("result.json/inside"));
+  EXPECT_THROW(write_json_file(dir.file("result.json"), nlohmann::json::object()), std::runtime_error);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"result.json"});
+}
+
+TEST(ResultJson, PrintedTableHasOneRowPerMeasurement) {
+  std::ostringstream out;
+  print_measurements(out, sample_result().measurements);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("serial"), std::string::npos);
+  EXPECT_NE(text.find("kernel_sum"), std::string::npos);
+  EXPECT_NE(text.find("20.00"), std::string::npos);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4);  // header, rule, two rows
+}
+
+}  // namespace
+}  // namespace csg

@@ -1,0 +1,98 @@
+// Every stage binary, run as a user would: bad input gives one line on stderr
+// naming the flag, exit code 2 and no output file, before any CUDA call (so
+// the same on a machine without a GPU); no device gives exit code 77.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "errors.hpp"
+#include "run_process.hpp"
+
+namespace csg {
+namespace {
+
+std::vector<std::string> stage_binaries() {
+  std::vector<std::string> paths;
+  std::stringstream list(CSG_STAGE_BINARIES);  // ';'-separated, from CMake
+  for (std::string path; std::getline(list, path, ';');) {
+    if (!path.empty()) paths.push_back(path);
+  }
+  return paths;
+}
+
+std::string stage_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string must_mention;
+};
+
+// Inputs every stage must refuse. `{json}` is replaced by a path in a temp
+// dir, so a test can check that no file appeared.
+const std::vector<BadCase>& common_bad_cases() {
+  static const std::vector<BadCase> cases = {
+      {{"--no-such-flag", "--json", "{json}"}, "no-such-flag"},
+      {{"--json", "{json}", "--batches"}, "batches"},
+      {{"--m", "abc", "--json", "{json}"}, "--m takes an integer"},
+      {{"--m", "12x", "--json", "{json}"}, "--m takes an integer"},
+      {{"--n", "0", "--json", "{json}"}, "--n takes an integer in [1, "},
+      {{"--k", "-5", "--json", "{json}"}, "--k takes an integer in [1, "},
+      {{"--batches", "0", "--json", "{json}"}, "--batches takes an integer in [1, "},
+      {{"--batches", "4294967296", "--json", "{json}"}, "--batches takes an integer in [1, 2147483647]"},
+      {{"--repeats", "0", "--json", "{json}"}, "--repeats"},
+      {{"--m", "4000000000", "--k", "4000000000", "--json", "{json}"}, "takes an integer in [1, 2147483647]"},
+      {{"--m", "2000000", "--n", "2000000000", "--k", "2000000000", "--batches", "2000000000", "--json", "{json}"},
+       "overflow 64 bits"},
+      {{"--json", "/nonexistent-dir/out.json"}, "does not exist"},
+      {{"--host-memory", "nowhere", "--json", "{json}"}, "--host-memory takes one of"},
+  };
+  return cases;
+}
+
+TEST(StageCli, EveryStageIsBuiltAndListed) { EXPECT_FALSE(stage_binaries().empty()); }
+
+TEST(StageCli, BadInputExits2WithOneLineAndNoFile) {
+  for (const std::string& binary : stage_binaries()) {
+    for (const BadCase& bad : common_bad_cases()) {
+      testing::TempDir dir;
+      std::vector<std::string> argv{binary};
+      for (const std::string& arg : bad.args) argv.push_back(arg == "{json}" ? dir.file("out.json") : arg);
+      const testing::ProcessResult run = testing::run_process(argv);
+      const std::string label = stage_name(binary) + " " + ::testing::PrintToString(bad.args);
+      EXPECT_EQ(run.exit_code, kExitUsage) << label << "\nstderr: " << run.err;
+      EXPECT_NE(run.err.find(bad.must_mention), std::string::npos) << label << "\nstderr: " << run.err;
+      EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << label << "\nstderr: " << run.err;
+      EXPECT_TRUE(run.out.empty()) << label << "\nstdout: " << run.out;
+      EXPECT_TRUE(dir.entries().empty()) << label << ": a file was written";
+    }
+  }
+}
+
+TEST(StageCli, HelpExits0AndListsTheCommonFlags) {
+  for (const std::string& binary : stage_binaries()) {
+    const testing::ProcessResult run = testing::run_process({binary, "--help"});
+    EXPECT_EQ(run.exit_code, kExitOk) << binary;
+    for (const char* flag : {"--batches", "--m N", "--n N", "--k N", "--warmup", "--repeats", "--seed", "--json",
+                             "--host-memory"}) {
+      EXPECT_NE(run.out.find(flag), std::string::npos) << stage_name(binary) << " --help lacks " << flag;
+    }
+  }
+}
+
+TEST(StageCli, NoVisibleDeviceExits77WithOneLine) {
+  // CUDA_VISIBLE_DEVICES="" hides every GPU, so this holds on any machine.
+  for (const std::string& binary : stage_binaries()) {
+    testing::TempDir dir;
+    const testing::ProcessResult run =
+        testing::run_process({binary, "--batches", "2", "--m", "8", "--n", "8", "--k", "8", "--json",
+                              dir.file("out.json")},
+                             {"CUDA_VISIBLE_DEVICES="});
+    EXPECT_EQ(run.exit_code, kExitNoDevice) << stage_name(binary) << "\nstderr: " << run.err;
+    EXPECT_NE(run.err.find("no CUDA device found"), std::string::npos) << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+    EXPECT_TRUE(dir.entries().empty());
+  }
+}
+
+}  // namespace
+}  // namespace csg

@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "stats.hpp"
+#include "table.hpp"
+
+namespace csg {
+namespace {
+
+std::vector<Millis> ms(std::initializer_list<double> values) {
+  std::vector<Millis> out;
+  for (double v : values) out.emplace_back(v);
+  return out;
+}
+
+TEST(Stats, OddCountMedianMinMax) {
+  const Summary s = summarize(ms({5, 1, 4, 2, 3}));
+  EXPECT_DOUBLE_EQ(s.median_ms, 3);
+  EXPECT_DOUBLE_EQ(s.min_ms, 1);
+  EXPECT_DOUBLE_EQ(s.max_ms, 5);
+  EXPECT_EQ(s.samples, 5);
+}
+
+TEST(Stats, EvenCountMedianIsTheMeanOfTheMiddleTwo) {
+  EXPECT_DOUBLE_EQ(summarize(ms({4, 1, 3, 2})).median_ms, 2.5);
+}
+
+TEST(Stats, P95IsNearestRank) {
+  std::vector<Millis> samples;
+  for (int i = 1; i <= 20; ++i) samples.emplace_back(i);
+  EXPECT_DOUBLE_EQ(summarize(samples).p95_ms, 19);  // ceil(0.95·20) = 19th
+  samples.emplace_back(21);
+  EXPECT_DOUBLE_EQ(summarize(samples).p95_ms, 20);  // ceil(0.95·21) = 20th
+  EXPECT_DOUBLE_EQ(summarize(ms({7})).p95_ms, 7);
+  EXPECT_DOUBLE_EQ(summarize(ms({1, 100})).p95_ms, 100);
+}
+
+TEST(Stats, EmptyThrows) { EXPECT_THROW(summarize({}), std::invalid_argument); }
+
+TEST(Stats, MeasureRunsWarmupAndRepeatsAndPreparesEachTime) {
+  int prepared = 0;
+  int ran = 0;
+  const Summary s = measure(RepeatPlan{3, 5}, [&] { ++prepared; }, [&] {
+    ++ran;
+    return Millis(double(ran));  // warm-ups return 1..3, repeats 4..8
+  });
+  EXPECT_EQ(prepared, 8);
+  EXPECT_EQ(ran, 8);
+  EXPECT_EQ(s.samples, 5);
+  EXPECT_DOUBLE_EQ(s.min_ms, 4);
+  EXPECT_DOUBLE_EQ(s.median_ms, 6);
+}
+
+TEST(Stats, Throughput) {
+  EXPECT_DOUBLE_EQ(gbps(1e9, 1000.0), 1.0);
+  EXPECT_DOUBLE_EQ(gbps(55e6, 1.0), 55.0);
+  EXPECT_DOUBLE_EQ(gflops(2e12, 1000.0), 2000.0);
+  EXPECT_EQ(gbps(1.0, 0.0), 0.0);
+}
+
+TEST(Table, AlignsColumns) {
+  Table table({"variant", "ms"});
+  table.add_row({"serial", "82.60"});
+  table.add_row({"h2d", "4.1"});
+  std::ostringstream out;
+  table.print(out);
+  EXPECT_EQ(out.str(),
+            "variant     ms\n"
+            "--------------\n"
+            "serial   82.60\n"
+            "h2d        4.1\n");
+  EXPECT_THROW(table.add_row({"too", "many", "cells"}), std::invalid_argument);
+}
+
+TEST(Table, Fixed) {
+  EXPECT_EQ(fixed(17.016, 2), "17.02");
+  EXPECT_EQ(fixed(std::nan(""), 2), "-");
+}
+
+}  // namespace
+}  // namespace csg

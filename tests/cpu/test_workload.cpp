@@ -1,0 +1,81 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <vector>
+
+#include "units.hpp"
+#include "workload.hpp"
+
+namespace csg {
+namespace {
+
+TEST(Workload, ArticleShapeByteCounts) {
+  const Workload work;  // the article's defaults
+  EXPECT_EQ(work.batches, 100);
+  EXPECT_EQ(work.a_bytes(), 1024u * 512u * 4u);   // 2 MiB per A_i
+  EXPECT_EQ(work.b_bytes(), 512u * 1024u * 4u);   // 2 MiB
+  EXPECT_EQ(work.c_bytes(), 1024u * 1024u * 4u);  // 4 MiB per C_i
+  EXPECT_DOUBLE_EQ(work.flops_per_batch(), 2.0 * 1024 * 1024 * 512);
+}
+
+TEST(Workload, FillGivesSmallIntegersThatAreNotAllEqual) {
+  std::vector<float> data(10000);
+  fill_matrix(data, 1, 5);
+  std::set<float> values(data.begin(), data.end());
+  EXPECT_EQ(values, (std::set<float>{0.f, 1.f, 2.f, 3.f, 4.f}));
+}
+
+TEST(Workload, FillIsDeterministicPerSeedAndMatrix) {
+  std::vector<float> first(4096), second(4096), other_seed(4096), other_matrix(4096);
+  fill_matrix(first, 42, 3);
+  fill_matrix(second, 42, 3);
+  fill_matrix(other_seed, 43, 3);
+  fill_matrix(other_matrix, 42, 4);
+  EXPECT_EQ(first, second);
+  EXPECT_NE(first, other_seed);
+  EXPECT_NE(first, other_matrix);
+}
+
+TEST(Workload, FillInputsMatchesPerMatrixFill) {
+  // A_i is matrix i+1 and B is matrix 0, whatever the batch count: the same
+  // seed gives the same A_3 in a run of 4 batches and in a run of 10.
+  Workload small;
+  small.batches = 4;
+  small.shape = GemmShape{8, 6, 5};
+  Workload large = small;
+  large.batches = 10;
+  std::vector<float> a_small(small.batch_count() * small.a_elems()), b_small(small.b_elems());
+  std::vector<float> a_large(large.batch_count() * large.a_elems()), b_large(large.b_elems());
+  fill_inputs(small, 9, a_small, b_small);
+  fill_inputs(large, 9, a_large, b_large);
+  EXPECT_EQ(b_small, b_large);
+  EXPECT_TRUE(std::equal(a_small.begin(), a_small.end(), a_large.begin()));
+  std::vector<float> b_direct(small.b_elems());
+  fill_matrix(b_direct, 9, 0);
+  EXPECT_EQ(b_small, b_direct);
+}
+
+TEST(Workload, PoisonIsNaNEverywhere) {
+  std::vector<float> data(1000, 1.0f);
+  poison_host(data);
+  EXPECT_TRUE(std::all_of(data.begin(), data.end(), [](float v) { return std::isnan(v); }));
+}
+
+TEST(Units, CheckedArithmetic) {
+  EXPECT_EQ(checked_mul(1u << 20, 1u << 20), std::uint64_t{1} << 40);
+  EXPECT_FALSE(checked_mul(std::uint64_t{1} << 40, std::uint64_t{1} << 30).has_value());
+  EXPECT_FALSE(checked_add(~std::uint64_t{0}, 1).has_value());
+  EXPECT_EQ(checked_add(2, 3), 5u);
+}
+
+TEST(Units, FormatBytes) {
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(2 * kKiB), "2.0 KiB");
+  EXPECT_EQ(format_bytes(400 * kMiB), "400.0 MiB");
+  EXPECT_EQ(format_bytes(3 * kGiB / 2), "1.50 GiB");
+}
+
+}  // namespace
+}  // namespace csg
