@@ -69,6 +69,9 @@ struct BadInput {
   std::string must_mention;
 };
 
+// Shows the arguments in test names and failure messages.
+void PrintTo(const BadInput& bad, std::ostream* out) { *out << ::testing::PrintToString(bad.args); }
+
 class OptionsRejects : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(OptionsRejects, WithAUsageErrorNamingTheProblem) {
