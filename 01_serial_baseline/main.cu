@@ -13,6 +13,7 @@
 //         every batch verified. Total ≈ sum means nothing overlapped.
 
 #include <iostream>
+#include <vector>
 
 #include "batch_buffers.cuh"
 #include "device_info.hpp"
@@ -63,25 +64,27 @@ int main(int argc, char** argv) {
       }
     };
 
-    csg::progress("timing the serial run: " + std::to_string(options->plan.warmup) + " warm-up + " +
-                  std::to_string(options->plan.repeats) + " timed runs");
+    // Time it, and each stage alone (all H2D, all kernels, all D2H: their sum
+    // is what the serial run should take), in interleaved rounds so that a
+    // slow moment of the machine hits all four alike.
+    csg::progress("timing the serial run and the stages alone: " + std::to_string(options->plan.warmup) +
+                  " warm-up + " + std::to_string(options->plan.repeats) + " timed rounds");
     csg::EventTimer timer;
-    const csg::Summary total = csg::measure(
-        options->plan, [&] { buffers.poison_outputs(nullptr); },  // each run must write every C_i
-        [&] {
-          timer.start(nullptr);
-          serial_run();
-          return timer.stop();
-        });
-    const csg::VerifyResult serial_check = buffers.verify(options->seed);
-
-    // The three stages alone: their sum is what the serial run should take.
-    csg::progress("timing the stages alone: all H2D, all kernels, all D2H");
-    const csg::StageSums sums = csg::measure_stage_sums(buffers, nullptr, csg::CopyCall::sync, options->plan);
-    const csg::VerifyResult sums_check = buffers.verify(options->seed);
+    csg::VerifyResult serial_check;
+    std::vector<csg::TimedVariant> variants = {{
+        .prepare = [&] { buffers.poison_outputs(nullptr); },  // each run must write every C_i
+        .run = [&] { timer.start(nullptr); serial_run(); return timer.stop(); },
+        .after_last = [&] { serial_check = buffers.verify(options->seed); },
+    }};
+    for (auto& pass : csg::stage_sum_variants(buffers, nullptr, csg::CopyCall::sync, timer)) {
+      variants.push_back(std::move(pass));
+    }
+    const std::vector<csg::Summary> summaries = csg::measure_interleaved(options->plan, variants);
+    const csg::StageSums sums = csg::to_stage_sums(summaries);
+    const csg::VerifyResult sums_check = buffers.verify(options->seed);  // what the D2H pass copied back
 
     const csg::StageResult result = csg::serial_result("01_serial_baseline", csg::query_device_info(device),
-                                                        *options, total, sums, serial_check, sums_check);
+                                                        *options, summaries.front(), sums, serial_check, sums_check);
     csg::print_serial_result(std::cout, result, sums);
     if (!options->json_path.empty()) csg::write_json_file(options->json_path, csg::to_json(result));
     return result.verification.passed ? csg::kExitOk : csg::kExitFailure;

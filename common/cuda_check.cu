@@ -34,10 +34,16 @@ CudaError::CudaError(cudaError_t code, const std::string& call, const char* file
     : std::runtime_error(describe_cuda_error(code, call.c_str(), file, line)), code_(code) {}
 
 void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
+  // The runtime also keeps a failed call's error as its "last error" until
+  // someone reads it. This one is reported by the exception: clear it, so the
+  // next CUDA_CHECK_LAUNCH does not blame a later kernel launch for it.
+  // (Sticky errors, such as an illegal address, stay whatever is done here.)
+  static_cast<void>(cudaGetLastError());
   throw CudaError(code, call, file, line);
 }
 
 void print_cuda_error(cudaError_t code, const char* call, const char* file, int line) noexcept {
+  static_cast<void>(cudaGetLastError());  // reported here; see throw_cuda_error
   try {
     std::fprintf(stderr, "warning: %s\n", describe_cuda_error(code, call, file, line).c_str());
   } catch (...) {

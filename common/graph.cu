@@ -44,8 +44,6 @@ Graph end_capture(cudaStream_t stream) {
   const cudaError_t status = cudaStreamEndCapture(stream, &graph);
   if (status != cudaSuccess) {
     if (graph != nullptr) CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph));
-    // A failed capture is not a sticky error: clear it so the next check starts clean.
-    static_cast<void>(cudaGetLastError());
     throw_cuda_error(status, "cudaStreamEndCapture(stream, &graph)", __FILE__, __LINE__);
   }
   return Graph(graph);

@@ -61,6 +61,7 @@ nlohmann::json to_json(const Measurement& m) {
       {"max_ms", m.stats.max_ms},
       {"p95_ms", m.stats.p95_ms},
       {"samples", m.stats.samples},
+      {"samples_ms", m.stats.samples_ms},
       {"gflops", rate(gflops(m.work.flops, m.stats.median_ms))},
       {"gbps", rate(gbps(m.work.bytes, m.stats.median_ms))},
       {"verified", m.verified},

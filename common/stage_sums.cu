@@ -1,7 +1,8 @@
 #include "stage_sums.cuh"
 
+#include <stdexcept>
+
 #include "gemm.cuh"
-#include "timing.cuh"
 
 namespace csg {
 namespace {
@@ -16,35 +17,48 @@ void copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cu
 
 }  // namespace
 
-StageSums measure_stage_sums(BatchBuffers& buffers, cudaStream_t stream, CopyCall copies, const RepeatPlan& plan) {
+std::vector<TimedVariant> stage_sum_variants(BatchBuffers& buffers, cudaStream_t stream, CopyCall copies,
+                                             EventTimer& timer) {
   const Workload& work = buffers.work();
-  EventTimer timer;
-  auto timed = [&](auto&& body) {
-    return [&timer, stream, body] {
+  // Times `body` with events on `stream`.
+  auto timed = [&buffers, &timer, stream](auto body) {
+    return [&buffers, &timer, stream, body] {
       timer.start(stream);
-      body();
+      body(buffers);
       return timer.stop();
     };
   };
-  auto nothing = [] {};
+  auto all_h2d = [work, stream, copies](BatchBuffers& b) {
+    for (int batch = 0; batch < work.batches; ++batch) {
+      copy(b.device_a(batch), b.host_a(batch), work.a_bytes(), cudaMemcpyHostToDevice, stream, copies);
+    }
+  };
+  auto all_kernels = [work, stream](BatchBuffers& b) {
+    for (int batch = 0; batch < work.batches; ++batch) {
+      launch_gemm_naive(b.device_a(batch), b.device_b(), b.device_c(batch), work.shape, stream);
+    }
+  };
+  auto all_d2h = [work, stream, copies](BatchBuffers& b) {
+    for (int batch = 0; batch < work.batches; ++batch) {
+      copy(b.host_c(batch), b.device_c(batch), work.c_bytes(), cudaMemcpyDeviceToHost, stream, copies);
+    }
+  };
+  return {
+      TimedVariant{nullptr, timed(all_h2d), nullptr},
+      TimedVariant{[&buffers, stream] { buffers.poison_device_outputs(stream); }, timed(all_kernels), nullptr},
+      TimedVariant{[&buffers] { buffers.poison_host_outputs(); }, timed(all_d2h), nullptr},
+  };
+}
 
-  StageSums sums;
-  sums.h2d = measure(plan, nothing, timed([&] {
-    for (int b = 0; b < work.batches; ++b) {
-      copy(buffers.device_a(b), buffers.host_a(b), work.a_bytes(), cudaMemcpyHostToDevice, stream, copies);
-    }
-  }));
-  sums.kernel = measure(plan, [&] { buffers.poison_device_outputs(stream); }, timed([&] {
-    for (int b = 0; b < work.batches; ++b) {
-      launch_gemm_naive(buffers.device_a(b), buffers.device_b(), buffers.device_c(b), work.shape, stream);
-    }
-  }));
-  sums.d2h = measure(plan, [&] { buffers.poison_host_outputs(); }, timed([&] {
-    for (int b = 0; b < work.batches; ++b) {
-      copy(buffers.host_c(b), buffers.device_c(b), work.c_bytes(), cudaMemcpyDeviceToHost, stream, copies);
-    }
-  }));
-  return sums;
+StageSums to_stage_sums(const std::vector<Summary>& summaries) {
+  if (summaries.size() < 3) throw std::invalid_argument("to_stage_sums: need the H2D, kernel and D2H summaries");
+  const std::size_t first = summaries.size() - 3;
+  return StageSums{summaries[first], summaries[first + 1], summaries[first + 2]};
+}
+
+StageSums measure_stage_sums(BatchBuffers& buffers, cudaStream_t stream, CopyCall copies, const RepeatPlan& plan) {
+  EventTimer timer;
+  return to_stage_sums(measure_interleaved(plan, stage_sum_variants(buffers, stream, copies, timer)));
 }
 
 }  // namespace csg

@@ -4,8 +4,11 @@
 // pipeline can at best approach.
 #pragma once
 
+#include <vector>
+
 #include "batch_buffers.cuh"
 #include "stats.hpp"
+#include "timing.cuh"
 
 namespace csg {
 
@@ -20,10 +23,19 @@ struct StageSums {
   double sum_ms() const { return h2d.median_ms + kernel.median_ms + d2h.median_ms; }
 };
 
-// Poisons device C before the kernel passes and host C before the D2H passes,
-// so after it returns host C holds what the last kernel pass computed and the
-// buffers can be verified, provided every batch has its own device slot
-// (with shared slots the H2D pass leaves only the last batch of each slot).
+// The three passes as variants for measure_interleaved, in the order H2D,
+// kernels, D2H, timed with `timer` on `stream`. The kernel pass poisons device
+// C first and the D2H pass host C, so after a round host C holds what that
+// round's kernels computed and can be verified, provided every batch has its
+// own device slot (with shared slots the H2D pass leaves only the last batch
+// of each slot in place).
+std::vector<TimedVariant> stage_sum_variants(BatchBuffers& buffers, cudaStream_t stream, CopyCall copies,
+                                             EventTimer& timer);
+
+// The three summaries, from measure_interleaved's results for stage_sum_variants.
+StageSums to_stage_sums(const std::vector<Summary>& summaries);
+
+// The three passes alone, interleaved round by round.
 StageSums measure_stage_sums(BatchBuffers& buffers, cudaStream_t stream, CopyCall copies, const RepeatPlan& plan);
 
 }  // namespace csg

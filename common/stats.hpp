@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <vector>
 
 namespace csg {
@@ -16,6 +17,7 @@ struct Summary {
   double max_ms = 0.0;
   double p95_ms = 0.0;  // nearest-rank: the smallest sample ≥ 95% of all samples
   int samples = 0;
+  std::vector<double> samples_ms;  // every timed sample, in the order they ran
 };
 
 // Throws std::invalid_argument for an empty sample set.
@@ -26,22 +28,25 @@ struct RepeatPlan {
   int repeats = 10;
 };
 
-// Runs `prepare` (untimed) then `run` warmup + repeats times; `run` returns the
-// duration it measured. Only the repeats are summarised.
-template <class Prepare, class Run>
-Summary measure(const RepeatPlan& plan, Prepare&& prepare, Run&& run) {
-  for (int i = 0; i < plan.warmup; ++i) {
-    prepare();
-    static_cast<void>(run());
-  }
-  std::vector<Millis> samples;
-  samples.reserve(static_cast<std::size_t>(plan.repeats));
-  for (int i = 0; i < plan.repeats; ++i) {
-    prepare();
-    samples.push_back(run());
-  }
-  return summarize(std::move(samples));
-}
+// One variant for measure_interleaved: `prepare` runs untimed before every
+// run, `run` returns the time it measured, `after_last` (optional) runs right
+// after the variant's last timed run, e.g. to verify its output before the
+// next variant overwrites it.
+struct TimedVariant {
+  std::function<void()> prepare;
+  std::function<Millis()> run;
+  std::function<void()> after_last;
+};
+
+// Runs the variants in rounds (A B C, A B C, ...): warm-up rounds, then timed
+// rounds. Compared with timing A's repeats, then B's, a slow stretch of the
+// machine (another tenant, a clock change) falls on every variant alike, so
+// ratios between them stay honest. Returns one summary per variant, in order.
+std::vector<Summary> measure_interleaved(const RepeatPlan& plan, const std::vector<TimedVariant>& variants);
+
+// One variant alone: `prepare` (untimed) and `run`, warmup + repeats times;
+// only the repeats are summarised.
+Summary measure(const RepeatPlan& plan, std::function<void()> prepare, std::function<Millis()> run);
 
 // What one run of a variant moves and computes.
 struct Work {

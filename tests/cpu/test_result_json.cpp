@@ -31,7 +31,8 @@ StageResult sample_result() {
   stats.min_ms = 19.0;
   stats.max_ms = 22.0;
   stats.p95_ms = 21.0;
-  stats.samples = 10;
+  stats.samples = 3;
+  stats.samples_ms = {20.0, 19.0, 22.0};
   result.measurements.push_back({"serial", {{"host_memory", "pinned"}}, stats, Work{600e6, 2e12}, true});
   result.measurements.push_back({"kernel_sum", nlohmann::json::object(), stats, Work{0.0, 2e12}, true});
   result.bounds = {{"kernel_sum_ms", 17.9}};
@@ -68,7 +69,8 @@ TEST(ResultJson, HasTheSchemaFields) {
   EXPECT_DOUBLE_EQ(m.at("min_ms").get<double>(), 19.0);
   EXPECT_DOUBLE_EQ(m.at("max_ms").get<double>(), 22.0);
   EXPECT_DOUBLE_EQ(m.at("p95_ms").get<double>(), 21.0);
-  EXPECT_EQ(m.at("samples"), 10);
+  EXPECT_EQ(m.at("samples"), 3);
+  EXPECT_EQ(m.at("samples_ms"), (std::vector<double>{20.0, 19.0, 22.0}));
   EXPECT_DOUBLE_EQ(m.at("gflops").get<double>(), 2e12 / 20e-3 / 1e9);  // 100000 GFLOP/s
   EXPECT_DOUBLE_EQ(m.at("gbps").get<double>(), 600e6 / 20e-3 / 1e9);   // 30 GB/s
   EXPECT_EQ(m.at("verified"), true);

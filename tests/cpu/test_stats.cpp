@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <string>
 
 #include "stats.hpp"
 #include "table.hpp"
@@ -21,6 +22,7 @@ TEST(Stats, OddCountMedianMinMax) {
   EXPECT_DOUBLE_EQ(s.min_ms, 1);
   EXPECT_DOUBLE_EQ(s.max_ms, 5);
   EXPECT_EQ(s.samples, 5);
+  EXPECT_EQ(s.samples_ms, (std::vector<double>{5, 1, 4, 2, 3})) << "kept in the order they ran";
 }
 
 TEST(Stats, EvenCountMedianIsTheMeanOfTheMiddleTwo) {
@@ -51,6 +53,21 @@ TEST(Stats, MeasureRunsWarmupAndRepeatsAndPreparesEachTime) {
   EXPECT_EQ(s.samples, 5);
   EXPECT_DOUBLE_EQ(s.min_ms, 4);
   EXPECT_DOUBLE_EQ(s.median_ms, 6);
+}
+
+TEST(Stats, InterleavedRunsVariantsInRoundsAndChecksEachAfterItsLastRun) {
+  std::string trace;
+  int a_runs = 0;
+  const std::vector<TimedVariant> variants = {
+      {[&] { trace += 'p'; }, [&] { trace += 'A'; return Millis(double(++a_runs)); }, [&] { trace += 'a'; }},
+      {nullptr, [&] { trace += 'B'; return Millis(100.0); }, [&] { trace += 'b'; }},
+  };
+  const std::vector<Summary> summaries = measure_interleaved(RepeatPlan{1, 3}, variants);
+  // One warm-up round, three timed rounds; each check right after its variant's last run.
+  EXPECT_EQ(trace, "pAB" "pAB" "pAB" "pAaBb");
+  ASSERT_EQ(summaries.size(), 2u);
+  EXPECT_EQ(summaries[0].samples_ms, (std::vector<double>{2, 3, 4}));  // the warm-up's 1 is dropped
+  EXPECT_DOUBLE_EQ(summaries[1].median_ms, 100.0);
 }
 
 TEST(Stats, Throughput) {
