@@ -6,6 +6,7 @@
 
 #include "stats.hpp"
 #include "table.hpp"
+#include "timing.cuh"
 
 namespace csg {
 namespace {
@@ -68,6 +69,20 @@ TEST(Stats, InterleavedRunsVariantsInRoundsAndChecksEachAfterItsLastRun) {
   ASSERT_EQ(summaries.size(), 2u);
   EXPECT_EQ(summaries[0].samples_ms, (std::vector<double>{2, 3, 4}));  // the warm-up's 1 is dropped
   EXPECT_DOUBLE_EQ(summaries[1].median_ms, 100.0);
+}
+
+TEST(HostTimer, NeverRunsBackwardsAndRestarts) {
+  // steady_clock only: behaviour, not speed (no sleeps, no thresholds).
+  HostTimer timer;
+  const Millis first = timer.elapsed();
+  const Millis second = timer.elapsed();
+  EXPECT_GE(first.count(), 0.0);
+  EXPECT_GE(second, first);
+  volatile double sink = 0.0;
+  for (int i = 0; i < 1000000; ++i) sink = sink + 1.0;  // some work, so that time passes
+  const Millis third = timer.elapsed();
+  timer.restart();
+  EXPECT_LE(timer.elapsed(), third);
 }
 
 TEST(Stats, Throughput) {
