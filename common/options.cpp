@@ -3,6 +3,7 @@
 #include <cxxopts.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <filesystem>
