@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
 
     const csg::StageResult result = csg::serial_result("01_serial_baseline", csg::query_device_info(device),
                                                         *options, summaries.front(), sums, serial_check, sums_check);
-    csg::print_serial_result(std::cout, result, sums);
+    csg::print_serial_result(std::cout, result, *options, sums);
     if (!options->json_path.empty()) csg::write_json_file(options->json_path, csg::to_json(result));
     return result.verification.passed ? csg::kExitOk : csg::kExitFailure;
   });

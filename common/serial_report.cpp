@@ -43,14 +43,11 @@ StageResult serial_result(const std::string& stage, const DeviceInfo& device, co
   return result;
 }
 
-void print_serial_result(std::ostream& out, const StageResult& result, const StageSums& sums) {
-  const auto& config = result.config;
-  Workload work;
-  work.batches = config.at("batches");
-  work.shape = GemmShape{config.at("m"), config.at("n"), config.at("k")};
+void print_serial_result(std::ostream& out, const StageResult& result, const CommonOptions& options,
+                         const StageSums& sums) {
   out << result.stage << " on " << result.device.summary() << '\n'
-      << describe_workload(work) << ", " << config.at("host_memory").get<std::string>()
-      << " host memory; median of " << config.at("repeats") << " runs after " << config.at("warmup")
+      << describe_workload(options.work) << ", " << to_string(options.host_memory)
+      << " host memory; median of " << options.plan.repeats << " runs after " << options.plan.warmup
       << " warm-up\n\n";
   print_measurements(out, result.measurements);
 

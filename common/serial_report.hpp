@@ -17,7 +17,8 @@ StageResult serial_result(const std::string& stage, const DeviceInfo& device, co
                           const VerifyResult& sums_check);
 
 // The workload line, the table, the sums line and what they mean, the verification.
-void print_serial_result(std::ostream& out, const StageResult& result, const StageSums& sums);
+void print_serial_result(std::ostream& out, const StageResult& result, const CommonOptions& options,
+                         const StageSums& sums);
 
 // "100 batches of C_i = A_i·B: A_i 1024×512, B 512×1024, C_i 1024×1024 (float)"
 std::string describe_workload(const Workload& work);

@@ -19,28 +19,28 @@ void copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cu
 
 std::vector<TimedVariant> stage_sum_variants(BatchBuffers& buffers, cudaStream_t stream, CopyCall copies,
                                              EventTimer& timer) {
-  const Workload& work = buffers.work();
+  const Workload work = buffers.work();
   // Times `body` with events on `stream`.
-  auto timed = [&buffers, &timer, stream](auto body) {
-    return [&buffers, &timer, stream, body] {
+  auto timed = [&timer, stream](auto body) {
+    return [&timer, stream, body] {
       timer.start(stream);
-      body(buffers);
+      body();
       return timer.stop();
     };
   };
-  auto all_h2d = [work, stream, copies](BatchBuffers& b) {
-    for (int batch = 0; batch < work.batches; ++batch) {
-      copy(b.device_a(batch), b.host_a(batch), work.a_bytes(), cudaMemcpyHostToDevice, stream, copies);
+  auto all_h2d = [&buffers, work, stream, copies] {
+    for (int b = 0; b < work.batches; ++b) {
+      copy(buffers.device_a(b), buffers.host_a(b), work.a_bytes(), cudaMemcpyHostToDevice, stream, copies);
     }
   };
-  auto all_kernels = [work, stream](BatchBuffers& b) {
-    for (int batch = 0; batch < work.batches; ++batch) {
-      launch_gemm_naive(b.device_a(batch), b.device_b(), b.device_c(batch), work.shape, stream);
+  auto all_kernels = [&buffers, work, stream] {
+    for (int b = 0; b < work.batches; ++b) {
+      launch_gemm_naive(buffers.device_a(b), buffers.device_b(), buffers.device_c(b), work.shape, stream);
     }
   };
-  auto all_d2h = [work, stream, copies](BatchBuffers& b) {
-    for (int batch = 0; batch < work.batches; ++batch) {
-      copy(b.host_c(batch), b.device_c(batch), work.c_bytes(), cudaMemcpyDeviceToHost, stream, copies);
+  auto all_d2h = [&buffers, work, stream, copies] {
+    for (int b = 0; b < work.batches; ++b) {
+      copy(buffers.host_c(b), buffers.device_c(b), work.c_bytes(), cudaMemcpyDeviceToHost, stream, copies);
     }
   };
   return {
@@ -54,11 +54,6 @@ StageSums to_stage_sums(const std::vector<Summary>& summaries) {
   if (summaries.size() < 3) throw std::invalid_argument("to_stage_sums: need the H2D, kernel and D2H summaries");
   const std::size_t first = summaries.size() - 3;
   return StageSums{summaries[first], summaries[first + 1], summaries[first + 2]};
-}
-
-StageSums measure_stage_sums(BatchBuffers& buffers, cudaStream_t stream, CopyCall copies, const RepeatPlan& plan) {
-  EventTimer timer;
-  return to_stage_sums(measure_interleaved(plan, stage_sum_variants(buffers, stream, copies, timer)));
 }
 
 }  // namespace csg

@@ -32,10 +32,8 @@ struct StageSums {
 std::vector<TimedVariant> stage_sum_variants(BatchBuffers& buffers, cudaStream_t stream, CopyCall copies,
                                              EventTimer& timer);
 
-// The three summaries, from measure_interleaved's results for stage_sum_variants.
+// The three summaries: the last three of measure_interleaved's results, when
+// stage_sum_variants were appended last to its variants.
 StageSums to_stage_sums(const std::vector<Summary>& summaries);
-
-// The three passes alone, interleaved round by round.
-StageSums measure_stage_sums(BatchBuffers& buffers, cudaStream_t stream, CopyCall copies, const RepeatPlan& plan);
 
 }  // namespace csg

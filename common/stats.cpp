@@ -43,10 +43,6 @@ std::vector<Summary> measure_interleaved(const RepeatPlan& plan, const std::vect
   return summaries;
 }
 
-Summary measure(const RepeatPlan& plan, std::function<void()> prepare, std::function<Millis()> run) {
-  return measure_interleaved(plan, {TimedVariant{std::move(prepare), std::move(run), nullptr}}).front();
-}
-
 double gbps(double bytes, double ms) { return ms > 0.0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; }
 double gflops(double flops, double ms) { return ms > 0.0 ? flops / (ms * 1e-3) / 1e9 : 0.0; }
 

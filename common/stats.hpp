@@ -44,10 +44,6 @@ struct TimedVariant {
 // ratios between them stay honest. Returns one summary per variant, in order.
 std::vector<Summary> measure_interleaved(const RepeatPlan& plan, const std::vector<TimedVariant>& variants);
 
-// One variant alone: `prepare` (untimed) and `run`, warmup + repeats times;
-// only the repeats are summarised.
-Summary measure(const RepeatPlan& plan, std::function<void()> prepare, std::function<Millis()> run);
-
 // What one run of a variant moves and computes.
 struct Work {
   double bytes = 0.0;  // over PCIe (H2D + D2H) or through memory, as the variant says

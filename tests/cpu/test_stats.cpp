@@ -45,10 +45,13 @@ TEST(Stats, EmptyThrows) { EXPECT_THROW(summarize({}), std::invalid_argument); }
 TEST(Stats, MeasureRunsWarmupAndRepeatsAndPreparesEachTime) {
   int prepared = 0;
   int ran = 0;
-  const Summary s = measure(RepeatPlan{3, 5}, [&] { ++prepared; }, [&] {
-    ++ran;
-    return Millis(double(ran));  // warm-ups return 1..3, repeats 4..8
-  });
+  const TimedVariant variant{[&] { ++prepared; },
+                             [&] {
+                               ++ran;
+                               return Millis(double(ran));  // warm-ups return 1..3, repeats 4..8
+                             },
+                             nullptr};
+  const Summary s = measure_interleaved(RepeatPlan{3, 5}, {variant}).front();
   EXPECT_EQ(prepared, 8);
   EXPECT_EQ(ran, 8);
   EXPECT_EQ(s.samples, 5);
