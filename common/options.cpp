@@ -78,6 +78,23 @@ long long parse_int(const std::string& flag, const std::string& text, long long 
   return value;
 }
 
+std::vector<long long> parse_int_list(const std::string& flag, const std::string& text, long long min_value,
+                                      long long max_value) {
+  const std::string expected = "--" + flag + " takes a comma-separated list of integers in " +
+                               range_text(min_value, max_value);
+  std::vector<long long> values;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = text.find(',', begin);
+    const std::string item = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    if (item.empty()) throw UsageError(expected + ", got '" + text + "' (an empty item)");
+    values.push_back(parse_int(flag, item, min_value, max_value));
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  return values;
+}
+
 void check_output_path(const std::string& flag, const std::string& path) {
   namespace fs = std::filesystem;
   const std::string prefix = "--" + flag + " " + path + ": ";
@@ -161,6 +178,12 @@ void StageCli::add_flag(const std::string& name, const std::string& help) {
   flag_names_.push_back(name);
 }
 
+void StageCli::add_text(const std::string& name, const std::string& help, const std::string& default_value,
+                        const std::string& placeholder) {
+  options_->add_options()(name, help, cxxopts::value<std::string>()->default_value(default_value), placeholder);
+  text_names_.push_back(name);
+}
+
 std::string StageCli::help() const {
   // Show the one-letter flags the way the suite spells them (--m, not -m).
   static const std::regex one_letter_line(R"(\n  -([a-z]) N {5})");
@@ -206,6 +229,7 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
     strings_[name] = value;
   }
   for (const auto& name : flag_names_) flags_[name] = result.count(name) != 0;
+  for (const auto& name : text_names_) strings_[name] = result[name].as<std::string>();
 
   CommonOptions options;
   options.work.batches = static_cast<int>(ints_.at("batches"));

@@ -50,6 +50,9 @@ class StageCli {
   void add_choice(const std::string& name, const std::string& help, const std::string& default_value,
                   std::vector<std::string> choices);
   void add_flag(const std::string& name, const std::string& help);
+  // Free text (a list, a file name); the stage parses it, e.g. with parse_int_list.
+  void add_text(const std::string& name, const std::string& help, const std::string& default_value,
+                const std::string& placeholder);
 
   // Parses and validates. Returns nothing after printing --help (exit 0);
   // throws UsageError for anything wrong.
@@ -73,6 +76,7 @@ class StageCli {
   std::map<std::string, IntSpec> int_specs_;
   std::map<std::string, std::vector<std::string>> choice_specs_;
   std::vector<std::string> flag_names_;
+  std::vector<std::string> text_names_;
   std::map<std::string, long long> ints_;
   std::map<std::string, std::string> strings_;
   std::map<std::string, bool> flags_;
@@ -81,6 +85,11 @@ class StageCli {
 // Strict integer parsing: the whole text must be a decimal integer in
 // [min_value, max_value]. Throws UsageError naming the flag and the range.
 long long parse_int(const std::string& flag, const std::string& text, long long min_value, long long max_value);
+
+// Strict comma-separated integers ("1,2,4,8"): every item as parse_int, no
+// empty items ("1,,2", ",", ""). Throws UsageError naming the flag.
+std::vector<long long> parse_int_list(const std::string& flag, const std::string& text, long long min_value,
+                                      long long max_value);
 
 // Cross-field checks on a parsed set: byte counts that overflow 64 bits,
 // shapes the naive kernel's grid can't cover, an unwritable --json path.

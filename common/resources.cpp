@@ -27,6 +27,14 @@ MemoryNeeds memory_needs(const Workload& work, HostMemory host_kind, int device_
   return needs;
 }
 
+MemoryNeeds twice(const MemoryNeeds& needs) {
+  MemoryNeeds doubled = needs;
+  // Saturating: a request too large to count is certainly too large to fit.
+  doubled.device_bytes = checked_mul(needs.device_bytes, 2).value_or(UINT64_MAX);
+  doubled.host_bytes = checked_mul(needs.host_bytes, 2).value_or(UINT64_MAX);
+  return doubled;
+}
+
 std::optional<std::uint64_t> available_host_bytes() {
   std::ifstream meminfo("/proc/meminfo");
   std::string line;

@@ -21,6 +21,10 @@ struct MemoryNeeds {
 // device, all batches of A and C on the host, and B on both.
 MemoryNeeds memory_needs(const Workload& work, HostMemory host_kind, int device_slots);
 
+// Two sets of the same buffers (a stage that keeps a second copy of the
+// batches for a baseline in another host memory kind).
+MemoryNeeds twice(const MemoryNeeds& needs);
+
 // MemAvailable from /proc/meminfo, or nothing where it can't be read.
 std::optional<std::uint64_t> available_host_bytes();
 

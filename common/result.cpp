@@ -64,7 +64,7 @@ nlohmann::json to_json(const Measurement& m) {
       {"samples_ms", m.stats.samples_ms},
       {"gflops", rate(gflops(m.work.flops, m.stats.median_ms))},
       {"gbps", rate(gbps(m.work.bytes, m.stats.median_ms))},
-      {"verified", m.verified},
+      {"verified", m.verifiable ? nlohmann::json(m.verified) : nlohmann::json(nullptr)},
   };
 }
 
@@ -118,7 +118,7 @@ void print_measurements(std::ostream& out, const std::vector<Measurement>& measu
     const double bytes = gbps(m.work.bytes, m.stats.median_ms);
     table.add_row({m.name, fixed(m.stats.median_ms, 2), fixed(m.stats.min_ms, 2), fixed(m.stats.p95_ms, 2),
                    fixed(m.stats.max_ms, 2), flops > 0 ? fixed(flops, 0) : "-", bytes > 0 ? fixed(bytes, 1) : "-",
-                   m.verified ? "yes" : "NO"});
+                   !m.verifiable ? "n/a" : m.verified ? "yes" : "NO"});
   }
   table.print(out);
 }

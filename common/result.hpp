@@ -24,6 +24,9 @@ struct Measurement {
   Summary stats;
   Work work;              // bytes over PCIe and FLOPs of one run; 0 where it does not apply
   bool verified = false;  // every batch checked after this variant's runs
+  // False for a measurement with no output to check (an allocation cost, a
+  // CPU issue time): JSON "verified" is then null and tables print "n/a".
+  bool verifiable = true;
 };
 
 struct StageResult {

@@ -32,6 +32,14 @@ struct StageSums {
 std::vector<TimedVariant> stage_sum_variants(BatchBuffers& buffers, cudaStream_t stream, CopyCall copies,
                                              EventTimer& timer);
 
+// All H2D copies on `h2d_stream` and all D2H copies on `d2h_stream` at the
+// same time, timed from `h2d_stream` (the D2H stream is forked from and joined
+// back into it): how long the copies take when both directions share PCIe.
+// The D2H copies read whatever device C holds and overwrite host C, so
+// poison or verify around it as for the D2H pass.
+TimedVariant copies_both_ways_variant(BatchBuffers& buffers, cudaStream_t h2d_stream, cudaStream_t d2h_stream,
+                                      EventTimer& timer);
+
 // The three summaries: the last three of measure_interleaved's results, when
 // stage_sum_variants were appended last to its variants.
 StageSums to_stage_sums(const std::vector<Summary>& summaries);

@@ -132,3 +132,33 @@ TEST(Options, HostMemoryNamesRoundTrip) {
 
 }  // namespace
 }  // namespace csg
+
+namespace csg {
+namespace {
+
+TEST(Options, ParseIntListIsStrict) {
+  EXPECT_EQ(parse_int_list("streams-sweep", "1,2,4,8", 1, 32), (std::vector<long long>{1, 2, 4, 8}));
+  EXPECT_EQ(parse_int_list("streams-sweep", "3", 1, 32), (std::vector<long long>{3}));
+  for (const char* bad : {"", ",", "1,,2", "1,", ",1", "1, 2", "1,x", "0,1", "1,33", "2;4"}) {
+    EXPECT_THROW(parse_int_list("streams-sweep", bad, 1, 32), UsageError) << "'" << bad << "'";
+  }
+  try {
+    parse_int_list("streams-sweep", "1,,2", 1, 32);
+    FAIL() << "no exception";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("--streams-sweep"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("empty item"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Options, TextOptionsKeepTheirDefaultOrTheGivenText) {
+  StageCli cli("test", "test");
+  cli.add_text("streams-sweep", "pool sizes", "1,2,4", "LIST");
+  ASSERT_TRUE(cli.parse(std::vector<std::string>{}));
+  EXPECT_EQ(cli.get_string("streams-sweep"), "1,2,4");
+  ASSERT_TRUE(cli.parse(std::vector<std::string>{"--streams-sweep", "8,16"}));
+  EXPECT_EQ(cli.get_string("streams-sweep"), "8,16");
+}
+
+}  // namespace
+}  // namespace csg

@@ -1,0 +1,9 @@
+# Stage 03 at tiny, odd sizes: a batch count that is not a multiple of the
+# pool, a sweep up to more streams than batches, both device layouts, and
+# pageable memory.
+csg_add_stage_run(tiny 03_stream_pool_gemm
+  --batches 37 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 1,8,32 --warmup 1 --repeats 2)
+csg_add_stage_run(tiny_per_batch 03_stream_pool_gemm
+  --batches 11 --m 64 --n 48 --k 40 --streams 4 --streams-sweep off --device-buffers per-batch --warmup 0 --repeats 1)
+csg_add_stage_run(tiny_pageable 03_stream_pool_gemm
+  --batches 9 --m 40 --n 40 --k 40 --streams 2 --streams-sweep 2,3 --host-memory pageable --warmup 0 --repeats 1)
