@@ -50,6 +50,10 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 # binary is not built yet is skipped with a note. Later stages add theirs here.
 extra_runs=(
   "01_serial_baseline-pinned|--host-memory pinned"  # the article's fix for step 1: pinned host memory
+  "03_stream_pool_gemm-pageable|--host-memory pageable --streams-sweep off"  # the pool without pinned memory
+  # Constant device memory with slots: 100 vs 10,000 small batches, time per batch.
+  "03_stream_pool_gemm-small100|--batches 100 --m 128 --n 128 --k 128 --streams-sweep off"
+  "03_stream_pool_gemm-small10k|--batches 10000 --m 128 --n 128 --k 128 --streams-sweep off --warmup 1 --repeats 5"
 )
 
 failures=()

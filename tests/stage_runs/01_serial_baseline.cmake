@@ -2,3 +2,4 @@
 csg_add_stage_run(tiny 01_serial_baseline --batches 5 --m 33 --n 17 --k 65 --warmup 1 --repeats 2)
 csg_add_stage_run(tiny_pinned 01_serial_baseline
   --batches 3 --m 64 --n 48 --k 40 --warmup 0 --repeats 1 --host-memory pinned)
+csg_add_sanitizer_runs(01_serial_baseline --batches 3 --m 33 --n 17 --k 65 --warmup 0 --repeats 1)

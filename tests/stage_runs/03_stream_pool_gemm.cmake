@@ -7,3 +7,5 @@ csg_add_stage_run(tiny_per_batch 03_stream_pool_gemm
   --batches 11 --m 64 --n 48 --k 40 --streams 4 --streams-sweep off --device-buffers per-batch --warmup 0 --repeats 1)
 csg_add_stage_run(tiny_pageable 03_stream_pool_gemm
   --batches 9 --m 40 --n 40 --k 40 --streams 2 --streams-sweep 2,3 --host-memory pageable --warmup 0 --repeats 1)
+csg_add_sanitizer_runs(03_stream_pool_gemm
+  --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1)

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs one stage binary under one compute-sanitizer tool and fails on any
+# reported error. ctest calls this for every (tool, stage) pair it registers
+# with the label "sanitizer"; scripts/sanitize.sh runs them all.
+#
+# Usage:  scripts/sanitize_run.sh TOOL BINARY [stage arguments...]
+#   TOOL: memcheck (run with --leak-check full), racecheck, synccheck or initcheck
+#
+# Exit status: 0 the run passed and the tool reported 0 errors; 1 errors were
+# reported or the stage failed; 2 bad usage; 77 no GPU here (ctest: skipped).
+set -uo pipefail
+
+if [[ $# -lt 2 ]]; then
+  echo "usage: sanitize_run.sh TOOL BINARY [args...]" >&2
+  exit 2
+fi
+tool="$1"
+binary="$2"
+shift 2
+case "$tool" in
+  memcheck) tool_args=(--tool memcheck --leak-check full) ;;
+  racecheck | synccheck | initcheck) tool_args=(--tool "$tool") ;;
+  *)
+    echo "sanitize_run.sh: unknown tool '$tool' (memcheck, racecheck, synccheck, initcheck)" >&2
+    exit 2
+    ;;
+esac
+
+sanitizer="${COMPUTE_SANITIZER:-}"
+if [[ -z $sanitizer ]]; then
+  sanitizer="$(command -v compute-sanitizer || true)"
+  [[ -z $sanitizer && -x /usr/local/cuda/bin/compute-sanitizer ]] && sanitizer=/usr/local/cuda/bin/compute-sanitizer
+fi
+if [[ -z $sanitizer ]]; then
+  echo "sanitize_run.sh: compute-sanitizer not found" >&2
+  exit 2
+fi
+
+# Without a GPU the sanitizer can't run anything: report "skipped", as the
+# stages do, unless the caller insists on a GPU.
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  if [[ -n ${CSG_REQUIRE_GPU:-} ]]; then
+    echo "sanitize_run.sh: no GPU (nvidia-smi -L failed) and CSG_REQUIRE_GPU is set" >&2
+    exit 1
+  fi
+  echo "sanitize_run.sh: no GPU here; skipped" >&2
+  exit 77
+fi
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+"$sanitizer" "${tool_args[@]}" --error-exitcode 1 "$binary" "$@" >"$log" 2>&1 || status=$?
+cat "$log"
+summary="$(grep -E '^========= ERROR SUMMARY: [0-9]+ error' "$log" | tail -n 1)"
+if [[ $status -ne 0 ]]; then
+  echo "sanitize_run.sh: $tool on $(basename "$binary") exited $status; ${summary:-no error summary}" >&2
+  exit 1
+fi
+if [[ $summary != "========= ERROR SUMMARY: 0 errors" ]]; then
+  echo "sanitize_run.sh: $tool on $(basename "$binary"): ${summary:-no error summary printed}" >&2
+  exit 1
+fi
+echo "sanitize_run.sh: $tool on $(basename "$binary"): 0 errors" >&2
