@@ -14,6 +14,7 @@
 //         isolated H2D, kernel and D2H sums, the pipeline bound and the pool's
 //         time as a percentage of it; device memory per layout; verification.
 
+#include <algorithm>
 #include <iostream>
 #include <vector>
 
@@ -75,11 +76,16 @@ int main(int argc, char** argv) {
           csg::enqueue_d2h(buffers, batch, stream);   // runs after this stream's GEMM
         }
       } else {
-        // Breadth-first: every H2D, then every GEMM, then every D2H. Each
-        // stream gets the same work in the same order; only the host's order changes.
-        for (int batch = 0; batch < work.batches; ++batch) csg::enqueue_h2d(buffers, batch, pool.for_batch(batch));
-        for (int batch = 0; batch < work.batches; ++batch) csg::enqueue_gemm(buffers, batch, pool.for_batch(batch));
-        for (int batch = 0; batch < work.batches; ++batch) csg::enqueue_d2h(buffers, batch, pool.for_batch(batch));
+        // Breadth-first: a wave of one batch per stream at a time; every H2D of
+        // the wave, then every GEMM, then every D2H. Each stream still runs
+        // H2D -> GEMM -> D2H per batch (so slots stay safe); only the host's
+        // order of issue changes.
+        for (int wave = 0; wave < work.batches; wave += pool.size()) {
+          const int end = std::min(work.batches, wave + pool.size());
+          for (int batch = wave; batch < end; ++batch) csg::enqueue_h2d(buffers, batch, pool.for_batch(batch));
+          for (int batch = wave; batch < end; ++batch) csg::enqueue_gemm(buffers, batch, pool.for_batch(batch));
+          for (int batch = wave; batch < end; ++batch) csg::enqueue_d2h(buffers, batch, pool.for_batch(batch));
+        }
       }
       pool.join_into(pool[0]);
       return timer.stop();
@@ -96,9 +102,9 @@ int main(int argc, char** argv) {
     std::vector<csg::StreamPool> sweep_pools;
     sweep_pools.reserve(pool_config.sweep.size());
     for (int size : pool_config.sweep) {
-      const csg::StreamPool& sweep_pool = sweep_pools.emplace_back(size);
-      runs.add_pool(buffers, sweep_pool, csg::IssueOrder::depth_first,
-                    [&] { return pool_run(sweep_pool, csg::IssueOrder::depth_first); }, /*sweep=*/true);
+      const csg::StreamPool* sweep_pool = &sweep_pools.emplace_back(size);  // reserved: never moves
+      runs.add_pool(buffers, *sweep_pool, csg::IssueOrder::depth_first,
+                    [&, sweep_pool] { return pool_run(*sweep_pool, csg::IssueOrder::depth_first); }, /*sweep=*/true);
     }
     csg::StreamPool bound_streams(2);  // the isolated sums and both directions at once
     runs.add_bounds(buffers, bound_streams, timer);

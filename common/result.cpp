@@ -111,12 +111,30 @@ void write_json_file(const std::string& path, const nlohmann::json& document) {
   }
 }
 
+std::string compact_params(const nlohmann::json& params) {
+  std::string text;
+  for (const auto& [key, value] : params.items()) {
+    std::string item;
+    if (value.is_boolean()) {
+      if (!value.get<bool>()) continue;  // a false flag says nothing
+      item = key;
+    } else if (value.is_string()) {
+      item = value.get<std::string>();
+    } else {
+      item = key + "=" + value.dump();
+    }
+    if (!text.empty()) text += ' ';
+    text += item;
+  }
+  return text.empty() ? "-" : text;
+}
+
 void print_measurements(std::ostream& out, const std::vector<Measurement>& measurements) {
-  Table table({"variant", "median ms", "min ms", "p95 ms", "max ms", "GFLOP/s", "GB/s", "verified"});
+  Table table({"variant", "params", "median ms", "min ms", "p95 ms", "max ms", "GFLOP/s", "GB/s", "verified"});
   for (const auto& m : measurements) {
     const double flops = gflops(m.work.flops, m.stats.median_ms);
     const double bytes = gbps(m.work.bytes, m.stats.median_ms);
-    table.add_row({m.name, fixed(m.stats.median_ms, 2), fixed(m.stats.min_ms, 2), fixed(m.stats.p95_ms, 2),
+    table.add_row({m.name, compact_params(m.params), fixed(m.stats.median_ms, 2), fixed(m.stats.min_ms, 2), fixed(m.stats.p95_ms, 2),
                    fixed(m.stats.max_ms, 2), flops > 0 ? fixed(flops, 0) : "-", bytes > 0 ? fixed(bytes, 1) : "-",
                    !m.verifiable ? "n/a" : m.verified ? "yes" : "NO"});
   }

@@ -49,7 +49,12 @@ nlohmann::json to_json(const StageResult& result);
 // Throws std::runtime_error naming the path on failure.
 void write_json_file(const std::string& path, const nlohmann::json& document);
 
-// One row per measurement: variant, median, min, p95, max (ms), GFLOP/s, GB/s, verified.
+// A measurement's params on one line: string values as they are, numbers as
+// key=value, true flags by their key, false flags left out
+// in key order ({"streams": 8, "order": "depth_first", "sweep": false} -> "depth_first streams=8").
+std::string compact_params(const nlohmann::json& params);
+
+// One row per measurement: variant, params, median, min, p95, max (ms), GFLOP/s, GB/s, verified.
 void print_measurements(std::ostream& out, const std::vector<Measurement>& measurements);
 
 }  // namespace csg

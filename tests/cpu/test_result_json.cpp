@@ -139,3 +139,16 @@ TEST(ResultJson, PrintedTableHasOneRowPerMeasurement) {
 
 }  // namespace
 }  // namespace csg
+
+namespace csg {
+namespace {
+
+TEST(ResultTable, CompactParamsKeepWhatDistinguishesAVariant) {
+  // Keys in nlohmann::json's (sorted) order.
+  EXPECT_EQ(compact_params({{"streams", 8}, {"order", "depth_first"}, {"sweep", false}}), "depth_first streams=8");
+  EXPECT_EQ(compact_params({{"host_memory", "pinned"}, {"sweep", true}}), "pinned sweep");
+  EXPECT_EQ(compact_params(nlohmann::json::object()), "-");
+}
+
+}  // namespace
+}  // namespace csg
