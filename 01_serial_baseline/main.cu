@@ -8,16 +8,22 @@
 // Run:    ./01_serial_baseline                        (the article's 100 × 1024×1024×512)
 //         ./01_serial_baseline --host-memory pinned   (the same, with cudaMallocHost)
 //         ./01_serial_baseline --batches 8 --m 64 --n 64 --k 64 --json out.json
+//         ./01_serial_baseline --timeline --trace 01.trace.json   (the article's picture, measured)
 // Output: the total (median of the repeats), the three stage sums measured
 //         separately (all H2D, all kernels, all D2H), their sum, and whether
 //         every batch verified. Total ≈ sum means nothing overlapped.
+//         --timeline draws one more (untimed) run as the article's first
+//         timeline: a single row, H K D H K D ..., no two at once.
 
 #include <iostream>
+#include <optional>
 #include <vector>
 
 #include "batch_buffers.cuh"
+#include "cupti_recorder.hpp"
 #include "device_info.hpp"
 #include "gemm.cuh"
+#include "nvtx_ranges.hpp"
 #include "options.hpp"
 #include "resources.hpp"
 #include "result.hpp"
@@ -32,12 +38,19 @@ int main(int argc, char** argv) {
     csg::StageCli cli("01_serial_baseline",
                       "The serial baseline: cudaMemcpy H2D -> naive GEMM -> cudaMemcpy D2H per batch, "
                       "on the legacy default stream.");
+    cli.add_flag("timeline", "After the timed runs, record one more run with CUPTI and draw it as a timeline");
+    cli.add_int("timeline-batches", "Batches the timeline picture shows", 16, 1, 1000000);
+    cli.add_text("trace", "Write the recorded run as Chrome trace-event JSON (Perfetto); implies --timeline", "",
+                 "FILE");
     const auto options = cli.parse(argc, argv);
     if (!options) {
       std::cout << cli.help();
       return csg::kExitOk;
     }
     const csg::Workload& work = options->work;
+    const std::string trace_path = cli.get_string("trace");
+    if (!trace_path.empty()) csg::check_output_path("trace", trace_path);
+    const bool record_timeline = cli.get_flag("timeline") || !trace_path.empty();
 
     const int device = csg::require_device();
     // The article's layout: one device A and C per batch.
@@ -45,8 +58,10 @@ int main(int argc, char** argv) {
 
     csg::progress("allocating and filling " + std::to_string(work.batches) + " batches (" +
                   std::string(csg::to_string(options->host_memory)) + " host memory)");
+    csg::ScopedRange allocate_range("allocate");  // NVTX: named phases for nsys users
     csg::BatchBuffers buffers(work, options->host_memory, work.batches);
     buffers.fill_inputs(options->seed);  // A_i and B; B is copied to the device once
+    allocate_range.end();
 
     // The lesson: one batch at a time, everything on the legacy default stream
     // (stream 0). cudaMemcpy returns only when the copy is done, so nothing overlaps.
@@ -74,19 +89,49 @@ int main(int argc, char** argv) {
     std::vector<csg::TimedVariant> variants = {{
         .prepare = [&] { buffers.poison_outputs(nullptr); },  // each run must write every C_i
         .run = [&] { timer.start(nullptr); serial_run(); return timer.stop(); },
-        .after_last = [&] { serial_check = buffers.verify(options->seed); },
+        .after_last = [&] { csg::ScopedRange range("verify"); serial_check = buffers.verify(options->seed); },
     }};
     for (auto& pass : csg::stage_sum_variants(buffers, nullptr, csg::CopyCall::sync, timer)) {
       variants.push_back(std::move(pass));
     }
-    const std::vector<csg::Summary> summaries = csg::measure_interleaved(options->plan, variants);
+    const std::vector<csg::Summary> summaries = [&] {
+      csg::ScopedRange range("warm-up and timed rounds");
+      return csg::measure_interleaved(options->plan, variants);
+    }();
     const csg::StageSums sums = csg::to_stage_sums(summaries);
-    const csg::VerifyResult sums_check = buffers.verify(options->seed);  // what the D2H pass copied back
+    const csg::VerifyResult sums_check = [&] {
+      csg::ScopedRange range("verify");
+      return buffers.verify(options->seed);  // what the D2H pass copied back
+    }();
+
+    // --timeline: one more serial run, after and apart from the timed ones,
+    // with CUPTI timestamping every copy and kernel (one row: the default stream).
+    std::optional<csg::RecordedTimeline> timeline;
+    csg::VerifyResult timeline_check;
+    if (record_timeline) {
+      csg::progress("recording one more serial run for the timeline");
+      csg::ScopedRange range("timeline run");
+      buffers.poison_outputs(nullptr);
+      timeline = csg::record_timeline({.streams = {nullptr},  // the legacy default stream
+                                       .row_names = {"default stream"},
+                                       .batches = work.batches,
+                                       .pool = 1,
+                                       .flops_per_kernel = work.flops_per_batch()},
+                                      serial_run);
+      if (timeline->available) timeline_check = buffers.verify(options->seed);
+    }
 
     const csg::StageResult result = csg::serial_result("01_serial_baseline", csg::query_device_info(device),
                                                         *options, summaries.front(), sums, serial_check, sums_check);
     csg::print_serial_result(std::cout, result, *options, sums);
     if (!options->json_path.empty()) csg::write_json_file(options->json_path, csg::to_json(result));
-    return result.verification.passed ? csg::kExitOk : csg::kExitFailure;
+
+    if (timeline) {
+      csg::report_timeline(std::cout, *timeline, static_cast<int>(cli.get_int("timeline-batches")), trace_path,
+                           "01_serial_baseline");
+      if (timeline->available) std::cout << "timeline run: " << timeline_check.message() << '\n';
+    }
+    const bool timeline_passed = !timeline || !timeline->available || timeline_check.passed;
+    return result.verification.passed && timeline_passed ? csg::kExitOk : csg::kExitFailure;
   });
 }

@@ -3,3 +3,5 @@ csg_add_stage_run(tiny 01_serial_baseline --batches 5 --m 33 --n 17 --k 65 --war
 csg_add_stage_run(tiny_pinned 01_serial_baseline
   --batches 3 --m 64 --n 48 --k 40 --warmup 0 --repeats 1 --host-memory pinned)
 csg_add_sanitizer_runs(01_serial_baseline --batches 3 --m 33 --n 17 --k 65 --warmup 0 --repeats 1)
+csg_add_stage_run(tiny_timeline 01_serial_baseline
+  --batches 4 --m 32 --n 16 --k 48 --warmup 0 --repeats 1 --timeline --timeline-batches 2)

@@ -1,0 +1,157 @@
+// Measured timelines: what ran on which stream, and when, drawn like the
+// article's hand-drawn diagrams (copy in, compute, copy out per stream).
+//
+// Pure host code (no CUDA): the data model, the labelling of raw activity
+// records into batches, the ASCII picture, the overlap figures and the Chrome
+// trace-event file. The records themselves come from cupti_recorder.hpp.
+//
+//   Timeline t = label_in_issue_order(records, plan).timeline;
+//   std::cout << render_ascii(t, 100, 16) << format_overlap(overlap_figures(t));
+//   write_chrome_trace("trace.json", t, "03_stream_pool_gemm");
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace csg {
+
+enum class OpKind { h2d, kernel, d2h, other };
+
+const char* to_string(OpKind kind);  // "h2d", "kernel", "d2h", "other"
+char ascii_symbol(OpKind kind);       // 'H', 'K', 'D', 'o'
+
+// One copy or kernel as it ran.
+struct TimelineOp {
+  OpKind kind = OpKind::other;
+  int row = 0;     // the stage's stream index (0..pool-1); the serial stage has one row
+  int batch = -1;  // -1: unknown
+  double start_us = 0.0;  // relative to the first op of the timeline
+  double end_us = 0.0;
+  double bytes = 0.0;  // copies: bytes moved
+  double flops = 0.0;  // kernels: FLOPs computed
+  std::string name;    // kernel name, or "" (the kind names it)
+};
+
+struct Timeline {
+  std::vector<std::string> row_names;  // row r is named row_names[r]
+  std::vector<TimelineOp> ops;
+};
+
+// --- Raw records and how they become a Timeline ----------------------------
+
+// One activity as the recorder delivers it, before anyone knows its batch.
+// Timestamps are the recorder's clock in nanoseconds (CUPTI: GPU timestamps
+// on one clock for all streams).
+struct ActivityRecord {
+  OpKind kind = OpKind::other;  // memcpy HtoD -> h2d, DtoH -> d2h, other copies -> other; kernels -> kernel
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::uint32_t stream_id = 0;       // CUPTI's id of the stream it ran on
+  std::uint32_t context_id = 0;
+  std::uint32_t correlation_id = 0;  // links to the API call that issued it
+  std::uint64_t graph_node_id = 0;   // 0 unless it ran as a node of a graph launch
+  std::uint32_t graph_id = 0;        // 0 unless it ran as part of a graph launch
+  std::uint64_t bytes = 0;           // copies
+  int grid[3] = {0, 0, 0};           // kernels
+  int block[3] = {0, 0, 0};
+  std::string name;                  // kernel name (mangled, as the driver reports it)
+};
+
+// How the ops of a run map onto the stage's rows and batches.
+struct IssuePlan {
+  std::map<std::uint32_t, int> stream_rows{};  // recorder stream id -> row; records on other streams are ignored
+  std::vector<std::string> row_names{};      // one per row
+  int pool = 1;                              // streams the batches are dealt over
+  int batches = 0;                           // batches of the run
+  double flops_per_kernel = 0.0;             // written into every kernel op
+};
+
+struct LabelResult {
+  Timeline timeline;
+  // Records left out: on a stream not in the plan, of kind `other`, or past
+  // the last batch (the j-th op of a kind on row r is batch r + j*pool).
+  int ignored = 0;
+};
+
+// The stage issued batch b on stream b % pool, each batch as H2D -> kernel ->
+// D2H, so on every row the j-th op of each kind (in start order) belongs to
+// batch row + j*pool. True for depth-first and for breadth-first issue on a
+// pool, and for the serial stage (pool 1, one row). Times become µs relative
+// to the earliest kept op. Ops come out sorted by (start, row).
+LabelResult label_in_issue_order(const std::vector<ActivityRecord>& records, const IssuePlan& plan);
+
+// Graph replays, where the stage knows each node's row and batch from the
+// capture (the node it just captured on pool stream r for batch b, asked with
+// cudaStreamGetCaptureInfo, its id from TimelineRecorder::graph_node_id).
+// Records whose graph_node_id is not in `nodes` are ignored. Whether CUPTI's
+// records carry the ids of the captured graph's nodes or of the instantiated
+// copies is to be checked on a GPU; if nothing matches (ignored == all),
+// fall back to label_in_issue_order with rows_by_first_appearance.
+struct NodeLabel {
+  int row = 0;
+  int batch = -1;
+};
+LabelResult label_by_graph_node(const std::vector<ActivityRecord>& records,
+                                const std::map<std::uint64_t, NodeLabel>& nodes,
+                                const std::vector<std::string>& row_names, double flops_per_kernel);
+
+// Stream ids in the order of each stream's first op (earliest start first),
+// mapped to rows 0, 1, ... Useful where the stage can't ask for the id of a
+// stream itself, e.g. graph nodes: for a depth-first pool, batch 0's stream
+// starts first, so this order is the pool order. Only streams with at least
+// one op of kind h2d, kernel or d2h count.
+std::map<std::uint32_t, int> rows_by_first_appearance(const std::vector<ActivityRecord>& records);
+
+// --- The picture --------------------------------------------------------
+
+// The article's diagram from measured times: one row per stream, time left to
+// right over `columns` characters, 'H' H2D, 'K' kernel, 'D' D2H, 'o' other,
+// '.' idle; a ms axis and a legend under it.
+//   - Only ops with batch < max_batches are drawn (max_batches <= 0: all),
+//     plus ops of unknown batch (-1); the axis spans exactly those ops.
+//   - A column shows an op if the op touches it at all, so an op shorter
+//     than one column still shows as one character.
+//   - When several ops of one row touch a column, the SHORTEST one wins (then
+//     the earlier start, then the earlier in `ops`): a long op only loses the
+//     edge columns it shares, a short one stays visible.
+//   - No ops to draw: a one-line message instead of a picture.
+// `columns` is clamped to at least 10.
+std::string render_ascii(const Timeline& timeline, int columns, int max_batches);
+
+// How many time columns fit a terminal `terminal_width` wide next to the row names.
+int ascii_columns_for(const Timeline& timeline, int terminal_width);
+
+// --- Overlap figures --------------------------------------------------------
+
+// Each figure is a fraction of the wall time (first start to last end of all
+// ops). Busy = the union of the intervals of that kind, so two H2D copies at
+// once count once (they share one copy engine anyway).
+struct OverlapFigures {
+  double wall_us = 0.0;
+  double h2d_busy = 0.0;
+  double d2h_busy = 0.0;
+  double compute_busy = 0.0;
+  double copy_and_compute = 0.0;  // some copy (either way) and some kernel at the same moment
+};
+
+OverlapFigures overlap_figures(const Timeline& timeline);
+
+// "over the 12.34 ms of the run: H2D copies busy 13%, kernels 58%, D2H copies
+// 25%; a copy and a kernel at the same time 0% of it" and what that means.
+std::string format_overlap(const OverlapFigures& figures);
+
+// --- Trace file ---------------------------------------------------------
+
+// Chrome trace-event JSON (Perfetto, chrome://tracing): one complete event
+// ("ph": "X", ts/dur in µs) per op on pid 0, tid = row, named tracks
+// (thread_name metadata), args {batch, bytes, flops}.
+nlohmann::json to_chrome_trace(const Timeline& timeline, const std::string& process_name);
+
+// Written whole or not at all (write_json_file).
+void write_chrome_trace(const std::string& path, const Timeline& timeline, const std::string& process_name);
+
+}  // namespace csg

@@ -1,0 +1,134 @@
+// Stage 01 with --timeline and --trace, end to end at a small size: CUPTI
+// records exactly 3 × batches operations (one H2D, one kernel, one D2H per
+// batch) on the one row of the default stream, in the serial order, and the
+// trace file says the same.
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.hpp"
+#include "gpu_test.hpp"
+#include "run_process.hpp"
+
+namespace csg {
+namespace {
+
+constexpr int kBatches = 5;
+constexpr int kM = 33;
+constexpr int kN = 17;
+constexpr int kK = 65;
+// CUPTI timestamps of back-to-back work on one stream may touch; allow a
+// rounding's worth before calling it overlap.
+constexpr double kTimestampSlackUs = 0.5;
+
+struct Slice {
+  std::string kind;
+  int tid = -1;
+  int batch = -1;
+  double start_us = 0.0;
+  double end_us = 0.0;
+  double bytes = 0.0;
+  double flops = 0.0;
+};
+
+class Timeline01Test : public testing::GpuTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(Timeline01Test, RecordsThreeOpsPerBatchInSerialOrder) {
+  const std::string host_memory = GetParam();
+  testing::TempDir dir;
+  const std::string trace_path = dir.file("01.trace.json");
+  const testing::ProcessResult run = testing::run_process(
+      {CSG_STAGE01_BINARY, "--batches", std::to_string(kBatches), "--m", std::to_string(kM), "--n", std::to_string(kN),
+       "--k", std::to_string(kK), "--warmup", "0", "--repeats", "1", "--host-memory", host_memory, "--timeline",
+       "--timeline-batches", "2", "--trace", trace_path});
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  if (run.out.find("timeline: not recorded:") != std::string::npos) {
+    if (std::getenv("CSG_REQUIRE_GPU") != nullptr) FAIL() << "CUPTI unavailable on the GPU box:\n" << run.out;
+    GTEST_SKIP() << "CUPTI unavailable here:\n" << run.out;
+  }
+  EXPECT_NE(run.out.find("default stream |"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("the first 2 of 5 batches"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("timeline run: all 5 batches verified"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("note:"), std::string::npos) << "labelling needed a fallback or left records out:\n"
+                                                      << run.out;
+
+  std::ifstream in(trace_path);
+  ASSERT_TRUE(in.good()) << "no trace at " << trace_path << "\n" << run.out;
+  const nlohmann::json trace = nlohmann::json::parse(in);
+  std::vector<Slice> slices;
+  std::map<int, std::string> tracks;
+  for (const auto& event : trace.at("traceEvents")) {
+    if (event.at("ph") == "M" && event.at("name") == "thread_name") {
+      tracks[event.at("tid").get<int>()] = event.at("args").at("name").get<std::string>();
+    }
+    if (event.at("ph") != "X") continue;
+    Slice s;
+    s.kind = event.at("cat").get<std::string>();
+    s.tid = event.at("tid").get<int>();
+    s.batch = event.at("args").at("batch").get<int>();
+    s.start_us = event.at("ts").get<double>();
+    s.end_us = s.start_us + event.at("dur").get<double>();
+    s.bytes = event.at("args").at("bytes").get<double>();
+    s.flops = event.at("args").at("flops").get<double>();
+    slices.push_back(s);
+  }
+  EXPECT_EQ(tracks, (std::map<int, std::string>{{0, "default stream"}}));
+  ASSERT_EQ(slices.size(), std::size_t(3 * kBatches)) << trace.dump(1);
+
+  std::map<std::string, int> per_kind;
+  for (const auto& s : slices) {
+    ++per_kind[s.kind];
+    EXPECT_EQ(s.tid, 0);
+    EXPECT_GE(s.batch, 0);
+    EXPECT_LT(s.batch, kBatches);
+    EXPECT_GE(s.end_us, s.start_us);
+    if (s.kind == "h2d") {
+      EXPECT_EQ(s.bytes, double(kM) * kK * sizeof(float));
+    } else if (s.kind == "d2h") {
+      EXPECT_EQ(s.bytes, double(kM) * kN * sizeof(float));
+    } else {
+      EXPECT_EQ(s.flops, 2.0 * kM * kN * kK);
+    }
+  }
+  EXPECT_EQ(per_kind, (std::map<std::string, int>{{"h2d", kBatches}, {"kernel", kBatches}, {"d2h", kBatches}}));
+
+  // The article's first timeline: H K D of batch 0, then of batch 1, ..., never two at once.
+  std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) { return a.start_us < b.start_us; });
+  const std::vector<std::string> order = {"h2d", "kernel", "d2h"};
+  for (std::size_t i = 0; i < slices.size(); ++i) {
+    EXPECT_EQ(slices[i].kind, order[i % 3]) << "slice " << i;
+    EXPECT_EQ(slices[i].batch, static_cast<int>(i / 3)) << "slice " << i;
+    if (i > 0) {
+      EXPECT_GE(slices[i].start_us, slices[i - 1].end_us - kTimestampSlackUs) << "slice " << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(HostMemory, Timeline01Test, ::testing::Values("pageable", "pinned"));
+
+TEST(Timeline01, NoTimelineUnlessAskedFor) {
+  if (!testing::has_cuda_device()) {
+    if (std::getenv("CSG_REQUIRE_GPU") != nullptr) FAIL() << "no CUDA device";
+    GTEST_SKIP() << "no CUDA device";
+  }
+  const testing::ProcessResult run = testing::run_process(
+      {CSG_STAGE01_BINARY, "--batches", "2", "--m", "16", "--n", "16", "--k", "16", "--warmup", "0", "--repeats", "1"});
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  EXPECT_EQ(run.out.find("timeline"), std::string::npos) << run.out;
+}
+
+TEST(Timeline01Usage, AnUnwritableTraceIsRefusedBeforeAnyCudaCall) {
+  // Exit 2 with or without a GPU: the path is checked with the other options.
+  const testing::ProcessResult run =
+      testing::run_process({CSG_STAGE01_BINARY, "--trace", "/nonexistent-dir/trace.json"});
+  EXPECT_EQ(run.exit_code, kExitUsage) << run.out << run.err;
+  EXPECT_NE(run.err.find("--trace"), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace csg
