@@ -1,0 +1,516 @@
+"""The PNG plots of scripts/report.py, drawn with matplotlib from the result JSON.
+
+Each plot function takes the loaded Suite and the folder to write into, and
+returns a Plot (file name, title, what to look for), or raises SkipPlot with
+the reason (a stage that did not run, a feature it does not have yet); the
+report notes that reason instead of the picture. Plots are keyed on
+measurement params (host_memory, direction, bytes, streams, sweep) rather than
+on exact variant names wherever the stages allow it.
+
+Sized for slides: 16:9 figures at 150 dpi, fonts of 12 pt and more, units on
+every axis.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display needed (CI, GPU boxes over ssh)
+import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
+
+from results_lib import Result, Suite, Trace, is_number, params_of  # noqa: E402
+
+SLIDE = (10.0, 5.6)        # inches: 16:9, 1500x840 px at 150 dpi
+SLIDE_WIDE = (13.3, 7.0)   # several panels side by side
+DPI = 150
+
+# One colour per host memory kind and per operation, the same in every plot.
+KIND_COLOURS = {"pageable": "#d62728", "pinned": "#1f77b4", "registered": "#2ca02c", "write-combined": "#9467bd",
+                "write_combined": "#9467bd"}
+OP_COLOURS = {"h2d": "#1f77b4", "kernel": "#ff7f0e", "d2h": "#2ca02c", "other": "#7f7f7f"}
+OP_LABELS = {"h2d": "H2D copy", "kernel": "kernel", "d2h": "D2H copy", "other": "other"}
+DIRECTION_TITLES = {"h2d": "H2D (host → device)", "d2h": "D2H (device → host)",
+                    "bidirectional": "both directions at once"}
+SWEEP_NAME = "copy"  # stage 02's bandwidth sweep; other measurements may carry the same params
+KIND_ORDER = ["pageable", "pinned", "registered", "write-combined", "write_combined"]
+# Pinned, registered and write-combined copies run at the same rate (all are
+# page-locked: the DMA engine reads them directly), so their lines lie on top
+# of each other; markers and dash patterns keep each one visible.
+KIND_STYLES = {"pageable": ("o", "-", 7), "pinned": ("o", "-", 9), "registered": ("s", "--", 7),
+               "write-combined": ("^", ":", 7), "write_combined": ("^", ":", 7)}
+
+
+class SkipPlot(Exception):
+    """This plot can't be drawn from these results; the message says why."""
+
+
+@dataclass
+class Plot:
+    file: str
+    title: str
+    look_for: str
+
+
+def style() -> None:
+    plt.rcParams.update({
+        "font.size": 13, "axes.titlesize": 15, "axes.labelsize": 13, "xtick.labelsize": 12,
+        "ytick.labelsize": 12, "legend.fontsize": 12, "figure.titlesize": 16, "axes.grid": True,
+        "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False,
+    })
+
+
+def save(fig: Any, out_dir: Path, name: str) -> None:
+    fig.savefig(out_dir / name, dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+
+
+def device_line(results: list[Result]) -> str:
+    if not results:
+        return ""
+    device = results[0].doc["device"]
+    name = device.get("name", "unknown device")
+    return f"{name}" + (f", CUDA {device_version(device)}" if device_version(device) else "")
+
+
+def device_version(device: dict[str, Any]) -> str:
+    runtime = device.get("runtime_version")
+    if is_number(runtime) and runtime > 0:
+        return f"{int(runtime) // 1000}.{int(runtime) % 1000 // 10}"
+    return ""
+
+
+def human_bytes(count: float) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            value = count / size
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{count:.0f} B"
+
+
+def ms_label(ms: float) -> str:
+    return f"{ms:.1f} ms" if ms >= 10 else f"{ms:.2f} ms" if ms >= 0.1 else f"{ms * 1000:.0f} µs"
+
+
+def find_measurement(result: Result, name: str, **params: Any) -> dict[str, Any] | None:
+    for m in result.measurements:
+        p = params_of(m)
+        if m["name"] == name and all(p.get(k) == v for k, v in params.items()):
+            return m
+    return None
+
+
+# --- bandwidth vs transfer size (02) --------------------------------------------
+
+def bandwidth(suite: Suite, out_dir: Path) -> Plot:
+    # Every measurement that says how many bytes went which way from which
+    # kind of host memory, and at what rate: stage 02's copy sweep.
+    series: dict[tuple[str, str], dict[float, float]] = {}
+    sources = []
+    for result in suite.results:
+        for m in result.measurements:
+            p = params_of(m)
+            if not (isinstance(p.get("host_memory"), str) and isinstance(p.get("direction"), str)
+                    and is_number(p.get("bytes")) and is_number(m.get("gbps"))):
+                continue
+            if m["name"] != SWEEP_NAME and any(x["name"] == SWEEP_NAME for x in result.measurements):
+                continue  # e.g. 02's overlap_copy_alone: the same params, but not a point of the sweep
+            series.setdefault((p["host_memory"], p["direction"]), {})[float(p["bytes"])] = m["gbps"]
+            if result not in sources:
+                sources.append(result)
+    # A line needs two sizes at least.
+    series = {key: points for key, points in series.items() if len(points) >= 2}
+    if not series:
+        raise SkipPlot("no bandwidth sweep (measurements with params host_memory, direction, bytes and gbps): "
+                       "stage 02_pinned_vs_pageable did not run")
+    directions = [d for d in DIRECTION_TITLES if any(key[1] == d for key in series)]
+    directions += sorted({key[1] for key in series} - set(directions))
+    kinds = [k for k in KIND_ORDER if any(key[0] == k for key in series)]
+    kinds += sorted({key[0] for key in series} - set(kinds))
+
+    fig, axes = plt.subplots(1, len(directions), figsize=SLIDE_WIDE if len(directions) > 1 else SLIDE,
+                             sharey=True, squeeze=False)
+    sizes = sorted({size for points in series.values() for size in points})
+    top = max(rate for points in series.values() for rate in points.values())
+    for ax, direction in zip(axes[0], directions):
+        for kind in kinds:
+            points = series.get((kind, direction))
+            if not points:
+                continue
+            xs = sorted(points)
+            marker, line, size = KIND_STYLES.get(kind, ("o", "-", 7))
+            ax.plot(xs, [points[x] for x in xs], marker=marker, linestyle=line, linewidth=2.4, markersize=size,
+                    color=KIND_COLOURS.get(kind), label=kind)
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_locator(FixedLocator(thin_ticks(sizes, 5)))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: human_bytes(value)))
+        ax.set_title(DIRECTION_TITLES.get(direction, direction))
+        ax.set_xlabel("transfer size (log scale)")
+        ax.set_ylim(0, top * 1.1)
+    axes[0][0].set_ylabel("bandwidth (GB/s)")
+    axes[0][0].legend(title="host memory", loc="upper left")
+    largest = max(sizes)
+    for ax, direction in zip(axes[0], directions):
+        # The rates at the largest size, where the link is saturated: the
+        # figures to quote, pinned against pageable. Placed between the two
+        # lines at the right-hand end, where neither runs.
+        at_largest = {kind: points[largest] for (kind, d), points in series.items()
+                      if d == direction and largest in points}
+        if len(at_largest) < 2:
+            continue
+        high = "pinned" if "pinned" in at_largest else max(at_largest, key=at_largest.get)
+        low = "pageable" if "pageable" in at_largest else min(at_largest, key=at_largest.get)
+        if high == low:
+            continue
+        text = f"at {human_bytes(largest)}:\n{high} {at_largest[high]:.1f} GB/s\n{low} {at_largest[low]:.1f} GB/s"
+        ax.text(0.98, (at_largest[high] + at_largest[low]) / 2, text, transform=ax.get_yaxis_transform(),
+                ha="right", va="center", fontsize=12,
+                bbox={"facecolor": "white", "edgecolor": "#cccccc", "alpha": 0.9})
+    fig.suptitle(f"Copy bandwidth vs transfer size — {device_line(sources)}")
+    fig.tight_layout()
+    save(fig, out_dir, "bandwidth.png")
+    return Plot("bandwidth.png", "Copy bandwidth vs transfer size (02)",
+                "Pinned, registered and write-combined memory reach the link's rate from a few MiB on; pageable "
+                "memory stays far below it at every size, because the driver first copies it into a pinned "
+                "staging buffer. 'Both directions' is the sum of the two: the link is full duplex.")
+
+
+def thin_ticks(values: list[float], most: int) -> list[float]:
+    """At most `most` of the sorted `values`, evenly spread, always the first and the last."""
+    if len(values) <= most:
+        return values
+    step = (len(values) - 1) / (most - 1)
+    return [values[round(i * step)] for i in range(most)]
+
+
+# --- the same work, stage by stage ------------------------------------------------
+
+def is_main_pool(m: dict[str, Any]) -> bool:
+    p = params_of(m)
+    return m["name"] == "stream_pool" and p.get("sweep") is not True and p.get("order", "depth_first") == "depth_first"
+
+
+def stage_bars(suite: Suite, out_dir: Path) -> Plot:
+    # The story left to right: serial on pageable memory; streams alone
+    # (pageable: no gain); pinned memory alone; pinned + streams; the same
+    # work as a graph. Each bar from its own run.
+    ranked: list[tuple[int, str, float, str]] = []  # rank, label, ms, colour
+    serial_source = [r for r in suite.results if r.stage.startswith("01_")] or \
+        [r for r in suite.results if r.stage.startswith("03_")]
+    for rank, kind in ((0, "pageable"), (2, "pinned")):
+        for result in serial_source:
+            m = find_measurement(result, "serial", host_memory=kind)
+            if m:
+                ranked.append((rank, f"{result.stage[:2]} serial\n{kind}", m["median_ms"], KIND_COLOURS[kind]))
+                break
+    for rank, kind in ((1, "pageable"), (3, "pinned")):
+        for result in suite.by_stage("03_stream_pool_gemm"):
+            m = next((m for m in result.measurements if is_main_pool(m) and params_of(m).get("host_memory") == kind),
+                     None)
+            if m:
+                streams = params_of(m).get("streams", "?")
+                ranked.append((rank, f"03 stream pool\n{streams} streams, {kind}", m["median_ms"], KIND_COLOURS[kind]))
+                break
+    graph = suite.main_run("04_graph_capture_gemm")
+    replay = find_measurement(graph, "graph_replay") if graph else None
+    if replay:
+        ranked.append((4, "04 graph replay\n" + str(graph.config.get("host_memory", "")), replay["median_ms"],
+                       "#8c564b"))
+    bars = [(label, ms, colour) for _, label, ms, colour in sorted(ranked)]
+    if len(bars) < 2:
+        raise SkipPlot("fewer than two of: 01 serial, 03 stream pool, 04 graph replay in these results")
+
+    fig, ax = plt.subplots(figsize=SLIDE)
+    xs = range(len(bars))
+    ax.bar(xs, [b[1] for b in bars], color=[b[2] for b in bars], width=0.6)
+    first = bars[0][1]
+    for x, (_, ms, _) in zip(xs, bars):
+        text = ms_label(ms) + ("" if x == 0 else f"\n{first / ms:.1f}× faster")
+        ax.annotate(text, (x, ms), xytext=(0, 4), textcoords="offset points", ha="center", va="bottom", fontsize=12)
+    pool = suite.main_run("03_stream_pool_gemm")
+    bound = (pool.doc.get("bounds") or {}).get("pipeline_bound_ms") if pool else None
+    if is_number(bound):
+        limited = pool.doc["bounds"].get("limited_by")
+        ax.axhline(bound, color="black", linestyle="--", linewidth=1.5,
+                   label=f"pipeline bound {ms_label(bound)}" + (f" (limited by {limited})" if limited else ""))
+        ax.legend(loc="upper right")
+    ax.set_xticks(list(xs), [b[0] for b in bars])
+    ax.set_xlabel(f"separate runs; × faster than the first bar ({bars[0][0].replace(chr(10), ' ')})")
+    ax.set_ylabel("time for all 100 batches (ms)" if batches_of(suite) == 100 else "time for all batches (ms)")
+    ax.set_ylim(0, max(b[1] for b in bars) * 1.25)
+    ax.grid(axis="x", visible=False)
+    ax.set_title(f"The same GEMMs, stage by stage — {device_line(suite.results)}")
+    fig.tight_layout()
+    save(fig, out_dir, "stages.png")
+    return Plot("stages.png", "The same work, stage by stage",
+                "Serial pageable is the sum of copy in, compute and copy out; pinned memory shortens the copies; "
+                "the stream pool overlaps them and lands at the pipeline bound (the longest resource), where "
+                "the graph replay lands too. Each bar is a separate run: the ratios measured within one run are "
+                "in the table.")
+
+
+def batches_of(suite: Suite) -> Any:
+    counts = {r.config.get("batches") for r in suite.results if not r.stage.startswith("02_")}
+    return counts.pop() if len(counts) == 1 else None
+
+
+# --- stream-count sweep (03) --------------------------------------------------------
+
+def sweep(suite: Suite, out_dir: Path) -> Plot:
+    runs = []
+    for result in suite.by_stage("03_stream_pool_gemm"):
+        points = sorted((params_of(m)["streams"], m["median_ms"]) for m in result.measurements
+                        if m["name"] == "stream_pool" and params_of(m).get("sweep") is True
+                        and is_number(params_of(m).get("streams")))
+        if len(points) >= 2:
+            runs.append((result, points))
+    if not runs:
+        raise SkipPlot("no stream-count sweep: 03_stream_pool_gemm did not run, or ran with --streams-sweep off")
+    fig, ax = plt.subplots(figsize=SLIDE)
+    all_streams: set[int] = set()
+    top = 0.0
+    for result, points in runs:
+        kind = result.config.get("host_memory", "?")
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        all_streams.update(xs)
+        top = max(top, *ys)
+        ax.plot(xs, ys, marker="o", linewidth=2.2, markersize=7, color=KIND_COLOURS.get(kind),
+                label=f"stream pool, {kind} ({result.path.stem})" if len(runs) > 1 else f"stream pool, {kind}")
+        bound = (result.doc.get("bounds") or {}).get("pipeline_bound_ms")
+        if is_number(bound):
+            ax.axhline(bound, color="black", linestyle="--", linewidth=1.5,
+                       label=f"pipeline bound {ms_label(bound)}")
+        serial = find_measurement(result, "serial", host_memory=kind)
+        if serial:
+            top = max(top, serial["median_ms"])
+            ax.axhline(serial["median_ms"], color=KIND_COLOURS.get(kind), linestyle=":", linewidth=1.8,
+                       label=f"serial, {kind} (same run) {ms_label(serial['median_ms'])}")
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(sorted(all_streams)))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
+    ax.set_xlabel("streams in the pool (log scale)")
+    ax.set_ylabel("time for all batches (ms)")
+    ax.set_ylim(0, top * 1.15)
+    ax.legend(loc="lower left")  # every time is well above 0: the bottom is free
+    ax.set_title(f"Time vs number of streams — {device_line([r for r, _ in runs])}")
+    fig.tight_layout()
+    save(fig, out_dir, "sweep.png")
+    return Plot("sweep.png", "Stream-count sweep (03)",
+                "One stream is the serial time; two already reach the plateau at the pipeline bound; more streams "
+                "buy nothing, because the longest resource (here the kernels) is already busy all the time.")
+
+
+# --- graph costs (04) ---------------------------------------------------------------
+
+GRAPH_COSTS = [("capture", "capture"), ("instantiate", "instantiate"), ("upload", "upload"),
+               ("first_launch", "first\nlaunch"), ("graph_replay", "replay")]
+
+
+def graph_costs(suite: Suite, out_dir: Path) -> Plot:
+    result = suite.main_run("04_graph_capture_gemm")
+    if result is None:
+        raise SkipPlot("no 04_graph_capture_gemm result")
+    costs = [(label, m["median_ms"]) for name, label in GRAPH_COSTS if (m := find_measurement(result, name))]
+    issue = [(label, m["median_ms"]) for name, label in (("issue_streams_cpu", "streams\n(3 calls per batch)"),
+                                                          ("issue_graph_cpu", "graph\n(1 launch)"))
+             if (m := find_measurement(result, name))]
+    tiny = tiny_per_op(result)
+    panels = [p for p in (costs, issue, tiny) if p]
+    widths = [len(costs) + 1, len(issue) + 1, 2 * len(tiny) + 1]
+    widths = [w for w, p in zip(widths, (costs, issue, tiny)) if p]
+    if not costs:
+        raise SkipPlot("04_graph_capture_gemm has none of the measurements capture, instantiate, upload, "
+                       "first_launch, graph_replay")
+    fig, axes = plt.subplots(1, len(panels), figsize=SLIDE_WIDE, squeeze=False,
+                             gridspec_kw={"width_ratios": widths})
+    axes = list(axes[0])
+
+    ax = axes.pop(0)
+    colours = ["#9467bd"] * (len(costs) - 1) + ["#8c564b"] if costs[-1][0] == "replay" else ["#9467bd"] * len(costs)
+    bar_panel(ax, costs, colours, "ms")
+    ax.set_title("One-time costs vs one replay")
+    ax.set_ylabel("time (ms)")
+
+    if issue:
+        ax = axes.pop(0)
+        bar_panel(ax, issue, ["#1f77b4", "#8c564b"][:len(issue)], "ms")
+        ax.set_title("CPU time to issue the work")
+        ax.set_ylabel("CPU time (ms)")
+        even = (result.doc.get("bounds") or {}).get("break_even_replays")
+        if is_number(even):
+            ax.text(0.5, 0.97, f"break-even after {even:.1f} replays", transform=ax.transAxes, ha="center",
+                    va="top", fontsize=12)
+    if tiny:
+        ax = axes.pop(0)
+        grouped_panel(ax, tiny, "µs")
+        ax.set_title("Many tiny operations")
+        ax.set_ylabel("time per operation (µs)")
+    batches = result.config.get("batches")
+    fig.suptitle(f"What a CUDA Graph costs and saves ({batches} batches) — {device_line([result])}")
+    fig.tight_layout()
+    save(fig, out_dir, "graph_costs.png")
+    return Plot("graph_costs.png", "Graph costs (04)",
+                "Capture and instantiate are paid once; a replay takes as long on the GPU as the stream pool. "
+                "What the graph saves is CPU time to issue the work, and per-launch overhead, which matters "
+                "when the work is many tiny kernels.")
+
+
+WAY_COLOURS = {"streams": "#1f77b4", "graph": "#8c564b"}
+
+
+def tiny_per_op(result: Result) -> list[tuple[str, dict[str, float]]]:
+    """[(group label, {"streams": µs per op, "graph": µs per op})] for the empty kernels and the tiny GEMMs."""
+    groups = []
+    for prefix, label, count_key in (("tiny_empty", "empty kernels", "kernels"), ("tiny_gemm", "GEMMs", "gemms")):
+        values = {}
+        for way in WAY_COLOURS:
+            m = find_measurement(result, f"{prefix}_{way}")
+            count = params_of(m).get(count_key) if m else None
+            if m and is_number(count) and count > 0:
+                values[way] = m["median_ms"] * 1000.0 / count
+                size = params_of(m).get("size")
+                if is_number(size) and label == "GEMMs":
+                    label = f"{size}³ GEMMs"
+                if is_number(count):
+                    group_count = int(count)
+        if values:
+            groups.append((f"{group_count} {label}", values))
+    return groups
+
+
+def grouped_panel(ax: Any, groups: list[tuple[str, dict[str, float]]], unit: str) -> None:
+    width = 0.38
+    top = 0.0
+    for offset, way in zip((-width / 2, width / 2), WAY_COLOURS):
+        xs = [i + offset for i, (_, values) in enumerate(groups) if way in values]
+        ys = [values[way] for _, values in groups if way in values]
+        ax.bar(xs, ys, width=width, color=WAY_COLOURS[way], label=way)
+        for x, y in zip(xs, ys):
+            ax.annotate(f"{y:.2f}", (x, y), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
+                        fontsize=12)
+        top = max([top, *ys])
+    ax.set_xticks(range(len(groups)), [label for label, _ in groups])
+    ax.set_ylim(0, top * 1.22)
+    ax.grid(axis="x", visible=False)
+    ax.legend(loc="upper left")
+
+
+def bar_panel(ax: Any, bars: list[tuple[str, float]], colours: list[str], unit: str) -> None:
+    xs = list(range(len(bars)))
+    ax.bar(xs, [b[1] for b in bars], color=colours, width=0.6)
+    for x, (_, value) in zip(xs, bars):
+        text = f"{value:.2f} {unit}" if value < 10 else f"{value:.1f} {unit}"
+        ax.annotate(text, (x, value), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
+                    fontsize=12)
+    ax.set_xticks(xs, [b[0] for b in bars])
+    ax.set_ylim(0, max(b[1] for b in bars) * 1.22)
+    ax.grid(axis="x", visible=False)
+
+
+# --- timelines ----------------------------------------------------------------------
+
+ZOOM_OPS = 30  # a run of more operations than this gets a second panel: its start, close up
+
+
+def gantt(trace: Trace, runs: list[Result], out_dir: Path) -> Plot:
+    """`runs`: the result of the run that wrote the trace (same file stem), if any: its device names the GPU."""
+    events = trace.doc["traceEvents"]
+    names: dict[int, str] = {}
+    for e in events:
+        if e.get("ph") == "M" and e.get("name") == "thread_name" and isinstance(e.get("tid"), int):
+            names[e["tid"]] = str(e.get("args", {}).get("name", e["tid"]))
+    ops = sorted((e for e in events if e.get("ph") == "X"), key=lambda e: e["ts"])
+    if not ops:
+        raise SkipPlot(f"{trace.path.name} holds no operations")
+    origin = ops[0]["ts"]
+    rows = sorted({e.get("tid", 0) for e in ops} | set(names))
+    row_index = {tid: i for i, tid in enumerate(rows)}
+    by_kind: dict[str, dict[int, list[tuple[float, float]]]] = {}
+    for e in ops:
+        kind = e.get("cat") if e.get("cat") in OP_COLOURS else kind_from_name(str(e.get("name", "")))
+        spans = by_kind.setdefault(kind, {}).setdefault(row_index[e.get("tid", 0)], [])
+        spans.append(((e["ts"] - origin) / 1000.0, max(e["dur"], 0.0) / 1000.0))
+    end = max((e["ts"] - origin + e["dur"]) / 1000.0 for e in ops)
+    # With 100 batches the whole run is a barcode; the close-up of the first
+    # operations shows the pattern (H K D in turn, or copies under kernels).
+    zoom_end = max((e["ts"] - origin + e["dur"]) / 1000.0 for e in ops[:ZOOM_OPS]) if len(ops) > ZOOM_OPS else None
+
+    panel_height = min(max(1.6, 0.5 + 0.38 * len(rows)), 4.2)
+    panels = 2 if zoom_end else 1
+    fig, axes = plt.subplots(panels, 1, figsize=(SLIDE[0], 1.6 + panels * panel_height), squeeze=False)
+    views = [(axes[0][0], end, f"the whole run: {len(ops)} operations, {ms_label(end)}")]
+    if zoom_end:
+        views.append((axes[1][0], zoom_end, f"close-up: the first {ZOOM_OPS} operations ({ms_label(zoom_end)})"))
+    for ax, limit, title in views:
+        for kind in [k for k in OP_COLOURS if k in by_kind]:
+            first = True
+            for row, spans in by_kind[kind].items():
+                # Thin white edges separate neighbours in the close-up; in the
+                # whole-run view they would eat the bars.
+                ax.broken_barh(spans, (row - 0.38, 0.76), facecolors=OP_COLOURS[kind],
+                               edgecolor="white" if limit is not end else "none", linewidth=0.6,
+                               label=OP_LABELS[kind] if first else None)
+                first = False
+        ax.set_yticks(range(len(rows)), [names.get(tid, f"row {tid}") for tid in rows])
+        ax.set_ylim(len(rows) - 0.5, -0.5)  # row 0 on top, as in the article's drawings
+        ax.set_xlim(0, limit * 1.01)
+        ax.set_xlabel("time since the first operation (ms)")
+        ax.grid(axis="y", visible=False)
+        ax.set_title(title, fontsize=13)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+    fig.suptitle(f"Timeline of {trace.process_name()}, one row per stream — "
+                 f"{device_line(runs) or 'GPU activity (CUPTI)'}")
+    fig.tight_layout(rect=(0, 0.05 if panels == 2 else 0.1, 1, 1))
+    name = f"timeline_{trace.run}.png"
+    save(fig, out_dir, name)
+    return Plot(name, f"Timeline: {trace.run}",
+                "Each bar is one copy or kernel as the GPU ran it (recorded with CUPTI). Serial: one row, H2D, "
+                "kernel, D2H in turn, never two at once. Stream pool: one batch's copies run under another "
+                "batch's kernel, so the kernels follow each other with no gaps.")
+
+
+def kind_from_name(name: str) -> str:
+    lowered = name.lower()
+    if "h2d" in lowered or "htod" in lowered:
+        return "h2d"
+    if "d2h" in lowered or "dtoh" in lowered:
+        return "d2h"
+    return "kernel" if lowered else "other"
+
+
+SUITE_PLOTS: list[tuple[str, Callable[[Suite, Path], Plot], str]] = [
+    ("Copy bandwidth vs transfer size (02)", bandwidth, "bandwidth.png"),
+    ("The same work, stage by stage", stage_bars, "stages.png"),
+    ("Stream-count sweep (03)", sweep, "sweep.png"),
+    ("Graph costs (04)", graph_costs, "graph_costs.png"),
+]
+
+
+def draw_all(suite: Suite, out_dir: Path) -> list[tuple[str, Plot | None, str]]:
+    """Every plot: (title, Plot or None, why skipped). Never raises for missing data."""
+    style()
+    drawn: list[tuple[str, Plot | None, str]] = []
+    for title, function, file in SUITE_PLOTS:
+        try:
+            drawn.append((title, function(suite, out_dir), ""))
+        except SkipPlot as reason:
+            drawn.append((title, None, str(reason)))
+            # A picture left over from an earlier report of this folder would contradict the note.
+            (out_dir / file).unlink(missing_ok=True)
+    for trace in suite.traces:
+        runs = [r for r in suite.results if r.path.stem == trace.run]
+        try:
+            drawn.append((f"Timeline: {trace.run}", gantt(trace, runs, out_dir), ""))
+        except SkipPlot as reason:
+            drawn.append((f"Timeline: {trace.run}", None, str(reason)))
+    if not suite.traces:
+        drawn.append(("Timelines", None, "no *.trace.json files (the stages write them with --trace FILE)"))
+    return drawn

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# The suite as one command: build if needed, run every stage at the article's
+# sizes, and write a report with plots.
+#
+# Usage:  scripts/run_suite.sh [results-dir]
+#   results-dir: the first argument, else $CSG_RESULTS_DIR, else
+#                results/<UTC timestamp> under the repository root.
+#
+# Steps (each announced on stderr with the seconds elapsed so far):
+#   1) configure the "default" preset (Release) if build/default has no cache
+#      yet, then cmake --build --preset default: incremental, so an up-to-date
+#      build costs a second and rebuilds nothing
+#   2) the runs below, each with --json <results>/<run>.json, its printed
+#      tables in <run>.log; a stage whose --help lists --trace also writes its
+#      timeline to <results>/<run>.trace.json (the run at defaults only)
+#        01_serial_baseline            the article's first timeline (pageable)
+#        01_serial_baseline-pinned     the same with pinned host memory
+#        02_pinned_vs_pageable --quick bandwidth per host memory kind, 4 sizes
+#        03_stream_pool_gemm           the stream pool, pool-size sweep, bound
+#        03_stream_pool_gemm-pageable  the pool on pageable memory (no overlap)
+#        04_graph_capture_gemm         the graph: costs, replay, CPU issue time
+#      A stage not built yet is skipped with a note. No CUDA device (a stage
+#      exits 77): stop at once, exit 77.
+#   3) python3 scripts/report.py <results>: report.md and PNG plots, from the
+#      JSON only. If matplotlib is missing it is installed with pip (--user
+#      outside a virtual environment) when pip is available; otherwise the
+#      report is written without plots and says how to install it.
+#
+# Exit status: 0 every run verified and the report has every plot; 1 a stage
+# failed or did not verify, or the report could not be written whole;
+# 77 no CUDA device; 2 bad usage.
+set -euo pipefail
+
+start_dir="$(pwd)"
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+  sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
+if [[ $# -gt 1 || ${1:-} == -* ]]; then
+  echo "run_suite.sh: usage: scripts/run_suite.sh [results-dir] (see --help)" >&2
+  exit 2
+fi
+
+results="${1:-${CSG_RESULTS_DIR:-}}"
+if [[ -z $results ]]; then
+  results="$repo_root/results/$(date -u +%Y%m%dT%H%M%SZ)"
+elif [[ $results != /* ]]; then
+  results="$start_dir/$results"  # relative to where the script was called from
+fi
+mkdir -p "$results"
+results="$(cd "$results" && pwd)"
+cd "$repo_root"
+
+preset=default
+bin_dir="$repo_root/build/$preset/bin"
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+# One "name|arguments" entry per run. The binary is the name up to the first
+# "-"; a name without "-" is the stage at its defaults (and may write a trace).
+runs=(
+  "01_serial_baseline|"
+  "01_serial_baseline-pinned|--host-memory pinned"
+  "02_pinned_vs_pageable|--quick"
+  "03_stream_pool_gemm|"
+  "03_stream_pool_gemm-pageable|--host-memory pageable --streams-sweep off"
+  "04_graph_capture_gemm|"
+)
+
+step() { printf '[%5ds] %s\n' "$SECONDS" "$*" >&2; }
+failures=()
+fail() {
+  failures+=("$1")
+  echo "!!! $1" >&2
+}
+
+step "results go to $results"
+
+# --- 1) build ---------------------------------------------------------------------
+if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  export PATH="/usr/local/cuda/bin:$PATH"  # where the CUDA Toolkit installs it
+fi
+if [[ ! -f build/$preset/CMakeCache.txt ]]; then
+  step "1) configuring: cmake --preset $preset (Release; once)"
+  if ! cmake --preset "$preset" >&2; then
+    echo "run_suite.sh: configuring failed (see above); README lists what to install" >&2
+    exit 1
+  fi
+fi
+step "1) building: cmake --build --preset $preset -j $jobs (only what changed)"
+if ! cmake --build --preset "$preset" -j "$jobs" >&2; then
+  echo "run_suite.sh: the build failed (see above)" >&2
+  exit 1
+fi
+
+# --- 2) the stages ------------------------------------------------------------------
+count=${#runs[@]}
+index=0
+for run in "${runs[@]}"; do
+  index=$((index + 1))
+  name="${run%%|*}"
+  read -r -a args <<<"${run#*|}"
+  binary="$bin_dir/${name%%-*}"
+  if [[ ! -x $binary ]]; then
+    step "2) ($index/$count) $name: skipped, ${name%%-*} is not built (that stage is not in this checkout)"
+    continue
+  fi
+  json="$results/$name.json"
+  log="$results/$name.log"
+  trace="$results/$name.trace.json"
+  rm -f "$json" "$trace"  # never report a stale result
+  if [[ $name != *-* ]]; then
+    # Captured whole, not piped into grep -q: an early grep exit could kill the stage with SIGPIPE.
+    help_text="$("$binary" --help 2>/dev/null || true)"
+    if [[ $help_text == *--trace* ]]; then
+      args+=(--trace "$trace")
+    fi
+  fi
+  step "2) ($index/$count) $name: ${binary#"$repo_root"/}${args[*]:+ ${args[*]}} --json $json"
+  run_start=$SECONDS
+  # The stage's tables go to the log; its progress lines (stderr) to the log
+  # and to the terminal, so a long run is never silent.
+  # Both writers append (O_APPEND), so their lines interleave and none is overwritten.
+  : >"$log"
+  status=0
+  # shellcheck disable=SC2094
+  "$binary" "${args[@]}" --json "$json" 2>&1 >>"$log" | tee -a "$log" >&2 || status=$?
+  if [[ $status -eq 77 ]]; then
+    echo "run_suite.sh: no CUDA device (the message above is ${name%%-*}'s); nothing was measured." >&2
+    exit 77
+  elif [[ $status -ne 0 ]]; then
+    fail "$name exited with $status (1: a CUDA error or a batch that did not verify; 2: bad usage or not enough memory); see $log"
+  elif [[ ! -s $json ]]; then
+    fail "$name exited 0 but wrote no $json"
+  else
+    step "    $name done in $((SECONDS - run_start)) s"
+  fi
+done
+
+# --- 3) the report --------------------------------------------------------------------
+if ! command -v python3 >/dev/null 2>&1; then
+  fail "no python3: the JSON results are in $results; install python3 and run python3 scripts/report.py $results"
+else
+  if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
+    if python3 -m pip --version >/dev/null 2>&1; then
+      # Inside a virtual environment pip installs into it; --user would be refused there.
+      user_flag=(--user)
+      if python3 -c 'import sys; sys.exit(0 if sys.prefix != sys.base_prefix else 1)'; then
+        user_flag=()
+      fi
+      step "3) matplotlib is missing: python3 -m pip install ${user_flag[*]:+${user_flag[*]} }-r scripts/requirements.txt"
+      python3 -m pip install "${user_flag[@]}" -r scripts/requirements.txt >&2 ||
+        echo "pip could not install it (on Debian/Ubuntu: sudo apt-get install python3-matplotlib); the report will have no plots" >&2
+    else
+      echo "matplotlib is missing and pip is not available: the report will have no plots" \
+        "(Debian/Ubuntu: sudo apt-get install python3-matplotlib)" >&2
+    fi
+  fi
+  step "3) python3 scripts/report.py $results"
+  report_status=0
+  python3 scripts/report.py "$results" || report_status=$?
+  case $report_status in
+    0) ;;
+    1) fail "report: a measurement or a stage did not verify (see report.md)" ;;
+    3) fail "report: written without plots, matplotlib is not installed (python3 -m pip install --user -r scripts/requirements.txt)" ;;
+    *) fail "report.py exited with $report_status: no result JSON, or one it cannot read (message above)" ;;
+  esac
+fi
+
+if [[ ${#failures[@]} -eq 0 ]]; then
+  step "done: $results/report.md and its plots"
+  exit 0
+fi
+step "done with ${#failures[@]} problem(s); results in $results"
+printf '  - %s\n' "${failures[@]}" >&2
+exit 1
