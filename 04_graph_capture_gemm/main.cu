@@ -1,0 +1,197 @@
+// Stage 04: the stream-pool work of stage 03, captured once into a CUDA Graph
+// and replayed, in the article's six steps.
+//
+// Lesson: a graph does not make the copies or kernels faster; the GPU time of a
+// replay equals the stream pool's. What it cuts is the CPU's cost of issuing
+// the work (one cudaGraphLaunch instead of 3 × batches calls), paid for once
+// by capture + instantiate. So graphs win where launches dominate: many tiny
+// kernels. And without step 4 (join) CUDA refuses to end the capture at all.
+//
+// Run:    ./04_graph_capture_gemm                        (the article: 100 batches, 8 streams, pinned)
+//         ./04_graph_capture_gemm --batches 6 --streams 3 --dot graph.dot   (a readable DAG)
+//         ./04_graph_capture_gemm --skip-join            (the missing join: exit 1)
+// Output: the graph's structure, the one-time costs (capture, instantiate,
+//         upload, first launch), replay vs stream pool GPU time, CPU issue
+//         time and the break-even replay count, exec update vs re-capture,
+//         tiny-work numbers, and whether every batch of every run verified.
+
+#include <algorithm>
+#include <iostream>
+
+#include "batch_buffers.cuh"
+#include "capture_guard.cuh"
+#include "device_info.hpp"
+#include "graph.cuh"
+#include "graph_costs.hpp"
+#include "graph_inspect.hpp"
+#include "graph_report.hpp"
+#include "graph_update.cuh"
+#include "launch_overhead.cuh"
+#include "options.hpp"
+#include "resources.hpp"
+#include "stage_main.hpp"
+#include "stream_pool.cuh"
+
+namespace {
+
+constexpr const char* kStage = "04_graph_capture_gemm";
+constexpr int kDefaultStreams = 8;      // the article's pool_size
+constexpr int kMaxStreams = 1024;
+constexpr int kDefaultTinyCount = 1000;  // tiny operations per run: enough that per-op costs dominate
+constexpr int kMaxTinyCount = 10000;
+constexpr int kDefaultTinySize = 64;     // 64³ GEMM: 0.5 MFLOP, a few µs of GPU work
+constexpr int kMaxTinySize = 1024;
+
+enum class Join { yes, no };
+
+csg::MemoryNeeds plus(csg::MemoryNeeds a, const csg::MemoryNeeds& b) {
+  a.device_bytes += b.device_bytes;
+  a.host_bytes += b.host_bytes;
+  return a;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return csg::run_stage(kStage, [&] {
+    // Options: every argument is validated here, before any CUDA call.
+    csg::StageCli cli(kStage,
+                      "The stream-pool GEMMs captured into a CUDA Graph (fork/join), its costs, and where graphs win.",
+                      csg::CommonDefaults{csg::HostMemory::pinned, {csg::HostMemory::pageable, csg::HostMemory::pinned}});
+    cli.add_int("streams", "Streams in the pool (the article: 8)", kDefaultStreams, 1, kMaxStreams);
+    cli.add_choice("device-buffers", "Device A and C: one per stream (slots) or one per batch (the article)", "slots",
+                   {"slots", "per-batch"});
+    cli.add_text("dot", "Write the captured graph as Graphviz DOT (cudaGraphDebugDotPrint) to FILE", "", "FILE");
+    cli.add_flag("skip-join", "Leave out step 4 (join): show the error CUDA gives, then exit 1");
+    cli.add_int("tiny-count", "Empty kernels and tiny GEMMs in the where-graphs-win runs", kDefaultTinyCount, 1,
+                kMaxTinyCount);
+    cli.add_int("tiny-size", "m = n = k of the tiny GEMMs", kDefaultTinySize, 1, kMaxTinySize);
+    const auto options = cli.parse(argc, argv);
+    if (!options) {
+      std::cout << cli.help();
+      return csg::kExitOk;
+    }
+    const csg::Workload& work = options->work;
+    const int streams = static_cast<int>(cli.get_int("streams"));
+    const std::string device_buffers = cli.get_string("device-buffers");
+    const std::string dot_path = cli.get_string("dot");
+    const bool skip_join = cli.get_flag("skip-join");
+    if (!dot_path.empty()) csg::check_output_path("dot", dot_path);
+    if (skip_join && streams < 2) {
+      throw csg::UsageError("--skip-join needs --streams 2 or more: with one stream nothing is forked, so there is "
+                            "nothing to join");
+    }
+    const csg::TinyConfig tiny_config{static_cast<int>(cli.get_int("tiny-count")),
+                                      static_cast<int>(cli.get_int("tiny-size")), options->host_memory,
+                                      options->seed};
+
+    const int device = csg::require_device();
+    // Slots: batch i uses slot i % streams, which is its stream's own slot.
+    const int slots = device_buffers == "per-batch" ? work.batches : std::min(streams, work.batches);
+    // Two sets of the workload's buffers (the second for the update experiment) and the tiny GEMMs.
+    const csg::MemoryNeeds one_set = csg::memory_needs(work, options->host_memory, slots);
+    csg::check_fits(plus(plus(one_set, one_set), csg::memory_needs(csg::tiny_gemm_workload(tiny_config),
+                                                                   options->host_memory, tiny_config.count)),
+                    "try fewer --batches, --device-buffers slots or a smaller --tiny-count");
+
+    csg::progress("allocating and filling " + std::to_string(work.batches) + " batches (" +
+                  std::string(csg::to_string(options->host_memory)) + " host memory, " + device_buffers + ")");
+    csg::BatchBuffers buffers(work, options->host_memory, slots);
+    buffers.fill_inputs(options->seed);
+    const csg::StreamPool pool(streams);  // blocking streams, as the article's cudaStreamCreate
+
+    // The article's steps 1-5a: capture the per-batch work on the pool into a graph.
+    auto capture = [&](csg::BatchBuffers& bufs, int batches, Join join) {
+      // step 1: begin capture (on stream 0; it becomes the graph's entry)
+      CUDA_CHECK(cudaStreamBeginCapture(pool[0], cudaStreamCaptureModeGlobal));
+      const csg::CaptureGuard guard(pool);  // a throw before step 5 ends the capture and discards the graph
+      // step 2: fork (record fork_event on stream 0; every other stream waits on it and joins the capture)
+      pool.fork_from(pool[0]);
+      // step 3: the per-batch work, batch i on stream i % pool
+      for (int batch = 0; batch < batches; ++batch) {
+        const cudaStream_t stream = pool.for_batch(batch);
+        csg::enqueue_h2d(bufs, batch, stream);   // cudaMemcpyAsync H2D of A_i
+        csg::enqueue_gemm(bufs, batch, stream);  // C_i = A_i · B
+        csg::enqueue_d2h(bufs, batch, stream);   // cudaMemcpyAsync D2H of C_i
+      }
+      // step 4: join (each stream records its join_event; stream 0 waits on all)
+      if (join == Join::yes) pool.join_into(pool[0]);
+      // step 5: end capture ...
+      return csg::end_capture(pool[0]);
+    };
+
+    if (skip_join) {
+      csg::progress("capturing without step 4 (join)");
+      try {
+        static_cast<void>(capture(buffers, work.batches, Join::no));
+      } catch (const csg::CudaError& error) {
+        if (error.code() != cudaErrorStreamCaptureUnjoined) throw;
+        const bool still_capturing = csg::any_capturing(pool);
+        const csg::Graph recaptured = capture(buffers, work.batches, Join::yes);
+        csg::print_missing_join(std::cout, error, streams, still_capturing, csg::inspect_graph(recaptured));
+        return csg::kExitFailure;
+      }
+      std::cout << "--skip-join: CUDA accepted a capture without the join on this system; expected "
+                   "cudaErrorStreamCaptureUnjoined.\n";
+      return csg::kExitFailure;
+    }
+
+    csg::progress("the six steps, once");
+    const csg::Graph graph = capture(buffers, work.batches, Join::yes);
+    // step 5: ... and instantiate (cudaGraphInstantiateWithParams: reports result_out and the failing node)
+    const csg::GraphExec exec = csg::GraphExec::instantiate(graph);
+    buffers.poison_outputs(pool[0]);
+    // step 6: launch (on stream 0, where the capture began), then wait for it
+    exec.launch(pool[0]);
+    CUDA_CHECK(cudaStreamSynchronize(pool[0]));
+
+    csg::GraphStageRun run;
+    run.options = *options;
+    run.streams = streams;
+    run.device_buffers = device_buffers;
+    run.dot_path = dot_path;
+    run.article_check = buffers.verify(options->seed);
+    run.structure = csg::inspect_graph(graph);
+    if (!dot_path.empty()) csg::write_graph_dot(graph, dot_path);
+
+    // The same work without capture: stage 03's loop on the pool (fork, work, join).
+    auto issue_on_streams = [&] {
+      pool.fork_from(pool[0]);
+      for (int batch = 0; batch < work.batches; ++batch) {
+        const cudaStream_t stream = pool.for_batch(batch);
+        csg::enqueue_h2d(buffers, batch, stream);
+        csg::enqueue_gemm(buffers, batch, stream);
+        csg::enqueue_d2h(buffers, batch, stream);
+      }
+      pool.join_into(pool[0]);
+    };
+    auto poison = [&] { buffers.poison_outputs(pool[0]); };
+    auto verify = [&] { return buffers.verify(options->seed); };
+
+    csg::progress("one-time costs: capture, instantiate, upload, first launch");
+    run.lifecycle = csg::measure_graph_lifecycle(
+        options->plan, {[&] { return capture(buffers, work.batches, Join::yes); }, poison, verify, pool[0]});
+
+    csg::progress("graph replay vs stream pool, and the CPU time to issue each");
+    run.replay = csg::measure_replay_vs_streams(options->plan, {&exec, issue_on_streams, poison, verify, pool[0]});
+
+    csg::progress("when the work changes: exec update vs re-capture + instantiate");
+    const std::uint64_t second_seed = options->seed + 1;
+    csg::BatchBuffers second(work, options->host_memory, slots);
+    second.fill_inputs(second_seed);
+    run.updates = csg::measure_updates(
+        options->plan,
+        {[&](csg::BatchBuffers& bufs, int batches) { return capture(bufs, batches, Join::yes); }, &buffers, &second,
+         second_seed, pool[0]});
+
+    csg::progress("where graphs win: " + std::to_string(tiny_config.count) + " empty kernels and " +
+                  std::to_string(tiny_config.count) + " tiny GEMMs");
+    run.tiny_config = tiny_config;
+    run.tiny = csg::measure_launch_overhead(options->plan, pool, tiny_config);
+
+    const csg::StageResult result = csg::graph_stage_result(kStage, csg::query_device_info(device), run);
+    csg::print_graph_stage(std::cout, result, run);
+    if (!options->json_path.empty()) csg::write_json_file(options->json_path, csg::graph_stage_json(result, run));
+    return result.verification.passed ? csg::kExitOk : csg::kExitFailure;
+  });
+}

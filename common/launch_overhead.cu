@@ -1,0 +1,142 @@
+#include "launch_overhead.cuh"
+
+#include <vector>
+
+#include "batch_buffers.cuh"
+#include "capture_guard.cuh"
+#include "device_buffer.cuh"
+#include "graph.cuh"
+#include "timing.cuh"
+
+namespace csg {
+namespace {
+
+// As close to an empty kernel as can still be checked: one thread adds 1.
+// The launches are ordered (one stream, or a chain of graph nodes), so no atomic is needed.
+__global__ void count_launch(unsigned long long* counter) { *counter += 1; }
+
+void launch_count(unsigned long long* counter, cudaStream_t stream) {
+  count_launch<<<1, 1, 0, stream>>>(counter);
+  CUDA_CHECK_LAUNCH("count_launch");
+}
+
+void issue_empty_chain(unsigned long long* counter, int count, cudaStream_t stream) {
+  for (int i = 0; i < count; ++i) launch_count(counter, stream);
+}
+
+void issue_tiny_gemms(BatchBuffers& gemms, const StreamPool& pool) {
+  pool.fork_from(pool[0]);
+  for (int batch = 0; batch < gemms.work().batches; ++batch) enqueue_gemm(gemms, batch, pool.for_batch(batch));
+  pool.join_into(pool[0]);
+}
+
+// Captures whatever `issue` queues from pool stream 0 into one graph.
+template <class Issue>
+Graph capture(const StreamPool& pool, Issue&& issue) {
+  CUDA_CHECK(cudaStreamBeginCapture(pool[0], cudaStreamCaptureModeGlobal));
+  const CaptureGuard guard(pool);
+  issue();
+  return end_capture(pool[0]);
+}
+
+}  // namespace
+
+Workload tiny_gemm_workload(const TinyConfig& config) {
+  Workload work;
+  work.batches = config.count;
+  work.shape = GemmShape{config.size, config.size, config.size};
+  return work;
+}
+
+TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const TinyConfig& config) {
+  const cudaStream_t stream = pool[0];
+  TinyCosts costs;
+
+  // The empty chain.
+  DeviceBuffer<unsigned long long> counter(1);
+  const Graph empty_graph = capture(pool, [&] { issue_empty_chain(counter.data(), config.count, stream); });
+  costs.empty_graph_nodes = empty_graph.node_count();
+  const GraphExec empty_exec = GraphExec::instantiate(empty_graph);
+  empty_exec.upload(stream);
+
+  // The tiny GEMMs: one device slot per GEMM, so every output stays to be verified.
+  const Workload gemm_work = tiny_gemm_workload(config);
+  BatchBuffers gemms(gemm_work, config.host_memory, gemm_work.batches);
+  gemms.fill_inputs(config.seed);
+  const Graph gemm_graph = capture(pool, [&] { issue_tiny_gemms(gemms, pool); });
+  costs.gemm_graph_nodes = gemm_graph.node_count();
+  const GraphExec gemm_exec = GraphExec::instantiate(gemm_graph);
+  gemm_exec.upload(stream);
+
+  costs.empty_checked = true;
+  int empty_runs = 0;
+  auto reset_counter = [&] {
+    CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned long long), stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  };
+  // Called after each timed region: the counter must show every launch.
+  auto check_counter = [&](const char* variant) {
+    unsigned long long value = 0;
+    CUDA_CHECK(cudaMemcpyAsync(&value, counter.data(), sizeof value, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    ++empty_runs;
+    if (value != static_cast<unsigned long long>(config.count) && costs.empty_checked) {
+      costs.empty_checked = false;
+      costs.empty_failure = std::string(variant) + " run " + std::to_string(empty_runs) + ": the counter reads " +
+                            std::to_string(value) + ", expected " + std::to_string(config.count);
+    }
+  };
+  auto poison_gemms = [&] { gemms.poison_outputs(stream); };
+  // Outputs stay on the device in the timed runs; copy them back to check them.
+  auto verify_gemms = [&] {
+    for (int batch = 0; batch < gemm_work.batches; ++batch) enqueue_d2h(gemms, batch, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return gemms.verify(config.seed);
+  };
+
+  EventTimer timer;
+  const std::vector<TimedVariant> variants = {
+      {
+          .prepare = reset_counter,
+          .run =
+              [&] {
+                timer.start(stream);
+                issue_empty_chain(counter.data(), config.count, stream);
+                const Millis ms = timer.stop();
+                check_counter("empty chain on a stream");
+                return ms;
+              },
+          .after_last = nullptr,
+      },
+      {
+          .prepare = reset_counter,
+          .run =
+              [&] {
+                timer.start(stream);
+                empty_exec.launch(stream);
+                const Millis ms = timer.stop();
+                check_counter("empty chain as a graph");
+                return ms;
+              },
+          .after_last = nullptr,
+      },
+      {
+          .prepare = poison_gemms,
+          .run = [&] { timer.start(stream); issue_tiny_gemms(gemms, pool); return timer.stop(); },
+          .after_last = [&] { costs.gemm_streams_check = verify_gemms(); },
+      },
+      {
+          .prepare = poison_gemms,
+          .run = [&] { timer.start(stream); gemm_exec.launch(stream); return timer.stop(); },
+          .after_last = [&] { costs.gemm_graph_check = verify_gemms(); },
+      },
+  };
+  const std::vector<Summary> summaries = measure_interleaved(plan, variants);
+  costs.empty_streams = summaries[0];
+  costs.empty_graph = summaries[1];
+  costs.gemm_streams = summaries[2];
+  costs.gemm_graph = summaries[3];
+  return costs;
+}
+
+}  // namespace csg

@@ -1,0 +1,54 @@
+// Where graphs win: work made of many small operations, where the CPU's
+// launch cost, not the GPU, sets the pace.
+//
+//   empty chain:  `count` tiny kernels one after another on one stream, issued
+//                 one by one vs replayed as one captured graph. Each kernel
+//                 adds 1 to a counter (one thread), so a run is checked: the
+//                 counter must equal `count` (reset before every run).
+//   tiny GEMMs:   `count` naive size³ GEMMs without copies, spread over the
+//                 pool (batch i on stream i % pool, forked from and joined
+//                 into stream 0), issued vs replayed. Every output verified.
+// Both are GPU-timed with events on pool stream 0 around the whole run, so
+// for the streams the time is set by how fast the host issues launches.
+// Napkin math (H200 figures): ~4 µs per launch × 1000 = 4 ms on streams, vs
+// ~0.7 µs per graph node × 1000 = 0.7 ms.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "host_buffer.cuh"
+#include "stats.hpp"
+#include "stream_pool.cuh"
+#include "verify.hpp"
+#include "workload.hpp"
+
+namespace csg {
+
+struct TinyConfig {
+  int count = 1000;  // kernels in the empty chain, and tiny GEMMs
+  int size = 64;     // m = n = k of the tiny GEMMs
+  HostMemory host_memory = HostMemory::pinned;
+  std::uint64_t seed = 1;
+};
+
+// The tiny GEMMs as a workload: `count` batches of size × size × size.
+Workload tiny_gemm_workload(const TinyConfig& config);
+
+struct TinyCosts {
+  Summary empty_streams;
+  Summary empty_graph;
+  Summary gemm_streams;
+  Summary gemm_graph;
+  bool empty_checked = false;      // every run's counter was right
+  std::string empty_failure;       // the first wrong counter, if any
+  VerifyResult gemm_streams_check;
+  VerifyResult gemm_graph_check;
+  std::size_t empty_graph_nodes = 0;
+  std::size_t gemm_graph_nodes = 0;
+};
+
+TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const TinyConfig& config);
+
+}  // namespace csg

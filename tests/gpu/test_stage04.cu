@@ -1,0 +1,106 @@
+// Stage 04 end to end, as a user runs it, at small sizes: exit 0 with every
+// run verified and the JSON it writes; --dot; --skip-join's error and exit 1.
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.hpp"
+#include "gpu_test.hpp"
+#include "run_process.hpp"
+
+#ifdef CSG_STAGE04_BINARY
+
+namespace csg {
+namespace {
+
+class Stage04Test : public testing::GpuTest {};
+
+const std::vector<std::string> kTiny = {"--batches", "37", "--m", "33", "--n", "17", "--k", "65", "--warmup", "1",
+                                        "--repeats", "3", "--tiny-count", "40", "--tiny-size", "16"};
+
+std::vector<std::string> with(std::vector<std::string> extra) {
+  std::vector<std::string> argv{CSG_STAGE04_BINARY};
+  argv.insert(argv.end(), kTiny.begin(), kTiny.end());
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return argv;
+}
+
+TEST_F(Stage04Test, WritesEveryMeasurementAndTheGraphStructure) {
+  testing::TempDir dir;
+  const std::string json_path = dir.file("04.json");
+  const testing::ProcessResult run = testing::run_process(with({"--streams", "3", "--json", json_path}));
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  EXPECT_NE(run.out.find("all 37 batches verified"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("break-even"), std::string::npos) << run.out;
+
+  std::ifstream in(json_path);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v1");
+  EXPECT_EQ(doc.at("stage"), "04_graph_capture_gemm");
+  EXPECT_EQ(doc.at("config").at("streams"), 3);
+  EXPECT_EQ(doc.at("config").at("host_memory"), "pinned");
+  EXPECT_EQ(doc.at("verification").at("passed"), true);
+  EXPECT_EQ(doc.at("verification").at("batches_checked"), 37);
+
+  std::set<std::string> names;
+  for (const auto& m : doc.at("measurements")) {
+    names.insert(m.at("name").get<std::string>());
+    EXPECT_EQ(m.at("samples"), 3) << m.dump();
+    EXPECT_GT(m.at("median_ms").get<double>(), 0.0) << m.dump();
+    EXPECT_TRUE(m.at("verified").is_null() || m.at("verified") == true) << m.dump();
+  }
+  for (const char* name : {"capture", "instantiate", "upload", "first_launch", "graph_replay", "stream_pool",
+                           "issue_streams_cpu", "issue_graph_cpu", "tiny_empty_streams", "tiny_empty_graph",
+                           "tiny_gemm_streams", "tiny_gemm_graph", "update_exec", "recapture_instantiate"}) {
+    EXPECT_EQ(names.count(name), 1u) << "no measurement " << name;
+  }
+  for (const auto& m : doc.at("measurements")) {
+    if (m.at("name") == "capture" || m.at("name") == "instantiate") EXPECT_TRUE(m.at("verified").is_null());
+    if (m.at("name") == "graph_replay" || m.at("name") == "stream_pool") EXPECT_EQ(m.at("verified"), true);
+  }
+
+  const auto& graph = doc.at("graph");
+  EXPECT_EQ(graph.at("nodes"), 3 * 37);
+  EXPECT_EQ(graph.at("kernel_nodes"), 37);
+  EXPECT_EQ(graph.at("memcpy_nodes"), 74);
+  EXPECT_EQ(graph.at("event_nodes"), 0);
+  EXPECT_EQ(graph.at("roots"), 3);
+  EXPECT_EQ(graph.at("leaves"), 3);
+  EXPECT_TRUE(doc.at("bounds").contains("break_even_replays"));
+  ASSERT_EQ(doc.at("updates").size(), 2u);
+  EXPECT_EQ(doc.at("updates")[0].at("allowed"), true);
+  EXPECT_EQ(doc.at("updates")[1].at("allowed"), false);
+  EXPECT_NE(doc.at("updates")[1].at("result").get<std::string>().find("TopologyChanged"), std::string::npos);
+}
+
+TEST_F(Stage04Test, PerBatchBuffersAndPageableMemoryVerify) {
+  const testing::ProcessResult run =
+      testing::run_process(with({"--streams", "8", "--device-buffers", "per-batch", "--host-memory", "pageable"}));
+  EXPECT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+}
+
+TEST_F(Stage04Test, DotWritesTheGraph) {
+  testing::TempDir dir;
+  const testing::ProcessResult run = testing::run_process(with({"--streams", "2", "--dot", dir.file("g.dot")}));
+  ASSERT_EQ(run.exit_code, kExitOk) << run.err;
+  std::ifstream in(dir.file("g.dot"));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("digraph"), std::string::npos);
+}
+
+TEST_F(Stage04Test, SkipJoinReportsTheUnjoinedCaptureAndExits1) {
+  testing::TempDir dir;
+  const testing::ProcessResult run = testing::run_process(with({"--skip-join", "--json", dir.file("04.json")}));
+  EXPECT_EQ(run.exit_code, kExitFailure) << run.out << run.err;
+  EXPECT_NE(run.out.find("cudaErrorStreamCaptureUnjoined"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("never joined back"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("no pool stream is capturing"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("gave 111 nodes"), std::string::npos) << run.out;
+}
+
+}  // namespace
+}  // namespace csg
+
+#endif  // CSG_STAGE04_BINARY

@@ -1,0 +1,9 @@
+# Stage 04 at tiny, odd sizes: a batch count that is not a multiple of the
+# pool, both device-buffer layouts, pageable memory, and fewer batches than streams.
+csg_add_stage_run(tiny 04_graph_capture_gemm
+  --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2 --tiny-count 20 --tiny-size 8)
+csg_add_stage_run(tiny_per_batch_pageable 04_graph_capture_gemm
+  --batches 5 --m 16 --n 24 --k 8 --streams 2 --device-buffers per-batch --host-memory pageable
+  --warmup 0 --repeats 1 --tiny-count 10 --tiny-size 4)
+csg_add_stage_run(tiny_more_streams_than_batches 04_graph_capture_gemm
+  --batches 3 --m 8 --n 8 --k 8 --streams 8 --warmup 0 --repeats 1 --tiny-count 5 --tiny-size 4)
