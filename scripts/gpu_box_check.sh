@@ -44,16 +44,30 @@ preset=default
 bin_dir="$repo_root/build/$preset/bin"
 jobs="$(nproc 2>/dev/null || echo 2)"
 
-# Runs beyond each stage's defaults, one "name|arguments" entry each. The
-# binary is the name up to the first "-" (01_serial_baseline-pinned runs
-# 01_serial_baseline); results go to <name>.json and <name>.log. An entry whose
-# binary is not built yet is skipped with a note. Later stages add theirs here.
+# Runs beyond each stage's defaults, one "name|arguments[|expected exit]"
+# entry each. The binary is the name up to the first "-"
+# (01_serial_baseline-pinned runs 01_serial_baseline); results go to
+# <name>.json and <name>.log; "{results}" in the arguments becomes the results
+# folder. An entry that expects a non-zero exit (a demonstrated error) must
+# exit with exactly that code. An entry whose binary is not built yet is
+# skipped with a note.
 extra_runs=(
   "01_serial_baseline-pinned|--host-memory pinned"  # the article's fix for step 1: pinned host memory
+  "01_serial_baseline-timeline|--timeline --trace {results}/01_serial_baseline.trace.json"
   "03_stream_pool_gemm-pageable|--host-memory pageable --streams-sweep off"  # the pool without pinned memory
   # Constant device memory with slots: 100 vs 10,000 small batches, time per batch.
   "03_stream_pool_gemm-small100|--batches 100 --m 128 --n 128 --k 128 --streams-sweep off"
   "03_stream_pool_gemm-small10k|--batches 10000 --m 128 --n 128 --k 128 --streams-sweep off --warmup 1 --repeats 5"
+  "03_stream_pool_gemm-timeline|--streams-sweep off --timeline --trace {results}/03_stream_pool_gemm.trace.json"
+  "04_graph_capture_gemm-dag|--batches 6 --streams 3 --dot {results}/04_dag.dot --repeats 3"  # a readable DAG
+  "04_graph_capture_gemm-timeline|--timeline --trace {results}/04_graph_capture_gemm.trace.json"
+  "04_graph_capture_gemm-skipjoin|--skip-join --batches 12 --streams 3|1"  # the missing join: exit 1, no graph
+)
+
+# Arguments for a stage's run "at its defaults" where the full default would
+# take too long for a check (02 sweeps up to 1 GiB; --quick covers the range).
+declare -A default_run_args=(
+  [02_pinned_vs_pageable]="--quick"
 )
 
 failures=()
@@ -148,7 +162,17 @@ fi
 
 for run in "${runs[@]}"; do
   name="${run%%|*}"
-  read -r -a args <<<"${run#*|}"
+  rest="${run#*|}"
+  expected=0
+  if [[ $rest == *"|"* ]]; then
+    expected="${rest##*|}"
+    rest="${rest%|*}"
+  fi
+  if [[ -z $rest && -n ${default_run_args[$name]:-} ]]; then
+    rest="${default_run_args[$name]}"
+  fi
+  rest="${rest//\{results\}/$results}"
+  read -r -a args <<<"$rest"
   binary="$bin_dir/${name%%-*}"
   if [[ ! -x $binary ]]; then
     step "d) $name: skipped, ${name%%-*} is not built yet"
@@ -160,7 +184,12 @@ for run in "${runs[@]}"; do
   rm -f "$json"  # never summarise a stale result
   run_status=0
   "$binary" "${args[@]}" --json "$json" 2>&1 | tee "$log" || run_status=$?
-  if [[ $run_status -eq 77 ]]; then
+  if [[ $expected -ne 0 ]]; then
+    if [[ $run_status -ne $expected ]]; then
+      fail "$name (exit $run_status, expected $expected, see $log)"
+    fi
+    rm -f "$json"  # a demonstrated error leaves no result to summarise
+  elif [[ $run_status -eq 77 ]]; then
     fail "$name (exit 77: no CUDA device, see $log)"
   elif [[ $run_status -ne 0 ]]; then
     fail "$name (exit $run_status, see $log)"
