@@ -95,6 +95,30 @@ std::vector<long long> parse_int_list(const std::string& flag, const std::string
   return values;
 }
 
+std::vector<HostMemory> parse_host_memory_list(const std::string& text, const std::vector<HostMemory>& choices) {
+  std::vector<std::string> names;
+  for (HostMemory kind : choices) names.emplace_back(to_string(kind));
+  const std::string expected = "--host-memory takes one of " + join(names, "|") + ", or a comma-separated list of them";
+  std::vector<HostMemory> kinds;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = text.find(',', begin);
+    const std::string item = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    const auto kind = parse_host_memory(item);
+    if (!kind || std::find(choices.begin(), choices.end(), *kind) == choices.end()) {
+      throw UsageError(expected + ", got '" + text + "'");
+    }
+    if (std::find(kinds.begin(), kinds.end(), *kind) != kinds.end()) {
+      throw UsageError("--host-memory lists " + item + " twice");
+    }
+    kinds.push_back(*kind);
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  std::sort(kinds.begin(), kinds.end());
+  return kinds;
+}
+
 void check_output_path(const std::string& flag, const std::string& path) {
   namespace fs = std::filesystem;
   const std::string prefix = "--" + flag + " " + path + ": ";
@@ -143,16 +167,22 @@ StageCli::StageCli(std::string program, std::string description, CommonDefaults 
       options_(std::make_unique<cxxopts::Options>(program_, std::move(description))) {
   options_->set_width(120);
   options_->add_options()("h,help", "Show this help and exit");
-  add_int("batches", "Number of GEMMs C_i = A_i*B (the article: 100)", 100, 1, kIntMax);
-  add_int("m", "Rows of A_i and C_i", 1024, 1, kIntMax);
-  add_int("n", "Columns of B and C_i", 1024, 1, kIntMax);
-  add_int("k", "Columns of A_i, rows of B", 512, 1, kIntMax);
+  const std::string unused = defaults_.gemm_workload ? "" : "Unused by this stage. ";
+  add_int("batches", unused + "Number of GEMMs C_i = A_i*B (the article: 100)", 100, 1, kIntMax);
+  add_int("m", unused + "Rows of A_i and C_i", 1024, 1, kIntMax);
+  add_int("n", unused + "Columns of B and C_i", 1024, 1, kIntMax);
+  add_int("k", unused + "Columns of A_i, rows of B", 512, 1, kIntMax);
   add_int("warmup", "Untimed runs before timing each variant", 2, 0, 1000);
   add_int("repeats", "Timed runs per variant; the median is reported", 10, 1, 100000);
   add_int("seed", "Seed of the input data and of the verification", 1, 0, LLONG_MAX);
   std::vector<std::string> kinds;
   for (HostMemory kind : defaults_.host_memory_choices) kinds.emplace_back(to_string(kind));
-  add_choice("host-memory", "Host memory for A and C", std::string(to_string(defaults_.host_memory)), kinds);
+  if (defaults_.host_memory_list) {
+    add_text("host-memory", "Host memory kinds to measure, comma-separated, from " + join(kinds, "|"),
+             join(kinds, ","), "LIST");
+  } else {
+    add_choice("host-memory", "Host memory for A and C", std::string(to_string(defaults_.host_memory)), kinds);
+  }
   options_->add_options()("json", "Write results to FILE (schema cuda-streams-graphs/result/v1)",
                           cxxopts::value<std::string>(), "FILE");
 }
@@ -180,8 +210,14 @@ void StageCli::add_flag(const std::string& name, const std::string& help) {
 
 void StageCli::add_text(const std::string& name, const std::string& help, const std::string& default_value,
                         const std::string& placeholder) {
-  options_->add_options()(name, help, cxxopts::value<std::string>()->default_value(default_value), placeholder);
+  // An empty default is left out of cxxopts (its help would show `(default: "")`).
+  if (default_value.empty()) {
+    options_->add_options()(name, help, cxxopts::value<std::string>(), placeholder);
+  } else {
+    options_->add_options()(name, help, cxxopts::value<std::string>()->default_value(default_value), placeholder);
+  }
   text_names_.push_back(name);
+  text_defaults_[name] = default_value;
 }
 
 std::string StageCli::help() const {
@@ -215,6 +251,23 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   } catch (const std::exception& error) {  // cxxopts 2.x and 3.x both derive from std::exception
     throw UsageError(error.what());
   }
+  // Every option at most once: with two values, which one counts is a guess.
+  std::vector<std::string> all_names = text_names_;
+  all_names.insert(all_names.end(), flag_names_.begin(), flag_names_.end());
+  for (const auto& [name, spec] : int_specs_) all_names.push_back(name);
+  for (const auto& [name, choices] : choice_specs_) all_names.push_back(name);
+  all_names.push_back("json");
+  for (const auto& name : all_names) {
+    if (result.count(name) > 1) throw UsageError("--" + name + " is given twice");
+  }
+  // No value of a text option starts with "--": "--sizes --json f" lacks the value.
+  std::vector<std::string> valued = text_names_;
+  valued.push_back("json");
+  for (const auto& name : valued) {
+    if (result.count(name) != 0 && result[name].as<std::string>().rfind("--", 0) == 0) {
+      throw UsageError("--" + name + " needs a value");
+    }
+  }
   if (!result.unmatched().empty()) throw UsageError("unexpected argument '" + result.unmatched().front() + "'");
   if (result.count("help") != 0) return std::nullopt;
 
@@ -229,7 +282,13 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
     strings_[name] = value;
   }
   for (const auto& name : flag_names_) flags_[name] = result.count(name) != 0;
-  for (const auto& name : text_names_) strings_[name] = result[name].as<std::string>();
+  for (const auto& name : text_names_) {
+    strings_[name] = result.count(name) != 0 || !text_defaults_.at(name).empty() ? result[name].as<std::string>() : "";
+  }
+  for (const auto& [name, spec] : int_specs_) given_[name] = result.count(name) != 0;
+  for (const auto& name : text_names_) given_[name] = result.count(name) != 0;
+  for (const auto& [name, choices] : choice_specs_) given_[name] = result.count(name) != 0;
+  for (const auto& name : flag_names_) given_[name] = flags_[name];
 
   CommonOptions options;
   options.work.batches = static_cast<int>(ints_.at("batches"));
@@ -237,7 +296,12 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
                                  static_cast<int>(ints_.at("k"))};
   options.plan = RepeatPlan{static_cast<int>(ints_.at("warmup")), static_cast<int>(ints_.at("repeats"))};
   options.seed = static_cast<std::uint64_t>(ints_.at("seed"));
-  options.host_memory = *parse_host_memory(strings_.at("host-memory"));
+  if (defaults_.host_memory_list) {
+    options.host_memories = parse_host_memory_list(strings_.at("host-memory"), defaults_.host_memory_choices);
+  } else {
+    options.host_memories = {*parse_host_memory(strings_.at("host-memory"))};
+  }
+  options.host_memory = options.host_memories.front();
   if (result.count("json") != 0) {
     options.json_path = result["json"].as<std::string>();
     if (options.json_path.empty()) throw UsageError("--json needs a file name");
@@ -249,5 +313,6 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
 long long StageCli::get_int(const std::string& name) const { return ints_.at(name); }
 const std::string& StageCli::get_string(const std::string& name) const { return strings_.at(name); }
 bool StageCli::get_flag(const std::string& name) const { return flags_.at(name); }
+bool StageCli::given(const std::string& name) const { return given_.at(name); }
 
 }  // namespace csg

@@ -29,12 +29,21 @@ struct CommonOptions {
   std::uint64_t seed = 1;
   std::string json_path;  // empty: no JSON
   HostMemory host_memory = HostMemory::pageable;
+  // With CommonDefaults::host_memory_list: every kind given, in the order
+  // pageable, pinned, registered, write_combined (host_memory is the first).
+  std::vector<HostMemory> host_memories;
 };
 
 // What a stage starts from when the user says nothing.
 struct CommonDefaults {
   HostMemory host_memory = HostMemory::pageable;
   std::vector<HostMemory> host_memory_choices = {HostMemory::pageable, HostMemory::pinned};
+  // true: --host-memory takes a comma-separated list of kinds (default: every
+  // choice), for a stage that measures several kinds (02).
+  bool host_memory_list = false;
+  // false: the stage does not run the GEMM workload; --batches, --m, --n, --k
+  // are still accepted (scripts pass them to every stage) and say so in --help.
+  bool gemm_workload = true;
 };
 
 class StageCli {
@@ -62,6 +71,8 @@ class StageCli {
   long long get_int(const std::string& name) const;
   const std::string& get_string(const std::string& name) const;
   bool get_flag(const std::string& name) const;
+  // Whether the user gave the option (as opposed to its default).
+  bool given(const std::string& name) const;
 
   std::string help() const;
 
@@ -77,9 +88,11 @@ class StageCli {
   std::map<std::string, std::vector<std::string>> choice_specs_;
   std::vector<std::string> flag_names_;
   std::vector<std::string> text_names_;
+  std::map<std::string, std::string> text_defaults_;
   std::map<std::string, long long> ints_;
   std::map<std::string, std::string> strings_;
   std::map<std::string, bool> flags_;
+  std::map<std::string, bool> given_;
 };
 
 // Strict integer parsing: the whole text must be a decimal integer in
@@ -90,6 +103,10 @@ long long parse_int(const std::string& flag, const std::string& text, long long 
 // empty items ("1,,2", ",", ""). Throws UsageError naming the flag.
 std::vector<long long> parse_int_list(const std::string& flag, const std::string& text, long long min_value,
                                       long long max_value);
+
+// Strict comma-separated host memory kinds from `choices`, no repeats, in
+// enum order. Throws UsageError naming --host-memory.
+std::vector<HostMemory> parse_host_memory_list(const std::string& text, const std::vector<HostMemory>& choices);
 
 // Cross-field checks on a parsed set: byte counts that overflow 64 bits,
 // shapes the naive kernel's grid can't cover, an unwritable --json path.

@@ -198,6 +198,48 @@ HEADERS = ["stage", "variant", "params", "median ms", "speed-up vs 01 *", "verif
 RIGHT_ALIGNED = {3, 4}
 
 
+# Stage 02 writes one "copy" measurement per size, kind and direction; the
+# summary keeps the largest size of each (kind, direction) and the other
+# experiments, and prints the peak bandwidths from its bounds.
+STAGE02 = "02_pinned_vs_pageable"
+STAGE02_PEAKS = (("pinned H2D", "pinned_h2d_peak_gbps"), ("pinned D2H", "pinned_d2h_peak_gbps"),
+                 ("pinned both ways", "bidirectional_peak_gbps"), ("pageable H2D", "pageable_h2d_peak_gbps"),
+                 ("pageable D2H", "pageable_d2h_peak_gbps"))
+
+
+def shown_measurements(result: Result) -> list[dict[str, Any]]:
+    if result.stage != STAGE02:
+        return result.measurements
+    largest: dict[tuple[Any, Any], float] = {}
+    for m in result.measurements:
+        params = m.get("params") if isinstance(m.get("params"), dict) else {}
+        if m["name"] in ("copy", "host_memcpy") and is_number(params.get("bytes")):
+            key = (m["name"], params.get("host_memory"), params.get("direction"))
+            largest[key] = max(largest.get(key, 0), params["bytes"])
+    shown = []
+    for m in result.measurements:
+        params = m.get("params") if isinstance(m.get("params"), dict) else {}
+        if m["name"] in ("copy", "host_memcpy") and is_number(params.get("bytes")):
+            if params["bytes"] != largest[(m["name"], params.get("host_memory"), params.get("direction"))]:
+                continue
+        shown.append(m)
+    return shown
+
+
+def print_stage02_peaks(results: list[Result]) -> None:
+    for r in results:
+        if r.stage != STAGE02:
+            continue
+        bounds = r.doc.get("bounds", {})
+        bounds = bounds if isinstance(bounds, dict) else {}
+        parts = [f"{label} {bounds[key]:.1f}" for label, key in STAGE02_PEAKS if is_number(bounds.get(key))]
+        if parts:
+            print(f"{r.path.name}: peak GB/s over the sweep: " + ", ".join(parts))
+        hidden = len(r.measurements) - len(shown_measurements(r))
+        if hidden:
+            print(f"{r.path.name}: {hidden} smaller-size copy rows not shown (all are in the JSON)")
+
+
 def build_rows(results: list[Result], baseline: Result | None) -> tuple[list[list[str]], int]:
     baseline_ms = None
     if baseline is not None:
@@ -205,8 +247,17 @@ def build_rows(results: list[Result], baseline: Result | None) -> tuple[list[lis
     rows, unverified = [], 0
     for result in results:
         for m in result.measurements:
+            if m not in shown_measurements(result):
+                # Not shown, but still counted if it did not verify.
+                verified = m.get("verified", False)
+                if verified is not True and verified is not None:
+                    unverified += 1
+                continue
             median = m["median_ms"]
-            comparable = baseline is not None and same_workload(result.config, baseline.config)
+            # Only rows that run the stage's whole GEMM workload compare with
+            # the baseline: not a copy sum, a cost, or 04's tiny kernels.
+            whole_workload = is_number(m.get("gflops")) and m["gflops"] > 0 and not m["name"].startswith("tiny_")
+            comparable = (baseline is not None and whole_workload and same_workload(result.config, baseline.config))
             if comparable and baseline_ms and baseline_ms > 0 and median > 0:
                 speedup = f"{baseline_ms / median:.2f}x"
             else:
@@ -270,6 +321,8 @@ def summarize(directory: Path, markdown: bool) -> int:
     baseline = find_baseline(results)
     rows, unverified = build_rows(results, baseline)
     (print_markdown_table if markdown else print_text_table)(rows)
+    print()
+    print_stage02_peaks(results)
 
     print()
     if baseline is not None:
@@ -277,7 +330,7 @@ def summarize(directory: Path, markdown: bool) -> int:
               "/ the row's median.")
         print("  A ratio across separate runs, for orientation only; each stage measures its own ratios in one "
               "process.")
-        print("  '-': a different workload (batches, m, n, k) than the baseline's.")
+        print("  '-': a different workload (batches, m, n, k) than the baseline's, or a row that is not the whole workload.")
     else:
         print(f"* speed-up vs 01: '-' throughout, no pageable {BASELINE_STAGE} result ({BASELINE_FILE}) here.")
 

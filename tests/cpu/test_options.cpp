@@ -162,3 +162,41 @@ TEST(Options, TextOptionsKeepTheirDefaultOrTheGivenText) {
 
 }  // namespace
 }  // namespace csg
+
+namespace csg {
+namespace {
+
+TEST(Options, AnOptionGivenTwiceOrAValueThatIsAFlagIsRefused) {
+  StageCli cli("test", "test");
+  cli.add_text("sizes", "sizes", "", "LIST");
+  EXPECT_THROW(cli.parse(std::vector<std::string>{"--batches", "3", "--batches", "4"}), UsageError);
+  EXPECT_THROW(cli.parse(std::vector<std::string>{"--sizes", "4K", "--sizes", "8K"}), UsageError);
+  EXPECT_THROW(cli.parse(std::vector<std::string>{"--sizes", "--json", "out.json"}), UsageError);
+  ASSERT_TRUE(cli.parse(std::vector<std::string>{}));
+  EXPECT_EQ(cli.get_string("sizes"), "");  // an empty default stays empty, and is not "given"
+  EXPECT_FALSE(cli.given("sizes"));
+  ASSERT_TRUE(cli.parse(std::vector<std::string>{"--sizes", "4K"}));
+  EXPECT_TRUE(cli.given("sizes"));
+  EXPECT_FALSE(cli.given("repeats"));
+}
+
+TEST(Options, HostMemoryListForAStageThatMeasuresSeveralKinds) {
+  CommonDefaults defaults;
+  defaults.host_memory_choices = {HostMemory::pageable, HostMemory::pinned, HostMemory::registered};
+  defaults.host_memory_list = true;
+  StageCli cli("test", "test", defaults);
+  auto options = cli.parse(std::vector<std::string>{});
+  ASSERT_TRUE(options);
+  EXPECT_EQ(options->host_memories,
+            (std::vector<HostMemory>{HostMemory::pageable, HostMemory::pinned, HostMemory::registered}));
+  options = cli.parse(std::vector<std::string>{"--host-memory", "registered,pageable"});
+  ASSERT_TRUE(options);
+  EXPECT_EQ(options->host_memories, (std::vector<HostMemory>{HostMemory::pageable, HostMemory::registered}));
+  EXPECT_EQ(options->host_memory, HostMemory::pageable);
+  for (const char* bad : {"", "pinned,", "pinned,pinned", "write-combined", "nowhere"}) {
+    EXPECT_THROW(cli.parse(std::vector<std::string>{"--host-memory", bad}), UsageError) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace csg

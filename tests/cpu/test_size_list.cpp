@@ -1,0 +1,159 @@
+// Size lists (--sizes 4K,64K,1M,1G): parsing and every refusal, then stage
+// 02's command line as a user runs it: bad sizes and kinds exit 2 with one
+// line naming the flag, before any CUDA call, so these pass without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "errors.hpp"
+#include "run_process.hpp"
+#include "size_list.hpp"
+
+namespace csg {
+namespace {
+
+TEST(SizeList, ParsesSuffixesAsPowersOfTwo) {
+  EXPECT_EQ(parse_size("sizes", "1"), 1u);
+  EXPECT_EQ(parse_size("sizes", "1000"), 1000u);
+  EXPECT_EQ(parse_size("sizes", "4K"), 4096u);
+  EXPECT_EQ(parse_size("sizes", "4k"), 4096u);
+  EXPECT_EQ(parse_size("sizes", "4KiB"), 4096u);
+  EXPECT_EQ(parse_size("sizes", "3M"), 3u << 20);
+  EXPECT_EQ(parse_size("sizes", "2G"), std::uint64_t{2} << 30);
+  EXPECT_EQ(parse_size("sizes", "1T"), kMaxTransferBytes);
+}
+
+TEST(SizeList, ParsesAListInAscendingOrder) {
+  EXPECT_EQ(parse_size_list("sizes", "1G,4K,64K,1M"),
+            (std::vector<std::uint64_t>{4096, 65536, 1u << 20, std::uint64_t{1} << 30}));
+  EXPECT_EQ(parse_size_list("sizes", "7"), (std::vector<std::uint64_t>{7}));
+}
+
+struct BadSize {
+  std::string text;
+  std::string must_mention;
+};
+
+TEST(SizeList, RefusesBadItemsNamingTheFlagAndTheItem) {
+  const std::vector<BadSize> cases = {
+      {"0", "at least 1 byte"},
+      {"0K", "at least 1 byte"},
+      {"", "needs a list"},
+      {"abc", "'abc'"},
+      {"4K,abc", "'abc'"},
+      {"4K,,8K", "empty item"},
+      {"4K,", "empty item"},
+      {",4K", "empty item"},
+      {"4KB", "'4KB'"},
+      {"1.5M", "'1.5M'"},
+      {"-4K", "'-4K'"},
+      {"+4K", "'+4K'"},
+      {" 4K", "' 4K'"},
+      {"4 K", "'4 K'"},
+      {"4X", "'4X'"},
+      {"18446744073709551616", "overflows 64 bits"},  // 2^64
+      {"17179869184T", "overflows 64 bits"},          // 2^34 TiB = 2^74 bytes
+      {"1025G", "larger than 1T"},
+      {"2T", "larger than 1T"},
+      {"4K,4096", "twice"},
+  };
+  for (const BadSize& bad : cases) {
+    try {
+      parse_size_list("sizes", bad.text);
+      ADD_FAILURE() << "'" << bad.text << "' was accepted";
+    } catch (const UsageError& error) {
+      const std::string what = error.what();
+      EXPECT_NE(what.find("--sizes"), std::string::npos) << bad.text << ": " << what;
+      EXPECT_NE(what.find(bad.must_mention), std::string::npos) << bad.text << ": " << what;
+    }
+  }
+}
+
+TEST(SizeList, PowersOfFourIncludeBothEnds) {
+  EXPECT_EQ(powers_of_4(4096, std::uint64_t{1} << 30).size(), 10u);  // 4K 16K ... 256M 1G
+  EXPECT_EQ(powers_of_4(4096, std::uint64_t{1} << 30).back(), std::uint64_t{1} << 30);
+  EXPECT_EQ(powers_of_4(1, 15), (std::vector<std::uint64_t>{1, 4}));
+  EXPECT_TRUE(powers_of_4(8, 4).empty());
+  EXPECT_EQ(powers_of_4(std::uint64_t{1} << 62, UINT64_MAX).size(), 1u);  // no overflow past 2^64
+}
+
+TEST(SizeList, FormatsExactSizesShortly) {
+  EXPECT_EQ(format_size(4096), "4 KiB");
+  EXPECT_EQ(format_size(256u << 20), "256 MiB");
+  EXPECT_EQ(format_size(std::uint64_t{1} << 30), "1 GiB");
+  EXPECT_EQ(format_size(1536 * 1024), "1536 KiB");
+  EXPECT_EQ(format_size(1000), "1000 B");
+}
+
+// ---- the stage binary --------------------------------------------------------
+
+#ifdef CSG_STAGE02_BINARY
+
+struct BadRun {
+  std::vector<std::string> args;
+  std::string must_mention;
+};
+
+TEST(Stage02Cli, BadSizesAndKindsExit2WithOneLineAndNoFile) {
+  const std::vector<BadRun> cases = {
+      {{"--sizes", "0"}, "--sizes takes sizes of at least 1 byte"},
+      {{"--sizes", "4K,abc"}, "'abc'"},
+      {{"--sizes", "4K,,8K"}, "empty item"},
+      {{"--sizes=2T"}, "larger than 1T"},
+      {{"--sizes", "99999999999999999999"}, "overflows 64 bits"},
+      {{"--sizes"}, "--sizes needs a value"},
+      {{"--sizes", "4K", "--sizes", "8K"}, "--sizes is given twice"},
+      {{"--host-memory", "nowhere"}, "--host-memory takes one of"},
+      {{"--host-memory", "pinned,pinned"}, "lists pinned twice"},
+      {{"--overlap-mib", "0"}, "--overlap-mib takes an integer"},
+      {{"--kernel-ms", "abc"}, "--kernel-ms takes an integer"},
+      {{"--pin-max-mib", "-1"}, "--pin-max-mib takes an integer"},
+      // 1 TiB passes the parser; 2 buffers per kind of it fit in no machine's
+      // memory, checked against MemAvailable before any CUDA call.
+      {{"--sizes", "1T"}, "of host memory"},
+      {{"--sizes", "1T", "--host-memory", "pinned"}, "choose smaller --sizes"},
+  };
+  for (const BadRun& bad : cases) {
+    testing::TempDir dir;
+    std::vector<std::string> argv{CSG_STAGE02_BINARY};
+    argv.insert(argv.end(), bad.args.begin(), bad.args.end());
+    argv.insert(argv.end(), {"--json", dir.file("out.json")});
+    const testing::ProcessResult run = testing::run_process(argv);
+    const std::string label = ::testing::PrintToString(bad.args);
+    EXPECT_EQ(run.exit_code, kExitUsage) << label << "\nstderr: " << run.err;
+    EXPECT_NE(run.err.find(bad.must_mention), std::string::npos) << label << "\nstderr: " << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << label << "\nstderr: " << run.err;
+    EXPECT_TRUE(run.out.empty()) << label << "\nstdout: " << run.out;
+    EXPECT_TRUE(dir.entries().empty()) << label << ": a file was written";
+  }
+}
+
+TEST(Stage02Cli, GoodOptionsReachTheDeviceCheck) {
+  // With every GPU hidden, valid options get as far as require_device: exit 77,
+  // which proves they were accepted (a refusal would have been exit 2).
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--quick"},
+           {"--sizes", "4K,1000,3M", "--host-memory", "pageable,write-combined"},
+           {"--sizes=64K", "--host-memory=pinned", "--overlap-mib", "1", "--kernel-ms", "1", "--pin-max-mib", "1"},
+           {"--batches", "2", "--m", "8"},  // accepted by every stage, unused here
+       }) {
+    std::vector<std::string> argv{CSG_STAGE02_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const testing::ProcessResult run = testing::run_process(argv, {"CUDA_VISIBLE_DEVICES="});
+    EXPECT_EQ(run.exit_code, kExitNoDevice) << ::testing::PrintToString(args) << "\nstderr: " << run.err;
+  }
+}
+
+TEST(Stage02Cli, HelpListsTheStageOptions) {
+  const testing::ProcessResult run = testing::run_process({CSG_STAGE02_BINARY, "--help"});
+  EXPECT_EQ(run.exit_code, kExitOk);
+  for (const char* flag : {"--sizes LIST", "--host-memory LIST", "--quick", "--overlap-mib", "--kernel-ms",
+                           "--pin-max-mib", "Unused by this stage"}) {
+    EXPECT_NE(run.out.find(flag), std::string::npos) << "--help lacks " << flag << "\n" << run.out;
+  }
+}
+
+#endif  // CSG_STAGE02_BINARY
+
+}  // namespace
+}  // namespace csg

@@ -1,0 +1,242 @@
+// Stage 02's pieces and the stage end to end: the byte pattern catches every
+// corruption; a CopySet's buffers are the kind they claim (pinned and
+// registered memory report cudaMemoryTypeHost, pageable memory reports
+// unregistered); the round trip is bit-exact for every kind; write-combined
+// memory works as an H2D source; the busy kernel runs at least as long as
+// asked; the stage's JSON holds a verified measurement for every size, kind
+// and direction asked for.
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "busy_kernel.cuh"
+#include "byte_pattern.hpp"
+#include "copy_set.cuh"
+#include "device_buffer.cuh"
+#include "errors.hpp"
+#include "gpu_test.hpp"
+#include "host_buffer.cuh"
+#include "pinning_cost.hpp"
+#include "run_process.hpp"
+#include "stream.cuh"
+#include "timing.cuh"
+
+namespace csg {
+namespace {
+
+constexpr HostMemory kAllKinds[] = {HostMemory::pageable, HostMemory::pinned, HostMemory::registered,
+                                    HostMemory::write_combined};
+// Not a multiple of 8 or of a page: the pattern's tail and partial pages are exercised.
+constexpr std::size_t kOddBytes = (std::size_t{1} << 20) + 13;
+constexpr std::uint64_t kSeed = 7;
+
+// ---- the byte pattern (host only: runs with or without a GPU) -----------------
+
+TEST(BytePattern, EveryByteIsOddSoNeverZeroNorPoison) {
+  std::vector<std::byte> data(1003);
+  fill_pattern(data, kSeed);
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    ASSERT_EQ(static_cast<unsigned>(data[i]) & 1u, 1u) << "byte " << i;
+    ASSERT_EQ(data[i], pattern_byte(kSeed, i)) << "byte " << i;
+  }
+  EXPECT_FALSE(find_pattern_mismatch(data, kSeed).has_value());
+}
+
+TEST(BytePattern, FindsTheFirstWrongByteAnywhere) {
+  std::vector<std::byte> data(1003);
+  for (const std::size_t offset : {std::size_t{0}, std::size_t{7}, std::size_t{8}, std::size_t{500},
+                                   std::size_t{999}, std::size_t{1002}}) {
+    fill_pattern(data, kSeed);
+    data[offset] = kPoisonByte;
+    const auto mismatch = find_pattern_mismatch(data, kSeed);
+    ASSERT_TRUE(mismatch.has_value()) << "offset " << offset;
+    EXPECT_EQ(mismatch->offset, offset);
+    EXPECT_EQ(mismatch->got, kPoisonByte);
+    EXPECT_EQ(mismatch->expected, pattern_byte(kSeed, offset));
+  }
+  fill_pattern(data, kSeed);
+  EXPECT_TRUE(find_pattern_mismatch(data, kSeed + 1).has_value()) << "another seed's data passed";
+}
+
+// ---- on the GPU ----------------------------------------------------------------
+
+cudaMemoryType memory_type(const void* ptr) {
+  cudaPointerAttributes attributes{};
+  CUDA_CHECK(cudaPointerGetAttributes(&attributes, ptr));
+  return attributes.type;
+}
+
+class Stage02KindTest : public testing::GpuTest, public ::testing::WithParamInterface<HostMemory> {};
+
+TEST_P(Stage02KindTest, BuffersAreTheKindTheyClaim) {
+  const HostMemory kind = GetParam();
+  const HostMemory kinds[] = {kind};
+  CopySet set(kOddBytes, kinds, kSeed);
+  const cudaMemoryType expected = kind == HostMemory::pageable ? cudaMemoryTypeUnregistered : cudaMemoryTypeHost;
+  EXPECT_EQ(memory_type(set.host_src(kind)), expected);
+  EXPECT_EQ(memory_type(set.host_dst(kind)), expected);
+  EXPECT_EQ(memory_type(set.device_in()), cudaMemoryTypeDevice);
+}
+
+TEST_P(Stage02KindTest, RoundTripIsBitExact) {
+  const HostMemory kind = GetParam();
+  const HostMemory kinds[] = {kind};
+  CopySet set(kOddBytes, kinds, kSeed);
+  Stream stream(cudaStreamNonBlocking);
+  const auto round_trip = set.round_trip(kind, stream.get());
+  EXPECT_FALSE(round_trip.has_value()) << to_string(kind) << ": byte " << round_trip->offset;
+  // A D2H from device_out (which holds the pattern) into the destination.
+  CUDA_CHECK(cudaMemcpyAsync(set.host_dst(kind), set.device_out(), set.bytes(), cudaMemcpyDeviceToHost,
+                             stream.get()));
+  const auto destination = set.check_destination(kind, stream.get());
+  EXPECT_FALSE(destination.has_value()) << to_string(kind) << ": byte " << destination->offset;
+}
+
+TEST_P(Stage02KindTest, ADestinationNoCopyReachedFails) {
+  // The checks can fail: the destination starts poisoned, and nothing copied into it.
+  const HostMemory kind = GetParam();
+  const HostMemory kinds[] = {kind};
+  CopySet set(4096, kinds, kSeed);
+  Stream stream(cudaStreamNonBlocking);
+  const auto mismatch = set.check_destination(kind, stream.get());
+  ASSERT_TRUE(mismatch.has_value()) << to_string(kind);
+  EXPECT_EQ(mismatch->offset, 0u);
+  EXPECT_EQ(mismatch->got, kPoisonByte);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, Stage02KindTest, ::testing::ValuesIn(kAllKinds),
+                         [](const ::testing::TestParamInfo<HostMemory>& param_info) {
+                           std::string name(to_string(param_info.param));
+                           std::erase(name, '-');
+                           return name;
+                         });
+
+class Stage02Test : public testing::GpuTest {};
+
+TEST_F(Stage02Test, WriteCombinedMemoryIsAnH2DSource) {
+  HostBuffer<std::byte> source(kOddBytes, HostMemory::write_combined);
+  unsigned flags = 0;
+  CUDA_CHECK(cudaHostGetFlags(&flags, source.data()));
+  EXPECT_NE(flags & cudaHostAllocWriteCombined, 0u);
+  fill_pattern(source.span(), kSeed);  // the host only writes it
+  DeviceBuffer<std::byte> device(kOddBytes);
+  CUDA_CHECK(cudaMemcpy(device.data(), source.data(), kOddBytes, cudaMemcpyHostToDevice));
+  HostBuffer<std::byte> back(kOddBytes, HostMemory::pinned);
+  std::fill(back.span().begin(), back.span().end(), kPoisonByte);
+  CUDA_CHECK(cudaMemcpy(back.data(), device.data(), kOddBytes, cudaMemcpyDeviceToHost));
+  EXPECT_FALSE(find_pattern_mismatch(back.span(), kSeed).has_value());
+}
+
+TEST_F(Stage02Test, BusyKernelRunsAtLeastItsDuration) {
+  constexpr std::chrono::milliseconds kDuration{3};
+  Stream stream(cudaStreamNonBlocking);
+  EventTimer timer;
+  timer.start(stream.get());
+  launch_busy_kernel(kDuration, 4, stream.get());
+  const Millis elapsed = timer.stop();
+  // A correctness bound, not a speed one: the kernel must not return early.
+  EXPECT_GE(elapsed.count(), 0.95 * Millis(kDuration).count());
+}
+
+TEST_F(Stage02Test, PinningCostMeasuresEveryCall) {
+  const std::vector<PinningCost> costs = measure_pinning_costs({std::uint64_t{1} << 20}, 2);
+  ASSERT_EQ(costs.size(), 1u);
+  for (const Summary* s : {&costs[0].malloc_host, &costs[0].free_host, &costs[0].malloc_touch,
+                           &costs[0].host_register, &costs[0].host_unregister}) {
+    EXPECT_EQ(s->samples, 2);
+    EXPECT_GT(s->median_ms, 0.0);
+  }
+}
+
+// ---- the stage end to end ------------------------------------------------------
+
+nlohmann::json run_stage02(const std::vector<std::string>& extra, const testing::TempDir& dir) {
+  const std::string json_path = dir.file("02.json");
+  std::vector<std::string> argv{CSG_STAGE02_BINARY, "--warmup", "1", "--repeats", "2", "--overlap-mib", "1",
+                                "--kernel-ms", "1", "--pin-max-mib", "1", "--json", json_path};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  const testing::ProcessResult run = testing::run_process(argv);
+  EXPECT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  EXPECT_NE(run.out.find("round trips bit-exact"), std::string::npos) << run.out;
+  std::ifstream in(json_path);
+  if (!in) {
+    ADD_FAILURE() << "no JSON written\n" << run.err;
+    return nlohmann::json::object();
+  }
+  return nlohmann::json::parse(in);
+}
+
+TEST_F(Stage02Test, JsonHasAVerifiedMeasurementForEverySizeKindAndDirection) {
+  testing::TempDir dir;
+  const nlohmann::json doc = run_stage02({"--sizes", "4K,64K,1000"}, dir);
+  ASSERT_TRUE(doc.contains("measurements"));
+  EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v1");
+  EXPECT_EQ(doc.at("stage"), "02_pinned_vs_pageable");
+  EXPECT_EQ(doc.at("config").at("sizes"), nlohmann::json({1000, 4096, 65536}));
+
+  std::set<std::tuple<std::string, std::string, std::uint64_t>> copies;  // (kind, direction, bytes)
+  std::set<std::string> pin_calls;
+  for (const auto& m : doc.at("measurements")) {
+    if (m.at("name") == "copy") {
+      const auto& p = m.at("params");
+      const bool inserted =
+          copies.emplace(p.at("host_memory"), p.at("direction"), p.at("bytes").get<std::uint64_t>()).second;
+      EXPECT_TRUE(inserted) << "duplicate " << m.dump();
+      EXPECT_EQ(m.at("verified"), true) << m.dump();
+      EXPECT_EQ(m.at("samples"), 2) << m.dump();
+      EXPECT_GT(m.at("gbps").get<double>(), 0.0) << m.dump();
+      EXPECT_LE(m.at("min_ms").get<double>(), m.at("median_ms").get<double>());
+    }
+    if (m.at("name") == "pin_cost") {
+      pin_calls.insert(m.at("params").at("call"));
+      EXPECT_TRUE(m.at("verified").is_null()) << m.dump();
+    }
+  }
+  for (const std::uint64_t bytes : {1000u, 4096u, 65536u}) {
+    for (const char* kind : {"pageable", "pinned", "registered", "write-combined"}) {
+      for (const char* direction : {"h2d", "d2h"}) {
+        EXPECT_EQ(copies.count({kind, direction, bytes}), 1u) << kind << " " << direction << " " << bytes;
+      }
+    }
+    EXPECT_EQ(copies.count({"pinned", "bidirectional", bytes}), 1u) << bytes;
+  }
+  EXPECT_EQ(copies.size(), 3u * (4u * 2u + 1u));
+  EXPECT_EQ(pin_calls, (std::set<std::string>{"cudaMallocHost", "cudaFreeHost", "malloc_first_touch",
+                                              "cudaHostRegister", "cudaHostUnregister"}));
+
+  const auto& verification = doc.at("verification");
+  EXPECT_EQ(verification.at("passed"), true);
+  EXPECT_EQ(verification.at("method"), "round-trip bit-exact");
+  EXPECT_EQ(verification.at("batches_checked"), 3 * 4 + 2);  // every (size, kind), + the overlap's two kinds
+  const auto& bounds = doc.at("bounds");
+  for (const char* key : {"pinned_h2d_peak_gbps", "pinned_d2h_peak_gbps", "pageable_h2d_peak_gbps",
+                          "pageable_d2h_peak_gbps", "bidirectional_peak_gbps", "pageable_h2d_async_host_blocked_ms",
+                          "pinned_h2d_overlap_ratio"}) {
+    ASSERT_TRUE(bounds.contains(key)) << key << " missing from " << bounds.dump();
+    EXPECT_GT(bounds.at(key).get<double>(), 0.0) << key;
+  }
+  EXPECT_EQ(doc.at("staging").size(), 3u * 2u);  // every size, both directions
+  EXPECT_EQ(doc.at("overlap").size(), 2u * 2u * 2u);  // 2 kinds x 2 directions x 2 orders
+}
+
+TEST_F(Stage02Test, HostMemoryChoosesTheKindsMeasured) {
+  testing::TempDir dir;
+  const nlohmann::json doc = run_stage02({"--sizes", "4K", "--host-memory", "pinned"}, dir);
+  ASSERT_TRUE(doc.contains("measurements"));
+  std::set<std::string> kinds;
+  for (const auto& m : doc.at("measurements")) {
+    if (m.at("name") == "copy") kinds.insert(m.at("params").at("host_memory"));
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"pinned"}));
+  EXPECT_EQ(doc.at("config").at("host_memory"), nlohmann::json({"pinned"}));
+  EXPECT_FALSE(doc.at("bounds").contains("pageable_h2d_peak_gbps"));
+  EXPECT_TRUE(doc.at("staging").empty());
+  EXPECT_EQ(doc.at("verification").at("batches_checked"), 1 + 1);  // the sweep's 4K, the overlap's pinned
+}
+
+}  // namespace
+}  // namespace csg
