@@ -13,14 +13,14 @@
 //         separately (all H2D, all kernels, all D2H), their sum, and whether
 //         every batch verified. Total ≈ sum means nothing overlapped.
 //         --timeline draws one more (untimed) run as the article's first
-//         timeline: a single row, H K D H K D ..., no two at once.
+//         timeline: a single row, H K D H K D ..., no two at once; then the
+//         serial run is re-timed to show recording left the timed median alone.
 
 #include <iostream>
 #include <optional>
 #include <vector>
 
 #include "batch_buffers.cuh"
-#include "cupti_recorder.hpp"
 #include "device_info.hpp"
 #include "gemm.cuh"
 #include "nvtx_ranges.hpp"
@@ -30,6 +30,8 @@
 #include "serial_report.hpp"
 #include "stage_main.hpp"
 #include "stage_sums.cuh"
+#include "stage_timeline.hpp"
+#include "timeline_options.hpp"
 #include "timing.cuh"
 
 int main(int argc, char** argv) {
@@ -38,19 +40,14 @@ int main(int argc, char** argv) {
     csg::StageCli cli("01_serial_baseline",
                       "The serial baseline: cudaMemcpy H2D -> naive GEMM -> cudaMemcpy D2H per batch, "
                       "on the legacy default stream.");
-    cli.add_flag("timeline", "After the timed runs, record one more run with CUPTI and draw it as a timeline");
-    cli.add_int("timeline-batches", "Batches the timeline picture shows", 16, 1, 1000000);
-    cli.add_text("trace", "Write the recorded run as Chrome trace-event JSON (Perfetto); implies --timeline", "",
-                 "FILE");
+    csg::add_timeline_options(cli);  // --timeline, --timeline-batches, --trace
     const auto options = cli.parse(argc, argv);
     if (!options) {
       std::cout << cli.help();
       return csg::kExitOk;
     }
     const csg::Workload& work = options->work;
-    const std::string trace_path = cli.get_string("trace");
-    if (!trace_path.empty()) csg::check_output_path("trace", trace_path);
-    const bool record_timeline = cli.get_flag("timeline") || !trace_path.empty();
+    const csg::TimelineOptions timeline_options = csg::read_timeline_options(cli);
 
     const int device = csg::require_device();
     // The article's layout: one device A and C per batch.
@@ -105,33 +102,34 @@ int main(int argc, char** argv) {
     }();
 
     // --timeline: one more serial run, after and apart from the timed ones,
-    // with CUPTI timestamping every copy and kernel (one row: the default stream).
-    std::optional<csg::RecordedTimeline> timeline;
-    csg::VerifyResult timeline_check;
-    if (record_timeline) {
+    // with CUPTI timestamping every copy and kernel (one row: the default
+    // stream); then the serial run re-timed with recording over.
+    std::optional<csg::StageTimeline> timeline;
+    if (timeline_options.record) {
       csg::progress("recording one more serial run for the timeline");
       csg::ScopedRange range("timeline run");
-      buffers.poison_outputs(nullptr);
-      timeline = csg::record_timeline({.streams = {nullptr},  // the legacy default stream
-                                       .row_names = {"default stream"},
-                                       .batches = work.batches,
-                                       .pool = 1,
-                                       .flops_per_kernel = work.flops_per_batch()},
-                                      serial_run);
-      if (timeline->available) timeline_check = buffers.verify(options->seed);
+      timeline = csg::record_stage_timeline(
+          options->plan, {.plan = {.streams = {nullptr},  // the legacy default stream
+                                   .row_names = {"default stream"},
+                                   .batches = work.batches,
+                                   .pool = 1,
+                                   .flops_per_kernel = work.flops_per_batch()},
+                          .poison = variants.front().prepare,
+                          .verify = [&] { return buffers.verify(options->seed); },
+                          .timed_run = variants.front().run,
+                          .timed = summaries.front()});
     }
 
     const csg::StageResult result = csg::serial_result("01_serial_baseline", csg::query_device_info(device),
                                                         *options, summaries.front(), sums, serial_check, sums_check);
     csg::print_serial_result(std::cout, result, *options, sums);
-    if (!options->json_path.empty()) csg::write_json_file(options->json_path, csg::to_json(result));
-
+    nlohmann::json json = csg::to_json(result);
     if (timeline) {
-      csg::report_timeline(std::cout, *timeline, static_cast<int>(cli.get_int("timeline-batches")), trace_path,
-                           "01_serial_baseline");
-      if (timeline->available) std::cout << "timeline run: " << timeline_check.message() << '\n';
+      csg::report_stage_timeline(std::cout, *timeline, timeline_options, "01_serial_baseline");
+      json["timeline"] = csg::to_json(*timeline, timeline_options);
     }
-    const bool timeline_passed = !timeline || !timeline->available || timeline_check.passed;
+    if (!options->json_path.empty()) csg::write_json_file(options->json_path, json);
+    const bool timeline_passed = !timeline || timeline->passed();
     return result.verification.passed && timeline_passed ? csg::kExitOk : csg::kExitFailure;
   });
 }

@@ -9,13 +9,18 @@
 // Run:    ./03_stream_pool_gemm                           (100 × 1024×1024×512, 8 streams, pinned)
 //         ./03_stream_pool_gemm --host-memory pageable    (the same pool collapses to serial speed)
 //         ./03_stream_pool_gemm --streams-sweep 1,2,4,8 --device-buffers per-batch
+//         ./03_stream_pool_gemm --timeline --trace 03.trace.json   (the article's pool picture, measured)
 // Output: the serial baselines (pageable, pinned) and the pool in both issue
 //         orders, measured in the same rounds; the time per pool size; the
 //         isolated H2D, kernel and D2H sums, the pipeline bound and the pool's
 //         time as a percentage of it; device memory per layout; verification.
+//         --timeline draws one more (untimed) pool run as the article's
+//         timeline: one row per stream, each batch's H K D staggered against
+//         the other streams', then the pool's median re-timed after recording.
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <vector>
 
 #include "batch_buffers.cuh"
@@ -26,7 +31,9 @@
 #include "serial_run.cuh"
 #include "stage_main.hpp"
 #include "stage_sums.cuh"
+#include "stage_timeline.hpp"
 #include "stream_pool.cuh"
+#include "timeline_options.hpp"
 #include "timing.cuh"
 
 int main(int argc, char** argv) {
@@ -38,6 +45,7 @@ int main(int argc, char** argv) {
                       "stream i % streams.",
                       {.host_memory = csg::HostMemory::pinned});
     csg::add_pool_options(cli, /*with_sweep=*/true);
+    csg::add_timeline_options(cli);  // --timeline, --timeline-batches, --trace
     const auto options = cli.parse(argc, argv);
     if (!options) {
       std::cout << cli.help();
@@ -45,6 +53,7 @@ int main(int argc, char** argv) {
     }
     const csg::Workload& work = options->work;
     const csg::PoolConfig pool_config = csg::read_pool_options(cli, *options, /*with_sweep=*/true);
+    const csg::TimelineOptions timeline_options = csg::read_timeline_options(cli);
 
     const int device = csg::require_device();
     const int slots = csg::device_slots_for(pool_config, work.batches);
@@ -113,10 +122,30 @@ int main(int argc, char** argv) {
                   " warm-up + " + std::to_string(options->plan.repeats) + " timed rounds");
     runs.measure(options->plan);
 
+    // --timeline: one more run of the pool (depth-first), untimed, with CUPTI
+    // timestamping every copy and kernel, one row per stream; then the pool
+    // re-timed with recording over, to show recording costs the timed runs nothing.
+    std::optional<csg::StageTimeline> timeline;
+    if (timeline_options.record) {
+      csg::progress("recording one more pool run for the timeline");
+      timeline = csg::record_stage_timeline(
+          options->plan, {.plan = csg::pool_timeline_run(pool, work),
+                          .poison = [&] { buffers.poison_outputs(pool[0]); },
+                          .verify = [&] { return buffers.verify(options->seed); },
+                          .timed_run = [&] { return pool_run(pool, csg::IssueOrder::depth_first); },
+                          .timed = runs.pool(csg::IssueOrder::depth_first).stats});
+    }
+
     const csg::StageResult result =
         csg::pool_result("03_stream_pool_gemm", csg::query_device_info(device), *options, pool_config, slots, runs);
     csg::print_pool_result(std::cout, result, *options, pool_config, runs);
-    if (!options->json_path.empty()) csg::write_json_file(options->json_path, csg::to_json(result));
-    return result.verification.passed ? csg::kExitOk : csg::kExitFailure;
+    nlohmann::json json = csg::to_json(result);
+    if (timeline) {
+      csg::report_stage_timeline(std::cout, *timeline, timeline_options, "03_stream_pool_gemm");
+      json["timeline"] = csg::to_json(*timeline, timeline_options);
+    }
+    if (!options->json_path.empty()) csg::write_json_file(options->json_path, json);
+    const bool timeline_passed = !timeline || timeline->passed();
+    return result.verification.passed && timeline_passed ? csg::kExitOk : csg::kExitFailure;
   });
 }

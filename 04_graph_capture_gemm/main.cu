@@ -10,13 +10,18 @@
 // Run:    ./04_graph_capture_gemm                        (the article: 100 batches, 8 streams, pinned)
 //         ./04_graph_capture_gemm --batches 6 --streams 3 --dot graph.dot   (a readable DAG)
 //         ./04_graph_capture_gemm --skip-join            (the missing join: exit 1)
+//         ./04_graph_capture_gemm --timeline --trace 04.trace.json   (a replay, measured node by node)
 // Output: the graph's structure, the one-time costs (capture, instantiate,
 //         upload, first launch), replay vs stream pool GPU time, CPU issue
 //         time and the break-even replay count, exec update vs re-capture,
 //         tiny-work numbers, and whether every batch of every run verified.
+//         --timeline draws one more (untimed) replay as the article's timeline:
+//         one row per pool stream, staggered like stage 03's, since the graph
+//         holds the same work.
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 
 #include "batch_buffers.cuh"
 #include "capture_guard.cuh"
@@ -25,12 +30,16 @@
 #include "graph_costs.hpp"
 #include "graph_inspect.hpp"
 #include "graph_report.hpp"
+#include "graph_timeline.hpp"
 #include "graph_update.cuh"
 #include "launch_overhead.cuh"
 #include "options.hpp"
 #include "resources.hpp"
 #include "stage_main.hpp"
+#include "stage_timeline.hpp"
 #include "stream_pool.cuh"
+#include "timeline_options.hpp"
+#include "timing.cuh"
 
 namespace {
 
@@ -66,6 +75,7 @@ int main(int argc, char** argv) {
     cli.add_int("tiny-count", "Empty kernels and tiny GEMMs in the where-graphs-win runs", kDefaultTinyCount, 1,
                 kMaxTinyCount);
     cli.add_int("tiny-size", "m = n = k of the tiny GEMMs", kDefaultTinySize, 1, kMaxTinySize);
+    csg::add_timeline_options(cli);  // --timeline, --timeline-batches, --trace
     const auto options = cli.parse(argc, argv);
     if (!options) {
       std::cout << cli.help();
@@ -77,6 +87,7 @@ int main(int argc, char** argv) {
     const std::string dot_path = cli.get_string("dot");
     const bool skip_join = cli.get_flag("skip-join");
     if (!dot_path.empty()) csg::check_output_path("dot", dot_path);
+    const csg::TimelineOptions timeline_options = csg::read_timeline_options(cli);
     if (skip_join && streams < 2) {
       throw csg::UsageError("--skip-join needs --streams 2 or more: with one stream nothing is forked, so there is "
                             "nothing to join");
@@ -189,9 +200,31 @@ int main(int argc, char** argv) {
     run.tiny_config = tiny_config;
     run.tiny = csg::measure_launch_overhead(options->plan, pool, tiny_config);
 
+    // --timeline: one more replay, untimed, with CUPTI timestamping every node
+    // (of a second exec of the same graph, whose nodes it can name by pool
+    // stream and batch); then the timed exec's replay re-timed with recording over.
+    std::optional<csg::StageTimeline> timeline;
+    if (timeline_options.record) {
+      csg::progress("recording one more graph replay for the timeline");
+      const csg::GraphTimelineRun traced = csg::prepare_graph_timeline(graph, buffers, pool);
+      csg::EventTimer timer;
+      auto replay = [&](const csg::GraphExec& e) { timer.start(pool[0]); e.launch(pool[0]); return timer.stop(); };
+      timeline = csg::record_stage_timeline(
+          options->plan, {.plan = traced.plan, .notes = traced.notes, .poison = poison, .verify = verify,
+                          .timed_run = [&] { return replay(exec); },     // the exec the stage timed
+                          .recorded_run = [&] { replay(traced.exec); },  // its time is not used
+                          .timed = run.replay.graph_replay});
+    }
+
     const csg::StageResult result = csg::graph_stage_result(kStage, csg::query_device_info(device), run);
     csg::print_graph_stage(std::cout, result, run);
-    if (!options->json_path.empty()) csg::write_json_file(options->json_path, csg::graph_stage_json(result, run));
-    return result.verification.passed ? csg::kExitOk : csg::kExitFailure;
+    nlohmann::json json = csg::graph_stage_json(result, run);
+    if (timeline) {
+      csg::report_stage_timeline(std::cout, *timeline, timeline_options, kStage);
+      json["timeline"] = csg::to_json(*timeline, timeline_options);
+    }
+    if (!options->json_path.empty()) csg::write_json_file(options->json_path, json);
+    const bool timeline_passed = !timeline || timeline->passed();
+    return result.verification.passed && timeline_passed ? csg::kExitOk : csg::kExitFailure;
   });
 }

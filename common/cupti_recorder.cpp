@@ -229,6 +229,67 @@ std::optional<std::uint64_t> TimelineRecorder::graph_node_id(cudaGraphNode_t nod
   return id;
 }
 
+namespace {
+
+// CUPTI calls this for each node the driver clones (into an exec, when a
+// graph is instantiated); the data is valid only during the call, so the
+// clone's id and the original's handle are copied out.
+void CUPTIAPI on_resource_event(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                const void* cbdata) {
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED || cbdata == nullptr) {
+    return;
+  }
+  const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
+  const auto* graph_data = static_cast<const CUpti_GraphData*>(resource->resourceDescriptor);
+  if (graph_data == nullptr || graph_data->node == nullptr || graph_data->originalNode == nullptr) return;
+  std::uint64_t clone_id = 0;
+  if (cuptiGetGraphNodeId(graph_data->node, &clone_id) != CUPTI_SUCCESS) return;
+  static_cast<GraphNodeClones*>(userdata)->note_clone(clone_id, graph_data->originalNode);
+}
+
+}  // namespace
+
+GraphNodeClones::GraphNodeClones() {
+  CUpti_SubscriberHandle subscriber = nullptr;
+  // _v2 names us, and names the tool already subscribed if CUPTI refuses.
+  char other_tool[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN] = {};
+  CUpti_SubscriberParams params{};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  params.subscriberName = "cuda-streams-graphs timeline";
+  params.oldSubscriberName = other_tool;
+  params.oldSubscriberSize = sizeof(other_tool);
+  CUptiResult result = cuptiSubscribe_v2(&subscriber, on_resource_event, this, &params);
+  if (result != CUPTI_SUCCESS) {
+    reason_ = cupti_message(result, "cuptiSubscribe_v2");
+    other_tool[sizeof(other_tool) - 1] = '\0';
+    if (other_tool[0] != '\0') reason_ += std::string(" (subscribed already: ") + other_tool + ")";
+    return;
+  }
+  result = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
+  if (result != CUPTI_SUCCESS) {
+    reason_ = cupti_message(result, "cuptiEnableCallback(GRAPHNODE_CLONED)");
+    static_cast<void>(cuptiUnsubscribe(subscriber));
+    return;
+  }
+  subscriber_ = subscriber;
+}
+
+GraphNodeClones::~GraphNodeClones() {
+  if (subscriber_ == nullptr) return;
+  const CUptiResult result = cuptiUnsubscribe(subscriber_);
+  if (result != CUPTI_SUCCESS) std::cerr << cupti_message(result, "cuptiUnsubscribe") << '\n';
+}
+
+std::map<std::uint64_t, cudaGraphNode_t> GraphNodeClones::clone_to_original() const {
+  const std::lock_guard lock(mutex_);
+  return clones_;
+}
+
+void GraphNodeClones::note_clone(std::uint64_t clone_id, cudaGraphNode_t original) {
+  const std::lock_guard lock(mutex_);
+  clones_[clone_id] = original;
+}
+
 RecordedTimeline record_timeline(const TimelineRun& plan, const std::function<void()>& run) {
   RecordedTimeline recorded;
   TimelineRecorder recorder;
@@ -269,13 +330,18 @@ RecordedTimeline record_timeline(const TimelineRun& plan, const std::function<vo
     if (!ids_known) issue.stream_rows = rows_by_first_appearance(records);
     labelled = label_in_issue_order(records, issue);
   }
+  bool issue_by_ids = true;
   if (!labelled_by_node && ids_known && labelled.timeline.ops.empty() && !records.empty()) {
+    issue_by_ids = false;
     // The ids CUPTI gave for the streams match no record: fall back rather than draw nothing.
     recorded.notes.push_back("no record carried the stream ids CUPTI reported; rows follow the order in which "
                              "the streams started work");
     issue.stream_rows = rows_by_first_appearance(records);
     labelled = label_in_issue_order(records, issue);
   }
+  recorded.labelling = labelled_by_node ? "graph node ids"
+                      : ids_known && issue_by_ids ? "stream ids"
+                                                  : "first appearance";
   recorded.timeline = std::move(labelled.timeline);
   recorded.ignored = labelled.ignored;
   if (recorded.ignored > 0) {

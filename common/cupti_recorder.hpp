@@ -20,12 +20,15 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "timeline.hpp"
+
+struct CUpti_Subscriber_st;  // CUPTI's subscriber (cupti_callbacks.h), named here without the header
 
 namespace csg {
 
@@ -70,6 +73,43 @@ class TimelineRecorder {
   std::string reason_;
 };
 
+// While alive, notes every graph node that CUDA clones. Instantiating a graph
+// copies each of its nodes into the exec, and CUPTI's records of a replay
+// carry the COPIES' node ids, not those of the captured nodes. A stage that
+// knows what each captured node is (stage 04: its pool stream and batch) can
+// then label the replay's records through clone_to_original(). Create it
+// right before cudaGraphInstantiate*, read it after. Stage 04 instantiates a
+// second exec under it for the recorded replay and keeps timing its first
+// exec, instantiated before CUPTI was ever loaded.
+//
+// Uses CUPTI's callback API (resource domain, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED),
+// which allows one subscriber per process: under nsys or ncu it can't
+// subscribe, watching() is false and the reason says why; never throws for that.
+class GraphNodeClones {
+ public:
+  GraphNodeClones();
+  ~GraphNodeClones();  // unsubscribes
+  GraphNodeClones(const GraphNodeClones&) = delete;
+  GraphNodeClones& operator=(const GraphNodeClones&) = delete;
+  GraphNodeClones(GraphNodeClones&&) = delete;
+  GraphNodeClones& operator=(GraphNodeClones&&) = delete;
+
+  bool watching() const { return subscriber_ != nullptr; }
+  const std::string& unavailable_reason() const { return reason_; }
+  // CUPTI id of each clone seen so far -> the node it was cloned from (the
+  // handle, so nothing depends on CUPTI's ids of nodes created before CUPTI was loaded).
+  std::map<std::uint64_t, cudaGraphNode_t> clone_to_original() const;
+
+  // Called from CUPTI's callback (under a lock: CUPTI may call from any thread).
+  void note_clone(std::uint64_t clone_id, cudaGraphNode_t original);
+
+ private:
+  ::CUpti_Subscriber_st* subscriber_ = nullptr;
+  std::string reason_;
+  mutable std::mutex mutex_;
+  std::map<std::uint64_t, cudaGraphNode_t> clones_;
+};
+
 // What to record and how to label it: batch b was issued to streams[b % pool]
 // as H2D -> kernel -> D2H (see label_in_issue_order).
 struct TimelineRun {
@@ -91,6 +131,11 @@ struct RecordedTimeline {
   bool available = false;
   std::string unavailable_reason;  // set when !available
   Timeline timeline;
+  // How ops were given rows and batches: "stream ids" (each stream's CUPTI
+  // id, asked before the run), "graph node ids" (each captured node's row and
+  // batch, TimelineRun::graph_nodes) or "first appearance" (the fallback: rows
+  // in the order the streams started work, batches in issue order).
+  std::string labelling;
   int ignored = 0;                 // records not part of the run (see LabelResult)
   std::uint64_t dropped = 0;       // records CUPTI lost
   std::vector<std::string> notes;  // anything the reader should know about how it was labelled

@@ -85,12 +85,12 @@ struct LabelResult {
 LabelResult label_in_issue_order(const std::vector<ActivityRecord>& records, const IssuePlan& plan);
 
 // Graph replays, where the stage knows each node's row and batch from the
-// capture (the node it just captured on pool stream r for batch b, asked with
-// cudaStreamGetCaptureInfo, its id from TimelineRecorder::graph_node_id).
-// Records whose graph_node_id is not in `nodes` are ignored. Whether CUPTI's
-// records carry the ids of the captured graph's nodes or of the instantiated
-// copies is to be checked on a GPU; if nothing matches (ignored == all),
-// fall back to label_in_issue_order with rows_by_first_appearance.
+// capture (stage 04 walks the captured graph: graph_timeline.hpp). CUPTI's
+// records of a replay carry the ids of the exec's nodes, which instantiation
+// cloned from the captured ones (GraphNodeClones maps them back), so `nodes`
+// may hold both ids of a node. Records whose graph_node_id is not in `nodes`
+// are ignored; if nothing matches (ignored == all), fall back to
+// label_in_issue_order with rows_by_first_appearance.
 struct NodeLabel {
   int row = 0;
   int batch = -1;

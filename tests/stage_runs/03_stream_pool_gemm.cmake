@@ -9,3 +9,9 @@ csg_add_stage_run(tiny_pageable 03_stream_pool_gemm
   --batches 9 --m 40 --n 40 --k 40 --streams 2 --streams-sweep 2,3 --host-memory pageable --warmup 0 --repeats 1)
 csg_add_sanitizer_runs(03_stream_pool_gemm
   --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1)
+# --timeline end to end: one recorded pool run (a row per stream), verified,
+# then the pool re-timed after recording. Exit 0 also when CUPTI is unavailable
+# (the output says why); tests/gpu/test_timeline_03_04.cu checks what was recorded.
+csg_add_stage_run(tiny_timeline 03_stream_pool_gemm
+  --batches 10 --m 32 --n 16 --k 48 --streams 3 --streams-sweep off --warmup 0 --repeats 1 --timeline
+  --timeline-batches 6)

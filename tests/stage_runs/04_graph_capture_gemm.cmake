@@ -7,3 +7,11 @@ csg_add_stage_run(tiny_per_batch_pageable 04_graph_capture_gemm
   --warmup 0 --repeats 1 --tiny-count 10 --tiny-size 4)
 csg_add_stage_run(tiny_more_streams_than_batches 04_graph_capture_gemm
   --batches 3 --m 8 --n 8 --k 8 --streams 8 --warmup 0 --repeats 1 --tiny-count 5 --tiny-size 4)
+# --timeline end to end: one recorded replay of a second exec of the graph,
+# nodes labelled by pool stream and batch, verified, then the timed exec
+# re-timed after recording. tests/gpu/test_timeline_03_04.cu checks what was recorded.
+csg_add_stage_run(tiny_timeline 04_graph_capture_gemm
+  --batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --tiny-count 5 --tiny-size 4 --timeline
+  --timeline-batches 6)
+csg_add_sanitizer_runs(04_graph_capture_gemm
+  --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1 --tiny-count 8 --tiny-size 16)

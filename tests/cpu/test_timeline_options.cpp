@@ -1,0 +1,118 @@
+// The timeline options (--timeline, --timeline-batches, --trace), shared by
+// stages 01, 03 and 04 through timeline_options.hpp: parsed the same way in
+// process, and refused the same way (exit 2, one line naming the flag, before
+// any CUDA call, no file written) by every stage binary that has them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "errors.hpp"
+#include "options.hpp"
+#include "run_process.hpp"
+#include "timeline_options.hpp"
+
+namespace csg {
+namespace {
+
+TimelineOptions parsed(const std::vector<std::string>& args) {
+  StageCli cli("test_stage", "a stage with timeline options");
+  add_timeline_options(cli);
+  const auto options = cli.parse(args);
+  if (!options) throw std::logic_error("--help in a test");
+  return read_timeline_options(cli);
+}
+
+TEST(TimelineOptions, OffUnlessAskedFor) {
+  const TimelineOptions options = parsed({});
+  EXPECT_FALSE(options.record);
+  EXPECT_EQ(options.picture_batches, kDefaultTimelineBatches);
+  EXPECT_TRUE(options.trace_path.empty());
+}
+
+TEST(TimelineOptions, TimelineAndPictureBatches) {
+  const TimelineOptions options = parsed({"--timeline", "--timeline-batches", "3"});
+  EXPECT_TRUE(options.record);
+  EXPECT_EQ(options.picture_batches, 3);
+  EXPECT_TRUE(options.trace_path.empty());
+}
+
+TEST(TimelineOptions, TraceImpliesTimeline) {
+  testing::TempDir dir;
+  const TimelineOptions options = parsed({"--trace", dir.file("t.json")});
+  EXPECT_TRUE(options.record);
+  EXPECT_EQ(options.trace_path, dir.file("t.json"));
+  EXPECT_TRUE(dir.entries().empty()) << "parsing must not create the trace file";
+}
+
+TEST(TimelineOptions, BadValuesAreUsageErrors) {
+  testing::TempDir dir;
+  EXPECT_THROW(parsed({"--timeline-batches", "0"}), UsageError);
+  EXPECT_THROW(parsed({"--timeline-batches", "-3"}), UsageError);
+  EXPECT_THROW(parsed({"--timeline-batches", "x"}), UsageError);
+  EXPECT_THROW(parsed({"--trace", "/nonexistent-dir/trace.json"}), UsageError);
+  EXPECT_THROW(parsed({"--trace", dir.path()}), UsageError);
+}
+
+std::vector<std::string> stages_with_timeline() {
+  std::vector<std::string> binaries;
+#ifdef CSG_STAGE01_BINARY
+  binaries.emplace_back(CSG_STAGE01_BINARY);
+#endif
+#ifdef CSG_STAGE03_BINARY
+  binaries.emplace_back(CSG_STAGE03_BINARY);
+#endif
+#ifdef CSG_STAGE04_BINARY
+  binaries.emplace_back(CSG_STAGE04_BINARY);
+#endif
+  return binaries;
+}
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string must_mention;
+};
+
+TEST(TimelineOptionsCli, EveryStageRefusesBadValuesBeforeAnyCudaCall) {
+  const std::vector<std::string> binaries = stages_with_timeline();
+  ASSERT_FALSE(binaries.empty()) << "no stage with timeline options is built";
+  const std::vector<BadCase> cases = {
+      {{"--timeline", "--timeline-batches", "0"}, "--timeline-batches takes an integer in [1, "},
+      {{"--timeline-batches", "abc"}, "--timeline-batches takes an integer"},
+      {{"--trace", "/nonexistent-dir/trace.json"}, "--trace"},
+      {{"--trace", "{dir}"}, "is a directory"},
+  };
+  for (const std::string& binary : binaries) {
+    for (const BadCase& bad : cases) {
+      testing::TempDir dir;
+      std::vector<std::string> argv{binary};
+      for (const std::string& arg : bad.args) argv.push_back(arg == "{dir}" ? dir.path() : arg);
+      argv.insert(argv.end(), {"--json", dir.file("out.json")});
+      // With every GPU hidden: 2 (usage), not 77 (no device), shows the check
+      // comes before any CUDA call.
+      const testing::ProcessResult run = testing::run_process(argv, {"CUDA_VISIBLE_DEVICES="});
+      const std::string label = binary + " " + ::testing::PrintToString(bad.args);
+      EXPECT_EQ(run.exit_code, kExitUsage) << label << "\nstderr: " << run.err;
+      EXPECT_NE(run.err.find(bad.must_mention), std::string::npos) << label << "\nstderr: " << run.err;
+      EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << label << "\nstderr: " << run.err;
+      EXPECT_TRUE(run.out.empty()) << label << "\nstdout: " << run.out;
+      EXPECT_TRUE(dir.entries().empty()) << label << ": a file was written";
+    }
+  }
+}
+
+TEST(TimelineOptionsCli, EveryStageListsTheSameThreeFlags) {
+  const std::vector<std::string> binaries = stages_with_timeline();
+  ASSERT_FALSE(binaries.empty()) << "no stage with timeline options is built";
+  for (const std::string& binary : binaries) {
+    const testing::ProcessResult run = testing::run_process({binary, "--help"});
+    EXPECT_EQ(run.exit_code, kExitOk) << binary;
+    for (const char* flag : {"--timeline ", "--timeline-batches", "--trace"}) {
+      EXPECT_NE(run.out.find(flag), std::string::npos) << binary << " --help lacks " << flag << "\n" << run.out;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace csg

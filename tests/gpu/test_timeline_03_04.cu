@@ -1,0 +1,186 @@
+// Stages 03 (stream pool) and 04 (graph replay) with --timeline, --trace and
+// --json, end to end at a small size: CUPTI records exactly 3 × batches
+// operations, one H2D, one kernel and one D2H per batch, on the pool stream
+// the batch was issued to (batch b on stream b % 3), each batch in order
+// H2D -> kernel -> D2H; the results JSON carries the timeline object with
+// the overlap figures and the timed median before and after recording.
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.hpp"
+#include "gpu_test.hpp"
+#include "run_process.hpp"
+
+namespace csg {
+namespace {
+
+constexpr int kBatches = 12;
+constexpr int kStreams = 3;
+constexpr int kBatchesPerStream = kBatches / kStreams;
+static_assert(kBatches % kStreams == 0, "every stream gets the same number of batches");
+constexpr int kM = 33;
+constexpr int kN = 17;
+constexpr int kK = 65;
+// CUPTI timestamps of back-to-back work on one stream may touch; allow a
+// rounding's worth before calling it out of order.
+constexpr double kTimestampSlackUs = 0.5;
+
+struct Slice {
+  std::string kind;
+  int tid = -1;
+  int batch = -1;
+  double start_us = 0.0;
+  double end_us = 0.0;
+  double bytes = 0.0;
+  double flops = 0.0;
+};
+
+struct StageCase {
+  std::string name;
+  std::string binary;
+  std::vector<std::string> extra_args;
+  std::string labelling;  // what the JSON must say about how ops got their rows
+};
+
+void PrintTo(const StageCase& stage, std::ostream* out) { *out << stage.name; }
+
+std::vector<StageCase> stage_cases() {
+  std::vector<StageCase> cases;
+#ifdef CSG_STAGE03_BINARY
+  cases.push_back({"stage03", CSG_STAGE03_BINARY, {"--streams-sweep", "off"}, "stream ids"});
+#endif
+#ifdef CSG_STAGE04_BINARY
+  // Graph nodes are labelled through CUPTI's clone callback (graph_timeline.hpp).
+  cases.push_back({"stage04", CSG_STAGE04_BINARY, {"--tiny-count", "5", "--tiny-size", "4"}, "graph node ids"});
+#endif
+  return cases;
+}
+
+class Timeline0304Test : public testing::GpuTest, public ::testing::WithParamInterface<StageCase> {};
+
+TEST_P(Timeline0304Test, RecordsThreeOpsPerBatchOnItsPoolStream) {
+  const StageCase& stage = GetParam();
+  testing::TempDir dir;
+  const std::string trace_path = dir.file("trace.json");
+  const std::string json_path = dir.file("result.json");
+  std::vector<std::string> argv = {stage.binary, "--batches", std::to_string(kBatches), "--streams",
+                                   std::to_string(kStreams), "--m", std::to_string(kM), "--n", std::to_string(kN),
+                                   "--k", std::to_string(kK), "--warmup", "0", "--repeats", "2", "--timeline",
+                                   "--timeline-batches", "6", "--trace", trace_path, "--json", json_path};
+  argv.insert(argv.end(), stage.extra_args.begin(), stage.extra_args.end());
+  const testing::ProcessResult run = testing::run_process(argv);
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  if (run.out.find("timeline: not recorded:") != std::string::npos) {
+    if (std::getenv("CSG_REQUIRE_GPU") != nullptr) FAIL() << "CUPTI unavailable on the GPU box:\n" << run.out;
+    GTEST_SKIP() << "CUPTI unavailable here:\n" << run.out;
+  }
+  for (int row = 0; row < kStreams; ++row) {
+    EXPECT_NE(run.out.find("stream " + std::to_string(row) + " |"), std::string::npos) << run.out;
+  }
+  EXPECT_NE(run.out.find("the first 6 of 12 batches"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("timeline run: all 12 batches verified"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("timed median before recording "), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("note:"), std::string::npos) << "labelling needed a fallback or left records out:\n"
+                                                      << run.out;
+
+  // The results JSON's timeline object.
+  std::ifstream json_in(json_path);
+  ASSERT_TRUE(json_in.good()) << "no JSON at " << json_path;
+  const nlohmann::json result = nlohmann::json::parse(json_in);
+  ASSERT_TRUE(result.contains("timeline")) << result.dump(1);
+  const nlohmann::json& timeline = result.at("timeline");
+  EXPECT_EQ(timeline.at("recorded"), true);
+  EXPECT_EQ(timeline.at("labelling"), stage.labelling) << timeline.dump(1);
+  EXPECT_EQ(timeline.at("ops"), 3 * kBatches);
+  EXPECT_EQ(timeline.at("ignored"), 0);
+  EXPECT_EQ(timeline.at("dropped"), 0);
+  EXPECT_EQ(timeline.at("rows"), (std::vector<std::string>{"stream 0", "stream 1", "stream 2"}));
+  EXPECT_EQ(timeline.at("verified"), true);
+  EXPECT_EQ(timeline.at("after_verified"), true);
+  EXPECT_EQ(timeline.at("after_samples"), 2);
+  EXPECT_GT(timeline.at("median_before_ms").get<double>(), 0.0);
+  EXPECT_GT(timeline.at("median_after_ms").get<double>(), 0.0);
+  EXPECT_EQ(timeline.at("trace_file"), trace_path);
+  for (const char* figure : {"h2d_busy", "compute_busy", "d2h_busy", "copy_and_compute"}) {
+    const double value = timeline.at("overlap").at(figure).get<double>();
+    EXPECT_GE(value, 0.0) << figure;
+    EXPECT_LE(value, 1.0) << figure;
+  }
+  EXPECT_GT(timeline.at("overlap").at("compute_busy").get<double>(), 0.0);
+  EXPECT_GT(timeline.at("overlap").at("wall_ms").get<double>(), 0.0);
+
+  // The trace: one slice per operation, on the track of its pool stream.
+  std::ifstream in(trace_path);
+  ASSERT_TRUE(in.good()) << "no trace at " << trace_path << "\n" << run.out;
+  const nlohmann::json trace = nlohmann::json::parse(in);
+  std::vector<Slice> slices;
+  std::map<int, std::string> tracks;
+  for (const auto& event : trace.at("traceEvents")) {
+    if (event.at("ph") == "M" && event.at("name") == "thread_name") {
+      tracks[event.at("tid").get<int>()] = event.at("args").at("name").get<std::string>();
+    }
+    if (event.at("ph") != "X") continue;
+    Slice s;
+    s.kind = event.at("cat").get<std::string>();
+    s.tid = event.at("tid").get<int>();
+    s.batch = event.at("args").at("batch").get<int>();
+    s.start_us = event.at("ts").get<double>();
+    s.end_us = s.start_us + event.at("dur").get<double>();
+    s.bytes = event.at("args").at("bytes").get<double>();
+    s.flops = event.at("args").at("flops").get<double>();
+    slices.push_back(s);
+  }
+  EXPECT_EQ(tracks, (std::map<int, std::string>{{0, "stream 0"}, {1, "stream 1"}, {2, "stream 2"}}));
+  ASSERT_EQ(slices.size(), std::size_t(3 * kBatches)) << trace.dump(1);
+
+  std::map<std::string, int> per_kind;
+  std::map<std::pair<int, std::string>, std::set<int>> batches_on;  // (tid, kind) -> batches
+  std::map<std::pair<int, std::string>, const Slice*> slice_of;     // (batch, kind) -> slice
+  for (const auto& s : slices) {
+    ++per_kind[s.kind];
+    ASSERT_GE(s.batch, 0) << s.kind;
+    ASSERT_LT(s.batch, kBatches) << s.kind;
+    EXPECT_EQ(s.tid, s.batch % kStreams) << "batch " << s.batch << " " << s.kind;
+    EXPECT_GE(s.end_us, s.start_us);
+    batches_on[{s.tid, s.kind}].insert(s.batch);
+    EXPECT_TRUE(slice_of.emplace(std::make_pair(s.batch, s.kind), &s).second)
+        << "two " << s.kind << " slices for batch " << s.batch;
+    if (s.kind == "h2d") {
+      EXPECT_EQ(s.bytes, double(kM) * kK * sizeof(float));
+    } else if (s.kind == "d2h") {
+      EXPECT_EQ(s.bytes, double(kM) * kN * sizeof(float));
+    } else {
+      EXPECT_EQ(s.kind, "kernel");
+      EXPECT_EQ(s.flops, 2.0 * kM * kN * kK);
+    }
+  }
+  EXPECT_EQ(per_kind, (std::map<std::string, int>{{"h2d", kBatches}, {"kernel", kBatches}, {"d2h", kBatches}}));
+  for (int tid = 0; tid < kStreams; ++tid) {
+    for (const char* kind : {"h2d", "kernel", "d2h"}) {
+      const std::pair<int, std::string> key{tid, kind};
+      EXPECT_EQ(batches_on[key].size(), std::size_t(kBatchesPerStream)) << "stream " << tid << " " << kind;
+    }
+  }
+  // Each batch in its stream's order: H2D, then the kernel, then D2H.
+  for (int batch = 0; batch < kBatches; ++batch) {
+    const auto h2d = slice_of.find({batch, "h2d"});
+    const auto kernel = slice_of.find({batch, "kernel"});
+    const auto d2h = slice_of.find({batch, "d2h"});
+    ASSERT_TRUE(h2d != slice_of.end() && kernel != slice_of.end() && d2h != slice_of.end()) << "batch " << batch;
+    EXPECT_GE(kernel->second->start_us, h2d->second->end_us - kTimestampSlackUs) << "batch " << batch;
+    EXPECT_GE(d2h->second->start_us, kernel->second->end_us - kTimestampSlackUs) << "batch " << batch;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Stages, Timeline0304Test, ::testing::ValuesIn(stage_cases()),
+                         [](const ::testing::TestParamInfo<StageCase>& param_info) { return param_info.param.name; });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Timeline0304Test);
+
+}  // namespace
+}  // namespace csg
