@@ -198,6 +198,23 @@ for run in "${runs[@]}"; do
   fi
 done
 
+# The timelines hold every operation: 3 per batch (100 batches at defaults).
+for trace in 03_stream_pool_gemm 04_graph_capture_gemm; do
+  trace_file="$results/$trace.trace.json"
+  [[ -f $trace_file ]] || continue
+  if ! python3 - "$trace_file" <<'PY'; then
+import json
+import sys
+
+events = json.load(open(sys.argv[1], encoding="utf-8"))["traceEvents"]
+slices = sum(1 for e in events if e.get("ph") == "X")
+print(f"{sys.argv[1]}: {slices} slices", file=sys.stderr)
+sys.exit(0 if slices == 300 else 1)
+PY
+    fail "$trace.trace.json does not hold 300 slices (3 per batch)"
+  fi
+done
+
 # --- e) the summary, read from the JSON ---------------------------------------
 step "e) python3 scripts/summarize.py $results"
 summary_status=0
