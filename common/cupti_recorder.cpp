@@ -305,8 +305,12 @@ RecordedTimeline record_timeline(const TimelineRun& plan, const std::function<vo
     const std::optional<std::uint32_t> id = TimelineRecorder::stream_id(plan.streams[row]);
     if (!id) {
       ids_known = false;
-      recorded.notes.push_back("CUPTI could not name stream " + std::to_string(row) +
-                               "; rows follow the order in which the streams started work");
+      // The legacy default stream (stage 01) has no id without its context;
+      // with one stream there is no order to get wrong, so no note.
+      if (plan.streams.size() > 1) {
+        recorded.notes.push_back("CUPTI could not name stream " + std::to_string(row) +
+                                 "; rows follow the order in which the streams started work");
+      }
       break;
     }
     issue.stream_rows[*id] = static_cast<int>(row);

@@ -11,17 +11,26 @@
 namespace csg {
 namespace {
 
-// As close to an empty kernel as can still be checked: one thread adds 1.
-// The launches are ordered (one stream, or a chain of graph nodes), so no atomic is needed.
+// What is timed: a kernel that does nothing, so a launch or a graph node
+// costs only its scheduling.
+__global__ void empty_kernel() {}
+
+// Its checkable twin: one thread adds 1. The launches are ordered (one
+// stream, or a chain of graph nodes), so no atomic is needed.
 __global__ void count_launch(unsigned long long* counter) { *counter += 1; }
 
-void launch_count(unsigned long long* counter, cudaStream_t stream) {
-  count_launch<<<1, 1, 0, stream>>>(counter);
-  CUDA_CHECK_LAUNCH("count_launch");
+void issue_empty_chain(int count, cudaStream_t stream) {
+  for (int i = 0; i < count; ++i) {
+    empty_kernel<<<1, 1, 0, stream>>>();
+    CUDA_CHECK_LAUNCH("empty_kernel");
+  }
 }
 
-void issue_empty_chain(unsigned long long* counter, int count, cudaStream_t stream) {
-  for (int i = 0; i < count; ++i) launch_count(counter, stream);
+void issue_counting_chain(unsigned long long* counter, int count, cudaStream_t stream) {
+  for (int i = 0; i < count; ++i) {
+    count_launch<<<1, 1, 0, stream>>>(counter);
+    CUDA_CHECK_LAUNCH("count_launch");
+  }
 }
 
 void issue_tiny_gemms(BatchBuffers& gemms, const StreamPool& pool) {
@@ -52,17 +61,22 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
   const cudaStream_t stream = pool[0];
   TinyCosts costs;
 
-  // The empty chain.
+  // The empty chain, and its counting twin.
   DeviceBuffer<unsigned long long> counter(1);
-  const Graph empty_graph = capture(pool, [&] { issue_empty_chain(counter.data(), config.count, stream); });
+  const Graph empty_graph = capture(pool, [&] { issue_empty_chain(config.count, stream); });
   costs.empty_graph_nodes = empty_graph.node_count();
   const GraphExec empty_exec = GraphExec::instantiate(empty_graph);
   empty_exec.upload(stream);
+  const Graph counting_graph = capture(pool, [&] { issue_counting_chain(counter.data(), config.count, stream); });
+  const GraphExec counting_exec = GraphExec::instantiate(counting_graph);
 
-  // The tiny GEMMs: one device slot per GEMM, so every output stays to be verified.
+  // The tiny GEMMs: one device slot per GEMM, so every output stays to be
+  // verified; their inputs go to the device once, before any timing.
   const Workload gemm_work = tiny_gemm_workload(config);
   BatchBuffers gemms(gemm_work, config.host_memory, gemm_work.batches);
   gemms.fill_inputs(config.seed);
+  for (int batch = 0; batch < gemm_work.batches; ++batch) enqueue_h2d(gemms, batch, stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
   const Graph gemm_graph = capture(pool, [&] { issue_tiny_gemms(gemms, pool); });
   costs.gemm_graph_nodes = gemm_graph.node_count();
   const GraphExec gemm_exec = GraphExec::instantiate(gemm_graph);
@@ -74,7 +88,8 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
     CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned long long), stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
   };
-  // Called after each timed region: the counter must show every launch.
+  // The counting twin, once on the stream and once as a graph: the counter
+  // must show every launch.
   auto check_counter = [&](const char* variant) {
     unsigned long long value = 0;
     CUDA_CHECK(cudaMemcpyAsync(&value, counter.data(), sizeof value, cudaMemcpyDeviceToHost, stream));
@@ -86,6 +101,17 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
                             std::to_string(value) + ", expected " + std::to_string(config.count);
     }
   };
+  reset_counter();
+  issue_counting_chain(counter.data(), config.count, stream);
+  check_counter("counting chain on a stream");
+  reset_counter();
+  counting_exec.launch(stream);
+  check_counter("counting chain as a graph");
+  if (costs.empty_graph_nodes != static_cast<std::size_t>(config.count) && costs.empty_checked) {
+    costs.empty_checked = false;
+    costs.empty_failure = "the empty chain's graph has " + std::to_string(costs.empty_graph_nodes) + " nodes, expected " +
+                          std::to_string(config.count);
+  }
   auto poison_gemms = [&] { gemms.poison_outputs(stream); };
   // Outputs stay on the device in the timed runs; copy them back to check them.
   auto verify_gemms = [&] {
@@ -97,27 +123,13 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
   EventTimer timer;
   const std::vector<TimedVariant> variants = {
       {
-          .prepare = reset_counter,
-          .run =
-              [&] {
-                timer.start(stream);
-                issue_empty_chain(counter.data(), config.count, stream);
-                const Millis ms = timer.stop();
-                check_counter("empty chain on a stream");
-                return ms;
-              },
+          .prepare = nullptr,
+          .run = [&] { timer.start(stream); issue_empty_chain(config.count, stream); return timer.stop(); },
           .after_last = nullptr,
       },
       {
-          .prepare = reset_counter,
-          .run =
-              [&] {
-                timer.start(stream);
-                empty_exec.launch(stream);
-                const Millis ms = timer.stop();
-                check_counter("empty chain as a graph");
-                return ms;
-              },
+          .prepare = nullptr,
+          .run = [&] { timer.start(stream); empty_exec.launch(stream); return timer.stop(); },
           .after_last = nullptr,
       },
       {

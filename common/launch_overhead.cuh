@@ -1,13 +1,18 @@
 // Where graphs win: work made of many small operations, where the CPU's
 // launch cost, not the GPU, sets the pace.
 //
-//   empty chain:  `count` tiny kernels one after another on one stream, issued
-//                 one by one vs replayed as one captured graph. Each kernel
-//                 adds 1 to a counter (one thread), so a run is checked: the
-//                 counter must equal `count` (reset before every run).
-//   tiny GEMMs:   `count` naive size³ GEMMs without copies, spread over the
-//                 pool (batch i on stream i % pool, forked from and joined
-//                 into stream 0), issued vs replayed. Every output verified.
+//   empty chain:  `count` empty kernels (<<<1, 1>>>, no body) one after
+//                 another on one stream, issued one by one vs replayed as one
+//                 captured graph. A kernel with no body has no output, so its
+//                 counting twin (one thread adds 1 to a counter: a global
+//                 memory round trip, ~0.5 µs, that would dominate a graph
+//                 node's cost) runs the same chain once each way, untimed, and
+//                 the counter must equal `count`; the timed graph must hold
+//                 exactly `count` kernel nodes.
+//   tiny GEMMs:   `count` naive size³ GEMMs without copies (A and B copied to
+//                 the device once, before), spread over the pool (batch i on
+//                 stream i % pool, forked from and joined into stream 0),
+//                 issued vs replayed. Every output verified.
 // Both are GPU-timed with events on pool stream 0 around the whole run, so
 // for the streams the time is set by how fast the host issues launches.
 // Napkin math (H200 figures): ~4 µs per launch × 1000 = 4 ms on streams, vs

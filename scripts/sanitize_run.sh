@@ -52,12 +52,14 @@ trap 'rm -f "$log"' EXIT
 status=0
 "$sanitizer" "${tool_args[@]}" --error-exitcode 1 "$binary" "$@" >"$log" 2>&1 || status=$?
 cat "$log"
-summary="$(grep -E '^========= ERROR SUMMARY: [0-9]+ error' "$log" | tail -n 1)"
+# memcheck, synccheck, initcheck: "========= ERROR SUMMARY: 0 errors";
+# racecheck: "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+summary="$(grep -E '^========= (ERROR|RACECHECK) SUMMARY: ' "$log" | tail -n 1)"
 if [[ $status -ne 0 ]]; then
   echo "sanitize_run.sh: $tool on $(basename "$binary") exited $status; ${summary:-no error summary}" >&2
   exit 1
 fi
-if [[ $summary != "========= ERROR SUMMARY: 0 errors" ]]; then
+if [[ $summary != "========= ERROR SUMMARY: 0 errors" && $summary != *"(0 errors, "* ]]; then
   echo "sanitize_run.sh: $tool on $(basename "$binary"): ${summary:-no error summary printed}" >&2
   exit 1
 fi
