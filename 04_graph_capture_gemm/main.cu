@@ -34,6 +34,7 @@
 #include "graph_update.cuh"
 #include "launch_overhead.cuh"
 #include "options.hpp"
+#include "pool_config.hpp"
 #include "resources.hpp"
 #include "stage_main.hpp"
 #include "stage_timeline.hpp"
@@ -44,8 +45,6 @@
 namespace {
 
 constexpr const char* kStage = "04_graph_capture_gemm";
-constexpr int kDefaultStreams = 8;      // the article's pool_size
-constexpr int kMaxStreams = 1024;
 constexpr int kDefaultTinyCount = 1000;  // tiny operations per run: enough that per-op costs dominate
 constexpr int kMaxTinyCount = 10000;
 constexpr int kDefaultTinySize = 64;     // 64³ GEMM: 0.5 MFLOP, a few µs of GPU work
@@ -67,9 +66,7 @@ int main(int argc, char** argv) {
     csg::StageCli cli(kStage,
                       "The stream-pool GEMMs captured into a CUDA Graph (fork/join), its costs, and where graphs win.",
                       csg::CommonDefaults{csg::HostMemory::pinned, {csg::HostMemory::pageable, csg::HostMemory::pinned}});
-    cli.add_int("streams", "Streams in the pool (the article: 8)", kDefaultStreams, 1, kMaxStreams);
-    cli.add_choice("device-buffers", "Device A and C: one per stream (slots) or one per batch (the article)", "slots",
-                   {"slots", "per-batch"});
+    csg::add_pool_options(cli, /*with_sweep=*/false);  // --streams, --device-buffers, as in stage 03
     cli.add_text("dot", "Write the captured graph as Graphviz DOT (cudaGraphDebugDotPrint) to FILE", "", "FILE");
     cli.add_flag("skip-join", "Leave out step 4 (join): show the error CUDA gives, then exit 1");
     cli.add_int("tiny-count", "Empty kernels and tiny GEMMs in the where-graphs-win runs", kDefaultTinyCount, 1,
@@ -82,8 +79,9 @@ int main(int argc, char** argv) {
       return csg::kExitOk;
     }
     const csg::Workload& work = options->work;
-    const int streams = static_cast<int>(cli.get_int("streams"));
-    const std::string device_buffers = cli.get_string("device-buffers");
+    const csg::PoolConfig pool_config = csg::read_pool_options(cli, *options, /*with_sweep=*/false);
+    const int streams = pool_config.streams;
+    const std::string device_buffers = csg::to_string(pool_config.device_buffers);
     const std::string dot_path = cli.get_string("dot");
     const bool skip_join = cli.get_flag("skip-join");
     if (!dot_path.empty()) csg::check_output_path("dot", dot_path);
@@ -97,8 +95,9 @@ int main(int argc, char** argv) {
                                       options->seed};
 
     const int device = csg::require_device();
+    for (const std::string& warning : pool_config.warnings) std::cerr << warning << '\n';
     // Slots: batch i uses slot i % streams, which is its stream's own slot.
-    const int slots = device_buffers == "per-batch" ? work.batches : std::min(streams, work.batches);
+    const int slots = csg::device_slots_for(pool_config, work.batches);
     // Two sets of the workload's buffers (the second for the update experiment) and the tiny GEMMs.
     const csg::MemoryNeeds one_set = csg::memory_needs(work, options->host_memory, slots);
     csg::check_fits(plus(plus(one_set, one_set), csg::memory_needs(csg::tiny_gemm_workload(tiny_config),

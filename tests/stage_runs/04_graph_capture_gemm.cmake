@@ -13,5 +13,6 @@ csg_add_stage_run(tiny_more_streams_than_batches 04_graph_capture_gemm
 csg_add_stage_run(tiny_timeline 04_graph_capture_gemm
   --batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --tiny-count 5 --tiny-size 4 --timeline
   --timeline-batches 6)
-csg_add_sanitizer_runs(04_graph_capture_gemm
+# API_ERRORS_EXPECTED: the run shows an exec update that CUDA refuses (a new batch count).
+csg_add_sanitizer_runs(04_graph_capture_gemm API_ERRORS_EXPECTED
   --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1 --tiny-count 8 --tiny-size 16)
