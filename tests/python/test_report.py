@@ -3,10 +3,10 @@
 
     python3 -m unittest discover -s tests/python -v     (or: python3 tests/python/test_report.py)
 
-The report runs on the sample results in tests/data/suite/ (real 01 output
-from an H200; 02-04 synthetic until real output replaces them, see
-tests/data/make_synthetic_samples.py). Every expected figure is computed here
-from those files, never hard-coded, so real files drop in unchanged.
+The report runs on the sample results in tests/data/suite/: the JSON and
+trace files of one scripts/run_suite.sh run on an H200 (CUDA 13.0, driver
+580). Every expected figure is computed here from those files, never
+hard-coded, so the files of another run drop in unchanged.
 matplotlib must be installed: without it the plot tests FAIL (CI installs it).
 """
 
