@@ -90,6 +90,8 @@ StageResult graph_stage_result(const std::string& stage, const DeviceInfo& devic
       checked("tiny_empty_graph", empty_params, tiny.empty_graph, Work{}, tiny.empty_checked),
       checked("tiny_gemm_streams", gemm_params, tiny.gemm_streams, tiny_flops, tiny.gemm_streams_check.passed),
       checked("tiny_gemm_graph", gemm_params, tiny.gemm_graph, tiny_flops, tiny.gemm_graph_check.passed),
+      checked("tiny_gemm_graph_launch_cpu", gemm_params, tiny.gemm_graph_launch_cpu, Work{},
+              tiny.gemm_launch_check.passed),
   };
 
   const auto even = break_even_replays(life.capture.median_ms, life.instantiate.median_ms,
@@ -102,13 +104,14 @@ StageResult graph_stage_result(const std::string& stage, const DeviceInfo& devic
       {"tiny_empty_graph_us_per_node", per_op_us(tiny.empty_graph, run.tiny_config.count)},
       {"tiny_gemm_stream_us_per_gemm", per_op_us(tiny.gemm_streams, run.tiny_config.count)},
       {"tiny_gemm_graph_us_per_gemm", per_op_us(tiny.gemm_graph, run.tiny_config.count)},
+      {"tiny_gemm_graph_launch_cpu_us", 1000.0 * tiny.gemm_graph_launch_cpu.median_ms},
   };
 
   // The overall verdict: the first failed check, else the article's run (every batch).
   const std::vector<const VerifyResult*> checks = {
       &run.article_check,        &life.first_launch_check, &life.relaunch_check,     &life.uploaded_check,
       &replay.graph_check,       &replay.streams_check,    &upd.updated_check,        &upd.reinstantiated_check,
-      &tiny.gemm_streams_check,  &tiny.gemm_graph_check};
+      &tiny.gemm_streams_check,  &tiny.gemm_graph_check, &tiny.gemm_launch_check};
   result.verification = run.article_check;
   for (const VerifyResult* check : checks) {
     if (check->passed) {
@@ -179,6 +182,15 @@ void print_graph_stage(std::ostream& out, const StageResult& result, const Graph
   print_measurements(out, pick(result, {"issue_streams_cpu", "issue_graph_cpu"}));
   out << "graph launch / stream issue = "
       << ratio(replay.issue_graph_cpu.median_ms, replay.issue_streams_cpu.median_ms) << '\n';
+  // Where a launch's host time goes: the tiny-GEMM graph has only kernel
+  // nodes; this graph adds 2 copy nodes of host memory per batch.
+  const double kernels_only_ms = run.tiny.gemm_graph_launch_cpu.median_ms;
+  const int copy_nodes = 2 * work.batches;
+  out << "for comparison, one cudaGraphLaunch of a graph of " << run.tiny_config.count
+      << " kernel nodes and no copies (the tiny GEMMs below) took " << fixed(1000.0 * kernels_only_ms, 1)
+      << " us: the launch pays for the " << copy_nodes << " copy nodes of host memory, about "
+      << fixed(1000.0 * (replay.issue_graph_cpu.median_ms - kernels_only_ms) / copy_nodes, 2)
+      << " us each, not for the kernels.\n";
   const auto even = break_even_replays(life.capture.median_ms, life.instantiate.median_ms,
                                        replay.issue_streams_cpu.median_ms, replay.issue_graph_cpu.median_ms);
   out << "break-even: (capture " << fixed(life.capture.median_ms, 3) << " + instantiate "
@@ -208,7 +220,7 @@ void print_graph_stage(std::ostream& out, const StageResult& result, const Graph
   const int count = run.tiny_config.count;
   out << "\nwhere graphs win: " << count << " tiny operations (GPU time, interleaved):\n";
   print_measurements(out, pick(result, {"tiny_empty_streams", "tiny_empty_graph", "tiny_gemm_streams",
-                                        "tiny_gemm_graph"}));
+                                        "tiny_gemm_graph", "tiny_gemm_graph_launch_cpu"}));
   const double stream_us = per_op_us(tiny.empty_streams, count);
   const double node_us = per_op_us(tiny.empty_graph, count);
   out << "empty kernels: " << fixed(stream_us, 2) << " us per launch on a stream vs " << fixed(node_us, 2)

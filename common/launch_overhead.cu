@@ -142,12 +142,25 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
           .run = [&] { timer.start(stream); gemm_exec.launch(stream); return timer.stop(); },
           .after_last = [&] { costs.gemm_graph_check = verify_gemms(); },
       },
+      {
+          .prepare = poison_gemms,
+          .run =
+              [&] {
+                const HostTimer host;
+                gemm_exec.launch(stream);
+                const Millis issue = host.elapsed();
+                CUDA_CHECK(cudaStreamSynchronize(stream));
+                return issue;
+              },
+          .after_last = [&] { costs.gemm_launch_check = verify_gemms(); },
+      },
   };
   const std::vector<Summary> summaries = measure_interleaved(plan, variants);
   costs.empty_streams = summaries[0];
   costs.empty_graph = summaries[1];
   costs.gemm_streams = summaries[2];
   costs.gemm_graph = summaries[3];
+  costs.gemm_graph_launch_cpu = summaries[4];
   return costs;
 }
 

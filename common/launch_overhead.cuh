@@ -12,7 +12,10 @@
 //   tiny GEMMs:   `count` naive size³ GEMMs without copies (A and B copied to
 //                 the device once, before), spread over the pool (batch i on
 //                 stream i % pool, forked from and joined into stream 0),
-//                 issued vs replayed. Every output verified.
+//                 issued vs replayed. Every output verified. The host time of
+//                 one launch of that graph is measured too: kernel nodes alone
+//                 are cheap to launch; stage 04's copy nodes are what its
+//                 launch pays for.
 // Both are GPU-timed with events on pool stream 0 around the whole run, so
 // for the streams the time is set by how fast the host issues launches.
 // Napkin math (H200 figures): ~4 µs per launch × 1000 = 4 ms on streams, vs
@@ -46,10 +49,14 @@ struct TinyCosts {
   Summary empty_graph;
   Summary gemm_streams;
   Summary gemm_graph;
+  // Host time of one cudaGraphLaunch of the tiny-GEMM graph (`count` kernel
+  // nodes, no copies), next to stage 04's graph of kernels AND copies.
+  Summary gemm_graph_launch_cpu;
   bool empty_checked = false;      // every run's counter was right
   std::string empty_failure;       // the first wrong counter, if any
   VerifyResult gemm_streams_check;
   VerifyResult gemm_graph_check;
+  VerifyResult gemm_launch_check;
   std::size_t empty_graph_nodes = 0;
   std::size_t gemm_graph_nodes = 0;
 };

@@ -53,12 +53,14 @@ TEST_F(Stage04Test, WritesEveryMeasurementAndTheGraphStructure) {
   }
   for (const char* name : {"capture", "instantiate", "upload", "first_launch", "graph_replay", "stream_pool",
                            "issue_streams_cpu", "issue_graph_cpu", "tiny_empty_streams", "tiny_empty_graph",
-                           "tiny_gemm_streams", "tiny_gemm_graph", "update_exec", "recapture_instantiate"}) {
+                           "tiny_gemm_streams", "tiny_gemm_graph", "tiny_gemm_graph_launch_cpu", "update_exec",
+                           "recapture_instantiate"}) {
     EXPECT_EQ(names.count(name), 1u) << "no measurement " << name;
   }
   for (const auto& m : doc.at("measurements")) {
     if (m.at("name") == "capture" || m.at("name") == "instantiate") EXPECT_TRUE(m.at("verified").is_null());
     if (m.at("name") == "graph_replay" || m.at("name") == "stream_pool") EXPECT_EQ(m.at("verified"), true);
+    if (m.at("name") == "tiny_gemm_graph_launch_cpu") EXPECT_EQ(m.at("verified"), true);  // outputs checked
   }
 
   const auto& graph = doc.at("graph");
