@@ -27,6 +27,7 @@
 #include "copy_set.cuh"
 #include "copy_timers.cuh"
 #include "overlap_experiment.hpp"
+#include "overlap_timeline.hpp"
 #include "pinning_cost.hpp"
 #include "resources.hpp"
 #include "result.hpp"
@@ -121,6 +122,7 @@ int main(int argc, char** argv) {
     }
 
     // ---- 3: cudaMemcpyAsync beside a busy kernel on another stream ----
+    std::vector<csg::OverlapPicture> overlap_pictures;
     if (!options->overlap_kinds.empty()) {
       const std::uint64_t bytes = options->overlap_bytes;
       const std::vector<HostMemory>& overlap_kinds = options->overlap_kinds;
@@ -164,6 +166,13 @@ int main(int argc, char** argv) {
                                timeline.copy_end() - timeline.kernel_end()};
       };
       report.set_overlap(bytes, csg::measure_overlap(plan, overlap_kinds, kernel_alone, copy_alone, together));
+      // --timeline: the telling cases once more, untimed, recorded with CUPTI.
+      if (options->timeline.record) {
+        for (const csg::OverlapCase& c : csg::overlap_timeline_cases(overlap_kinds)) {
+          overlap_pictures.push_back(
+              csg::record_overlap_timeline(c, kernel_stream.get(), copy_stream.get(), [&] { together(c); }));
+        }
+      }
       for (const HostMemory kind : overlap_kinds) {
         report.add_check("overlap", bytes, kind, set.verify(kind, copy_stream.get()));
       }
@@ -177,6 +186,9 @@ int main(int argc, char** argv) {
 
     report.set_device(csg::query_device_info(device));  // the PCIe link as it is under load, not idle
     report.print(std::cout);
+    if (options->timeline.record) {
+      csg::report_overlap_timelines(std::cout, overlap_pictures, options->timeline.trace_path);
+    }
     if (!options->common.json_path.empty()) csg::write_json_file(options->common.json_path, report.to_json());
     return report.passed() ? csg::kExitOk : csg::kExitFailure;
   });

@@ -77,6 +77,7 @@ void add_copy_options(StageCli& cli) {
               "Largest size of the pinning-cost experiment, MiB (0: 4096, or 1024 with --quick); sizes max/64, "
               "max/16, max/4, max (at least 1 MiB each), those beyond half the available memory skipped",
               0, 0, kMaxPinMaxMiB);
+  add_timeline_options(cli);  // here: draw the overlap experiment's cases (--timeline-batches is unused)
 }
 
 std::optional<CopyOptions> parse_copy_options(StageCli& cli, int argc, const char* const* argv) {
@@ -104,6 +105,7 @@ std::optional<CopyOptions> parse_copy_options(StageCli& cli, const std::vector<s
   }
 
   options.kinds = options.common.host_memories;
+  options.timeline = read_timeline_options(cli);
   for (HostMemory kind : options.kinds) {
     if (kind == HostMemory::pageable || kind == HostMemory::pinned) options.overlap_kinds.push_back(kind);
   }

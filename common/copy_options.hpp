@@ -19,6 +19,7 @@
 
 #include "options.hpp"
 #include "resources.hpp"
+#include "timeline_options.hpp"
 
 namespace csg {
 
@@ -32,13 +33,15 @@ struct CopyOptions {
   int kernel_ms = 0;
   std::vector<std::uint64_t> pin_sizes;  // ascending, bytes; before the free-memory bound
   int pin_repeats = 0;
+  TimelineOptions timeline;              // --timeline / --trace: draw the overlap experiment's cases
 };
 
 // The CommonDefaults and the description stage 02 builds its StageCli with.
 CommonDefaults copy_cli_defaults();
 std::string copy_cli_description();
 
-// Adds --quick, --overlap-mib, --kernel-ms and --pin-max-mib to `cli`.
+// Adds --sizes, --quick, --overlap-mib, --kernel-ms, --pin-max-mib and the
+// timeline options to `cli`.
 void add_copy_options(StageCli& cli);
 
 // Parses everything; nothing after printing --help; throws UsageError.

@@ -7,3 +7,5 @@ csg_add_stage_run(quick_pinned 02_pinned_vs_pageable
   --quick --sizes 64K --host-memory pinned --overlap-mib 2 --kernel-ms 2 --pin-max-mib 4)
 csg_add_sanitizer_runs(02_pinned_vs_pageable
   --sizes 4K,1000 --warmup 0 --repeats 1 --overlap-mib 1 --kernel-ms 1 --pin-max-mib 1)
+csg_add_stage_run(tiny_timeline 02_pinned_vs_pageable
+  --sizes 4K --warmup 0 --repeats 1 --overlap-mib 1 --kernel-ms 1 --pin-max-mib 1 --timeline)
