@@ -58,7 +58,8 @@ int main(int argc, char** argv) {
     const int device = csg::require_device();
     const int slots = csg::device_slots_for(pool_config, work.batches);
     // The pool's buffers, plus the other host memory kind for the serial baselines.
-    csg::check_fits(csg::twice(csg::memory_needs(work, options->host_memory, slots)),
+    const csg::MemoryNeeds one_set = csg::memory_needs(work, options->host_memory, slots);
+    csg::check_fits(csg::combined(one_set, one_set),
                     "try fewer --batches, or --device-buffers slots");
 
     csg::progress("allocating " + std::to_string(work.batches) + " batches, " + std::to_string(slots) +

@@ -52,12 +52,6 @@ constexpr int kMaxTinySize = 1024;
 
 enum class Join { yes, no };
 
-csg::MemoryNeeds plus(csg::MemoryNeeds a, const csg::MemoryNeeds& b) {
-  a.device_bytes += b.device_bytes;
-  a.host_bytes += b.host_bytes;
-  return a;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -100,7 +94,7 @@ int main(int argc, char** argv) {
     const int slots = csg::device_slots_for(pool_config, work.batches);
     // Two sets of the workload's buffers (the second for the update experiment) and the tiny GEMMs.
     const csg::MemoryNeeds one_set = csg::memory_needs(work, options->host_memory, slots);
-    csg::check_fits(plus(plus(one_set, one_set), csg::memory_needs(csg::tiny_gemm_workload(tiny_config),
+    csg::check_fits(csg::combined(csg::combined(one_set, one_set), csg::memory_needs(csg::tiny_gemm_workload(tiny_config),
                                                                    options->host_memory, tiny_config.count)),
                     "try fewer --batches, --device-buffers slots or a smaller --tiny-count");
 

@@ -30,8 +30,6 @@ constexpr int kPinSizeCount = 4;                // max/64, max/16, max/4, max
 constexpr std::uint64_t kSmallestPinBytes = kMiB;
 // Allocating GiBs ten times teaches nothing the third time did not.
 constexpr int kMaxPinRepeats = 3;
-// Same margin as check_fits: leave 10% for the OS, the page cache and the CUDA context.
-constexpr double kUsableHostFraction = 0.9;
 
 constexpr HostMemory kAllKinds[] = {HostMemory::pageable, HostMemory::pinned, HostMemory::registered,
                                     HostMemory::write_combined};
@@ -131,15 +129,6 @@ MemoryNeeds copy_memory_needs(const CopyOptions& options) {
     needs.device_bytes = std::max(needs.device_bytes, CopySet::device_bytes_needed(options.overlap_bytes));
   }
   return needs;
-}
-
-void check_host_fits(const MemoryNeeds& needs, const std::string& suggestion) {
-  const auto available = available_host_bytes();
-  if (!available) return;  // no /proc/meminfo: cudaMallocHost will say so if it fails
-  if (static_cast<double>(needs.host_bytes) > kUsableHostFraction * static_cast<double>(*available)) {
-    throw ResourceError("this run needs " + format_bytes(needs.host_bytes) + " of host memory but only " +
-                        format_bytes(*available) + " are available; " + suggestion);
-  }
 }
 
 }  // namespace csg

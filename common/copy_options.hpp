@@ -52,8 +52,4 @@ std::optional<CopyOptions> parse_copy_options(StageCli& cli, const std::vector<s
 // the overlap experiment (the pinning-cost experiment bounds itself).
 MemoryNeeds copy_memory_needs(const CopyOptions& options);
 
-// The host half of check_fits, which needs no GPU: throws ResourceError when
-// `needs.host_bytes` exceeds 90% of MemAvailable.
-void check_host_fits(const MemoryNeeds& needs, const std::string& suggestion);
-
 }  // namespace csg

@@ -16,17 +16,6 @@ Millis host_synchronised(cudaStream_t stream, Body&& body) {
   return timer.elapsed();
 }
 
-// Host time of `body` alone; the stream is synchronised after the timer stops,
-// so what is measured is the cost of issuing the work, not of running it.
-template <class Body>
-Millis host_issue(cudaStream_t stream, Body&& body) {
-  const HostTimer timer;
-  body();
-  const Millis issue_ms = timer.elapsed();
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  return issue_ms;
-}
-
 }  // namespace
 
 LifecycleCosts measure_graph_lifecycle(const RepeatPlan& plan, const GraphLifecycle& life) {
@@ -94,12 +83,12 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
       },
       {
           .prepare = nullptr,
-          .run = [&] { return host_issue(c.stream, c.issue_on_streams); },
+          .run = [&] { return host_issue_time(c.stream, c.issue_on_streams); },
           .after_last = nullptr,
       },
       {
           .prepare = nullptr,
-          .run = [&] { return host_issue(c.stream, [&] { c.exec->launch(c.stream); }); },
+          .run = [&] { return host_issue_time(c.stream, [&] { c.exec->launch(c.stream); }); },
           .after_last = nullptr,
       },
   };

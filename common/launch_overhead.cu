@@ -144,14 +144,7 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
       },
       {
           .prepare = poison_gemms,
-          .run =
-              [&] {
-                const HostTimer host;
-                gemm_exec.launch(stream);
-                const Millis issue = host.elapsed();
-                CUDA_CHECK(cudaStreamSynchronize(stream));
-                return issue;
-              },
+          .run = [&] { return host_issue_time(stream, [&] { gemm_exec.launch(stream); }); },
           .after_last = [&] { costs.gemm_launch_check = verify_gemms(); },
       },
   };

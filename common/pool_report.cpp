@@ -74,7 +74,7 @@ void PoolMeasurements::add_bounds(BatchBuffers& buffers, const StreamPool& two_s
   const double d2h_bytes = double(work_.batches) * double(work_.c_bytes());
   const nlohmann::json memory = {{"host_memory", memory_name(buffers.host_kind())}};
   std::vector<TimedVariant> passes = stage_sum_variants(buffers, two_streams[0], CopyCall::async, timer);
-  passes.push_back(copies_both_ways_variant(buffers, two_streams[0], two_streams[1], timer));
+  passes.push_back(copies_both_ways_variant(buffers, two_streams, timer));
   const char* names[] = {"h2d_sum", "kernel_sum", "d2h_sum", "copies_both_ways"};
   const Work works[] = {{h2d_bytes, 0.0}, {0.0, double(work_.batches) * work_.flops_per_batch()}, {d2h_bytes, 0.0},
                         {h2d_bytes + d2h_bytes, 0.0}};

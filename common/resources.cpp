@@ -27,12 +27,11 @@ MemoryNeeds memory_needs(const Workload& work, HostMemory host_kind, int device_
   return needs;
 }
 
-MemoryNeeds twice(const MemoryNeeds& needs) {
-  MemoryNeeds doubled = needs;
-  // Saturating: a request too large to count is certainly too large to fit.
-  doubled.device_bytes = checked_mul(needs.device_bytes, 2).value_or(UINT64_MAX);
-  doubled.host_bytes = checked_mul(needs.host_bytes, 2).value_or(UINT64_MAX);
-  return doubled;
+MemoryNeeds combined(const MemoryNeeds& a, const MemoryNeeds& b) {
+  MemoryNeeds sum = a;
+  sum.device_bytes = checked_add(a.device_bytes, b.device_bytes).value_or(UINT64_MAX);
+  sum.host_bytes = checked_add(a.host_bytes, b.host_bytes).value_or(UINT64_MAX);
+  return sum;
 }
 
 std::optional<std::uint64_t> available_host_bytes() {
@@ -47,6 +46,16 @@ std::optional<std::uint64_t> available_host_bytes() {
   return std::nullopt;
 }
 
+void check_host_fits(const MemoryNeeds& needs, const std::string& suggestion) {
+  const auto free_host = available_host_bytes();
+  if (!free_host) return;  // no /proc/meminfo: an allocation that fails will say so
+  if (static_cast<double>(needs.host_bytes) > kUsableFraction * static_cast<double>(*free_host)) {
+    throw ResourceError("this run needs " + format_bytes(needs.host_bytes) + " of host memory (" +
+                        std::string(to_string(needs.host_kind)) + ") but only " + format_bytes(*free_host) +
+                        " are available; " + suggestion);
+  }
+}
+
 void check_fits(const MemoryNeeds& needs, const std::string& suggestion) {
   std::size_t free_device = 0;
   std::size_t total_device = 0;
@@ -57,13 +66,7 @@ void check_fits(const MemoryNeeds& needs, const std::string& suggestion) {
                         format_bytes(free_device) + " of " + format_bytes(total_device) + " are free; " +
                         suggestion);
   }
-  if (const auto free_host = available_host_bytes()) {
-    if (static_cast<double>(needs.host_bytes) > kUsableFraction * static_cast<double>(*free_host)) {
-      throw ResourceError("this run needs " + format_bytes(needs.host_bytes) + " of " +
-                          std::string(to_string(needs.host_kind)) + " host memory but only " +
-                          format_bytes(*free_host) + " are available; " + suggestion);
-    }
-  }
+  check_host_fits(needs, suggestion);
 }
 
 }  // namespace csg

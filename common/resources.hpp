@@ -21,12 +21,19 @@ struct MemoryNeeds {
 // device, all batches of A and C on the host, and B on both.
 MemoryNeeds memory_needs(const Workload& work, HostMemory host_kind, int device_slots);
 
-// Two sets of the same buffers (a stage that keeps a second copy of the
-// batches for a baseline in another host memory kind).
-MemoryNeeds twice(const MemoryNeeds& needs);
+// What two sets of buffers need together (a stage that keeps a second copy
+// of the batches, for a baseline or an update experiment). Saturating: a
+// request too large to count is certainly too large to fit. The host kind is `a`'s.
+MemoryNeeds combined(const MemoryNeeds& a, const MemoryNeeds& b);
 
 // MemAvailable from /proc/meminfo, or nothing where it can't be read.
 std::optional<std::uint64_t> available_host_bytes();
+
+// The host half of check_fits, which needs no GPU: compares
+// `needs.host_bytes` with the host's available memory (keeping the same
+// margin) and throws ResourceError if it does not fit. Does nothing where
+// the available memory can't be read.
+void check_host_fits(const MemoryNeeds& needs, const std::string& suggestion);
 
 // Compares `needs` with cudaMemGetInfo's free bytes and the host's available
 // memory (keeping a margin for the CUDA context and the OS); throws

@@ -1,6 +1,5 @@
 #include "stage_sums.cuh"
 
-#include <memory>
 #include <stdexcept>
 
 #include "gemm.cuh"
@@ -51,25 +50,21 @@ std::vector<TimedVariant> stage_sum_variants(BatchBuffers& buffers, cudaStream_t
   };
 }
 
-TimedVariant copies_both_ways_variant(BatchBuffers& buffers, cudaStream_t h2d_stream, cudaStream_t d2h_stream,
-                                      EventTimer& timer) {
-  if (h2d_stream == d2h_stream) throw std::invalid_argument("copies_both_ways_variant: needs two streams");
-  // Shared so that the TimedVariant (a copyable std::function) can own them.
-  auto fork = std::make_shared<Event>(cudaEventDisableTiming);
-  auto join = std::make_shared<Event>(cudaEventDisableTiming);
-  auto run = [&buffers, &timer, h2d_stream, d2h_stream, fork, join] {
+TimedVariant copies_both_ways_variant(BatchBuffers& buffers, const StreamPool& streams, EventTimer& timer) {
+  if (streams.size() < 2) throw std::invalid_argument("copies_both_ways_variant: needs two streams");
+  auto run = [&buffers, &streams, &timer] {
     const Workload& work = buffers.work();
+    const cudaStream_t h2d_stream = streams[0];
+    const cudaStream_t d2h_stream = streams[1];
     timer.start(h2d_stream);
-    fork->record(h2d_stream);
-    CUDA_CHECK(cudaStreamWaitEvent(d2h_stream, fork->get(), 0));
+    streams.fork_from(h2d_stream);
     for (int b = 0; b < work.batches; ++b) {
       copy(buffers.device_a(b), buffers.host_a(b), work.a_bytes(), cudaMemcpyHostToDevice, h2d_stream,
            CopyCall::async);
       copy(buffers.host_c(b), buffers.device_c(b), work.c_bytes(), cudaMemcpyDeviceToHost, d2h_stream,
            CopyCall::async);
     }
-    join->record(d2h_stream);
-    CUDA_CHECK(cudaStreamWaitEvent(h2d_stream, join->get(), 0));
+    streams.join_into(h2d_stream);
     return timer.stop();
   };
   return TimedVariant{nullptr, run, nullptr};

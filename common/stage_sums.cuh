@@ -8,6 +8,7 @@
 
 #include "batch_buffers.cuh"
 #include "stats.hpp"
+#include "stream_pool.cuh"
 #include "timing.cuh"
 
 namespace csg {
@@ -32,13 +33,12 @@ struct StageSums {
 std::vector<TimedVariant> stage_sum_variants(BatchBuffers& buffers, cudaStream_t stream, CopyCall copies,
                                              EventTimer& timer);
 
-// All H2D copies on `h2d_stream` and all D2H copies on `d2h_stream` at the
-// same time, timed from `h2d_stream` (the D2H stream is forked from and joined
-// back into it): how long the copies take when both directions share PCIe.
-// The D2H copies read whatever device C holds and overwrite host C, so
-// poison or verify around it as for the D2H pass.
-TimedVariant copies_both_ways_variant(BatchBuffers& buffers, cudaStream_t h2d_stream, cudaStream_t d2h_stream,
-                                      EventTimer& timer);
+// All H2D copies on `streams[0]` and all D2H copies on `streams[1]` at the
+// same time, timed from stream 0 (the pool forks from it and joins back into
+// it): how long the copies take when both directions share PCIe. The D2H
+// copies read whatever device C holds and overwrite host C, so poison or
+// verify around it as for the D2H pass. `streams` needs two streams or more.
+TimedVariant copies_both_ways_variant(BatchBuffers& buffers, const StreamPool& streams, EventTimer& timer);
 
 // The three summaries: the last three of measure_interleaved's results, when
 // stage_sum_variants were appended last to its variants.

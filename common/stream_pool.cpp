@@ -10,12 +10,6 @@ std::string_view to_string(IssueOrder order) {
   return order == IssueOrder::depth_first ? "depth_first" : "breadth_first";
 }
 
-std::optional<IssueOrder> parse_issue_order(std::string_view text) {
-  if (text == "depth_first") return IssueOrder::depth_first;
-  if (text == "breadth_first") return IssueOrder::breadth_first;
-  return std::nullopt;
-}
-
 StreamPool::StreamPool(int size, unsigned stream_flags) {
   if (size < 1) throw std::invalid_argument("StreamPool needs at least one stream");
   streams_.reserve(static_cast<std::size_t>(size));

@@ -10,7 +10,6 @@
 // stages write the loop itself, since the order of those calls is the lesson.
 #pragma once
 
-#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -32,7 +31,6 @@ namespace csg {
 enum class IssueOrder { depth_first, breadth_first };
 
 std::string_view to_string(IssueOrder order);
-std::optional<IssueOrder> parse_issue_order(std::string_view text);
 
 class StreamPool {
  public:
@@ -51,12 +49,9 @@ class StreamPool {
   // waits on all of them, so what `origin` queues next runs after all the work.
   void join_into(cudaStream_t origin) const;
 
-  // Events that only order work (never timed), as the article's fork/join needs.
-  const Event& fork_event() const noexcept { return fork_event_; }
-  const Event& join_event(int index) const { return join_events_.at(static_cast<std::size_t>(index)); }
-
  private:
   std::vector<Stream> streams_;
+  // Events that only order work (never timed), as the article's fork/join needs.
   Event fork_event_{cudaEventDisableTiming};
   std::vector<Event> join_events_;
 };

@@ -87,11 +87,10 @@ INSTANTIATE_TEST_SUITE_P(PoolSizes, StreamPoolTest,
                                             ::testing::Values(IssueOrder::depth_first, IssueOrder::breadth_first),
                                             ::testing::Bool()));
 
-TEST(StreamPoolForkJoin, TheOriginWaitsForEveryStream) {
-  if (!testing::has_cuda_device()) {
-    if (std::getenv("CSG_REQUIRE_GPU") != nullptr) FAIL() << "no CUDA device";
-    GTEST_SKIP() << "no CUDA device";
-  }
+class StreamPoolForkJoin : public testing::GpuTest {};
+class Stage03Binary : public testing::GpuTest {};
+
+TEST_F(StreamPoolForkJoin, TheOriginWaitsForEveryStream) {
   // Work queued on the origin after join_into must see every stream's work:
   // an H2D on each of 4 streams, then a D2H of all of it on the origin.
   constexpr int kStreams = 4;
@@ -113,11 +112,7 @@ TEST(StreamPoolForkJoin, TheOriginWaitsForEveryStream) {
   EXPECT_EQ(std::memcmp(in.data(), out.data(), in.bytes()), 0);
 }
 
-TEST(Stage03Binary, VerifiesEveryVariantAndReportsTheBound) {
-  if (!testing::has_cuda_device()) {
-    if (std::getenv("CSG_REQUIRE_GPU") != nullptr) FAIL() << "no CUDA device";
-    GTEST_SKIP() << "no CUDA device";
-  }
+TEST_F(Stage03Binary, VerifiesEveryVariantAndReportsTheBound) {
   testing::TempDir dir;
   const std::string json_path = dir.file("03.json");
   const testing::ProcessResult run = testing::run_process(
@@ -150,11 +145,7 @@ TEST(Stage03Binary, VerifiesEveryVariantAndReportsTheBound) {
   EXPECT_GE(bounds.at("pipeline_bound_ms").get<double>(), bounds.at("kernel_sum_ms").get<double>());
 }
 
-TEST(Stage03Binary, APoolLargerThanTheBatchCountRunsAndWarns) {
-  if (!testing::has_cuda_device()) {
-    if (std::getenv("CSG_REQUIRE_GPU") != nullptr) FAIL() << "no CUDA device";
-    GTEST_SKIP() << "no CUDA device";
-  }
+TEST_F(Stage03Binary, APoolLargerThanTheBatchCountRunsAndWarns) {
   const testing::ProcessResult run =
       testing::run_process({CSG_STAGE03_BINARY, "--batches", "3", "--m", "8", "--n", "8", "--k", "8", "--streams", "5",
                             "--streams-sweep", "off", "--warmup", "0", "--repeats", "1"});
@@ -163,11 +154,7 @@ TEST(Stage03Binary, APoolLargerThanTheBatchCountRunsAndWarns) {
       << run.out;
 }
 
-TEST(Stage03Binary, SlotsLayoutVerifiesThePoolAndMarksSharedSlotSumsNotApplicable) {
-  if (!testing::has_cuda_device()) {
-    if (std::getenv("CSG_REQUIRE_GPU") != nullptr) FAIL() << "no CUDA device";
-    GTEST_SKIP() << "no CUDA device";
-  }
+TEST_F(Stage03Binary, SlotsLayoutVerifiesThePoolAndMarksSharedSlotSumsNotApplicable) {
   testing::TempDir dir;
   const std::string json_path = dir.file("03.json");
   const testing::ProcessResult run = testing::run_process(
