@@ -9,6 +9,7 @@
 //         ./01_serial_baseline --host-memory pinned   (the same, with cudaMallocHost)
 //         ./01_serial_baseline --batches 8 --m 64 --n 64 --k 64 --json out.json
 //         ./01_serial_baseline --timeline --trace 01.trace.json   (the article's picture, measured)
+//         ./01_serial_baseline --kernel cublas        (a fast GEMM: now the copies dominate the sum)
 // Output: the total (median of the repeats), the three stage sums measured
 //         separately (all H2D, all kernels, all D2H), their sum, and whether
 //         every batch verified. Total ≈ sum means nothing overlapped.
@@ -22,12 +23,13 @@
 
 #include "batch_buffers.cuh"
 #include "device_info.hpp"
-#include "gemm.cuh"
+#include "gemm_backend.cuh"
 #include "nvtx_ranges.hpp"
 #include "options.hpp"
 #include "resources.hpp"
 #include "result.hpp"
 #include "serial_report.hpp"
+#include "serial_run.cuh"
 #include "stage_main.hpp"
 #include "stage_sums.cuh"
 #include "stage_timeline.hpp"
@@ -38,7 +40,7 @@ int main(int argc, char** argv) {
   return csg::run_stage("01_serial_baseline", [&] {
     // Options: every argument is validated here, before any CUDA call.
     csg::StageCli cli("01_serial_baseline",
-                      "The serial baseline: cudaMemcpy H2D -> naive GEMM -> cudaMemcpy D2H per batch, "
+                      "The serial baseline: cudaMemcpy H2D -> GEMM -> cudaMemcpy D2H per batch, "
                       "on the legacy default stream.");
     csg::add_timeline_options(cli);  // --timeline, --timeline-batches, --trace
     const auto options = cli.parse(argc, argv);
@@ -50,8 +52,11 @@ int main(int argc, char** argv) {
     const csg::TimelineOptions timeline_options = csg::read_timeline_options(cli);
 
     const int device = csg::require_device();
+    const csg::Gemm gemm(options->gemm);  // --kernel: the article's naive kernel unless told otherwise
     // The article's layout: one device A and C per batch.
-    csg::check_fits(csg::memory_needs(work, options->host_memory, work.batches), "try fewer --batches");
+    csg::MemoryNeeds needs = csg::memory_needs(work, options->host_memory, work.batches);
+    needs.device_bytes += csg::gemm_device_bytes(options->gemm, /*streams=*/1);
+    csg::check_fits(needs, "try fewer --batches");
 
     csg::progress("allocating and filling " + std::to_string(work.batches) + " batches (" +
                   std::string(csg::to_string(options->host_memory)) + " host memory)");
@@ -67,9 +72,9 @@ int main(int argc, char** argv) {
         // copy in: A_i over PCIe (host -> device)
         CUDA_CHECK(cudaMemcpy(buffers.device_a(batch), buffers.host_a(batch), work.a_bytes(),
                               cudaMemcpyHostToDevice));
-        // compute: C_i = A_i · B with the article's naive kernel
-        csg::launch_gemm_naive(buffers.device_a(batch), buffers.device_b(), buffers.device_c(batch), work.shape,
-                               /*stream=*/nullptr);
+        // compute: C_i = A_i · B (the article's naive kernel, or --kernel's)
+        gemm.run(buffers.device_a(batch), buffers.device_b(), buffers.device_c(batch), work.shape,
+                 /*stream=*/nullptr);
         // copy out: C_i over PCIe (device -> host); waits for the kernel first
         CUDA_CHECK(cudaMemcpy(buffers.host_c(batch), buffers.device_c(batch), work.c_bytes(),
                               cudaMemcpyDeviceToHost));
@@ -88,7 +93,7 @@ int main(int argc, char** argv) {
         .run = [&] { timer.start(nullptr); serial_run(); return timer.stop(); },
         .after_last = [&] { csg::ScopedRange range("verify"); serial_check = buffers.verify(options->seed); },
     }};
-    for (auto& pass : csg::stage_sum_variants(buffers, nullptr, csg::CopyCall::sync, timer)) {
+    for (auto& pass : csg::stage_sum_variants(buffers, gemm, nullptr, csg::CopyCall::sync, timer)) {
       variants.push_back(std::move(pass));
     }
     const std::vector<csg::Summary> summaries = [&] {
@@ -117,7 +122,10 @@ int main(int argc, char** argv) {
                           .poison = variants.front().prepare,
                           .verify = [&] { return buffers.verify(options->seed); },
                           .timed_run = variants.front().run,
-                          .timed = summaries.front()});
+                          .timed = summaries.front(),
+                          .source = timeline_options.source,
+                          // event pairs (when CUPTI can't record): the same loop, through OpScope
+                          .event_run = [&] { csg::run_serial_batches(buffers, gemm); }});
     }
 
     const csg::StageResult result = csg::serial_result("01_serial_baseline", csg::query_device_info(device),

@@ -170,7 +170,8 @@ int main(int argc, char** argv) {
       if (options->timeline.record) {
         for (const csg::OverlapCase& c : csg::overlap_timeline_cases(overlap_kinds)) {
           overlap_pictures.push_back(
-              csg::record_overlap_timeline(c, kernel_stream.get(), copy_stream.get(), [&] { together(c); }));
+              csg::record_overlap_timeline(c, kernel_stream.get(), copy_stream.get(), [&] { together(c); },
+                                           options->timeline.source));
         }
       }
       for (const HostMemory kind : overlap_kinds) {

@@ -10,6 +10,7 @@
 //         ./03_stream_pool_gemm --host-memory pageable    (the same pool collapses to serial speed)
 //         ./03_stream_pool_gemm --streams-sweep 1,2,4,8 --device-buffers per-batch
 //         ./03_stream_pool_gemm --timeline --trace 03.trace.json   (the article's pool picture, measured)
+//         ./03_stream_pool_gemm --kernel cublas       (a fast GEMM: the pool is now bound by PCIe, not compute)
 // Output: the serial baselines (pageable, pinned) and the pool in both issue
 //         orders, measured in the same rounds; the time per pool size; the
 //         isolated H2D, kernel and D2H sums, the pipeline bound and the pool's
@@ -25,6 +26,7 @@
 
 #include "batch_buffers.cuh"
 #include "device_info.hpp"
+#include "engine_streams.cuh"
 #include "pool_config.hpp"
 #include "pool_report.hpp"
 #include "resources.hpp"
@@ -41,7 +43,7 @@ int main(int argc, char** argv) {
     // Options, all validated before any CUDA call. Pinned is the default: the
     // pool needs page-locked memory to overlap (see stage 02).
     csg::StageCli cli("03_stream_pool_gemm",
-                      "The stream pool: batch i runs cudaMemcpyAsync H2D -> naive GEMM -> cudaMemcpyAsync D2H on "
+                      "The stream pool: batch i runs cudaMemcpyAsync H2D -> GEMM -> cudaMemcpyAsync D2H on "
                       "stream i % streams.",
                       {.host_memory = csg::HostMemory::pinned});
     csg::add_pool_options(cli, /*with_sweep=*/true);
@@ -56,11 +58,13 @@ int main(int argc, char** argv) {
     const csg::TimelineOptions timeline_options = csg::read_timeline_options(cli);
 
     const int device = csg::require_device();
+    const csg::Gemm gemm(options->gemm);  // --kernel: the article's naive kernel unless told otherwise
     const int slots = csg::device_slots_for(pool_config, work.batches);
     // The pool's buffers, plus the other host memory kind for the serial baselines.
     const csg::MemoryNeeds one_set = csg::memory_needs(work, options->host_memory, slots);
-    csg::check_fits(csg::combined(one_set, one_set),
-                    "try fewer --batches, or --device-buffers slots");
+    csg::MemoryNeeds needs = csg::combined(one_set, one_set);
+    needs.device_bytes += csg::gemm_device_bytes(options->gemm, csg::streams_running_gemms(pool_config));
+    csg::check_fits(needs, "try fewer --batches, or --device-buffers slots");
 
     csg::progress("allocating " + std::to_string(work.batches) + " batches, " + std::to_string(slots) +
                   " device slot(s), pageable and pinned host memory");
@@ -82,7 +86,7 @@ int main(int argc, char** argv) {
         for (int batch = 0; batch < work.batches; ++batch) {
           const cudaStream_t stream = pool.for_batch(batch);
           csg::enqueue_h2d(buffers, batch, stream);   // cudaMemcpyAsync: returns at once (pinned memory)
-          csg::enqueue_gemm(buffers, batch, stream);  // runs after this stream's H2D
+          csg::enqueue_gemm(gemm, buffers, batch, stream);  // runs after this stream's H2D
           csg::enqueue_d2h(buffers, batch, stream);   // runs after this stream's GEMM
         }
       } else {
@@ -93,7 +97,7 @@ int main(int argc, char** argv) {
         for (int wave = 0; wave < work.batches; wave += pool.size()) {
           const int end = std::min(work.batches, wave + pool.size());
           for (int batch = wave; batch < end; ++batch) csg::enqueue_h2d(buffers, batch, pool.for_batch(batch));
-          for (int batch = wave; batch < end; ++batch) csg::enqueue_gemm(buffers, batch, pool.for_batch(batch));
+          for (int batch = wave; batch < end; ++batch) csg::enqueue_gemm(gemm, buffers, batch, pool.for_batch(batch));
           for (int batch = wave; batch < end; ++batch) csg::enqueue_d2h(buffers, batch, pool.for_batch(batch));
         }
       }
@@ -102,13 +106,21 @@ int main(int argc, char** argv) {
     };
 
     // Everything measured in the same rounds, so the ratios are same-run ratios.
-    csg::PoolMeasurements runs(work, options->seed);
+    csg::PoolMeasurements runs(work, options->seed, gemm);
     runs.add_serial(pageable, timer);
     runs.add_serial(pinned, timer);
     csg::StreamPool pool(pool_config.streams);
     for (csg::IssueOrder order : {csg::IssueOrder::depth_first, csg::IssueOrder::breadth_first}) {
       runs.add_pool(buffers, pool, order, [&, order] { return pool_run(pool, order); });
     }
+    // Issue 9: one stream per engine instead of one per batch (engine_streams.cuh),
+    // the pipeline for the PCIe-bound regime of a fast GEMM (--kernel cublas).
+    const csg::EngineStreams engines(slots);
+    runs.add_engine_streams(buffers, engines, [&] {
+      timer.start(engines.origin());
+      engines.issue(gemm, buffers);
+      return timer.stop();
+    });
     std::vector<csg::StreamPool> sweep_pools;
     sweep_pools.reserve(pool_config.sweep.size());
     for (int size : pool_config.sweep) {
@@ -134,7 +146,8 @@ int main(int argc, char** argv) {
                           .poison = [&] { buffers.poison_outputs(pool[0]); },
                           .verify = [&] { return buffers.verify(options->seed); },
                           .timed_run = [&] { return pool_run(pool, csg::IssueOrder::depth_first); },
-                          .timed = runs.pool(csg::IssueOrder::depth_first).stats});
+                          .timed = runs.pool(csg::IssueOrder::depth_first).stats,
+                          .source = timeline_options.source});
     }
 
     const csg::StageResult result =

@@ -11,6 +11,7 @@
 //         ./04_graph_capture_gemm --batches 6 --streams 3 --dot graph.dot   (a readable DAG)
 //         ./04_graph_capture_gemm --skip-join            (the missing join: exit 1)
 //         ./04_graph_capture_gemm --timeline --trace 04.trace.json   (a replay, measured node by node)
+//         ./04_graph_capture_gemm --kernel cublas     (cublasSgemm captured into the graph like any kernel)
 // Output: the graph's structure, the one-time costs (capture, instantiate,
 //         upload, first launch), replay vs stream pool GPU time, CPU issue
 //         time and the break-even replay count, exec update vs re-capture,
@@ -52,6 +53,10 @@ constexpr int kMaxTinySize = 1024;
 
 enum class Join { yes, no };
 
+// The timeline is a graph replay: CUPTI only, since an event recorded during
+// capture becomes no node and can't time anything inside the graph.
+constexpr csg::TimelineSupport kReplayTimeline{.events_possible = false};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,7 +71,7 @@ int main(int argc, char** argv) {
     cli.add_int("tiny-count", "Empty kernels and tiny GEMMs in the where-graphs-win runs", kDefaultTinyCount, 1,
                 kMaxTinyCount);
     cli.add_int("tiny-size", "m = n = k of the tiny GEMMs", kDefaultTinySize, 1, kMaxTinySize);
-    csg::add_timeline_options(cli);  // --timeline, --timeline-batches, --trace
+    csg::add_timeline_options(cli, kReplayTimeline);  // --timeline, --timeline-batches, --trace
     const auto options = cli.parse(argc, argv);
     if (!options) {
       std::cout << cli.help();
@@ -79,7 +84,7 @@ int main(int argc, char** argv) {
     const std::string dot_path = cli.get_string("dot");
     const bool skip_join = cli.get_flag("skip-join");
     if (!dot_path.empty()) csg::check_output_path("dot", dot_path);
-    const csg::TimelineOptions timeline_options = csg::read_timeline_options(cli);
+    const csg::TimelineOptions timeline_options = csg::read_timeline_options(cli, kReplayTimeline);
     if (skip_join && streams < 2) {
       throw csg::UsageError("--skip-join needs --streams 2 or more: with one stream nothing is forked, so there is "
                             "nothing to join");
@@ -89,20 +94,25 @@ int main(int argc, char** argv) {
                                       options->seed};
 
     const int device = csg::require_device();
+    const csg::Gemm gemm(options->gemm);  // --kernel: the article's naive kernel unless told otherwise
     for (const std::string& warning : pool_config.warnings) std::cerr << warning << '\n';
     // Slots: batch i uses slot i % streams, which is its stream's own slot.
     const int slots = csg::device_slots_for(pool_config, work.batches);
     // Two sets of the workload's buffers (the second for the update experiment) and the tiny GEMMs.
     const csg::MemoryNeeds one_set = csg::memory_needs(work, options->host_memory, slots);
-    csg::check_fits(csg::combined(csg::combined(one_set, one_set), csg::memory_needs(csg::tiny_gemm_workload(tiny_config),
-                                                                   options->host_memory, tiny_config.count)),
-                    "try fewer --batches, --device-buffers slots or a smaller --tiny-count");
+    csg::MemoryNeeds needs = csg::combined(csg::combined(one_set, one_set),
+                                           csg::memory_needs(csg::tiny_gemm_workload(tiny_config),
+                                                             options->host_memory, tiny_config.count));
+    needs.device_bytes += csg::gemm_device_bytes(options->gemm, streams);
+    csg::check_fits(needs, "try fewer --batches, --device-buffers slots or a smaller --tiny-count");
 
     csg::progress("allocating and filling " + std::to_string(work.batches) + " batches (" +
                   std::string(csg::to_string(options->host_memory)) + " host memory, " + device_buffers + ")");
     csg::BatchBuffers buffers(work, options->host_memory, slots);
     buffers.fill_inputs(options->seed);
     const csg::StreamPool pool(streams);  // blocking streams, as the article's cudaStreamCreate
+    // cuBLAS: each stream's handle and workspace exist before any capture (a capture can't allocate).
+    for (int i = 0; i < streams; ++i) gemm.prepare(pool[i]);
 
     // The article's steps 1-5a: capture the per-batch work on the pool into a graph.
     auto capture = [&](csg::BatchBuffers& bufs, int batches, Join join) {
@@ -115,7 +125,7 @@ int main(int argc, char** argv) {
       for (int batch = 0; batch < batches; ++batch) {
         const cudaStream_t stream = pool.for_batch(batch);
         csg::enqueue_h2d(bufs, batch, stream);   // cudaMemcpyAsync H2D of A_i
-        csg::enqueue_gemm(bufs, batch, stream);  // C_i = A_i · B
+        csg::enqueue_gemm(gemm, bufs, batch, stream);  // C_i = A_i · B
         csg::enqueue_d2h(bufs, batch, stream);   // cudaMemcpyAsync D2H of C_i
       }
       // step 4: join (each stream records its join_event; stream 0 waits on all)
@@ -164,7 +174,7 @@ int main(int argc, char** argv) {
       for (int batch = 0; batch < work.batches; ++batch) {
         const cudaStream_t stream = pool.for_batch(batch);
         csg::enqueue_h2d(buffers, batch, stream);
-        csg::enqueue_gemm(buffers, batch, stream);
+        csg::enqueue_gemm(gemm, buffers, batch, stream);
         csg::enqueue_d2h(buffers, batch, stream);
       }
       pool.join_into(pool[0]);
@@ -206,7 +216,8 @@ int main(int argc, char** argv) {
           options->plan, {.plan = traced.plan, .notes = traced.notes, .poison = poison, .verify = verify,
                           .timed_run = [&] { return replay(exec); },     // the exec the stage timed
                           .recorded_run = [&] { replay(traced.exec); },  // its time is not used
-                          .timed = run.replay.graph_replay});
+                          .timed = run.replay.graph_replay,
+                          .source = timeline_options.source});
     }
 
     const csg::StageResult result = csg::graph_stage_result(kStage, csg::query_device_info(device), run);

@@ -157,7 +157,7 @@ void print_graph_stage(std::ostream& out, const StageResult& result, const Graph
   const LifecycleCosts& life = run.lifecycle;
   const ReplayCosts& replay = run.replay;
   out << result.stage << " on " << result.device.summary() << '\n'
-      << describe_workload(work) << ", " << to_string(run.options.host_memory) << " host memory, a pool of "
+      << describe_workload(work, run.options.gemm) << ", " << to_string(run.options.host_memory) << " host memory, a pool of "
       << run.streams << " streams, device buffers: " << run.device_buffers << "; median of "
       << run.options.plan.repeats << " runs after " << run.options.plan.warmup << " warm-up\n\n";
 

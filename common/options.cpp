@@ -10,7 +10,7 @@
 #include <regex>
 
 #include "errors.hpp"
-#include "gemm.cuh"
+#include "gemm_tiles.hpp"
 #include "units.hpp"
 
 namespace csg {
@@ -134,10 +134,11 @@ void check_output_path(const std::string& flag, const std::string& path) {
 
 void validate(const CommonOptions& options) {
   const Workload& w = options.work;
-  if (w.shape.m > kMaxNaiveRows) {
-    throw UsageError("--m takes at most " + std::to_string(kMaxNaiveRows) +
-                     " rows (the naive kernel's grid has at most 65535 blocks of 32 rows), got " +
-                     std::to_string(w.shape.m));
+  const long long max_rows = max_gemm_rows(options.gemm.kernel);
+  if (max_rows > 0 && w.shape.m > max_rows) {
+    throw UsageError("--m takes at most " + std::to_string(max_rows) + " rows with --kernel " +
+                     std::string(to_string(options.gemm.kernel)) + " (its grid has at most 65535 blocks of " +
+                     std::to_string(max_rows / kMaxGridY) + " rows), got " + std::to_string(w.shape.m));
   }
   // Every byte count the run will allocate or copy must fit in 64 bits.
   const auto a_elems = checked_mul(std::uint64_t(w.shape.m), std::uint64_t(w.shape.k));
@@ -182,6 +183,13 @@ StageCli::StageCli(std::string program, std::string description, CommonDefaults 
              join(kinds, ","), "LIST");
   } else {
     add_choice("host-memory", "Host memory for A and C", std::string(to_string(defaults_.host_memory)), kinds);
+  }
+  if (defaults_.gemm_workload) {
+    add_choice("kernel",
+               "GEMM: naive (the article's kernel), tiled (shared-memory tiles, 4x4 per thread), cublas "
+               "(cublasSgemm)",
+               "naive", {"naive", "tiled", "cublas"});
+    add_flag("tf32", "With --kernel cublas: TF32 tensor cores (exact on the suite's integer data)");
   }
   options_->add_options()("json", "Write results to FILE (schema cuda-streams-graphs/result/v1)",
                           cxxopts::value<std::string>(), "FILE");
@@ -302,6 +310,7 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
     options.host_memories = {*parse_host_memory(strings_.at("host-memory"))};
   }
   options.host_memory = options.host_memories.front();
+  if (defaults_.gemm_workload) options.gemm = parse_gemm_choice(strings_.at("kernel"), flags_.at("tf32"));
   if (result.count("json") != 0) {
     options.json_path = result["json"].as<std::string>();
     if (options.json_path.empty()) throw UsageError("--json needs a file name");

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gemm_choice.hpp"
 #include "host_buffer.cuh"
 #include "stats.hpp"
 #include "workload.hpp"
@@ -32,6 +33,7 @@ struct CommonOptions {
   // With CommonDefaults::host_memory_list: every kind given, in the order
   // pageable, pinned, registered, write_combined (host_memory is the first).
   std::vector<HostMemory> host_memories;
+  GemmChoice gemm;  // --kernel, --tf32 (stages that run the GEMM workload)
 };
 
 // What a stage starts from when the user says nothing.
@@ -42,7 +44,8 @@ struct CommonDefaults {
   // choice), for a stage that measures several kinds (02).
   bool host_memory_list = false;
   // false: the stage does not run the GEMM workload; --batches, --m, --n, --k
-  // are still accepted (scripts pass them to every stage) and say so in --help.
+  // are still accepted (scripts pass them to every stage) and say so in --help;
+  // --kernel and --tf32 are not offered. true: both are, default the article's naive kernel.
   bool gemm_workload = true;
 };
 
@@ -109,7 +112,7 @@ std::vector<long long> parse_int_list(const std::string& flag, const std::string
 std::vector<HostMemory> parse_host_memory_list(const std::string& text, const std::vector<HostMemory>& choices);
 
 // Cross-field checks on a parsed set: byte counts that overflow 64 bits,
-// shapes the naive kernel's grid can't cover, an unwritable --json path.
+// shapes the chosen kernel's grid can't cover, an unwritable --json path.
 // Throws UsageError.
 void validate(const CommonOptions& options);
 

@@ -29,7 +29,7 @@ std::string describe(const OverlapCase& c) {
 }
 
 OverlapPicture record_overlap_timeline(const OverlapCase& c, cudaStream_t kernel_stream, cudaStream_t copy_stream,
-                                        const std::function<void()>& run) {
+                                        const std::function<void()>& run, TimelineSource source) {
   // Two rows, one op each: as a "pool" of 2 with 2 "batches", the kernel is
   // batch 0 on row 0 and the copy batch 1 on row 1; the batch numbers mean
   // nothing here, so they are cleared after labelling.
@@ -38,7 +38,11 @@ OverlapPicture record_overlap_timeline(const OverlapCase& c, cudaStream_t kernel
                                                        .batches = 2,
                                                        .pool = 2,
                                                        .flops_per_kernel = 0.0},
-                                                      run)};
+                                                      run,
+                                                      {.source = source,
+                                                       .event_run = {},
+                                                       .no_event_pairs = "its copy and kernel are not issued "
+                                                                         "through OpScope"})};
   for (TimelineOp& op : result.recorded.timeline.ops) op.batch = -1;
   return result;
 }

@@ -31,9 +31,14 @@ struct OverlapPicture {
   RecordedTimeline recorded;
 };
 
-// Records `run` once: row 0 is `kernel_stream`, row 1 `copy_stream`.
+// Records `run` once with CUPTI: row 0 is `kernel_stream`, row 1 `copy_stream`.
+// The experiment's copy and kernel are issued by stage 02 itself, not through
+// OpScope, so there is no event-pair fallback: when CUPTI can't start, or
+// `source` is events (--timeline-source), the picture is not recorded and
+// says "event pairs: not available for this experiment".
 OverlapPicture record_overlap_timeline(const OverlapCase& c, cudaStream_t kernel_stream, cudaStream_t copy_stream,
-                                        const std::function<void()>& run);
+                                        const std::function<void()>& run,
+                                        TimelineSource source = TimelineSource::automatic);
 
 // One picture per case, with its overlap figures; with a trace path, every
 // case in one Chrome trace, one after another in time, two tracks per case.

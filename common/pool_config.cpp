@@ -42,6 +42,12 @@ PoolConfig read_pool_options(const StageCli& cli, const CommonOptions& options, 
   return config;
 }
 
+int streams_running_gemms(const PoolConfig& config) {
+  int streams = config.streams + 3;
+  for (int size : config.sweep) streams += size;
+  return streams;
+}
+
 int device_slots_for(const PoolConfig& config, int batches) {
   if (config.device_buffers == DeviceBuffers::per_batch) return batches;
   long long slots = config.streams;

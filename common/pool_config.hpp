@@ -44,6 +44,12 @@ PoolConfig read_pool_options(const StageCli& cli, const CommonOptions& options, 
 // the batch count (where a slot per batch is the same thing).
 int device_slots_for(const PoolConfig& config, int batches);
 
+// How many streams run GEMMs in stage 03 (each needs its own cuBLAS handle and
+// workspace, gemm_backend.cuh): the pool, every swept pool, the compute stream
+// of the engine streams, the stream of the isolated kernel sum and the legacy
+// default stream of the serial baselines.
+int streams_running_gemms(const PoolConfig& config);
+
 // CUDA_DEVICE_MAX_CONNECTIONS as the process sees it (the driver reads it at
 // context creation); nothing when unset (the driver's default is 8).
 std::optional<int> max_connections_env();

@@ -24,6 +24,21 @@ constexpr const char* kTailWaveNote =
 
 std::string memory_name(HostMemory kind) { return std::string(to_string(kind)); }
 
+// Issue 9's lesson: which resource sets the bound decides what the pool can gain.
+std::string regime_name(const PipelineBound& bound) {
+  return bound.limited_by == "kernels" ? "compute-bound" : "PCIe-bound";
+}
+
+std::string regime_text(const PipelineBound& bound) {
+  if (bound.limited_by == "kernels") {
+    return "regime: compute-bound. The kernels set the bound; the pool hides the copies behind them, so a faster\n"
+           "kernel (--kernel tiled or cublas) is what would make this run faster.";
+  }
+  return "regime: PCIe-bound (" + bound.limited_by +
+         " set the bound). The kernels now hide behind the copies: a faster kernel\n"
+         "changes nothing, and what counts is keeping the copy engines busy from the first batch to the last.";
+}
+
 }  // namespace
 
 void PoolMeasurements::add_serial(BatchBuffers& buffers, EventTimer& timer) {
@@ -36,7 +51,12 @@ void PoolMeasurements::add_serial(BatchBuffers& buffers, EventTimer& timer) {
                     double(work_.batches) * work_.flops_per_batch()};
   entry.variant = TimedVariant{
       .prepare = [&buffers] { buffers.poison_outputs(nullptr); },
-      .run = [&buffers, &timer] { timer.start(nullptr); run_serial_batches(buffers); return timer.stop(); },
+      .run =
+          [this, &buffers, &timer] {
+            timer.start(nullptr);
+            run_serial_batches(buffers, *gemm_);
+            return timer.stop();
+          },
       .after_last = [this, index, &buffers] { entries_[index].check = buffers.verify(seed_); },
   };
   entries_.push_back(std::move(entry));
@@ -65,6 +85,25 @@ void PoolMeasurements::add_pool(BatchBuffers& buffers, const StreamPool& pool, I
   entries_.push_back(std::move(entry));
 }
 
+void PoolMeasurements::add_engine_streams(BatchBuffers& buffers, const EngineStreams& engines,
+                                          std::function<Millis()> run) {
+  const std::size_t index = entries_.size();
+  Entry entry;
+  entry.kind = Kind::engines;
+  entry.name = "engine_streams";
+  entry.params = {{"streams", 3}, {"order", "one stream per engine"}, {"host_memory", memory_name(buffers.host_kind())}};
+  entry.work = Work{double(work_.batches) * double(work_.a_bytes() + work_.c_bytes()),
+                    double(work_.batches) * work_.flops_per_batch()};
+  entry.streams = 3;
+  const cudaStream_t origin = engines.origin();
+  entry.variant = TimedVariant{
+      .prepare = [&buffers, origin] { buffers.poison_outputs(origin); },
+      .run = std::move(run),
+      .after_last = [this, index, &buffers] { entries_[index].check = buffers.verify(seed_); },
+  };
+  entries_.push_back(std::move(entry));
+}
+
 void PoolMeasurements::add_bounds(BatchBuffers& buffers, const StreamPool& two_streams, EventTimer& timer) {
   if (two_streams.size() < 2) throw std::invalid_argument("add_bounds: needs two streams");
   // With shared device slots the passes overwrite each other's slots, so what
@@ -73,7 +112,7 @@ void PoolMeasurements::add_bounds(BatchBuffers& buffers, const StreamPool& two_s
   const double h2d_bytes = double(work_.batches) * double(work_.a_bytes());
   const double d2h_bytes = double(work_.batches) * double(work_.c_bytes());
   const nlohmann::json memory = {{"host_memory", memory_name(buffers.host_kind())}};
-  std::vector<TimedVariant> passes = stage_sum_variants(buffers, two_streams[0], CopyCall::async, timer);
+  std::vector<TimedVariant> passes = stage_sum_variants(buffers, *gemm_, two_streams[0], CopyCall::async, timer);
   passes.push_back(copies_both_ways_variant(buffers, two_streams, timer));
   const char* names[] = {"h2d_sum", "kernel_sum", "d2h_sum", "copies_both_ways"};
   const Work works[] = {{h2d_bytes, 0.0}, {0.0, double(work_.batches) * work_.flops_per_batch()}, {d2h_bytes, 0.0},
@@ -134,6 +173,13 @@ const PoolMeasurements::Entry& PoolMeasurements::pool(IssueOrder order) const {
     if (entry.kind == Kind::pool && entry.order == order) return entry;
   }
   throw std::logic_error("PoolMeasurements: no pool measurement");
+}
+
+const PoolMeasurements::Entry* PoolMeasurements::engine_streams() const {
+  for (const Entry& entry : entries_) {
+    if (entry.kind == Kind::engines) return &entry;
+  }
+  return nullptr;
 }
 
 StageSums PoolMeasurements::sums() const {
@@ -198,7 +244,15 @@ StageResult pool_result(const std::string& stage, const DeviceInfo& device, cons
       {"bound_over_achieved", bound.bound_ms / pool_ms},
       {"speedup_vs_serial_pageable", runs.serial(HostMemory::pageable).stats.median_ms / pool_ms},
       {"speedup_vs_serial_pinned", runs.serial(HostMemory::pinned).stats.median_ms / pool_ms},
+      {"kernel", gemm_name(options.gemm)},
+      {"kernel_gflops", gflops(work.batches * work.flops_per_batch(), sums.kernel.median_ms)},
+      {"pipeline_gflops", gflops(work.batches * work.flops_per_batch(), pool_ms)},
+      {"regime", regime_name(bound)},
   };
+  if (const auto* engines = runs.engine_streams()) {
+    result.bounds["engine_streams_ms"] = engines->stats.median_ms;
+    result.bounds["engine_streams_bound_over_achieved"] = bound.bound_ms / engines->stats.median_ms;
+  }
   return result;
 }
 
@@ -206,7 +260,7 @@ void print_pool_result(std::ostream& out, const StageResult& result, const Commo
                        const PoolConfig& config, const PoolMeasurements& runs) {
   const Workload& work = options.work;
   out << result.stage << " on " << result.device.summary() << '\n'
-      << describe_workload(work) << "; pool on " << to_string(options.host_memory) << " host memory, "
+      << describe_workload(work, options.gemm) << "; pool on " << to_string(options.host_memory) << " host memory, "
       << config.streams << " streams; median of " << options.plan.repeats << " interleaved rounds after "
       << options.plan.warmup << " warm-up\n";
   for (const std::string& warning : config.warnings) out << warning << '\n';
@@ -241,6 +295,21 @@ void print_pool_result(std::ostream& out, const StageResult& result, const Commo
       << fixed(bound.d2h_path_ms, 2) << ", both ways " << fixed(bound.both_ways_ms, 2) << " ms)\n"
       << "the pool reaches bound / achieved = " << fixed(bound.bound_ms / pool_ms, 3) << " ("
       << fixed(100.0 * bound.bound_ms / pool_ms, 1) << "% of the bound)\n";
+  if (const auto* engines = runs.engine_streams()) {
+    const double engines_ms = engines->stats.median_ms;
+    out << "one stream per engine (H2D, kernels, D2H; engine_streams.cuh): " << fixed(engines_ms, 2) << " ms, "
+        << fixed(pool_ms / engines_ms, 3) << "x the pool's speed, bound / achieved = " << fixed(bound.bound_ms / engines_ms, 3)
+        << " (" << fixed(100.0 * bound.bound_ms / engines_ms, 1) << "% of the bound)\n";
+    out << (bound.limited_by == "kernels"
+                ? "  compute-bound: one compute stream runs the kernels one at a time, while the pool lets kernels of\n"
+                  "  different streams fill each other's last partial wave of blocks.\n"
+                : "  PCIe-bound: on one D2H stream the copies out run back to back; in the pool the copy engine pauses\n"
+                  "  a few µs each time the next D2H comes from another stream.\n");
+  }
+  const double flops = work.batches * work.flops_per_batch();
+  out << "the " << gemm_name(options.gemm) << " kernels alone: " << fixed(gflops(flops, sums.kernel.median_ms), 0)
+      << " GFLOP/s; the pool end to end: " << fixed(gflops(flops, pool_ms), 0) << " GFLOP/s\n"
+      << regime_text(bound) << '\n';
   if (pool_ms < bound.bound_ms) out << kTailWaveNote << '\n';
 
   // The sweep: the article's "more streams is not better".

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "batch_buffers.cuh"
+#include "engine_streams.cuh"
 #include "pipeline_bound.hpp"
 #include "pool_config.hpp"
 #include "result.hpp"
@@ -22,7 +23,7 @@ namespace csg {
 
 class PoolMeasurements {
  public:
-  enum class Kind { serial, pool, pool_sweep, bound };
+  enum class Kind { serial, pool, pool_sweep, engines, bound };
   struct Entry {
     Kind kind = Kind::serial;
     std::string name;
@@ -36,13 +37,18 @@ class PoolMeasurements {
     IssueOrder order = IssueOrder::depth_first;
   };
 
-  PoolMeasurements(const Workload& work, std::uint64_t seed) : work_(work), seed_(seed) {}
+  // Every GEMM of every variant runs on `gemm` (which must outlive this).
+  PoolMeasurements(const Workload& work, std::uint64_t seed, const Gemm& gemm)
+      : work_(work), seed_(seed), gemm_(&gemm) {}
 
   // Stage 01's serial loop on `buffers` (their host memory kind), legacy stream.
   void add_serial(BatchBuffers& buffers, EventTimer& timer);
   // A pool run: `run` issues every batch on `pool` and returns its time.
   void add_pool(BatchBuffers& buffers, const StreamPool& pool, IssueOrder order, std::function<Millis()> run,
                 bool sweep = false);
+  // One stream per engine (engine_streams.cuh): `run` issues every batch on
+  // `engines` and returns its time.
+  void add_engine_streams(BatchBuffers& buffers, const EngineStreams& engines, std::function<Millis()> run);
   // H2D, kernel and D2H sums on the first of `two_streams`, then all copies
   // both ways at once on both. Verifiable only with a device slot per batch.
   void add_bounds(BatchBuffers& buffers, const StreamPool& two_streams, EventTimer& timer);
@@ -53,6 +59,7 @@ class PoolMeasurements {
   const std::vector<Entry>& entries() const { return entries_; }
   const Entry& serial(HostMemory kind) const;
   const Entry& pool(IssueOrder order) const;  // the main pool (not a sweep entry)
+  const Entry* engine_streams() const;         // nothing if not measured
   StageSums sums() const;
   double both_ways_ms() const;
   PipelineBound bound() const { return pipeline_bound(sums(), both_ways_ms(), work_.batches); }
@@ -61,6 +68,7 @@ class PoolMeasurements {
   const Entry& find(Kind kind, const std::string& name) const;
   Workload work_;
   std::uint64_t seed_;
+  const Gemm* gemm_;
   std::vector<Entry> entries_;
 };
 

@@ -4,11 +4,11 @@
 
 namespace csg {
 
-std::string describe_workload(const Workload& work) {
+std::string describe_workload(const Workload& work, const GemmChoice& gemm) {
   const auto& s = work.shape;
   auto dims = [](int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); };
   return std::to_string(work.batches) + " batches of C_i = A_i*B: A_i " + dims(s.m, s.k) + ", B " + dims(s.k, s.n) +
-         ", C_i " + dims(s.m, s.n) + " (float)";
+         ", C_i " + dims(s.m, s.n) + " (float), " + gemm_name(gemm) + " GEMM";
 }
 
 StageResult serial_result(const std::string& stage, const DeviceInfo& device, const CommonOptions& options,
@@ -37,6 +37,8 @@ StageResult serial_result(const std::string& stage, const DeviceInfo& device, co
       {"d2h_sum_ms", sums.d2h.median_ms},
       {"stage_sum_ms", sums.sum_ms()},
       {"total_over_stage_sum", total.median_ms / sums.sum_ms()},
+      {"kernel", gemm_name(options.gemm)},
+      {"kernel_gflops", gflops(flops, sums.kernel.median_ms)},
   };
   result.verification = serial_check.passed ? sums_check : serial_check;
   result.variants_verified = int(serial_check.passed) + int(sums_check.passed);
@@ -46,7 +48,7 @@ StageResult serial_result(const std::string& stage, const DeviceInfo& device, co
 void print_serial_result(std::ostream& out, const StageResult& result, const CommonOptions& options,
                          const StageSums& sums) {
   out << result.stage << " on " << result.device.summary() << '\n'
-      << describe_workload(options.work) << ", " << to_string(options.host_memory)
+      << describe_workload(options.work, options.gemm) << ", " << to_string(options.host_memory)
       << " host memory; median of " << options.plan.repeats << " runs after " << options.plan.warmup
       << " warm-up\n\n";
   print_measurements(out, result.measurements);
@@ -62,6 +64,10 @@ void print_serial_result(std::ostream& out, const StageResult& result, const Com
   } else {
     out << "less than the sum, so some work overlapped.\n";
   }
+  out << "the " << gemm_name(options.gemm) << " kernels alone: "
+      << fixed(gflops(options.work.batches * options.work.flops_per_batch(), sums.kernel.median_ms), 0)
+      << " GFLOP/s; the serial run end to end: "
+      << fixed(gflops(options.work.batches * options.work.flops_per_batch(), total_ms), 0) << " GFLOP/s\n";
   const double longest = std::max({sums.h2d.median_ms, sums.kernel.median_ms, sums.d2h.median_ms});
   out << "an overlapped pipeline could approach the longest stage, " << fixed(longest, 2) << " ms ("
       << fixed(total_ms / longest, 1) << "x less).\n\n"

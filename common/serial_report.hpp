@@ -21,6 +21,6 @@ void print_serial_result(std::ostream& out, const StageResult& result, const Com
                          const StageSums& sums);
 
 // "100 batches of C_i = A_i·B: A_i 1024×512, B 512×1024, C_i 1024×1024 (float)"
-std::string describe_workload(const Workload& work);
+std::string describe_workload(const Workload& work, const GemmChoice& gemm);
 
 }  // namespace csg

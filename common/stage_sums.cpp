@@ -2,7 +2,6 @@
 
 #include <stdexcept>
 
-#include "gemm.cuh"
 
 namespace csg {
 namespace {
@@ -17,8 +16,8 @@ void copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cu
 
 }  // namespace
 
-std::vector<TimedVariant> stage_sum_variants(BatchBuffers& buffers, cudaStream_t stream, CopyCall copies,
-                                             EventTimer& timer) {
+std::vector<TimedVariant> stage_sum_variants(BatchBuffers& buffers, const Gemm& gemm, cudaStream_t stream,
+                                             CopyCall copies, EventTimer& timer) {
   const Workload work = buffers.work();
   // Times `body` with events on `stream`.
   auto timed = [&timer, stream](auto body) {
@@ -33,9 +32,9 @@ std::vector<TimedVariant> stage_sum_variants(BatchBuffers& buffers, cudaStream_t
       copy(buffers.device_a(b), buffers.host_a(b), work.a_bytes(), cudaMemcpyHostToDevice, stream, copies);
     }
   };
-  auto all_kernels = [&buffers, work, stream] {
+  auto all_kernels = [&buffers, &gemm, work, stream] {
     for (int b = 0; b < work.batches; ++b) {
-      launch_gemm_naive(buffers.device_a(b), buffers.device_b(), buffers.device_c(b), work.shape, stream);
+      gemm.run(buffers.device_a(b), buffers.device_b(), buffers.device_c(b), work.shape, stream);
     }
   };
   auto all_d2h = [&buffers, work, stream, copies] {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "batch_buffers.cuh"
+#include "gemm_backend.cuh"
 #include "stats.hpp"
 #include "stream_pool.cuh"
 #include "timing.cuh"
@@ -30,8 +31,8 @@ struct StageSums {
 // round's kernels computed and can be verified, provided every batch has its
 // own device slot (with shared slots the H2D pass leaves only the last batch
 // of each slot in place).
-std::vector<TimedVariant> stage_sum_variants(BatchBuffers& buffers, cudaStream_t stream, CopyCall copies,
-                                             EventTimer& timer);
+std::vector<TimedVariant> stage_sum_variants(BatchBuffers& buffers, const Gemm& gemm, cudaStream_t stream,
+                                             CopyCall copies, EventTimer& timer);
 
 // All H2D copies on `streams[0]` and all D2H copies on `streams[1]` at the
 // same time, timed from stream 0 (the pool forks from it and joins back into

@@ -38,13 +38,14 @@ StageTimeline record_stage_timeline(const RepeatPlan& plan, const TimelineJob& j
   job.poison();  // synchronous: nothing of it is still running when recording starts
   const std::function<void()> recorded_run =
       job.recorded_run ? job.recorded_run : std::function<void()>([&job] { static_cast<void>(job.timed_run()); });
-  out.recorded = record_timeline(job.plan, recorded_run);
+  out.recorded = record_timeline(job.plan, recorded_run, {.source = job.source, .event_run = job.event_run});
   out.recorded.notes.insert(out.recorded.notes.begin(), job.notes.begin(), job.notes.end());
   if (!out.recorded.available) return out;
   out.check = job.verify();
 
   // Item 6: the same variant, timed as the stage timed it, now that CUPTI has
-  // been loaded, has recorded and has been told to stop. The activity kinds
+  // been loaded, has recorded and has been told to stop (or, with event
+  // pairs, now that the log is inactive and every OpScope is NVTX only). The activity kinds
   // are disabled, so the driver no longer timestamps anything for CUPTI; if
   // the medians agree, recording costs the timed runs nothing.
   const TimedVariant again{
@@ -76,8 +77,14 @@ void report_stage_timeline(std::ostream& out, const StageTimeline& timeline, con
 
 nlohmann::json to_json(const StageTimeline& timeline, const TimelineOptions& options) {
   const RecordedTimeline& recorded = timeline.recorded;
-  if (!recorded.available) return {{"recorded", false}, {"unavailable_reason", recorded.unavailable_reason}};
+  if (!recorded.available) {
+    return {{"recorded", false},
+            {"unavailable_reason", recorded.unavailable_reason},
+            {"requested_source", to_string(options.source)}};
+  }
   nlohmann::json doc = {{"recorded", true},
+                        {"source", recorded.source},
+                        {"requested_source", to_string(options.source)},
                         {"labelling", recorded.labelling},
                         {"ops", recorded.timeline.ops.size()},
                         {"rows", recorded.timeline.row_names},

@@ -1,5 +1,5 @@
 // A stage's --timeline, end to end: after the timed rounds, poison, record one
-// run with CUPTI, verify it, then re-time the stage's main variant with CUPTI
+// run (CUPTI, or event pairs: --timeline-source), verify it, then re-time the stage's main variant with CUPTI
 // still attached but recording nothing (issue 6, item 6: recording must not
 // change the timed medians, and this shows it), and report the picture, the
 // overlap figures, the cost of recording and the trace file.
@@ -8,7 +8,8 @@
 //   if (timeline_options.record) {
 //     timeline = csg::record_stage_timeline(options->plan, {
 //         .plan = csg::pool_timeline_run(pool, work), .poison = ..., .verify = ...,
-//         .timed_run = [&] { return pool_run(pool); }, .timed = stats_of_that_variant});
+//         .timed_run = [&] { return pool_run(pool); }, .timed = stats_of_that_variant,
+//         .source = timeline_options.source});
 //   }
 //   ...
 //   if (timeline) csg::report_stage_timeline(std::cout, *timeline, timeline_options, "03_stream_pool_gemm");
@@ -44,6 +45,14 @@ struct TimelineJob {
   // replay of a second exec of the same graph, see graph_timeline.hpp.)
   std::function<void()> recorded_run{};
   Summary timed{};  // what the stage's timed rounds measured for timed_run, before any recording
+  // --timeline-source: CUPTI, event pairs, or CUPTI with event pairs as the fallback.
+  TimelineSource source = TimelineSource::automatic;
+  // The run to record with event pairs: the same work with every copy and
+  // kernel inside an OpScope (op_scope.hpp). Empty: the run recorded with
+  // CUPTI, which suits a run issued through csg::enqueue_h2d/gemm/d2h (stage
+  // 03). Stage 01 records its inline loop with CUPTI but csg::run_serial_batches
+  // with events.
+  std::function<void()> event_run{};
 };
 
 struct StageTimeline {
@@ -69,11 +78,13 @@ void report_stage_timeline(std::ostream& out, const StageTimeline& timeline, con
                            const std::string& stage);
 
 // The results JSON's "timeline" object:
-//   {"recorded": true, "labelling": "stream ids", "ops": 300, "rows": ["stream 0", ...],
+//   {"recorded": true, "source": "cupti" | "event pairs", "labelling": "stream ids" (or "graph node ids",
+//    "first appearance", "event pairs"), "ops": 300, "rows": ["stream 0", ...],
 //    "ignored": 0, "dropped": 0, "verified": true,
 //    "overlap": {"wall_ms", "h2d_busy", "compute_busy", "d2h_busy", "copy_and_compute"},
 //    "median_before_ms", "median_after_ms", "after_over_before", "after_verified", "trace_file"}
-// or {"recorded": false, "unavailable_reason": "..."}.
+// or {"recorded": false, "unavailable_reason": "..."}; both also carry
+// "requested_source": "auto" | "cupti" | "events" (--timeline-source).
 nlohmann::json to_json(const StageTimeline& timeline, const TimelineOptions& options);
 
 }  // namespace csg

@@ -2,7 +2,8 @@
 
 #include <stdexcept>
 
-#include "gemm.cuh"
+#include "op_scope.hpp"
+
 
 namespace csg {
 
@@ -35,17 +36,21 @@ void StreamPool::join_into(cudaStream_t origin) const {
   }
 }
 
+// Each call is one OpScope: an NVTX range named by the op with the batch as
+// payload, and a pair of events when a timeline is recorded with event pairs.
 void enqueue_h2d(BatchBuffers& buffers, int batch, cudaStream_t stream) {
+  const OpScope scope(OpKind::h2d, batch, stream, static_cast<double>(buffers.work().a_bytes()));
   CUDA_CHECK(cudaMemcpyAsync(buffers.device_a(batch), buffers.host_a(batch), buffers.work().a_bytes(),
                              cudaMemcpyHostToDevice, stream));
 }
 
-void enqueue_gemm(BatchBuffers& buffers, int batch, cudaStream_t stream) {
-  launch_gemm_naive(buffers.device_a(batch), buffers.device_b(), buffers.device_c(batch), buffers.work().shape,
-                    stream);
+void enqueue_gemm(const Gemm& gemm, BatchBuffers& buffers, int batch, cudaStream_t stream) {
+  const OpScope scope(OpKind::kernel, batch, stream);
+  gemm.run(buffers.device_a(batch), buffers.device_b(), buffers.device_c(batch), buffers.work().shape, stream);
 }
 
 void enqueue_d2h(BatchBuffers& buffers, int batch, cudaStream_t stream) {
+  const OpScope scope(OpKind::d2h, batch, stream, static_cast<double>(buffers.work().c_bytes()));
   CUDA_CHECK(cudaMemcpyAsync(buffers.host_c(batch), buffers.device_c(batch), buffers.work().c_bytes(),
                              cudaMemcpyDeviceToHost, stream));
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "batch_buffers.cuh"
+#include "gemm_backend.cuh"
 #include "stream.cuh"
 
 namespace csg {
@@ -58,10 +59,10 @@ class StreamPool {
 
 // The article's loop body for one batch, queued on `stream`:
 //   H2D:    cudaMemcpyAsync(d_A[slot], h_A[batch], a_bytes, HostToDevice, stream)
-//   kernel: C_slot = A_slot · B with the article's naive kernel on `stream`
+//   kernel: C_slot = A_slot · B with the run's GEMM (`gemm`: the article's naive kernel by default) on `stream`
 //   D2H:    cudaMemcpyAsync(h_C[batch], d_C[slot], c_bytes, DeviceToHost, stream)
 void enqueue_h2d(BatchBuffers& buffers, int batch, cudaStream_t stream);
-void enqueue_gemm(BatchBuffers& buffers, int batch, cudaStream_t stream);
+void enqueue_gemm(const Gemm& gemm, BatchBuffers& buffers, int batch, cudaStream_t stream);
 void enqueue_d2h(BatchBuffers& buffers, int batch, cudaStream_t stream);
 
 }  // namespace csg

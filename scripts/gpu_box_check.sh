@@ -62,6 +62,17 @@ extra_runs=(
   "04_graph_capture_gemm-dag|--batches 6 --streams 3 --dot {results}/04_dag.dot --repeats 3"  # a readable DAG
   "04_graph_capture_gemm-timeline|--timeline --trace {results}/04_graph_capture_gemm.trace.json"
   "04_graph_capture_gemm-skipjoin|--skip-join --batches 12 --streams 3|1"  # the missing join: exit 1, no graph
+  # Issue 9: the same pipeline with faster kernels; summarize.py prints the regime table from these.
+  "01_serial_baseline-tiled|--kernel tiled"
+  "01_serial_baseline-cublas|--kernel cublas"
+  "03_stream_pool_gemm-tiled|--kernel tiled --streams-sweep off"
+  "03_stream_pool_gemm-cublas|--kernel cublas --streams-sweep 2,4,8,16"
+  "03_stream_pool_gemm-cublas_tf32|--kernel cublas --tf32 --streams-sweep off"
+  "03_stream_pool_gemm-cublas_timeline|--kernel cublas --streams-sweep off --timeline --trace {results}/03_cublas.trace.json"
+  "04_graph_capture_gemm-cublas|--kernel cublas"
+  # Issue 6: the timeline drawn with event pairs instead of CUPTI, and stage 04 refusing that.
+  "03_stream_pool_gemm-events|--streams-sweep off --timeline-source events --trace {results}/03_events.trace.json"
+  "04_graph_capture_gemm-events|--timeline-source events|2"
 )
 
 # Arguments for a stage's run "at its defaults" where the full default would
@@ -198,8 +209,9 @@ for run in "${runs[@]}"; do
   fi
 done
 
-# The timelines hold every operation: 3 per batch (100 batches at defaults).
-for trace in 03_stream_pool_gemm 04_graph_capture_gemm; do
+# The timelines hold every operation: 3 per batch (100 batches at defaults),
+# whether recorded with CUPTI or with event pairs, and with cuBLAS (one kernel per GEMM).
+for trace in 03_stream_pool_gemm 04_graph_capture_gemm 03_cublas 03_events; do
   trace_file="$results/$trace.trace.json"
   [[ -f $trace_file ]] || continue
   if ! python3 - "$trace_file" <<'PY'; then

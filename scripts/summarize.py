@@ -240,6 +240,75 @@ def print_stage02_peaks(results: list[Result]) -> None:
             print(f"{r.path.name}: {hidden} smaller-size copy rows not shown (all are in the JSON)")
 
 
+STAGE03 = "03_stream_pool_gemm"
+STAGE04 = "04_graph_capture_gemm"
+REGIME_HEADERS = ["kernel", "kernel GFLOP/s", "pool ms", "engine streams ms", "bound ms", "limited by",
+                  "pool % of bound", "engines % of bound", "04 replay ms"]
+
+
+def kernel_of(result: Result) -> str:
+    config = result.config
+    name = str(config.get("kernel", "naive"))
+    return name + "+tf32" if config.get("tf32") is True else name
+
+
+def regime_rows(results: list[Result]) -> list[list[str]]:
+    """Issue 9's table: one row per kernel from stage 03's pinned runs at one
+    workload, with stage 04's replay of the same kernel where there is one."""
+    replays: dict[str, float] = {}
+    for r in results:
+        if r.stage == STAGE04:
+            for m in r.measurements:
+                if m["name"] == "graph_replay" and is_number(m.get("median_ms")):
+                    replays[kernel_of(r)] = m["median_ms"]
+    rows = []
+    for r in results:
+        bounds = r.doc.get("bounds", {})
+        if r.stage != STAGE03 or r.config.get("host_memory") != "pinned" or not isinstance(bounds, dict):
+            continue
+        needed = ("kernel_gflops", "stream_pool_ms", "pipeline_bound_ms")
+        if not all(is_number(bounds.get(key)) for key in needed):
+            continue
+        if not same_workload(r.config, {"batches": 100, "m": 1024, "n": 1024, "k": 512}):
+            continue  # the regime table is about the article's workload
+        bound = bounds["pipeline_bound_ms"]
+        pool = bounds["stream_pool_ms"]
+        engines = bounds.get("engine_streams_ms")
+        kernel = kernel_of(r)
+        rows.append([
+            kernel,
+            f"{bounds['kernel_gflops']:.0f}",
+            f"{pool:.2f}",
+            f"{engines:.2f}" if is_number(engines) else "-",
+            f"{bound:.2f}",
+            str(bounds.get("limited_by", "-")),
+            f"{100 * bound / pool:.1f}",
+            f"{100 * bound / engines:.1f}" if is_number(engines) and engines > 0 else "-",
+            f"{replays[kernel]:.2f}" if kernel in replays else "-",
+        ])
+    order = {"naive": 0, "tiled": 1, "cublas": 2, "cublas+tf32": 3}
+    rows.sort(key=lambda row: order.get(row[0], len(order)))
+    return rows
+
+
+def print_regime_table(results: list[Result], markdown: bool) -> None:
+    rows = regime_rows(results)
+    if not rows:
+        return
+    print()
+    print("Regimes (issue 9): stage 03 with each kernel at the article's workload, pinned host memory")
+    if markdown:
+        print("| " + " | ".join(REGIME_HEADERS) + " |")
+        print("|" + "|".join(["---"] + ["---:"] * (len(REGIME_HEADERS) - 1)) + "|")
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+        return
+    widths = [max(len(row[i]) for row in [REGIME_HEADERS, *rows]) for i in range(len(REGIME_HEADERS))]
+    for row in [REGIME_HEADERS, *rows]:
+        print("  ".join(cell.ljust(widths[i]) if i in (0, 5) else cell.rjust(widths[i])
+                        for i, cell in enumerate(row)).rstrip())
+
+
 def build_rows(results: list[Result], baseline: Result | None) -> tuple[list[list[str]], int]:
     baseline_ms = None
     if baseline is not None:
@@ -323,6 +392,7 @@ def summarize(directory: Path, markdown: bool) -> int:
     (print_markdown_table if markdown else print_text_table)(rows)
     print()
     print_stage02_peaks(results)
+    print_regime_table(results, markdown)
 
     print()
     if baseline is not None:

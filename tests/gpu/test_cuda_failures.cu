@@ -15,6 +15,8 @@
 namespace csg {
 namespace {
 
+const Gemm kNaive;  // the article's kernel
+
 class CudaFailureTest : public testing::GpuTest {};
 
 TEST_F(CudaFailureTest, AnIllegalCallDuringCaptureIsNamedAndLeavesNoStreamCapturing) {
@@ -43,7 +45,7 @@ TEST_F(CudaFailureTest, AnIllegalCallDuringCaptureIsNamedAndLeavesNoStreamCaptur
   buffers.poison_outputs(pool[0]);
   for (int batch = 0; batch < work.batches; ++batch) {
     enqueue_h2d(buffers, batch, pool.for_batch(batch));
-    enqueue_gemm(buffers, batch, pool.for_batch(batch));
+    enqueue_gemm(kNaive, buffers, batch, pool.for_batch(batch));
     enqueue_d2h(buffers, batch, pool.for_batch(batch));
   }
   CUDA_CHECK(cudaDeviceSynchronize());

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "batch_buffers.cuh"
+#include "engine_streams.cuh"
 #include "errors.hpp"
 #include "gpu_test.hpp"
 #include "run_process.hpp"
@@ -18,6 +19,8 @@
 
 namespace csg {
 namespace {
+
+const Gemm kNaive;  // the article's kernel
 
 constexpr std::uint64_t kSeed = 7;
 const Workload kWork{37, GemmShape{33, 17, 65}};  // 37 batches: not a multiple of any pool size below
@@ -31,7 +34,7 @@ std::vector<float> serial_result() {
   BatchBuffers buffers(kWork, HostMemory::pinned, 1);
   buffers.fill_inputs(kSeed);
   buffers.poison_outputs(nullptr);
-  run_serial_batches(buffers);
+  run_serial_batches(buffers, kNaive);
   return host_c(buffers);
 }
 
@@ -41,14 +44,14 @@ void issue(BatchBuffers& buffers, const StreamPool& pool, IssueOrder order) {
   if (order == IssueOrder::depth_first) {
     for (int b = 0; b < batches; ++b) {
       enqueue_h2d(buffers, b, pool.for_batch(b));
-      enqueue_gemm(buffers, b, pool.for_batch(b));
+      enqueue_gemm(kNaive, buffers, b, pool.for_batch(b));
       enqueue_d2h(buffers, b, pool.for_batch(b));
     }
   } else {  // waves of one batch per stream, as stage 03 issues breadth-first
     for (int wave = 0; wave < batches; wave += pool.size()) {
       const int end = std::min(batches, wave + pool.size());
       for (int b = wave; b < end; ++b) enqueue_h2d(buffers, b, pool.for_batch(b));
-      for (int b = wave; b < end; ++b) enqueue_gemm(buffers, b, pool.for_batch(b));
+      for (int b = wave; b < end; ++b) enqueue_gemm(kNaive, buffers, b, pool.for_batch(b));
       for (int b = wave; b < end; ++b) enqueue_d2h(buffers, b, pool.for_batch(b));
     }
   }
@@ -86,6 +89,45 @@ INSTANTIATE_TEST_SUITE_P(PoolSizes, StreamPoolTest,
                          ::testing::Combine(::testing::Values(1, 3, 8, 32),
                                             ::testing::Values(IssueOrder::depth_first, IssueOrder::breadth_first),
                                             ::testing::Bool()));
+
+// One stream per engine: every slot count (1: every batch waits for the one
+// before it; 37: no slot reused) and every kernel give the serial result's
+// bits (the data are integers, so every kernel's result is exact).
+using EngineCase = std::tuple<int, GemmKernel>;  // device slots, kernel
+class EngineStreamsTest : public testing::GpuTest, public ::testing::WithParamInterface<EngineCase> {};
+
+TEST_P(EngineStreamsTest, EveryBatchEqualsTheSerialResultBitForBit) {
+  const auto [slots, kernel] = GetParam();
+  const std::vector<float> expected = serial_result();
+  BatchBuffers buffers(kWork, HostMemory::pinned, slots);
+  buffers.fill_inputs(kSeed);
+  const Gemm gemm(GemmChoice{kernel});
+  const EngineStreams engines(slots);
+  for (int run = 0; run < 2; ++run) {
+    buffers.poison_outputs(engines.origin());
+    engines.issue(gemm, buffers);
+    CUDA_CHECK(cudaStreamSynchronize(engines.origin()));  // joined: the origin waits for all three streams
+    const std::vector<float> got = host_c(buffers);
+    for (int batch = 0; batch < kWork.batches; ++batch) {
+      const std::size_t first = std::size_t(batch) * kWork.c_elems();
+      ASSERT_EQ(std::memcmp(got.data() + first, expected.data() + first, kWork.c_bytes()), 0)
+          << "batch " << batch << ", " << slots << " slots, " << to_string(kernel);
+    }
+  }
+  EXPECT_TRUE(buffers.verify(kSeed).passed);
+}
+
+INSTANTIATE_TEST_SUITE_P(SlotsAndKernels, EngineStreamsTest,
+                         ::testing::Combine(::testing::Values(1, 3, 8, 37),
+                                            ::testing::Values(GemmKernel::naive, GemmKernel::tiled,
+                                                              GemmKernel::cublas)));
+
+TEST(EngineStreamsSlots, BuffersWithAnotherSlotCountAreRefused) {
+  if (!testing::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
+  BatchBuffers buffers(Workload{4, GemmShape{8, 8, 8}}, HostMemory::pinned, 2);
+  const EngineStreams engines(3);
+  EXPECT_THROW(engines.issue(kNaive, buffers), std::invalid_argument);
+}
 
 class StreamPoolForkJoin : public testing::GpuTest {};
 class Stage03Binary : public testing::GpuTest {};
@@ -137,9 +179,13 @@ TEST_F(Stage03Binary, VerifiesEveryVariantAndReportsTheBound) {
   EXPECT_EQ(serials, 2);
   EXPECT_EQ(pools, 2);  // depth-first and breadth-first
   EXPECT_EQ(sweeps, 3);
+  EXPECT_EQ(doc.at("config").at("kernel"), "naive");
+  EXPECT_EQ(doc.at("bounds").at("kernel"), "naive");
+  EXPECT_TRUE(doc.at("bounds").at("regime") == "compute-bound" || doc.at("bounds").at("regime") == "PCIe-bound");
   const auto& bounds = doc.at("bounds");
   for (const char* key : {"h2d_sum_ms", "kernel_sum_ms", "d2h_sum_ms", "copies_both_ways_ms", "pipeline_bound_ms",
-                          "stream_pool_ms", "bound_over_achieved"}) {
+                          "stream_pool_ms", "bound_over_achieved", "engine_streams_ms",
+                          "engine_streams_bound_over_achieved", "kernel_gflops", "pipeline_gflops"}) {
     EXPECT_GT(bounds.at(key).get<double>(), 0.0) << key;
   }
   EXPECT_GE(bounds.at("pipeline_bound_ms").get<double>(), bounds.at("kernel_sum_ms").get<double>());
@@ -166,7 +212,7 @@ TEST_F(Stage03Binary, SlotsLayoutVerifiesThePoolAndMarksSharedSlotSumsNotApplica
   const nlohmann::json doc = nlohmann::json::parse(in);
   EXPECT_EQ(doc.at("config").at("device_slots"), 4);
   for (const auto& m : doc.at("measurements")) {
-    const bool is_sum = m.at("name") != "serial" && m.at("name") != "stream_pool";
+    const bool is_sum = m.at("name") != "serial" && m.at("name") != "stream_pool" && m.at("name") != "engine_streams";
     if (is_sum) {
       EXPECT_TRUE(m.at("verified").is_null()) << m.dump();
     } else {

@@ -44,8 +44,8 @@ TEST_P(Timeline01Test, RecordsThreeOpsPerBatchInSerialOrder) {
   const std::string trace_path = dir.file("01.trace.json");
   const testing::ProcessResult run = testing::run_process(
       {CSG_STAGE01_BINARY, "--batches", std::to_string(kBatches), "--m", std::to_string(kM), "--n", std::to_string(kN),
-       "--k", std::to_string(kK), "--warmup", "0", "--repeats", "1", "--host-memory", host_memory, "--timeline",
-       "--timeline-batches", "2", "--trace", trace_path});
+       "--k", std::to_string(kK), "--warmup", "0", "--repeats", "1", "--host-memory", host_memory,
+       "--timeline-source", "cupti", "--timeline-batches", "2", "--trace", trace_path});
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   if (run.out.find("timeline: not recorded:") != std::string::npos) {
     if (std::getenv("CSG_REQUIRE_GPU") != nullptr) FAIL() << "CUPTI unavailable on the GPU box:\n" << run.out;

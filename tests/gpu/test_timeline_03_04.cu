@@ -71,8 +71,9 @@ TEST_P(Timeline0304Test, RecordsThreeOpsPerBatchOnItsPoolStream) {
   const std::string json_path = dir.file("result.json");
   std::vector<std::string> argv = {stage.binary, "--batches", std::to_string(kBatches), "--streams",
                                    std::to_string(kStreams), "--m", std::to_string(kM), "--n", std::to_string(kN),
-                                   "--k", std::to_string(kK), "--warmup", "0", "--repeats", "2", "--timeline",
-                                   "--timeline-batches", "6", "--trace", trace_path, "--json", json_path};
+                                   "--k", std::to_string(kK), "--warmup", "0", "--repeats", "2",
+                                   "--timeline-source", "cupti", "--timeline-batches", "6", "--trace", trace_path,
+                                   "--json", json_path};
   argv.insert(argv.end(), stage.extra_args.begin(), stage.extra_args.end());
   const testing::ProcessResult run = testing::run_process(argv);
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;

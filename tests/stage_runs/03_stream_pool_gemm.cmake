@@ -15,3 +15,13 @@ csg_add_sanitizer_runs(03_stream_pool_gemm
 csg_add_stage_run(tiny_timeline 03_stream_pool_gemm
   --batches 10 --m 32 --n 16 --k 48 --streams 3 --streams-sweep off --warmup 0 --repeats 1 --timeline
   --timeline-batches 6)
+# Issue 9's kernels through every variant (pool, engine streams, sweep, sums).
+csg_add_stage_run(tiny_tiled 03_stream_pool_gemm
+  --kernel tiled --batches 13 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2,5 --warmup 0 --repeats 1)
+csg_add_stage_run(tiny_cublas 03_stream_pool_gemm
+  --kernel cublas --batches 13 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2,5 --warmup 0 --repeats 1)
+csg_add_stage_run(tiny_cublas_tf32 03_stream_pool_gemm
+  --kernel cublas --tf32 --batches 9 --m 64 --n 48 --k 40 --streams 4 --streams-sweep off --device-buffers per-batch
+  --warmup 0 --repeats 1)
+csg_add_sanitizer_runs(03_stream_pool_gemm SUFFIX tiled
+  --kernel tiled --batches 5 --m 33 --n 17 --k 65 --streams 2 --streams-sweep off --warmup 0 --repeats 1)

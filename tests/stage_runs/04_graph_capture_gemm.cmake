@@ -16,3 +16,11 @@ csg_add_stage_run(tiny_timeline 04_graph_capture_gemm
 # API_ERRORS_EXPECTED: the run shows an exec update that CUDA refuses (a new batch count).
 csg_add_sanitizer_runs(04_graph_capture_gemm API_ERRORS_EXPECTED
   --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1 --tiny-count 8 --tiny-size 16)
+# Issue 9's kernels captured into the graph: tiled, and cuBLAS (handles prepared before capture).
+csg_add_stage_run(tiny_tiled 04_graph_capture_gemm
+  --kernel tiled --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1 --tiny-count 5 --tiny-size 4)
+csg_add_stage_run(tiny_cublas 04_graph_capture_gemm
+  --kernel cublas --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1 --tiny-count 5 --tiny-size 4)
+csg_add_stage_run(tiny_cublas_tf32 04_graph_capture_gemm
+  --kernel cublas --tf32 --batches 6 --m 64 --n 48 --k 40 --streams 2 --warmup 0 --repeats 1 --tiny-count 5
+  --tiny-size 4 --timeline)

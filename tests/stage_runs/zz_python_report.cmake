@@ -15,6 +15,12 @@ if(Python3_Interpreter_FOUND)
     set_tests_properties(python.report.${test_class} PROPERTIES
       LABELS cpu TIMEOUT 600 ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
   endforeach()
+  # scripts/summarize.py's regime table (issue 9), on synthetic results.
+  add_test(NAME python.summarize.RegimeTable
+    COMMAND ${Python3_EXECUTABLE} -m unittest -v test_summarize.RegimeTable
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/python)
+  set_tests_properties(python.summarize.RegimeTable PROPERTIES
+    LABELS cpu TIMEOUT 120 ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
 else()
   message(STATUS "No Python 3 interpreter: the report tests (tests/python) are not registered")
 endif()
