@@ -295,6 +295,7 @@ void print_pool_result(std::ostream& out, const StageResult& result, const Commo
       << fixed(bound.d2h_path_ms, 2) << ", both ways " << fixed(bound.both_ways_ms, 2) << " ms)\n"
       << "the pool reaches bound / achieved = " << fixed(bound.bound_ms / pool_ms, 3) << " ("
       << fixed(100.0 * bound.bound_ms / pool_ms, 1) << "% of the bound)\n";
+  if (pool_ms < bound.bound_ms) out << kTailWaveNote << '\n';
   if (const auto* engines = runs.engine_streams()) {
     const double engines_ms = engines->stats.median_ms;
     out << "one stream per engine (H2D, kernels, D2H; engine_streams.cuh): " << fixed(engines_ms, 2) << " ms, "
@@ -310,7 +311,6 @@ void print_pool_result(std::ostream& out, const StageResult& result, const Commo
   out << "the " << gemm_name(options.gemm) << " kernels alone: " << fixed(gflops(flops, sums.kernel.median_ms), 0)
       << " GFLOP/s; the pool end to end: " << fixed(gflops(flops, pool_ms), 0) << " GFLOP/s\n"
       << regime_text(bound) << '\n';
-  if (pool_ms < bound.bound_ms) out << kTailWaveNote << '\n';
 
   // The sweep: the article's "more streams is not better".
   std::vector<const PoolMeasurements::Entry*> sweep;

@@ -111,7 +111,38 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{"--json", "/nonexistent-dir/out.json"}, "does not exist"},  // unwritable path
                       BadInput{{"--json", "/"}, "is a directory"},                        //
                       BadInput{{"--json="}, "--json"},                                    //
-                      BadInput{{"stray"}, "unexpected argument 'stray'"}));
+                      BadInput{{"stray"}, "unexpected argument 'stray'"},
+                      BadInput{{"--kernel", "foo"}, "--kernel takes one of naive|tiled|cublas"},  // issue 9
+                      BadInput{{"--kernel", "tiled", "--tf32"}, "--tf32 needs --kernel cublas"},  //
+                      BadInput{{"--tf32"}, "--tf32 needs --kernel cublas"},                      // naive is the default
+                      BadInput{{"--kernel", "tiled", "--m", "4194305"}, "--m takes at most 4194240 rows"}));
+
+TEST(Options, KernelChoiceDefaultsToTheArticlesNaiveKernel) {
+  const auto defaults = parse({});
+  ASSERT_TRUE(defaults.has_value());
+  EXPECT_EQ(defaults->gemm.kernel, GemmKernel::naive);
+  EXPECT_FALSE(defaults->gemm.tf32);
+  const auto tiled = parse({"--kernel", "tiled"});
+  ASSERT_TRUE(tiled.has_value());
+  EXPECT_EQ(tiled->gemm.kernel, GemmKernel::tiled);
+  const auto tf32 = parse({"--kernel=cublas", "--tf32"});
+  ASSERT_TRUE(tf32.has_value());
+  EXPECT_EQ(tf32->gemm.kernel, GemmKernel::cublas);
+  EXPECT_TRUE(tf32->gemm.tf32);
+  EXPECT_EQ(gemm_name(tf32->gemm), "cublas+tf32");
+  // Each kernel's grid sets its own row limit; cuBLAS has none of its own.
+  EXPECT_TRUE(parse({"--kernel", "tiled", "--m", "3000000"}).has_value());
+  EXPECT_TRUE(parse({"--kernel", "cublas", "--m", "5000000"}).has_value());
+  EXPECT_EQ(max_gemm_rows(GemmKernel::naive), 65535LL * 32);
+  EXPECT_EQ(max_gemm_rows(GemmKernel::tiled), 65535LL * 64);
+  EXPECT_EQ(max_gemm_rows(GemmKernel::cublas), 0);
+}
+
+TEST(Options, AStageWithoutTheGemmWorkloadHasNoKernelOption) {
+  StageCli cli("test_stage", "test", CommonDefaults{.gemm_workload = false});
+  EXPECT_EQ(cli.help().find("--kernel"), std::string::npos);
+  EXPECT_THROW(cli.parse({"--kernel", "tiled"}), UsageError);
+}
 
 TEST(Options, ParseIntIsStrict) {
   EXPECT_EQ(parse_int("x", "42", 1, 100), 42);

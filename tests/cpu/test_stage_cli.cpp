@@ -65,6 +65,27 @@ TEST(StageCli, BadInputExits2WithOneLineAndNoFile) {
   }
 }
 
+TEST(StageCli, GemmStagesRefuseABadKernelChoiceBeforeAnyCudaCall) {
+  // Stage 02 runs no GEMM and has no --kernel; 01, 03 and 04 do.
+  int gemm_stages = 0;
+  for (const std::string& binary : stage_binaries()) {
+    const testing::ProcessResult help = testing::run_process({binary, "--help"});
+    if (help.out.find("--kernel KIND") == std::string::npos) continue;  // 02 has --kernel-ms, not --kernel
+    ++gemm_stages;
+    EXPECT_NE(help.out.find("--tf32"), std::string::npos) << stage_name(binary);
+    for (const BadCase& bad : std::vector<BadCase>{{{"--kernel", "foo", "--json", "{json}"}, "--kernel takes one of"},
+                                                   {{"--kernel", "naive", "--tf32", "--json", "{json}"},
+                                                    "--tf32 needs --kernel cublas"}}) {
+      testing::TempDir dir;
+      std::vector<std::string> argv{binary};
+      for (const std::string& arg : bad.args) argv.push_back(arg == "{json}" ? dir.file("out.json") : arg);
+      EXPECT_TRUE(testing::refused_as_usage(testing::run_process(argv), bad.must_mention, dir))
+          << stage_name(binary) << " " << ::testing::PrintToString(bad.args);
+    }
+  }
+  EXPECT_GE(gemm_stages, 3);
+}
+
 TEST(StageCli, HelpExits0AndListsTheCommonFlags) {
   for (const std::string& binary : stage_binaries()) {
     const testing::ProcessResult run = testing::run_process({binary, "--help"});
