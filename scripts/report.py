@@ -11,13 +11,16 @@ stage recorded its timeline, <run>.trace.json. The report reads only these
 JSON files, never the printed output, and writes into RESULTS_DIR:
   report.md         device, date, driver and runtime; one table (stage,
                     variant, median ms, speed-up vs the serial baseline, % of
-                    the pipeline bound, verified); copy bandwidths (02), the
-                    stream-count sweep (03), graph costs (04); every plot; an
-                    appendix with every measurement
+                    the pipeline bound, verified); the regimes (issue 9: each
+                    GEMM kernel alone vs the whole pipeline, which resource
+                    sets the bound); copy bandwidths (02), the stream-count
+                    sweep (03), graph costs (04); every plot; an appendix
+                    with every measurement
   bandwidth.png     copy bandwidth vs transfer size, per host memory kind and direction
   stages.png        the same work in 01, 03 and 04, with the pipeline bound
   sweep.png         time vs number of streams (03)
   graph_costs.png   capture, instantiate, upload, first launch, replay; CPU issue time
+  regimes.png       per kernel: GFLOP/s of the kernel alone and of the whole pipeline
   timeline_<run>.png  one Gantt chart per trace file
 A plot whose stage is missing is skipped with a note in report.md.
 
@@ -42,7 +45,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from results_lib import Result, ResultError, Suite, is_number, load_results_from, load_suite, params_of, run_name
+from results_lib import (KERNEL_ORDER, STAGE03, STAGE04, Regime, Result, ResultError, Suite, is_number,
+                         load_results_from, load_suite, missing_kernels, params_of, regimes, run_name,
+                         run_name_for_kernel)
 from summarize import describe_device, device_identity, format_ms, format_params
 
 EXIT_OK, EXIT_UNVERIFIED, EXIT_USAGE, EXIT_NO_PLOTS = 0, 1, 2, 3
@@ -53,7 +58,7 @@ GRAPH_STAGE = "04_graph_capture_gemm"
 COPY_STAGE = "02_pinned_vs_pageable"
 # Variants that do the whole workload (every batch in, computed, out): only
 # these get a speed-up and a % of the pipeline bound.
-END_TO_END = {"serial", "stream_pool", "graph_replay"}
+END_TO_END = {"serial", "stream_pool", "engine_streams", "graph_replay"}
 # The 04 measurements of the same workload in the main table; the rest go to the graph-costs table.
 GRAPH_MAIN = {"graph_replay", "stream_pool", "first_launch", "relaunch", "launch_after_upload"}
 WORKLOAD_KEYS = ("batches", "m", "n", "k")
@@ -285,6 +290,122 @@ def graph_section(suite: Suite) -> list[str]:
     return lines
 
 
+# --- issue 9: the regimes -------------------------------------------------------------
+
+def gflops_text(value: float) -> str:
+    return f"{value:,.0f}"
+
+
+def times(value: float) -> str:
+    return f"{value:.1f}×"
+
+
+def regime_table(rows: list[Regime]) -> list[str]:
+    table = []
+    for r in rows:
+        table.append([
+            r.kernel, gflops_text(r.kernel_gflops), gflops_text(r.pipeline_gflops), f"{r.pool_ms:.2f}",
+            f"{r.engines_ms:.2f}" if r.engines_ms is not None else "-", f"{r.bound_ms:.2f}",
+            f"{r.limited_by} ({r.regime})", f"{r.pool_percent:.1f}%",
+            f"{r.engines_percent:.1f}%" if r.engines_percent is not None else "-",
+            f"{r.replay_ms:.2f}" if r.replay_ms is not None else "-",
+        ])
+    return md_table(["kernel", "kernel-only GFLOP/s", "pipeline GFLOP/s", "pool ms", "engine streams ms", "bound ms",
+                     "limited by", "pool % of bound", "engine streams % of bound", "04 replay ms"],
+                    table, set(range(1, 10)) - {6})
+
+
+def regime_lesson(rows: list[Regime]) -> list[str]:
+    """A few sentences read off the numbers: how much faster the kernel got, how much the pipeline did,
+    and which resource sets the bound in each regime."""
+    lines = []
+    by_kernel = {r.kernel: r for r in rows}
+    naive = by_kernel.get("naive")
+    faster = [r for r in rows if r is not naive]
+    if naive and faster:
+        best = max(faster, key=lambda r: r.kernel_gflops)
+        others = [r for r in faster if r is not best]
+        text = (f"The {best.kernel} kernel alone does the GEMMs at {gflops_text(best.kernel_gflops)} GFLOP/s, "
+                f"{times(best.kernel_gflops / naive.kernel_gflops)} the naive kernel's "
+                f"{gflops_text(naive.kernel_gflops)}; the whole pipeline, copies included, went from "
+                f"{gflops_text(naive.pipeline_gflops)} to {gflops_text(best.pipeline_gflops)} GFLOP/s: only "
+                f"{times(best.pipeline_gflops / naive.pipeline_gflops)} faster.")
+        if others:
+            text += " " + "; ".join(
+                f"{r.kernel}: kernel {times(r.kernel_gflops / naive.kernel_gflops)}, pipeline "
+                f"{times(r.pipeline_gflops / naive.pipeline_gflops)}" for r in others) + " (vs naive)."
+        lines += ["", text]
+    elif rows:
+        lines += ["", "_No naive-kernel run here, so nothing to measure the faster kernels against._"]
+
+    for regime in dict.fromkeys(r.regime for r in rows):  # in kernel order: compute-bound first
+        group = [r for r in rows if r.regime == regime]
+        names = ", ".join(r.kernel for r in group)
+        bounds = group[0].run.doc["bounds"]
+        if regime == "compute-bound":
+            copies = bounds.get("copies_both_ways_ms")
+            copies_text = f" (the copies, {copies:.2f} ms both ways, hide behind them)" if is_number(copies) else ""
+            lines += ["", f"**{names}: compute-bound.** The kernels set the bound, "
+                      f"{group[0].bound_ms:.2f} ms{copies_text}: every millisecond taken off the kernel comes off "
+                      "the pipeline, which is why a faster kernel pays at first."]
+        else:
+            limited = sorted({r.limited_by for r in group})
+            low, high = min(r.bound_ms for r in group), max(r.bound_ms for r in group)
+            span = f"{low:.2f} ms" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}-{high:.2f} ms"
+            kernel_ms = [bounds_of(r).get("kernel_sum_ms") for r in group]
+            kernel_text = ""
+            if all(is_number(k) for k in kernel_ms):
+                kernel_text = (f" The kernels alone take {min(kernel_ms):.2f}-{max(kernel_ms):.2f} ms, well under "
+                               "it, so a still faster kernel buys nothing.")
+            best = max(group, key=lambda r: max(r.pool_percent, r.engines_percent or 0.0))
+            overlap = (f" What counts is keeping H2D, D2H and the kernels overlapped: with {best.kernel} the "
+                       f"stream pool reaches {best.pool_percent:.0f}% of the bound")
+            if best.engines_percent is not None:
+                overlap += f", one stream per engine {best.engines_percent:.0f}%"
+            lines += ["", f"**{names}: {regime}.** The copies set the bound ({', '.join(limited)}): {span}, about "
+                      f"{gflops_text(max(r.bound_gflops for r in group))} GFLOP/s whatever the kernel."
+                      f"{kernel_text}{overlap}."]
+    replayed = [r for r in rows if r.replay_ms is not None]
+    if replayed:
+        lines += ["", "Stage 04 replays the same work as a graph in " + "; ".join(
+            f"{r.replay_ms:.2f} ms with {r.kernel} ({100.0 * r.replay_ms / r.pool_ms:.0f}% of 03's pool time)"
+            for r in replayed) + " (separate runs): a graph saves CPU issue time, not GPU time, in either regime."]
+    return lines
+
+
+def bounds_of(r: Regime) -> dict[str, Any]:
+    bounds = r.run.doc.get("bounds")
+    return bounds if isinstance(bounds, dict) else {}
+
+
+def regime_section(suite: Suite) -> list[str]:
+    rows = regimes(suite.results)
+    lines = ["", "## Regimes (issue 9): the kernel alone vs the whole pipeline", ""]
+    wanted = ", ".join(f"{run_name_for_kernel(STAGE03, k)}.json" for k in KERNEL_ORDER)
+    if not rows:
+        return lines + [f"_No {STAGE03} run here at the article's workload (100 batches of 1024×512 by 512×1024) "
+                        f"with pinned host memory and the kernel's GFLOP/s in its bounds, so no comparison: "
+                        f"scripts/run_suite.sh writes {wanted}._"]
+    lines.append(f"Stage {STAGE03[:2]} with each GEMM kernel at the article's workload, pinned host memory. "
+                 "kernel-only GFLOP/s: the isolated kernel sum; pipeline GFLOP/s: the whole workload, copies "
+                 "included, the better of the stream pool and one stream per engine; % of bound = the pipeline "
+                 "bound / the achieved time (above 100%: the overlapped run beat the isolated sums the bound is "
+                 f"made of); 04 replay: {STAGE04}'s graph replay of the same kernel.")
+    lines.append("")
+    lines += regime_table(rows)
+    sources = [f"{run_name(r.run)}.json" for r in rows] + [f"{run_name(r.replay)}.json" for r in rows if r.replay]
+    lines += ["", "From " + ", ".join(sources) + "."]
+    missing = missing_kernels(rows)
+    if missing:
+        lines += ["", "Missing: " + ", ".join(
+            f"{k} ({run_name_for_kernel(STAGE03, k)}.json)" for k in missing) +
+            " — no such run here; scripts/run_suite.sh runs every kernel."]
+    if any(r.replay is None for r in rows):
+        lines += ["", f"04 replay '-': no {STAGE04} run of that kernel at the article's workload here."]
+    lines += regime_lesson(rows)
+    return lines
+
+
 def format_bound(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
@@ -391,6 +512,7 @@ def write_report(directory: Path, plots: bool) -> int:
     summary = list(lines)  # header and the table: what the terminal shows
     verify, failed = verification_lines(suite)
     lines += ["", "## Verification", "", *verify]
+    lines += regime_section(suite)
     lines += copy_section(suite) + sweep_section(suite) + graph_section(suite)
     lines += bounds_section(suite)
 

@@ -24,7 +24,7 @@ matplotlib.use("Agg")  # files only, no display needed (CI, GPU boxes over ssh)
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from results_lib import Result, Suite, Trace, is_number, params_of  # noqa: E402
+from results_lib import Result, Suite, Trace, is_number, kernel_of, missing_kernels, params_of, regimes  # noqa: E402
 
 SLIDE = (10.0, 5.6)        # inches: 16:9, 1500x840 px at 150 dpi
 SLIDE_WIDE = (13.3, 7.0)   # several panels side by side
@@ -37,6 +37,8 @@ OP_COLOURS = {"h2d": "#1f77b4", "kernel": "#ff7f0e", "d2h": "#2ca02c", "other": 
 OP_LABELS = {"h2d": "H2D copy", "kernel": "kernel", "d2h": "D2H copy", "other": "other"}
 DIRECTION_TITLES = {"h2d": "H2D (host → device)", "d2h": "D2H (device → host)",
                     "bidirectional": "both directions at once"}
+# Lines of different runs in one plot (the stream-count sweep of several kernels).
+RUN_COLOURS = ["#1f77b4", "#9467bd", "#2ca02c", "#d62728", "#8c564b"]
 SWEEP_NAME = "copy"  # stage 02's bandwidth sweep; other measurements may carry the same params
 KIND_ORDER = ["pageable", "pinned", "registered", "write-combined", "write_combined"]
 # Pinned, registered and write-combined copies run at the same rate (all are
@@ -272,24 +274,30 @@ def sweep(suite: Suite, out_dir: Path) -> Plot:
             runs.append((result, points))
     if not runs:
         raise SkipPlot("no stream-count sweep: 03_stream_pool_gemm did not run, or ran with --streams-sweep off")
-    fig, ax = plt.subplots(figsize=SLIDE)
+    fig, ax = plt.subplots(figsize=SLIDE_WIDE if len(runs) > 1 else SLIDE)  # wide: room for the legend
     all_streams: set[int] = set()
     top = 0.0
-    for result, points in runs:
+    several = len(runs) > 1
+    for index, (result, points) in enumerate(runs):
         kind = result.config.get("host_memory", "?")
         xs, ys = [p[0] for p in points], [p[1] for p in points]
         all_streams.update(xs)
         top = max(top, *ys)
-        ax.plot(xs, ys, marker="o", linewidth=2.2, markersize=7, color=KIND_COLOURS.get(kind),
-                label=f"stream pool, {kind} ({result.path.stem})" if len(runs) > 1 else f"stream pool, {kind}")
+        # Several runs (e.g. the naive kernel and cuBLAS): one colour per run for its line, its bound and
+        # its serial time, so each bound sits with its own line.
+        colour = RUN_COLOURS[index % len(RUN_COLOURS)] if several else KIND_COLOURS.get(kind)
+        who = f"{kernel_of(result)}, {kind}" if several else kind
+        if several and sum(f"{kernel_of(r)}, {r.config.get('host_memory', '?')}" == who for r, _ in runs) > 1:
+            who += f" ({result.path.stem})"  # two runs of one kernel and memory kind: tell them apart by name
+        ax.plot(xs, ys, marker="o", linewidth=2.2, markersize=7, color=colour, label=f"stream pool, {who}")
         bound = (result.doc.get("bounds") or {}).get("pipeline_bound_ms")
         if is_number(bound):
-            ax.axhline(bound, color="black", linestyle="--", linewidth=1.5,
+            ax.axhline(bound, color=colour if several else "black", linestyle="--", linewidth=1.5,
                        label=f"pipeline bound {ms_label(bound)}")
         serial = find_measurement(result, "serial", host_memory=kind)
         if serial:
             top = max(top, serial["median_ms"])
-            ax.axhline(serial["median_ms"], color=KIND_COLOURS.get(kind), linestyle=":", linewidth=1.8,
+            ax.axhline(serial["median_ms"], color=colour, linestyle=":", linewidth=1.8,
                        label=f"serial, {kind} (same run) {ms_label(serial['median_ms'])}")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(sorted(all_streams)))
@@ -298,7 +306,10 @@ def sweep(suite: Suite, out_dir: Path) -> Plot:
     ax.set_xlabel("streams in the pool (log scale)")
     ax.set_ylabel("time for all batches (ms)")
     ax.set_ylim(0, top * 1.15)
-    ax.legend(loc="lower left")  # every time is well above 0: the bottom is free
+    if several:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=11)  # too many lines for the free space
+    else:
+        ax.legend(loc="lower left")  # every time is well above 0: the bottom is free
     ax.set_title(f"Time vs number of streams — {device_line([r for r, _ in runs])}")
     fig.tight_layout()
     save(fig, out_dir, "sweep.png")
@@ -414,6 +425,77 @@ def bar_panel(ax: Any, bars: list[tuple[str, float]], colours: list[str], unit: 
     ax.grid(axis="x", visible=False)
 
 
+# --- the regimes (issue 9) -----------------------------------------------------------
+
+REGIME_COLOURS = {"kernel": OP_COLOURS["kernel"], "pipeline": "#1f77b4"}
+
+
+def gflops_label(value: float) -> str:
+    return f"{value / 1000:.1f} TFLOP/s" if value >= 1000 else f"{value:.0f} GFLOP/s"
+
+
+def regime_bars(suite: Suite, out_dir: Path) -> Plot:
+    rows = regimes(suite.results)
+    if not rows:
+        raise SkipPlot("no 03_stream_pool_gemm run at the article's workload with pinned host memory and the "
+                       "kernel's GFLOP/s in its bounds (scripts/run_suite.sh runs one per kernel)")
+    naive = next((r for r in rows if r.kernel == "naive"), None)
+    fig, ax = plt.subplots(figsize=SLIDE)
+    width = 0.38
+    xs = list(range(len(rows)))
+    series = (("kernel", "the kernel alone (isolated kernel sum)", [r.kernel_gflops for r in rows], -width / 2),
+              ("pipeline", "the whole pipeline, copies included (best of pool and engine streams)",
+               [r.pipeline_gflops for r in rows], width / 2))
+    for key, label, values, offset in series:
+        ax.bar([x + offset for x in xs], values, width=width, color=REGIME_COLOURS[key], label=label)
+        base = (naive.kernel_gflops if key == "kernel" else naive.pipeline_gflops) if naive else None
+        for x, row, value in zip(xs, rows, values):
+            # Narrow enough for the bar: the number over its unit, then the ratio. Above the bar, and above
+            # the bound's dash where the dash is higher (the pipeline bars of the PCIe-bound kernels).
+            text = gflops_label(value).replace(" ", "\n")
+            if base and row is not naive:
+                text += f"\n{value / base:.1f}× naive"
+            top = max(value, row.bound_gflops) if key == "pipeline" else value
+            ax.annotate(text, (x + offset, top), xytext=(0, 3), textcoords="offset points", ha="center",
+                        va="bottom", fontsize=11)
+    # The pipeline bound as a rate: the most the pipeline can do with its busiest resource.
+    for i, (x, row) in enumerate(zip(xs, rows)):
+        ax.hlines(row.bound_gflops, x + width / 2 - width * 0.6, x + width / 2 + width * 0.6, colors="black",
+                  linestyles="--", linewidth=1.8, label="pipeline bound (busiest resource)" if i == 0 else None)
+    ax.set_yscale("log")
+    every = [r.kernel_gflops for r in rows] + [r.pipeline_gflops for r in rows] + [r.bound_gflops for r in rows]
+    ax.set_ylim(min(every) / 2.5, max(every) * 4)  # room below for the bars' feet, above for the labels
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:,.0f}"))
+    ax.set_ylabel("GFLOP/s (log scale)")
+    ax.set_xticks(xs, [f"{r.kernel}\n{r.regime}" for r in rows])
+    ax.set_xlabel("GEMM kernel, and which resource sets the pipeline bound")
+    ax.grid(axis="x", visible=False)
+    ax.legend(loc="upper left", fontsize=11)
+    missing = missing_kernels(rows)
+    if missing:
+        ax.text(0.99, 0.02, "not run: " + ", ".join(missing), transform=ax.transAxes, ha="right", va="bottom",
+                fontsize=11, color="#555555")
+    batches = rows[0].run.config.get("batches")
+    ax.set_title(f"The kernel alone vs the whole pipeline ({batches} batches) — {device_line([rows[0].run])}")
+    fig.tight_layout()
+    save(fig, out_dir, "regimes.png")
+    fastest = max(rows, key=lambda r: r.kernel_gflops)
+    if naive and fastest is not naive:
+        numbers = (f" Here the fastest kernel ({fastest.kernel}) is {fastest.kernel_gflops / naive.kernel_gflops:.1f}× "
+                   f"the naive one alone, but only {fastest.pipeline_gflops / naive.pipeline_gflops:.1f}× faster "
+                   "end to end.")
+    else:
+        numbers = ""
+    by_regime = {regime: ", ".join(r.kernel for r in rows if r.regime == regime)
+                 for regime in dict.fromkeys(r.regime for r in rows)}
+    regimes_text = "; ".join(f"{kernels}: {regime}" for regime, kernels in by_regime.items())
+    return Plot("regimes.png", "Regimes: the kernel alone vs the whole pipeline (issue 9)",
+                "Orange: how fast each GEMM kernel is on its own; blue: the same work end to end, copies "
+                f"included; dashed: the pipeline bound, set by the busiest resource ({regimes_text}). Where the "
+                "PCIe copies set it, the blue bars stop at the same height however tall the orange ones grow."
+                + numbers)
+
+
 # --- timelines ----------------------------------------------------------------------
 
 ZOOM_OPS = 30  # a run of more operations than this gets a second panel: its start, close up
@@ -491,6 +573,7 @@ SUITE_PLOTS: list[tuple[str, Callable[[Suite, Path], Plot], str]] = [
     ("The same work, stage by stage", stage_bars, "stages.png"),
     ("Stream-count sweep (03)", sweep, "sweep.png"),
     ("Graph costs (04)", graph_costs, "graph_costs.png"),
+    ("Regimes: the kernel alone vs the whole pipeline (issue 9)", regime_bars, "regimes.png"),
 ]
 
 

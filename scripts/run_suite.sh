@@ -19,6 +19,14 @@
 #        03_stream_pool_gemm           the stream pool, pool-size sweep, bound
 #        03_stream_pool_gemm-pageable  the pool on pageable memory (no overlap)
 #        04_graph_capture_gemm         the graph: costs, replay, CPU issue time
+#      and the same pipeline with faster GEMM kernels (issue 9: the kernel gets
+#      3-10x faster, the pipeline about 2x, because PCIe then sets the bound):
+#        01_serial_baseline-tiled      serial, the tiled shared-memory kernel
+#        01_serial_baseline-cublas     serial, cublasSgemm
+#        03_stream_pool_gemm-tiled     the pool and engine streams, tiled kernel
+#        03_stream_pool_gemm-cublas    the same with cublasSgemm (FP32)
+#        03_stream_pool_gemm-cublas_tf32  the same on the tensor cores (--tf32)
+#        04_graph_capture_gemm-cublas  the graph with cuBLAS calls captured in it
 #      A stage not built yet is skipped with a note. No CUDA device (a stage
 #      exits 77): stop at once, exit 77.
 #   3) python3 scripts/report.py <results>: report.md and PNG plots, from the
@@ -35,7 +43,7 @@ start_dir="$(pwd)"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-  sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,39p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 if [[ $# -gt 1 || ${1:-} == -* ]]; then
@@ -66,6 +74,14 @@ runs=(
   "03_stream_pool_gemm|"
   "03_stream_pool_gemm-pageable|--host-memory pageable --streams-sweep off"
   "04_graph_capture_gemm|"
+  # Issue 9, the regimes: the kernel-only and end-to-end GFLOP/s of each kernel (report.md, regimes.png).
+  # No stream-count sweep for these: the plateau is the point of 03's default run.
+  "01_serial_baseline-tiled|--kernel tiled"
+  "01_serial_baseline-cublas|--kernel cublas"
+  "03_stream_pool_gemm-tiled|--kernel tiled --streams-sweep off"
+  "03_stream_pool_gemm-cublas|--kernel cublas --streams-sweep off"
+  "03_stream_pool_gemm-cublas_tf32|--kernel cublas --tf32 --streams-sweep off"
+  "04_graph_capture_gemm-cublas|--kernel cublas"
 )
 
 step() { printf '[%5ds] %s\n' "$SECONDS" "$*" >&2; }

@@ -22,82 +22,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA = "cuda-streams-graphs/result/v1"
+# The schema, the field checks and the regime selection are shared with report.py.
+from results_lib import SCHEMA, Result, ResultError, is_number, regimes, validate
+
 BASELINE_STAGE = "01_serial_baseline"
 BASELINE_FILE = "01_serial_baseline.json"
 BASELINE_MEASUREMENT = "serial"
 # The workload a speed-up compares: a ratio of total times only means
 # something when both runs did the same work.
 WORKLOAD_KEYS = ("batches", "m", "n", "k")
-
-
-class ResultError(Exception):
-    """A result file that cannot be summarised; the message names file and field."""
-
-
-@dataclass
-class Result:
-    path: Path
-    doc: dict[str, Any]
-
-    @property
-    def stage(self) -> str:
-        return self.doc["stage"]
-
-    @property
-    def config(self) -> dict[str, Any]:
-        return self.doc["config"]
-
-    @property
-    def measurements(self) -> list[dict[str, Any]]:
-        return self.doc["measurements"]
-
-    @property
-    def passed(self) -> bool:
-        return self.doc["verification"]["passed"] is True
-
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def json_type(value: Any) -> str:
-    names = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string",
-             list: "array", dict: "object"}
-    return names.get(type(value), type(value).__name__)
-
-
-def require(doc: dict[str, Any], path: Path, field: str, kind: type | tuple[type, ...], label: str) -> Any:
-    if field not in doc:
-        raise ResultError(f"{path}: missing required field '{label}'")
-    value = doc[field]
-    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise ResultError(f"{path}: field '{label}' has the wrong type ({json_type(value)})")
-    return value
-
-
-def validate(doc: dict[str, Any], path: Path) -> None:
-    """Checks the fields this script relies on; raises ResultError naming the first missing one."""
-    require(doc, path, "stage", str, "stage")
-    require(doc, path, "device", dict, "device")
-    require(doc, path, "config", dict, "config")
-    measurements = require(doc, path, "measurements", list, "measurements")
-    for index, measurement in enumerate(measurements):
-        label = f"measurements[{index}]"
-        if not isinstance(measurement, dict):
-            raise ResultError(f"{path}: field '{label}' is not an object")
-        require(measurement, path, "name", str, f"{label}.name")
-        median = require(measurement, path, "median_ms", (int, float), f"{label}.median_ms")
-        if not math.isfinite(median):
-            raise ResultError(f"{path}: field '{label}.median_ms' is not a finite number")
-    verification = require(doc, path, "verification", dict, "verification")
-    require(verification, path, "passed", bool, "verification.passed")
 
 
 def load_results(directory: Path) -> list[Result]:
@@ -240,54 +177,27 @@ def print_stage02_peaks(results: list[Result]) -> None:
             print(f"{r.path.name}: {hidden} smaller-size copy rows not shown (all are in the JSON)")
 
 
-STAGE03 = "03_stream_pool_gemm"
-STAGE04 = "04_graph_capture_gemm"
 REGIME_HEADERS = ["kernel", "kernel GFLOP/s", "pool ms", "engine streams ms", "bound ms", "limited by",
                   "pool % of bound", "engines % of bound", "04 replay ms"]
 
 
-def kernel_of(result: Result) -> str:
-    config = result.config
-    name = str(config.get("kernel", "naive"))
-    return name + "+tf32" if config.get("tf32") is True else name
-
-
 def regime_rows(results: list[Result]) -> list[list[str]]:
-    """Issue 9's table: one row per kernel from stage 03's pinned runs at one
-    workload, with stage 04's replay of the same kernel where there is one."""
-    replays: dict[str, float] = {}
-    for r in results:
-        if r.stage == STAGE04:
-            for m in r.measurements:
-                if m["name"] == "graph_replay" and is_number(m.get("median_ms")):
-                    replays[kernel_of(r)] = m["median_ms"]
+    """Issue 9's table: one row per kernel from stage 03's pinned runs at the
+    article's workload (one run per kernel, results_lib.regimes picks which),
+    with stage 04's replay of the same kernel where there is one."""
     rows = []
-    for r in results:
-        bounds = r.doc.get("bounds", {})
-        if r.stage != STAGE03 or r.config.get("host_memory") != "pinned" or not isinstance(bounds, dict):
-            continue
-        needed = ("kernel_gflops", "stream_pool_ms", "pipeline_bound_ms")
-        if not all(is_number(bounds.get(key)) for key in needed):
-            continue
-        if not same_workload(r.config, {"batches": 100, "m": 1024, "n": 1024, "k": 512}):
-            continue  # the regime table is about the article's workload
-        bound = bounds["pipeline_bound_ms"]
-        pool = bounds["stream_pool_ms"]
-        engines = bounds.get("engine_streams_ms")
-        kernel = kernel_of(r)
+    for r in regimes(results):
         rows.append([
-            kernel,
-            f"{bounds['kernel_gflops']:.0f}",
-            f"{pool:.2f}",
-            f"{engines:.2f}" if is_number(engines) else "-",
-            f"{bound:.2f}",
-            str(bounds.get("limited_by", "-")),
-            f"{100 * bound / pool:.1f}",
-            f"{100 * bound / engines:.1f}" if is_number(engines) and engines > 0 else "-",
-            f"{replays[kernel]:.2f}" if kernel in replays else "-",
+            r.kernel,
+            f"{r.kernel_gflops:.0f}",
+            f"{r.pool_ms:.2f}",
+            f"{r.engines_ms:.2f}" if r.engines_ms is not None else "-",
+            f"{r.bound_ms:.2f}",
+            r.limited_by,
+            f"{r.pool_percent:.1f}",
+            f"{r.engines_percent:.1f}" if r.engines_percent is not None else "-",
+            f"{r.replay_ms:.2f}" if r.replay_ms is not None else "-",
         ])
-    order = {"naive": 0, "tiled": 1, "cublas": 2, "cublas+tf32": 3}
-    rows.sort(key=lambda row: order.get(row[0], len(order)))
     return rows
 
 

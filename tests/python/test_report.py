@@ -31,7 +31,7 @@ REPORT = SCRIPTS / "report.py"
 DATA = REPO / "tests" / "data" / "suite"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MIN_PNG_BYTES = 10_000  # a blank or tiny image is a failed plot
-SUITE_PLOTS = ("bandwidth.png", "stages.png", "sweep.png", "graph_costs.png")
+SUITE_PLOTS = ("bandwidth.png", "stages.png", "sweep.png", "graph_costs.png", "regimes.png")
 
 
 def require_matplotlib(test: unittest.TestCase) -> None:
@@ -206,6 +206,129 @@ class ReportOnSamples(unittest.TestCase):
         self.assertNotIn("Not drawn", self.report)
 
 
+REGIME_HEADING = "## Regimes (issue 9): the kernel alone vs the whole pipeline"
+
+
+def kernel_name(doc: dict) -> str:
+    return doc["config"].get("kernel", "naive") + ("+tf32" if doc["config"].get("tf32") else "")
+
+
+def regime_runs(docs: dict[str, dict]) -> dict[str, dict]:
+    """kernel -> the stage 03 document of that kernel (pinned, the article's workload), as the samples hold
+    one run per kernel."""
+    runs = {}
+    for doc in docs.values():
+        c = doc["config"]
+        if doc["stage"] == "03_stream_pool_gemm" and c["host_memory"] == "pinned" and \
+                (c["batches"], c["m"], c["n"], c["k"]) == (100, 1024, 1024, 512):
+            runs[kernel_name(doc)] = doc
+    return runs
+
+
+def pipeline_gflops(doc: dict) -> float:
+    c, b = doc["config"], doc["bounds"]
+    return 2.0 * c["m"] * c["n"] * c["k"] * c["batches"] / (min(b["stream_pool_ms"], b["engine_streams_ms"]) * 1e6)
+
+
+class ReportRegimes(unittest.TestCase):
+    """report.md's regime section (issue 9) and regimes.png, on the samples and on copies with runs removed
+    or added."""
+
+    def report_on(self, drop: str = "", extra: dict[str, dict] | None = None) -> tuple[str, Path, str]:
+        """report.md of a copy of the samples without the files whose names contain `drop`, with `extra`
+        files added; (report text, folder, stderr). The folder lives until the test ends."""
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        directory = Path(tmp.name) / "results"
+        shutil.copytree(DATA, directory, ignore=lambda _d, names: [n for n in names if drop and drop in n])
+        for name, doc in (extra or {}).items():
+            (directory / name).write_text(json.dumps(doc))
+        proc = run_report(directory)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
+        return (directory / "report.md").read_text(), directory, proc.stderr
+
+    def setUp(self) -> None:
+        require_matplotlib(self)
+        self.docs = results_in(DATA)
+        self.runs = regime_runs(self.docs)
+        self.assertIn("naive", self.runs, "the samples should hold stage 03 with the naive kernel")
+        self.assertIn("cublas", self.runs, "the samples should hold stage 03 with cuBLAS")
+
+    def test_one_row_per_kernel_with_the_figures_of_its_run(self) -> None:
+        report, directory, _ = self.report_on()
+        rows = {r[0]: r for r in markdown_table(report, REGIME_HEADING)}
+        order = ["naive", "tiled", "cublas", "cublas+tf32"]
+        self.assertEqual(list(rows), [k for k in order if k in self.runs])
+        for kernel, doc in self.runs.items():
+            b = doc["bounds"]
+            with self.subTest(kernel=kernel):
+                row = rows[kernel]
+                self.assertEqual(row[1], f"{b['kernel_gflops']:,.0f}")
+                self.assertEqual(row[2], f"{pipeline_gflops(doc):,.0f}")
+                self.assertEqual(row[3:6], [f"{b['stream_pool_ms']:.2f}", f"{b['engine_streams_ms']:.2f}",
+                                            f"{b['pipeline_bound_ms']:.2f}"])
+                self.assertEqual(row[6], f"{b['limited_by']} ({b['regime']})")
+                self.assertEqual(row[7], f"{100 * b['pipeline_bound_ms'] / b['stream_pool_ms']:.1f}%")
+                self.assertEqual(row[8], f"{100 * b['pipeline_bound_ms'] / b['engine_streams_ms']:.1f}%")
+        replays = {kernel_name(d): find(d, "graph_replay")["median_ms"] for d in self.docs.values()
+                   if d["stage"] == "04_graph_capture_gemm"}
+        for kernel, row in rows.items():
+            self.assertEqual(row[9], f"{replays[kernel]:.2f}" if kernel in replays else "-", kernel)
+        self.assertNotIn("Missing:", report)
+        self.assertTrue((directory / "regimes.png").is_file())
+        self.assertIn("](regimes.png)", report)
+
+    def test_the_lesson_is_read_off_the_numbers(self) -> None:
+        report, _, _ = self.report_on()
+        section = report.split(REGIME_HEADING)[1].split("\n## ")[0]
+        naive = self.runs["naive"]
+        fastest_kernel, fastest = max(((k, d) for k, d in self.runs.items() if k != "naive"),
+                                      key=lambda kd: kd[1]["bounds"]["kernel_gflops"])
+        kernel_x = fastest["bounds"]["kernel_gflops"] / naive["bounds"]["kernel_gflops"]
+        pipeline_x = pipeline_gflops(fastest) / pipeline_gflops(naive)
+        self.assertIn(f"The {fastest_kernel} kernel alone", section)
+        self.assertIn(f"{kernel_x:.1f}× the naive kernel's", section)
+        self.assertIn(f"only {pipeline_x:.1f}× faster", section)
+        for regime in {d["bounds"]["regime"] for d in self.runs.values()}:
+            kernels = ", ".join(k for k in ("naive", "tiled", "cublas", "cublas+tf32")
+                                if k in self.runs and self.runs[k]["bounds"]["regime"] == regime)
+            self.assertIn(f"**{kernels}: {regime}.**", section)
+
+    def test_without_the_cublas_runs_the_section_says_so_and_the_plot_shows_the_rest(self) -> None:
+        report, directory, _ = self.report_on(drop="cublas")
+        rows = markdown_table(report, REGIME_HEADING)
+        self.assertEqual([r[0] for r in rows], [k for k in ("naive", "tiled") if k in self.runs])
+        self.assertIn("Missing: cublas (03_stream_pool_gemm-cublas.json), cublas+tf32 "
+                      "(03_stream_pool_gemm-cublas_tf32.json)", report)
+        path = directory / "regimes.png"
+        self.assertTrue(path.is_file())
+        self.assertEqual(path.read_bytes()[:8], PNG_SIGNATURE)
+        self.assertGreater(path.stat().st_size, MIN_PNG_BYTES)
+
+    def test_without_any_stage_03_run_there_is_no_table_and_no_plot(self) -> None:
+        report, directory, _ = self.report_on(drop="03_stream_pool_gemm")
+        section = report.split(REGIME_HEADING)[1].split("\n## ")[0]
+        self.assertIn("_No 03_stream_pool_gemm run here", section)
+        self.assertNotIn("| kernel |", section)
+        self.assertFalse((directory / "regimes.png").exists())
+        self.assertIn("### Regimes: the kernel alone vs the whole pipeline (issue 9)\n\n_Not drawn:", report)
+
+    def test_a_kernel_run_twice_gives_one_row_from_the_run_named_for_it(self) -> None:
+        # A second cuBLAS run, as gpu_box_check.sh's -cublas_timeline: its file name sorts first, but the
+        # row comes from 03_stream_pool_gemm-cublas.json.
+        other = load(DATA / "03_stream_pool_gemm-cublas.json")
+        for key in ("stream_pool_ms", "engine_streams_ms", "kernel_gflops"):
+            other["bounds"][key] *= 3
+        report, _, _ = self.report_on(extra={"03_stream_pool_gemm-a_cublas_timeline.json": other})
+        rows = [r for r in markdown_table(report, REGIME_HEADING) if r[0] == "cublas"]
+        self.assertEqual(len(rows), 1)
+        b = self.runs["cublas"]["bounds"]
+        self.assertEqual(rows[0][1], f"{b['kernel_gflops']:,.0f}")
+        self.assertEqual(rows[0][3], f"{b['stream_pool_ms']:.2f}")
+        self.assertIn("03_stream_pool_gemm-cublas.json", report.split(REGIME_HEADING)[1].split("\n## ")[0])
+
+
 class ReportWithMissingStages(unittest.TestCase):
     def test_only_stage_01_skips_the_other_plots_with_a_note(self) -> None:
         require_matplotlib(self)
@@ -219,9 +342,10 @@ class ReportWithMissingStages(unittest.TestCase):
             report = (directory / "report.md").read_text()
             self.assertIn("not in this folder: 02_pinned_vs_pageable, 03_stream_pool_gemm, 04_graph_capture_gemm",
                           report)
-            self.assertEqual(report.count("_Not drawn:"), 4)  # bandwidth, sweep, graph costs, timelines
+            self.assertEqual(report.count("_Not drawn:"), 5)  # bandwidth, sweep, graph costs, regimes, timelines
+            self.assertIn("_No 03_stream_pool_gemm run here", report)  # the regime section says why it is empty
             self.assertTrue((directory / "stages.png").is_file())  # serial pageable vs pinned
-            for name in ("bandwidth.png", "sweep.png", "graph_costs.png"):
+            for name in ("bandwidth.png", "sweep.png", "graph_costs.png", "regimes.png"):
                 self.assertFalse((directory / name).exists(), name)
 
     def test_without_matplotlib_report_md_is_still_written_and_exit_is_3(self) -> None:
@@ -347,18 +471,22 @@ FAKE_STAGE = textwrap.dedent("""\
       echo "$name: no CUDA device found (cudaGetDeviceCount: no CUDA-capable device is detected)" >&2
       exit 77
     fi
-    json= trace= memory=
+    json= trace= memory= kernel= tf32=
     while [[ $# -gt 0 ]]; do
       case $1 in
         --json) json=$2; shift ;;
         --trace) trace=$2; shift ;;
         --host-memory) memory=$2; shift ;;
+        --kernel) kernel=$2; shift ;;
+        --tf32) tf32=_tf32 ;;
       esac
       shift
     done
     echo "[$name +0.1s] timing" >&2
     echo "the table of $name"
-    sample="$FAKE_DATA/$name${memory:+-$memory}.json"
+    # The sample of the same run: 01_serial_baseline-pinned, 03_stream_pool_gemm-cublas_tf32, ...
+    variant=${memory:-${kernel:+$kernel$tf32}}
+    sample="$FAKE_DATA/$name${variant:+-$variant}.json"
     [[ -f $sample ]] || sample="$FAKE_DATA/$name.json"
     cp "$sample" "$json"
     if [[ -n $trace ]]; then cp "$FAKE_DATA/$name.trace.json" "$trace" 2>/dev/null || true; fi
@@ -373,6 +501,21 @@ FAKE_CMAKE = textwrap.dedent("""\
 """)
 
 STAGES = ("01_serial_baseline", "02_pinned_vs_pageable", "03_stream_pool_gemm", "04_graph_capture_gemm")
+# Every run of run_suite.sh, in order: name -> the stage's arguments before --json (and --trace).
+RUNS = {
+    "01_serial_baseline": "",
+    "01_serial_baseline-pinned": "--host-memory pinned",
+    "02_pinned_vs_pageable": "--quick",
+    "03_stream_pool_gemm": "",
+    "03_stream_pool_gemm-pageable": "--host-memory pageable --streams-sweep off",
+    "04_graph_capture_gemm": "",
+    "01_serial_baseline-tiled": "--kernel tiled",
+    "01_serial_baseline-cublas": "--kernel cublas",
+    "03_stream_pool_gemm-tiled": "--kernel tiled --streams-sweep off",
+    "03_stream_pool_gemm-cublas": "--kernel cublas --streams-sweep off",
+    "03_stream_pool_gemm-cublas_tf32": "--kernel cublas --tf32 --streams-sweep off",
+    "04_graph_capture_gemm-cublas": "--kernel cublas",
+}
 
 
 def executable(path: Path, text: str) -> None:
@@ -425,22 +568,27 @@ class RunSuite(unittest.TestCase):
         calls = self.calls()
         self.assertIn("cmake --preset default", calls)  # no cache yet: configured once
         self.assertTrue(any(c.startswith("cmake --build --preset default") for c in calls))
-        runs = {c.split()[0]: c for c in calls if not c.startswith("cmake") and "--help" not in c
-                and "--host-memory" not in c}
-        self.assertEqual(set(runs), set(STAGES))
-        for stage in STAGES:
-            with self.subTest(stage=stage):
-                self.assertIn(f"--json {self.results}/{stage}.json", runs[stage])
-                # --trace only where --help lists it (the fakes: 01 and 03)
-                self.assertEqual(f"--trace {self.results}/{stage}.trace.json" in runs[stage],
-                                 stage.startswith(("01_", "03_")), runs[stage])
-                self.assertTrue((self.results / f"{stage}.json").is_file())
-        self.assertIn("02_pinned_vs_pageable --quick", runs["02_pinned_vs_pageable"])
+        # One call per run, in order, named by the file it writes.
+        runs = [c for c in calls if not c.startswith("cmake") and "--help" not in c]
+        self.assertEqual([re.search(r"--json \S+/([^/ ]+)\.json", c).group(1) for c in runs], list(RUNS))
+        for call, (name, args) in zip(runs, RUNS.items()):
+            with self.subTest(run=name):
+                binary = name.split("-")[0]
+                # --trace only for the run at defaults, and only where --help lists it (the fakes: 01 and 03)
+                trace = f"--trace {self.results}/{name}.trace.json" \
+                    if "-" not in name and binary.startswith(("01_", "03_")) else ""
+                expected = " ".join(filter(None, [binary, args, trace, f"--json {self.results}/{name}.json"]))
+                self.assertEqual(call, expected)
+                self.assertTrue((self.results / f"{name}.json").is_file())
         self.assertTrue((self.results / "report.md").is_file())
         for name in SUITE_PLOTS:
             self.assertTrue((self.results / name).is_file(), name)
+        # The kernel runs give the report one regime row per kernel.
+        report = (self.results / "report.md").read_text()
+        kernels = [r[0] for r in markdown_table(report, "## Regimes (issue 9): the kernel alone vs the whole pipeline")]
+        self.assertEqual(kernels, ["naive", "tiled", "cublas", "cublas+tf32"])
         # progress on stderr: which run, elapsed seconds; the stage's own progress lines too
-        self.assertRegex(proc.stderr, r"\[\s*\d+s\] 2\) \(1/6\) 01_serial_baseline")
+        self.assertRegex(proc.stderr, rf"\[\s*\d+s\] 2\) \(1/{len(RUNS)}\) 01_serial_baseline")
         self.assertIn("[01_serial_baseline +0.1s] timing", proc.stderr)
         self.assertIn("the table of 01_serial_baseline", (self.results / "01_serial_baseline.log").read_text())
 

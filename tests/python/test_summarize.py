@@ -83,6 +83,34 @@ class RegimeTable(unittest.TestCase):
         })
         self.assertEqual(rows, [])
 
+    def test_one_row_per_kernel_where_a_kernel_ran_several_times(self) -> None:
+        # A -timeline and an -events run of the naive kernel next to the default run, a cuBLAS run
+        # named after its kernel next to another cuBLAS run: the named file wins, whatever the
+        # order of the names, and the other runs' figures appear nowhere.
+        replay = result("04_graph_capture_gemm", {**ARTICLE, "host_memory": "pinned", "kernel": "naive",
+                                                  "tf32": False},
+                        [{"name": "graph_replay", "median_ms": 16.02, "verified": True}], {})
+        replay_timeline = json.loads(json.dumps(replay))
+        replay_timeline["measurements"][0]["median_ms"] = 99.0
+        files = {
+            "03_stream_pool_gemm-a_events.json": stage03("naive", False, 90.0, 91.0, 92.0, 1.0, "kernels"),
+            "03_stream_pool_gemm-timeline.json": stage03("naive", False, 80.0, 81.0, 82.0, 2.0, "kernels"),
+            "03_stream_pool_gemm.json": stage03("naive", False, 16.0, 17.5, 17.3, 6200.0, "kernels"),
+            "03_stream_pool_gemm-cublas.json": stage03("cublas", False, 8.8, 8.4, 8.36, 34000.0, "PCIe both ways"),
+            "03_stream_pool_gemm-a_cublas_timeline.json": stage03("cublas", False, 70.0, 71.0, 72.0, 3.0,
+                                                                  "PCIe both ways"),
+            "04_graph_capture_gemm-a_timeline.json": replay_timeline,
+            "04_graph_capture_gemm.json": replay,
+        }
+        rows = self.rows(files)
+        self.assertEqual([row[0] for row in rows], ["naive", "cublas"])
+        self.assertEqual(rows[0][1:3], ["6200", "16.00"])
+        self.assertEqual(rows[0][8], "16.02")
+        self.assertEqual(rows[1][1:3], ["34000", "8.80"])
+        # Without a file named for the kernel, the first by name is used: the same one on every run.
+        del files["03_stream_pool_gemm.json"]
+        self.assertEqual(self.rows(files)[0][1], "1")
+
     def test_the_summary_prints_the_table(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             self.write(Path(tmp), {

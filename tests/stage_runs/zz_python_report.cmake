@@ -1,13 +1,13 @@
-# The report's tests: scripts/report.py (report.md, plots, --compare, bad
-# input) and scripts/run_suite.sh (with stand-in stages), in Python's
-# unittest, label cpu: they need no GPU and run in CI. One ctest test per
-# test class of tests/python/test_report.py.
+# The report's tests: scripts/report.py (report.md, plots, the regime section
+# of issue 9, --compare, bad input) and scripts/run_suite.sh (with stand-in
+# stages), in Python's unittest, label cpu: they need no GPU and run in CI.
+# One ctest test per test class of tests/python/test_report.py.
 # They need matplotlib; without it the plot tests FAIL with a message saying
 # how to install it (a CPU test is never skipped). Registered only where a
 # Python 3 interpreter exists.
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  foreach(test_class IN ITEMS ReportOnSamples ReportWithMissingStages Compare BadInput RunSuite)
+  foreach(test_class IN ITEMS ReportOnSamples ReportRegimes ReportWithMissingStages Compare BadInput RunSuite)
     add_test(NAME python.report.${test_class}
       COMMAND ${Python3_EXECUTABLE} -m unittest -v test_report.${test_class}
       WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/python)
@@ -15,7 +15,7 @@ if(Python3_Interpreter_FOUND)
     set_tests_properties(python.report.${test_class} PROPERTIES
       LABELS cpu TIMEOUT 600 ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
   endforeach()
-  # scripts/summarize.py's regime table (issue 9), on synthetic results.
+  # scripts/summarize.py's regime table (issue 9), on synthetic results: one row per kernel.
   add_test(NAME python.summarize.RegimeTable
     COMMAND ${Python3_EXECUTABLE} -m unittest -v test_summarize.RegimeTable
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/python)
