@@ -42,6 +42,7 @@ std::string regime_text(const PipelineBound& bound) {
 }  // namespace
 
 void PoolMeasurements::add_serial(BatchBuffers& buffers, EventTimer& timer) {
+  gemm_->prepare(nullptr);  // cuBLAS: the handle exists before any run, timed or not
   const std::size_t index = entries_.size();
   Entry entry;
   entry.kind = Kind::serial;
@@ -64,6 +65,7 @@ void PoolMeasurements::add_serial(BatchBuffers& buffers, EventTimer& timer) {
 
 void PoolMeasurements::add_pool(BatchBuffers& buffers, const StreamPool& pool, IssueOrder order,
                                 std::function<Millis()> run, bool sweep) {
+  for (int i = 0; i < pool.size(); ++i) gemm_->prepare(pool[i]);
   const std::size_t index = entries_.size();
   Entry entry;
   entry.kind = sweep ? Kind::pool_sweep : Kind::pool;
@@ -87,6 +89,7 @@ void PoolMeasurements::add_pool(BatchBuffers& buffers, const StreamPool& pool, I
 
 void PoolMeasurements::add_engine_streams(BatchBuffers& buffers, const EngineStreams& engines,
                                           std::function<Millis()> run) {
+  gemm_->prepare(engines.compute_stream());
   const std::size_t index = entries_.size();
   Entry entry;
   entry.kind = Kind::engines;
@@ -106,6 +109,7 @@ void PoolMeasurements::add_engine_streams(BatchBuffers& buffers, const EngineStr
 
 void PoolMeasurements::add_bounds(BatchBuffers& buffers, const StreamPool& two_streams, EventTimer& timer) {
   if (two_streams.size() < 2) throw std::invalid_argument("add_bounds: needs two streams");
+  gemm_->prepare(two_streams[0]);  // the kernel pass
   // With shared device slots the passes overwrite each other's slots, so what
   // the D2H pass brings back is not every batch's C: nothing to verify then.
   const bool verifiable = buffers.device_slots() == work_.batches;

@@ -37,7 +37,9 @@ class PoolMeasurements {
     IssueOrder order = IssueOrder::depth_first;
   };
 
-  // Every GEMM of every variant runs on `gemm` (which must outlive this).
+  // Every GEMM of every variant runs on `gemm` (which must outlive this); each
+  // add_* prepares the streams it will use (cuBLAS handles), so no timed run
+  // creates one.
   PoolMeasurements(const Workload& work, std::uint64_t seed, const Gemm& gemm)
       : work_(work), seed_(seed), gemm_(&gemm) {}
 
