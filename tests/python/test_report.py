@@ -255,6 +255,25 @@ class ReportRegimes(unittest.TestCase):
         self.assertIn("naive", self.runs, "the samples should hold stage 03 with the naive kernel")
         self.assertIn("cublas", self.runs, "the samples should hold stage 03 with cuBLAS")
 
+    def test_a_graph_replay_is_held_against_the_bound_of_its_own_kernel(self) -> None:
+        # 04 measures no bound of its own; its % of bound comes from the 03 run with the same kernel.
+        report, _, _ = self.report_on()
+        rows = markdown_table(report, "## The workload, every way")
+        replays = {r[0]: r for r in rows if r[1].startswith("graph_replay (") and "100 batches" in r[1]}
+        checked = 0
+        for name, doc in self.docs.items():
+            if doc["stage"] != "04_graph_capture_gemm" or name not in replays:
+                continue
+            kernel = doc["config"].get("kernel", "naive") + ("+tf32" if doc["config"].get("tf32") else "")
+            if kernel not in self.runs:
+                continue
+            replay = next(m for m in doc["measurements"] if m["name"] == "graph_replay")
+            bound = self.runs[kernel]["bounds"]["pipeline_bound_ms"]
+            with self.subTest(run=name):
+                self.assertEqual(replays[name][4], f"{100.0 * bound / replay['median_ms']:.0f}% †")
+                checked += 1
+        self.assertGreaterEqual(checked, 2, "the samples hold 04 with naive and with cuBLAS")
+
     def test_one_row_per_kernel_with_the_figures_of_its_run(self) -> None:
         report, directory, _ = self.report_on()
         rows = {r[0]: r for r in markdown_table(report, REGIME_HEADING)}
