@@ -35,9 +35,9 @@ std::string label(const GemmChoice& choice, const GemmShape& shape) {
          std::to_string(shape.k);
 }
 
-// Every batch through `gemm` on one stream (H2D, GEMM, D2H), outputs poisoned first.
-void run_batches(const Gemm& gemm, BatchBuffers& buffers, const StreamPool& pool) {
-  buffers.poison_outputs(pool[0]);
+// Stage 03's depth-first loop with the GEMM behind `gemm`: fork, batch i's
+// H2D, GEMM and D2H on stream i % pool, join.
+void issue_batches(const Gemm& gemm, BatchBuffers& buffers, const StreamPool& pool) {
   pool.fork_from(pool[0]);
   for (int batch = 0; batch < buffers.work().batches; ++batch) {
     const cudaStream_t stream = pool.for_batch(batch);
@@ -46,6 +46,12 @@ void run_batches(const Gemm& gemm, BatchBuffers& buffers, const StreamPool& pool
     enqueue_d2h(buffers, batch, stream);
   }
   pool.join_into(pool[0]);
+}
+
+// Every batch through `gemm`, outputs poisoned first; returns when all are back.
+void run_batches(const Gemm& gemm, BatchBuffers& buffers, const StreamPool& pool) {
+  buffers.poison_outputs(pool[0]);
+  issue_batches(gemm, buffers, pool);
   CUDA_CHECK(cudaStreamSynchronize(pool[0]));
 }
 
@@ -56,34 +62,9 @@ std::vector<float> all_c(BatchBuffers& buffers) {
 
 class GemmBackends : public testing::GpuTest {};
 
-TEST_F(GemmBackends, EveryKernelEqualsTheCpuReferenceAtOddShapes) {
-  const StreamPool pool(2);
-  for (const GemmShape& shape : kOddShapes) {
-    const Workload work{3, shape};
-    BatchBuffers buffers(work, HostMemory::pinned, work.batches);
-    buffers.fill_inputs(kSeed);
-    std::vector<float> a(work.batch_count() * work.a_elems());
-    std::vector<float> b(work.b_elems());
-    fill_inputs(work, kSeed, a, b);
-    const std::vector<float> expected = testing::reference_gemm(work, a, b);
-    for (const GemmChoice& choice : kAllKernels) {
-      const Gemm gemm(choice);
-      run_batches(gemm, buffers, pool);
-      const std::vector<float> got = all_c(buffers);
-      ASSERT_EQ(got.size(), expected.size());
-      for (std::size_t i = 0; i < got.size(); ++i) {
-        ASSERT_EQ(got[i], expected[i]) << label(choice, shape) << ", batch " << i / work.c_elems() << ", element "
-                                       << i % work.c_elems();
-      }
-      EXPECT_TRUE(buffers.verify(kSeed).passed) << label(choice, shape);
-    }
-  }
-}
-
-TEST_F(GemmBackends, EveryKernelEqualsTheCpuReferenceAtTheArticlesSize) {
-  // Two batches of 1024×1024×512 on two streams, every element against the
-  // CPU reference (computed once: ~1 G multiply-adds), plus the stages' own check.
-  const Workload work{2, GemmShape{1024, 1024, 512}};
+// Every kernel, every batch of `work`, every element against the CPU
+// reference (computed once), plus the stages' own check.
+void expect_every_kernel_equals_the_reference(const Workload& work) {
   BatchBuffers buffers(work, HostMemory::pinned, work.batches);
   buffers.fill_inputs(kSeed);
   std::vector<float> a(work.batch_count() * work.a_elems());
@@ -101,12 +82,22 @@ TEST_F(GemmBackends, EveryKernelEqualsTheCpuReferenceAtTheArticlesSize) {
     for (std::size_t i = 0; i < got.size(); ++i) {
       if (got[i] != expected[i] && mismatches++ == 0) first = i;
     }
-    EXPECT_EQ(mismatches, 0u) << gemm_name(choice) << ": first at batch " << first / work.c_elems() << ", element "
-                              << first % work.c_elems() << ": " << got[first] << " vs " << expected[first];
+    EXPECT_EQ(mismatches, 0u) << label(choice, work.shape) << ": first at batch " << first / work.c_elems()
+                              << ", element " << first % work.c_elems() << ": " << got[first] << " vs "
+                              << expected[first];
     const VerifyResult check = buffers.verify(kSeed);
-    EXPECT_TRUE(check.passed) << gemm_name(choice) << ": " << check.message();
+    EXPECT_TRUE(check.passed) << label(choice, work.shape) << ": " << check.message();
     EXPECT_EQ(check.batches_checked, work.batches);
   }
+}
+
+TEST_F(GemmBackends, EveryKernelEqualsTheCpuReferenceAtOddShapes) {
+  for (const GemmShape& shape : kOddShapes) expect_every_kernel_equals_the_reference(Workload{3, shape});
+}
+
+TEST_F(GemmBackends, EveryKernelEqualsTheCpuReferenceAtTheArticlesSize) {
+  // Two batches of 1024×1024×512: ~1 G multiply-adds for the CPU reference.
+  expect_every_kernel_equals_the_reference(Workload{2, GemmShape{1024, 1024, 512}});
 }
 
 TEST_F(GemmBackends, TiledEqualsNaiveBitForBit) {
@@ -130,14 +121,7 @@ TEST_F(GemmBackends, TiledEqualsNaiveBitForBit) {
 Graph capture(const Gemm& gemm, BatchBuffers& buffers, const StreamPool& pool) {
   CUDA_CHECK(cudaStreamBeginCapture(pool[0], cudaStreamCaptureModeGlobal));
   const CaptureGuard guard(pool);
-  pool.fork_from(pool[0]);
-  for (int batch = 0; batch < buffers.work().batches; ++batch) {
-    const cudaStream_t stream = pool.for_batch(batch);
-    enqueue_h2d(buffers, batch, stream);
-    enqueue_gemm(gemm, buffers, batch, stream);
-    enqueue_d2h(buffers, batch, stream);
-  }
-  pool.join_into(pool[0]);
+  issue_batches(gemm, buffers, pool);
   return end_capture(pool[0]);
 }
 
