@@ -10,6 +10,7 @@
 
 #include "stats.hpp"
 #include "stream.cuh"
+#include "timing.cuh"
 
 namespace csg {
 
@@ -28,9 +29,7 @@ class BidirectionalTimer {
     CUDA_CHECK(cudaStreamWaitEvent(h2d_stream_, d2h_done_.get(), 0));
     stop_.record(h2d_stream_);
     stop_.synchronize();
-    float ms = 0.0f;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
-    return Millis(static_cast<double>(ms));
+    return elapsed_between(start_, stop_);
   }
 
  private:
@@ -58,15 +57,10 @@ class OverlapTimeline {
     kernel_end_.synchronize();
     copy_end_.synchronize();
   }
-  Millis kernel_end() const { return since_start(kernel_end_); }
-  Millis copy_end() const { return since_start(copy_end_); }
+  Millis kernel_end() const { return elapsed_between(start_, kernel_end_); }
+  Millis copy_end() const { return elapsed_between(start_, copy_end_); }
 
  private:
-  Millis since_start(const Event& event) const {
-    float ms = 0.0f;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), event.get()));
-    return Millis(static_cast<double>(ms));
-  }
   Event start_;
   Event kernel_end_;
   Event copy_end_;

@@ -52,6 +52,19 @@ Sink& sink() {
   return *instance;
 }
 
+// The fields CUPTI's memcpy and kernel records share: when, on which stream,
+// issued by which call, and as which graph node.
+template <class CuptiRecord>
+void copy_when_and_where(const CuptiRecord& from, ActivityRecord& to) {
+  to.start_ns = from.start;
+  to.end_ns = from.end;
+  to.stream_id = from.streamId;
+  to.context_id = from.contextId;
+  to.correlation_id = from.correlationId;
+  to.graph_node_id = from.graphNodeId;
+  to.graph_id = from.graphId;
+}
+
 ActivityRecord from_memcpy(const CUpti_ActivityMemcpy6& memcpy_record) {
   ActivityRecord record;
   switch (memcpy_record.copyKind) {
@@ -59,13 +72,7 @@ ActivityRecord from_memcpy(const CUpti_ActivityMemcpy6& memcpy_record) {
     case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: record.kind = OpKind::d2h; break;
     default: record.kind = OpKind::other; break;
   }
-  record.start_ns = memcpy_record.start;
-  record.end_ns = memcpy_record.end;
-  record.stream_id = memcpy_record.streamId;
-  record.context_id = memcpy_record.contextId;
-  record.correlation_id = memcpy_record.correlationId;
-  record.graph_node_id = memcpy_record.graphNodeId;
-  record.graph_id = memcpy_record.graphId;
+  copy_when_and_where(memcpy_record, record);
   record.bytes = memcpy_record.bytes;
   return record;
 }
@@ -73,13 +80,7 @@ ActivityRecord from_memcpy(const CUpti_ActivityMemcpy6& memcpy_record) {
 ActivityRecord from_kernel(const CUpti_ActivityKernel10& kernel_record) {
   ActivityRecord record;
   record.kind = OpKind::kernel;
-  record.start_ns = kernel_record.start;
-  record.end_ns = kernel_record.end;
-  record.stream_id = kernel_record.streamId;
-  record.context_id = kernel_record.contextId;
-  record.correlation_id = kernel_record.correlationId;
-  record.graph_node_id = kernel_record.graphNodeId;
-  record.graph_id = kernel_record.graphId;
+  copy_when_and_where(kernel_record, record);
   record.grid[0] = kernel_record.gridX;
   record.grid[1] = kernel_record.gridY;
   record.grid[2] = kernel_record.gridZ;

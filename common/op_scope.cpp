@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "timing.cuh"
+
 namespace csg {
 
 EventPairLog::EventPairLog(int capacity) {
@@ -59,16 +61,12 @@ std::vector<LoggedOp> EventPairLog::read() const {
       throw std::logic_error("operation " + std::to_string(slot) + " of the event-pair log was opened but " +
                              (s.started ? "its end event was not recorded" : "its start event was not recorded"));
     }
-    float start_ms = 0.0f;
-    float end_ms = 0.0f;
-    CUDA_CHECK(cudaEventElapsedTime(&start_ms, base_.get(), starts_[i].get()));
-    CUDA_CHECK(cudaEventElapsedTime(&end_ms, base_.get(), ends_[i].get()));
     ops.push_back({.kind = s.kind,
                    .batch = s.batch,
                    .stream = s.stream,
                    .bytes = s.bytes,
-                   .start_ms = static_cast<double>(start_ms),
-                   .end_ms = static_cast<double>(end_ms)});
+                   .start_ms = elapsed_between(base_, starts_[i]).count(),
+                   .end_ms = elapsed_between(base_, ends_[i]).count()});
   }
   return ops;
 }

@@ -41,70 +41,53 @@ std::string regime_text(const PipelineBound& bound) {
 
 }  // namespace
 
-void PoolMeasurements::add_serial(BatchBuffers& buffers, EventTimer& timer) {
-  gemm_->prepare(nullptr);  // cuBLAS: the handle exists before any run, timed or not
+void PoolMeasurements::add_whole_workload(Entry entry, BatchBuffers& buffers, cudaStream_t poison_stream,
+                                          std::function<Millis()> run) {
   const std::size_t index = entries_.size();
-  Entry entry;
-  entry.kind = Kind::serial;
-  entry.name = "serial";
-  entry.params = {{"host_memory", memory_name(buffers.host_kind())}};
+  entry.params["host_memory"] = memory_name(buffers.host_kind());
   entry.work = Work{double(work_.batches) * double(work_.a_bytes() + work_.c_bytes()),
                     double(work_.batches) * work_.flops_per_batch()};
   entry.variant = TimedVariant{
-      .prepare = [&buffers] { buffers.poison_outputs(nullptr); },
-      .run =
-          [this, &buffers, &timer] {
-            timer.start(nullptr);
-            run_serial_batches(buffers, *gemm_);
-            return timer.stop();
-          },
+      .prepare = [&buffers, poison_stream] { buffers.poison_outputs(poison_stream); },
+      .run = std::move(run),
       .after_last = [this, index, &buffers] { entries_[index].check = buffers.verify(seed_); },
   };
   entries_.push_back(std::move(entry));
+}
+
+void PoolMeasurements::add_serial(BatchBuffers& buffers, EventTimer& timer) {
+  gemm_->prepare(nullptr);  // cuBLAS: the handle exists before any run, timed or not
+  Entry entry;
+  entry.kind = Kind::serial;
+  entry.name = "serial";
+  add_whole_workload(std::move(entry), buffers, nullptr, [this, &buffers, &timer] {
+    timer.start(nullptr);
+    run_serial_batches(buffers, *gemm_);
+    return timer.stop();
+  });
 }
 
 void PoolMeasurements::add_pool(BatchBuffers& buffers, const StreamPool& pool, IssueOrder order,
                                 std::function<Millis()> run, bool sweep) {
   for (int i = 0; i < pool.size(); ++i) gemm_->prepare(pool[i]);
-  const std::size_t index = entries_.size();
   Entry entry;
   entry.kind = sweep ? Kind::pool_sweep : Kind::pool;
   entry.name = "stream_pool";
-  entry.params = {{"streams", pool.size()},
-                  {"order", std::string(to_string(order))},
-                  {"host_memory", memory_name(buffers.host_kind())},
-                  {"sweep", sweep}};
-  entry.work = Work{double(work_.batches) * double(work_.a_bytes() + work_.c_bytes()),
-                    double(work_.batches) * work_.flops_per_batch()};
+  entry.params = {{"streams", pool.size()}, {"order", std::string(to_string(order))}, {"sweep", sweep}};
   entry.streams = pool.size();
   entry.order = order;
-  const cudaStream_t first = pool[0];
-  entry.variant = TimedVariant{
-      .prepare = [&buffers, first] { buffers.poison_outputs(first); },
-      .run = std::move(run),
-      .after_last = [this, index, &buffers] { entries_[index].check = buffers.verify(seed_); },
-  };
-  entries_.push_back(std::move(entry));
+  add_whole_workload(std::move(entry), buffers, pool[0], std::move(run));
 }
 
 void PoolMeasurements::add_engine_streams(BatchBuffers& buffers, const EngineStreams& engines,
                                           std::function<Millis()> run) {
   gemm_->prepare(engines.compute_stream());
-  const std::size_t index = entries_.size();
   Entry entry;
   entry.kind = Kind::engines;
   entry.name = "engine_streams";
-  entry.params = {{"streams", 3}, {"order", "one stream per engine"}, {"host_memory", memory_name(buffers.host_kind())}};
-  entry.work = Work{double(work_.batches) * double(work_.a_bytes() + work_.c_bytes()),
-                    double(work_.batches) * work_.flops_per_batch()};
+  entry.params = {{"streams", 3}, {"order", "one stream per engine"}};
   entry.streams = 3;
-  const cudaStream_t origin = engines.origin();
-  entry.variant = TimedVariant{
-      .prepare = [&buffers, origin] { buffers.poison_outputs(origin); },
-      .run = std::move(run),
-      .after_last = [this, index, &buffers] { entries_[index].check = buffers.verify(seed_); },
-  };
-  entries_.push_back(std::move(entry));
+  add_whole_workload(std::move(entry), buffers, engines.origin(), std::move(run));
 }
 
 void PoolMeasurements::add_bounds(BatchBuffers& buffers, const StreamPool& two_streams, EventTimer& timer) {

@@ -67,6 +67,10 @@ class PoolMeasurements {
   PipelineBound bound() const { return pipeline_bound(sums(), both_ways_ms(), work_.batches); }
 
  private:
+  // A variant that runs every batch: whole-workload bytes and FLOPs, outputs
+  // poisoned on `poison_stream` before each run, every batch verified after the last.
+  void add_whole_workload(Entry entry, BatchBuffers& buffers, cudaStream_t poison_stream,
+                          std::function<Millis()> run);
   const Entry& find(Kind kind, const std::string& name) const;
   Workload work_;
   std::uint64_t seed_;

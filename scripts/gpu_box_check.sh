@@ -30,14 +30,9 @@ if [[ ${1:-} == -h || ${1:-} == --help ]]; then
   exit 0
 fi
 
-results="${1:-${CSG_RESULTS_DIR:-}}"
-if [[ -z $results ]]; then
-  results="$repo_root/results/$(date -u +%Y%m%dT%H%M%SZ)"
-elif [[ $results != /* ]]; then
-  results="$start_dir/$results"  # relative to where the script was called from
-fi
-mkdir -p "$results"
-results="$(cd "$results" && pwd)"  # absolute: ctest writes its JUnit file from the build dir
+# shellcheck source=scripts/results_dir.sh
+source "$repo_root/scripts/results_dir.sh"
+results="$(csg_results_dir "${1:-}" "$start_dir" "$repo_root")"
 cd "$repo_root"
 
 preset=default

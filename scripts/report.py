@@ -45,7 +45,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from results_lib import (KERNEL_ORDER, STAGE03, STAGE04, Regime, Result, ResultError, Suite, is_number,
+from results_lib import (KERNEL_ORDER, STAGE03, STAGE04, Regime, Result, ResultError, Suite, human_bytes, is_number,
                          kernel_of, load_results_from, load_suite, missing_kernels, params_of, regimes, run_name,
                          run_name_for_kernel)
 from summarize import describe_device, device_identity, format_ms, format_params
@@ -66,14 +66,6 @@ CROSS_RUN = "†"
 
 
 # --- formatting ---------------------------------------------------------------
-
-def human_bytes(count: float) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= size:
-            value = count / size
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{count:.0f} B"
-
 
 # Params that read well as a bare value ("pinned", "depth_first", "h2d"), and
 # counts that read well as "8 streams"; the order they are listed in.

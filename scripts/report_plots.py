@@ -24,7 +24,8 @@ matplotlib.use("Agg")  # files only, no display needed (CI, GPU boxes over ssh)
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from results_lib import Result, Suite, Trace, is_number, kernel_of, missing_kernels, params_of, regimes  # noqa: E402
+from results_lib import (Result, Suite, Trace, human_bytes, is_number, kernel_of, missing_kernels,  # noqa: E402
+                         params_of, regimes)
 
 SLIDE = (10.0, 5.6)        # inches: 16:9, 1500x840 px at 150 dpi
 SLIDE_WIDE = (13.3, 7.0)   # several panels side by side
@@ -85,14 +86,6 @@ def device_version(device: dict[str, Any]) -> str:
     if is_number(runtime) and runtime > 0:
         return f"{int(runtime) // 1000}.{int(runtime) % 1000 // 10}"
     return ""
-
-
-def human_bytes(count: float) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= size:
-            value = count / size
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{count:.0f} B"
 
 
 def ms_label(ms: float) -> str:

@@ -59,6 +59,15 @@ class Result:
         return self.doc["verification"]["passed"] is True
 
 
+def human_bytes(count: float) -> str:
+    """1 GiB, 64 MiB, 1.5 KiB, 512 B: sizes as the stages print them."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            value = count / size
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{count:.0f} B"
+
+
 def is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 

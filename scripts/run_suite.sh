@@ -51,14 +51,9 @@ if [[ $# -gt 1 || ${1:-} == -* ]]; then
   exit 2
 fi
 
-results="${1:-${CSG_RESULTS_DIR:-}}"
-if [[ -z $results ]]; then
-  results="$repo_root/results/$(date -u +%Y%m%dT%H%M%SZ)"
-elif [[ $results != /* ]]; then
-  results="$start_dir/$results"  # relative to where the script was called from
-fi
-mkdir -p "$results"
-results="$(cd "$results" && pwd)"
+# shellcheck source=scripts/results_dir.sh
+source "$repo_root/scripts/results_dir.sh"
+results="$(csg_results_dir "${1:-}" "$start_dir" "$repo_root")"
 cd "$repo_root"
 
 preset=default

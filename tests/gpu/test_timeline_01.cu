@@ -4,7 +4,6 @@
 // trace file says the same.
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "errors.hpp"
 #include "gpu_test.hpp"
 #include "run_process.hpp"
+#include "trace_reader.hpp"
 
 namespace csg {
 namespace {
@@ -26,15 +26,7 @@ constexpr int kK = 65;
 // rounding's worth before calling it overlap.
 constexpr double kTimestampSlackUs = 0.5;
 
-struct Slice {
-  std::string kind;
-  int tid = -1;
-  int batch = -1;
-  double start_us = 0.0;
-  double end_us = 0.0;
-  double bytes = 0.0;
-  double flops = 0.0;
-};
+using Slice = testing::TraceSlice;
 
 class Timeline01Test : public testing::GpuTest, public ::testing::WithParamInterface<std::string> {};
 
@@ -57,26 +49,10 @@ TEST_P(Timeline01Test, RecordsThreeOpsPerBatchInSerialOrder) {
   EXPECT_EQ(run.out.find("note:"), std::string::npos) << "labelling needed a fallback or left records out:\n"
                                                       << run.out;
 
-  std::ifstream in(trace_path);
-  ASSERT_TRUE(in.good()) << "no trace at " << trace_path << "\n" << run.out;
-  const nlohmann::json trace = nlohmann::json::parse(in);
-  std::vector<Slice> slices;
-  std::map<int, std::string> tracks;
-  for (const auto& event : trace.at("traceEvents")) {
-    if (event.at("ph") == "M" && event.at("name") == "thread_name") {
-      tracks[event.at("tid").get<int>()] = event.at("args").at("name").get<std::string>();
-    }
-    if (event.at("ph") != "X") continue;
-    Slice s;
-    s.kind = event.at("cat").get<std::string>();
-    s.tid = event.at("tid").get<int>();
-    s.batch = event.at("args").at("batch").get<int>();
-    s.start_us = event.at("ts").get<double>();
-    s.end_us = s.start_us + event.at("dur").get<double>();
-    s.bytes = event.at("args").at("bytes").get<double>();
-    s.flops = event.at("args").at("flops").get<double>();
-    slices.push_back(s);
-  }
+  const testing::Trace read = testing::read_trace(trace_path);  // a missing or broken file throws: the test fails
+  const nlohmann::json& trace = read.doc;
+  std::vector<Slice> slices = read.slices;
+  const std::map<int, std::string>& tracks = read.tracks;
   EXPECT_EQ(tracks, (std::map<int, std::string>{{0, "default stream"}}));
   ASSERT_EQ(slices.size(), std::size_t(3 * kBatches)) << trace.dump(1);
 
