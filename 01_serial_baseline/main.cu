@@ -21,20 +21,20 @@
 #include <optional>
 #include <vector>
 
-#include "batch_buffers.cuh"
-#include "device_info.hpp"
-#include "gemm_backend.cuh"
-#include "nvtx_ranges.hpp"
-#include "options.hpp"
-#include "resources.hpp"
-#include "result.hpp"
-#include "serial_report.hpp"
-#include "serial_run.cuh"
-#include "stage_main.hpp"
-#include "stage_sums.cuh"
-#include "stage_timeline.hpp"
-#include "timeline_options.hpp"
-#include "timing.cuh"
+#include "workload/batch_buffers.hpp"
+#include "report/device_info.hpp"
+#include "workload/gemm_backend.hpp"
+#include "timeline/nvtx.hpp"
+#include "cli/options.hpp"
+#include "workload/resources.hpp"
+#include "report/result.hpp"
+#include "report/serial_report.hpp"
+#include "workload/serial_run.hpp"
+#include "report/stage_main.hpp"
+#include "measure/stage_sums.hpp"
+#include "timeline/stage_timeline.hpp"
+#include "timeline/timeline_options.hpp"
+#include "measure/timers.hpp"
 
 int main(int argc, char** argv) {
   return csg::run_stage("01_serial_baseline", [&] {

@@ -21,19 +21,19 @@
 #include <cstring>
 #include <iostream>
 
-#include "busy_kernel.cuh"
-#include "copy_options.hpp"
-#include "copy_report.hpp"
-#include "copy_set.cuh"
-#include "copy_timers.cuh"
-#include "overlap_experiment.hpp"
+#include "busy_kernel.hpp"
+#include "options.hpp"
+#include "report.hpp"
+#include "copy_buffers.hpp"
+#include "copy_timers.hpp"
+#include "async_overlap.hpp"
 #include "overlap_timeline.hpp"
 #include "pinning_cost.hpp"
-#include "resources.hpp"
-#include "result.hpp"
+#include "workload/resources.hpp"
+#include "report/result.hpp"
 #include "size_list.hpp"
-#include "stage_main.hpp"
-#include "timing.cuh"
+#include "report/stage_main.hpp"
+#include "measure/timers.hpp"
 
 namespace {
 constexpr const char* kStage = "02_pinned_vs_pageable";

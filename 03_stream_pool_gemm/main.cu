@@ -24,19 +24,19 @@
 #include <optional>
 #include <vector>
 
-#include "batch_buffers.cuh"
-#include "device_info.hpp"
-#include "engine_streams.cuh"
-#include "pool_config.hpp"
-#include "pool_report.hpp"
-#include "resources.hpp"
-#include "serial_run.cuh"
-#include "stage_main.hpp"
-#include "stage_sums.cuh"
-#include "stage_timeline.hpp"
-#include "stream_pool.cuh"
-#include "timeline_options.hpp"
-#include "timing.cuh"
+#include "workload/batch_buffers.hpp"
+#include "report/device_info.hpp"
+#include "engine_streams.hpp"
+#include "cli/pool_options.hpp"
+#include "measurements.hpp"
+#include "workload/resources.hpp"
+#include "workload/serial_run.hpp"
+#include "report/stage_main.hpp"
+#include "measure/stage_sums.hpp"
+#include "timeline/stage_timeline.hpp"
+#include "workload/stream_pool.hpp"
+#include "timeline/timeline_options.hpp"
+#include "measure/timers.hpp"
 
 int main(int argc, char** argv) {
   return csg::run_stage("03_stream_pool_gemm", [&] {

@@ -11,10 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cupti_recorder.hpp"
-#include "op_events.hpp"
-#include "overlap_timeline.hpp"
-#include "stage_timeline.hpp"
+#include "timeline/cupti_recorder.hpp"
+#include "timeline/op_events.hpp"
+#include "02_pinned_vs_pageable/overlap_timeline.hpp"
+#include "timeline/stage_timeline.hpp"
 
 namespace csg {
 namespace {

@@ -2,8 +2,8 @@
 // (exit code 2 in a stage) naming the flag.
 #include <gtest/gtest.h>
 
-#include "errors.hpp"
-#include "options.hpp"
+#include "base/errors.hpp"
+#include "cli/options.hpp"
 
 namespace csg {
 namespace {

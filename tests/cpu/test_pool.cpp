@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "errors.hpp"
-#include "pipeline_bound.hpp"
-#include "pool_config.hpp"
+#include "base/errors.hpp"
+#include "measure/pipeline_bound.hpp"
+#include "cli/pool_options.hpp"
 #include "run_process.hpp"
 #include "usage_checks.hpp"
 

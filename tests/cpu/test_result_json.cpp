@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "result.hpp"
+#include "report/result.hpp"
 #include "run_process.hpp"
 
 namespace csg {

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-#include "errors.hpp"
+#include "base/errors.hpp"
 #include "run_process.hpp"
 #include "usage_checks.hpp"
-#include "size_list.hpp"
+#include "02_pinned_vs_pageable/size_list.hpp"
 
 namespace csg {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "errors.hpp"
+#include "base/errors.hpp"
 #include "run_process.hpp"
 #include "usage_checks.hpp"
 

@@ -4,9 +4,9 @@
 #include <sstream>
 #include <string>
 
-#include "stats.hpp"
-#include "table.hpp"
-#include "timing.cuh"
+#include "measure/stats.hpp"
+#include "report/table.hpp"
+#include "measure/timers.hpp"
 
 namespace csg {
 namespace {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_process.hpp"
-#include "timeline.hpp"
+#include "timeline/timeline.hpp"
 
 namespace csg {
 namespace {

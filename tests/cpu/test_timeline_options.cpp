@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "errors.hpp"
-#include "options.hpp"
+#include "base/errors.hpp"
+#include "cli/options.hpp"
 #include "run_process.hpp"
 #include "usage_checks.hpp"
-#include "timeline_options.hpp"
+#include "timeline/timeline_options.hpp"
 
 namespace csg {
 namespace {

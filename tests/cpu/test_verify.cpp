@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "reference.hpp"
-#include "verify.hpp"
-#include "workload.hpp"
+#include "workload/verify.hpp"
+#include "workload/workload.hpp"
 
 namespace csg {
 namespace {

@@ -5,8 +5,8 @@
 #include <set>
 #include <vector>
 
-#include "units.hpp"
-#include "workload.hpp"
+#include "base/units.hpp"
+#include "workload/workload.hpp"
 
 namespace csg {
 namespace {

@@ -5,12 +5,12 @@
 
 #include <string>
 
-#include "batch_buffers.cuh"
-#include "capture_guard.cuh"
-#include "errors.hpp"
+#include "workload/batch_buffers.hpp"
+#include "04_graph_capture_gemm/capture_guard.hpp"
+#include "base/errors.hpp"
 #include "gpu_test.hpp"
-#include "stage_main.hpp"
-#include "stream_pool.cuh"
+#include "report/stage_main.hpp"
+#include "workload/stream_pool.hpp"
 
 namespace csg {
 namespace {

@@ -10,14 +10,14 @@
 #include <tuple>
 #include <vector>
 
-#include "batch_buffers.cuh"
-#include "capture_guard.cuh"
-#include "gemm_backend.cuh"
+#include "workload/batch_buffers.hpp"
+#include "04_graph_capture_gemm/capture_guard.hpp"
+#include "workload/gemm_backend.hpp"
 #include "gpu_test.hpp"
-#include "graph.cuh"
-#include "graph_inspect.hpp"
+#include "cuda/graph.hpp"
+#include "04_graph_capture_gemm/graph_inspect.hpp"
 #include "reference.hpp"
-#include "stream_pool.cuh"
+#include "workload/stream_pool.hpp"
 
 namespace csg {
 namespace {

@@ -9,17 +9,17 @@
 #include <stdexcept>
 #include <vector>
 
-#include "batch_buffers.cuh"
-#include "capture_guard.cuh"
-#include "gemm.cuh"
+#include "workload/batch_buffers.hpp"
+#include "04_graph_capture_gemm/capture_guard.hpp"
+#include "workload/gemm_kernels.hpp"
 #include "gpu_test.hpp"
-#include "graph.cuh"
-#include "graph_inspect.hpp"
-#include "graph_update.cuh"
-#include "launch_overhead.cuh"
+#include "cuda/graph.hpp"
+#include "04_graph_capture_gemm/graph_inspect.hpp"
+#include "04_graph_capture_gemm/exec_update.hpp"
+#include "04_graph_capture_gemm/tiny_work.hpp"
 #include "reference.hpp"
 #include "run_process.hpp"
-#include "stream_pool.cuh"
+#include "workload/stream_pool.hpp"
 
 namespace csg {
 namespace {

@@ -3,11 +3,11 @@
 #include <cmath>
 #include <vector>
 
-#include "batch_buffers.cuh"
-#include "gemm.cuh"
+#include "workload/batch_buffers.hpp"
+#include "workload/gemm_kernels.hpp"
 #include "gpu_test.hpp"
 #include "reference.hpp"
-#include "stream.cuh"
+#include "cuda/stream.hpp"
 
 namespace csg {
 namespace {

@@ -4,12 +4,12 @@
 #include <cstring>
 #include <vector>
 
-#include "device_buffer.cuh"
-#include "gemm.cuh"
+#include "cuda/device_buffer.hpp"
+#include "workload/gemm_kernels.hpp"
 #include "gpu_test.hpp"
-#include "graph.cuh"
-#include "host_buffer.cuh"
-#include "stream.cuh"
+#include "cuda/graph.hpp"
+#include "cuda/host_buffer.hpp"
+#include "cuda/stream.hpp"
 
 namespace csg {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "errors.hpp"
+#include "base/errors.hpp"
 #include "gpu_test.hpp"
 #include "run_process.hpp"
 

@@ -13,17 +13,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "busy_kernel.cuh"
-#include "byte_pattern.hpp"
-#include "copy_set.cuh"
-#include "device_buffer.cuh"
-#include "errors.hpp"
+#include "02_pinned_vs_pageable/busy_kernel.hpp"
+#include "02_pinned_vs_pageable/byte_pattern.hpp"
+#include "02_pinned_vs_pageable/copy_buffers.hpp"
+#include "cuda/device_buffer.hpp"
+#include "base/errors.hpp"
 #include "gpu_test.hpp"
-#include "host_buffer.cuh"
-#include "pinning_cost.hpp"
+#include "cuda/host_buffer.hpp"
+#include "02_pinned_vs_pageable/pinning_cost.hpp"
 #include "run_process.hpp"
-#include "stream.cuh"
-#include "timing.cuh"
+#include "cuda/stream.hpp"
+#include "measure/timers.hpp"
 
 namespace csg {
 namespace {

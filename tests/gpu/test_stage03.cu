@@ -9,13 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "batch_buffers.cuh"
-#include "engine_streams.cuh"
-#include "errors.hpp"
+#include "workload/batch_buffers.hpp"
+#include "03_stream_pool_gemm/engine_streams.hpp"
+#include "base/errors.hpp"
 #include "gpu_test.hpp"
 #include "run_process.hpp"
-#include "serial_run.cuh"
-#include "stream_pool.cuh"
+#include "workload/serial_run.hpp"
+#include "workload/stream_pool.hpp"
 
 namespace csg {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "errors.hpp"
+#include "base/errors.hpp"
 #include "gpu_test.hpp"
 #include "run_process.hpp"
 #include "trace_reader.hpp"

@@ -17,15 +17,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "batch_buffers.cuh"
-#include "cupti_recorder.hpp"
-#include "errors.hpp"
-#include "gemm.cuh"
+#include "workload/batch_buffers.hpp"
+#include "timeline/cupti_recorder.hpp"
+#include "base/errors.hpp"
+#include "workload/gemm_kernels.hpp"
 #include "gpu_test.hpp"
-#include "op_scope.hpp"
+#include "timeline/op_scope.hpp"
 #include "run_process.hpp"
-#include "stage_timeline.hpp"
-#include "stream.cuh"
+#include "timeline/stage_timeline.hpp"
+#include "cuda/stream.hpp"
 #include "usage_checks.hpp"
 
 namespace csg {

@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "workload.hpp"
+#include "workload/workload.hpp"
 
 namespace csg::testing {
 

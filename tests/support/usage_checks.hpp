@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <string>
 
-#include "errors.hpp"
+#include "base/errors.hpp"
 #include "run_process.hpp"
 
 namespace csg::testing {

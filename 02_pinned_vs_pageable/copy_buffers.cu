@@ -1,0 +1,123 @@
+#include "copy_buffers.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "base/errors.hpp"
+#include "base/units.hpp"
+
+namespace csg {
+namespace {
+
+bool has_write_combined(std::span<const HostMemory> kinds) {
+  return std::find(kinds.begin(), kinds.end(), HostMemory::write_combined) != kinds.end();
+}
+
+constexpr int kPoisonValue = static_cast<int>(kPoisonByte);
+
+}  // namespace
+
+std::string_view to_string(CopyDirection direction) {
+  switch (direction) {
+    case CopyDirection::h2d: return "h2d";
+    case CopyDirection::d2h: return "d2h";
+    case CopyDirection::bidirectional: return "bidirectional";
+  }
+  return "unknown";
+}
+
+std::vector<HostMemory> supported_kinds(const std::vector<HostMemory>& kinds, int device,
+                                        std::vector<std::string>& notes) {
+  int can_register = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&can_register, cudaDevAttrHostRegisterSupported, device));
+  std::vector<HostMemory> usable;
+  for (HostMemory kind : kinds) {
+    if (kind == HostMemory::registered && can_register == 0) {
+      notes.push_back("registered memory skipped: this device reports cudaDevAttrHostRegisterSupported = 0");
+      continue;
+    }
+    usable.push_back(kind);
+  }
+  if (usable.empty()) throw ResourceError("nothing left to measure: " + notes.back());
+  return usable;
+}
+
+CopySet::CopySet(std::size_t bytes, std::span<const HostMemory> kinds, std::uint64_t seed)
+    : bytes_(bytes), seed_(seed), device_in_(bytes), device_out_(bytes) {
+  if (kinds.empty()) throw std::invalid_argument("CopySet: no host memory kinds");
+  for (HostMemory kind : kinds) {
+    KindBuffers& set = kinds_.emplace_back(KindBuffers{kind, HostBuffer<std::byte>(bytes, kind),
+                                                       HostBuffer<std::byte>(bytes, kind)});
+    fill_pattern(set.src.span(), seed_);  // host writes only: fine for write-combined too
+    std::memset(set.dst.data(), kPoisonValue, bytes);
+  }
+  if (has_write_combined(kinds)) readback_ = HostBuffer<std::byte>(bytes, HostMemory::pinned);
+  // device_out holds the pattern for every timed D2H copy; device_in starts poisoned.
+  CUDA_CHECK(cudaMemcpy(device_out_.data(), kinds_.front().src.data(), bytes, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(device_in_.data(), kPoisonValue, bytes));
+}
+
+std::size_t CopySet::index_of(HostMemory kind) const {
+  for (std::size_t i = 0; i < kinds_.size(); ++i) {
+    if (kinds_[i].kind == kind) return i;
+  }
+  throw std::invalid_argument("CopySet: " + std::string(to_string(kind)) + " memory was not allocated");
+}
+
+CopySet::KindBuffers& CopySet::buffers(HostMemory kind) { return kinds_[index_of(kind)]; }
+const CopySet::KindBuffers& CopySet::buffers(HostMemory kind) const { return kinds_[index_of(kind)]; }
+
+const std::byte* CopySet::host_src(HostMemory kind) const { return buffers(kind).src.data(); }
+std::byte* CopySet::host_dst(HostMemory kind) { return buffers(kind).dst.data(); }
+
+std::span<const std::byte> CopySet::readable_dst(HostMemory kind, cudaStream_t stream) {
+  KindBuffers& set = buffers(kind);
+  if (kind != HostMemory::write_combined) return set.dst.span();
+  // Through the GPU, which reads write-combined memory at full speed; both
+  // hops start from poison so a hop that moved nothing fails.
+  CUDA_CHECK(cudaMemsetAsync(device_in_.data(), kPoisonValue, bytes_, stream));
+  CUDA_CHECK(cudaMemcpyAsync(device_in_.data(), set.dst.data(), bytes_, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::memset(readback_.data(), kPoisonValue, bytes_);
+  CUDA_CHECK(cudaMemcpyAsync(readback_.data(), device_in_.data(), bytes_, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return readback_.span();
+}
+
+std::optional<ByteMismatch> CopySet::round_trip(HostMemory kind, cudaStream_t stream) {
+  KindBuffers& set = buffers(kind);
+  CUDA_CHECK(cudaMemsetAsync(device_in_.data(), kPoisonValue, bytes_, stream));
+  CUDA_CHECK(cudaMemcpyAsync(device_in_.data(), set.src.data(), bytes_, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // the host may now overwrite dst without racing a copy
+  std::memset(set.dst.data(), kPoisonValue, bytes_);
+  CUDA_CHECK(cudaMemcpyAsync(set.dst.data(), device_in_.data(), bytes_, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return find_pattern_mismatch(readable_dst(kind, stream), seed_);
+}
+
+std::optional<ByteMismatch> CopySet::check_destination(HostMemory kind, cudaStream_t stream) {
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return find_pattern_mismatch(readable_dst(kind, stream), seed_);
+}
+
+std::optional<ByteMismatch> CopySet::verify(HostMemory kind, cudaStream_t stream) {
+  if (auto mismatch = check_destination(kind, stream)) return mismatch;
+  return round_trip(kind, stream);
+}
+
+std::uint64_t CopySet::host_bytes_needed(std::uint64_t bytes, std::span<const HostMemory> kinds) {
+  const std::uint64_t buffers = 2 * kinds.size() + (has_write_combined(kinds) ? 1 : 0);
+  return checked_mul(bytes, buffers).value_or(UINT64_MAX);
+}
+
+std::uint64_t CopySet::pinned_bytes_needed(std::uint64_t bytes, std::span<const HostMemory> kinds) {
+  const auto locked = static_cast<std::uint64_t>(std::count_if(kinds.begin(), kinds.end(), is_page_locked));
+  return checked_mul(bytes, 2 * locked + (has_write_combined(kinds) ? 1 : 0)).value_or(UINT64_MAX);
+}
+
+std::uint64_t CopySet::device_bytes_needed(std::uint64_t bytes) {
+  return checked_mul(bytes, 2).value_or(UINT64_MAX);
+}
+
+}  // namespace csg

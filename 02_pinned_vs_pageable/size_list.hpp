@@ -1,0 +1,37 @@
+// Byte sizes on the command line, e.g. --sizes 4K,64K,1M,1G.
+//
+// A size is a decimal count of bytes with an optional binary suffix:
+// K/KiB = 2^10, M/MiB = 2^20, G/GiB = 2^30, T/TiB = 2^40 (upper or lower case
+// letter). Parsing is strict: no zero, no empty item ("4K,,8K"), no stray
+// text ("abc", "4KB", "1.5M"), no sign, nothing that overflows 64 bits, nothing
+// above kMaxTransferBytes, no size listed twice. Every refusal is a UsageError
+// naming the flag and the offending item, so it reads the same on every machine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/units.hpp"
+
+namespace csg {
+
+// 1 TiB: larger than the memory of any GPU or host this suite will meet, so
+// a larger size is a typo, refused before anything else is checked. Sizes up
+// to it are then checked against the machine's free memory.
+inline constexpr std::uint64_t kMaxTransferBytes = std::uint64_t{1} << 40;
+
+// One size ("64K" -> 65536). Throws UsageError mentioning "--<flag>".
+std::uint64_t parse_size(const std::string& flag, std::string_view text);
+
+// A comma-separated list, returned in ascending order.
+std::vector<std::uint64_t> parse_size_list(const std::string& flag, std::string_view text);
+
+// first, 4·first, 16·first, ... up to and including last (first ≥ 1).
+std::vector<std::uint64_t> powers_of_4(std::uint64_t first, std::uint64_t last);
+
+// The shortest exact spelling: "4 KiB", "256 MiB", "1 GiB", "1000 B", "1536 KiB".
+std::string format_size(std::uint64_t bytes);
+
+}  // namespace csg

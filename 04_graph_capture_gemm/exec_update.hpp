@@ -1,0 +1,71 @@
+// When the work changes: update the instantiated graph, or capture and
+// instantiate again?
+//
+// cudaGraphExecUpdate(exec, graph, &info) copies the node parameters of a
+// freshly captured `graph` into `exec`, provided the two have the same
+// topology (same nodes, same types, same edges). New input/output pointers
+// keep the topology: allowed, and cheaper than instantiating. A different
+// batch count changes the number of nodes: refused with
+// cudaGraphExecUpdateErrorTopologyChanged, and only a new instantiation helps.
+// Either way the new graph must be captured first; the update saves the
+// instantiate, not the capture.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "workload/batch_buffers.hpp"
+#include "cuda/graph.hpp"
+#include "measure/stats.hpp"
+#include "workload/verify.hpp"
+
+namespace csg {
+
+struct ExecUpdateAttempt {
+  cudaError_t status = cudaSuccess;
+  cudaGraphExecUpdateResult result = cudaGraphExecUpdateSuccess;
+  bool applied() const { return status == cudaSuccess && result == cudaGraphExecUpdateSuccess; }
+  // "cudaGraphExecUpdateSuccess", or "cudaErrorGraphExecUpdateFailure: cudaGraphExecUpdateErrorTopologyChanged"
+  std::string describe() const;
+};
+
+// cudaGraphExecUpdate with its result info (the CUDA 12+ signature). A refused
+// update is returned, not thrown (the runtime's last error is cleared); any
+// other failure throws CudaError.
+ExecUpdateAttempt update_exec(const GraphExec& exec, const Graph& graph);
+
+std::string_view to_string(cudaGraphExecUpdateResult result);
+
+// Captures the per-batch work of batches 0 .. batches-1 of `buffers` (steps 1-5a).
+using CaptureWork = std::function<Graph(BatchBuffers& buffers, int batches)>;
+
+struct UpdateExperiment {
+  CaptureWork capture;
+  BatchBuffers* first = nullptr;   // what the exec is instantiated for
+  BatchBuffers* second = nullptr;  // the same workload at other addresses, other data
+  std::uint64_t second_seed = 2;
+  cudaStream_t stream = nullptr;   // the origin stream: launches go here
+};
+
+struct UpdateCosts {
+  Summary recapture_instantiate;  // capture + cudaGraphInstantiateWithParams
+  Summary update_exec;            // capture + cudaGraphExecUpdate
+  Summary update_call;            // cudaGraphExecUpdate alone
+  VerifyResult updated_check;     // the updated exec, launched: the second buffers' result
+  VerifyResult reinstantiated_check;
+  ExecUpdateAttempt new_pointers;          // the last pointer update (every one must apply)
+  std::optional<int> smaller_batches;      // the batch count tried for a topology change
+  ExecUpdateAttempt topology_change;       // its outcome: expected to be refused
+};
+
+// Per round, alternating between the two buffer sets (ending on the second):
+// re-capture + update of one exec, and re-capture + a new instantiation.
+// Then both execs are launched on poisoned outputs and verified against the
+// second buffers, and an update to batches - 1 batches is tried.
+// Throws std::runtime_error if a same-topology update is refused.
+UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& experiment);
+
+}  // namespace csg

@@ -1,0 +1,70 @@
+// What a graph costs, each part measured on its own, and what it saves.
+//
+// measure_graph_lifecycle: per round, a fresh capture, a fresh instantiate,
+// the first launch of that exec (which also uploads it), a second launch of
+// the same exec, and a second exec whose upload (cudaGraphUpload) is timed
+// apart from its first launch. All host-timed with steady_clock; every launch
+// is followed by a stream synchronise inside its timer, so "launch" here
+// means "launch and wait until done".
+//
+// measure_replay_vs_streams: four variants in interleaved rounds, so a slow
+// moment of the machine hits all alike:
+//   graph_replay       GPU time of one cudaGraphLaunch (events on the stream)
+//   stream_pool        GPU time of the same work issued on the pool (stage 03)
+//   issue_streams_cpu  host time to issue fork + 3·batches operations + join
+//   issue_graph_cpu    host time of the one cudaGraphLaunch call
+// The two GPU variants poison the outputs first and are verified after their
+// last run; the two CPU variants measure only the host's issue time (the
+// stream is synchronised after the timer stops).
+#pragma once
+
+#include <functional>
+
+#include "cuda/graph.hpp"
+#include "measure/stats.hpp"
+#include "workload/verify.hpp"
+
+namespace csg {
+
+struct GraphLifecycle {
+  std::function<Graph()> capture;      // steps 1-5a: begin, fork, work, join, end capture
+  std::function<void()> poison;        // NaN into every output, device and host
+  std::function<VerifyResult()> verify;
+  cudaStream_t stream = nullptr;       // the origin stream: launches go here
+};
+
+struct LifecycleCosts {
+  Summary capture;              // begin capture ... end capture
+  Summary instantiate;          // cudaGraphInstantiateWithParams
+  Summary first_launch;         // first cudaGraphLaunch of a new exec + synchronise
+  Summary relaunch;             // the next launch of the same exec + synchronise
+  Summary upload;               // cudaGraphUpload of another new exec + synchronise
+  Summary launch_after_upload;  // that exec's first launch + synchronise
+  VerifyResult first_launch_check;
+  VerifyResult relaunch_check;
+  VerifyResult uploaded_check;
+};
+
+LifecycleCosts measure_graph_lifecycle(const RepeatPlan& plan, const GraphLifecycle& lifecycle);
+
+struct ReplayComparison {
+  const GraphExec* exec = nullptr;
+  // Fork, the per-batch work and join on the pool, without capture (stage 03's loop).
+  std::function<void()> issue_on_streams;
+  std::function<void()> poison;
+  std::function<VerifyResult()> verify;
+  cudaStream_t stream = nullptr;  // the origin stream: pool stream 0
+};
+
+struct ReplayCosts {
+  Summary graph_replay;
+  Summary stream_pool;
+  Summary issue_streams_cpu;
+  Summary issue_graph_cpu;
+  VerifyResult graph_check;
+  VerifyResult streams_check;
+};
+
+ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayComparison& comparison);
+
+}  // namespace csg

@@ -1,0 +1,52 @@
+// Stage 04's results: one measurement per cost and variant in the shared
+// schema, the graph's structure and the update outcomes as extra JSON
+// objects, and the printed report (costs table, graph vs streams, break-even,
+// updates, tiny work, the missing join).
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cuda/check.hpp"
+#include "graph_costs.hpp"
+#include "graph_inspect.hpp"
+#include "exec_update.hpp"
+#include "tiny_work.hpp"
+#include "report/result.hpp"
+
+namespace csg {
+
+struct GraphStageRun {
+  CommonOptions options;
+  int streams = 8;
+  std::string device_buffers;  // "slots" or "per-batch"
+  std::string dot_path;        // empty: none written
+  GraphStructure structure;
+  VerifyResult article_check;  // the six steps, run once
+  LifecycleCosts lifecycle;
+  ReplayCosts replay;
+  UpdateCosts updates;
+  TinyConfig tiny_config;
+  TinyCosts tiny;
+};
+
+// (capture + instantiate) ÷ (stream issue time − graph launch time): the
+// replays after which the graph's one-time cost is repaid in CPU time.
+// Nothing when the graph launch does not cost the CPU less ("never").
+std::optional<double> break_even_replays(double capture_ms, double instantiate_ms, double issue_streams_ms,
+                                         double issue_graph_ms);
+
+StageResult graph_stage_result(const std::string& stage, const DeviceInfo& device, const GraphStageRun& run);
+// to_json(result) plus "graph" (structure), "updates" and "tiny" objects.
+nlohmann::json graph_stage_json(const StageResult& result, const GraphStageRun& run);
+void print_graph_stage(std::ostream& out, const StageResult& result, const GraphStageRun& run);
+
+// --skip-join: what cudaStreamEndCapture said, in plain words, and what
+// happened to the streams afterwards.
+void print_missing_join(std::ostream& out, const CudaError& error, int streams, bool still_capturing,
+                        const GraphStructure& recaptured);
+
+}  // namespace csg

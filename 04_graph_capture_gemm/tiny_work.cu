@@ -1,0 +1,163 @@
+#include "tiny_work.hpp"
+
+#include <vector>
+
+#include "workload/batch_buffers.hpp"
+#include "capture_guard.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/graph.hpp"
+#include "measure/timers.hpp"
+
+namespace csg {
+namespace {
+
+// What is timed: a kernel that does nothing, so a launch or a graph node
+// costs only its scheduling.
+__global__ void empty_kernel() {}
+
+// Its checkable twin: one thread adds 1. The launches are ordered (one
+// stream, or a chain of graph nodes), so no atomic is needed.
+__global__ void count_launch(unsigned long long* counter) { *counter += 1; }
+
+void issue_empty_chain(int count, cudaStream_t stream) {
+  for (int i = 0; i < count; ++i) {
+    empty_kernel<<<1, 1, 0, stream>>>();
+    CUDA_CHECK_LAUNCH("empty_kernel");
+  }
+}
+
+void issue_counting_chain(unsigned long long* counter, int count, cudaStream_t stream) {
+  for (int i = 0; i < count; ++i) {
+    count_launch<<<1, 1, 0, stream>>>(counter);
+    CUDA_CHECK_LAUNCH("count_launch");
+  }
+}
+
+void issue_tiny_gemms(BatchBuffers& gemms, const StreamPool& pool) {
+  // The article's naive kernel whatever --kernel says: this run measures
+  // launch costs, and a 64³ GEMM is a few µs of GPU work with any kernel.
+  const Gemm naive(GemmChoice{.kernel = GemmKernel::naive});
+  pool.fork_from(pool[0]);
+  for (int batch = 0; batch < gemms.work().batches; ++batch) enqueue_gemm(naive, gemms, batch, pool.for_batch(batch));
+  pool.join_into(pool[0]);
+}
+
+// Captures whatever `issue` queues from pool stream 0 into one graph.
+template <class Issue>
+Graph capture(const StreamPool& pool, Issue&& issue) {
+  CUDA_CHECK(cudaStreamBeginCapture(pool[0], cudaStreamCaptureModeGlobal));
+  const CaptureGuard guard(pool);
+  issue();
+  return end_capture(pool[0]);
+}
+
+}  // namespace
+
+Workload tiny_gemm_workload(const TinyConfig& config) {
+  Workload work;
+  work.batches = config.count;
+  work.shape = GemmShape{config.size, config.size, config.size};
+  return work;
+}
+
+TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const TinyConfig& config) {
+  const cudaStream_t stream = pool[0];
+  TinyCosts costs;
+
+  // The empty chain, and its counting twin.
+  DeviceBuffer<unsigned long long> counter(1);
+  const Graph empty_graph = capture(pool, [&] { issue_empty_chain(config.count, stream); });
+  costs.empty_graph_nodes = empty_graph.node_count();
+  const GraphExec empty_exec = GraphExec::instantiate(empty_graph);
+  empty_exec.upload(stream);
+  const Graph counting_graph = capture(pool, [&] { issue_counting_chain(counter.data(), config.count, stream); });
+  const GraphExec counting_exec = GraphExec::instantiate(counting_graph);
+
+  // The tiny GEMMs: one device slot per GEMM, so every output stays to be
+  // verified; their inputs go to the device once, before any timing.
+  const Workload gemm_work = tiny_gemm_workload(config);
+  BatchBuffers gemms(gemm_work, config.host_memory, gemm_work.batches);
+  gemms.fill_inputs(config.seed);
+  for (int batch = 0; batch < gemm_work.batches; ++batch) enqueue_h2d(gemms, batch, stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  const Graph gemm_graph = capture(pool, [&] { issue_tiny_gemms(gemms, pool); });
+  costs.gemm_graph_nodes = gemm_graph.node_count();
+  const GraphExec gemm_exec = GraphExec::instantiate(gemm_graph);
+  gemm_exec.upload(stream);
+
+  costs.empty_checked = true;
+  int empty_runs = 0;
+  auto reset_counter = [&] {
+    CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned long long), stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  };
+  // The counting twin, once on the stream and once as a graph: the counter
+  // must show every launch.
+  auto check_counter = [&](const char* variant) {
+    unsigned long long value = 0;
+    CUDA_CHECK(cudaMemcpyAsync(&value, counter.data(), sizeof value, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    ++empty_runs;
+    if (value != static_cast<unsigned long long>(config.count) && costs.empty_checked) {
+      costs.empty_checked = false;
+      costs.empty_failure = std::string(variant) + " run " + std::to_string(empty_runs) + ": the counter reads " +
+                            std::to_string(value) + ", expected " + std::to_string(config.count);
+    }
+  };
+  reset_counter();
+  issue_counting_chain(counter.data(), config.count, stream);
+  check_counter("counting chain on a stream");
+  reset_counter();
+  counting_exec.launch(stream);
+  check_counter("counting chain as a graph");
+  if (costs.empty_graph_nodes != static_cast<std::size_t>(config.count) && costs.empty_checked) {
+    costs.empty_checked = false;
+    costs.empty_failure = "the empty chain's graph has " + std::to_string(costs.empty_graph_nodes) + " nodes, expected " +
+                          std::to_string(config.count);
+  }
+  auto poison_gemms = [&] { gemms.poison_outputs(stream); };
+  // Outputs stay on the device in the timed runs; copy them back to check them.
+  auto verify_gemms = [&] {
+    for (int batch = 0; batch < gemm_work.batches; ++batch) enqueue_d2h(gemms, batch, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return gemms.verify(config.seed);
+  };
+
+  EventTimer timer;
+  const std::vector<TimedVariant> variants = {
+      {
+          .prepare = nullptr,
+          .run = [&] { timer.start(stream); issue_empty_chain(config.count, stream); return timer.stop(); },
+          .after_last = nullptr,
+      },
+      {
+          .prepare = nullptr,
+          .run = [&] { timer.start(stream); empty_exec.launch(stream); return timer.stop(); },
+          .after_last = nullptr,
+      },
+      {
+          .prepare = poison_gemms,
+          .run = [&] { timer.start(stream); issue_tiny_gemms(gemms, pool); return timer.stop(); },
+          .after_last = [&] { costs.gemm_streams_check = verify_gemms(); },
+      },
+      {
+          .prepare = poison_gemms,
+          .run = [&] { timer.start(stream); gemm_exec.launch(stream); return timer.stop(); },
+          .after_last = [&] { costs.gemm_graph_check = verify_gemms(); },
+      },
+      {
+          .prepare = poison_gemms,
+          .run = [&] { return host_issue_time(stream, [&] { gemm_exec.launch(stream); }); },
+          .after_last = [&] { costs.gemm_launch_check = verify_gemms(); },
+      },
+  };
+  const std::vector<Summary> summaries = measure_interleaved(plan, variants);
+  costs.empty_streams = summaries[0];
+  costs.empty_graph = summaries[1];
+  costs.gemm_streams = summaries[2];
+  costs.gemm_graph = summaries[3];
+  costs.gemm_graph_launch_cpu = summaries[4];
+  return costs;
+}
+
+}  // namespace csg

@@ -1,0 +1,327 @@
+#include "cli/options.hpp"
+
+#include <cxxopts.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <climits>
+#include <filesystem>
+#include <regex>
+
+#include "base/errors.hpp"
+#include "workload/gemm_tiles.hpp"
+#include "base/units.hpp"
+
+namespace csg {
+namespace {
+
+constexpr long long kIntMax = INT_MAX;
+
+std::string range_text(long long min_value, long long max_value) {
+  return "[" + std::to_string(min_value) + ", " + std::to_string(max_value) + "]";
+}
+
+std::string join(const std::vector<std::string>& items, const char* separator) {
+  std::string text;
+  for (const auto& item : items) {
+    if (!text.empty()) text += separator;
+    text += item;
+  }
+  return text;
+}
+
+// cxxopts only knows one-letter names as short options (-m), but the suite's
+// flags are --m, --n, --k like every other flag. Rewrite "--m V" and "--m=V"
+// to cxxopts' "-mV" before parsing; the value may then start with '-' and
+// still reach the strict integer parser, which names the flag in its error.
+std::vector<std::string> normalise_one_letter_flags(const std::vector<std::string>& args,
+                                                    const std::vector<std::string>& one_letter) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.size() >= 3 && arg.compare(0, 2, "--") == 0 && (arg.size() == 3 || arg[3] == '=')) {
+      const std::string name = arg.substr(2, 1);
+      if (std::find(one_letter.begin(), one_letter.end(), name) != one_letter.end()) {
+        std::string value;
+        if (arg.size() > 3) {
+          value = arg.substr(4);
+        } else if (i + 1 < args.size()) {
+          value = args[++i];
+        } else {
+          throw UsageError("--" + name + " needs a value");
+        }
+        if (value.empty()) throw UsageError("--" + name + " needs a value");
+        out.push_back("-" + name + value);
+        continue;
+      }
+    }
+    out.push_back(arg);
+  }
+  return out;
+}
+
+}  // namespace
+
+long long parse_int(const std::string& flag, const std::string& text, long long min_value, long long max_value) {
+  long long value = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  const auto [end, error] = std::from_chars(first, last, value);
+  const std::string expected = "--" + flag + " takes an integer in " + range_text(min_value, max_value);
+  if (text.empty() || error == std::errc::invalid_argument || end != last) {
+    throw UsageError(expected + ", got '" + text + "'");
+  }
+  if (error == std::errc::result_out_of_range || value < min_value || value > max_value) {
+    throw UsageError(expected + ", got " + text);
+  }
+  return value;
+}
+
+std::vector<long long> parse_int_list(const std::string& flag, const std::string& text, long long min_value,
+                                      long long max_value) {
+  const std::string expected = "--" + flag + " takes a comma-separated list of integers in " +
+                               range_text(min_value, max_value);
+  std::vector<long long> values;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = text.find(',', begin);
+    const std::string item = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    if (item.empty()) throw UsageError(expected + ", got '" + text + "' (an empty item)");
+    values.push_back(parse_int(flag, item, min_value, max_value));
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  return values;
+}
+
+std::vector<HostMemory> parse_host_memory_list(const std::string& text, const std::vector<HostMemory>& choices) {
+  std::vector<std::string> names;
+  for (HostMemory kind : choices) names.emplace_back(to_string(kind));
+  const std::string expected = "--host-memory takes one of " + join(names, "|") + ", or a comma-separated list of them";
+  std::vector<HostMemory> kinds;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = text.find(',', begin);
+    const std::string item = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    const auto kind = parse_host_memory(item);
+    if (!kind || std::find(choices.begin(), choices.end(), *kind) == choices.end()) {
+      throw UsageError(expected + ", got '" + text + "'");
+    }
+    if (std::find(kinds.begin(), kinds.end(), *kind) != kinds.end()) {
+      throw UsageError("--host-memory lists " + item + " twice");
+    }
+    kinds.push_back(*kind);
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  std::sort(kinds.begin(), kinds.end());
+  return kinds;
+}
+
+void check_output_path(const std::string& flag, const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string prefix = "--" + flag + " " + path + ": ";
+  if (path.empty()) throw UsageError("--" + flag + " needs a file name");
+  std::error_code ec;
+  const fs::path target(path);
+  if (fs::is_directory(target, ec)) throw UsageError(prefix + "is a directory, expected a file name");
+  fs::path dir = target.parent_path();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec)) throw UsageError(prefix + "directory " + dir.string() + " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0) throw UsageError(prefix + "directory " + dir.string() + " is not writable");
+}
+
+void validate(const CommonOptions& options) {
+  const Workload& w = options.work;
+  const long long max_rows = max_gemm_rows(options.gemm.kernel);
+  if (max_rows > 0 && w.shape.m > max_rows) {
+    throw UsageError("--m takes at most " + std::to_string(max_rows) + " rows with --kernel " +
+                     std::string(to_string(options.gemm.kernel)) + " (its grid has at most 65535 blocks of " +
+                     std::to_string(max_rows / kMaxGridY) + " rows), got " + std::to_string(w.shape.m));
+  }
+  // Every byte count the run will allocate or copy must fit in 64 bits.
+  const auto a_elems = checked_mul(std::uint64_t(w.shape.m), std::uint64_t(w.shape.k));
+  const auto b_elems = checked_mul(std::uint64_t(w.shape.k), std::uint64_t(w.shape.n));
+  const auto c_elems = checked_mul(std::uint64_t(w.shape.m), std::uint64_t(w.shape.n));
+  auto total_bytes = [&](std::optional<std::uint64_t> elems, std::uint64_t copies) -> std::optional<std::uint64_t> {
+    if (!elems) return std::nullopt;
+    const auto bytes = checked_mul(*elems, sizeof(float));
+    return bytes ? checked_mul(*bytes, copies) : std::nullopt;
+  };
+  const auto a_bytes = total_bytes(a_elems, std::uint64_t(w.batches));
+  const auto b_bytes = total_bytes(b_elems, 1);
+  const auto c_bytes = total_bytes(c_elems, std::uint64_t(w.batches));
+  const auto ab = (a_bytes && b_bytes) ? checked_add(*a_bytes, *b_bytes) : std::nullopt;
+  const auto all = (ab && c_bytes) ? checked_add(*ab, *c_bytes) : std::nullopt;
+  if (!all) {
+    throw UsageError("--batches " + std::to_string(w.batches) + " --m " + std::to_string(w.shape.m) + " --n " +
+                     std::to_string(w.shape.n) + " --k " + std::to_string(w.shape.k) +
+                     ": the buffers' byte counts overflow 64 bits; choose smaller sizes");
+  }
+  if (!options.json_path.empty()) check_output_path("json", options.json_path);
+}
+
+StageCli::StageCli(std::string program, std::string description, CommonDefaults defaults)
+    : program_(std::move(program)),
+      defaults_(std::move(defaults)),
+      options_(std::make_unique<cxxopts::Options>(program_, std::move(description))) {
+  options_->set_width(120);
+  options_->add_options()("h,help", "Show this help and exit");
+  const std::string unused = defaults_.gemm_workload ? "" : "Unused by this stage. ";
+  add_int("batches", unused + "Number of GEMMs C_i = A_i*B (the article: 100)", 100, 1, kIntMax);
+  add_int("m", unused + "Rows of A_i and C_i", 1024, 1, kIntMax);
+  add_int("n", unused + "Columns of B and C_i", 1024, 1, kIntMax);
+  add_int("k", unused + "Columns of A_i, rows of B", 512, 1, kIntMax);
+  add_int("warmup", "Untimed runs before timing each variant", 2, 0, 1000);
+  add_int("repeats", "Timed runs per variant; the median is reported", 10, 1, 100000);
+  add_int("seed", "Seed of the input data and of the verification", 1, 0, LLONG_MAX);
+  std::vector<std::string> kinds;
+  for (HostMemory kind : defaults_.host_memory_choices) kinds.emplace_back(to_string(kind));
+  if (defaults_.host_memory_list) {
+    add_text("host-memory", "Host memory kinds to measure, comma-separated, from " + join(kinds, "|"),
+             join(kinds, ","), "LIST");
+  } else {
+    add_choice("host-memory", "Host memory for A and C", std::string(to_string(defaults_.host_memory)), kinds);
+  }
+  if (defaults_.gemm_workload) {
+    add_choice("kernel",
+               "GEMM: naive (the article's kernel), tiled (shared-memory tiles, 4x4 per thread), cublas "
+               "(cublasSgemm)",
+               "naive", {"naive", "tiled", "cublas"});
+    add_flag("tf32", "With --kernel cublas: TF32 tensor cores (exact on the suite's integer data)");
+  }
+  options_->add_options()("json", "Write results to FILE (schema cuda-streams-graphs/result/v1)",
+                          cxxopts::value<std::string>(), "FILE");
+}
+
+StageCli::~StageCli() = default;
+
+void StageCli::add_int(const std::string& name, const std::string& help, long long default_value,
+                       long long min_value, long long max_value) {
+  int_specs_[name] = IntSpec{min_value, max_value};
+  options_->add_options()(name, help + " " + range_text(min_value, max_value),
+                          cxxopts::value<std::string>()->default_value(std::to_string(default_value)), "N");
+}
+
+void StageCli::add_choice(const std::string& name, const std::string& help, const std::string& default_value,
+                          std::vector<std::string> choices) {
+  options_->add_options()(name, help + ": " + join(choices, "|"),
+                          cxxopts::value<std::string>()->default_value(default_value), "KIND");
+  choice_specs_[name] = std::move(choices);
+}
+
+void StageCli::add_flag(const std::string& name, const std::string& help) {
+  options_->add_options()(name, help);
+  flag_names_.push_back(name);
+}
+
+void StageCli::add_text(const std::string& name, const std::string& help, const std::string& default_value,
+                        const std::string& placeholder) {
+  // An empty default is left out of cxxopts (its help would show `(default: "")`).
+  if (default_value.empty()) {
+    options_->add_options()(name, help, cxxopts::value<std::string>(), placeholder);
+  } else {
+    options_->add_options()(name, help, cxxopts::value<std::string>()->default_value(default_value), placeholder);
+  }
+  text_names_.push_back(name);
+  text_defaults_[name] = default_value;
+}
+
+std::string StageCli::help() const {
+  // Show the one-letter flags the way the suite spells them (--m, not -m).
+  static const std::regex one_letter_line(R"(\n  -([a-z]) N {5})");
+  std::string text = std::regex_replace(options_->help(), one_letter_line, "\n      --$1 N");
+  text +=
+      "\nExit codes: 0 ran and verified, 1 CUDA error or failed verification,\n"
+      "            2 bad usage or too large for this machine, 77 no CUDA device.\n";
+  return text;
+}
+
+std::optional<CommonOptions> StageCli::parse(int argc, const char* const* argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  return parse(args);
+}
+
+std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw_args) {
+  std::vector<std::string> one_letter;
+  for (const auto& [name, spec] : int_specs_) {
+    if (name.size() == 1) one_letter.push_back(name);
+  }
+  const std::vector<std::string> args = normalise_one_letter_flags(raw_args, one_letter);
+  std::vector<const char*> argv{program_.c_str()};
+  for (const auto& arg : args) argv.push_back(arg.c_str());
+
+  cxxopts::ParseResult result;
+  try {
+    result = options_->parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const std::exception& error) {  // cxxopts 2.x and 3.x both derive from std::exception
+    throw UsageError(error.what());
+  }
+  // Every option at most once: with two values, which one counts is a guess.
+  std::vector<std::string> all_names = text_names_;
+  all_names.insert(all_names.end(), flag_names_.begin(), flag_names_.end());
+  for (const auto& [name, spec] : int_specs_) all_names.push_back(name);
+  for (const auto& [name, choices] : choice_specs_) all_names.push_back(name);
+  all_names.push_back("json");
+  for (const auto& name : all_names) {
+    if (result.count(name) > 1) throw UsageError("--" + name + " is given twice");
+  }
+  // No value of a text option starts with "--": "--sizes --json f" lacks the value.
+  std::vector<std::string> valued = text_names_;
+  valued.push_back("json");
+  for (const auto& name : valued) {
+    if (result.count(name) != 0 && result[name].as<std::string>().rfind("--", 0) == 0) {
+      throw UsageError("--" + name + " needs a value");
+    }
+  }
+  if (!result.unmatched().empty()) throw UsageError("unexpected argument '" + result.unmatched().front() + "'");
+  if (result.count("help") != 0) return std::nullopt;
+
+  for (const auto& [name, spec] : int_specs_) {
+    ints_[name] = parse_int(name, result[name].as<std::string>(), spec.min_value, spec.max_value);
+  }
+  for (const auto& [name, choices] : choice_specs_) {
+    const std::string value = result[name].as<std::string>();
+    if (std::find(choices.begin(), choices.end(), value) == choices.end()) {
+      throw UsageError("--" + name + " takes one of " + join(choices, "|") + ", got '" + value + "'");
+    }
+    strings_[name] = value;
+  }
+  for (const auto& name : flag_names_) flags_[name] = result.count(name) != 0;
+  for (const auto& name : text_names_) {
+    strings_[name] = result.count(name) != 0 || !text_defaults_.at(name).empty() ? result[name].as<std::string>() : "";
+  }
+  for (const auto& [name, spec] : int_specs_) given_[name] = result.count(name) != 0;
+  for (const auto& name : text_names_) given_[name] = result.count(name) != 0;
+  for (const auto& [name, choices] : choice_specs_) given_[name] = result.count(name) != 0;
+  for (const auto& name : flag_names_) given_[name] = flags_[name];
+
+  CommonOptions options;
+  options.work.batches = static_cast<int>(ints_.at("batches"));
+  options.work.shape = GemmShape{static_cast<int>(ints_.at("m")), static_cast<int>(ints_.at("n")),
+                                 static_cast<int>(ints_.at("k"))};
+  options.plan = RepeatPlan{static_cast<int>(ints_.at("warmup")), static_cast<int>(ints_.at("repeats"))};
+  options.seed = static_cast<std::uint64_t>(ints_.at("seed"));
+  if (defaults_.host_memory_list) {
+    options.host_memories = parse_host_memory_list(strings_.at("host-memory"), defaults_.host_memory_choices);
+  } else {
+    options.host_memories = {*parse_host_memory(strings_.at("host-memory"))};
+  }
+  options.host_memory = options.host_memories.front();
+  if (defaults_.gemm_workload) options.gemm = parse_gemm_choice(strings_.at("kernel"), flags_.at("tf32"));
+  if (result.count("json") != 0) {
+    options.json_path = result["json"].as<std::string>();
+    if (options.json_path.empty()) throw UsageError("--json needs a file name");
+  }
+  validate(options);
+  return options;
+}
+
+long long StageCli::get_int(const std::string& name) const { return ints_.at(name); }
+const std::string& StageCli::get_string(const std::string& name) const { return strings_.at(name); }
+bool StageCli::get_flag(const std::string& name) const { return flags_.at(name); }
+bool StageCli::given(const std::string& name) const { return given_.at(name); }
+
+}  // namespace csg

@@ -1,0 +1,123 @@
+// Command-line options shared by every stage, parsed with cxxopts and validated
+// in one place, before any CUDA call. Every stage accepts the same names:
+//   --batches --m --n --k --warmup --repeats --seed --json FILE --host-memory KIND
+// Numbers are parsed strictly here (no "12x", no "-1", no values past the
+// type's range), so bad input gives the same one-line message everywhere.
+// A stage adds its own options through the same add_* calls.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workload/gemm_choice.hpp"
+#include "cuda/host_buffer.hpp"
+#include "measure/stats.hpp"
+#include "workload/workload.hpp"
+
+namespace cxxopts {
+class Options;
+}
+
+namespace csg {
+
+struct CommonOptions {
+  Workload work;
+  RepeatPlan plan;
+  std::uint64_t seed = 1;
+  std::string json_path;  // empty: no JSON
+  HostMemory host_memory = HostMemory::pageable;
+  // With CommonDefaults::host_memory_list: every kind given, in the order
+  // pageable, pinned, registered, write_combined (host_memory is the first).
+  std::vector<HostMemory> host_memories;
+  GemmChoice gemm;  // --kernel, --tf32 (stages that run the GEMM workload)
+};
+
+// What a stage starts from when the user says nothing.
+struct CommonDefaults {
+  HostMemory host_memory = HostMemory::pageable;
+  std::vector<HostMemory> host_memory_choices = {HostMemory::pageable, HostMemory::pinned};
+  // true: --host-memory takes a comma-separated list of kinds (default: every
+  // choice), for a stage that measures several kinds (02).
+  bool host_memory_list = false;
+  // false: the stage does not run the GEMM workload; --batches, --m, --n, --k
+  // are still accepted (scripts pass them to every stage) and say so in --help;
+  // --kernel and --tf32 are not offered. true: both are, default the article's naive kernel.
+  bool gemm_workload = true;
+};
+
+class StageCli {
+ public:
+  StageCli(std::string program, std::string description, CommonDefaults defaults = {});
+  ~StageCli();
+  StageCli(const StageCli&) = delete;
+  StageCli& operator=(const StageCli&) = delete;
+
+  // Stage-specific options, read after parse() with get_int / get_string / get_flag.
+  void add_int(const std::string& name, const std::string& help, long long default_value,
+               long long min_value, long long max_value);
+  void add_choice(const std::string& name, const std::string& help, const std::string& default_value,
+                  std::vector<std::string> choices);
+  void add_flag(const std::string& name, const std::string& help);
+  // Free text (a list, a file name); the stage parses it, e.g. with parse_int_list.
+  void add_text(const std::string& name, const std::string& help, const std::string& default_value,
+                const std::string& placeholder);
+
+  // Parses and validates. Returns nothing after printing --help (exit 0);
+  // throws UsageError for anything wrong.
+  std::optional<CommonOptions> parse(int argc, const char* const* argv);
+  std::optional<CommonOptions> parse(const std::vector<std::string>& args);  // args without argv[0]
+
+  long long get_int(const std::string& name) const;
+  const std::string& get_string(const std::string& name) const;
+  bool get_flag(const std::string& name) const;
+  // Whether the user gave the option (as opposed to its default).
+  bool given(const std::string& name) const;
+
+  std::string help() const;
+
+ private:
+  struct IntSpec {
+    long long min_value;
+    long long max_value;
+  };
+  std::string program_;
+  CommonDefaults defaults_;
+  std::unique_ptr<cxxopts::Options> options_;
+  std::map<std::string, IntSpec> int_specs_;
+  std::map<std::string, std::vector<std::string>> choice_specs_;
+  std::vector<std::string> flag_names_;
+  std::vector<std::string> text_names_;
+  std::map<std::string, std::string> text_defaults_;
+  std::map<std::string, long long> ints_;
+  std::map<std::string, std::string> strings_;
+  std::map<std::string, bool> flags_;
+  std::map<std::string, bool> given_;
+};
+
+// Strict integer parsing: the whole text must be a decimal integer in
+// [min_value, max_value]. Throws UsageError naming the flag and the range.
+long long parse_int(const std::string& flag, const std::string& text, long long min_value, long long max_value);
+
+// Strict comma-separated integers ("1,2,4,8"): every item as parse_int, no
+// empty items ("1,,2", ",", ""). Throws UsageError naming the flag.
+std::vector<long long> parse_int_list(const std::string& flag, const std::string& text, long long min_value,
+                                      long long max_value);
+
+// Strict comma-separated host memory kinds from `choices`, no repeats, in
+// enum order. Throws UsageError naming --host-memory.
+std::vector<HostMemory> parse_host_memory_list(const std::string& text, const std::vector<HostMemory>& choices);
+
+// Cross-field checks on a parsed set: byte counts that overflow 64 bits,
+// shapes the chosen kernel's grid can't cover, an unwritable --json path.
+// Throws UsageError.
+void validate(const CommonOptions& options);
+
+// Throws UsageError unless `path` can be created: its directory exists and is
+// writable, and the path itself is not a directory.
+void check_output_path(const std::string& flag, const std::string& path);
+
+}  // namespace csg

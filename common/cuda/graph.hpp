@@ -1,0 +1,91 @@
+// Graph and GraphExec: move-only owners of cudaGraph_t and cudaGraphExec_t.
+// A GraphExec exists only as the result of instantiating a Graph, through
+// cudaGraphInstantiateWithParams, the CUDA 12+ call that reports why an
+// instantiation failed (the article's five-argument cudaGraphInstantiate is
+// the CUDA 11 form: on CUDA 12+ it silently drops the error node and log).
+#pragma once
+
+#include <cstddef>
+#include <utility>
+
+#include "cuda/check.hpp"
+
+namespace csg {
+
+class Graph {
+ public:
+  Graph() = default;
+  // Takes ownership of a graph returned by cudaStreamEndCapture or cudaGraphCreate.
+  explicit Graph(cudaGraph_t graph) noexcept : graph_(graph) {}
+  ~Graph() { reset(); }
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  Graph(Graph&& other) noexcept : graph_(std::exchange(other.graph_, nullptr)) {}
+  Graph& operator=(Graph&& other) noexcept {
+    if (this != &other) {
+      reset();
+      graph_ = std::exchange(other.graph_, nullptr);
+    }
+    return *this;
+  }
+
+  cudaGraph_t get() const noexcept { return graph_; }
+  explicit operator bool() const noexcept { return graph_ != nullptr; }
+  std::size_t node_count() const;
+  std::size_t edge_count() const;
+
+ private:
+  void reset() noexcept {
+    if (graph_ != nullptr) CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph_));
+    graph_ = nullptr;
+  }
+  cudaGraph_t graph_ = nullptr;
+};
+
+struct InstantiateOptions {
+  unsigned long long flags = 0;
+  // With flags including cudaGraphInstantiateFlagUpload, the graph is uploaded
+  // to the device on this stream during instantiation.
+  cudaStream_t upload_stream = nullptr;
+};
+
+class GraphExec {
+ public:
+  // Throws CudaError naming cudaGraphInstantiateResult and the failing node's type.
+  static GraphExec instantiate(const Graph& graph, const InstantiateOptions& options = {});
+
+  GraphExec() = default;
+  ~GraphExec() { reset(); }
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+  GraphExec(GraphExec&& other) noexcept : exec_(std::exchange(other.exec_, nullptr)) {}
+  GraphExec& operator=(GraphExec&& other) noexcept {
+    if (this != &other) {
+      reset();
+      exec_ = std::exchange(other.exec_, nullptr);
+    }
+    return *this;
+  }
+
+  cudaGraphExec_t get() const noexcept { return exec_; }
+  void upload(cudaStream_t stream) const { CUDA_CHECK(cudaGraphUpload(exec_, stream)); }
+  void launch(cudaStream_t stream) const { CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+
+ private:
+  explicit GraphExec(cudaGraphExec_t exec) noexcept : exec_(exec) {}
+  void reset() noexcept {
+    if (exec_ != nullptr) CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec_));
+    exec_ = nullptr;
+  }
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+// Ends the capture begun on `stream` and owns the result. If the capture was
+// invalidated (an illegal call during capture, an unjoined fork), throws the
+// CudaError that cudaStreamEndCapture returned; the stream is no longer capturing.
+Graph end_capture(cudaStream_t stream);
+
+std::string_view to_string(cudaGraphInstantiateResult result);
+std::string_view to_string(cudaGraphNodeType type);
+
+}  // namespace csg

@@ -1,0 +1,49 @@
+#include "measure/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace csg {
+
+Summary summarize(std::vector<Millis> samples) {
+  if (samples.empty()) throw std::invalid_argument("summarize: no samples");
+  Summary s;
+  for (const Millis& sample : samples) s.samples_ms.push_back(sample.count());
+  std::sort(samples.begin(), samples.end());
+  const std::size_t n = samples.size();
+  s.samples = static_cast<int>(n);
+  s.min_ms = samples.front().count();
+  s.max_ms = samples.back().count();
+  s.median_ms = (n % 2 == 1) ? samples[n / 2].count()
+                             : 0.5 * (samples[n / 2 - 1].count() + samples[n / 2].count());
+  // Nearest rank: ceil(0.95·n), 1-based.
+  const std::size_t rank = static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(n)));
+  s.p95_ms = samples[std::max<std::size_t>(rank, 1) - 1].count();
+  return s;
+}
+
+std::vector<Summary> measure_interleaved(const RepeatPlan& plan, const std::vector<TimedVariant>& variants) {
+  for (int round = 0; round < plan.warmup; ++round) {
+    for (const auto& variant : variants) {
+      if (variant.prepare) variant.prepare();
+      static_cast<void>(variant.run());
+    }
+  }
+  std::vector<std::vector<Millis>> samples(variants.size());
+  for (int round = 0; round < plan.repeats; ++round) {
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      if (variants[v].prepare) variants[v].prepare();
+      samples[v].push_back(variants[v].run());
+      if (round + 1 == plan.repeats && variants[v].after_last) variants[v].after_last();
+    }
+  }
+  std::vector<Summary> summaries;
+  for (auto& variant_samples : samples) summaries.push_back(summarize(std::move(variant_samples)));
+  return summaries;
+}
+
+double gbps(double bytes, double ms) { return ms > 0.0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; }
+double gflops(double flops, double ms) { return ms > 0.0 ? flops / (ms * 1e-3) / 1e9 : 0.0; }
+
+}  // namespace csg

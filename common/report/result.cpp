@@ -1,0 +1,145 @@
+#include "report/result.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "report/table.hpp"
+
+namespace csg {
+namespace {
+
+nlohmann::json optional_int(const std::optional<int>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+// JSON has no NaN; a throughput that does not apply is written as null.
+nlohmann::json rate(double value) { return value > 0.0 && std::isfinite(value) ? nlohmann::json(value) : nullptr; }
+
+}  // namespace
+
+nlohmann::json config_json(const CommonOptions& options) {
+  return {
+      {"batches", options.work.batches},
+      {"m", options.work.shape.m},
+      {"n", options.work.shape.n},
+      {"k", options.work.shape.k},
+      {"host_memory", std::string(to_string(options.host_memory))},
+      {"kernel", std::string(to_string(options.gemm.kernel))},
+      {"tf32", options.gemm.tf32},
+      {"warmup", options.plan.warmup},
+      {"repeats", options.plan.repeats},
+      {"seed", options.seed},
+  };
+}
+
+nlohmann::json to_json(const DeviceInfo& device) {
+  return {
+      {"name", device.name},
+      {"compute_capability", device.compute_capability()},
+      {"sm_count", device.sm_count},
+      {"async_engines", device.async_engines},
+      {"total_memory_bytes", device.total_memory_bytes},
+      {"pci_bus_id", device.pci_bus_id},
+      {"pcie_gen", optional_int(device.pcie_gen)},
+      {"pcie_width", optional_int(device.pcie_width)},
+      {"pcie_gen_max", optional_int(device.pcie_gen_max)},
+      {"pcie_width_max", optional_int(device.pcie_width_max)},
+      {"driver_version", device.driver_version},
+      {"runtime_version", device.runtime_version},
+  };
+}
+
+nlohmann::json to_json(const Measurement& m) {
+  return {
+      {"name", m.name},
+      {"params", m.params},
+      {"median_ms", m.stats.median_ms},
+      {"min_ms", m.stats.min_ms},
+      {"max_ms", m.stats.max_ms},
+      {"p95_ms", m.stats.p95_ms},
+      {"samples", m.stats.samples},
+      {"samples_ms", m.stats.samples_ms},
+      {"gflops", rate(gflops(m.work.flops, m.stats.median_ms))},
+      {"gbps", rate(gbps(m.work.bytes, m.stats.median_ms))},
+      {"verified", m.verifiable ? nlohmann::json(m.verified) : nlohmann::json(nullptr)},
+  };
+}
+
+nlohmann::json to_json(const StageResult& result) {
+  nlohmann::json measurements = nlohmann::json::array();
+  for (const auto& m : result.measurements) measurements.push_back(to_json(m));
+  nlohmann::json verification = {
+      {"passed", result.verification.passed},
+      {"batches_checked", result.verification.batches_checked},
+      {"variants_checked", result.variants_verified},
+      {"method", result.verification.method},
+  };
+  if (!result.verification.passed) verification["failure"] = result.verification.message();
+  return {
+      {"schema", kResultSchema},   {"stage", result.stage},
+      {"device", to_json(result.device)}, {"config", result.config},
+      {"measurements", measurements}, {"bounds", result.bounds},
+      {"verification", verification},
+  };
+}
+
+void write_json_file(const std::string& path, const nlohmann::json& document) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path temporary = target.string() + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + temporary.string());
+    out << document.dump(2) << '\n';
+    out.flush();
+    if (!out) {
+      out.close();
+      std::error_code ignored;
+      fs::remove(temporary, ignored);
+      throw std::runtime_error("writing " + temporary.string() + " failed");
+    }
+  }
+  std::error_code error;
+  fs::rename(temporary, target, error);
+  if (error) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw std::runtime_error("cannot rename " + temporary.string() + " to " + path + ": " + error.message());
+  }
+}
+
+std::string compact_params(const nlohmann::json& params) {
+  std::string text;
+  for (const auto& [key, value] : params.items()) {
+    std::string item;
+    if (value.is_boolean()) {
+      if (!value.get<bool>()) continue;  // a false flag says nothing
+      item = key;
+    } else if (value.is_string()) {
+      item = value.get<std::string>();
+    } else {
+      item = key + "=" + value.dump();
+    }
+    if (!text.empty()) text += ' ';
+    text += item;
+  }
+  return text.empty() ? "-" : text;
+}
+
+void print_measurements(std::ostream& out, const std::vector<Measurement>& measurements) {
+  Table table({"variant", "params", "median ms", "min ms", "p95 ms", "max ms", "GFLOP/s", "GB/s", "verified"});
+  for (const auto& m : measurements) {
+    const double flops = gflops(m.work.flops, m.stats.median_ms);
+    const double bytes = gbps(m.work.bytes, m.stats.median_ms);
+    table.add_row({m.name, compact_params(m.params), fixed(m.stats.median_ms, 2), fixed(m.stats.min_ms, 2), fixed(m.stats.p95_ms, 2),
+                   fixed(m.stats.max_ms, 2), flops > 0 ? fixed(flops, 0) : "-", bytes > 0 ? fixed(bytes, 1) : "-",
+                   !m.verifiable ? "n/a" : m.verified ? "yes" : "NO"});
+  }
+  table.print(out);
+}
+
+}  // namespace csg

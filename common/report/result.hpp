@@ -1,0 +1,60 @@
+// The results of one stage run: printed as one table and written as JSON in
+// the schema "cuda-streams-graphs/result/v1" (see DESIGN.md). Scripts and tests
+// read these names; add fields freely, never rename.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "report/device_info.hpp"
+#include "cli/options.hpp"
+#include "measure/stats.hpp"
+#include "workload/verify.hpp"
+
+namespace csg {
+
+inline constexpr const char* kResultSchema = "cuda-streams-graphs/result/v1";
+
+struct Measurement {
+  std::string name;                                   // variant, e.g. "serial"
+  nlohmann::json params = nlohmann::json::object();   // what distinguishes it, e.g. {"host_memory": "pinned"}
+  Summary stats;
+  Work work;              // bytes over PCIe and FLOPs of one run; 0 where it does not apply
+  bool verified = false;  // every batch checked after this variant's runs
+  // False for a measurement with no output to check (an allocation cost, a
+  // CPU issue time): JSON "verified" is then null and tables print "n/a".
+  bool verifiable = true;
+};
+
+struct StageResult {
+  std::string stage;
+  DeviceInfo device;
+  nlohmann::json config = nlohmann::json::object();
+  std::vector<Measurement> measurements;
+  nlohmann::json bounds = nlohmann::json::object();  // e.g. {"h2d_sum_ms": 4.08}
+  VerifyResult verification;
+  int variants_verified = 0;
+};
+
+// Config fields common to every stage: batches, m, n, k, host_memory, kernel, warmup, repeats, seed.
+nlohmann::json config_json(const CommonOptions& options);
+nlohmann::json to_json(const DeviceInfo& device);
+nlohmann::json to_json(const Measurement& measurement);
+nlohmann::json to_json(const StageResult& result);
+
+// Writes whole or not at all: a temporary file next to `path`, then rename.
+// Throws std::runtime_error naming the path on failure.
+void write_json_file(const std::string& path, const nlohmann::json& document);
+
+// A measurement's params on one line: string values as they are, numbers as
+// key=value, true flags by their key, false flags left out
+// in key order ({"streams": 8, "order": "depth_first", "sweep": false} -> "depth_first streams=8").
+std::string compact_params(const nlohmann::json& params);
+
+// One row per measurement: variant, params, median, min, p95, max (ms), GFLOP/s, GB/s, verified.
+void print_measurements(std::ostream& out, const std::vector<Measurement>& measurements);
+
+}  // namespace csg

@@ -1,0 +1,77 @@
+#include "report/serial_report.hpp"
+
+#include "report/table.hpp"
+
+namespace csg {
+
+std::string describe_workload(const Workload& work, const GemmChoice& gemm) {
+  const auto& s = work.shape;
+  auto dims = [](int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); };
+  return std::to_string(work.batches) + " batches of C_i = A_i*B: A_i " + dims(s.m, s.k) + ", B " + dims(s.k, s.n) +
+         ", C_i " + dims(s.m, s.n) + " (float), " + gemm_name(gemm) + " GEMM";
+}
+
+StageResult serial_result(const std::string& stage, const DeviceInfo& device, const CommonOptions& options,
+                          const Summary& total, const StageSums& sums, const VerifyResult& serial_check,
+                          const VerifyResult& sums_check) {
+  const Workload& work = options.work;
+  const double batches = double(work.batches);
+  const double h2d_bytes = batches * double(work.a_bytes());
+  const double d2h_bytes = batches * double(work.c_bytes());
+  const double flops = batches * work.flops_per_batch();
+  const nlohmann::json memory = {{"host_memory", std::string(to_string(options.host_memory))}};
+
+  StageResult result;
+  result.stage = stage;
+  result.device = device;
+  result.config = config_json(options);
+  result.measurements = {
+      {"serial", memory, total, Work{h2d_bytes + d2h_bytes, flops}, serial_check.passed},
+      {"h2d_sum", memory, sums.h2d, Work{h2d_bytes, 0.0}, sums_check.passed},
+      {"kernel_sum", nlohmann::json::object(), sums.kernel, Work{0.0, flops}, sums_check.passed},
+      {"d2h_sum", memory, sums.d2h, Work{d2h_bytes, 0.0}, sums_check.passed},
+  };
+  result.bounds = {
+      {"h2d_sum_ms", sums.h2d.median_ms},
+      {"kernel_sum_ms", sums.kernel.median_ms},
+      {"d2h_sum_ms", sums.d2h.median_ms},
+      {"stage_sum_ms", sums.sum_ms()},
+      {"total_over_stage_sum", total.median_ms / sums.sum_ms()},
+      {"kernel", gemm_name(options.gemm)},
+      {"kernel_gflops", gflops(flops, sums.kernel.median_ms)},
+  };
+  result.verification = serial_check.passed ? sums_check : serial_check;
+  result.variants_verified = int(serial_check.passed) + int(sums_check.passed);
+  return result;
+}
+
+void print_serial_result(std::ostream& out, const StageResult& result, const CommonOptions& options,
+                         const StageSums& sums) {
+  out << result.stage << " on " << result.device.summary() << '\n'
+      << describe_workload(options.work, options.gemm) << ", " << to_string(options.host_memory)
+      << " host memory; median of " << options.plan.repeats << " runs after " << options.plan.warmup
+      << " warm-up\n\n";
+  print_measurements(out, result.measurements);
+
+  const double total_ms = result.measurements.front().stats.median_ms;
+  const double sum_ms = sums.sum_ms();
+  out << "\nstage sums: H2D " << fixed(sums.h2d.median_ms, 2) << " + kernels " << fixed(sums.kernel.median_ms, 2)
+      << " + D2H " << fixed(sums.d2h.median_ms, 2) << " = " << fixed(sum_ms, 2) << " ms\n"
+      << "serial total " << fixed(total_ms, 2) << " ms = " << fixed(total_ms / sum_ms, 2)
+      << " x the sum of the stages: ";
+  if (total_ms >= 0.9 * sum_ms) {
+    out << "nothing overlapped. While the SMs compute, the PCIe link idles, and vice versa.\n";
+  } else {
+    out << "less than the sum, so some work overlapped.\n";
+  }
+  out << "the " << gemm_name(options.gemm) << " kernels alone: "
+      << fixed(gflops(options.work.batches * options.work.flops_per_batch(), sums.kernel.median_ms), 0)
+      << " GFLOP/s; the serial run end to end: "
+      << fixed(gflops(options.work.batches * options.work.flops_per_batch(), total_ms), 0) << " GFLOP/s\n";
+  const double longest = std::max({sums.h2d.median_ms, sums.kernel.median_ms, sums.d2h.median_ms});
+  out << "an overlapped pipeline could approach the longest stage, " << fixed(longest, 2) << " ms ("
+      << fixed(total_ms / longest, 1) << "x less).\n\n"
+      << result.verification.message() << (result.variants_verified == 2 ? ", in both passes" : "") << '\n';
+}
+
+}  // namespace csg
