@@ -13,15 +13,19 @@
 // under the longer.
 #pragma once
 
+#include <cuda_runtime_api.h>
 #include <functional>
+#include <ostream>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "copy_buffers.hpp"
 #include "cuda/host_buffer.hpp"
 #include "measure/stats.hpp"
+#include "timeline/cupti_recorder.hpp"
 
-namespace csg {
+namespace csg::copies {
 
 struct OverlapCase {
   HostMemory kind = HostMemory::pageable;
@@ -58,4 +62,39 @@ OverlapMeasurements measure_overlap(const RepeatPlan& plan, std::span<const Host
                                     const std::function<Millis(HostMemory, CopyDirection)>& copy_alone,
                                     const std::function<OverlapRun(const OverlapCase&)>& together);
 
-}  // namespace csg
+}  // namespace csg::copies
+
+// ---- the experiment drawn ----------------------------------------------
+// Stage 02's third experiment, drawn from what ran: one busy kernel on one
+// stream and one cudaMemcpyAsync on another, recorded with CUPTI (one extra,
+// untimed run per case). The picture shows the article's claim and where it
+// is half true: from pageable memory, a copy issued after the kernel still
+// runs beside it; a copy issued first holds the host, and the kernel starts
+// only after it.
+
+namespace csg::copies {
+
+// The cases worth drawing, of those measured: H2D from pageable memory with
+// the kernel queued first and with the copy issued first, and from pinned
+// memory issued first. Only kinds in `kinds` (pageable, pinned) are drawn.
+std::vector<OverlapCase> overlap_timeline_cases(const std::vector<HostMemory>& kinds);
+
+// "pageable H2D, kernel then copy"
+std::string describe(const OverlapCase& c);
+
+struct OverlapPicture {
+  std::string label;
+  RecordedTimeline recorded;
+};
+
+// Records `run` once with CUPTI: row 0 is `kernel_stream`, row 1 `copy_stream`.
+// When CUPTI can't start, the picture is not recorded and says why.
+OverlapPicture record_overlap_timeline(const OverlapCase& c, cudaStream_t kernel_stream, cudaStream_t copy_stream,
+                                        const std::function<void()>& run);
+
+// One picture per case, with its overlap figures; with a trace path, every
+// case in one Chrome trace, one after another in time, two tracks per case.
+void report_overlap_timelines(std::ostream& out, const std::vector<OverlapPicture>& timelines,
+                              const std::string& trace_path);
+
+}  // namespace csg::copies

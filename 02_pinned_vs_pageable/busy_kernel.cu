@@ -4,7 +4,7 @@
 
 #include "cuda/check.hpp"
 
-namespace csg {
+namespace csg::copies {
 namespace {
 
 constexpr int kBusyThreadsPerBlock = 32;  // one warp per block: enough to occupy each SM's scheduler
@@ -30,4 +30,4 @@ void launch_busy_kernel(std::chrono::nanoseconds duration, int blocks, cudaStrea
   CUDA_CHECK_LAUNCH("busy_kernel");
 }
 
-}  // namespace csg
+}  // namespace csg::copies

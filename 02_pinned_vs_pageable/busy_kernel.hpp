@@ -9,10 +9,10 @@
 
 #include <chrono>
 
-namespace csg {
+namespace csg::copies {
 
 // Queues the busy kernel on `stream` with `blocks` blocks (one per SM keeps
 // every SM occupied). The launch is checked.
 void launch_busy_kernel(std::chrono::nanoseconds duration, int blocks, cudaStream_t stream);
 
-}  // namespace csg
+}  // namespace csg::copies

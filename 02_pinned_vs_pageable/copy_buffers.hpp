@@ -12,17 +12,47 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "byte_pattern.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/host_buffer.hpp"
 
-namespace csg {
+// ---- the bytes every copy moves -------------------------------------------
+// The data every copy in stage 02 moves: a deterministic byte pattern from a
+// seed, so a copy that moved nothing, moved the wrong range or moved stale
+// data can't pass.
+//
+// Byte i is byte (i mod 8) of splitmix64(seed, i / 8) with its lowest bit set:
+// every byte is odd, so it is never zero ("never time on zeros") and never
+// equals the poison value 0 that destinations are filled with before a check,
+// so an unwritten byte always fails.
+namespace csg::copies {
+
+// What every destination is filled with before a checked copy.
+inline constexpr std::byte kPoisonByte{0x00};
+
+void fill_pattern(std::span<std::byte> out, std::uint64_t seed);
+
+// The expected value of byte `index` of the pattern.
+std::byte pattern_byte(std::uint64_t seed, std::size_t index);
+
+struct ByteMismatch {
+  std::size_t offset = 0;
+  std::byte expected{};
+  std::byte got{};
+};
+
+// The first byte of `data` that differs from the pattern, or nothing.
+std::optional<ByteMismatch> find_pattern_mismatch(std::span<const std::byte> data, std::uint64_t seed);
+
+}  // namespace csg::copies
+
+namespace csg::copies {
 
 enum class CopyDirection { h2d, d2h, bidirectional };
 
@@ -34,10 +64,16 @@ std::string_view to_string(CopyDirection direction);
 std::vector<HostMemory> supported_kinds(const std::vector<HostMemory>& kinds, int device,
                                         std::vector<std::string>& notes);
 
+// Allocates `bytes` of host memory of `kind` and hands it to an owner.
+using HostAllocator = std::function<HostBuffer<std::byte>(HostMemory kind, std::size_t bytes)>;
+
 class CopySet {
  public:
-  // Allocates and fills everything; returns with device_out holding the pattern.
-  CopySet(std::size_t bytes, std::span<const HostMemory> kinds, std::uint64_t seed);
+  // Allocates and fills everything, the host buffers through `allocate`
+  // (stage 02's main.cu writes the four allocation calls); checks that each
+  // is the kind it claims (cudaPointerGetAttributes: page-locked or not) and
+  // throws std::logic_error otherwise. Returns with device_out holding the pattern.
+  CopySet(std::size_t bytes, std::span<const HostMemory> kinds, std::uint64_t seed, const HostAllocator& allocate);
 
   std::size_t bytes() const noexcept { return bytes_; }
   const std::byte* host_src(HostMemory kind) const;
@@ -84,4 +120,4 @@ class CopySet {
   HostBuffer<std::byte> readback_;  // pinned; empty unless write-combined is measured
 };
 
-}  // namespace csg
+}  // namespace csg::copies

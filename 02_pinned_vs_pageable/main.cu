@@ -1,79 +1,93 @@
 // Stage 02: pinned vs pageable host memory, the article's "Pinned Memory".
-//
-// Lesson: the copy engines (DMA) read and write only page-locked memory. From
+// The copy engines (DMA) read and write only page-locked memory; from
 // pageable (malloc) memory the driver first copies through a pinned staging
-// buffer of its own: copies are slower, and cudaMemcpyAsync keeps the host
+// buffer of its own, so copies are slower and cudaMemcpyAsync keeps the host
 // until the data is staged. Pinning is no free lunch either: it is slow to
 // allocate and takes physical memory away from everything else.
-//
-// Run:    ./02_pinned_vs_pageable                 (4K..1G, all four kinds; a minute or two)
-//         ./02_pinned_vs_pageable --quick         (64K,1M,16M,256M; well under a minute)
-//         ./02_pinned_vs_pageable --sizes 1M,256M --host-memory pageable,pinned --json out.json
-// Output: 1) H2D and D2H GB/s per size for pageable, pinned, registered and
-//            write-combined memory, pinned/pageable, pinned both ways at once;
-//         2) the staging cost: pageable time next to host memcpy + pinned DMA;
-//         3) cudaMemcpyAsync beside a busy kernel: how long the host was
-//            blocked, when the copy ended, the overlap ratio;
-//         4) what cudaMallocHost / cudaHostRegister cost, and peak pinned memory.
-//         Every size and kind is checked by a bit-exact round trip.
+//   ./02_pinned_vs_pageable --quick      (4 sizes, all four kinds; --help for the rest)
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
-#include "busy_kernel.hpp"
-#include "options.hpp"
-#include "report.hpp"
-#include "copy_buffers.hpp"
-#include "copy_timers.hpp"
 #include "async_overlap.hpp"
-#include "overlap_timeline.hpp"
-#include "pinning_cost.hpp"
-#include "workload/resources.hpp"
-#include "report/result.hpp"
-#include "size_list.hpp"
-#include "report/stage_main.hpp"
+#include "busy_kernel.hpp"
+#include "copy_buffers.hpp"
 #include "measure/timers.hpp"
+#include "options.hpp"
+#include "pinning_cost.hpp"
+#include "report.hpp"
+#include "report/device_info.hpp"
+#include "report/stage_main.hpp"
+#include "timeline/stage_timeline.hpp"
+#include "workload/resources.hpp"
 
 namespace {
+
 constexpr const char* kStage = "02_pinned_vs_pageable";
-using csg::CopyDirection;
 using csg::HostMemory;
+using csg::copies::CopyDirection;
+
+// The four kinds of host memory, allocated as the article and the CUDA
+// runtime offer them; each pointer goes to an owner that frees it its way.
+csg::HostBuffer<std::byte> allocate_host(HostMemory kind, std::size_t bytes) {
+  void* ptr = nullptr;
+  switch (kind) {
+    case HostMemory::pageable:  // the article's malloc (page-aligned, so that it can be registered too)
+      ptr = csg::page_aligned_alloc(bytes);
+      break;
+    case HostMemory::pinned:  // the article's cudaMallocHost: page-locked, the DMA engines read it directly
+      CUDA_CHECK(cudaMallocHost(&ptr, bytes));
+      break;
+    case HostMemory::registered: {  // malloc'd memory, page-locked afterwards
+      csg::HostBuffer<std::byte> plain = allocate_host(HostMemory::pageable, bytes);
+      CUDA_CHECK(cudaHostRegister(plain.data(), bytes, cudaHostRegisterDefault));
+      ptr = plain.data();
+      static_cast<void>(plain.release());  // now owned as registered memory
+      break;
+    }
+    case HostMemory::write_combined:  // page-locked and not cached by the CPU: for buffers the GPU only reads
+      CUDA_CHECK(cudaHostAlloc(&ptr, bytes, cudaHostAllocWriteCombined));
+      break;
+  }
+  return csg::HostBuffer<std::byte>(static_cast<std::byte*>(ptr), bytes, kind);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return csg::run_stage(kStage, [&] {
-    // Options: every argument is validated here, before any CUDA call.
-    csg::StageCli cli(kStage, csg::copy_cli_description(), csg::copy_cli_defaults());
-    csg::add_copy_options(cli);
-    const auto options = csg::parse_copy_options(cli, argc, argv);
+    csg::StageCli cli(kStage, csg::copies::cli_description(), csg::copies::cli_defaults());
+    csg::copies::add_options(cli);
+    const auto options = csg::copies::parse_options(cli, argc, argv);  // all checked before any CUDA call
     if (!options) {
       std::cout << cli.help();
       return csg::kExitOk;
     }
     const csg::RepeatPlan& plan = options->common.plan;
     const std::uint64_t seed = options->common.seed;
-    const csg::MemoryNeeds needs = csg::copy_memory_needs(*options);
-    const std::string smaller = "choose smaller --sizes (the largest is " + csg::format_size(options->sizes.back()) +
-                                ") or fewer --host-memory kinds";
+    const csg::MemoryNeeds needs = csg::copies::memory_needs(*options);
+    const std::string smaller = "choose smaller --sizes (the largest is " +
+                                csg::copies::format_size(options->sizes.back()) + ") or fewer --host-memory kinds";
     csg::check_host_fits(needs, smaller);  // needs no GPU: refused the same way everywhere
 
     const int device = csg::require_device();
     csg::check_fits(needs, smaller);
     std::vector<std::string> notes;
-    const std::vector<HostMemory> kinds = csg::supported_kinds(options->kinds, device, notes);
-    csg::CopyReport report(*options, csg::query_device_info(device), kinds, notes);
-    auto measured = [&](HostMemory kind) { return report.measures(kind); };
+    const std::vector<HostMemory> kinds = csg::copies::supported_kinds(options->kinds, device, notes);
+    csg::copies::CopyReport report(*options, csg::query_device_info(device), kinds, notes);
 
     csg::Stream h2d_stream(cudaStreamNonBlocking);  // non-blocking: no implicit sync with stream 0
     csg::Stream d2h_stream(cudaStreamNonBlocking);
     csg::EventTimer timer;
-    csg::BidirectionalTimer both_ways;
 
     // ---- 1 + 2: bandwidth sweep, and the staging cost of pageable copies ----
     for (const std::uint64_t bytes : options->sizes) {
-      csg::progress("sweep " + csg::format_size(bytes) + ": allocating and filling every kind");
-      csg::CopySet set(bytes, kinds, seed);
+      csg::progress("sweep " + csg::copies::format_size(bytes) + ": allocating and filling every kind");
+      csg::copies::CopySet set(bytes, kinds, seed, allocate_host);
       // One cudaMemcpyAsync each way, timed with events on its stream.
       auto h2d = [&](HostMemory kind) {
         timer.start(h2d_stream.get());
@@ -89,30 +103,30 @@ int main(int argc, char** argv) {
       };
       // Pinned both ways at once: two streams, so two copy engines work together.
       auto bidirectional = [&] {
-        both_ways.start(h2d_stream.get(), d2h_stream.get());
+        timer.start(h2d_stream.get(), {d2h_stream.get()});
         CUDA_CHECK(cudaMemcpyAsync(set.device_in(), set.host_src(HostMemory::pinned), bytes,
                                    cudaMemcpyHostToDevice, h2d_stream.get()));
         CUDA_CHECK(cudaMemcpyAsync(set.host_dst(HostMemory::pinned), set.device_out(), bytes,
                                    cudaMemcpyDeviceToHost, d2h_stream.get()));
-        return both_ways.stop();
+        return timer.stop();
       };
       // The extra copy the driver makes for pageable memory, done by hand.
       auto host_memcpy = [&] {
-        csg::HostTimer host;
+        const csg::HostTimer host;
         std::memcpy(set.host_dst(HostMemory::pageable), set.host_src(HostMemory::pageable), bytes);
         return host.elapsed();
       };
 
-      csg::SweepVariants variants;
+      csg::copies::SweepVariants variants;
       for (const HostMemory kind : kinds) {
-        variants.add({csg::SweepOp::copy, kind, CopyDirection::h2d}, [&h2d, kind] { return h2d(kind); });
-        variants.add({csg::SweepOp::copy, kind, CopyDirection::d2h}, [&d2h, kind] { return d2h(kind); });
+        variants.add({csg::copies::SweepOp::copy, kind, CopyDirection::h2d}, [&h2d, kind] { return h2d(kind); });
+        variants.add({csg::copies::SweepOp::copy, kind, CopyDirection::d2h}, [&d2h, kind] { return d2h(kind); });
       }
-      if (measured(HostMemory::pinned)) {
-        variants.add({csg::SweepOp::copy, HostMemory::pinned, CopyDirection::bidirectional}, bidirectional);
+      if (report.measures(HostMemory::pinned)) {
+        variants.add({csg::copies::SweepOp::copy, HostMemory::pinned, CopyDirection::bidirectional}, bidirectional);
       }
-      if (measured(HostMemory::pageable)) variants.add({csg::SweepOp::host_memcpy}, host_memcpy);
-      csg::progress("sweep " + csg::format_size(bytes) + ": " + std::to_string(variants.keys.size()) +
+      if (report.measures(HostMemory::pageable)) variants.add({csg::copies::SweepOp::host_memcpy}, host_memcpy);
+      csg::progress("sweep " + csg::copies::format_size(bytes) + ": " + std::to_string(variants.keys.size()) +
                     " variants, " + std::to_string(plan.warmup) + " warm-up + " + std::to_string(plan.repeats) +
                     " interleaved rounds");
       report.add_sweep(bytes, variants, csg::measure_interleaved(plan, variants.timed));
@@ -122,18 +136,17 @@ int main(int argc, char** argv) {
     }
 
     // ---- 3: cudaMemcpyAsync beside a busy kernel on another stream ----
-    std::vector<csg::OverlapPicture> overlap_pictures;
+    std::vector<csg::copies::OverlapPicture> overlap_pictures;
     if (!options->overlap_kinds.empty()) {
       const std::uint64_t bytes = options->overlap_bytes;
       const std::vector<HostMemory>& overlap_kinds = options->overlap_kinds;
-      csg::progress("overlap: " + csg::format_size(bytes) + " copies beside a " +
+      csg::progress("overlap: " + csg::copies::format_size(bytes) + " copies beside a " +
                     std::to_string(options->kernel_ms) + " ms kernel");
-      csg::CopySet set(bytes, overlap_kinds, seed);
+      csg::copies::CopySet set(bytes, overlap_kinds, seed, allocate_host);
       csg::Stream kernel_stream(cudaStreamNonBlocking);
       csg::Stream copy_stream(cudaStreamNonBlocking);
       const std::chrono::milliseconds kernel_time(options->kernel_ms);
       const int blocks = report.device().sm_count;  // one block per SM: the whole GPU is busy
-      csg::OverlapTimeline timeline;
 
       auto copy = [&](HostMemory kind, CopyDirection direction, cudaStream_t stream) {
         if (direction == CopyDirection::h2d) {
@@ -144,7 +157,7 @@ int main(int argc, char** argv) {
       };
       auto kernel_alone = [&] {
         timer.start(kernel_stream.get());
-        csg::launch_busy_kernel(kernel_time, blocks, kernel_stream.get());
+        csg::copies::launch_busy_kernel(kernel_time, blocks, kernel_stream.get());
         return timer.stop();
       };
       auto copy_alone = [&](HostMemory kind, CopyDirection direction) {
@@ -152,26 +165,26 @@ int main(int argc, char** argv) {
         copy(kind, direction, copy_stream.get());
         return timer.stop();
       };
-      // Both: how long does the cudaMemcpyAsync call hold the host, and does
-      // the copy run while the kernel does?
-      auto together = [&](const csg::OverlapCase& c) {
-        timeline.begin(kernel_stream.get(), copy_stream.get());
-        if (c.kernel_first) csg::launch_busy_kernel(kernel_time, blocks, kernel_stream.get());
-        csg::HostTimer call;
+      // Both: how long does the cudaMemcpyAsync call hold the host (a host
+      // clock around the call alone), and does the copy run while the kernel does?
+      auto together = [&](const csg::copies::OverlapCase& c) {
+        timer.start(kernel_stream.get(), {copy_stream.get()});
+        if (c.kernel_first) csg::copies::launch_busy_kernel(kernel_time, blocks, kernel_stream.get());
+        const csg::HostTimer call;
         copy(c.kind, c.direction, copy_stream.get());
         const csg::Millis host_blocked = call.elapsed();
-        if (!c.kernel_first) csg::launch_busy_kernel(kernel_time, blocks, kernel_stream.get());
-        timeline.end();
-        return csg::OverlapRun{std::max(timeline.kernel_end(), timeline.copy_end()), host_blocked,
-                               timeline.copy_end() - timeline.kernel_end()};
+        if (!c.kernel_first) csg::copies::launch_busy_kernel(kernel_time, blocks, kernel_stream.get());
+        const csg::Millis total = timer.stop();
+        const csg::Millis kernel_end = timer.end_of(0);
+        const csg::Millis copy_end = timer.end_of(1);
+        return csg::copies::OverlapRun{total, host_blocked, copy_end - kernel_end};
       };
-      report.set_overlap(bytes, csg::measure_overlap(plan, overlap_kinds, kernel_alone, copy_alone, together));
+      report.set_overlap(bytes, csg::copies::measure_overlap(plan, overlap_kinds, kernel_alone, copy_alone, together));
       // --timeline: the telling cases once more, untimed, recorded with CUPTI.
       if (options->timeline.record) {
-        for (const csg::OverlapCase& c : csg::overlap_timeline_cases(overlap_kinds)) {
-          overlap_pictures.push_back(
-              csg::record_overlap_timeline(c, kernel_stream.get(), copy_stream.get(), [&] { together(c); },
-                                           options->timeline.source));
+        for (const csg::copies::OverlapCase& c : csg::copies::overlap_timeline_cases(overlap_kinds)) {
+          overlap_pictures.push_back(csg::copies::record_overlap_timeline(c, kernel_stream.get(), copy_stream.get(),
+                                                                          [&] { together(c); }));
         }
       }
       for (const HostMemory kind : overlap_kinds) {
@@ -180,17 +193,18 @@ int main(int argc, char** argv) {
     }
 
     // ---- 4: what pinning costs (sizes bounded by the memory available now) ----
-    const csg::PinningPlan pinning = csg::plan_pinning(options->pin_sizes, csg::available_host_bytes());
+    const csg::copies::PinningPlan pinning =
+        csg::copies::plan_pinning(options->pin_sizes, csg::available_host_bytes());
     csg::progress("pinning cost: " + std::to_string(pinning.sizes.size()) + " sizes, " +
                   std::to_string(options->pin_repeats) + " rounds each");
-    report.set_pinning(pinning, csg::measure_pinning_costs(pinning.sizes, options->pin_repeats));
+    report.set_pinning(pinning, csg::copies::measure_pinning_costs(pinning.sizes, options->pin_repeats));
 
     report.set_device(csg::query_device_info(device));  // the PCIe link as it is under load, not idle
     report.print(std::cout);
     if (options->timeline.record) {
-      csg::report_overlap_timelines(std::cout, overlap_pictures, options->timeline.trace_path);
+      csg::copies::report_overlap_timelines(std::cout, overlap_pictures, options->timeline.trace_path);
     }
-    if (!options->common.json_path.empty()) csg::write_json_file(options->common.json_path, report.to_json());
-    return report.passed() ? csg::kExitOk : csg::kExitFailure;
+    return csg::finish_stage(std::cout, kStage, report.to_json(), report.passed(), std::nullopt, options->timeline,
+                             options->common.json_path);
   });
 }

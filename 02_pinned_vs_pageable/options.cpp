@@ -1,13 +1,15 @@
 #include "options.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
 
-#include "copy_buffers.hpp"
 #include "base/errors.hpp"
-#include "size_list.hpp"
 #include "base/units.hpp"
+#include "copy_buffers.hpp"
 
-namespace csg {
+namespace csg::copies {
 namespace {
 
 // Default sweep: 4 KiB (latency-bound, ~10 µs per copy) to 1 GiB (~20 ms pinned
@@ -45,7 +47,7 @@ std::vector<std::uint64_t> pin_sizes_up_to(std::uint64_t max_bytes) {
 
 }  // namespace
 
-CommonDefaults copy_cli_defaults() {
+CommonDefaults cli_defaults() {
   CommonDefaults defaults;
   defaults.host_memory_choices.assign(std::begin(kAllKinds), std::end(kAllKinds));
   defaults.host_memory_list = true;  // --host-memory: which kinds to measure, default all four
@@ -53,14 +55,14 @@ CommonDefaults copy_cli_defaults() {
   return defaults;
 }
 
-std::string copy_cli_description() {
+std::string cli_description() {
   return "Pinned vs pageable host memory, measured: H2D/D2H bandwidth over a size sweep for pageable, pinned, "
          "registered and write-combined memory (and pinned both ways at once); where pageable copies lose their "
          "time (the staging copy); how long cudaMemcpyAsync from pageable memory blocks the host beside a busy "
          "kernel; what pinning itself costs.";
 }
 
-void add_copy_options(StageCli& cli) {
+void add_options(StageCli& cli) {
   cli.add_text("sizes",
                "Transfer sizes of the bandwidth sweep, e.g. 4K,64K,1M,1G (bytes; K/M/G/T are 2^10..2^40; at most "
                "1T). Default: powers of 4 from 4K to 1G; with --quick 64K,1M,16M,256M. --sizes wins over --quick",
@@ -78,13 +80,13 @@ void add_copy_options(StageCli& cli) {
   add_timeline_options(cli);  // here: draw the overlap experiment's cases (--timeline-batches is unused)
 }
 
-std::optional<CopyOptions> parse_copy_options(StageCli& cli, int argc, const char* const* argv) {
+std::optional<CopyOptions> parse_options(StageCli& cli, int argc, const char* const* argv) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
-  return parse_copy_options(cli, args);
+  return parse_options(cli, args);
 }
 
-std::optional<CopyOptions> parse_copy_options(StageCli& cli, const std::vector<std::string>& args) {
+std::optional<CopyOptions> parse_options(StageCli& cli, const std::vector<std::string>& args) {
   auto common = cli.parse(args);
   if (!common) return std::nullopt;
 
@@ -117,7 +119,7 @@ std::optional<CopyOptions> parse_copy_options(StageCli& cli, const std::vector<s
   return options;
 }
 
-MemoryNeeds copy_memory_needs(const CopyOptions& options) {
+MemoryNeeds memory_needs(const CopyOptions& options) {
   const std::uint64_t largest = options.sizes.back();
   const std::vector<HostMemory>& overlap_kinds = options.overlap_kinds;
   MemoryNeeds needs;
@@ -131,4 +133,102 @@ MemoryNeeds copy_memory_needs(const CopyOptions& options) {
   return needs;
 }
 
-}  // namespace csg
+}  // namespace csg::copies
+
+namespace csg::copies {
+namespace {
+
+struct Suffix {
+  std::string_view short_name;  // "K"
+  std::string_view long_name;   // "KiB"
+  std::uint64_t bytes;
+};
+
+constexpr std::array<Suffix, 4> kSuffixes = {{
+    {"K", "KiB", std::uint64_t{1} << 10},
+    {"M", "MiB", std::uint64_t{1} << 20},
+    {"G", "GiB", std::uint64_t{1} << 30},
+    {"T", "TiB", std::uint64_t{1} << 40},
+}};
+
+bool same_letter(char a, char b) {
+  return std::toupper(static_cast<unsigned char>(a)) == std::toupper(static_cast<unsigned char>(b));
+}
+
+// The multiplier a suffix stands for; 0 when `suffix` is not one.
+std::uint64_t suffix_bytes(std::string_view suffix) {
+  if (suffix.empty()) return 1;
+  for (const Suffix& s : kSuffixes) {
+    if (suffix.size() == 1 && same_letter(suffix[0], s.short_name[0])) return s.bytes;
+    if (suffix.size() == 3 && same_letter(suffix[0], s.long_name[0]) && suffix.substr(1) == "iB") return s.bytes;
+  }
+  return 0;
+}
+
+std::string expected_text(const std::string& flag) {
+  return "--" + flag + " takes sizes like 4K,64K,1M,1G (bytes, K/M/G/T = 2^10/2^20/2^30/2^40, at most 1T)";
+}
+
+}  // namespace
+
+std::uint64_t parse_size(const std::string& flag, std::string_view text) {
+  std::string got = "'";  // built by appending: g++ 12 warns (-Wrestrict) about "'" + std::string(...)
+  got.append(text).append("'");
+  if (text.empty()) throw UsageError(expected_text(flag) + ", got an empty item");
+  std::uint64_t count = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  const auto [end, error] = std::from_chars(first, last, count);  // digits only: no sign, no space
+  if (error == std::errc::invalid_argument || end == first) throw UsageError(expected_text(flag) + ", got " + got);
+  const std::uint64_t multiplier = suffix_bytes(std::string_view(end, static_cast<std::size_t>(last - end)));
+  if (multiplier == 0) throw UsageError(expected_text(flag) + ", got " + got);
+  if (error == std::errc::result_out_of_range) throw UsageError("--" + flag + " " + got + " overflows 64 bits");
+  if (count == 0) throw UsageError("--" + flag + " takes sizes of at least 1 byte, got " + got);
+  const auto bytes = checked_mul(count, multiplier);
+  if (!bytes) throw UsageError("--" + flag + " " + got + " overflows 64 bits");
+  if (*bytes > kMaxTransferBytes) {
+    throw UsageError("--" + flag + " " + got + " is larger than 1T, more memory than any machine here has");
+  }
+  return *bytes;
+}
+
+std::vector<std::uint64_t> parse_size_list(const std::string& flag, std::string_view text) {
+  if (text.empty()) throw UsageError("--" + flag + " needs a list of sizes, e.g. 4K,64K,1M");
+  std::vector<std::uint64_t> sizes;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', begin);
+    const std::string_view item = text.substr(begin, comma == std::string_view::npos ? text.npos : comma - begin);
+    const std::uint64_t bytes = parse_size(flag, item);
+    if (std::find(sizes.begin(), sizes.end(), bytes) != sizes.end()) {
+      throw UsageError("--" + flag + " lists " + format_size(bytes) + " twice ('" + std::string(item) + "')");
+    }
+    sizes.push_back(bytes);
+    if (comma == std::string_view::npos) break;
+    begin = comma + 1;
+  }
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
+
+std::vector<std::uint64_t> powers_of_4(std::uint64_t first, std::uint64_t last) {
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t bytes = std::max<std::uint64_t>(first, 1); bytes <= last;) {
+    sizes.push_back(bytes);
+    const auto next = checked_mul(bytes, 4);
+    if (!next) break;
+    bytes = *next;
+  }
+  return sizes;
+}
+
+std::string format_size(std::uint64_t bytes) {
+  for (auto s = kSuffixes.rbegin(); s != kSuffixes.rend(); ++s) {
+    if (bytes >= s->bytes && bytes % s->bytes == 0) {
+      return std::to_string(bytes / s->bytes) + " " + std::string(s->long_name);
+    }
+  }
+  return std::to_string(bytes) + " B";
+}
+
+}  // namespace csg::copies

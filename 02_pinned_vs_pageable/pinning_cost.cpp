@@ -8,7 +8,7 @@
 #include "cuda/host_buffer.hpp"
 #include "measure/timers.hpp"
 
-namespace csg {
+namespace csg::copies {
 namespace {
 
 constexpr std::size_t kPageBytes = 4096;
@@ -86,4 +86,4 @@ std::vector<PinningCost> measure_pinning_costs(const std::vector<std::uint64_t>&
   return costs;
 }
 
-}  // namespace csg
+}  // namespace csg::copies

@@ -14,7 +14,7 @@
 
 #include "measure/stats.hpp"
 
-namespace csg {
+namespace csg::copies {
 
 struct PinningCost {
   std::uint64_t bytes = 0;
@@ -40,4 +40,4 @@ PinningPlan plan_pinning(const std::vector<std::uint64_t>& sizes, std::optional<
 // the smallest size, then `repeats` rounds of every call.
 std::vector<PinningCost> measure_pinning_costs(const std::vector<std::uint64_t>& sizes, int repeats);
 
-}  // namespace csg
+}  // namespace csg::copies

@@ -5,11 +5,11 @@
 #include <cstdio>
 
 #include "report/result.hpp"
-#include "size_list.hpp"
+#include "options.hpp"
 #include "report/table.hpp"
 #include "base/units.hpp"
 
-namespace csg {
+namespace csg::copies {
 namespace {
 
 
@@ -492,4 +492,4 @@ nlohmann::json CopyReport::to_json() const {
   return doc;
 }
 
-}  // namespace csg
+}  // namespace csg::copies

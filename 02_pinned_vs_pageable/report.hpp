@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 
-#include "byte_pattern.hpp"
 #include "options.hpp"
 #include "copy_buffers.hpp"
 #include "report/device_info.hpp"
@@ -29,7 +28,7 @@
 #include "pinning_cost.hpp"
 #include "measure/stats.hpp"
 
-namespace csg {
+namespace csg::copies {
 
 enum class SweepOp { copy, host_memcpy };
 
@@ -109,4 +108,4 @@ class CopyReport {
   std::vector<PinningCost> pinning_;
 };
 
-}  // namespace csg
+}  // namespace csg::copies

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-namespace csg {
+namespace csg::pool {
 
 EngineStreams::EngineStreams(int device_slots) : slots_(device_slots) {
   if (slots_ < 1) throw std::invalid_argument("EngineStreams: needs at least one device slot");
@@ -12,33 +12,30 @@ EngineStreams::EngineStreams(int device_slots) : slots_(device_slots) {
   }
 }
 
-void EngineStreams::issue(const Gemm& gemm, BatchBuffers& buffers) const {
-  if (buffers.device_slots() != slots_) {
-    throw std::invalid_argument("EngineStreams::issue: buffers have " + std::to_string(buffers.device_slots()) +
-                                " device slots, these events were made for " + std::to_string(slots_));
-  }
+Millis EngineStreams::run(const BatchOps& ops, int batches, EventTimer& timer) const {
   auto wait = [](cudaStream_t stream, const Event& event) {
     CUDA_CHECK(cudaStreamWaitEvent(stream, event.get(), 0));
   };
-  streams_.fork_from(origin());
-  for (int batch = 0; batch < buffers.work().batches; ++batch) {
+  auto record = [](const Event& event, cudaStream_t stream) { CUDA_CHECK(cudaEventRecord(event.get(), stream)); };
+  timer.start(h2d_stream(), {compute_stream(), d2h_stream()});
+  for (int batch = 0; batch < batches; ++batch) {
     const auto slot = static_cast<std::size_t>(batch % slots_);
     const bool slot_reused = batch >= slots_;
 
     if (slot_reused) wait(h2d_stream(), kernel_done_[slot]);
-    enqueue_h2d(buffers, batch, h2d_stream());
-    h2d_done_[slot].record(h2d_stream());
+    ops.h2d(batch, h2d_stream());
+    record(h2d_done_[slot], h2d_stream());
 
     wait(compute_stream(), h2d_done_[slot]);
     if (slot_reused) wait(compute_stream(), d2h_done_[slot]);
-    enqueue_gemm(gemm, buffers, batch, compute_stream());
-    kernel_done_[slot].record(compute_stream());
+    ops.compute(batch, compute_stream());
+    record(kernel_done_[slot], compute_stream());
 
     wait(d2h_stream(), kernel_done_[slot]);
-    enqueue_d2h(buffers, batch, d2h_stream());
-    d2h_done_[slot].record(d2h_stream());
+    ops.d2h(batch, d2h_stream());
+    record(d2h_done_[slot], d2h_stream());
   }
-  streams_.join_into(origin());
+  return timer.stop();
 }
 
-}  // namespace csg
+}  // namespace csg::pool

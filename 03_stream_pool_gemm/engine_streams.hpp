@@ -1,4 +1,4 @@
-// One stream per engine (issue 9): the pipeline for the PCIe-bound regime.
+// One stream per engine: the pipeline for the PCIe-bound regime.
 //
 // The article's pool gives each BATCH a stream; here each ENGINE gets one:
 // every H2D copy goes on the H2D stream, every GEMM on the compute stream,
@@ -25,28 +25,27 @@
 
 #include <vector>
 
-#include "workload/batch_buffers.hpp"
-#include "workload/gemm_backend.hpp"
 #include "cuda/stream.hpp"
-#include "workload/stream_pool.hpp"
+#include "measure/stage_sums.hpp"
+#include "measure/timers.hpp"
 
-namespace csg {
+namespace csg::pool {
 
 class EngineStreams {
  public:
-  // `device_slots`: the slots of the buffers this will run on (BatchBuffers::device_slots).
+  // `device_slots`: the slots of the buffers the ops run on (BatchBuffers::device_slots).
   explicit EngineStreams(int device_slots);
 
-  // The stream a timer starts and stops on: the others fork from it and join into it.
-  cudaStream_t origin() const { return streams_[0]; }
+  // The three streams: H2D (also where a run is timed from), compute, D2H.
+  const StreamPool& streams() const { return streams_; }
   cudaStream_t h2d_stream() const { return streams_[0]; }
   cudaStream_t compute_stream() const { return streams_[1]; }
   cudaStream_t d2h_stream() const { return streams_[2]; }
 
-  // Queues every batch of `buffers` (fork from origin(), the three streams,
-  // join into origin()) and returns without waiting. Throws std::invalid_argument
-  // if the buffers have a different slot count than this was made for.
-  void issue(const Gemm& gemm, BatchBuffers& buffers) const;
+  // Every batch 0 .. batches-1 through `ops` (the stage's own three calls),
+  // each on its engine's stream, timed with `timer` from the H2D stream (the
+  // timer's start is the fork, its stop the join); waits and returns the time.
+  Millis run(const BatchOps& ops, int batches, EventTimer& timer) const;
 
  private:
   int slots_;
@@ -56,4 +55,4 @@ class EngineStreams {
   std::vector<Event> d2h_done_;
 };
 
-}  // namespace csg
+}  // namespace csg::pool

@@ -1,54 +1,43 @@
-// Stage 03: the article's stream pool.
-//
-// Lesson: with pinned host memory and a pool of streams, batch i's copy in,
-// GEMM and copy out are queued on stream i % pool with cudaMemcpyAsync, so one
-// batch's copies run while another batch computes. The total shrinks from the
-// SUM of the three stages (stage 01) towards the LONGEST of them, the
-// pipeline bound; past a few streams, more streams buy nothing.
-//
-// Run:    ./03_stream_pool_gemm                           (100 × 1024×1024×512, 8 streams, pinned)
-//         ./03_stream_pool_gemm --host-memory pageable    (the same pool collapses to serial speed)
-//         ./03_stream_pool_gemm --streams-sweep 1,2,4,8 --device-buffers per-batch
-//         ./03_stream_pool_gemm --timeline --trace 03.trace.json   (the article's pool picture, measured)
-//         ./03_stream_pool_gemm --kernel cublas       (a fast GEMM: the pool is now bound by PCIe, not compute)
-// Output: the serial baselines (pageable, pinned) and the pool in both issue
-//         orders, measured in the same rounds; the time per pool size; the
-//         isolated H2D, kernel and D2H sums, the pipeline bound and the pool's
-//         time as a percentage of it; device memory per layout; verification.
-//         --timeline draws one more (untimed) pool run as the article's
-//         timeline: one row per stream, each batch's H K D staggered against
-//         the other streams', then the pool's median re-timed after recording.
+// Stage 03: the article's stream pool. Batch i's copy in, GEMM and copy out
+// are queued on stream i % pool with cudaMemcpyAsync from pinned memory, so
+// one batch's copies run while another batch computes: the total shrinks from
+// the SUM of the three stages (stage 01) towards the LONGEST of them, and past
+// a few streams more streams buy nothing.
+//   ./03_stream_pool_gemm          (100 GEMMs of 1024x1024x512 on 8 streams; --help for the rest)
 
 #include <algorithm>
 #include <iostream>
 #include <optional>
 #include <vector>
 
-#include "workload/batch_buffers.hpp"
-#include "report/device_info.hpp"
-#include "engine_streams.hpp"
 #include "cli/pool_options.hpp"
-#include "measurements.hpp"
-#include "workload/resources.hpp"
-#include "workload/serial_run.hpp"
-#include "report/stage_main.hpp"
-#include "measure/stage_sums.hpp"
-#include "timeline/stage_timeline.hpp"
-#include "workload/stream_pool.hpp"
-#include "timeline/timeline_options.hpp"
+#include "cuda/stream.hpp"
+#include "engine_streams.hpp"
 #include "measure/timers.hpp"
+#include "measurements.hpp"
+#include "report.hpp"
+#include "report/device_info.hpp"
+#include "report/stage_main.hpp"
+#include "timeline/stage_timeline.hpp"
+#include "workload/batch_buffers.hpp"
+#include "workload/gemm_naive.cuh"
+#include "workload/resources.hpp"
+
+namespace {
+constexpr const char* kStage = "03_stream_pool_gemm";
+using csg::pool::IssueOrder;
+}  // namespace
 
 int main(int argc, char** argv) {
-  return csg::run_stage("03_stream_pool_gemm", [&] {
-    // Options, all validated before any CUDA call. Pinned is the default: the
-    // pool needs page-locked memory to overlap (see stage 02).
-    csg::StageCli cli("03_stream_pool_gemm",
+  return csg::run_stage(kStage, [&] {
+    // Pinned is the default: the pool needs page-locked memory to overlap (stage 02).
+    csg::StageCli cli(kStage,
                       "The stream pool: batch i runs cudaMemcpyAsync H2D -> GEMM -> cudaMemcpyAsync D2H on "
                       "stream i % streams.",
                       {.host_memory = csg::HostMemory::pinned});
     csg::add_pool_options(cli, /*with_sweep=*/true);
     csg::add_timeline_options(cli);  // --timeline, --timeline-batches, --trace
-    const auto options = cli.parse(argc, argv);
+    const auto options = cli.parse(argc, argv);  // every argument is checked here, before any CUDA call
     if (!options) {
       std::cout << cli.help();
       return csg::kExitOk;
@@ -74,62 +63,101 @@ int main(int argc, char** argv) {
     pinned.fill_inputs(options->seed);
     csg::BatchBuffers& buffers = options->host_memory == csg::HostMemory::pinned ? pinned : pageable;
 
-    // The lesson: a pool of streams (the article's cudaStreamCreate), batch i
-    // on stream i % size. Timed from stream 0: it forks to the others and
-    // joins them back, so the stop event waits for every batch.
+    // The article's loop body for batch i on `stream`: copy in, compute, copy
+    // out. From pinned memory cudaMemcpyAsync returns at once, so the host goes
+    // on queueing while the copy runs. (Stage 01's calls, cudaMemcpy, are the
+    // same-process serial baseline.)
+    const dim3 block = csg::naive_block();          // the article's blocksize(32, 32)
+    const dim3 grid = csg::naive_grid(work.shape);  // and gridsize
+    const int m = work.shape.m, n = work.shape.n, k = work.shape.k;
+    auto compute = [&](csg::BatchBuffers& b, int i, cudaStream_t stream) {
+      if (gemm.kernel() == csg::GemmKernel::naive) {
+        csg::gemm_naive<<<grid, block, 0, stream>>>(b.device_a(i), b.device_b(), b.device_c(i), m, n, k);
+        CUDA_CHECK_LAUNCH("gemm_naive");
+      } else {  // --kernel tiled or cublas
+        gemm.run(b.device_a(i), b.device_b(), b.device_c(i), work.shape, stream);
+      }
+    };
+    auto pool_ops = [&](csg::BatchBuffers& b) {
+      return csg::BatchOps{
+          .h2d = [&](int i, cudaStream_t stream) {
+            CUDA_CHECK(cudaMemcpyAsync(b.device_a(i), b.host_a(i), work.a_bytes(), cudaMemcpyHostToDevice, stream));
+          },
+          .compute = [&](int i, cudaStream_t stream) { compute(b, i, stream); },
+          .d2h = [&](int i, cudaStream_t stream) {
+            CUDA_CHECK(cudaMemcpyAsync(b.host_c(i), b.device_c(i), work.c_bytes(), cudaMemcpyDeviceToHost, stream));
+          }};
+    };
+    const csg::BatchOps ops = pool_ops(buffers);
+
+    // One run on a pool, timed from stream 0: fork, every batch, join.
     csg::EventTimer timer;
-    auto pool_run = [&](const csg::StreamPool& pool, csg::IssueOrder order) {
+    auto pool_run = [&](const csg::StreamPool& pool, IssueOrder order) {
       timer.start(pool[0]);
-      pool.fork_from(pool[0]);
-      if (order == csg::IssueOrder::depth_first) {
+      // fork: stream 0 records the fork event and every other stream waits on
+      // it, so their work starts after the timer's start
+      CUDA_CHECK(cudaEventRecord(pool.fork_event(), pool[0]));
+      for (int s = 1; s < pool.size(); ++s) CUDA_CHECK(cudaStreamWaitEvent(pool[s], pool.fork_event(), 0));
+      if (order == IssueOrder::depth_first) {
         // The article's loop: each batch's three calls, one batch after another.
-        for (int batch = 0; batch < work.batches; ++batch) {
-          const cudaStream_t stream = pool.for_batch(batch);
-          csg::enqueue_h2d(buffers, batch, stream);   // cudaMemcpyAsync: returns at once (pinned memory)
-          csg::enqueue_gemm(gemm, buffers, batch, stream);  // runs after this stream's H2D
-          csg::enqueue_d2h(buffers, batch, stream);   // runs after this stream's GEMM
+        for (int i = 0; i < work.batches; ++i) {
+          const cudaStream_t stream = pool[i % pool.size()];
+          ops.h2d(i, stream);
+          ops.compute(i, stream);
+          ops.d2h(i, stream);
         }
       } else {
-        // Breadth-first: a wave of one batch per stream at a time; every H2D of
-        // the wave, then every GEMM, then every D2H. Each stream still runs
-        // H2D -> GEMM -> D2H per batch (so slots stay safe); only the host's
-        // order of issue changes.
+        // Breadth-first: a wave of one batch per stream at a time, every H2D
+        // of the wave, then every GEMM, then every D2H. Each stream still runs
+        // H2D -> GEMM -> D2H per batch; only the host's order of issue changes.
         for (int wave = 0; wave < work.batches; wave += pool.size()) {
           const int end = std::min(work.batches, wave + pool.size());
-          for (int batch = wave; batch < end; ++batch) csg::enqueue_h2d(buffers, batch, pool.for_batch(batch));
-          for (int batch = wave; batch < end; ++batch) csg::enqueue_gemm(gemm, buffers, batch, pool.for_batch(batch));
-          for (int batch = wave; batch < end; ++batch) csg::enqueue_d2h(buffers, batch, pool.for_batch(batch));
+          for (int i = wave; i < end; ++i) ops.h2d(i, pool.for_batch(i));
+          for (int i = wave; i < end; ++i) ops.compute(i, pool.for_batch(i));
+          for (int i = wave; i < end; ++i) ops.d2h(i, pool.for_batch(i));
         }
       }
-      pool.join_into(pool[0]);
+      // join: every other stream records its join event and stream 0 waits on
+      // them all, so the timer's stop comes after every batch
+      for (int s = 1; s < pool.size(); ++s) {
+        CUDA_CHECK(cudaEventRecord(pool.join_event(s), pool[s]));
+        CUDA_CHECK(cudaStreamWaitEvent(pool[0], pool.join_event(s), 0));
+      }
+      return timer.stop();
+    };
+
+    // Stage 01's loop on the legacy default stream, the baseline of this run.
+    auto serial_run = [&](csg::BatchBuffers& b) {
+      timer.start(nullptr);
+      for (int i = 0; i < work.batches; ++i) {
+        CUDA_CHECK(cudaMemcpy(b.device_a(i), b.host_a(i), work.a_bytes(), cudaMemcpyHostToDevice));
+        compute(b, i, nullptr);
+        CUDA_CHECK(cudaMemcpy(b.host_c(i), b.device_c(i), work.c_bytes(), cudaMemcpyDeviceToHost));
+      }
       return timer.stop();
     };
 
     // Everything measured in the same rounds, so the ratios are same-run ratios.
-    csg::PoolMeasurements runs(work, options->seed, gemm);
-    runs.add_serial(pageable, timer);
-    runs.add_serial(pinned, timer);
-    csg::StreamPool pool(pool_config.streams);
-    for (csg::IssueOrder order : {csg::IssueOrder::depth_first, csg::IssueOrder::breadth_first}) {
+    csg::pool::PoolMeasurements runs(work, options->seed, gemm);
+    runs.add_serial(pageable, [&] { return serial_run(pageable); });
+    runs.add_serial(pinned, [&] { return serial_run(pinned); });
+    const csg::StreamPool pool(pool_config.streams);  // the article's cudaStreamCreate: blocking streams
+    for (IssueOrder order : {IssueOrder::depth_first, IssueOrder::breadth_first}) {
       runs.add_pool(buffers, pool, order, [&, order] { return pool_run(pool, order); });
     }
-    // Issue 9: one stream per engine instead of one per batch (engine_streams.cuh),
-    // the pipeline for the PCIe-bound regime of a fast GEMM (--kernel cublas).
-    const csg::EngineStreams engines(slots);
-    runs.add_engine_streams(buffers, engines, [&] {
-      timer.start(engines.origin());
-      engines.issue(gemm, buffers);
-      return timer.stop();
-    });
+    // One stream per engine instead of one per batch: the pipeline for the
+    // PCIe-bound regime of a fast GEMM (--kernel cublas).
+    const csg::pool::EngineStreams engines(slots);
+    runs.add_engine_streams(buffers, engines.streams(), [&] { return engines.run(ops, work.batches, timer); });
     std::vector<csg::StreamPool> sweep_pools;
     sweep_pools.reserve(pool_config.sweep.size());
     for (int size : pool_config.sweep) {
       const csg::StreamPool* sweep_pool = &sweep_pools.emplace_back(size);  // reserved: never moves
-      runs.add_pool(buffers, *sweep_pool, csg::IssueOrder::depth_first,
-                    [&, sweep_pool] { return pool_run(*sweep_pool, csg::IssueOrder::depth_first); }, /*sweep=*/true);
+      runs.add_pool(buffers, *sweep_pool, IssueOrder::depth_first,
+                    [&, sweep_pool] { return pool_run(*sweep_pool, IssueOrder::depth_first); }, /*sweep=*/true);
     }
-    csg::StreamPool bound_streams(2);  // the isolated sums and both directions at once
-    runs.add_bounds(buffers, bound_streams, timer);
+    const csg::StreamPool bound_streams(2);  // the isolated sums, and both directions at once
+    runs.add_bounds(buffers, ops, bound_streams[0], bound_streams[1], timer);
 
     csg::progress("timing " + std::to_string(runs.size()) + " variants: " + std::to_string(options->plan.warmup) +
                   " warm-up + " + std::to_string(options->plan.repeats) + " timed rounds");
@@ -145,21 +173,14 @@ int main(int argc, char** argv) {
           options->plan, {.plan = csg::pool_timeline_run(pool, work),
                           .poison = [&] { buffers.poison_outputs(pool[0]); },
                           .verify = [&] { return buffers.verify(options->seed); },
-                          .timed_run = [&] { return pool_run(pool, csg::IssueOrder::depth_first); },
-                          .timed = runs.pool(csg::IssueOrder::depth_first).stats,
-                          .source = timeline_options.source});
+                          .timed_run = [&] { return pool_run(pool, IssueOrder::depth_first); },
+                          .timed = runs.pool(IssueOrder::depth_first).stats});
     }
 
     const csg::StageResult result =
-        csg::pool_result("03_stream_pool_gemm", csg::query_device_info(device), *options, pool_config, slots, runs);
-    csg::print_pool_result(std::cout, result, *options, pool_config, runs);
-    nlohmann::json json = csg::to_json(result);
-    if (timeline) {
-      csg::report_stage_timeline(std::cout, *timeline, timeline_options, "03_stream_pool_gemm");
-      json["timeline"] = csg::to_json(*timeline, timeline_options);
-    }
-    if (!options->json_path.empty()) csg::write_json_file(options->json_path, json);
-    const bool timeline_passed = !timeline || timeline->passed();
-    return result.verification.passed && timeline_passed ? csg::kExitOk : csg::kExitFailure;
+        csg::pool::pool_result(kStage, csg::query_device_info(device), *options, pool_config, slots, runs);
+    csg::pool::print_pool_result(std::cout, result, *options, pool_config, runs);
+    return csg::finish_stage(std::cout, kStage, csg::to_json(result), result.verification.passed, timeline,
+                             timeline_options, options->json_path);
   });
 }

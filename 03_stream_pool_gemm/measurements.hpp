@@ -1,25 +1,40 @@
-// What the stream-pool stage measures and how it reports it: the serial
-// baselines, the pool in each issue order and at each swept size, and the
-// isolated sums behind the pipeline bound, all timed in the same rounds
-// (measure_interleaved) and each verified after its last run.
+// What stage 03 times, all in the same interleaved rounds so that every ratio
+// is a same-run ratio: the serial baselines (stage 01's loop, pageable and
+// pinned), the pool in each issue order and at each swept size, one stream
+// per engine, and the isolated sums behind the pipeline bound. Each variant
+// is verified after its last timed run. The runs themselves are main.cu's:
+// this file only registers them, times them and finds them again.
 #pragma once
 
 #include <functional>
-#include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "workload/batch_buffers.hpp"
-#include "engine_streams.hpp"
+#include "cuda/stream.hpp"
 #include "measure/pipeline_bound.hpp"
-#include "cli/pool_options.hpp"
-#include "report/result.hpp"
-#include "workload/stream_pool.hpp"
-#include "measure/timers.hpp"
+#include "measure/stage_sums.hpp"
+#include "measure/stats.hpp"
+#include "workload/batch_buffers.hpp"
+#include "workload/gemm.hpp"
 
-namespace csg {
+namespace csg::pool {
+
+// How the loop over batches issues the work onto the pool:
+//   depth_first:   batch 0: H2D K D2H, batch 1: H2D K D2H, ...  (the article's loop)
+//   breadth_first: in waves of one batch per stream: the wave's H2Ds, then
+//                  its kernels, then its D2Hs
+// Both give each stream the same sequence of operations (H2D K D2H per batch,
+// so streams may reuse device slots); they differ in the order the host
+// queues them, which matters when streams alias onto fewer hardware queues
+// (CUDA_DEVICE_MAX_CONNECTIONS) than there are streams. Issuing ALL H2Ds
+// first would not do: a stream would copy batch i+pool into a slot before
+// batch i's kernel had read it.
+enum class IssueOrder { depth_first, breadth_first };
+
+std::string_view to_string(IssueOrder order);
 
 class PoolMeasurements {
  public:
@@ -43,17 +58,18 @@ class PoolMeasurements {
   PoolMeasurements(const Workload& work, std::uint64_t seed, const Gemm& gemm)
       : work_(work), seed_(seed), gemm_(&gemm) {}
 
-  // Stage 01's serial loop on `buffers` (their host memory kind), legacy stream.
-  void add_serial(BatchBuffers& buffers, EventTimer& timer);
+  // Stage 01's serial loop on `buffers` (their host memory kind), legacy stream;
+  // `run` issues every batch and returns its time.
+  void add_serial(BatchBuffers& buffers, std::function<Millis()> run);
   // A pool run: `run` issues every batch on `pool` and returns its time.
   void add_pool(BatchBuffers& buffers, const StreamPool& pool, IssueOrder order, std::function<Millis()> run,
                 bool sweep = false);
-  // One stream per engine (engine_streams.cuh): `run` issues every batch on
-  // `engines` and returns its time.
-  void add_engine_streams(BatchBuffers& buffers, const EngineStreams& engines, std::function<Millis()> run);
-  // H2D, kernel and D2H sums on the first of `two_streams`, then all copies
-  // both ways at once on both. Verifiable only with a device slot per batch.
-  void add_bounds(BatchBuffers& buffers, const StreamPool& two_streams, EventTimer& timer);
+  // One stream per engine (engine_streams.hpp) on `streams` (H2D, compute,
+  // D2H): `run` issues every batch and returns its time.
+  void add_engine_streams(BatchBuffers& buffers, const StreamPool& streams, std::function<Millis()> run);
+  // H2D, kernel and D2H sums through `ops` on `one`, then all copies both ways
+  // at once on `one` and `two`. Verifiable only with a device slot per batch.
+  void add_bounds(BatchBuffers& buffers, const BatchOps& ops, cudaStream_t one, cudaStream_t two, EventTimer& timer);
 
   std::size_t size() const { return entries_.size(); }
   void measure(const RepeatPlan& plan);
@@ -64,7 +80,7 @@ class PoolMeasurements {
   const Entry* engine_streams() const;         // nothing if not measured
   StageSums sums() const;
   double both_ways_ms() const;
-  PipelineBound bound() const { return pipeline_bound(sums(), both_ways_ms(), work_.batches); }
+  PipelineBound bound() const { return pipeline_bound(sums().medians(), both_ways_ms(), work_.batches); }
 
  private:
   // A variant that runs every batch: whole-workload bytes and FLOPs, outputs
@@ -78,10 +94,4 @@ class PoolMeasurements {
   std::vector<Entry> entries_;
 };
 
-StageResult pool_result(const std::string& stage, const DeviceInfo& device, const CommonOptions& options,
-                        const PoolConfig& config, int device_slots, const PoolMeasurements& runs);
-
-void print_pool_result(std::ostream& out, const StageResult& result, const CommonOptions& options,
-                       const PoolConfig& config, const PoolMeasurements& runs);
-
-}  // namespace csg
+}  // namespace csg::pool

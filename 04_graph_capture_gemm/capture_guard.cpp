@@ -1,6 +1,6 @@
 #include "capture_guard.hpp"
 
-namespace csg {
+namespace csg::graphs {
 
 bool is_capturing(cudaStream_t stream) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
@@ -31,4 +31,4 @@ void abandon_capture(const StreamPool& pool) noexcept {
   static_cast<void>(cudaGetLastError());
 }
 
-}  // namespace csg
+}  // namespace csg::graphs

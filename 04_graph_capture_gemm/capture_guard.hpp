@@ -9,9 +9,9 @@
 
 #include <exception>
 
-#include "workload/stream_pool.hpp"
+#include "cuda/stream.hpp"
 
-namespace csg {
+namespace csg::graphs {
 
 // True while `stream` takes part in a capture (active or invalidated).
 bool is_capturing(cudaStream_t stream);
@@ -39,4 +39,4 @@ class CaptureGuard {
   int exceptions_at_start_;
 };
 
-}  // namespace csg
+}  // namespace csg::graphs

@@ -5,7 +5,7 @@
 
 #include "measure/timers.hpp"
 
-namespace csg {
+namespace csg::graphs {
 
 std::string_view to_string(cudaGraphExecUpdateResult result) {
   switch (result) {
@@ -48,43 +48,40 @@ ExecUpdateAttempt update_exec(const GraphExec& exec, const Graph& graph) {
 UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& ex) {
   const int batches = ex.first->work().batches;
   UpdateCosts costs;
-  GraphExec exec = GraphExec::instantiate(ex.capture(*ex.first, batches));
+  GraphExec exec = ex.instantiate(ex.capture(*ex.first, batches));
   GraphExec reinstantiated;
-  std::vector<Millis> recapture_ms, update_ms, update_call_ms;
-  const int rounds = plan.warmup + plan.repeats;
-  for (int round = 0; round < rounds; ++round) {
-    // Alternate so that every update really changes the pointers, and end on `second`.
-    BatchBuffers& target = (rounds - 1 - round) % 2 == 0 ? *ex.second : *ex.first;
-
-    HostTimer timer;
-    const Graph graph = ex.capture(target, batches);
-    const HostTimer call_timer;
+  Graph to_second;  // captured untimed for the update-alone variant
+  auto update = [&](const Graph& graph) {
     costs.new_pointers = update_exec(exec, graph);
-    const Millis call = call_timer.elapsed();
-    const Millis update = timer.elapsed();
     if (!costs.new_pointers.applied()) {
       throw std::runtime_error("cudaGraphExecUpdate refused new pointers with the same topology: " +
                                costs.new_pointers.describe());
     }
-
-    timer.restart();
-    reinstantiated = GraphExec::instantiate(ex.capture(target, batches));
-    const Millis recapture = timer.elapsed();
-
-    if (round >= plan.warmup) {
-      update_ms.push_back(update);
-      update_call_ms.push_back(call);
-      recapture_ms.push_back(recapture);
-    }
-  }
-  costs.update_exec = summarize(update_ms);
-  costs.update_call = summarize(update_call_ms);
-  costs.recapture_instantiate = summarize(recapture_ms);
+  };
+  const std::vector<TimedVariant> rounds = {
+      {.prepare = nullptr,
+       .run = [&] { const HostTimer timer; update(ex.capture(*ex.first, batches)); return timer.elapsed(); },
+       .after_last = nullptr},
+      {.prepare = [&] { to_second = ex.capture(*ex.second, batches); },
+       .run = [&] { const HostTimer timer; update(to_second); return timer.elapsed(); },
+       .after_last = nullptr},
+      {.prepare = nullptr,
+       .run = [&] {
+         const HostTimer timer;
+         reinstantiated = ex.instantiate(ex.capture(*ex.second, batches));
+         return timer.elapsed();
+       },
+       .after_last = nullptr},
+  };
+  const std::vector<Summary> summaries = measure_interleaved(plan, rounds);
+  costs.update_exec = summaries[0];
+  costs.update_call = summaries[1];
+  costs.recapture_instantiate = summaries[2];
 
   // Both must now compute the second buffers' result; poisoned outputs prove they wrote it.
   auto launch_and_verify = [&](const GraphExec& e) {
     ex.second->poison_outputs(ex.stream);
-    e.launch(ex.stream);
+    ex.launch(e);
     CUDA_CHECK(cudaStreamSynchronize(ex.stream));
     return ex.second->verify(ex.second_seed);
   };
@@ -100,4 +97,4 @@ UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& ex) 
   return costs;
 }
 
-}  // namespace csg
+}  // namespace csg::graphs

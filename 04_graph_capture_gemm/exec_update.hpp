@@ -22,7 +22,7 @@
 #include "measure/stats.hpp"
 #include "workload/verify.hpp"
 
-namespace csg {
+namespace csg::graphs {
 
 struct ExecUpdateAttempt {
   cudaError_t status = cudaSuccess;
@@ -44,6 +44,8 @@ using CaptureWork = std::function<Graph(BatchBuffers& buffers, int batches)>;
 
 struct UpdateExperiment {
   CaptureWork capture;
+  std::function<GraphExec(const Graph&)> instantiate;  // step 5b, as main.cu writes it
+  std::function<void(const GraphExec&)> launch;        // step 6, on `stream`
   BatchBuffers* first = nullptr;   // what the exec is instantiated for
   BatchBuffers* second = nullptr;  // the same workload at other addresses, other data
   std::uint64_t second_seed = 2;
@@ -61,11 +63,13 @@ struct UpdateCosts {
   ExecUpdateAttempt topology_change;       // its outcome: expected to be refused
 };
 
-// Per round, alternating between the two buffer sets (ending on the second):
-// re-capture + update of one exec, and re-capture + a new instantiation.
-// Then both execs are launched on poisoned outputs and verified against the
-// second buffers, and an update to batches - 1 batches is tried.
+// In interleaved rounds: re-capture for the first buffers + update of one exec,
+// the update alone to the second buffers (captured untimed), and re-capture +
+// a new instantiation for the second buffers; so every update really changes
+// the pointers, and both execs end on the second buffers. Then both are
+// launched on poisoned outputs and verified against the second buffers, and
+// an update to batches - 1 batches is tried.
 // Throws std::runtime_error if a same-topology update is refused.
 UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& experiment);
 
-}  // namespace csg
+}  // namespace csg::graphs

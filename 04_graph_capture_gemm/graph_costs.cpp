@@ -1,69 +1,48 @@
 #include "graph_costs.hpp"
 
-#include <vector>
+#include <optional>
 
 #include "measure/timers.hpp"
 
-namespace csg {
-namespace {
-
-// Host time of `body` followed by a synchronise of `stream`, both inside the timer.
-template <class Body>
-Millis host_synchronised(cudaStream_t stream, Body&& body) {
-  const HostTimer timer;
-  body();
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  return timer.elapsed();
-}
-
-}  // namespace
+namespace csg::graphs {
 
 LifecycleCosts measure_graph_lifecycle(const RepeatPlan& plan, const GraphLifecycle& life) {
-  std::vector<Millis> capture, instantiate, first_launch, relaunch, upload, launch_after_upload;
+  const GraphSteps& steps = life.steps;
+  const cudaStream_t stream = steps.stream;
   LifecycleCosts costs;
-  const int rounds = plan.warmup + plan.repeats;
-  for (int round = 0; round < rounds; ++round) {
-    const bool timed = round >= plan.warmup;
-    const bool last = round + 1 == rounds;
-    life.poison();
-
-    HostTimer timer;
-    const Graph graph = life.capture();
-    const Millis capture_ms = timer.elapsed();
-
-    timer.restart();
-    const GraphExec exec = GraphExec::instantiate(graph);
-    const Millis instantiate_ms = timer.elapsed();
-
-    const Millis first_ms = host_synchronised(life.stream, [&] { exec.launch(life.stream); });
-    if (last) costs.first_launch_check = life.verify();
-
-    life.poison();
-    const Millis relaunch_ms = host_synchronised(life.stream, [&] { exec.launch(life.stream); });
-    if (last) costs.relaunch_check = life.verify();
-
-    // A second exec of the same graph: upload it on its own, then launch it.
-    const GraphExec uploaded = GraphExec::instantiate(graph);
-    life.poison();
-    const Millis upload_ms = host_synchronised(life.stream, [&] { uploaded.upload(life.stream); });
-    const Millis after_upload_ms = host_synchronised(life.stream, [&] { uploaded.launch(life.stream); });
-    if (last) costs.uploaded_check = life.verify();
-
-    if (timed) {
-      capture.push_back(capture_ms);
-      instantiate.push_back(instantiate_ms);
-      first_launch.push_back(first_ms);
-      relaunch.push_back(relaunch_ms);
-      upload.push_back(upload_ms);
-      launch_after_upload.push_back(after_upload_ms);
-    }
-  }
-  costs.capture = summarize(capture);
-  costs.instantiate = summarize(instantiate);
-  costs.first_launch = summarize(first_launch);
-  costs.relaunch = summarize(relaunch);
-  costs.upload = summarize(upload);
-  costs.launch_after_upload = summarize(launch_after_upload);
+  // What one round hands from one step to the next: each round captures a new
+  // graph, instantiates it, launches it twice, then uploads a second exec.
+  Graph graph;
+  std::optional<GraphExec> exec;
+  std::optional<GraphExec> uploaded;
+  auto launched = [&](const GraphExec& e) { return host_synchronised(stream, [&] { steps.launch(e); }); };
+  const std::vector<TimedVariant> rounds = {
+      {.prepare = nullptr,
+       .run = [&] { const HostTimer timer; graph = steps.capture(); return timer.elapsed(); },
+       .after_last = nullptr},
+      {.prepare = nullptr,
+       .run = [&] { const HostTimer timer; exec.emplace(steps.instantiate(graph)); return timer.elapsed(); },
+       .after_last = nullptr},
+      {.prepare = life.poison,
+       .run = [&] { return launched(*exec); },
+       .after_last = [&] { costs.first_launch_check = life.verify(); }},
+      {.prepare = life.poison,
+       .run = [&] { return launched(*exec); },
+       .after_last = [&] { costs.relaunch_check = life.verify(); }},
+      {.prepare = [&] { uploaded.emplace(steps.instantiate(graph)); life.poison(); },
+       .run = [&] { return host_synchronised(stream, [&] { CUDA_CHECK(cudaGraphUpload(uploaded->get(), stream)); }); },
+       .after_last = nullptr},
+      {.prepare = nullptr,
+       .run = [&] { return launched(*uploaded); },
+       .after_last = [&] { costs.uploaded_check = life.verify(); }},
+  };
+  const std::vector<Summary> summaries = measure_interleaved(plan, rounds);
+  costs.capture = summaries[0];
+  costs.instantiate = summaries[1];
+  costs.first_launch = summaries[2];
+  costs.relaunch = summaries[3];
+  costs.upload = summaries[4];
+  costs.launch_after_upload = summaries[5];
   return costs;
 }
 
@@ -73,7 +52,7 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
   const std::vector<TimedVariant> variants = {
       {
           .prepare = c.poison,  // each replay must write every output again
-          .run = [&] { timer.start(c.stream); c.exec->launch(c.stream); return timer.stop(); },
+          .run = [&] { timer.start(c.stream); c.launch(*c.exec); return timer.stop(); },
           .after_last = [&] { costs.graph_check = c.verify(); },
       },
       {
@@ -88,7 +67,7 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
       },
       {
           .prepare = nullptr,
-          .run = [&] { return host_issue_time(c.stream, [&] { c.exec->launch(c.stream); }); },
+          .run = [&] { return host_issue_time(c.stream, [&] { c.launch(*c.exec); }); },
           .after_last = nullptr,
       },
   };
@@ -100,4 +79,4 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
   return costs;
 }
 
-}  // namespace csg
+}  // namespace csg::graphs

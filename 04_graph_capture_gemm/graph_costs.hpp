@@ -1,4 +1,6 @@
-// What a graph costs, each part measured on its own, and what it saves.
+// What a graph costs, each part measured on its own, and what it saves. The
+// article's steps are main.cu's (capture, instantiate, launch); these
+// functions only time them, in interleaved rounds (measure_interleaved).
 //
 // measure_graph_lifecycle: per round, a fresh capture, a fresh instantiate,
 // the first launch of that exec (which also uploads it), a second launch of
@@ -24,13 +26,20 @@
 #include "measure/stats.hpp"
 #include "workload/verify.hpp"
 
-namespace csg {
+namespace csg::graphs {
+
+// The article's steps, as main.cu writes them.
+struct GraphSteps {
+  std::function<Graph()> capture;                       // steps 1-5a: begin, fork, work, join, end capture
+  std::function<GraphExec(const Graph&)> instantiate;   // step 5b: cudaGraphInstantiateWithParams
+  std::function<void(const GraphExec&)> launch;         // step 6: cudaGraphLaunch on `stream`
+  cudaStream_t stream = nullptr;                        // where the capture began: launches go here
+};
 
 struct GraphLifecycle {
-  std::function<Graph()> capture;      // steps 1-5a: begin, fork, work, join, end capture
-  std::function<void()> poison;        // NaN into every output, device and host
+  GraphSteps steps;
+  std::function<void()> poison;  // NaN into every output, device and host
   std::function<VerifyResult()> verify;
-  cudaStream_t stream = nullptr;       // the origin stream: launches go here
 };
 
 struct LifecycleCosts {
@@ -49,6 +58,7 @@ LifecycleCosts measure_graph_lifecycle(const RepeatPlan& plan, const GraphLifecy
 
 struct ReplayComparison {
   const GraphExec* exec = nullptr;
+  std::function<void(const GraphExec&)> launch;  // step 6
   // Fork, the per-batch work and join on the pool, without capture (stage 03's loop).
   std::function<void()> issue_on_streams;
   std::function<void()> poison;
@@ -67,4 +77,4 @@ struct ReplayCosts {
 
 ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayComparison& comparison);
 
-}  // namespace csg
+}  // namespace csg::graphs

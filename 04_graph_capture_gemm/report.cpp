@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report/serial_report.hpp"
 #include "report/table.hpp"
 
-namespace csg {
+namespace csg::graphs {
 namespace {
 
 constexpr double kMicrosPerMilli = 1000.0;
@@ -245,4 +244,4 @@ void print_missing_join(std::ostream& out, const CudaError& error, int streams, 
       << "gave " << recaptured.nodes << " nodes and " << recaptured.roots << " roots.\n";
 }
 
-}  // namespace csg
+}  // namespace csg::graphs

@@ -17,7 +17,7 @@
 #include "tiny_work.hpp"
 #include "report/result.hpp"
 
-namespace csg {
+namespace csg::graphs {
 
 struct GraphStageRun {
   CommonOptions options;
@@ -49,4 +49,4 @@ void print_graph_stage(std::ostream& out, const StageResult& result, const Graph
 void print_missing_join(std::ostream& out, const CudaError& error, int streams, bool still_capturing,
                         const GraphStructure& recaptured);
 
-}  // namespace csg
+}  // namespace csg::graphs

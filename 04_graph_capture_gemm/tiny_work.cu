@@ -3,12 +3,13 @@
 #include <vector>
 
 #include "workload/batch_buffers.hpp"
+#include "workload/gemm.hpp"
 #include "capture_guard.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/graph.hpp"
 #include "measure/timers.hpp"
 
-namespace csg {
+namespace csg::graphs {
 namespace {
 
 // What is timed: a kernel that does nothing, so a launch or a graph node
@@ -33,13 +34,16 @@ void issue_counting_chain(unsigned long long* counter, int count, cudaStream_t s
   }
 }
 
-void issue_tiny_gemms(BatchBuffers& gemms, const StreamPool& pool) {
-  // The article's naive kernel whatever --kernel says: this run measures
-  // launch costs, and a 64³ GEMM is a few µs of GPU work with any kernel.
-  const Gemm naive(GemmChoice{.kernel = GemmKernel::naive});
-  pool.fork_from(pool[0]);
-  for (int batch = 0; batch < gemms.work().batches; ++batch) enqueue_gemm(naive, gemms, batch, pool.for_batch(batch));
-  pool.join_into(pool[0]);
+// The article's naive kernel whatever --kernel says: this run measures
+// launch costs, and a 64³ GEMM is a few µs of GPU work with any kernel.
+// Batch i on stream i % pool, between the stage's fork and join.
+void issue_tiny_gemms(BatchBuffers& gemms, const StreamPool& pool, const PoolForkJoin& fork_join) {
+  fork_join.fork();
+  for (int batch = 0; batch < gemms.work().batches; ++batch) {
+    launch_gemm_naive(gemms.device_a(batch), gemms.device_b(), gemms.device_c(batch), gemms.work().shape,
+                      pool.for_batch(batch));
+  }
+  fork_join.join();
 }
 
 // Captures whatever `issue` queues from pool stream 0 into one graph.
@@ -60,7 +64,8 @@ Workload tiny_gemm_workload(const TinyConfig& config) {
   return work;
 }
 
-TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const TinyConfig& config) {
+TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const PoolForkJoin& fork_join,
+                                  const TinyConfig& config) {
   const cudaStream_t stream = pool[0];
   TinyCosts costs;
 
@@ -69,7 +74,7 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
   const Graph empty_graph = capture(pool, [&] { issue_empty_chain(config.count, stream); });
   costs.empty_graph_nodes = empty_graph.node_count();
   const GraphExec empty_exec = GraphExec::instantiate(empty_graph);
-  empty_exec.upload(stream);
+  CUDA_CHECK(cudaGraphUpload(empty_exec.get(), stream));
   const Graph counting_graph = capture(pool, [&] { issue_counting_chain(counter.data(), config.count, stream); });
   const GraphExec counting_exec = GraphExec::instantiate(counting_graph);
 
@@ -78,12 +83,15 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
   const Workload gemm_work = tiny_gemm_workload(config);
   BatchBuffers gemms(gemm_work, config.host_memory, gemm_work.batches);
   gemms.fill_inputs(config.seed);
-  for (int batch = 0; batch < gemm_work.batches; ++batch) enqueue_h2d(gemms, batch, stream);
+  for (int batch = 0; batch < gemm_work.batches; ++batch) {
+    CUDA_CHECK(cudaMemcpyAsync(gemms.device_a(batch), gemms.host_a(batch), gemm_work.a_bytes(),
+                               cudaMemcpyHostToDevice, stream));
+  }
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  const Graph gemm_graph = capture(pool, [&] { issue_tiny_gemms(gemms, pool); });
+  const Graph gemm_graph = capture(pool, [&] { issue_tiny_gemms(gemms, pool, fork_join); });
   costs.gemm_graph_nodes = gemm_graph.node_count();
   const GraphExec gemm_exec = GraphExec::instantiate(gemm_graph);
-  gemm_exec.upload(stream);
+  CUDA_CHECK(cudaGraphUpload(gemm_exec.get(), stream));
 
   costs.empty_checked = true;
   int empty_runs = 0;
@@ -108,7 +116,7 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
   issue_counting_chain(counter.data(), config.count, stream);
   check_counter("counting chain on a stream");
   reset_counter();
-  counting_exec.launch(stream);
+  CUDA_CHECK(cudaGraphLaunch(counting_exec.get(), stream));
   check_counter("counting chain as a graph");
   if (costs.empty_graph_nodes != static_cast<std::size_t>(config.count) && costs.empty_checked) {
     costs.empty_checked = false;
@@ -118,7 +126,10 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
   auto poison_gemms = [&] { gemms.poison_outputs(stream); };
   // Outputs stay on the device in the timed runs; copy them back to check them.
   auto verify_gemms = [&] {
-    for (int batch = 0; batch < gemm_work.batches; ++batch) enqueue_d2h(gemms, batch, stream);
+    for (int batch = 0; batch < gemm_work.batches; ++batch) {
+      CUDA_CHECK(cudaMemcpyAsync(gemms.host_c(batch), gemms.device_c(batch), gemm_work.c_bytes(),
+                                 cudaMemcpyDeviceToHost, stream));
+    }
     CUDA_CHECK(cudaStreamSynchronize(stream));
     return gemms.verify(config.seed);
   };
@@ -132,22 +143,22 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
       },
       {
           .prepare = nullptr,
-          .run = [&] { timer.start(stream); empty_exec.launch(stream); return timer.stop(); },
+          .run = [&] { timer.start(stream); CUDA_CHECK(cudaGraphLaunch(empty_exec.get(), stream)); return timer.stop(); },
           .after_last = nullptr,
       },
       {
           .prepare = poison_gemms,
-          .run = [&] { timer.start(stream); issue_tiny_gemms(gemms, pool); return timer.stop(); },
+          .run = [&] { timer.start(stream); issue_tiny_gemms(gemms, pool, fork_join); return timer.stop(); },
           .after_last = [&] { costs.gemm_streams_check = verify_gemms(); },
       },
       {
           .prepare = poison_gemms,
-          .run = [&] { timer.start(stream); gemm_exec.launch(stream); return timer.stop(); },
+          .run = [&] { timer.start(stream); CUDA_CHECK(cudaGraphLaunch(gemm_exec.get(), stream)); return timer.stop(); },
           .after_last = [&] { costs.gemm_graph_check = verify_gemms(); },
       },
       {
           .prepare = poison_gemms,
-          .run = [&] { return host_issue_time(stream, [&] { gemm_exec.launch(stream); }); },
+          .run = [&] { return host_issue_time(stream, [&] { CUDA_CHECK(cudaGraphLaunch(gemm_exec.get(), stream)); }); },
           .after_last = [&] { costs.gemm_launch_check = verify_gemms(); },
       },
   };
@@ -160,4 +171,4 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
   return costs;
 }
 
-}  // namespace csg
+}  // namespace csg::graphs

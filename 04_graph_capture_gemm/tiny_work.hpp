@@ -24,15 +24,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "cuda/host_buffer.hpp"
 #include "measure/stats.hpp"
-#include "workload/stream_pool.hpp"
+#include "cuda/stream.hpp"
 #include "workload/verify.hpp"
 #include "workload/workload.hpp"
 
-namespace csg {
+namespace csg::graphs {
 
 struct TinyConfig {
   int count = 1000;  // kernels in the empty chain, and tiny GEMMs
@@ -61,6 +62,14 @@ struct TinyCosts {
   std::size_t gemm_graph_nodes = 0;
 };
 
-TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const TinyConfig& config);
+// The stage's fork and join of its pool (main.cu's steps 2 and 4): the tiny
+// GEMMs run between them, on the streams as the article's work does.
+struct PoolForkJoin {
+  std::function<void()> fork;
+  std::function<void()> join;
+};
 
-}  // namespace csg
+TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const PoolForkJoin& fork_join,
+                                  const TinyConfig& config);
+
+}  // namespace csg::graphs

@@ -1,16 +1,15 @@
 #include "cli/options.hpp"
 
 #include <cxxopts.hpp>
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <climits>
-#include <filesystem>
 #include <regex>
 
 #include "base/errors.hpp"
-#include "workload/gemm_tiles.hpp"
+#include "base/output_file.hpp"
+#include "workload/gemm.hpp"
 #include "base/units.hpp"
 
 namespace csg {
@@ -117,19 +116,6 @@ std::vector<HostMemory> parse_host_memory_list(const std::string& text, const st
   }
   std::sort(kinds.begin(), kinds.end());
   return kinds;
-}
-
-void check_output_path(const std::string& flag, const std::string& path) {
-  namespace fs = std::filesystem;
-  const std::string prefix = "--" + flag + " " + path + ": ";
-  if (path.empty()) throw UsageError("--" + flag + " needs a file name");
-  std::error_code ec;
-  const fs::path target(path);
-  if (fs::is_directory(target, ec)) throw UsageError(prefix + "is a directory, expected a file name");
-  fs::path dir = target.parent_path();
-  if (dir.empty()) dir = ".";
-  if (!fs::is_directory(dir, ec)) throw UsageError(prefix + "directory " + dir.string() + " does not exist");
-  if (::access(dir.c_str(), W_OK) != 0) throw UsageError(prefix + "directory " + dir.string() + " is not writable");
 }
 
 void validate(const CommonOptions& options) {

@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "workload/gemm_choice.hpp"
+#include "workload/gemm.hpp"
+#include "base/output_file.hpp"  // check_output_path, for the stages' own output options
 #include "cuda/host_buffer.hpp"
 #include "measure/stats.hpp"
 #include "workload/workload.hpp"
@@ -116,8 +117,5 @@ std::vector<HostMemory> parse_host_memory_list(const std::string& text, const st
 // Throws UsageError.
 void validate(const CommonOptions& options);
 
-// Throws UsageError unless `path` can be created: its directory exists and is
-// writable, and the path itself is not a directory.
-void check_output_path(const std::string& flag, const std::string& path);
 
 }  // namespace csg

@@ -45,7 +45,7 @@ PoolConfig read_pool_options(const StageCli& cli, const CommonOptions& options, 
 int device_slots_for(const PoolConfig& config, int batches);
 
 // How many streams run GEMMs in stage 03 (each needs its own cuBLAS handle and
-// workspace, gemm_backend.cuh): the pool, every swept pool, the compute stream
+// workspace, workload/gemm.hpp): the pool, every swept pool, the compute stream
 // of the engine streams, the stream of the isolated kernel sum and the legacy
 // default stream of the serial baselines.
 int streams_running_gemms(const PoolConfig& config);

@@ -22,6 +22,11 @@ GraphExec GraphExec::instantiate(const Graph& graph, const InstantiateOptions& o
   params.uploadStream = options.upload_stream;
   cudaGraphExec_t exec = nullptr;
   const cudaError_t status = cudaGraphInstantiateWithParams(&exec, graph.get(), &params);
+  return from_instantiation(exec, status, params);
+}
+
+GraphExec GraphExec::from_instantiation(cudaGraphExec_t exec, cudaError_t status,
+                                        const cudaGraphInstantiateParams& params) {
   if (status != cudaSuccess || params.result_out != cudaGraphInstantiateSuccess) {
     std::string call = "cudaGraphInstantiateWithParams (result_out = ";
     call += to_string(params.result_out);

@@ -3,6 +3,9 @@
 // cudaGraphInstantiateWithParams, the CUDA 12+ call that reports why an
 // instantiation failed (the article's five-argument cudaGraphInstantiate is
 // the CUDA 11 form: on CUDA 12+ it silently drops the error node and log).
+// Stage 04 writes that call itself and hands its outcome to
+// GraphExec::from_instantiation; GraphExec::instantiate does the same for the
+// experiments that need an exec of their own.
 #pragma once
 
 #include <cstddef>
@@ -51,7 +54,13 @@ struct InstantiateOptions {
 
 class GraphExec {
  public:
-  // Throws CudaError naming cudaGraphInstantiateResult and the failing node's type.
+  // The outcome of cudaGraphInstantiateWithParams(&exec, graph, &params):
+  // owns `exec` when `status` and params.result_out say success; otherwise
+  // destroys whatever `exec` holds and throws CudaError naming result_out and
+  // the failing node's type.
+  static GraphExec from_instantiation(cudaGraphExec_t exec, cudaError_t status,
+                                      const cudaGraphInstantiateParams& params);
+  // cudaGraphInstantiateWithParams with `options`, checked as above.
   static GraphExec instantiate(const Graph& graph, const InstantiateOptions& options = {});
 
   GraphExec() = default;
@@ -68,8 +77,6 @@ class GraphExec {
   }
 
   cudaGraphExec_t get() const noexcept { return exec_; }
-  void upload(cudaStream_t stream) const { CUDA_CHECK(cudaGraphUpload(exec_, stream)); }
-  void launch(cudaStream_t stream) const { CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
 
  private:
   explicit GraphExec(cudaGraphExec_t exec) noexcept : exec_(exec) {}

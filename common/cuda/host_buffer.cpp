@@ -2,33 +2,12 @@
 
 #include <cstdlib>
 #include <new>
+#include <stdexcept>
+#include <string>
 
 #include "base/units.hpp"
 
 namespace csg {
-namespace {
-
-// Page alignment: cudaHostRegister pins whole pages, and the copy engines
-// move page-aligned buffers at full speed.
-constexpr std::size_t kPageBytes = 4096;
-
-void* page_aligned_alloc(std::size_t bytes) {
-  const std::size_t rounded = (bytes + kPageBytes - 1) / kPageBytes * kPageBytes;
-  void* ptr = std::aligned_alloc(kPageBytes, rounded);
-  if (ptr == nullptr) {
-    throw std::runtime_error("host allocation of " + format_bytes(bytes) + " (pageable) failed");
-  }
-  return ptr;
-}
-
-[[noreturn]] void throw_allocation_error(cudaError_t status, const char* call, std::size_t bytes,
-                                         HostMemory kind, int line) {
-  const std::string what = std::string(call) + " of " + format_bytes(bytes) + " (" +
-                           std::string(to_string(kind)) + ")";
-  throw_cuda_error(status, what.c_str(), __FILE__, line);
-}
-
-}  // namespace
 
 std::string_view to_string(HostMemory kind) {
   switch (kind) {
@@ -48,35 +27,39 @@ std::optional<HostMemory> parse_host_memory(std::string_view text) {
   return std::nullopt;
 }
 
+void* page_aligned_alloc(std::size_t bytes) {
+  const std::size_t rounded = (bytes + kHostPageBytes - 1) / kHostPageBytes * kHostPageBytes;
+  void* ptr = std::aligned_alloc(kHostPageBytes, rounded);
+  if (ptr == nullptr) throw std::bad_alloc();
+  return ptr;
+}
+
 namespace detail {
 
 void* host_allocate(std::size_t bytes, HostMemory kind) {
   if (bytes == 0) return nullptr;
-  void* ptr = nullptr;
   switch (kind) {
     case HostMemory::pageable:
-      return page_aligned_alloc(bytes);
+      try {
+        return page_aligned_alloc(bytes);
+      } catch (const std::bad_alloc&) {
+        throw std::runtime_error("host allocation of " + format_bytes(bytes) + " (pageable) failed");
+      }
     case HostMemory::pinned: {
+      void* ptr = nullptr;
       const cudaError_t status = cudaMallocHost(&ptr, bytes);
-      if (status != cudaSuccess) throw_allocation_error(status, "cudaMallocHost", bytes, kind, __LINE__);
-      return ptr;
-    }
-    case HostMemory::registered: {
-      ptr = page_aligned_alloc(bytes);
-      const cudaError_t status = cudaHostRegister(ptr, bytes, cudaHostRegisterDefault);
       if (status != cudaSuccess) {
-        std::free(ptr);
-        throw_allocation_error(status, "cudaHostRegister", bytes, kind, __LINE__);
+        const std::string what = "cudaMallocHost of " + format_bytes(bytes) + " (pinned)";
+        throw_cuda_error(status, what.c_str(), __FILE__, __LINE__);
       }
       return ptr;
     }
-    case HostMemory::write_combined: {
-      const cudaError_t status = cudaHostAlloc(&ptr, bytes, cudaHostAllocWriteCombined);
-      if (status != cudaSuccess) throw_allocation_error(status, "cudaHostAlloc(WriteCombined)", bytes, kind, __LINE__);
-      return ptr;
-    }
+    case HostMemory::registered:
+    case HostMemory::write_combined:
+      break;
   }
-  throw std::logic_error("unknown host memory kind");
+  throw std::invalid_argument("HostBuffer allocates pageable and pinned memory; allocate " +
+                              std::string(to_string(kind)) + " memory yourself and hand the pointer over");
 }
 
 void host_release(void* ptr, HostMemory kind) noexcept {

@@ -1,19 +1,25 @@
 // HostBuffer<T>: owns host memory of one of the four kinds the article and
-// stage 02 compare. Move-only; the destructor frees the way the kind needs.
-//   pageable       std::aligned_alloc, like the article's malloc: the OS may
+// stage 02 compare, and frees it the way its kind needs. Move-only.
+//   pageable       an ordinary allocation, like the article's malloc: the OS may
 //                  move or swap its pages, so the driver stages every copy.
 //   pinned         cudaMallocHost: page-locked, the DMA engines read it directly.
 //   registered     an ordinary allocation pinned afterwards with cudaHostRegister.
 //   write_combined cudaHostAlloc(cudaHostAllocWriteCombined): pinned, not cached
 //                  by the CPU; fast for the GPU to read, very slow for the host to read.
+// HostBuffer(count, kind) allocates the two kinds the GEMM stages use
+// (pageable, pinned). Stage 02 allocates all four itself, with the calls
+// written out in its main.cu, and hands each pointer to an owner:
+//   void* ptr = nullptr;
+//   CUDA_CHECK(cudaMallocHost(&ptr, bytes));
+//   csg::HostBuffer<std::byte> pinned(static_cast<std::byte*>(ptr), bytes, csg::HostMemory::pinned);
 #pragma once
 
 #include <cstddef>
 #include <optional>
 #include <ostream>
 #include <span>
-#include <string>
 #include <string_view>
+#include <utility>
 
 #include "cuda/check.hpp"
 
@@ -29,8 +35,16 @@ inline std::ostream& operator<<(std::ostream& out, HostMemory kind) { return out
 // True for every kind except pageable: the DMA engines can read it directly.
 inline bool is_page_locked(HostMemory kind) { return kind != HostMemory::pageable; }
 
+// Page alignment: cudaHostRegister pins whole pages, and the copy engines
+// move page-aligned buffers at full speed.
+inline constexpr std::size_t kHostPageBytes = 4096;
+
+// std::aligned_alloc of `bytes` rounded up to whole pages; throws
+// std::bad_alloc naming nothing (the caller knows the size) when it fails.
+void* page_aligned_alloc(std::size_t bytes);
+
 namespace detail {
-// Untyped allocation and release; the typed wrapper below is all callers see.
+// Untyped allocation (pageable and pinned only) and release (every kind).
 void* host_allocate(std::size_t bytes, HostMemory kind);
 void host_release(void* ptr, HostMemory kind) noexcept;
 }  // namespace detail
@@ -39,10 +53,13 @@ template <class T>
 class HostBuffer {
  public:
   HostBuffer() = default;
+  // Allocates `count` elements of pageable or pinned memory; throws
+  // std::invalid_argument for the kinds a caller allocates itself.
   HostBuffer(std::size_t count, HostMemory kind)
-      : ptr_(static_cast<T*>(detail::host_allocate(count * sizeof(T), kind))),
-        count_(count),
-        kind_(kind) {}
+      : ptr_(static_cast<T*>(detail::host_allocate(count * sizeof(T), kind))), count_(count), kind_(kind) {}
+  // Takes ownership of `count` elements at `ptr`, allocated the way `kind`
+  // says (registered: page_aligned_alloc, then cudaHostRegister).
+  HostBuffer(T* ptr, std::size_t count, HostMemory kind) noexcept : ptr_(ptr), count_(count), kind_(kind) {}
   ~HostBuffer() { reset(); }
 
   HostBuffer(const HostBuffer&) = delete;
@@ -63,6 +80,12 @@ class HostBuffer {
   HostMemory kind() const noexcept { return kind_; }
   std::span<T> span() noexcept { return {ptr_, count_}; }
   std::span<const T> span() const noexcept { return {ptr_, count_}; }
+
+  // Gives up ownership without freeing (the caller frees, or hands it on).
+  [[nodiscard]] T* release() noexcept {
+    count_ = 0;
+    return std::exchange(ptr_, nullptr);
+  }
 
   void reset() noexcept {
     if (ptr_ != nullptr) detail::host_release(ptr_, kind_);

@@ -1,8 +1,13 @@
-// Stream and Event: move-only owners of cudaStream_t and cudaEvent_t.
-// Functions borrow the raw handle through get().
+// Stream, Event and StreamPool: move-only owners of cudaStream_t and
+// cudaEvent_t. Functions borrow the raw handles (get(), operator[]). The
+// owners create and destroy; the calls the article teaches (cudaEventRecord,
+// cudaStreamWaitEvent, cudaMemcpyAsync, the launches) are written by the
+// stages themselves.
 #pragma once
 
+#include <cstddef>
 #include <utility>
+#include <vector>
 
 #include "cuda/check.hpp"
 
@@ -11,7 +16,8 @@ namespace csg {
 class Stream {
  public:
   // cudaStreamDefault is what the article's cudaStreamCreate gives: a blocking
-  // stream that synchronises with the legacy default stream.
+  // stream that synchronises with the legacy default stream. Priority: lower
+  // numbers run first (the H200 offers 0 down to -5), kernels only.
   explicit Stream(unsigned flags = cudaStreamDefault, int priority = 0) {
     CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, flags, priority));
   }
@@ -28,7 +34,6 @@ class Stream {
   }
 
   cudaStream_t get() const noexcept { return stream_; }
-  void synchronize() const { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
  private:
   void reset() noexcept {
@@ -41,10 +46,8 @@ class Stream {
 class Event {
  public:
   // cudaEventDefault can be timed; cudaEventDisableTiming is cheaper for
-  // pure synchronisation (fork/join) and can't be timed.
-  explicit Event(unsigned flags = cudaEventDefault) {
-    CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags));
-  }
+  // pure ordering (fork/join) and can't be timed.
+  explicit Event(unsigned flags = cudaEventDefault) { CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags)); }
   ~Event() { reset(); }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
@@ -58,8 +61,6 @@ class Event {
   }
 
   cudaEvent_t get() const noexcept { return event_; }
-  void record(cudaStream_t stream) const { CUDA_CHECK(cudaEventRecord(event_, stream)); }
-  void synchronize() const { CUDA_CHECK(cudaEventSynchronize(event_)); }
 
  private:
   void reset() noexcept {
@@ -67,6 +68,29 @@ class Event {
     event_ = nullptr;
   }
   cudaEvent_t event_ = nullptr;
+};
+
+// The article's stream pool: `size` streams, plus the events its fork/join
+// pattern records (one fork event, one join event per stream). Batch i runs on
+// stream i % size, so the batches sharing a stream run in order and may share
+// one device slot (BatchBuffers). The events only order work: never timed.
+class StreamPool {
+ public:
+  explicit StreamPool(int size, unsigned stream_flags = cudaStreamDefault, int priority = 0);
+
+  int size() const noexcept { return static_cast<int>(streams_.size()); }
+  cudaStream_t operator[](int index) const { return streams_.at(static_cast<std::size_t>(index)).get(); }
+  // The stream the article gives batch `batch`.
+  cudaStream_t for_batch(int batch) const { return (*this)[batch % size()]; }
+  cudaEvent_t fork_event() const noexcept { return fork_event_.get(); }
+  cudaEvent_t join_event(int index) const { return join_events_.at(static_cast<std::size_t>(index)).get(); }
+  // Every stream but the first: what a fork starts and a join waits for.
+  std::vector<cudaStream_t> others() const;
+
+ private:
+  std::vector<Stream> streams_;
+  Event fork_event_{cudaEventDisableTiming};
+  std::vector<Event> join_events_;
 };
 
 }  // namespace csg

@@ -4,11 +4,11 @@
 
 namespace csg {
 
-PipelineBound pipeline_bound(const StageSums& sums, double both_ways_ms, int batches) {
+PipelineBound pipeline_bound(const StageTimes& sums, double both_ways_ms, int batches) {
   if (batches < 1) throw std::invalid_argument("pipeline_bound: batches must be at least 1");
-  const double h2d_all = sums.h2d.median_ms;
-  const double kernel_all = sums.kernel.median_ms;
-  const double d2h_all = sums.d2h.median_ms;
+  const double h2d_all = sums.h2d_ms;
+  const double kernel_all = sums.kernel_ms;
+  const double d2h_all = sums.d2h_ms;
   const double h2d_one = h2d_all / batches;
   const double kernel_one = kernel_all / batches;
   const double d2h_one = d2h_all / batches;

@@ -1,5 +1,5 @@
 // The pipeline bound: the shortest time any schedule of the batches could
-// take, from measured isolated costs (DESIGN.md, "Measuring").
+// take, from measured isolated costs. Arithmetic on plain numbers.
 //
 // Each resource must do all its work, and it can't start before the first
 // batch reaches it or stop before the last batch has left it:
@@ -16,9 +16,14 @@
 
 #include <string>
 
-#include "measure/stage_sums.hpp"
-
 namespace csg {
+
+// Medians of every batch's work of one kind, run alone (stage_sums.hpp), in ms.
+struct StageTimes {
+  double h2d_ms = 0.0;
+  double kernel_ms = 0.0;
+  double d2h_ms = 0.0;
+};
 
 struct PipelineBound {
   double kernel_path_ms = 0.0;
@@ -30,6 +35,7 @@ struct PipelineBound {
 };
 
 // `both_ways_ms`: the median time of all H2D and all D2H at once (copies_both_ways_variant).
-PipelineBound pipeline_bound(const StageSums& sums, double both_ways_ms, int batches);
+// Throws std::invalid_argument for fewer than one batch.
+PipelineBound pipeline_bound(const StageTimes& sums, double both_ways_ms, int batches);
 
 }  // namespace csg

@@ -2,11 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <stdexcept>
-#include <unistd.h>
 
+#include "base/output_file.hpp"
 #include "report/table.hpp"
 
 namespace csg {
@@ -88,28 +86,7 @@ nlohmann::json to_json(const StageResult& result) {
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& document) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path temporary = target.string() + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + temporary.string());
-    out << document.dump(2) << '\n';
-    out.flush();
-    if (!out) {
-      out.close();
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw std::runtime_error("writing " + temporary.string() + " failed");
-    }
-  }
-  std::error_code error;
-  fs::rename(temporary, target, error);
-  if (error) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw std::runtime_error("cannot rename " + temporary.string() + " to " + path + ": " + error.message());
-  }
+  write_text_file(path, document.dump(2) + "\n");
 }
 
 std::string compact_params(const nlohmann::json& params) {
@@ -140,6 +117,13 @@ void print_measurements(std::ostream& out, const std::vector<Measurement>& measu
                    !m.verifiable ? "n/a" : m.verified ? "yes" : "NO"});
   }
   table.print(out);
+}
+
+std::string describe_workload(const Workload& work, const GemmChoice& gemm) {
+  const auto& s = work.shape;
+  auto dims = [](int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); };
+  return std::to_string(work.batches) + " batches of C_i = A_i*B: A_i " + dims(s.m, s.k) + ", B " + dims(s.k, s.n) +
+         ", C_i " + dims(s.m, s.n) + " (float), " + gemm_name(gemm) + " GEMM";
 }
 
 }  // namespace csg

@@ -1,5 +1,5 @@
 // The results of one stage run: printed as one table and written as JSON in
-// the schema "cuda-streams-graphs/result/v1" (see DESIGN.md). Scripts and tests
+// the schema "cuda-streams-graphs/result/v1" (README.md lists every field). Scripts and tests
 // read these names; add fields freely, never rename.
 #pragma once
 
@@ -56,5 +56,8 @@ std::string compact_params(const nlohmann::json& params);
 
 // One row per measurement: variant, params, median, min, p95, max (ms), GFLOP/s, GB/s, verified.
 void print_measurements(std::ostream& out, const std::vector<Measurement>& measurements);
+
+// "100 batches of C_i = A_i*B: A_i 1024x512, B 512x1024, C_i 1024x1024 (float), naive GEMM"
+std::string describe_workload(const Workload& work, const GemmChoice& gemm);
 
 }  // namespace csg

@@ -12,8 +12,6 @@
 #include <utility>
 
 #include "cuda/check.hpp"
-#include "timeline/op_events.hpp"
-#include "timeline/op_scope.hpp"
 
 namespace csg {
 namespace {
@@ -296,66 +294,6 @@ void GraphNodeClones::note_clone(std::uint64_t clone_id, cudaGraphNode_t origina
 
 namespace {
 
-// A plan whose rows are streams the stage names, not a graph replay.
-bool names_its_streams(const TimelineRun& plan) { return !plan.streams.empty() && plan.graph_nodes.empty(); }
-
-// `run` once with an EventPairLog active; every OpScope in it is one op.
-// `cupti_reason`: why CUPTI could not start, or "" when event pairs were asked for.
-RecordedTimeline record_with_event_pairs(const TimelineRun& plan, const std::function<void()>& run,
-                                         const RecordingChoice& how, const std::string& cupti_reason) {
-  RecordedTimeline recorded;
-  if (!names_its_streams(plan)) {
-    recorded.unavailable_reason = no_event_pairs_for_graphs(cupti_reason);
-    return recorded;
-  }
-  if (!how.no_event_pairs.empty()) {
-    recorded.unavailable_reason = (cupti_reason.empty() ? std::string("--timeline-source events: ")
-                                                        : "CUPTI could not start (" + cupti_reason + "); ") +
-                                  "event pairs: not available for this experiment (" + how.no_event_pairs + ")";
-    return recorded;
-  }
-  const long long capacity = static_cast<long long>(kOpsPerBatch) * std::max(plan.batches, 0);
-  if (capacity > std::numeric_limits<int>::max()) {
-    throw std::invalid_argument("too many batches for an event-pair log");
-  }
-  EventPairLog log(static_cast<int>(capacity));  // every event created here, before the run
-  {
-    const EventLogActivation active(log);  // records the base event
-    run();
-  }
-  const std::vector<LoggedOp> logged = log.read();  // throws if the run issued more ops than the log holds
-
-  std::vector<std::string> row_names = plan.row_names;
-  for (std::size_t row = row_names.size(); row < plan.streams.size(); ++row) {
-    row_names.push_back("stream " + std::to_string(row));
-  }
-  std::vector<TimedOp> ops;
-  ops.reserve(logged.size());
-  for (const LoggedOp& op : logged) {
-    // The plan's streams are the rows; nullptr is the legacy default stream,
-    // matched as given (stage 01 names it nullptr, and so do its OpScopes).
-    const auto stream = std::find(plan.streams.begin(), plan.streams.end(), op.stream);
-    const int row = stream == plan.streams.end() ? -1 : static_cast<int>(stream - plan.streams.begin());
-    ops.push_back({.kind = op.kind, .batch = op.batch, .row = row, .start_ms = op.start_ms, .end_ms = op.end_ms,
-                   .bytes = op.bytes});
-  }
-  LabelResult labelled = timeline_from_timed_ops(ops, row_names, plan.flops_per_kernel);
-  recorded.available = true;
-  recorded.labelling = kEventPairsLabelling;
-  recorded.source = kEventPairsLabelling;
-  recorded.notes = event_pair_notes(cupti_reason);
-  if (logged.empty()) {
-    recorded.notes.push_back("the run issued no copy or kernel inside an OpScope: nothing was timed");
-  }
-  recorded.timeline = std::move(labelled.timeline);
-  recorded.ignored = labelled.ignored;
-  if (recorded.ignored > 0) {
-    recorded.notes.push_back(std::to_string(recorded.ignored) + " timed operation(s) were not part of the run "
-                             "(on a stream the plan does not name, or of another kind) and are left out");
-  }
-  return recorded;
-}
-
 RecordedTimeline record_with_cupti(const TimelineRun& plan, const std::function<void()>& run,
                                    TimelineRecorder& recorder) {
   RecordedTimeline recorded;
@@ -424,23 +362,13 @@ RecordedTimeline record_with_cupti(const TimelineRun& plan, const std::function<
 
 }  // namespace
 
-RecordedTimeline record_timeline(const TimelineRun& plan, const std::function<void()>& run,
-                                 const RecordingChoice& how) {
-  const std::function<void()>& event_run = how.event_run ? how.event_run : run;
-  if (how.source == TimelineSource::events) return record_with_event_pairs(plan, event_run, how, "");
-  std::string cupti_reason;
-  {
-    TimelineRecorder recorder;
-    if (recorder.start()) return record_with_cupti(plan, run, recorder);
-    cupti_reason = recorder.unavailable_reason();
-  }  // the recorder is gone before any fallback runs
-  if (how.source == TimelineSource::cupti) {
-    RecordedTimeline recorded;
-    recorded.unavailable_reason = "CUPTI could not start (" + cupti_reason +
-                                  "); --timeline-source cupti: no event-pair fallback";
-    return recorded;
-  }
-  return record_with_event_pairs(plan, event_run, how, cupti_reason);
+RecordedTimeline record_timeline(const TimelineRun& plan, const std::function<void()>& run) {
+  TimelineRecorder recorder;
+  if (recorder.start()) return record_with_cupti(plan, run, recorder);
+  RecordedTimeline recorded;
+  recorded.unavailable_reason = "CUPTI could not start (" + recorder.unavailable_reason() +
+                                "); run without the other profiler, or as a user allowed to profile";
+  return recorded;
 }
 
 void report_timeline(std::ostream& out, const RecordedTimeline& recorded, int max_batches,

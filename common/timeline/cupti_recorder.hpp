@@ -11,11 +11,10 @@
 //   const csg::RecordedTimeline recorded = csg::record_timeline(plan, [&] { pool_run(); });
 //   csg::report_timeline(std::cout, recorded, 16, trace_path, "03_stream_pool_gemm");
 //
-// If CUPTI can't be used (another profiler such as nsys or ncu already holds
-// it, or no permission), a stream stage falls back to event pairs: the run is
-// repeated with a pair of CUDA events around each copy and kernel (OpScope,
-// op_scope.hpp). A graph replay has no such fallback (an event recorded
-// during capture becomes no node): nothing is recorded and the reason says why.
+// CUPTI needs no code in the stages' loops: it timestamps what the driver
+// runs. If CUPTI can't be used (another profiler such as nsys or ncu already
+// holds it, or no permission), nothing is recorded and the stage says why; the
+// timed figures never depend on it.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -30,7 +29,6 @@
 #include <vector>
 
 #include "timeline/timeline.hpp"
-#include "timeline/timeline_options.hpp"
 
 struct CUpti_Subscriber_st;  // CUPTI's subscriber (cupti_callbacks.h), named here without the header
 
@@ -137,45 +135,19 @@ struct RecordedTimeline {
   Timeline timeline;
   // How ops were given rows and batches: "stream ids" (each stream's CUPTI
   // id, asked before the run), "graph node ids" (each captured node's row and
-  // batch, TimelineRun::graph_nodes), "first appearance" (the fallback: rows
-  // in the order the streams started work, batches in issue order) or "event
-  // pairs" (no CUPTI: each OpScope knew its batch and stream).
+  // batch, TimelineRun::graph_nodes) or "first appearance" (the fallback: rows
+  // in the order the streams started work, batches in issue order).
   std::string labelling;
-  std::string source;              // "cupti" or "event pairs" (kEventPairsLabelling); "" when not recorded
+  std::string source;              // "cupti"; "" when not recorded
   int ignored = 0;                 // records not part of the run (see LabelResult)
   std::uint64_t dropped = 0;       // records CUPTI lost
   std::vector<std::string> notes;  // anything the reader should know about how it was labelled
 };
 
-// How record_timeline may time the run.
-struct RecordingChoice {
-  // auto: CUPTI, event pairs if CUPTI can't start; cupti: CUPTI or nothing;
-  // events: event pairs without trying CUPTI (--timeline-source).
-  TimelineSource source = TimelineSource::automatic;
-  // The run to time with event pairs: the same work as record_timeline's
-  // `run`, with every copy and kernel inside an OpScope. Empty: `run` itself
-  // (its ops already go through csg::enqueue_h2d / enqueue_gemm / enqueue_d2h).
-  std::function<void()> event_run{};
-  // Not empty: no run of this plan goes through OpScope, so event pairs would
-  // time nothing; the timeline is then not recorded and says this instead
-  // (stage 02's overlap experiment).
-  std::string no_event_pairs{};
-};
-
-// The ops a stage issues per batch (H2D, kernel, D2H): the event-pair log
-// holds this many pairs per batch of the plan.
-inline constexpr int kOpsPerBatch = 3;
-
-// Records one run and labels what it did:
-//  - CUPTI (source auto or cupti): `run` once with the recorder on.
-//  - Event pairs (source events; or auto when CUPTI can't start, for a plan
-//    that names its streams and no graph nodes): the event run once with an
-//    EventPairLog of kOpsPerBatch × plan.batches pairs active; more ops than
-//    that throws std::logic_error after the run.
-// No run is called when nothing can be recorded (the result says why). The
-// caller poisons before and verifies after, as for any run.
-RecordedTimeline record_timeline(const TimelineRun& plan, const std::function<void()>& run,
-                                 const RecordingChoice& how = {});
+// Records one run of `plan` with CUPTI: `run` once with the recorder on.
+// Nothing runs when CUPTI can't start (the result says why). The caller
+// poisons before and verifies after, as for any run.
+RecordedTimeline record_timeline(const TimelineRun& plan, const std::function<void()>& run);
 
 // Under a blank line: the picture of the first `max_batches` batches (width
 // from $COLUMNS, else 100 characters), the overlap figures of the whole run

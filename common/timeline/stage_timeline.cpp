@@ -1,5 +1,7 @@
 #include "timeline/stage_timeline.hpp"
 
+#include "base/errors.hpp"
+#include "report/result.hpp"
 #include "report/table.hpp"
 
 namespace csg {
@@ -9,6 +11,24 @@ constexpr double kMicrosPerMilli = 1000.0;
 constexpr double kPercent = 100.0;
 
 }  // namespace
+
+void add_timeline_options(StageCli& cli) {
+  cli.add_flag("timeline",
+               "After the timed runs, record one more run with CUPTI and draw it as a timeline");
+  cli.add_int("timeline-batches", "Batches the timeline picture shows", kDefaultTimelineBatches, 1,
+              kMaxTimelineBatches);
+  cli.add_text("trace", "Write the recorded run as Chrome trace-event JSON (Perfetto); implies --timeline", "",
+               "FILE");
+}
+
+TimelineOptions read_timeline_options(const StageCli& cli) {
+  TimelineOptions options;
+  options.trace_path = cli.get_string("trace");
+  if (!options.trace_path.empty()) check_output_path("trace", options.trace_path);
+  options.record = cli.get_flag("timeline") || !options.trace_path.empty();
+  options.picture_batches = static_cast<int>(cli.get_int("timeline-batches"));
+  return options;
+}
 
 bool StageTimeline::passed() const {
   if (!recorded.available) return true;
@@ -38,16 +58,15 @@ StageTimeline record_stage_timeline(const RepeatPlan& plan, const TimelineJob& j
   job.poison();  // synchronous: nothing of it is still running when recording starts
   const std::function<void()> recorded_run =
       job.recorded_run ? job.recorded_run : std::function<void()>([&job] { static_cast<void>(job.timed_run()); });
-  out.recorded = record_timeline(job.plan, recorded_run, {.source = job.source, .event_run = job.event_run});
+  out.recorded = record_timeline(job.plan, recorded_run);
   out.recorded.notes.insert(out.recorded.notes.begin(), job.notes.begin(), job.notes.end());
   if (!out.recorded.available) return out;
   out.check = job.verify();
 
-  // Item 6: the same variant, timed as the stage timed it, now that CUPTI has
-  // been loaded, has recorded and has been told to stop (or, with event
-  // pairs, now that the log is inactive and every OpScope is NVTX only). The activity kinds
-  // are disabled, so the driver no longer timestamps anything for CUPTI; if
-  // the medians agree, recording costs the timed runs nothing.
+  // The same variant, timed as the stage timed it, now that CUPTI has been
+  // loaded, has recorded and has been told to stop. The activity kinds are
+  // disabled, so the driver no longer timestamps anything for CUPTI; if the
+  // medians agree, recording costs the timed runs nothing.
   const TimedVariant again{
       .prepare = job.poison,
       .run = job.timed_run,
@@ -79,12 +98,10 @@ nlohmann::json to_json(const StageTimeline& timeline, const TimelineOptions& opt
   const RecordedTimeline& recorded = timeline.recorded;
   if (!recorded.available) {
     return {{"recorded", false},
-            {"unavailable_reason", recorded.unavailable_reason},
-            {"requested_source", to_string(options.source)}};
+            {"unavailable_reason", recorded.unavailable_reason}};
   }
   nlohmann::json doc = {{"recorded", true},
                         {"source", recorded.source},
-                        {"requested_source", to_string(options.source)},
                         {"labelling", recorded.labelling},
                         {"ops", recorded.timeline.ops.size()},
                         {"rows", recorded.timeline.row_names},
@@ -111,6 +128,18 @@ nlohmann::json to_json(const StageTimeline& timeline, const TimelineOptions& opt
   }
   if (!options.trace_path.empty()) doc["trace_file"] = options.trace_path;
   return doc;
+}
+
+int finish_stage(std::ostream& out, const std::string& stage, nlohmann::json json, bool verified,
+                 const std::optional<StageTimeline>& timeline, const TimelineOptions& options,
+                 const std::string& json_path) {
+  if (timeline) {
+    report_stage_timeline(out, *timeline, options, stage);
+    json["timeline"] = to_json(*timeline, options);
+  }
+  if (!json_path.empty()) write_json_file(json_path, json);
+  const bool timeline_passed = !timeline || timeline->passed();
+  return verified && timeline_passed ? kExitOk : kExitFailure;
 }
 
 }  // namespace csg

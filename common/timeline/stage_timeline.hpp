@@ -1,19 +1,21 @@
-// A stage's --timeline, end to end: after the timed rounds, poison, record one
-// run (CUPTI, or event pairs: --timeline-source), verify it, then re-time the stage's main variant with CUPTI
-// still attached but recording nothing (issue 6, item 6: recording must not
-// change the timed medians, and this shows it), and report the picture, the
-// overlap figures, the cost of recording and the trace file.
+// A stage's --timeline, end to end, and the end of every GEMM stage.
+//
+// The options, spelled the same in every stage that records one:
+//   --timeline              record one more, untimed run and draw it
+//   --timeline-batches N    how many batches the picture shows (default 16)
+//   --trace FILE            also write that run as Chrome trace-event JSON; implies --timeline
+// After the timed rounds: poison, record one run with CUPTI, verify it, then
+// re-time the stage's main variant with CUPTI loaded but recording nothing
+// (recording must not change the timed medians, and this shows it), and
+// report the picture, the overlap figures, the cost of recording and the trace.
 //
 //   std::optional<csg::StageTimeline> timeline;
 //   if (timeline_options.record) {
 //     timeline = csg::record_stage_timeline(options->plan, {
 //         .plan = csg::pool_timeline_run(pool, work), .poison = ..., .verify = ...,
-//         .timed_run = [&] { return pool_run(pool); }, .timed = stats_of_that_variant,
-//         .source = timeline_options.source});
+//         .timed_run = [&] { return pool_run(pool); }, .timed = stats_of_that_variant});
 //   }
-//   ...
-//   if (timeline) csg::report_stage_timeline(std::cout, *timeline, timeline_options, "03_stream_pool_gemm");
-//   json["timeline"] = csg::to_json(*timeline, timeline_options);
+//   return csg::finish_stage(std::cout, kStage, json, passed, timeline, timeline_options, options->json_path);
 #pragma once
 
 #include <functional>
@@ -24,14 +26,35 @@
 
 #include <nlohmann/json.hpp>
 
-#include "timeline/cupti_recorder.hpp"
+#include "cli/options.hpp"
+#include "cuda/stream.hpp"
 #include "measure/stats.hpp"
-#include "workload/stream_pool.hpp"
-#include "timeline/timeline_options.hpp"
+#include "timeline/cupti_recorder.hpp"
 #include "workload/verify.hpp"
 #include "workload/workload.hpp"
 
 namespace csg {
+
+// ---- the options ----------------------------------------------------------
+
+// 16 batches of the article's workload fill a 100-column terminal with
+// about 2 columns per kernel at 8 streams: readable, and enough to see the stagger.
+inline constexpr int kDefaultTimelineBatches = 16;
+inline constexpr int kMaxTimelineBatches = 1000000;
+
+struct TimelineOptions {
+  bool record = false;                            // --timeline or --trace
+  int picture_batches = kDefaultTimelineBatches;  // --timeline-batches
+  std::string trace_path;                         // --trace; empty: no trace file
+};
+
+void add_timeline_options(StageCli& cli);
+
+// After cli.parse(). Throws UsageError when --trace names a path that can't
+// be written (its directory is missing, or it is a directory).
+TimelineOptions read_timeline_options(const StageCli& cli);
+
+// ---- recording after the timed rounds --------------------------------------
 
 struct TimelineJob {
   TimelineRun plan;                      // rows, batches, pool (see cupti_recorder.hpp)
@@ -42,24 +65,16 @@ struct TimelineJob {
   // re-timed for the plan's warm-up and repeats once the recording is over.
   std::function<Millis()> timed_run;
   // The run to record; empty: one call of timed_run. (Stage 04 records a
-  // replay of a second exec of the same graph, see graph_timeline.hpp.)
+  // replay of a second exec of the same graph.)
   std::function<void()> recorded_run{};
   Summary timed{};  // what the stage's timed rounds measured for timed_run, before any recording
-  // --timeline-source: CUPTI, event pairs, or CUPTI with event pairs as the fallback.
-  TimelineSource source = TimelineSource::automatic;
-  // The run to record with event pairs: the same work with every copy and
-  // kernel inside an OpScope (op_scope.hpp). Empty: the run recorded with
-  // CUPTI, which suits a run issued through csg::enqueue_h2d/gemm/d2h (stage
-  // 03). Stage 01 records its inline loop with CUPTI but csg::run_serial_batches
-  // with events.
-  std::function<void()> event_run{};
 };
 
 struct StageTimeline {
   RecordedTimeline recorded;
-  VerifyResult check;                // the recorded run
-  double median_before_ms = 0.0;     // the stage's timed rounds, before CUPTI was used
-  std::optional<Summary> after;      // timed_run re-timed after the recording (nothing if not recorded)
+  VerifyResult check;             // the recorded run
+  double median_before_ms = 0.0;  // the stage's timed rounds, before CUPTI was used
+  std::optional<Summary> after;   // timed_run re-timed after the recording (nothing if not recorded)
   VerifyResult after_check;
   // False only for a wrong result: a timeline that could not be recorded
   // (CUPTI unavailable) is reported, not failed.
@@ -78,13 +93,22 @@ void report_stage_timeline(std::ostream& out, const StageTimeline& timeline, con
                            const std::string& stage);
 
 // The results JSON's "timeline" object:
-//   {"recorded": true, "source": "cupti" | "event pairs", "labelling": "stream ids" (or "graph node ids",
-//    "first appearance", "event pairs"), "ops": 300, "rows": ["stream 0", ...],
+//   {"recorded": true, "source": "cupti", "labelling": "stream ids" (or "graph node ids",
+//    "first appearance"), "ops": 300, "rows": ["stream 0", ...],
 //    "ignored": 0, "dropped": 0, "verified": true,
 //    "overlap": {"wall_ms", "h2d_busy", "compute_busy", "d2h_busy", "copy_and_compute"},
 //    "median_before_ms", "median_after_ms", "after_over_before", "after_verified", "trace_file"}
-// or {"recorded": false, "unavailable_reason": "..."}; both also carry
-// "requested_source": "auto" | "cupti" | "events" (--timeline-source).
+// or {"recorded": false, "unavailable_reason": "..."}.
 nlohmann::json to_json(const StageTimeline& timeline, const TimelineOptions& options);
+
+// ---- the end of a GEMM stage -----------------------------------------------
+
+// The timeline's report and its "timeline" object in `json` (when one was
+// recorded), then the JSON file (when `json_path` is not empty), then the
+// exit code: kExitOk when `verified` and the timeline (if any) passed, else
+// kExitFailure.
+int finish_stage(std::ostream& out, const std::string& stage, nlohmann::json json, bool verified,
+                 const std::optional<StageTimeline>& timeline, const TimelineOptions& options,
+                 const std::string& json_path);
 
 }  // namespace csg

@@ -7,8 +7,8 @@
 #include <tuple>
 #include <utility>
 
-#include "report/result.hpp"  // write_json_file
-#include "report/table.hpp"   // fixed
+#include "base/output_file.hpp"
+#include "report/table.hpp"  // fixed
 
 namespace csg {
 
@@ -393,7 +393,7 @@ nlohmann::json to_chrome_trace(const Timeline& timeline, const std::string& proc
 }
 
 void write_chrome_trace(const std::string& path, const Timeline& timeline, const std::string& process_name) {
-  write_json_file(path, to_chrome_trace(timeline, process_name));
+  write_text_file(path, to_chrome_trace(timeline, process_name).dump(2) + "\n");
 }
 
 }  // namespace csg

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "workload/gemm_kernels.hpp"
+#include "workload/gemm.hpp"
 
 namespace csg {
 namespace {

@@ -112,7 +112,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{"--json", "/"}, "is a directory"},                        //
                       BadInput{{"--json="}, "--json"},                                    //
                       BadInput{{"stray"}, "unexpected argument 'stray'"},
-                      BadInput{{"--kernel", "foo"}, "--kernel takes one of naive|tiled|cublas"},  // issue 9
+                      BadInput{{"--kernel", "foo"}, "--kernel takes one of naive|tiled|cublas"},
                       BadInput{{"--kernel", "tiled", "--tf32"}, "--tf32 needs --kernel cublas"},  //
                       BadInput{{"--tf32"}, "--tf32 needs --kernel cublas"},                      // naive is the default
                       BadInput{{"--kernel", "tiled", "--m", "4194305"}, "--m takes at most 4194240 rows"}));

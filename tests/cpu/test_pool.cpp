@@ -13,16 +13,9 @@
 namespace csg {
 namespace {
 
-Summary median(double ms) {
-  Summary summary;
-  summary.median_ms = ms;
-  summary.samples = 1;
-  return summary;
-}
-
 TEST(PipelineBound, ComputeBoundAddsOneBatchOfFillAndDrain) {
   // 100 batches: H2D 4 ms, kernels 18 ms, D2H 8 ms -> per batch 0.04, 0.18, 0.08.
-  const PipelineBound bound = pipeline_bound({median(4.0), median(18.0), median(8.0)}, 9.0, 100);
+  const PipelineBound bound = pipeline_bound({4.0, 18.0, 8.0}, 9.0, 100);
   EXPECT_DOUBLE_EQ(bound.kernel_path_ms, 0.04 + 18.0 + 0.08);
   EXPECT_DOUBLE_EQ(bound.h2d_path_ms, 4.0 + 0.18 + 0.08);
   EXPECT_DOUBLE_EQ(bound.d2h_path_ms, 0.04 + 0.18 + 8.0);
@@ -33,17 +26,17 @@ TEST(PipelineBound, ComputeBoundAddsOneBatchOfFillAndDrain) {
 
 TEST(PipelineBound, CopyBoundRegimesNameTheirResource) {
   // A fast kernel: 2 ms for all, copies 4 and 8 ms.
-  const PipelineBound d2h = pipeline_bound({median(4.0), median(2.0), median(8.0)}, 7.0, 100);
+  const PipelineBound d2h = pipeline_bound({4.0, 2.0, 8.0}, 7.0, 100);
   EXPECT_EQ(d2h.limited_by, "D2H copies");
   EXPECT_DOUBLE_EQ(d2h.bound_ms, 0.04 + 0.02 + 8.0);
   // Both directions at once slower than either alone: the shared link sets it.
-  const PipelineBound both = pipeline_bound({median(4.0), median(2.0), median(8.0)}, 10.0, 100);
+  const PipelineBound both = pipeline_bound({4.0, 2.0, 8.0}, 10.0, 100);
   EXPECT_EQ(both.limited_by, "PCIe both ways");
   EXPECT_DOUBLE_EQ(both.bound_ms, 10.0);
-  const PipelineBound h2d = pipeline_bound({median(9.0), median(2.0), median(1.0)}, 9.1, 10);
+  const PipelineBound h2d = pipeline_bound({9.0, 2.0, 1.0}, 9.1, 10);
   EXPECT_EQ(h2d.limited_by, "H2D copies");
   EXPECT_DOUBLE_EQ(h2d.bound_ms, 9.0 + 0.2 + 0.1);
-  EXPECT_THROW(pipeline_bound({median(1.0), median(1.0), median(1.0)}, 1.0, 0), std::invalid_argument);
+  EXPECT_THROW(pipeline_bound({1.0, 1.0, 1.0}, 1.0, 0), std::invalid_argument);
 }
 
 TEST(PoolConfig, SlotsAreOnePerStreamAndShareAStreamInEverySweptPool) {

@@ -1,12 +1,13 @@
-// The timeline options (--timeline, --timeline-batches, --trace,
-// --timeline-source), shared by stages 01, 03 and 04 through
-// timeline_options.hpp: parsed the same way in process, and refused the same
-// way (exit 2, one line naming the flag, before any CUDA call, no file
-// written) by every stage binary that has them.
+// The timeline options (--timeline, --timeline-batches, --trace), shared by
+// stages 01, 03 and 04 through timeline/stage_timeline.hpp: parsed the same
+// way in process, and refused the same way (exit 2, one line naming the flag,
+// before any CUDA call, no file written) by every stage binary that has them;
+// and the "timeline" object of the results JSON.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -14,78 +15,24 @@
 #include "cli/options.hpp"
 #include "run_process.hpp"
 #include "usage_checks.hpp"
-#include "timeline/timeline_options.hpp"
+#include "timeline/stage_timeline.hpp"
 
 namespace csg {
 namespace {
 
-TimelineOptions parsed(const std::vector<std::string>& args, const TimelineSupport& support = {}) {
+TimelineOptions parsed(const std::vector<std::string>& args) {
   StageCli cli("test_stage", "a stage with timeline options");
-  add_timeline_options(cli, support);
+  add_timeline_options(cli);
   const auto options = cli.parse(args);
   if (!options) throw std::logic_error("--help in a test");
-  return read_timeline_options(cli, support);
+  return read_timeline_options(cli);
 }
-
-// A graph-replay stage (04): its nodes can't be timed with events.
-constexpr TimelineSupport kGraphReplay{.events_possible = false};
 
 TEST(TimelineOptions, OffUnlessAskedFor) {
   const TimelineOptions options = parsed({});
   EXPECT_FALSE(options.record);
   EXPECT_EQ(options.picture_batches, kDefaultTimelineBatches);
   EXPECT_TRUE(options.trace_path.empty());
-  EXPECT_EQ(options.source, TimelineSource::automatic);
-}
-
-TEST(TimelineOptions, TimelineSourceDefaultsToAuto) {
-  const TimelineOptions options = parsed({"--timeline"});
-  EXPECT_TRUE(options.record);
-  EXPECT_EQ(options.source, TimelineSource::automatic);
-  EXPECT_STREQ(to_string(options.source), "auto");
-}
-
-TEST(TimelineOptions, EveryTimelineSourceIsReadAndImpliesTimeline) {
-  const std::vector<std::pair<std::string, TimelineSource>> cases = {
-      {"auto", TimelineSource::automatic}, {"cupti", TimelineSource::cupti}, {"events", TimelineSource::events}};
-  for (const auto& [text, source] : cases) {
-    const TimelineOptions options = parsed({"--timeline-source", text});
-    EXPECT_EQ(options.source, source) << text;
-    EXPECT_TRUE(options.record) << "--timeline-source " << text << " must imply --timeline";
-    EXPECT_EQ(to_string(options.source), text);
-    // Given together with --timeline, the same.
-    EXPECT_EQ(parsed({"--timeline", "--timeline-source", text}).source, source) << text;
-  }
-}
-
-TEST(TimelineOptions, BadTimelineSourceIsAUsageError) {
-  for (const char* bad : {"bogus", "", "CUPTI", "event", "auto,events"}) {
-    try {
-      parsed({"--timeline-source", bad});
-      ADD_FAILURE() << "--timeline-source '" << bad << "' was accepted";
-    } catch (const UsageError& error) {
-      EXPECT_NE(std::string(error.what()).find("--timeline-source"), std::string::npos) << error.what();
-    }
-  }
-  EXPECT_THROW(parsed({"--timeline-source", "cupti", "--timeline-source", "events"}), UsageError);
-}
-
-TEST(TimelineOptions, EventsRefusedWhereTheTimelineIsAGraphReplay) {
-  try {
-    parsed({"--timeline-source", "events"}, kGraphReplay);
-    ADD_FAILURE() << "--timeline-source events accepted for a graph replay";
-  } catch (const UsageError& error) {
-    const std::string message = error.what();
-    EXPECT_NE(message.find("--timeline-source events"), std::string::npos) << message;
-    EXPECT_NE(message.find("graph nodes can't be timed with CUDA events"), std::string::npos) << message;
-    EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
-  }
-  // The other sources, and no source at all, stay allowed there.
-  EXPECT_EQ(parsed({"--timeline-source", "cupti"}, kGraphReplay).source, TimelineSource::cupti);
-  EXPECT_EQ(parsed({"--timeline-source", "auto"}, kGraphReplay).source, TimelineSource::automatic);
-  EXPECT_FALSE(parsed({}, kGraphReplay).record);
-  // ...and events stay allowed where events are possible (the default).
-  EXPECT_EQ(parsed({"--timeline-source", "events"}).source, TimelineSource::events);
 }
 
 TEST(TimelineOptions, TimelineAndPictureBatches) {
@@ -139,7 +86,6 @@ TEST(TimelineOptionsCli, EveryStageRefusesBadValuesBeforeAnyCudaCall) {
       {{"--timeline-batches", "abc"}, "--timeline-batches takes an integer"},
       {{"--trace", "/nonexistent-dir/trace.json"}, "--trace"},
       {{"--trace", "{dir}"}, "is a directory"},
-      {{"--timeline-source", "bogus"}, "--timeline-source takes one of auto|cupti|events"},
   };
   for (const std::string& binary : binaries) {
     for (const BadCase& bad : cases) {
@@ -162,10 +108,51 @@ TEST(TimelineOptionsCli, EveryStageListsTheSameThreeFlags) {
   for (const std::string& binary : binaries) {
     const testing::ProcessResult run = testing::run_process({binary, "--help"});
     EXPECT_EQ(run.exit_code, kExitOk) << binary;
-    for (const char* flag : {"--timeline ", "--timeline-batches", "--trace", "--timeline-source"}) {
+    for (const char* flag : {"--timeline ", "--timeline-batches", "--trace"}) {
       EXPECT_NE(run.out.find(flag), std::string::npos) << binary << " --help lacks " << flag << "\n" << run.out;
     }
   }
+}
+
+TEST(StageTimelineJson, KeepsEveryFieldAndSaysWhyWhenNothingWasRecorded) {
+  StageTimeline timeline;
+  timeline.recorded.available = true;
+  timeline.recorded.source = "cupti";
+  timeline.recorded.labelling = "stream ids";
+  timeline.recorded.timeline.row_names = {"default stream"};
+  for (const auto& [kind, start_us, end_us] : {std::tuple{OpKind::h2d, 0.0, 10.0}, std::tuple{OpKind::kernel, 10.0, 50.0},
+                                                std::tuple{OpKind::d2h, 50.0, 60.0}}) {
+    TimelineOp op;
+    op.kind = kind;
+    op.batch = 0;
+    op.start_us = start_us;
+    op.end_us = end_us;
+    timeline.recorded.timeline.ops.push_back(op);
+  }
+  timeline.check.passed = true;
+  timeline.median_before_ms = 1.5;
+  TimelineOptions options;
+  options.record = true;
+
+  const nlohmann::json doc = to_json(timeline, options);
+  EXPECT_EQ(doc.at("recorded"), true);
+  EXPECT_EQ(doc.at("source"), "cupti");
+  EXPECT_EQ(doc.at("labelling"), "stream ids");
+  EXPECT_EQ(doc.at("ops"), 3);
+  EXPECT_EQ(doc.at("rows"), std::vector<std::string>{"default stream"});
+  for (const char* field : {"ignored", "dropped", "notes", "verified", "median_before_ms", "overlap"}) {
+    EXPECT_TRUE(doc.contains(field)) << field << " missing from " << doc.dump(1);
+  }
+  EXPECT_NEAR(doc.at("overlap").at("wall_ms").get<double>(), 0.06, 1e-12);
+  EXPECT_FALSE(doc.contains("median_after_ms")) << "nothing was re-timed";
+
+  StageTimeline missing;
+  missing.recorded.unavailable_reason = "CUPTI could not start (busy)";
+  const nlohmann::json none = to_json(missing, options);
+  EXPECT_EQ(none.at("recorded"), false);
+  EXPECT_EQ(none.at("unavailable_reason"), missing.recorded.unavailable_reason);
+  EXPECT_FALSE(none.contains("source")) << "nothing was recorded, so nothing timed it";
+  EXPECT_TRUE(missing.passed()) << "a timeline CUPTI could not record is reported, not failed";
 }
 
 }  // namespace

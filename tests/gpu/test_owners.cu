@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cuda/device_buffer.hpp"
-#include "workload/gemm_kernels.hpp"
+#include "workload/gemm.hpp"
 #include "gpu_test.hpp"
 #include "cuda/graph.hpp"
 #include "cuda/host_buffer.hpp"
@@ -20,11 +20,32 @@ cudaMemoryType memory_type(const void* ptr) {
   return attributes.type;
 }
 
+// Each kind as its owner expects it: HostBuffer allocates pageable and pinned
+// memory itself; registered and write-combined memory come from the caller
+// (stage 02's main.cu writes those calls) and are handed over.
+HostBuffer<float> allocate(std::size_t count, HostMemory kind) {
+  const std::size_t bytes = count * sizeof(float);
+  void* ptr = nullptr;
+  switch (kind) {
+    case HostMemory::pageable:
+    case HostMemory::pinned:
+      return HostBuffer<float>(count, kind);
+    case HostMemory::registered:
+      ptr = page_aligned_alloc(bytes);
+      CUDA_CHECK(cudaHostRegister(ptr, bytes, cudaHostRegisterDefault));
+      break;
+    case HostMemory::write_combined:
+      CUDA_CHECK(cudaHostAlloc(&ptr, bytes, cudaHostAllocWriteCombined));
+      break;
+  }
+  return HostBuffer<float>(static_cast<float*>(ptr), count, kind);
+}
+
 class HostBufferTest : public testing::GpuTest, public ::testing::WithParamInterface<HostMemory> {};
 
 TEST_P(HostBufferTest, IsPinnedExactlyWhenTheKindSaysSoAndIsReleased) {
   const HostMemory kind = GetParam();
-  HostBuffer<float> buffer(1 << 20, kind);
+  HostBuffer<float> buffer = allocate(1 << 20, kind);
   ASSERT_NE(buffer.data(), nullptr);
   EXPECT_EQ(buffer.kind(), kind);
   EXPECT_EQ(buffer.bytes(), std::size_t{4} << 20);
@@ -49,7 +70,7 @@ TEST_P(HostBufferTest, CopiesRoundTripBitExact) {
   constexpr std::size_t count = 1 << 16;
   HostBuffer<float> source(count, HostMemory::pageable);
   for (std::size_t i = 0; i < count; ++i) source.data()[i] = float(i % 977) * 0.5f;
-  HostBuffer<float> staged(count, kind);
+  HostBuffer<float> staged = allocate(count, kind);
   std::copy_n(source.data(), count, staged.data());  // write-combined is fine to write
   DeviceBuffer<float> device(count);
   CUDA_CHECK(cudaMemcpy(device.data(), staged.data(), staged.bytes(), cudaMemcpyHostToDevice));
@@ -140,10 +161,10 @@ TEST_F(OwnersTest, StreamAndEventMove) {
   EXPECT_EQ(second.get(), handle);
   EXPECT_EQ(cudaStreamQuery(second.get()), cudaSuccess);
   Event event;
-  event.record(second.get());
+  CUDA_CHECK(cudaEventRecord(event.get(), second.get()));
   Event moved(std::move(event));
   EXPECT_EQ(event.get(), nullptr);  // NOLINT(bugprone-use-after-move)
-  moved.synchronize();
+  CUDA_CHECK(cudaEventSynchronize(moved.get()));
   EXPECT_EQ(cudaEventQuery(moved.get()), cudaSuccess);
 }
 
@@ -164,8 +185,8 @@ TEST_F(OwnersTest, CapturedGraphReplaysTheKernel) {
   EXPECT_EQ(graph.edge_count(), 0u);
   const GraphExec exec = GraphExec::instantiate(graph);
   poison_device(d_c.data(), d_c.size(), stream.get());
-  exec.launch(stream.get());
-  stream.synchronize();
+  CUDA_CHECK(cudaGraphLaunch(exec.get(), stream.get()));
+  CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   std::vector<float> c(work.c_elems());
   CUDA_CHECK(cudaMemcpy(c.data(), d_c.data(), work.c_bytes(), cudaMemcpyDeviceToHost));
   for (int j = 0; j < 8; ++j) {
@@ -180,7 +201,7 @@ TEST_F(OwnersTest, AnUnjoinedForkFailsTheCaptureAndLeavesNothingCapturing) {
   Event fork_event(cudaEventDisableTiming);
   DeviceBuffer<float> d(64);
   CUDA_CHECK(cudaStreamBeginCapture(origin.get(), cudaStreamCaptureModeGlobal));
-  fork_event.record(origin.get());
+  CUDA_CHECK(cudaEventRecord(fork_event.get(), origin.get()));
   CUDA_CHECK(cudaStreamWaitEvent(side.get(), fork_event.get(), 0));  // side joins the capture
   poison_device(d.data(), d.size(), side.get());                      // work on the fork, never joined
   try {
@@ -199,6 +220,18 @@ TEST_F(OwnersTest, AnUnjoinedForkFailsTheCaptureAndLeavesNothingCapturing) {
   poison_device(d.data(), d.size(), origin.get());
   const Graph graph = end_capture(origin.get());
   EXPECT_EQ(graph.node_count(), 1u);
+}
+
+TEST_F(OwnersTest, HostBufferAllocatesOnlyTheKindsItCanFreeTheSameWay) {
+  // Registered and write-combined memory need the caller's own calls.
+  EXPECT_THROW(HostBuffer<float>(16, HostMemory::registered), std::invalid_argument);
+  EXPECT_THROW(HostBuffer<float>(16, HostMemory::write_combined), std::invalid_argument);
+  HostBuffer<float> pinned(16, HostMemory::pinned);
+  float* const ptr = pinned.release();
+  EXPECT_EQ(pinned.data(), nullptr);
+  EXPECT_EQ(memory_type(ptr), cudaMemoryTypeHost) << "release() must not free";
+  const HostBuffer<float> owner(ptr, 16, HostMemory::pinned);  // handed on, freed once
+  EXPECT_EQ(owner.data(), ptr);
 }
 
 }  // namespace

@@ -1,10 +1,9 @@
-// Stage 02's pieces and the stage end to end: the byte pattern catches every
-// corruption; a CopySet's buffers are the kind they claim (pinned and
-// registered memory report cudaMemoryTypeHost, pageable memory reports
-// unregistered); the round trip is bit-exact for every kind; write-combined
-// memory works as an H2D source; the busy kernel runs at least as long as
-// asked; the stage's JSON holds a verified measurement for every size, kind
-// and direction asked for.
+// Stage 02's pieces on the GPU and the stage end to end: a CopySet refuses
+// buffers that are not the kind they claim; the round trip is bit-exact for
+// every kind; write-combined memory works as an H2D source; the busy kernel
+// runs at least as long as asked; the stage's JSON holds a verified
+// measurement for every size, kind and direction asked for (the stage's own
+// allocation calls, checked kind by kind inside the run).
 #include <chrono>
 #include <fstream>
 #include <set>
@@ -14,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include "02_pinned_vs_pageable/busy_kernel.hpp"
-#include "02_pinned_vs_pageable/byte_pattern.hpp"
 #include "02_pinned_vs_pageable/copy_buffers.hpp"
 #include "cuda/device_buffer.hpp"
 #include "base/errors.hpp"
@@ -25,7 +23,7 @@
 #include "cuda/stream.hpp"
 #include "measure/timers.hpp"
 
-namespace csg {
+namespace csg::copies {
 namespace {
 
 constexpr HostMemory kAllKinds[] = {HostMemory::pageable, HostMemory::pinned, HostMemory::registered,
@@ -33,34 +31,6 @@ constexpr HostMemory kAllKinds[] = {HostMemory::pageable, HostMemory::pinned, Ho
 // Not a multiple of 8 or of a page: the pattern's tail and partial pages are exercised.
 constexpr std::size_t kOddBytes = (std::size_t{1} << 20) + 13;
 constexpr std::uint64_t kSeed = 7;
-
-// ---- the byte pattern (host only: runs with or without a GPU) -----------------
-
-TEST(BytePattern, EveryByteIsOddSoNeverZeroNorPoison) {
-  std::vector<std::byte> data(1003);
-  fill_pattern(data, kSeed);
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    ASSERT_EQ(static_cast<unsigned>(data[i]) & 1u, 1u) << "byte " << i;
-    ASSERT_EQ(data[i], pattern_byte(kSeed, i)) << "byte " << i;
-  }
-  EXPECT_FALSE(find_pattern_mismatch(data, kSeed).has_value());
-}
-
-TEST(BytePattern, FindsTheFirstWrongByteAnywhere) {
-  std::vector<std::byte> data(1003);
-  for (const std::size_t offset : {std::size_t{0}, std::size_t{7}, std::size_t{8}, std::size_t{500},
-                                   std::size_t{999}, std::size_t{1002}}) {
-    fill_pattern(data, kSeed);
-    data[offset] = kPoisonByte;
-    const auto mismatch = find_pattern_mismatch(data, kSeed);
-    ASSERT_TRUE(mismatch.has_value()) << "offset " << offset;
-    EXPECT_EQ(mismatch->offset, offset);
-    EXPECT_EQ(mismatch->got, kPoisonByte);
-    EXPECT_EQ(mismatch->expected, pattern_byte(kSeed, offset));
-  }
-  fill_pattern(data, kSeed);
-  EXPECT_TRUE(find_pattern_mismatch(data, kSeed + 1).has_value()) << "another seed's data passed";
-}
 
 // ---- on the GPU ----------------------------------------------------------------
 
@@ -70,12 +40,34 @@ cudaMemoryType memory_type(const void* ptr) {
   return attributes.type;
 }
 
+// The tests' own way to get each kind (the stage's is in its main.cu, and
+// its runs below go through it).
+HostBuffer<std::byte> allocate_for_test(HostMemory kind, std::size_t bytes) {
+  void* ptr = nullptr;
+  switch (kind) {
+    case HostMemory::pageable:
+      ptr = page_aligned_alloc(bytes);
+      break;
+    case HostMemory::pinned:
+      CUDA_CHECK(cudaMallocHost(&ptr, bytes));
+      break;
+    case HostMemory::registered:
+      ptr = page_aligned_alloc(bytes);
+      CUDA_CHECK(cudaHostRegister(ptr, bytes, cudaHostRegisterDefault));
+      break;
+    case HostMemory::write_combined:
+      CUDA_CHECK(cudaHostAlloc(&ptr, bytes, cudaHostAllocWriteCombined));
+      break;
+  }
+  return HostBuffer<std::byte>(static_cast<std::byte*>(ptr), bytes, kind);
+}
+
 class Stage02KindTest : public testing::GpuTest, public ::testing::WithParamInterface<HostMemory> {};
 
 TEST_P(Stage02KindTest, BuffersAreTheKindTheyClaim) {
   const HostMemory kind = GetParam();
   const HostMemory kinds[] = {kind};
-  CopySet set(kOddBytes, kinds, kSeed);
+  CopySet set(kOddBytes, kinds, kSeed, allocate_for_test);
   const cudaMemoryType expected = kind == HostMemory::pageable ? cudaMemoryTypeUnregistered : cudaMemoryTypeHost;
   EXPECT_EQ(memory_type(set.host_src(kind)), expected);
   EXPECT_EQ(memory_type(set.host_dst(kind)), expected);
@@ -85,7 +77,7 @@ TEST_P(Stage02KindTest, BuffersAreTheKindTheyClaim) {
 TEST_P(Stage02KindTest, RoundTripIsBitExact) {
   const HostMemory kind = GetParam();
   const HostMemory kinds[] = {kind};
-  CopySet set(kOddBytes, kinds, kSeed);
+  CopySet set(kOddBytes, kinds, kSeed, allocate_for_test);
   Stream stream(cudaStreamNonBlocking);
   const auto round_trip = set.round_trip(kind, stream.get());
   EXPECT_FALSE(round_trip.has_value()) << to_string(kind) << ": byte " << round_trip->offset;
@@ -100,7 +92,7 @@ TEST_P(Stage02KindTest, ADestinationNoCopyReachedFails) {
   // The checks can fail: the destination starts poisoned, and nothing copied into it.
   const HostMemory kind = GetParam();
   const HostMemory kinds[] = {kind};
-  CopySet set(4096, kinds, kSeed);
+  CopySet set(4096, kinds, kSeed, allocate_for_test);
   Stream stream(cudaStreamNonBlocking);
   const auto mismatch = set.check_destination(kind, stream.get());
   ASSERT_TRUE(mismatch.has_value()) << to_string(kind);
@@ -117,8 +109,22 @@ INSTANTIATE_TEST_SUITE_P(AllKinds, Stage02KindTest, ::testing::ValuesIn(kAllKind
 
 class Stage02Test : public testing::GpuTest {};
 
+TEST_F(Stage02Test, PageableMemoryPassedOffAsPageLockedIsRefused) {
+  // Ordinary memory under a page-locked kind's name: a sweep on it would time
+  // a pageable copy and call it pinned. (Freeing it the claimed way fails with
+  // a warning and leaks 8 KiB: this test only needs the refusal.)
+  auto pretend = [](HostMemory claimed, std::size_t bytes) {
+    return HostBuffer<std::byte>(static_cast<std::byte*>(page_aligned_alloc(bytes)), bytes, claimed);
+  };
+  for (const HostMemory kind : {HostMemory::pinned, HostMemory::registered, HostMemory::write_combined}) {
+    const HostMemory kinds[] = {kind};
+    EXPECT_THROW(CopySet(4096, kinds, kSeed, pretend), std::logic_error) << to_string(kind);
+  }
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
 TEST_F(Stage02Test, WriteCombinedMemoryIsAnH2DSource) {
-  HostBuffer<std::byte> source(kOddBytes, HostMemory::write_combined);
+  HostBuffer<std::byte> source = allocate_for_test(HostMemory::write_combined, kOddBytes);
   unsigned flags = 0;
   CUDA_CHECK(cudaHostGetFlags(&flags, source.data()));
   EXPECT_NE(flags & cudaHostAllocWriteCombined, 0u);
@@ -239,4 +245,4 @@ TEST_F(Stage02Test, HostMemoryChoosesTheKindsMeasured) {
 }
 
 }  // namespace
-}  // namespace csg
+}  // namespace csg::copies

@@ -49,7 +49,7 @@ std::vector<StageCase> stage_cases() {
   cases.push_back({"stage03", CSG_STAGE03_BINARY, {"--streams-sweep", "off"}, "stream ids"});
 #endif
 #ifdef CSG_STAGE04_BINARY
-  // Graph nodes are labelled through CUPTI's clone callback (graph_timeline.hpp).
+  // Graph nodes are labelled through CUPTI's clone callback (04_graph_capture_gemm/graph_inspect.hpp).
   cases.push_back({"stage04", CSG_STAGE04_BINARY, {"--tiny-count", "5", "--tiny-size", "4"}, "graph node ids"});
 #endif
   return cases;
@@ -65,7 +65,7 @@ TEST_P(Timeline0304Test, RecordsThreeOpsPerBatchOnItsPoolStream) {
   std::vector<std::string> argv = {stage.binary, "--batches", std::to_string(kBatches), "--streams",
                                    std::to_string(kStreams), "--m", std::to_string(kM), "--n", std::to_string(kN),
                                    "--k", std::to_string(kK), "--warmup", "0", "--repeats", "2",
-                                   "--timeline-source", "cupti", "--timeline-batches", "6", "--trace", trace_path,
+                                   "--timeline-batches", "6", "--trace", trace_path,
                                    "--json", json_path};
   argv.insert(argv.end(), stage.extra_args.begin(), stage.extra_args.end());
   const testing::ProcessResult run = testing::run_process(argv);

@@ -1,6 +1,7 @@
-// Size lists (--sizes 4K,64K,1M,1G): parsing and every refusal, then stage
-// 02's command line as a user runs it: bad sizes and kinds exit 2 with one
-// line naming the flag, before any CUDA call, so these pass without a GPU.
+// Stage 02's pieces that need no GPU: the byte pattern every copy moves
+// catches every corruption; size lists (--sizes 4K,64K,1M,1G) parse strictly;
+// and the stage's command line as a user runs it: bad sizes and kinds exit 2
+// with one line naming the flag, before any CUDA call.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,10 +9,41 @@
 #include "base/errors.hpp"
 #include "run_process.hpp"
 #include "usage_checks.hpp"
-#include "02_pinned_vs_pageable/size_list.hpp"
+#include "02_pinned_vs_pageable/copy_buffers.hpp"
+#include "02_pinned_vs_pageable/options.hpp"
 
-namespace csg {
+namespace csg::copies {
 namespace {
+
+constexpr std::uint64_t kSeed = 7;
+
+TEST(BytePattern, EveryByteIsOddSoNeverZeroNorPoison) {
+  std::vector<std::byte> data(1003);
+  fill_pattern(data, kSeed);
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    ASSERT_EQ(static_cast<unsigned>(data[i]) & 1u, 1u) << "byte " << i;
+    ASSERT_EQ(data[i], pattern_byte(kSeed, i)) << "byte " << i;
+  }
+  EXPECT_FALSE(find_pattern_mismatch(data, kSeed).has_value());
+}
+
+TEST(BytePattern, FindsTheFirstWrongByteAnywhere) {
+  std::vector<std::byte> data(1003);
+  for (const std::size_t offset : {std::size_t{0}, std::size_t{7}, std::size_t{8}, std::size_t{500},
+                                   std::size_t{999}, std::size_t{1002}}) {
+    fill_pattern(data, kSeed);
+    data[offset] = kPoisonByte;
+    const auto mismatch = find_pattern_mismatch(data, kSeed);
+    ASSERT_TRUE(mismatch.has_value()) << "offset " << offset;
+    EXPECT_EQ(mismatch->offset, offset);
+    EXPECT_EQ(mismatch->got, kPoisonByte);
+    EXPECT_EQ(mismatch->expected, pattern_byte(kSeed, offset));
+  }
+  fill_pattern(data, kSeed);
+  EXPECT_TRUE(find_pattern_mismatch(data, kSeed + 1).has_value()) << "another seed's data passed";
+}
+
+
 
 TEST(SizeList, ParsesSuffixesAsPowersOfTwo) {
   EXPECT_EQ(parse_size("sizes", "1"), 1u);
@@ -153,4 +185,4 @@ TEST(Stage02Cli, HelpListsTheStageOptions) {
 #endif  // CSG_STAGE02_BINARY
 
 }  // namespace
-}  // namespace csg
+}  // namespace csg::copies

@@ -1,15 +1,8 @@
-#include "report/serial_report.hpp"
+#include "report.hpp"
 
 #include "report/table.hpp"
 
-namespace csg {
-
-std::string describe_workload(const Workload& work, const GemmChoice& gemm) {
-  const auto& s = work.shape;
-  auto dims = [](int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); };
-  return std::to_string(work.batches) + " batches of C_i = A_i*B: A_i " + dims(s.m, s.k) + ", B " + dims(s.k, s.n) +
-         ", C_i " + dims(s.m, s.n) + " (float), " + gemm_name(gemm) + " GEMM";
-}
+namespace csg::serial {
 
 StageResult serial_result(const std::string& stage, const DeviceInfo& device, const CommonOptions& options,
                           const Summary& total, const StageSums& sums, const VerifyResult& serial_check,
@@ -74,4 +67,4 @@ void print_serial_result(std::ostream& out, const StageResult& result, const Com
       << result.verification.message() << (result.variants_verified == 2 ? ", in both passes" : "") << '\n';
 }
 
-}  // namespace csg
+}  // namespace csg::serial

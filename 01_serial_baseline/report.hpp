@@ -1,5 +1,5 @@
-// Results of the serial run and its stage sums, shared by stage 01 and by the
-// stages that run the serial variant as their same-process baseline.
+// Stage 01's results: the serial run and its stage sums, as one table, the
+// lines that say what they mean, and the JSON.
 #pragma once
 
 #include <ostream>
@@ -8,7 +8,7 @@
 #include "report/result.hpp"
 #include "measure/stage_sums.hpp"
 
-namespace csg {
+namespace csg::serial {
 
 // Measurements "serial", "h2d_sum", "kernel_sum", "d2h_sum"; bounds with the
 // three sums, their total and total ÷ sum; verification of both passes.
@@ -20,7 +20,5 @@ StageResult serial_result(const std::string& stage, const DeviceInfo& device, co
 void print_serial_result(std::ostream& out, const StageResult& result, const CommonOptions& options,
                          const StageSums& sums);
 
-// "100 batches of C_i = A_i·B: A_i 1024×512, B 512×1024, C_i 1024×1024 (float)"
-std::string describe_workload(const Workload& work, const GemmChoice& gemm);
 
-}  // namespace csg
+}  // namespace csg::serial

@@ -1,4 +1,4 @@
-#include "workload/gemm_backend.hpp"
+#include "workload/gemm.hpp"
 
 #include <cublas_v2.h>
 
@@ -8,8 +8,8 @@
 #include <string>
 
 #include "cuda/check.hpp"
+#include "base/errors.hpp"
 #include "cuda/device_buffer.hpp"
-#include "workload/gemm_kernels.hpp"
 
 namespace csg {
 namespace {
@@ -97,5 +97,56 @@ void Gemm::run(const float* a, const float* b, float* c, GemmShape shape, cudaSt
 std::uint64_t gemm_device_bytes(const GemmChoice& choice, int streams) {
   return choice.kernel == GemmKernel::cublas ? kCublasWorkspaceBytes * std::uint64_t(streams) : 0;
 }
+
+// ---- which kernel ----------------------------------------------------------
+std::string_view to_string(GemmKernel kernel) {
+  switch (kernel) {
+    case GemmKernel::naive:
+      return "naive";
+    case GemmKernel::tiled:
+      return "tiled";
+    case GemmKernel::cublas:
+      return "cublas";
+  }
+  return "unknown";
+}
+
+std::string gemm_name(const GemmChoice& choice) {
+  std::string name(to_string(choice.kernel));
+  if (choice.tf32) name += "+tf32";
+  return name;
+}
+
+GemmChoice parse_gemm_choice(const std::string& kernel, bool tf32) {
+  GemmChoice choice;
+  if (kernel == "naive") {
+    choice.kernel = GemmKernel::naive;
+  } else if (kernel == "tiled") {
+    choice.kernel = GemmKernel::tiled;
+  } else if (kernel == "cublas") {
+    choice.kernel = GemmKernel::cublas;
+  } else {
+    throw UsageError("--kernel takes one of naive|tiled|cublas, got '" + kernel + "'");
+  }
+  if (tf32 && choice.kernel != GemmKernel::cublas) {
+    throw UsageError("--tf32 needs --kernel cublas: TF32 is cuBLAS's tensor-core path; the " + kernel +
+                     " kernel computes in FP32");
+  }
+  choice.tf32 = tf32;
+  return choice;
+}
+
+long long max_gemm_rows(GemmKernel kernel) {
+  switch (kernel) {
+    case GemmKernel::naive:
+      return kMaxGridY * kNaiveBlockDim;
+    case GemmKernel::tiled:
+      return kMaxGridY * kTiledTileM;
+    case GemmKernel::cublas:
+      return 0;
+  }
+  return 0;
+}
+
 
 }  // namespace csg

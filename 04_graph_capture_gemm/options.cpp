@@ -1,0 +1,54 @@
+#include "options.hpp"
+
+#include "base/errors.hpp"
+#include "base/output_file.hpp"
+#include "workload/gemm.hpp"
+#include "workload/resources.hpp"
+
+namespace csg::graphs {
+namespace {
+
+constexpr int kDefaultTinyCount = 1000;  // tiny operations per run: enough that per-op costs dominate
+constexpr int kMaxTinyCount = 10000;
+constexpr int kDefaultTinySize = 64;  // 64³ GEMM: 0.5 MFLOP, a few µs of GPU work
+constexpr int kMaxTinySize = 1024;
+
+}  // namespace
+
+std::optional<GraphOptions> parse_options(StageCli& cli, int argc, const char* const* argv) {
+  add_pool_options(cli, /*with_sweep=*/false);
+  cli.add_text("dot", "Write the captured graph as Graphviz DOT (cudaGraphDebugDotPrint) to FILE", "", "FILE");
+  cli.add_flag("skip-join", "Leave out step 4 (join): show the error CUDA gives, then exit 1");
+  cli.add_int("tiny-count", "Empty kernels and tiny GEMMs in the where-graphs-win runs", kDefaultTinyCount, 1,
+              kMaxTinyCount);
+  cli.add_int("tiny-size", "m = n = k of the tiny GEMMs", kDefaultTinySize, 1, kMaxTinySize);
+  add_timeline_options(cli);
+  const std::optional<CommonOptions> common = cli.parse(argc, argv);
+  if (!common) return std::nullopt;
+
+  GraphOptions options;
+  options.common = *common;
+  options.pool = read_pool_options(cli, *common, /*with_sweep=*/false);
+  options.dot_path = cli.get_string("dot");
+  if (!options.dot_path.empty()) check_output_path("dot", options.dot_path);
+  options.skip_join = cli.get_flag("skip-join");
+  if (options.skip_join && options.pool.streams < 2) {
+    throw UsageError("--skip-join needs --streams 2 or more: with one stream nothing is forked, so there is "
+                     "nothing to join");
+  }
+  options.tiny = TinyConfig{static_cast<int>(cli.get_int("tiny-count")), static_cast<int>(cli.get_int("tiny-size")),
+                            common->host_memory, common->seed};
+  options.timeline = read_timeline_options(cli);
+  return options;
+}
+
+void check_memory(const GraphOptions& options, int slots) {
+  const CommonOptions& common = options.common;
+  const MemoryNeeds one_set = memory_needs(common.work, common.host_memory, slots);
+  MemoryNeeds needs = combined(combined(one_set, one_set),
+                               memory_needs(tiny_gemm_workload(options.tiny), common.host_memory, options.tiny.count));
+  needs.device_bytes += gemm_device_bytes(common.gemm, options.pool.streams);
+  check_fits(needs, "try fewer --batches, --device-buffers slots or a smaller --tiny-count");
+}
+
+}  // namespace csg::graphs

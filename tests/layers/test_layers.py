@@ -1,0 +1,188 @@
+"""The include rules of the tree, checked by reading every #include.
+
+common/ is a library in layers, listed lowest first in common/CMakeLists.txt
+(CSG_COMMON_LAYERS). The rules:
+  - a file in common/<layer>/ includes only its own layer's headers or a
+    lower layer's ("cuda/check.hpp" from workload/ is fine; "report/table.hpp"
+    from cuda/ is not), never a stage folder's;
+  - every folder in common/ is a declared layer;
+  - a stage folder (NN_name/) includes common/ and its own files, never
+    another stage's;
+  - the arithmetic on plain numbers (PURE below) includes no CUDA header,
+    not even through another header of the tree.
+Run: python3 -m unittest -v test_layers   (from this folder)
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import unittest
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]', re.M)
+SOURCE_SUFFIXES = {".hpp", ".cuh", ".cpp", ".cu", ".h"}
+STAGE = re.compile(r"^\d\d_[a-z0-9_]+$")
+# Files (relative to common/) or folders ("layer/") of plain arithmetic.
+PURE = ("base/", "measure/stats.", "measure/pipeline_bound.", "report/table.", "timeline/timeline.")
+CUDA_SYSTEM_HEADER = re.compile(r"^(cuda|cublas|cupti|nvtx3/|nvml|driver_types|vector_types|curand)")
+
+
+def declared_layers(root: Path) -> list[str]:
+    text = (root / "common" / "CMakeLists.txt").read_text(encoding="utf-8")
+    match = re.search(r"set\(CSG_COMMON_LAYERS\s+([^)]*)\)", text)
+    if not match:
+        raise ValueError("common/CMakeLists.txt does not set CSG_COMMON_LAYERS")
+    return match.group(1).split()
+
+
+def sources(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file())
+
+
+def includes(path: Path) -> list[tuple[str, str]]:
+    """(kind, name) for every #include: kind '"' for the tree's, '<' for the system's."""
+    return INCLUDE.findall(path.read_text(encoding="utf-8"))
+
+
+def resolve(root: Path, including: Path, name: str) -> Path | None:
+    """The tree's file an #include "name" means: beside the includer, then common/, then the root."""
+    for base in (including.parent, root / "common", root):
+        candidate = base / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def is_pure(root: Path, path: Path) -> bool:
+    try:
+        rel = path.relative_to(root / "common").as_posix()
+    except ValueError:
+        return False
+    return any(rel.startswith(prefix) for prefix in PURE)
+
+
+def cuda_reach(root: Path, path: Path, seen: set[Path] | None = None) -> str | None:
+    """The chain through which `path` includes a CUDA header, or None."""
+    seen = set() if seen is None else seen
+    if path in seen:
+        return None
+    seen.add(path)
+    if path.suffix == ".cuh":
+        return path.name
+    for kind, name in includes(path):
+        if kind == "<":
+            if CUDA_SYSTEM_HEADER.match(name):
+                return f"<{name}>"
+            continue
+        target = resolve(root, path, name)
+        if target is None:
+            continue
+        chain = cuda_reach(root, target, seen)
+        if chain:
+            return f"{name} -> {chain}"
+    return None
+
+
+def check_tree(root: Path) -> list[str]:
+    """Every broken rule, one line each: 'file: what is wrong'."""
+    problems: list[str] = []
+    layers = declared_layers(root)
+    rank = {layer: index for index, layer in enumerate(layers)}
+    common = root / "common"
+    for folder in sorted(p for p in common.iterdir() if p.is_dir()):
+        if folder.name not in rank:
+            problems.append(f"common/{folder.name}: a folder that CSG_COMMON_LAYERS does not list")
+    for path in sources(common):
+        rel = path.relative_to(root).as_posix()
+        parts = path.relative_to(common).parts
+        if len(parts) < 2:
+            if path.suffix != ".txt":
+                problems.append(f"{rel}: common/ holds layers, not files")
+            continue
+        layer = parts[0]
+        for kind, name in includes(path):
+            if kind == "<":
+                continue
+            first = name.split("/")[0]
+            if STAGE.match(first):
+                problems.append(f"{rel}: includes the stage folder's {name}")
+            elif "/" in name and first in rank:
+                if layer in rank and rank[first] > rank[layer]:
+                    problems.append(f"{rel}: layer {layer} includes {name}, from the higher layer {first}")
+            elif (path.parent / name).is_file():
+                continue
+            else:
+                problems.append(f"{rel}: includes {name}, which names no layer of common/")
+        if is_pure(root, path):
+            chain = cuda_reach(root, path)
+            if chain:
+                problems.append(f"{rel}: arithmetic on plain numbers reaches a CUDA header: {chain}")
+    for stage in sorted(p for p in root.iterdir() if p.is_dir() and STAGE.match(p.name)):
+        for path in sources(stage):
+            rel = path.relative_to(root).as_posix()
+            for kind, name in includes(path):
+                first = name.split("/")[0]
+                if kind == '"' and STAGE.match(first) and first != stage.name:
+                    problems.append(f"{rel}: includes another stage's {name}")
+    return problems
+
+
+class ThisTree(unittest.TestCase):
+    def test_every_include_follows_the_layers(self) -> None:
+        problems = check_tree(REPO)
+        self.assertEqual(problems, [], "\n".join(problems))
+
+    def test_the_layers_are_the_ones_the_readme_draws(self) -> None:
+        readme = (REPO / "common" / "README.md").read_text(encoding="utf-8")
+        for layer in declared_layers(REPO):
+            self.assertIn(f"{layer}/", readme, f"common/README.md does not describe {layer}/")
+
+
+class PlantedMistakes(unittest.TestCase):
+    """The checker itself fails on each kind of wrong include, planted in a copy of the tree."""
+
+    def setUp(self) -> None:
+        self.tmp = Path(tempfile.mkdtemp())
+        self.root = self.tmp / "tree"
+        ignore = shutil.ignore_patterns("build", ".git", "__pycache__", "results", ".venv")
+        shutil.copytree(REPO, self.root, ignore=ignore)
+        self.assertEqual(check_tree(self.root), [], "the copy must start clean")
+
+    def tearDown(self) -> None:
+        shutil.rmtree(self.tmp)
+
+    def plant(self, relative: str, line: str) -> list[str]:
+        path = self.root / relative
+        path.write_text(line + "\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+        return check_tree(self.root)
+
+    def test_a_lower_layer_including_a_higher_one(self) -> None:
+        problems = self.plant("common/cuda/check.cpp", '#include "report/table.hpp"')
+        self.assertTrue(any("layer cuda includes report/table.hpp" in p for p in problems), problems)
+
+    def test_common_including_a_stage(self) -> None:
+        problems = self.plant("common/workload/verify.cpp", '#include "03_stream_pool_gemm/report.hpp"')
+        self.assertTrue(any("stage folder's 03_stream_pool_gemm/report.hpp" in p for p in problems), problems)
+
+    def test_a_stage_including_another_stage(self) -> None:
+        problems = self.plant("04_graph_capture_gemm/report.cpp", '#include "03_stream_pool_gemm/report.hpp"')
+        self.assertTrue(any("another stage's 03_stream_pool_gemm/report.hpp" in p for p in problems), problems)
+
+    def test_arithmetic_reaching_a_cuda_header_through_another_header(self) -> None:
+        problems = self.plant("common/measure/pipeline_bound.hpp", '#include "measure/timers.hpp"')
+        self.assertTrue(any("pipeline_bound.hpp: arithmetic on plain numbers reaches a CUDA header" in p
+                            for p in problems), problems)
+
+    def test_an_undeclared_folder(self) -> None:
+        (self.root / "common" / "misc").mkdir()
+        (self.root / "common" / "misc" / "x.hpp").write_text("#pragma once\n", encoding="utf-8")
+        problems = check_tree(self.root)
+        self.assertTrue(any("common/misc: a folder that CSG_COMMON_LAYERS does not list" in p for p in problems),
+                        problems)
+
+
+if __name__ == "__main__":
+    unittest.main()
