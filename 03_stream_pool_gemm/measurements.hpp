@@ -65,7 +65,7 @@ class PoolMeasurements {
   void add_pool(BatchBuffers& buffers, const StreamPool& pool, IssueOrder order, std::function<Millis()> run,
                 bool sweep = false);
   // One stream per engine (engine_streams.hpp) on `streams` (H2D, compute,
-  // D2H): `run` issues every batch and returns its time.
+  // D2H, in that order): `run` issues every batch and returns its time.
   void add_engine_streams(BatchBuffers& buffers, const StreamPool& streams, std::function<Millis()> run);
   // H2D, kernel and D2H sums through `ops` on `one`, then all copies both ways
   // at once on `one` and `two`. Verifiable only with a device slot per batch.
