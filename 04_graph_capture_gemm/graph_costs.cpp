@@ -12,15 +12,17 @@ LifecycleCosts measure_graph_lifecycle(const RepeatPlan& plan, const GraphLifecy
   LifecycleCosts costs;
   // What one round hands from one step to the next: each round captures a new
   // graph, instantiates it, launches it twice, then uploads a second exec.
+  // The previous round's graph and execs are destroyed in the untimed
+  // prepare steps: a timed region holds only the call it times.
   Graph graph;
   std::optional<GraphExec> exec;
   std::optional<GraphExec> uploaded;
   auto launched = [&](const GraphExec& e) { return host_synchronised(stream, [&] { steps.launch(e); }); };
   const std::vector<TimedVariant> rounds = {
-      {.prepare = nullptr,
+      {.prepare = [&] { graph = Graph(); },
        .run = [&] { const HostTimer timer; graph = steps.capture(); return timer.elapsed(); },
        .after_last = nullptr},
-      {.prepare = nullptr,
+      {.prepare = [&] { exec.reset(); },
        .run = [&] { const HostTimer timer; exec.emplace(steps.instantiate(graph)); return timer.elapsed(); },
        .after_last = nullptr},
       {.prepare = life.poison,
@@ -29,7 +31,7 @@ LifecycleCosts measure_graph_lifecycle(const RepeatPlan& plan, const GraphLifecy
       {.prepare = life.poison,
        .run = [&] { return launched(*exec); },
        .after_last = [&] { costs.relaunch_check = life.verify(); }},
-      {.prepare = [&] { uploaded.emplace(steps.instantiate(graph)); life.poison(); },
+      {.prepare = [&] { uploaded.reset(); uploaded.emplace(steps.instantiate(graph)); life.poison(); },
        .run = [&] { return host_synchronised(stream, [&] { CUDA_CHECK(cudaGraphUpload(uploaded->get(), stream)); }); },
        .after_last = nullptr},
       {.prepare = nullptr,

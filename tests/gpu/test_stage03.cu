@@ -36,20 +36,25 @@ nlohmann::json run_stage03(const std::vector<std::string>& args, const testing::
 struct KernelLayout {
   std::string kernel;
   std::string device_buffers;
+  std::string sweep;  // with slots, pool sizes whose least common multiple stays under the batch count
 };
 
 class Stage03Variants : public testing::GpuTest, public ::testing::WithParamInterface<KernelLayout> {};
 
 TEST_P(Stage03Variants, EveryPoolSizeOrderAndEngineVariantVerifiesEveryBatch) {
-  const auto& [kernel, layout] = GetParam();
+  const auto& [kernel, layout, sweep] = GetParam();
   testing::TempDir dir;
   // 37 batches: not a multiple of any pool size; odd sizes: partial tiles everywhere.
   const nlohmann::json doc = run_stage03({"--batches", "37", "--m", "33", "--n", "17", "--k", "65", "--streams", "3",
-                                          "--streams-sweep", "1,8,32", "--kernel", kernel, "--device-buffers", layout,
+                                          "--streams-sweep", sweep, "--kernel", kernel, "--device-buffers", layout,
                                           "--warmup", "0", "--repeats", "1"},
                                          dir);
   ASSERT_TRUE(doc.contains("measurements"));
-  const bool per_batch = layout == "per-batch";
+  // A device slot per batch (per-batch, or slots for every pool size timed
+  // once their least common multiple reaches the batch count): the isolated
+  // sums can then be checked too.
+  const bool per_batch = doc.at("config").at("device_slots") == 37;
+  EXPECT_EQ(per_batch, layout == "per-batch") << "the sweep must keep the slots layout's slots shared";
   int checked = 0;
   for (const auto& m : doc.at("measurements")) {
     const bool whole_run = m.at("name") == "serial" || m.at("name") == "stream_pool" || m.at("name") == "engine_streams";
@@ -67,8 +72,10 @@ TEST_P(Stage03Variants, EveryPoolSizeOrderAndEngineVariantVerifiesEveryBatch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(KernelsAndLayouts, Stage03Variants,
-                         ::testing::Values(KernelLayout{"naive", "slots"}, KernelLayout{"naive", "per-batch"},
-                                           KernelLayout{"tiled", "slots"}, KernelLayout{"cublas", "per-batch"}),
+                         ::testing::Values(KernelLayout{"naive", "slots", "1,2,6"},
+                                           KernelLayout{"naive", "per-batch", "1,8,32"},
+                                           KernelLayout{"tiled", "slots", "1,2,6"},
+                                           KernelLayout{"cublas", "per-batch", "1,8,32"}),
                          [](const ::testing::TestParamInfo<KernelLayout>& param_info) {
                            return param_info.param.kernel + "_" + (param_info.param.device_buffers == "slots" ? "slots" : "per_batch");
                          });
