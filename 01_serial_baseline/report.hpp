@@ -16,6 +16,12 @@ StageResult serial_result(const std::string& stage, const DeviceInfo& device, co
                           const Summary& total, const StageSums& sums, const VerifyResult& serial_check,
                           const VerifyResult& sums_check);
 
+// The serial total against the sum of its stages: within kOverlapWithin of the
+// sum (or above it) nothing overlapped, the article's first timeline; below
+// it, something did, and the sentence says so.
+inline constexpr double kOverlapWithin = 0.10;
+std::string overlap_verdict(double total_ms, double sum_ms);
+
 // The workload line, the table, the sums line and what they mean, the verification.
 void print_serial_result(std::ostream& out, const StageResult& result, const CommonOptions& options,
                          const StageSums& sums);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "report/conclusions.hpp"
 #include "report/result.hpp"
 #include "options.hpp"
 #include "report/table.hpp"
@@ -64,6 +65,50 @@ nlohmann::json sizes_json(const std::vector<std::uint64_t>& sizes) {
 }
 
 }  // namespace
+
+std::string host_blocked_text(double host_blocked_ms, double copy_alone_ms) {
+  const std::string head = "Pageable H2D: cudaMemcpyAsync held the host " + ms_text(host_blocked_ms) + " ms of the " +
+                           ms_text(copy_alone_ms) + " ms the copy takes alone";
+  if (host_blocked_ms >= kBlockedShare * copy_alone_ms) {
+    return head + ": for the host it is not asynchronous.";
+  }
+  return head + ", less than " + percent_text(kBlockedShare) +
+         " of it: on this system the call returned before the copy was done.";
+}
+
+std::string staging_text(const std::string& size, double pageable_ms, double memcpy_ms, double pinned_ms) {
+  const double staged = memcpy_ms + pinned_ms;
+  const std::string head = "At " + size + ", pageable H2D took " + ms_text(pageable_ms) + " ms = " +
+                           fixed(pageable_ms / staged, 2) + "x (host memcpy " + ms_text(memcpy_ms) + " + pinned DMA " +
+                           ms_text(pinned_ms) + " ms)";
+  switch (compare_times(pageable_ms, staged, kStagingWithin)) {
+    case Comparison::same:
+      return head + ": within " + percent_text(kStagingWithin) +
+             " of the two one after the other, so the extra host copy is the whole difference.";
+    case Comparison::faster:
+      return head + ": less than the two one after the other, so the driver overlaps its memcpy of one chunk\n"
+                    "with the DMA of the one before.";
+    case Comparison::slower:
+      break;
+  }
+  return head + ": more than the two one after the other, so staging costs more here than a plain memcpy and a copy.";
+}
+
+std::string peak_ratio_text(CopyDirection direction, double pinned_gbps, double pageable_gbps) {
+  const std::string head = std::string(direction == CopyDirection::h2d ? "H2D" : "D2H") + " peaks: pinned " +
+                           fixed(pinned_gbps, 1) + " GB/s, pageable " + fixed(pageable_gbps, 1) + " GB/s: ";
+  // Faster transfers take less time: compare the times per byte.
+  switch (compare_times(1.0 / pinned_gbps, 1.0 / pageable_gbps)) {
+    case Comparison::faster:
+      return head + "pinned memory moved " + fixed(pinned_gbps / pageable_gbps, 2) + "x faster.";
+    case Comparison::same:
+      return head + "about the same (within " + percent_text(kEqualWithin) +
+             "): on this system pinned memory won no bandwidth at its best size.";
+    case Comparison::slower:
+      break;
+  }
+  return head + "pageable memory moved faster: the article's claim does not hold here at peak.";
+}
 
 CopyReport::CopyReport(const CopyOptions& options, DeviceInfo device, std::vector<HostMemory> kinds,
                        std::vector<std::string> notes)
@@ -214,12 +259,8 @@ void CopyReport::print_staging(std::ostream& out) const {
   const Summary* pageable = find(*largest, SweepOp::copy, HostMemory::pageable, CopyDirection::h2d);
   const Summary* pinned = find(*largest, SweepOp::copy, HostMemory::pinned, CopyDirection::h2d);
   if (memcpy_time && pageable && pinned) {
-    const double staged = memcpy_time->median_ms + pinned->median_ms;
-    out << "At " << format_size(*largest) << ", pageable H2D took " << ms_text(pageable->median_ms) << " ms = "
-        << fixed(pageable->median_ms / staged, 2) << "x (host memcpy " << ms_text(memcpy_time->median_ms)
-        << " + pinned DMA " << ms_text(pinned->median_ms) << " ms).\n"
-        << "Near 1x: the extra host copy is the whole difference; below 1x: the driver overlaps its memcpy of\n"
-        << "one chunk with the DMA of the last; above 1x: the staging costs more than a plain memcpy.\n";
+    out << staging_text(format_size(*largest), pageable->median_ms, memcpy_time->median_ms, pinned->median_ms)
+        << '\n';
   }
 }
 
@@ -255,9 +296,7 @@ void CopyReport::print_overlap(std::ostream& out) const {
     const double early = -pageable_after->copy_end_after_kernel_end.median_ms;
     // Overlapped when together took clearly less than kernel + copy one after the other.
     const bool overlapped = pageable_after->overlap_ratio > kOverlappedRatio;
-    out << "Pageable H2D: cudaMemcpyAsync held the host " << ms_text(pageable_after->host_blocked.median_ms)
-        << " ms, about the whole copy (" << ms_text(pageable_after->copy_alone.median_ms) << " ms alone):\n"
-        << "for the host it is not asynchronous. "
+    out << host_blocked_text(pageable_after->host_blocked.median_ms, pageable_after->copy_alone.median_ms) << ' '
         << (overlapped ? "Yet with the kernel already queued, the copy ran beside it:\n"
                        : "Here the copy did not run beside the kernel either:\n")
         << "it ended " << ms_text(std::abs(early)) << " ms " << (early >= 0 ? "before" : "after")
@@ -333,6 +372,11 @@ void CopyReport::print(std::ostream& out) const {
     out << " pinned both ways at once " << fixed(*both, 1);
   }
   out << '\n';
+  for (CopyDirection direction : {CopyDirection::h2d, CopyDirection::d2h}) {
+    const auto pinned = peak_gbps(HostMemory::pinned, direction);
+    const auto pageable = peak_gbps(HostMemory::pageable, direction);
+    if (pinned && pageable) out << peak_ratio_text(direction, *pinned, *pageable) << '\n';
+  }
   if (passed()) {
     out << "all " << checks_.size() << " round trips bit-exact (every size and kind of the sweep"
         << (overlap_ ? ", and the overlap buffers" : "") << ")\n";

@@ -48,6 +48,18 @@ struct SweepVariants {
   }
 };
 
+// The sentences stage 02 prints about its figures, each chosen by them with a
+// stated threshold (report/conclusions.hpp: within 3% is equal).
+// Held the host for at least kBlockedShare of the copy's own time: not asynchronous for the host.
+inline constexpr double kBlockedShare = 0.5;
+std::string host_blocked_text(double host_blocked_ms, double copy_alone_ms);
+// A pageable copy against a host memcpy plus the pinned copy, one after the
+// other: within kStagingWithin of it, the staging copy is the whole difference.
+inline constexpr double kStagingWithin = 0.10;
+std::string staging_text(const std::string& size, double pageable_ms, double memcpy_ms, double pinned_ms);
+// Pinned against pageable bandwidth, each at its best size.
+std::string peak_ratio_text(CopyDirection direction, double pinned_gbps, double pageable_gbps);
+
 class CopyReport {
  public:
   CopyReport(const CopyOptions& options, DeviceInfo device, std::vector<HostMemory> kinds,

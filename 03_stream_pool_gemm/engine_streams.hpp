@@ -45,7 +45,8 @@ class EngineStreams {
   // Every batch 0 .. batches-1 through `ops` (the stage's own three calls),
   // each on its engine's stream, timed with `timer` from the H2D stream (the
   // timer's start is the fork, its stop the join); waits and returns the time.
-  Millis run(const BatchOps& ops, int batches, EventTimer& timer) const;
+  // `issued`, if given, gets the host's time to issue the run.
+  Millis run(const BatchOps& ops, int batches, EventTimer& timer, Millis* issued = nullptr) const;
 
  private:
   int slots_;

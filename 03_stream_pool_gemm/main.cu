@@ -90,10 +90,14 @@ int main(int argc, char** argv) {
     };
     const csg::BatchOps ops = pool_ops(buffers);
 
-    // One run on a pool, timed from stream 0: fork, every batch, join.
+    // One run on a pool, timed from stream 0: fork, every batch, join. The
+    // host's time to issue it is read too: no run can end before its last
+    // operation was queued, so that time is one of the bound's paths.
     csg::EventTimer timer;
+    csg::Millis issued{};
     auto pool_run = [&](const csg::StreamPool& pool, IssueOrder order) {
       timer.start(pool[0]);
+      const csg::HostTimer host;
       // fork: stream 0 records the fork event and every other stream waits on
       // it, so their work starts after the timer's start
       CUDA_CHECK(cudaEventRecord(pool.fork_event(), pool[0]));
@@ -123,8 +127,10 @@ int main(int argc, char** argv) {
         CUDA_CHECK(cudaEventRecord(pool.join_event(s), pool[s]));
         CUDA_CHECK(cudaStreamWaitEvent(pool[0], pool.join_event(s), 0));
       }
+      issued = host.elapsed();
       return timer.stop();
     };
+    auto last_issue = [&] { return issued; };
 
     // Stage 01's loop on the legacy default stream, the baseline of this run.
     auto serial_run = [&](csg::BatchBuffers& b) {
@@ -143,21 +149,26 @@ int main(int argc, char** argv) {
     runs.add_serial(pinned, [&] { return serial_run(pinned); });
     const csg::StreamPool pool(pool_config.streams);  // the article's cudaStreamCreate: blocking streams
     for (IssueOrder order : {IssueOrder::depth_first, IssueOrder::breadth_first}) {
-      runs.add_pool(buffers, pool, order, [&, order] { return pool_run(pool, order); });
+      runs.add_pool(buffers, pool, order, [&, order] { return pool_run(pool, order); }, last_issue);
     }
     // One stream per engine instead of one per batch: the pipeline for the
     // PCIe-bound regime of a fast GEMM (--kernel cublas).
     const csg::pool::EngineStreams engines(slots);
-    runs.add_engine_streams(buffers, engines.streams(), [&] { return engines.run(ops, work.batches, timer); });
+    runs.add_engine_streams(
+        buffers, engines.streams(), [&] { return engines.run(ops, work.batches, timer, &issued); }, last_issue);
     std::vector<csg::StreamPool> sweep_pools;
     sweep_pools.reserve(pool_config.sweep.size());
     for (int size : pool_config.sweep) {
       const csg::StreamPool* sweep_pool = &sweep_pools.emplace_back(size);  // reserved: never moves
       runs.add_pool(buffers, *sweep_pool, IssueOrder::depth_first,
-                    [&, sweep_pool] { return pool_run(*sweep_pool, IssueOrder::depth_first); }, /*sweep=*/true);
+                    [&, sweep_pool] { return pool_run(*sweep_pool, IssueOrder::depth_first); }, last_issue,
+                    /*sweep=*/true);
     }
-    const csg::StreamPool bound_streams(2);  // the isolated sums, and both directions at once
+    // The bounds: the isolated sums on one stream (and both directions at once
+    // on two, for the engine streams), and each resource alone on every pool.
+    const csg::StreamPool bound_streams(2);
     runs.add_bounds(buffers, ops, bound_streams[0], bound_streams[1], timer);
+    runs.add_resource_runs(ops, timer);
 
     csg::progress("timing " + std::to_string(runs.size()) + " variants: " + std::to_string(options->plan.warmup) +
                   " warm-up + " + std::to_string(options->plan.repeats) + " timed rounds");

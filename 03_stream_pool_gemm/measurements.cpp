@@ -1,5 +1,6 @@
 #include "measurements.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace csg::pool {
@@ -35,8 +36,14 @@ void PoolMeasurements::add_serial(BatchBuffers& buffers, std::function<Millis()>
   add_whole_workload(std::move(entry), buffers, nullptr, std::move(run));
 }
 
+PoolMeasurements PoolMeasurements::measured(const Workload& work, std::vector<Entry> entries) {
+  PoolMeasurements runs(work, 0, nullptr);
+  runs.entries_ = std::move(entries);
+  return runs;
+}
+
 void PoolMeasurements::add_pool(BatchBuffers& buffers, const StreamPool& pool, IssueOrder order,
-                                std::function<Millis()> run, bool sweep) {
+                                std::function<Millis()> run, std::function<Millis()> issued, bool sweep) {
   for (int i = 0; i < pool.size(); ++i) gemm_->prepare(pool[i]);
   Entry entry;
   entry.kind = sweep ? Kind::pool_sweep : Kind::pool;
@@ -44,11 +51,13 @@ void PoolMeasurements::add_pool(BatchBuffers& buffers, const StreamPool& pool, I
   entry.params = {{"streams", pool.size()}, {"order", std::string(to_string(order))}, {"sweep", sweep}};
   entry.streams = pool.size();
   entry.order = order;
+  for (int i = 0; i < pool.size(); ++i) entry.stream_list.push_back(pool[i]);
   add_whole_workload(std::move(entry), buffers, pool[0], std::move(run));
+  entries_.back().variant.side = std::move(issued);
 }
 
 void PoolMeasurements::add_engine_streams(BatchBuffers& buffers, const StreamPool& streams,
-                                          std::function<Millis()> run) {
+                                          std::function<Millis()> run, std::function<Millis()> issued) {
   gemm_->prepare(streams[1]);  // the compute stream: the only one that runs GEMMs
   Entry entry;
   entry.kind = Kind::engines;
@@ -56,6 +65,41 @@ void PoolMeasurements::add_engine_streams(BatchBuffers& buffers, const StreamPoo
   entry.params = {{"streams", 3}, {"order", "one stream per engine"}};
   entry.streams = 3;
   add_whole_workload(std::move(entry), buffers, streams[0], std::move(run));
+  entries_.back().variant.side = std::move(issued);
+}
+
+void PoolMeasurements::add_resource_runs(const BatchOps& ops, EventTimer& timer) {
+  static constexpr const char* kResources[] = {"kernels", "h2d", "d2h", "both_ways"};
+  const double batches = double(work_.batches);
+  const Work works[] = {{0.0, batches * work_.flops_per_batch()},
+                        {batches * double(work_.a_bytes()), 0.0},
+                        {batches * double(work_.c_bytes()), 0.0},
+                        {batches * double(work_.a_bytes() + work_.c_bytes()), 0.0}};
+  std::vector<int> sizes;
+  std::vector<std::vector<cudaStream_t>> streams_of_size;
+  for (const Entry& entry : entries_) {
+    if ((entry.kind != Kind::pool && entry.kind != Kind::pool_sweep) ||
+        std::find(sizes.begin(), sizes.end(), entry.streams) != sizes.end()) {
+      continue;
+    }
+    sizes.push_back(entry.streams);
+    streams_of_size.push_back(entry.stream_list);
+  }
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
+    std::vector<TimedVariant> runs = resource_variants(ops, work_.batches, streams_of_size[s], timer);
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      Entry entry;
+      entry.kind = Kind::resource;
+      entry.name = "resource_alone";
+      entry.resource = kResources[r];
+      entry.params = {{"streams", sizes[s]}, {"resource", entry.resource}};
+      entry.streams = sizes[s];
+      entry.work = works[r];
+      entry.verifiable = false;
+      entry.variant = std::move(runs[r]);
+      entries_.push_back(std::move(entry));
+    }
+  }
 }
 
 void PoolMeasurements::add_bounds(BatchBuffers& buffers, const BatchOps& ops, cudaStream_t one, cudaStream_t two,
@@ -99,8 +143,11 @@ void PoolMeasurements::measure(const RepeatPlan& plan) {
   std::vector<TimedVariant> variants;
   variants.reserve(entries_.size());
   for (const Entry& entry : entries_) variants.push_back(entry.variant);
-  const std::vector<Summary> summaries = measure_interleaved(plan, variants);
-  for (std::size_t i = 0; i < entries_.size(); ++i) entries_[i].stats = summaries[i];
+  std::vector<Measured> results = measure_rounds(plan, variants);
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    entries_[i].stats = std::move(results[i].primary);
+    entries_[i].host_issue = std::move(results[i].side);
+  }
   // The H2D and kernel passes are checked through the D2H pass that follows them.
   for (Entry& entry : entries_) {
     if (entry.kind == Kind::bound && entry.verifiable && !entry.check.passed && entry.check.batches_checked == 0) {
@@ -142,6 +189,56 @@ StageSums PoolMeasurements::sums() const {
                    find(Kind::bound, "d2h_sum").stats};
 }
 
-double PoolMeasurements::both_ways_ms() const { return find(Kind::bound, "copies_both_ways").stats.median_ms; }
+const PoolMeasurements::Entry* PoolMeasurements::resource(int streams, const std::string& name) const {
+  for (const Entry& entry : entries_) {
+    if (entry.kind == Kind::resource && entry.streams == streams && entry.resource == name) return &entry;
+  }
+  return nullptr;
+}
+
+std::optional<PipelineBound> PoolMeasurements::bound_of(const Entry& entry) const {
+  const double issue = entry.host_issue ? entry.host_issue->median_ms : 0.0;
+  ResourceTimes alone;
+  if (entry.kind == Kind::pool || entry.kind == Kind::pool_sweep) {
+    const Entry* kernels = resource(entry.streams, "kernels");
+    const Entry* h2d = resource(entry.streams, "h2d");
+    const Entry* d2h = resource(entry.streams, "d2h");
+    const Entry* both = resource(entry.streams, "both_ways");
+    if (!kernels || !h2d || !d2h || !both) return std::nullopt;
+    alone = {kernels->stats.median_ms, h2d->stats.median_ms, d2h->stats.median_ms, both->stats.median_ms, issue};
+  } else if (entry.kind == Kind::engines) {
+    // One stream per engine: the kernels on one stream, each direction on one
+    // stream, and both directions at once on two.
+    const StageSums s = sums();
+    alone = {s.kernel.median_ms, s.h2d.median_ms, s.d2h.median_ms,
+             find(Kind::bound, "copies_both_ways").stats.median_ms, issue};
+  } else {
+    return std::nullopt;
+  }
+  return pipeline_bound(alone, sums().medians(), work_.batches);
+}
+
+double PoolMeasurements::tolerance_of(const Entry& entry) const {
+  const std::optional<PipelineBound> bound = bound_of(entry);
+  if (!bound) return 0.0;
+  const Summary* path = nullptr;
+  if (bound->limited_by == kHostIssuePath) {
+    path = entry.host_issue ? &*entry.host_issue : nullptr;
+  } else if (entry.kind == Kind::engines) {
+    const char* name = bound->limited_by == kKernelsPath ? "kernel_sum"
+                       : bound->limited_by == kH2dPath   ? "h2d_sum"
+                       : bound->limited_by == kD2hPath   ? "d2h_sum"
+                                                         : "copies_both_ways";
+    path = &find(Kind::bound, name).stats;
+  } else {
+    const char* name = bound->limited_by == kKernelsPath ? "kernels"
+                       : bound->limited_by == kH2dPath   ? "h2d"
+                       : bound->limited_by == kD2hPath   ? "d2h"
+                                                         : "both_ways";
+    path = &resource(entry.streams, name)->stats;
+  }
+  return bound_tolerance(entry.stats.median_ms, entry.stats.min_ms, path ? path->median_ms : 0.0,
+                         path ? path->min_ms : 0.0);
+}
 
 }  // namespace csg::pool

@@ -1,12 +1,15 @@
 // What stage 03 times, all in the same interleaved rounds so that every ratio
 // is a same-run ratio: the serial baselines (stage 01's loop, pageable and
 // pinned), the pool in each issue order and at each swept size, one stream
-// per engine, and the isolated sums behind the pipeline bound. Each variant
-// is verified after its last timed run. The runs themselves are main.cu's:
-// this file only registers them, times them and finds them again.
+// per engine, the isolated one-stream sums, and what each resource needs
+// alone on each pool's own streams (so that every pool variant's bound
+// bounds it, pipeline_bound.hpp). Each variant is verified after its last
+// timed run. The runs themselves are main.cu's: this file only registers
+// them, times them and finds them again.
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,7 +41,7 @@ std::string_view to_string(IssueOrder order);
 
 class PoolMeasurements {
  public:
-  enum class Kind { serial, pool, pool_sweep, engines, bound };
+  enum class Kind { serial, pool, pool_sweep, engines, bound, resource };
   struct Entry {
     Kind kind = Kind::serial;
     std::string name;
@@ -50,23 +53,33 @@ class PoolMeasurements {
     bool verifiable = true;
     int streams = 0;
     IssueOrder order = IssueOrder::depth_first;
+    std::vector<cudaStream_t> stream_list;  // pool variants: the streams, for their resource runs
+    std::optional<Summary> host_issue;      // the host's time to issue each timed run, where read
+    std::string resource;                   // resource runs: "kernels", "h2d", "d2h" or "both_ways"
   };
 
   // Every GEMM of every variant runs on `gemm` (which must outlive this); each
   // add_* prepares the streams it will use (cuBLAS handles), so no timed run
   // creates one.
   PoolMeasurements(const Workload& work, std::uint64_t seed, const Gemm& gemm)
-      : work_(work), seed_(seed), gemm_(&gemm) {}
+      : PoolMeasurements(work, seed, &gemm) {}
+  // Measured figures to report, without runs (the report's CPU tests).
+  static PoolMeasurements measured(const Workload& work, std::vector<Entry> entries);
 
   // Stage 01's serial loop on `buffers` (their host memory kind), legacy stream;
   // `run` issues every batch and returns its time.
   void add_serial(BatchBuffers& buffers, std::function<Millis()> run);
-  // A pool run: `run` issues every batch on `pool` and returns its time.
+  // A pool run: `run` issues every batch on `pool` and returns its time;
+  // `issued` then reads the host's time to issue that run.
   void add_pool(BatchBuffers& buffers, const StreamPool& pool, IssueOrder order, std::function<Millis()> run,
-                bool sweep = false);
+                std::function<Millis()> issued, bool sweep = false);
   // One stream per engine (engine_streams.hpp) on `streams` (H2D, compute,
   // D2H, in that order): `run` issues every batch and returns its time.
-  void add_engine_streams(BatchBuffers& buffers, const StreamPool& streams, std::function<Millis()> run);
+  void add_engine_streams(BatchBuffers& buffers, const StreamPool& streams, std::function<Millis()> run,
+                          std::function<Millis()> issued);
+  // What each resource needs alone (resource_variants) on the streams of
+  // every pool size added so far, through `ops`: the bound of each pool variant.
+  void add_resource_runs(const BatchOps& ops, EventTimer& timer);
   // H2D, kernel and D2H sums through `ops` on `one`, then all copies both ways
   // at once on `one` and `two`. Verifiable only with a device slot per batch.
   void add_bounds(BatchBuffers& buffers, const BatchOps& ops, cudaStream_t one, cudaStream_t two, EventTimer& timer);
@@ -79,10 +92,17 @@ class PoolMeasurements {
   const Entry& pool(IssueOrder order) const;  // the main pool (not a sweep entry)
   const Entry* engine_streams() const;         // nothing if not measured
   StageSums sums() const;
-  double both_ways_ms() const;
-  PipelineBound bound() const { return pipeline_bound(sums().medians(), both_ways_ms(), work_.batches); }
+  // The bound of a pool or engine-streams variant from its own resource runs;
+  // nothing for the others.
+  std::optional<PipelineBound> bound_of(const Entry& entry) const;
+  // The noise the bound is allowed on that variant (bound_tolerance).
+  double tolerance_of(const Entry& entry) const;
+  // The resource run of `resource` on pools of `streams` streams, if measured.
+  const Entry* resource(int streams, const std::string& resource) const;
 
  private:
+  PoolMeasurements(const Workload& work, std::uint64_t seed, const Gemm* gemm)
+      : work_(work), seed_(seed), gemm_(gemm) {}
   // A variant that runs every batch: whole-workload bytes and FLOPs, outputs
   // poisoned on `poison_stream` before each run, every batch verified after the last.
   void add_whole_workload(Entry entry, BatchBuffers& buffers, cudaStream_t poison_stream,

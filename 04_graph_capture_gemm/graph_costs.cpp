@@ -1,6 +1,7 @@
 #include "graph_costs.hpp"
 
 #include <optional>
+#include <stdexcept>
 
 #include "measure/timers.hpp"
 
@@ -51,16 +52,31 @@ LifecycleCosts measure_graph_lifecycle(const RepeatPlan& plan, const GraphLifecy
 ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayComparison& c) {
   EventTimer timer;
   ReplayCosts costs;
-  const std::vector<TimedVariant> variants = {
+  Millis issued{};  // the host's time to issue the last timed run
+  std::vector<TimedVariant> variants = {
       {
           .prepare = c.poison,  // each replay must write every output again
-          .run = [&] { timer.start(c.stream); c.launch(*c.exec); return timer.stop(); },
+          .run = [&] {
+            timer.start(c.stream);
+            const HostTimer host;
+            c.launch(*c.exec);
+            issued = host.elapsed();
+            return timer.stop();
+          },
           .after_last = [&] { costs.graph_check = c.verify(); },
+          .side = [&] { return issued; },
       },
       {
           .prepare = c.poison,
-          .run = [&] { timer.start(c.stream); c.issue_on_streams(); return timer.stop(); },
+          .run = [&] {
+            timer.start(c.stream);
+            const HostTimer host;
+            c.issue_on_streams();
+            issued = host.elapsed();
+            return timer.stop();
+          },
           .after_last = [&] { costs.streams_check = c.verify(); },
+          .side = [&] { return issued; },
       },
       {
           .prepare = nullptr,
@@ -73,12 +89,49 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
           .after_last = nullptr,
       },
   };
-  const std::vector<Summary> summaries = measure_interleaved(plan, variants);
-  costs.graph_replay = summaries[0];
-  costs.stream_pool = summaries[1];
-  costs.issue_streams_cpu = summaries[2];
-  costs.issue_graph_cpu = summaries[3];
+  const std::size_t first_sum = variants.size();
+  variants.insert(variants.end(), c.one_stream_sums.begin(), c.one_stream_sums.end());
+  const std::size_t first_stream_resource = variants.size();
+  variants.insert(variants.end(), c.stream_resources.begin(), c.stream_resources.end());
+  const std::size_t first_graph_resource = variants.size();
+  for (const GraphExec* exec : c.graph_resources) {
+    variants.push_back({.prepare = nullptr,
+                        .run = [&timer, &c, exec] { timer.start(c.stream); c.launch(*exec); return timer.stop(); },
+                        .after_last = nullptr});
+  }
+  std::vector<Measured> results = measure_rounds(plan, variants);
+  costs.graph_replay = results[0].primary;
+  costs.replay_issue = results[0].side;
+  costs.stream_pool = results[1].primary;
+  costs.pool_issue = results[1].side;
+  costs.issue_streams_cpu = results[2].primary;
+  costs.issue_graph_cpu = results[3].primary;
+  if (c.one_stream_sums.size() == 3) {
+    costs.sums = StageSums{results[first_sum].primary, results[first_sum + 1].primary, results[first_sum + 2].primary};
+  }
+  for (std::size_t i = first_stream_resource; i < first_graph_resource; ++i) costs.stream_alone.push_back(results[i].primary);
+  for (std::size_t i = first_graph_resource; i < results.size(); ++i) costs.graph_alone.push_back(results[i].primary);
   return costs;
+}
+
+namespace {
+
+PipelineBound bound_from(const std::vector<Summary>& alone, const std::optional<Summary>& issue, const StageSums& sums,
+                         int batches) {
+  if (alone.size() != std::size_t(kResources)) throw std::logic_error("a bound needs all four resources alone");
+  return pipeline_bound({alone[0].median_ms, alone[1].median_ms, alone[2].median_ms, alone[3].median_ms,
+                         issue ? issue->median_ms : 0.0},
+                        sums.medians(), batches);
+}
+
+}  // namespace
+
+PipelineBound replay_bound(const ReplayCosts& costs, int batches) {
+  return bound_from(costs.graph_alone, costs.replay_issue, costs.sums, batches);
+}
+
+PipelineBound stream_pool_bound(const ReplayCosts& costs, int batches) {
+  return bound_from(costs.stream_alone, costs.pool_issue, costs.sums, batches);
 }
 
 }  // namespace csg::graphs

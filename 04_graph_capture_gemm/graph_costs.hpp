@@ -16,13 +16,21 @@
 //   issue_streams_cpu  host time to issue fork + 3·batches operations + join
 //   issue_graph_cpu    host time of the one cudaGraphLaunch call
 // The two GPU variants poison the outputs first and are verified after their
-// last run; the two CPU variants measure only the host's issue time (the
-// stream is synchronised after the timer stops).
+// last run, and read the host's issue time of the same run; the two CPU
+// variants measure only the host's issue time (the stream is synchronised
+// after the timer stops). With them, in the same rounds, what each bound
+// needs: the one-stream sums (the fill and drain), and each resource's work
+// alone issued the way each variant issues it, on the pool's streams and as
+// replays of graphs captured from those streams.
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <vector>
 
 #include "cuda/graph.hpp"
+#include "measure/pipeline_bound.hpp"
+#include "measure/stage_sums.hpp"
 #include "measure/stats.hpp"
 #include "workload/verify.hpp"
 
@@ -56,6 +64,9 @@ struct LifecycleCosts {
 
 LifecycleCosts measure_graph_lifecycle(const RepeatPlan& plan, const GraphLifecycle& lifecycle);
 
+// The resources of a bound, in the order resource_variants gives them.
+inline constexpr int kResources = 4;  // kernels, H2D, D2H, both ways
+
 struct ReplayComparison {
   const GraphExec* exec = nullptr;
   std::function<void(const GraphExec&)> launch;  // step 6
@@ -64,6 +75,9 @@ struct ReplayComparison {
   std::function<void()> poison;
   std::function<VerifyResult()> verify;
   cudaStream_t stream = nullptr;  // the origin stream: pool stream 0
+  std::vector<TimedVariant> one_stream_sums;              // H2D, kernels, D2H (stage_sum_variants)
+  std::vector<TimedVariant> stream_resources;             // resource_variants on the pool's streams
+  std::vector<const GraphExec*> graph_resources;          // the same four, captured from the pool
 };
 
 struct ReplayCosts {
@@ -71,9 +85,18 @@ struct ReplayCosts {
   Summary stream_pool;
   Summary issue_streams_cpu;
   Summary issue_graph_cpu;
+  std::optional<Summary> replay_issue;  // the host's time of the launch inside each timed replay
+  std::optional<Summary> pool_issue;    // the host's time to issue each timed pool run
+  StageSums sums;
+  std::vector<Summary> stream_alone;    // kResources, on the streams
+  std::vector<Summary> graph_alone;     // kResources, as graph replays
   VerifyResult graph_check;
   VerifyResult streams_check;
 };
+
+// The bounds of the two GPU variants, from their own resource runs.
+PipelineBound replay_bound(const ReplayCosts& costs, int batches);
+PipelineBound stream_pool_bound(const ReplayCosts& costs, int batches);
 
 ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayComparison& comparison);
 

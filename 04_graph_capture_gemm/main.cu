@@ -6,7 +6,9 @@
 //   ./04_graph_capture_gemm        (100 GEMMs of 1024x1024x512 on 8 streams; --help for the rest)
 
 #include <iostream>
+#include <functional>
 #include <optional>
+#include <vector>
 
 #include "capture_guard.hpp"
 #include "cuda/graph.hpp"
@@ -14,6 +16,7 @@
 #include "graph_costs.hpp"
 #include "graph_inspect.hpp"
 #include "exec_update.hpp"
+#include "measure/stage_sums.hpp"
 #include "measure/timers.hpp"
 #include "options.hpp"
 #include "report.hpp"
@@ -53,20 +56,34 @@ int main(int argc, char** argv) {
     const csg::StreamPool pool(streams);  // the article's cudaStreamCreate: blocking streams
     for (int i = 0; i < streams; ++i) gemm.prepare(pool[i]);  // cuBLAS: a capture can't create handles
 
-    // The per-batch work of stage 03 (the article's step 3) on any set of buffers.
+    // The per-batch work of stage 03 (the article's step 3), on any set of
+    // buffers: batch i's copy in, compute and copy out on stream i % pool.
     const dim3 block = csg::naive_block(), grid = csg::naive_grid(work.shape);
     const int m = work.shape.m, n = work.shape.n, k = work.shape.k;
-    auto issue_batches = [&](csg::BatchBuffers& b, int batches) {
+    auto ops_for = [&](csg::BatchBuffers& b) {
+      return csg::BatchOps{
+          .h2d = [&](int i, cudaStream_t stream) {
+            CUDA_CHECK(cudaMemcpyAsync(b.device_a(i), b.host_a(i), work.a_bytes(), cudaMemcpyHostToDevice, stream));
+          },
+          .compute = [&](int i, cudaStream_t stream) {
+            if (gemm.kernel() == csg::GemmKernel::naive) {
+              csg::gemm_naive<<<grid, block, 0, stream>>>(b.device_a(i), b.device_b(), b.device_c(i), m, n, k);
+              CUDA_CHECK_LAUNCH("gemm_naive");
+            } else {  // --kernel tiled or cublas
+              gemm.run(b.device_a(i), b.device_b(), b.device_c(i), work.shape, stream);
+            }
+          },
+          .d2h = [&](int i, cudaStream_t stream) {
+            CUDA_CHECK(cudaMemcpyAsync(b.host_c(i), b.device_c(i), work.c_bytes(), cudaMemcpyDeviceToHost, stream));
+          }};
+    };
+    const csg::BatchOps ops = ops_for(buffers);
+    auto issue_batches = [&](const csg::BatchOps& o, int batches) {
       for (int i = 0; i < batches; ++i) {
         const cudaStream_t stream = pool[i % streams];
-        CUDA_CHECK(cudaMemcpyAsync(b.device_a(i), b.host_a(i), work.a_bytes(), cudaMemcpyHostToDevice, stream));
-        if (gemm.kernel() == csg::GemmKernel::naive) {
-          csg::gemm_naive<<<grid, block, 0, stream>>>(b.device_a(i), b.device_b(), b.device_c(i), m, n, k);
-          CUDA_CHECK_LAUNCH("gemm_naive");
-        } else {  // --kernel tiled or cublas
-          gemm.run(b.device_a(i), b.device_b(), b.device_c(i), work.shape, stream);
-        }
-        CUDA_CHECK(cudaMemcpyAsync(b.host_c(i), b.device_c(i), work.c_bytes(), cudaMemcpyDeviceToHost, stream));
+        o.h2d(i, stream);
+        o.compute(i, stream);
+        o.d2h(i, stream);
       }
     };
     // step 2: fork: stream 0 records fork_event; every other stream waits on it (and so joins the capture)
@@ -81,18 +98,22 @@ int main(int argc, char** argv) {
         CUDA_CHECK(cudaStreamWaitEvent(pool[0], pool.join_event(s), 0));
       }
     };
-    // Steps 1 to 5a: capture the work on the pool into a graph.
-    auto capture = [&](csg::BatchBuffers& b, int batches, Join with_join) {
+    // Steps 1 to 5a: capture what `step3` queues on the pool into a graph.
+    auto capture_work = [&](const std::function<void()>& step3, Join with_join) {
       // step 1: capture, on stream 0, which becomes the graph's entry
       CUDA_CHECK(cudaStreamBeginCapture(pool[0], cudaStreamCaptureModeGlobal));
       const csg::graphs::CaptureGuard guard(pool);  // a throw before step 5 ends the capture and drops it
       fork();
-      issue_batches(b, batches);  // step 3: batch i on stream i % pool
+      step3();
       if (with_join == Join::yes) join();
       // step 5: end the capture ...
       cudaGraph_t graph = nullptr;
       CUDA_CHECK(cudaStreamEndCapture(pool[0], &graph));
       return csg::Graph(graph);
+    };
+    auto capture = [&](csg::BatchBuffers& b, int batches, Join with_join) {
+      const csg::BatchOps o = ops_for(b);
+      return capture_work([&] { issue_batches(o, batches); }, with_join);
     };
     // step 5: ... and instantiate, with CUDA 12's call that says why it failed
     // (result_out, errNode_out); the article's five-argument form is CUDA 11's.
@@ -141,7 +162,7 @@ int main(int argc, char** argv) {
     // The same work without capture: stage 03's loop on the pool (fork, work, join).
     auto issue_on_streams = [&] {
       fork();
-      issue_batches(buffers, work.batches);
+      issue_batches(ops, work.batches);
       join();
     };
     auto poison = [&] { buffers.poison_outputs(pool[0]); };
@@ -153,8 +174,33 @@ int main(int argc, char** argv) {
                                         launch, pool[0]};
     run.lifecycle = csg::graphs::measure_graph_lifecycle(plan, {steps, poison, verify});
 
-    csg::progress("graph replay vs stream pool, and the CPU time to issue each");
-    run.replay = csg::graphs::measure_replay_vs_streams(plan, {&exec, launch, issue_on_streams, poison, verify, pool[0]});
+    csg::progress("graph replay vs stream pool, the CPU time to issue each, and their bounds");
+    // Each bound's runs: the one-stream sums, and each resource's work alone,
+    // on the pool's streams and as graphs captured from them.
+    csg::EventTimer sums_timer;
+    const csg::Stream sums_stream;
+    gemm.prepare(sums_stream.get());  // cuBLAS: no handle is created inside a timed run
+    std::vector<const csg::GraphExec*> alone_graphs;
+    std::vector<csg::GraphExec> alone_execs;
+    using Op = std::function<void(int, cudaStream_t)>;
+    for (const std::vector<Op>& kinds : std::vector<std::vector<Op>>{{ops.compute}, {ops.h2d}, {ops.d2h},
+                                                                      {ops.h2d, ops.d2h}}) {
+      alone_execs.push_back(instantiate(capture_work(
+          [&] {
+            for (int i = 0; i < work.batches; ++i) {
+              for (const Op& op : kinds) op(i, pool[i % streams]);
+            }
+          },
+          Join::yes)));
+    }
+    for (const csg::GraphExec& e : alone_execs) alone_graphs.push_back(&e);
+    std::vector<cudaStream_t> pool_streams;
+    for (int s = 0; s < streams; ++s) pool_streams.push_back(pool[s]);
+    csg::EventTimer resources_timer;
+    run.replay = csg::graphs::measure_replay_vs_streams(
+        plan, {&exec, launch, issue_on_streams, poison, verify, pool[0],
+               csg::stage_sum_variants(ops, buffers, sums_stream.get(), sums_timer),
+               csg::resource_variants(ops, work.batches, pool_streams, resources_timer), alone_graphs});
 
     csg::progress("when the work changes: exec update vs re-capture + instantiate");
     const std::uint64_t second_seed = options->common.seed + 1;

@@ -47,7 +47,7 @@ void check_memory(const GraphOptions& options, int slots) {
   const MemoryNeeds one_set = memory_needs(common.work, common.host_memory, slots);
   MemoryNeeds needs = combined(combined(one_set, one_set),
                                memory_needs(tiny_gemm_workload(options.tiny), common.host_memory, options.tiny.count));
-  needs.device_bytes += gemm_device_bytes(common.gemm, options.pool.streams);
+  needs.device_bytes += gemm_device_bytes(common.gemm, options.pool.streams + 1);  // + the one-stream sums' stream
   check_fits(needs, "try fewer --batches, --device-buffers slots or a smaller --tiny-count");
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "conclusions.hpp"
 #include "report/table.hpp"
 
 namespace csg::graphs {
@@ -36,16 +37,23 @@ std::vector<Measurement> pick(const StageResult& result, std::initializer_list<c
   return out;
 }
 
-std::string ratio(double a, double b) { return b > 0.0 ? fixed(a / b, 2) : "-"; }
+// A GPU variant with its bound, the host's issue time read in its own runs,
+// and the noise the bound is allowed (its own spread and its limiting path's).
+Measurement with_bound(Measurement m, const PipelineBound& bound, const std::optional<Summary>& issue,
+                       const std::vector<Summary>& alone) {
+  m.bound = bound;
+  m.host_issue = issue;
+  const Summary* path = bound.limited_by == kKernelsPath    ? &alone.at(0)
+                        : bound.limited_by == kH2dPath      ? &alone.at(1)
+                        : bound.limited_by == kD2hPath      ? &alone.at(2)
+                        : bound.limited_by == kBothWaysPath ? &alone.at(3)
+                                                            : (issue ? &*issue : nullptr);
+  m.bound_tolerance = bound_tolerance(m.stats.median_ms, m.stats.min_ms, path ? path->median_ms : 0.0,
+                                      path ? path->min_ms : 0.0);
+  return m;
+}
 
 }  // namespace
-
-std::optional<double> break_even_replays(double capture_ms, double instantiate_ms, double issue_streams_ms,
-                                         double issue_graph_ms) {
-  const double saved_per_launch_ms = issue_streams_ms - issue_graph_ms;
-  if (!(saved_per_launch_ms > 0.0)) return std::nullopt;
-  return (capture_ms + instantiate_ms) / saved_per_launch_ms;
-}
 
 StageResult graph_stage_result(const std::string& stage, const DeviceInfo& device, const GraphStageRun& run) {
   const Workload& work = run.options.work;
@@ -78,8 +86,10 @@ StageResult graph_stage_result(const std::string& stage, const DeviceInfo& devic
       checked("first_launch", pool, life.first_launch, full, life.first_launch_check.passed),
       checked("relaunch", pool, life.relaunch, full, life.relaunch_check.passed),
       checked("launch_after_upload", pool, life.launch_after_upload, full, life.uploaded_check.passed),
-      checked("graph_replay", pool, replay.graph_replay, full, replay.graph_check.passed),
-      checked("stream_pool", pool, replay.stream_pool, full, replay.streams_check.passed),
+      with_bound(checked("graph_replay", pool, replay.graph_replay, full, replay.graph_check.passed),
+                 replay_bound(replay, work.batches), replay.replay_issue, replay.graph_alone),
+      with_bound(checked("stream_pool", pool, replay.stream_pool, full, replay.streams_check.passed),
+                 stream_pool_bound(replay, work.batches), replay.pool_issue, replay.stream_alone),
       cost("issue_streams_cpu", pool, replay.issue_streams_cpu),
       cost("issue_graph_cpu", pool, replay.issue_graph_cpu),
       checked("update_exec", pool, upd.update_exec, Work{}, upd.updated_check.passed),
@@ -92,11 +102,34 @@ StageResult graph_stage_result(const std::string& stage, const DeviceInfo& devic
       checked("tiny_gemm_graph_launch_cpu", gemm_params, tiny.gemm_graph_launch_cpu, Work{},
               tiny.gemm_launch_check.passed),
   };
+  // What the two bounds are made of: the one-stream sums, and each resource alone.
+  const nlohmann::json one_stream = {{"streams", 1}};
+  for (const auto& [name, stats] : {std::pair{"h2d_sum", &replay.sums.h2d}, std::pair{"kernel_sum", &replay.sums.kernel},
+                                    std::pair{"d2h_sum", &replay.sums.d2h}}) {
+    result.measurements.push_back(cost(name, one_stream, *stats));
+  }
+  static constexpr const char* kResourceNames[] = {"kernels", "h2d", "d2h", "both_ways"};
+  for (const auto& [as, alone] : {std::pair{"streams", &replay.stream_alone}, std::pair{"graph", &replay.graph_alone}}) {
+    for (std::size_t r = 0; r < alone->size(); ++r) {
+      result.measurements.push_back(cost(
+          "resource_alone", {{"resource", kResourceNames[r]}, {"streams", run.streams}, {"as", as}}, (*alone)[r]));
+    }
+  }
 
   const auto even = break_even_replays(life.capture.median_ms, life.instantiate.median_ms,
                                        replay.issue_streams_cpu.median_ms, replay.issue_graph_cpu.median_ms);
+  const PipelineBound graph_bound = replay_bound(replay, work.batches);
+  const PipelineBound streams_bound = stream_pool_bound(replay, work.batches);
   result.bounds = {
       {"break_even_replays", even ? nlohmann::json(*even) : nlohmann::json(nullptr)},
+      {"graph_replay_bound_ms", graph_bound.bound_ms},
+      {"graph_replay_limited_by", graph_bound.limited_by},
+      {"graph_replay_percent_of_bound", percent_of_bound(graph_bound, replay.graph_replay.median_ms)},
+      {"stream_pool_bound_ms", streams_bound.bound_ms},
+      {"stream_pool_limited_by", streams_bound.limited_by},
+      {"stream_pool_percent_of_bound", percent_of_bound(streams_bound, replay.stream_pool.median_ms)},
+      {"stream_pool_host_issue_ms",
+       replay.pool_issue ? nlohmann::json(replay.pool_issue->median_ms) : nlohmann::json(nullptr)},
       {"replay_over_stream_pool", replay.graph_replay.median_ms / replay.stream_pool.median_ms},
       {"issue_graph_over_streams", replay.issue_graph_cpu.median_ms / replay.issue_streams_cpu.median_ms},
       {"tiny_empty_stream_us_per_launch", per_op_us(tiny.empty_streams, run.tiny_config.count)},
@@ -173,33 +206,27 @@ void print_graph_stage(std::ostream& out, const StageResult& result, const Graph
 
   out << "\nGPU time of the same work, measured in interleaved rounds in this process:\n";
   print_measurements(out, pick(result, {"graph_replay", "stream_pool"}));
-  out << "graph replay / stream pool = " << ratio(replay.graph_replay.median_ms, replay.stream_pool.median_ms)
-      << ": the GPU does the same work either way; a graph does not make copies or kernels faster.\n";
+  const double pool_issue_ms = replay.pool_issue ? replay.pool_issue->median_ms : 0.0;
+  out << replay_text(replay.graph_replay.median_ms, replay.stream_pool.median_ms, pool_issue_ms, 3 * work.batches)
+      << '\n';
+  for (const char* name : {"graph_replay", "stream_pool"}) {
+    const Measurement& m = find(result, name);
+    const double percent = percent_of_bound(*m.bound, m.stats.median_ms);
+    out << name << ": bound " << fixed(m.bound->bound_ms, 2) << " ms, limited by " << m.bound->limited_by
+        << " (each resource's work alone, issued as this variant issues it), " << fixed(percent, 1) << "% of it"
+        << (percent > 100.0 * (1.0 + m.bound_tolerance) ? ": FASTER THAN ITS BOUND, the bound is wrong" : "") << '\n';
+  }
 
   out << "\nCPU time to issue the work (" << 3 * work.batches << " operations + fork/join on the streams, "
       << "or one cudaGraphLaunch):\n";
   print_measurements(out, pick(result, {"issue_streams_cpu", "issue_graph_cpu"}));
-  out << "graph launch / stream issue = "
-      << ratio(replay.issue_graph_cpu.median_ms, replay.issue_streams_cpu.median_ms) << '\n';
-  // Where a launch's host time goes: the tiny-GEMM graph has only kernel
-  // nodes; this graph adds 2 copy nodes of host memory per batch.
-  const double kernels_only_ms = run.tiny.gemm_graph_launch_cpu.median_ms;
-  const int copy_nodes = 2 * work.batches;
-  out << "for comparison, one cudaGraphLaunch of a graph of " << run.tiny_config.count
-      << " kernel nodes and no copies (the tiny GEMMs below) took " << fixed(1000.0 * kernels_only_ms, 1)
-      << " us: the launch pays for the " << copy_nodes << " copy nodes of host memory, about "
-      << fixed(1000.0 * (replay.issue_graph_cpu.median_ms - kernels_only_ms) / copy_nodes, 2)
-      << " us each, not for the kernels.\n";
-  const auto even = break_even_replays(life.capture.median_ms, life.instantiate.median_ms,
-                                       replay.issue_streams_cpu.median_ms, replay.issue_graph_cpu.median_ms);
-  out << "break-even: (capture " << fixed(life.capture.median_ms, 3) << " + instantiate "
-      << fixed(life.instantiate.median_ms, 3) << " ms) / (stream issue " << fixed(replay.issue_streams_cpu.median_ms, 3)
-      << " - graph launch " << fixed(replay.issue_graph_cpu.median_ms, 3) << " ms) = ";
-  if (even) {
-    out << fixed(*even, 1) << " replays before the graph has saved the CPU more than it cost.\n";
-  } else {
-    out << "never: launching the graph costs the CPU no less than issuing the work on streams.\n";
-  }
+  out << launch_cost_text(replay.issue_graph_cpu.median_ms, replay.issue_streams_cpu.median_ms) << '\n'
+      << copy_node_text(replay.issue_graph_cpu.median_ms, run.tiny.gemm_graph_launch_cpu.median_ms,
+                        run.tiny_config.count, 2 * work.batches)
+      << '\n'
+      << break_even_text(life.capture.median_ms, life.instantiate.median_ms, replay.issue_streams_cpu.median_ms,
+                         replay.issue_graph_cpu.median_ms)
+      << '\n';
 
   const UpdateCosts& upd = run.updates;
   out << "\nwhen the work changes (host time; each needs a new capture first):\n";
@@ -212,6 +239,7 @@ void print_graph_stage(std::ostream& out, const StageResult& result, const Graph
         << (upd.topology_change.applied() ? "" : " (refused: the topology changed; only a new instantiate helps)")
         << '\n';
   }
+  out << update_text(upd.update_exec.median_ms, upd.recapture_instantiate.median_ms) << '\n';
   out << "the updated exec " << (upd.updated_check.passed ? "computed" : "did NOT compute")
       << " the new buffers' result (" << upd.updated_check.message() << ")\n";
 
@@ -220,12 +248,11 @@ void print_graph_stage(std::ostream& out, const StageResult& result, const Graph
   out << "\nwhere graphs win: " << count << " tiny operations (GPU time, interleaved):\n";
   print_measurements(out, pick(result, {"tiny_empty_streams", "tiny_empty_graph", "tiny_gemm_streams",
                                         "tiny_gemm_graph", "tiny_gemm_graph_launch_cpu"}));
-  const double stream_us = per_op_us(tiny.empty_streams, count);
-  const double node_us = per_op_us(tiny.empty_graph, count);
-  out << "empty kernels: " << fixed(stream_us, 2) << " us per launch on a stream vs " << fixed(node_us, 2)
-      << " us per graph node (" << ratio(stream_us, node_us) << "x)\n"
-      << run.tiny_config.size << "^3 GEMMs: " << fixed(per_op_us(tiny.gemm_streams, count), 2) << " vs "
-      << fixed(per_op_us(tiny.gemm_graph, count), 2) << " us per GEMM on streams vs graph\n";
+  out << per_op_text("empty kernels", per_op_us(tiny.empty_streams, count), per_op_us(tiny.empty_graph, count))
+      << '\n'
+      << per_op_text(std::to_string(run.tiny_config.size) + "^3 GEMMs", per_op_us(tiny.gemm_streams, count),
+                     per_op_us(tiny.gemm_graph, count))
+      << '\n';
   if (!tiny.empty_checked) out << "empty-kernel counter WRONG: " << tiny.empty_failure << '\n';
 
   out << '\n' << result.verification.message() << " (" << result.variants_verified

@@ -33,12 +33,6 @@ struct GraphStageRun {
   TinyCosts tiny;
 };
 
-// (capture + instantiate) ÷ (stream issue time − graph launch time): the
-// replays after which the graph's one-time cost is repaid in CPU time.
-// Nothing when the graph launch does not cost the CPU less ("never").
-std::optional<double> break_even_replays(double capture_ms, double instantiate_ms, double issue_streams_ms,
-                                         double issue_graph_ms);
-
 StageResult graph_stage_result(const std::string& stage, const DeviceInfo& device, const GraphStageRun& run);
 // to_json(result) plus "graph" (structure), "updates" and "tiny" objects.
 nlohmann::json graph_stage_json(const StageResult& result, const GraphStageRun& run);

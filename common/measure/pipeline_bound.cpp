@@ -1,35 +1,51 @@
 #include "measure/pipeline_bound.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace csg {
 
-PipelineBound pipeline_bound(const StageTimes& sums, double both_ways_ms, int batches) {
+PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_stream, int batches) {
   if (batches < 1) throw std::invalid_argument("pipeline_bound: batches must be at least 1");
-  const double h2d_all = sums.h2d_ms;
-  const double kernel_all = sums.kernel_ms;
-  const double d2h_all = sums.d2h_ms;
-  const double h2d_one = h2d_all / batches;
-  const double kernel_one = kernel_all / batches;
-  const double d2h_one = d2h_all / batches;
+  const double h2d_one = one_stream.h2d_ms / batches;
+  const double kernel_one = one_stream.kernel_ms / batches;
+  const double d2h_one = one_stream.d2h_ms / batches;
 
   PipelineBound bound;
-  bound.kernel_path_ms = h2d_one + kernel_all + d2h_one;
-  bound.h2d_path_ms = h2d_all + kernel_one + d2h_one;
-  bound.d2h_path_ms = h2d_one + kernel_one + d2h_all;
-  bound.both_ways_ms = both_ways_ms;
+  bound.kernel_path_ms = h2d_one + alone.kernels_ms + d2h_one;
+  bound.h2d_path_ms = alone.h2d_ms + kernel_one + d2h_one;
+  bound.d2h_path_ms = h2d_one + kernel_one + alone.d2h_ms;
+  bound.both_ways_ms = alone.both_ways_ms;
+  bound.host_issue_ms = alone.host_issue_ms;
   bound.bound_ms = bound.kernel_path_ms;
-  bound.limited_by = "kernels";
+  bound.limited_by = kKernelsPath;
   auto consider = [&bound](double ms, const char* name) {
     if (ms > bound.bound_ms) {
       bound.bound_ms = ms;
       bound.limited_by = name;
     }
   };
-  consider(bound.h2d_path_ms, "H2D copies");
-  consider(bound.d2h_path_ms, "D2H copies");
-  consider(bound.both_ways_ms, "PCIe both ways");
+  consider(bound.h2d_path_ms, kH2dPath);
+  consider(bound.d2h_path_ms, kD2hPath);
+  consider(bound.both_ways_ms, kBothWaysPath);
+  consider(bound.host_issue_ms, kHostIssuePath);
   return bound;
+}
+
+std::string regime_name(const PipelineBound& bound) {
+  if (bound.limited_by == kKernelsPath) return "compute-bound";
+  if (bound.limited_by == kHostIssuePath) return "launch-bound";
+  return "PCIe-bound";
+}
+
+double percent_of_bound(const PipelineBound& bound, double achieved_ms) {
+  return achieved_ms > 0.0 ? 100.0 * bound.bound_ms / achieved_ms : 0.0;
+}
+
+double bound_tolerance(double achieved_median_ms, double achieved_min_ms, double path_median_ms,
+                       double path_min_ms, double floor) {
+  auto spread = [](double median, double min) { return median > 0.0 ? (median - min) / median : 0.0; };
+  return std::max({floor, spread(achieved_median_ms, achieved_min_ms), spread(path_median_ms, path_min_ms)});
 }
 
 }  // namespace csg

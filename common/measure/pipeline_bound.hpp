@@ -1,41 +1,78 @@
-// The pipeline bound: the shortest time any schedule of the batches could
-// take, from measured isolated costs. Arithmetic on plain numbers.
+// The pipeline bound: the shortest time a run could take, from what each
+// resource needs when it works alone. Arithmetic on plain numbers.
 //
-// Each resource must do all its work, and it can't start before the first
-// batch reaches it or stop before the last batch has left it:
-//   kernels:   first H2D + all kernels + last D2H
-//   H2D copy:  all H2D + last kernel + last D2H
-//   D2H copy:  first H2D + first kernel + all D2H
-//   PCIe both ways: all H2D and all D2H issued at once on two streams (the
-//              link and host memory shared by both directions)
-// One batch's share is the sum ÷ batches. The bound is the largest of the
-// four; the resource that sets it is what the run is limited by.
-// Napkin math at the article's sizes on an H200: kernels 17.9 ms + 0.04 +
-// 0.08 ≈ 18.0 ms, far above H2D 4.1 and D2H 7.8: compute-bound.
+// A bound bounds only if each path is measured the way the run uses that
+// resource: every kernel of the run issued on the run's own streams without
+// the copies (kernels of different streams run side by side, so a pool's
+// kernels can beat the one-stream kernel sum), every H2D copy alone, every
+// D2H copy alone, every copy both ways at once, on those same streams, and
+// the host's own time to issue the run. Then no schedule can beat any path:
+//   kernels:       first H2D + every kernel (at the run's concurrency) + last D2H
+//   H2D copies:    every H2D + one kernel + one D2H
+//   D2H copies:    one H2D + one kernel + every D2H
+//   both ways:     every copy in both directions at once (PCIe and host memory are shared)
+//   host issue:    the CPU's time to queue the run's operations (nothing runs before it is queued)
+// One batch's share (the fill before the first kernel, the drain after the
+// last) is its op alone on one stream: the one-stream sums ÷ batches.
+// Napkin math at the article's sizes on an H200: kernels ~17 ms (16.0 on 8
+// streams), copies 4.1 and 7.8 ms, issue 0.8 ms: compute-bound.
 #pragma once
 
 #include <string>
 
 namespace csg {
 
-// Medians of every batch's work of one kind, run alone (stage_sums.hpp), in ms.
+// Medians, in ms, of every batch's work of each kind alone on ONE stream
+// (the stage sums): one batch's share is the sum ÷ batches.
 struct StageTimes {
   double h2d_ms = 0.0;
   double kernel_ms = 0.0;
   double d2h_ms = 0.0;
 };
 
+// Medians, in ms, of what each resource needs alone, measured on the
+// variant's own streams; host_issue_ms 0 where the variant's issue time was
+// not measured (it then plays no part).
+struct ResourceTimes {
+  double kernels_ms = 0.0;
+  double h2d_ms = 0.0;
+  double d2h_ms = 0.0;
+  double both_ways_ms = 0.0;
+  double host_issue_ms = 0.0;
+};
+
+// The names the suite gives the paths (limited_by, the JSON's "limited_by").
+inline constexpr const char* kKernelsPath = "kernels";
+inline constexpr const char* kH2dPath = "H2D copies";
+inline constexpr const char* kD2hPath = "D2H copies";
+inline constexpr const char* kBothWaysPath = "PCIe both ways";
+inline constexpr const char* kHostIssuePath = "host issue";
+
 struct PipelineBound {
   double kernel_path_ms = 0.0;
   double h2d_path_ms = 0.0;
   double d2h_path_ms = 0.0;
   double both_ways_ms = 0.0;
+  double host_issue_ms = 0.0;
   double bound_ms = 0.0;
-  std::string limited_by;  // "kernels", "H2D copies", "D2H copies" or "PCIe both ways"
+  std::string limited_by;  // the path that sets the bound (the k*Path names)
 };
 
-// `both_ways_ms`: the median time of all H2D and all D2H at once (copies_both_ways_variant).
 // Throws std::invalid_argument for fewer than one batch.
-PipelineBound pipeline_bound(const StageTimes& sums, double both_ways_ms, int batches);
+PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_stream, int batches);
+
+// The regime a bound's limiting path puts the run in: "compute-bound"
+// (kernels), "PCIe-bound" (a copy path) or "launch-bound" (host issue).
+std::string regime_name(const PipelineBound& bound);
+
+// 100 × bound ÷ achieved: how close a run came to its bound. Above 100 is a
+// run faster than its bound: a bug of the bound unless within the noise.
+double percent_of_bound(const PipelineBound& bound, double achieved_ms);
+
+// The noise a bound is allowed on a run: the relative spread (median - min)
+// / median of the run and of its limiting path, the larger, but at least
+// `floor` (2%: the spread of a few quiet rounds understates the machine's).
+double bound_tolerance(double achieved_median_ms, double achieved_min_ms, double path_median_ms,
+                       double path_min_ms, double floor = 0.02);
 
 }  // namespace csg

@@ -35,6 +35,25 @@ TimedVariant copies_both_ways_variant(const BatchOps& ops, const Workload& work,
   return TimedVariant{nullptr, run, nullptr};
 }
 
+std::vector<TimedVariant> resource_variants(const BatchOps& ops, int batches, const std::vector<cudaStream_t>& streams,
+                                            EventTimer& timer) {
+  if (streams.empty()) throw std::invalid_argument("resource_variants: no streams");
+  const std::vector<cudaStream_t> others(streams.begin() + 1, streams.end());
+  using Op = std::function<void(int, cudaStream_t)>;
+  auto on_streams = [&timer, streams, others, batches](std::vector<Op> kinds) {
+    return TimedVariant{nullptr, [&timer, streams, others, batches, kinds = std::move(kinds)] {
+                          timer.start(streams.front(), others);
+                          for (int batch = 0; batch < batches; ++batch) {
+                            const cudaStream_t stream = streams[static_cast<std::size_t>(batch) % streams.size()];
+                            for (const Op& op : kinds) op(batch, stream);
+                          }
+                          return timer.stop();
+                        },
+                        nullptr};
+  };
+  return {on_streams({ops.compute}), on_streams({ops.h2d}), on_streams({ops.d2h}), on_streams({ops.h2d, ops.d2h})};
+}
+
 StageSums to_stage_sums(const std::vector<Summary>& summaries, std::size_t first) {
   if (summaries.size() < first + 3) throw std::invalid_argument("to_stage_sums: need the H2D, kernel and D2H summaries");
   return StageSums{summaries[first], summaries[first + 1], summaries[first + 2]};

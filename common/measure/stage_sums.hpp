@@ -48,6 +48,16 @@ std::vector<TimedVariant> stage_sum_variants(const BatchOps& ops, BatchBuffers& 
 TimedVariant copies_both_ways_variant(const BatchOps& ops, const Workload& work, cudaStream_t h2d_stream,
                                       cudaStream_t d2h_stream, EventTimer& timer);
 
+// What each resource needs alone, issued the way a pool issues the run (batch
+// i's op on streams[i % streams.size()], timed from streams[0], whose start the
+// others wait for and which waits for them at the stop), in the order:
+//   kernels (every compute op), H2D (every H2D), D2H (every D2H), both ways
+//   (every H2D and D2H).
+// These runs bound the variants that use the same streams (pipeline_bound.hpp);
+// they check nothing, and leave device and host C as the kernels and copies left them.
+std::vector<TimedVariant> resource_variants(const BatchOps& ops, int batches, const std::vector<cudaStream_t>& streams,
+                                            EventTimer& timer);
+
 // The three summaries, in the order stage_sum_variants returned them,
 // starting at `first` in measure_interleaved's results.
 StageSums to_stage_sums(const std::vector<Summary>& summaries, std::size_t first);

@@ -23,7 +23,7 @@ Summary summarize(std::vector<Millis> samples) {
   return s;
 }
 
-std::vector<Summary> measure_interleaved(const RepeatPlan& plan, const std::vector<TimedVariant>& variants) {
+std::vector<Measured> measure_rounds(const RepeatPlan& plan, const std::vector<TimedVariant>& variants) {
   for (int round = 0; round < plan.warmup; ++round) {
     for (const auto& variant : variants) {
       if (variant.prepare) variant.prepare();
@@ -31,15 +31,28 @@ std::vector<Summary> measure_interleaved(const RepeatPlan& plan, const std::vect
     }
   }
   std::vector<std::vector<Millis>> samples(variants.size());
+  std::vector<std::vector<Millis>> sides(variants.size());
   for (int round = 0; round < plan.repeats; ++round) {
     for (std::size_t v = 0; v < variants.size(); ++v) {
       if (variants[v].prepare) variants[v].prepare();
       samples[v].push_back(variants[v].run());
+      if (variants[v].side) sides[v].push_back(variants[v].side());
       if (round + 1 == plan.repeats && variants[v].after_last) variants[v].after_last();
     }
   }
+  std::vector<Measured> results;
+  results.reserve(variants.size());
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    Measured m{summarize(std::move(samples[v])), std::nullopt};
+    if (!sides[v].empty()) m.side = summarize(std::move(sides[v]));
+    results.push_back(std::move(m));
+  }
+  return results;
+}
+
+std::vector<Summary> measure_interleaved(const RepeatPlan& plan, const std::vector<TimedVariant>& variants) {
   std::vector<Summary> summaries;
-  for (auto& variant_samples : samples) summaries.push_back(summarize(std::move(variant_samples)));
+  for (Measured& m : measure_rounds(plan, variants)) summaries.push_back(std::move(m.primary));
   return summaries;
 }
 

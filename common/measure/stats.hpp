@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace csg {
@@ -31,17 +32,27 @@ struct RepeatPlan {
 // One variant for measure_interleaved: `prepare` runs untimed before every
 // run, `run` returns the time it measured, `after_last` (optional) runs right
 // after the variant's last timed run, e.g. to verify its output before the
-// next variant overwrites it.
+// next variant overwrites it. `side` (optional) reads a second figure of the
+// same run right after it, e.g. the host's time to issue a device-timed run.
 struct TimedVariant {
   std::function<void()> prepare;
   std::function<Millis()> run;
   std::function<void()> after_last;
+  std::function<Millis()> side{};
+};
+
+// A variant's summary, and its side figure's where it has one.
+struct Measured {
+  Summary primary;
+  std::optional<Summary> side;
 };
 
 // Runs the variants in rounds (A B C, A B C, ...): warm-up rounds, then timed
 // rounds. Compared with timing A's repeats, then B's, a slow stretch of the
 // machine (another tenant, a clock change) falls on every variant alike, so
-// ratios between them stay honest. Returns one summary per variant, in order.
+// ratios between them stay honest. Returns one result per variant, in order.
+std::vector<Measured> measure_rounds(const RepeatPlan& plan, const std::vector<TimedVariant>& variants);
+// measure_rounds' primary summaries only.
 std::vector<Summary> measure_interleaved(const RepeatPlan& plan, const std::vector<TimedVariant>& variants);
 
 // What one run of a variant moves and computes.

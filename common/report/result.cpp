@@ -1,5 +1,6 @@
 #include "report/result.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -51,8 +52,22 @@ nlohmann::json to_json(const DeviceInfo& device) {
   };
 }
 
+nlohmann::json to_json(const PipelineBound& bound, double achieved_ms, double tolerance) {
+  return {{"bound_ms", bound.bound_ms},
+          {"limited_by", bound.limited_by},
+          {"regime", regime_name(bound)},
+          {"percent_of_bound", percent_of_bound(bound, achieved_ms)},
+          {"tolerance", tolerance},
+          {"paths",
+           {{"kernels_ms", bound.kernel_path_ms},
+            {"h2d_ms", bound.h2d_path_ms},
+            {"d2h_ms", bound.d2h_path_ms},
+            {"both_ways_ms", bound.both_ways_ms},
+            {"host_issue_ms", bound.host_issue_ms}}}};
+}
+
 nlohmann::json to_json(const Measurement& m) {
-  return {
+  nlohmann::json doc = {
       {"name", m.name},
       {"params", m.params},
       {"median_ms", m.stats.median_ms},
@@ -65,6 +80,12 @@ nlohmann::json to_json(const Measurement& m) {
       {"gbps", rate(gbps(m.work.bytes, m.stats.median_ms))},
       {"verified", m.verifiable ? nlohmann::json(m.verified) : nlohmann::json(nullptr)},
   };
+  if (m.bound) doc["bound"] = to_json(*m.bound, m.stats.median_ms, m.bound_tolerance);
+  if (m.host_issue) {
+    doc["host_issue_ms"] = m.host_issue->median_ms;
+    doc["host_issue_p95_ms"] = m.host_issue->p95_ms;
+  }
+  return doc;
 }
 
 nlohmann::json to_json(const StageResult& result) {
@@ -108,13 +129,29 @@ std::string compact_params(const nlohmann::json& params) {
 }
 
 void print_measurements(std::ostream& out, const std::vector<Measurement>& measurements) {
-  Table table({"variant", "params", "median ms", "min ms", "p95 ms", "max ms", "GFLOP/s", "GB/s", "verified"});
+  const bool with_bounds = std::any_of(measurements.begin(), measurements.end(),
+                                       [](const Measurement& m) { return m.bound.has_value(); });
+  std::vector<std::string> headers = {"variant", "params", "median ms", "min ms", "p95 ms",
+                                      "max ms", "GFLOP/s", "GB/s",   "verified"};
+  if (with_bounds) headers.insert(headers.end(), {"% of bound", "limited by"});
+  Table table(headers);
   for (const auto& m : measurements) {
     const double flops = gflops(m.work.flops, m.stats.median_ms);
     const double bytes = gbps(m.work.bytes, m.stats.median_ms);
-    table.add_row({m.name, compact_params(m.params), fixed(m.stats.median_ms, 2), fixed(m.stats.min_ms, 2), fixed(m.stats.p95_ms, 2),
-                   fixed(m.stats.max_ms, 2), flops > 0 ? fixed(flops, 0) : "-", bytes > 0 ? fixed(bytes, 1) : "-",
-                   !m.verifiable ? "n/a" : m.verified ? "yes" : "NO"});
+    std::vector<std::string> row = {m.name,
+                                    compact_params(m.params),
+                                    fixed(m.stats.median_ms, 2),
+                                    fixed(m.stats.min_ms, 2),
+                                    fixed(m.stats.p95_ms, 2),
+                                    fixed(m.stats.max_ms, 2),
+                                    flops > 0 ? fixed(flops, 0) : "-",
+                                    bytes > 0 ? fixed(bytes, 1) : "-",
+                                    !m.verifiable ? "n/a" : m.verified ? "yes" : "NO"};
+    if (with_bounds) {
+      row.push_back(m.bound ? fixed(percent_of_bound(*m.bound, m.stats.median_ms), 1) : "-");
+      row.push_back(m.bound ? m.bound->limited_by : "-");
+    }
+    table.add_row(std::move(row));
   }
   table.print(out);
 }

@@ -5,12 +5,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "report/device_info.hpp"
 #include "cli/options.hpp"
+#include "measure/pipeline_bound.hpp"
 #include "measure/stats.hpp"
 #include "workload/verify.hpp"
 
@@ -27,6 +29,12 @@ struct Measurement {
   // False for a measurement with no output to check (an allocation cost, a
   // CPU issue time): JSON "verified" is then null and tables print "n/a".
   bool verifiable = true;
+  // A pipeline variant's bound (measure/pipeline_bound.hpp), from its own
+  // resource runs, and the noise it is allowed; absent for the others.
+  std::optional<PipelineBound> bound{};
+  double bound_tolerance = 0.0;
+  // The host's time to issue each timed run, read in the same runs.
+  std::optional<Summary> host_issue{};
 };
 
 struct StageResult {
@@ -42,7 +50,12 @@ struct StageResult {
 // Config fields common to every stage: batches, m, n, k, host_memory, kernel, warmup, repeats, seed.
 nlohmann::json config_json(const CommonOptions& options);
 nlohmann::json to_json(const DeviceInfo& device);
+// A measurement's JSON; with a bound, also
+//   "bound": {"bound_ms", "limited_by", "regime", "percent_of_bound", "tolerance",
+//             "paths": {"kernels_ms", "h2d_ms", "d2h_ms", "both_ways_ms", "host_issue_ms"}}
+// and with a host issue time, "host_issue_ms" (its median) and "host_issue_p95_ms".
 nlohmann::json to_json(const Measurement& measurement);
+nlohmann::json to_json(const PipelineBound& bound, double achieved_ms, double tolerance);
 nlohmann::json to_json(const StageResult& result);
 
 // Writes whole or not at all: a temporary file next to `path`, then rename.
@@ -54,7 +67,9 @@ void write_json_file(const std::string& path, const nlohmann::json& document);
 // in key order ({"streams": 8, "order": "depth_first", "sweep": false} -> "depth_first streams=8").
 std::string compact_params(const nlohmann::json& params);
 
-// One row per measurement: variant, params, median, min, p95, max (ms), GFLOP/s, GB/s, verified.
+// One row per measurement: variant, params, median, min, p95, max (ms),
+// GFLOP/s, GB/s, verified; and, where any measurement has a bound, its % of
+// the bound and the path that sets it.
 void print_measurements(std::ostream& out, const std::vector<Measurement>& measurements);
 
 // "100 batches of C_i = A_i*B: A_i 1024x512, B 512x1024, C_i 1024x1024 (float), naive GEMM"

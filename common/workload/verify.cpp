@@ -76,11 +76,7 @@ std::optional<Mismatch> check_batch(const Workload& work, int batch, const float
 
   // Sampled exact check: independent of x, catches what Freivalds could miss
   // when two errors in one row cancel.
-  const std::uint64_t key = splitmix64(options.seed ^ 0x5A4D504C45ull ^ splitmix64(std::uint64_t(batch)));
-  for (int s = 0; s < options.samples_per_batch; ++s) {
-    const std::uint64_t r = splitmix64(key + std::uint64_t(s));
-    const int row = int(r % std::uint64_t(m));
-    const int col = int((r >> 32) % std::uint64_t(n));
+  for (const auto& [row, col] : sampled_elements(options.seed, batch, work.shape, options.samples_per_batch)) {
     const double expected = reference_element(work, a, b, row, col);
     const double got = c[std::size_t(row) * n + col];
     if (!close(expected, got, tol)) return Mismatch{batch, row, col, expected, got, "sampled"};
@@ -89,6 +85,27 @@ std::optional<Mismatch> check_batch(const Workload& work, int batch, const float
 }
 
 }  // namespace
+
+std::vector<double> freivalds_multipliers(std::uint64_t seed, int n) {
+  std::vector<double> x(static_cast<std::size_t>(n));
+  const std::uint64_t x_key = splitmix64(seed ^ 0x46524549564Cull);
+  for (int j = 0; j < n; ++j) {
+    const std::uint64_t r = splitmix64(x_key + std::uint64_t(j));
+    const double magnitude = double(1 + r % kMaxMultiplier);
+    x[std::size_t(j)] = (r >> 63) ? -magnitude : magnitude;
+  }
+  return x;
+}
+
+std::vector<std::pair<int, int>> sampled_elements(std::uint64_t seed, int batch, GemmShape shape, int count) {
+  std::vector<std::pair<int, int>> elements;
+  const std::uint64_t key = splitmix64(seed ^ 0x5A4D504C45ull ^ splitmix64(std::uint64_t(batch)));
+  for (int s = 0; s < count; ++s) {
+    const std::uint64_t r = splitmix64(key + std::uint64_t(s));
+    elements.emplace_back(int(r % std::uint64_t(shape.m)), int((r >> 32) % std::uint64_t(shape.n)));
+  }
+  return elements;
+}
 
 std::string VerifyResult::message() const {
   if (passed) return "all " + std::to_string(batches_checked) + " batches verified (" + method + ")";
@@ -115,13 +132,7 @@ VerifyResult verify_batches(const Workload& work, std::span<const float> a_all, 
   const int k = work.shape.k;
 
   // x: random non-zero integers, the same for every batch; B·x once for all.
-  std::vector<double> x(static_cast<std::size_t>(n));
-  const std::uint64_t x_key = splitmix64(options.seed ^ 0x46524549564Cull);
-  for (int j = 0; j < n; ++j) {
-    const std::uint64_t r = splitmix64(x_key + std::uint64_t(j));
-    const double magnitude = double(1 + r % kMaxMultiplier);
-    x[j] = (r >> 63) ? -magnitude : magnitude;
-  }
+  const std::vector<double> x = freivalds_multipliers(options.seed, n);
   std::vector<double> bx(static_cast<std::size_t>(k), 0.0);
   for (int i = 0; i < k; ++i) {
     const float* b_row = b.data() + std::size_t(i) * n;

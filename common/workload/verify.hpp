@@ -15,6 +15,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "workload/workload.hpp"
 
@@ -45,5 +47,12 @@ struct VerifyOptions {
 
 VerifyResult verify_batches(const Workload& work, std::span<const float> a_all, std::span<const float> b,
                             std::span<const float> c_all, const VerifyOptions& options);
+
+// What the checks use, exposed so that tests can build errors one check
+// misses and the other catches:
+// Freivalds' x: n non-zero integers in ±1..1024, the same for every batch.
+std::vector<double> freivalds_multipliers(std::uint64_t seed, int n);
+// The (row, column) of each sampled element of `batch`, in order.
+std::vector<std::pair<int, int>> sampled_elements(std::uint64_t seed, int batch, GemmShape shape, int count);
 
 }  // namespace csg

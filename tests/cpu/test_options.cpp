@@ -134,6 +134,11 @@ TEST(Options, KernelChoiceDefaultsToTheArticlesNaiveKernel) {
   EXPECT_TRUE(parse({"--kernel", "tiled", "--m", "3000000"}).has_value());
   EXPECT_TRUE(parse({"--kernel", "cublas", "--m", "5000000"}).has_value());
   EXPECT_EQ(max_gemm_rows(GemmKernel::naive), 65535LL * 32);
+  // Exactly at each kernel's limit is allowed; one row more is refused, before any CUDA call.
+  EXPECT_TRUE(parse({"--m", "2097120"}).has_value());
+  EXPECT_THROW(parse({"--m", "2097121"}), UsageError);
+  EXPECT_TRUE(parse({"--kernel", "tiled", "--m", "4194240"}).has_value());
+  EXPECT_THROW(parse({"--kernel", "tiled", "--m", "4194241"}), UsageError);
   EXPECT_EQ(max_gemm_rows(GemmKernel::tiled), 65535LL * 64);
   EXPECT_EQ(max_gemm_rows(GemmKernel::cublas), 0);
 }

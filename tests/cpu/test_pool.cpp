@@ -1,42 +1,189 @@
 // The stream-pool pieces that need no GPU: the pipeline bound's arithmetic,
-// the device slots a run allocates, and stage 03's own options.
+// stage 03's sentences and JSON built from made-up figures, the device slots a
+// run allocates, and stage 03's own options.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
+#include "03_stream_pool_gemm/conclusions.hpp"
+#include "03_stream_pool_gemm/report.hpp"
 #include "base/errors.hpp"
-#include "measure/pipeline_bound.hpp"
 #include "cli/pool_options.hpp"
+#include "measure/pipeline_bound.hpp"
 #include "run_process.hpp"
 #include "usage_checks.hpp"
 
 namespace csg {
 namespace {
 
-TEST(PipelineBound, ComputeBoundAddsOneBatchOfFillAndDrain) {
-  // 100 batches: H2D 4 ms, kernels 18 ms, D2H 8 ms -> per batch 0.04, 0.18, 0.08.
-  const PipelineBound bound = pipeline_bound({4.0, 18.0, 8.0}, 9.0, 100);
-  EXPECT_DOUBLE_EQ(bound.kernel_path_ms, 0.04 + 18.0 + 0.08);
-  EXPECT_DOUBLE_EQ(bound.h2d_path_ms, 4.0 + 0.18 + 0.08);
-  EXPECT_DOUBLE_EQ(bound.d2h_path_ms, 0.04 + 0.18 + 8.0);
-  EXPECT_DOUBLE_EQ(bound.both_ways_ms, 9.0);
-  EXPECT_DOUBLE_EQ(bound.bound_ms, 18.12);
-  EXPECT_EQ(bound.limited_by, "kernels");
+using pool::SweepVerdict;
+
+// 100 batches alone on one stream: H2D 4 ms, kernels 18 ms, D2H 8 ms, so one
+// batch's fill and drain are 0.04, 0.18 and 0.08 ms.
+constexpr StageTimes kOneStream{4.0, 18.0, 8.0};
+
+TEST(PipelineBound, EachPathIsItsResourceAloneOnTheVariantsStreamsPlusFillAndDrain) {
+  // On 8 streams the kernels alone take 16 ms: less than the one-stream sum.
+  const PipelineBound bound = pipeline_bound({16.0, 4.1, 7.9, 8.5, 0.8}, kOneStream, 100);
+  EXPECT_DOUBLE_EQ(bound.kernel_path_ms, 0.04 + 16.0 + 0.08);
+  EXPECT_DOUBLE_EQ(bound.h2d_path_ms, 4.1 + 0.18 + 0.08);
+  EXPECT_DOUBLE_EQ(bound.d2h_path_ms, 0.04 + 0.18 + 7.9);
+  EXPECT_DOUBLE_EQ(bound.both_ways_ms, 8.5);
+  EXPECT_DOUBLE_EQ(bound.host_issue_ms, 0.8);
+  EXPECT_DOUBLE_EQ(bound.bound_ms, 16.12);
+  EXPECT_EQ(bound.limited_by, kKernelsPath);
+  EXPECT_EQ(regime_name(bound), "compute-bound");
 }
 
-TEST(PipelineBound, CopyBoundRegimesNameTheirResource) {
-  // A fast kernel: 2 ms for all, copies 4 and 8 ms.
-  const PipelineBound d2h = pipeline_bound({4.0, 2.0, 8.0}, 7.0, 100);
-  EXPECT_EQ(d2h.limited_by, "D2H copies");
+TEST(PipelineBound, TheLargestPathSetsTheBoundAndNamesTheRegime) {
+  const PipelineBound d2h = pipeline_bound({2.0, 4.0, 8.0, 7.0, 1.0}, {4.0, 2.0, 8.0}, 100);
+  EXPECT_EQ(d2h.limited_by, kD2hPath);
   EXPECT_DOUBLE_EQ(d2h.bound_ms, 0.04 + 0.02 + 8.0);
-  // Both directions at once slower than either alone: the shared link sets it.
-  const PipelineBound both = pipeline_bound({4.0, 2.0, 8.0}, 10.0, 100);
-  EXPECT_EQ(both.limited_by, "PCIe both ways");
+  EXPECT_EQ(regime_name(d2h), "PCIe-bound");
+  const PipelineBound both = pipeline_bound({2.0, 4.0, 8.0, 10.0, 1.0}, {4.0, 2.0, 8.0}, 100);
+  EXPECT_EQ(both.limited_by, kBothWaysPath);
   EXPECT_DOUBLE_EQ(both.bound_ms, 10.0);
-  const PipelineBound h2d = pipeline_bound({9.0, 2.0, 1.0}, 9.1, 10);
-  EXPECT_EQ(h2d.limited_by, "H2D copies");
+  EXPECT_EQ(regime_name(both), "PCIe-bound");
+  const PipelineBound h2d = pipeline_bound({2.0, 9.0, 1.0, 9.1, 0.0}, {9.0, 2.0, 1.0}, 10);
+  EXPECT_EQ(h2d.limited_by, kH2dPath);
   EXPECT_DOUBLE_EQ(h2d.bound_ms, 9.0 + 0.2 + 0.1);
-  EXPECT_THROW(pipeline_bound({1.0, 1.0, 1.0}, 1.0, 0), std::invalid_argument);
+  // 1000 tiny batches: issuing them takes the host longer than any resource needs.
+  const PipelineBound issue = pipeline_bound({5.5, 2.0, 2.0, 3.0, 9.4}, {2.0, 6.0, 2.0}, 1000);
+  EXPECT_EQ(issue.limited_by, kHostIssuePath);
+  EXPECT_DOUBLE_EQ(issue.bound_ms, 9.4);
+  EXPECT_EQ(regime_name(issue), "launch-bound");
+  EXPECT_THROW(pipeline_bound({1.0, 1.0, 1.0, 1.0, 0.0}, {1.0, 1.0, 1.0}, 0), std::invalid_argument);
+}
+
+TEST(PipelineBound, PercentOfBoundAndTheNoiseItIsAllowed) {
+  const PipelineBound bound = pipeline_bound({16.0, 4.1, 7.9, 8.5, 0.8}, kOneStream, 100);
+  EXPECT_NEAR(percent_of_bound(bound, 16.12), 100.0, 1e-9);
+  EXPECT_NEAR(percent_of_bound(bound, 32.24), 50.0, 1e-9);
+  EXPECT_GT(percent_of_bound(bound, 15.0), 100.0) << "a run under its bound reads above 100%";
+  EXPECT_DOUBLE_EQ(bound_tolerance(10.0, 9.99, 8.0, 7.99), 0.02) << "the floor";
+  EXPECT_DOUBLE_EQ(bound_tolerance(10.0, 9.0, 8.0, 7.99), 0.1) << "the run's own spread";
+  EXPECT_DOUBLE_EQ(bound_tolerance(10.0, 9.99, 8.0, 6.0), 0.25) << "the limiting path's spread";
+}
+
+// ---- stage 03's sentences, each branch on made-up figures ----
+
+TEST(Stage03Conclusions, TheSweepSaysWhereTimeStopsImprovingAndWhereItGetsWorse) {
+  // The article's size on an H200: 2 streams already at the plateau, nothing worse.
+  SweepVerdict flat = pool::judge_sweep({{1, 30.1}, {2, 16.19}, {4, 16.06}, {8, 16.06}, {16, 16.07}, {32, 16.07}});
+  EXPECT_EQ(flat.plateau_streams, 2);
+  EXPECT_EQ(flat.best_streams, 4);
+  EXPECT_TRUE(flat.worse.empty());
+  EXPECT_NE(pool::sweep_text(flat).find("time stops improving at 2 streams"), std::string::npos);
+  EXPECT_NE(pool::sweep_text(flat).find("neither help nor hurt"), std::string::npos);
+  // 1000 small batches: more streams got slower.
+  SweepVerdict worse = pool::judge_sweep({{1024, 9.22}, {8, 6.74}, {1, 20.0}, {256, 7.70}, {64, 6.80}});
+  EXPECT_EQ(worse.plateau_streams, 8);
+  EXPECT_EQ(worse.worse, (std::vector<int>{256, 1024}));
+  EXPECT_EQ(worse.worst_streams, 1024);
+  const std::string text = pool::sweep_text(worse);
+  EXPECT_NE(text.find("larger pools got slower: 256, 1024 streams"), std::string::npos) << text;
+  EXPECT_NE(text.find("9.22 ms at 1024, 37% slower"), std::string::npos) << text;
+  // Still improving at the largest size tried.
+  SweepVerdict rising = pool::judge_sweep({{1, 30.0}, {2, 20.0}, {4, 16.0}});
+  EXPECT_EQ(rising.plateau_streams, 4);
+  EXPECT_NE(pool::sweep_text(rising).find("still improved up to the largest pool tried, 4"), std::string::npos);
+  EXPECT_THROW(pool::judge_sweep({}), std::invalid_argument);
+}
+
+TEST(Stage03Conclusions, RegimeEngineAndPageableSentencesFollowTheFigures) {
+  PipelineBound bound;
+  bound.limited_by = kKernelsPath;
+  EXPECT_NE(pool::regime_text(bound).find("compute-bound"), std::string::npos);
+  bound.limited_by = kD2hPath;
+  EXPECT_NE(pool::regime_text(bound).find("PCIe-bound (D2H copies"), std::string::npos);
+  bound.limited_by = kHostIssuePath;
+  EXPECT_NE(pool::regime_text(bound).find("launch-bound"), std::string::npos);
+
+  EXPECT_NE(pool::engines_text(17.3, 16.0, kKernelsPath).find("one at a time"), std::string::npos);
+  EXPECT_NE(pool::engines_text(7.6, 7.9, kD2hPath).find("back to back"), std::string::npos);
+  const std::string neither = pool::engines_text(16.1, 16.0, kKernelsPath);
+  EXPECT_NE(neither.find("about as fast as"), std::string::npos) << neither;
+  EXPECT_EQ(neither.find("one at a time"), std::string::npos) << "no reason for a difference that isn't there";
+
+  EXPECT_NE(pool::pageable_pool_text(78.0, 81.0).find("nothing overlapped"), std::string::npos);
+  const std::string some = pool::pageable_pool_text(40.0, 81.0);
+  EXPECT_NE(some.find("some work still"), std::string::npos) << some;
+  EXPECT_EQ(some.find("nothing overlapped"), std::string::npos) << some;
+}
+
+TEST(Stage03Conclusions, PartialWavesAndTheBoundSentence) {
+  EXPECT_NE(pool::partial_wave_text(16.0, 17.2, 8).find("partial wave"), std::string::npos);
+  EXPECT_TRUE(pool::partial_wave_text(17.1, 17.2, 8).empty()) << "within 3%: nothing to explain";
+  EXPECT_TRUE(pool::partial_wave_text(10.0, 17.2, 1).empty()) << "one stream can't fill another's waves";
+  EXPECT_FALSE(pool::bound_beaten(101.9, 0.02));
+  EXPECT_TRUE(pool::bound_beaten(102.1, 0.02));
+  EXPECT_NE(pool::bound_text("the pool", 107.8, 0.02).find("WARNING"), std::string::npos);
+  EXPECT_NE(pool::bound_text("the pool", 99.5, 0.02).find("reached 99.5% of its bound"), std::string::npos);
+}
+
+// A measured entry of stage 03, made up: a median of `ms`, 0.1% spread.
+pool::PoolMeasurements::Entry entry(pool::PoolMeasurements::Kind kind, const std::string& name, int streams,
+                                    double ms, const std::string& resource = "") {
+  pool::PoolMeasurements::Entry e;
+  e.kind = kind;
+  e.name = name;
+  e.streams = streams;
+  e.resource = resource;
+  e.stats = summarize({Millis(ms * 0.999), Millis(ms), Millis(ms * 1.001)});
+  e.check.passed = true;
+  e.check.batches_checked = 100;
+  e.verifiable = kind != pool::PoolMeasurements::Kind::resource;
+  if (kind == pool::PoolMeasurements::Kind::serial) e.params = {{"host_memory", resource}};
+  return e;
+}
+
+TEST(Stage03Report, TheJsonHoldsEachVariantsOwnBoundAndTheRegimeOfItsLargestPath) {
+  using Kind = pool::PoolMeasurements::Kind;
+  std::vector<pool::PoolMeasurements::Entry> entries = {
+      entry(Kind::serial, "serial", 0, 81.0, "pageable"), entry(Kind::serial, "serial", 0, 31.0, "pinned"),
+      entry(Kind::pool, "stream_pool", 8, 16.05),          entry(Kind::pool, "stream_pool", 8, 16.06),
+      entry(Kind::bound, "h2d_sum", 1, 4.0),               entry(Kind::bound, "kernel_sum", 1, 17.2),
+      entry(Kind::bound, "d2h_sum", 1, 7.8),               entry(Kind::bound, "copies_both_ways", 2, 8.3),
+      entry(Kind::resource, "resource_alone", 8, 15.9, "kernels"), entry(Kind::resource, "resource_alone", 8, 4.1, "h2d"),
+      entry(Kind::resource, "resource_alone", 8, 7.9, "d2h"),      entry(Kind::resource, "resource_alone", 8, 8.6, "both_ways")};
+  entries[3].order = pool::IssueOrder::breadth_first;
+  entries[2].host_issue = summarize({Millis(0.8)});
+  entries[3].host_issue = summarize({Millis(0.9)});
+  CommonOptions options;
+  options.host_memory = HostMemory::pinned;
+  const pool::PoolMeasurements runs = pool::PoolMeasurements::measured(options.work, entries);
+  PoolConfig config;
+  config.streams = 8;
+  const StageResult result = pool::pool_result("03_stream_pool_gemm", DeviceInfo{}, options, config, 8, runs);
+  const nlohmann::json doc = to_json(result);
+  const auto& bounds = doc.at("bounds");
+  // The pool's bound is its own: kernels alone on its 8 streams (15.9) plus one batch of fill and drain.
+  EXPECT_NEAR(bounds.at("kernel_path_ms").get<double>(), 0.04 + 15.9 + 0.078, 1e-9);
+  EXPECT_EQ(bounds.at("limited_by"), "kernels");
+  EXPECT_EQ(bounds.at("regime"), "compute-bound");
+  EXPECT_NEAR(bounds.at("percent_of_bound").get<double>(), 100.0 * (0.04 + 15.9 + 0.078) / 16.05, 1e-9);
+  double largest = 0.0;
+  for (const char* path : {"kernel_path_ms", "h2d_path_ms", "d2h_path_ms", "copies_both_ways_ms", "host_issue_ms"}) {
+    largest = std::max(largest, bounds.at(path).get<double>());
+  }
+  EXPECT_DOUBLE_EQ(bounds.at("pipeline_bound_ms").get<double>(), largest);
+  EXPECT_NEAR(bounds.at("speedup_vs_serial_pinned").get<double>(), 31.0 / 16.05, 1e-9);
+  int with_bound = 0;
+  for (const auto& m : doc.at("measurements")) {
+    if (!m.contains("bound")) continue;
+    ++with_bound;
+    EXPECT_EQ(m.at("name"), "stream_pool");
+    EXPECT_NEAR(m.at("bound").at("percent_of_bound").get<double>(),
+                100.0 * m.at("bound").at("bound_ms").get<double>() / m.at("median_ms").get<double>(), 1e-9);
+    EXPECT_GE(m.at("bound").at("tolerance").get<double>(), 0.02);
+    EXPECT_TRUE(m.contains("host_issue_ms"));
+  }
+  EXPECT_EQ(with_bound, 2) << "both issue orders, and nothing else here";
+  for (const auto& m : doc.at("measurements")) {
+    if (m.at("name") == "resource_alone") {
+      EXPECT_TRUE(m.at("verified").is_null()) << m.dump();
+    }
+  }
 }
 
 TEST(PoolConfig, SlotsAreOnePerStreamAndShareAStreamInEverySweptPool) {

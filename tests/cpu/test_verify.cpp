@@ -142,6 +142,28 @@ TEST(Verify, CatchesErrorsThatCancelInARowSum) {
   EXPECT_GE(caught, 62);
 }
 
+TEST(Verify, OnlyTheSampledCheckCatchesErrorsFreivaldsCannotSee) {
+  // Two errors in one row that cancel in C·x exactly: C[r][j1] += x[j2] and
+  // C[r][j2] -= x[j1] change C·x by x[j2]·x[j1] - x[j1]·x[j2] = 0. Put j1 at
+  // an element the sampled check looks at, so that it, and only it, sees them.
+  Batches data(3, 16, 40, 8);
+  const VerifyOptions options{3, 32};
+  const std::vector<double> x = freivalds_multipliers(options.seed, data.work.shape.n);
+  const auto [row, j1] = sampled_elements(options.seed, 1, data.work.shape, options.samples_per_batch).front();
+  const int j2 = (j1 + 1) % data.work.shape.n;
+  data.at(1, row, j1) += static_cast<float>(x[std::size_t(j2)]);
+  data.at(1, row, j2) -= static_cast<float>(x[std::size_t(j1)]);
+
+  const VerifyResult freivalds_only = verify_batches(data.work, data.a, data.b, data.c, VerifyOptions{3, 0});
+  EXPECT_TRUE(freivalds_only.passed) << "the errors were meant to cancel in C·x: " << freivalds_only.message();
+  const VerifyResult both = verify_batches(data.work, data.a, data.b, data.c, options);
+  ASSERT_FALSE(both.passed);
+  EXPECT_EQ(both.first_failure->check, "sampled");
+  EXPECT_EQ(both.first_failure->batch, 1);
+  EXPECT_EQ(both.first_failure->row, row);
+  EXPECT_EQ(both.first_failure->col, j1);
+}
+
 TEST(Verify, RejectsBuffersSmallerThanTheWorkload) {
   Batches data(2, 4, 4, 4);
   std::vector<float> short_c(data.work.c_elems());

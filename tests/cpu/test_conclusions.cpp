@@ -1,0 +1,53 @@
+// The words that interpret a figure follow from it: the common comparison
+// (within 3% is equal), stage 01's "nothing overlapped", stage 02's host
+// blocking, staging and bandwidth sentences, each branch on made-up figures.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "01_serial_baseline/report.hpp"
+#include "02_pinned_vs_pageable/report.hpp"
+#include "report/conclusions.hpp"
+
+namespace csg {
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(Conclusions, TimesWithinThreePercentAreEqualAndTheRatioIsNamedOtherwise) {
+  EXPECT_EQ(compare_times(97.1, 100.0), Comparison::same);
+  EXPECT_EQ(compare_times(102.9, 100.0), Comparison::same);
+  EXPECT_EQ(compare_times(96.9, 100.0), Comparison::faster);
+  EXPECT_EQ(compare_times(103.1, 100.0), Comparison::slower);
+  EXPECT_EQ(compare_phrase(50.0, 100.0), "2.00x faster than");
+  EXPECT_EQ(compare_phrase(125.0, 100.0), "1.25x slower than");
+  EXPECT_EQ(compare_phrase(101.0, 100.0), "about as fast as (within 3%)");
+  EXPECT_EQ(compare_times(109.0, 100.0, 0.10), Comparison::same) << "a stated threshold wins";
+  EXPECT_EQ(percent_text(0.374), "37%");
+}
+
+TEST(Conclusions, Stage01SaysWhetherAnythingOverlapped) {
+  const std::string none = serial::overlap_verdict(31.0, 30.5);
+  EXPECT_TRUE(has(none, "nothing overlapped (within 10% of the sum)")) << none;
+  const std::string some = serial::overlap_verdict(20.0, 30.0);
+  EXPECT_TRUE(has(some, "some work overlapped")) << some;
+  EXPECT_FALSE(has(some, "nothing overlapped")) << some;
+}
+
+TEST(Conclusions, Stage02HostBlockingStagingAndBandwidth) {
+  EXPECT_TRUE(has(copies::host_blocked_text(8.3, 8.4), "not asynchronous"));
+  const std::string returned = copies::host_blocked_text(0.5, 8.4);
+  EXPECT_TRUE(has(returned, "returned before the copy was done")) << returned;
+  EXPECT_FALSE(has(returned, "not asynchronous")) << returned;
+
+  EXPECT_TRUE(has(copies::staging_text("256 MiB", 30.0, 25.0, 4.8), "the extra host copy is the whole difference"));
+  EXPECT_TRUE(has(copies::staging_text("256 MiB", 20.0, 25.0, 4.8), "overlaps its memcpy"));
+  EXPECT_TRUE(has(copies::staging_text("256 MiB", 40.0, 25.0, 4.8), "staging costs more"));
+
+  EXPECT_TRUE(has(copies::peak_ratio_text(copies::CopyDirection::h2d, 55.3, 8.0), "pinned memory moved 6.91x faster"));
+  EXPECT_TRUE(has(copies::peak_ratio_text(copies::CopyDirection::d2h, 50.0, 49.5), "about the same"));
+  EXPECT_TRUE(has(copies::peak_ratio_text(copies::CopyDirection::h2d, 20.0, 30.0), "claim does not hold"));
+}
+
+}  // namespace
+}  // namespace csg
