@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """CPU tests of scripts/report.py as a command (standard library unittest):
-report.md and its plots, --compare, bad input in every mode.
+report.md and its plots, --out and the refusal to write into the sample data,
+the short summary, measured_at and the driver, output digests, --compare, bad
+input, the one loader, a closed pipe, the usage.
 
     cd tests/python && python3 -m unittest -v test_report
 
@@ -14,13 +16,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-from report_fixtures import (DATA, MIN_PNG_BYTES, PNG_SIGNATURE, REGIME_HEADING, SUITE_PLOTS, find, load,
-                             markdown_table, png_size, require_matplotlib, results_in, run_report, section,
-                             write_folder)
+from report_fixtures import (ARTICLE, DATA, MIN_PNG_BYTES, PNG_SIGNATURE, REGIME_HEADING, REPO, REPORT, SUITE_PLOTS,
+                             find, load, markdown_table, measurement, png_size, require_matplotlib, result, results_in,
+                             run_report, section, write_folder)
 
 
 def temporary_dir(test: unittest.TestCase) -> Path:
@@ -330,6 +334,239 @@ class ReportWithMissingStages(unittest.TestCase):
         self.assertIn("without plots", proc.stdout)
 
 
+class ReportOutput(unittest.TestCase):
+    """Where report.md goes, what the terminal shows, and the refusal to write into the sample data."""
+
+    def test_out_gets_the_report_and_the_plots_and_the_results_folder_nothing(self) -> None:
+        require_matplotlib(self)
+        tmp = temporary_dir(self)
+        results = tmp / "results"
+        shutil.copytree(DATA, results)
+        before = sorted(p.name for p in results.iterdir())
+        out = tmp / "new" / "folder"  # created, parents too
+        proc = run_report(results, "--out", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(sorted(p.name for p in results.iterdir()), before)
+        self.assertTrue((out / "report.md").is_file())
+        for name in SUITE_PLOTS:
+            self.assertTrue((out / name).is_file(), name)
+
+    def test_without_out_the_report_goes_into_the_results_folder(self) -> None:
+        results = temporary_dir(self) / "results"
+        shutil.copytree(DATA, results)
+        proc = run_report(results, "--no-plots")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertTrue((results / "report.md").is_file())
+        self.assertFalse(list(results.glob("*.png")), "--no-plots drew plots")
+
+    def test_the_sample_data_is_refused_without_out(self) -> None:
+        before = sorted(p.name for p in DATA.iterdir())
+        for target in (DATA, DATA.parent, REPO / "tests" / "data" / "suite" / ".." / "suite"):
+            with self.subTest(target=str(target)):
+                proc = run_report(target, "--no-plots")
+                self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+                lines = proc.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, proc.stderr)
+                self.assertIn("--out", lines[0])
+                self.assertNotIn("Traceback", proc.stderr)
+        self.assertEqual(sorted(p.name for p in DATA.iterdir()), before)
+
+    def test_a_folder_of_tracked_files_is_refused_without_out(self) -> None:
+        # Where git can tell: a folder of the source tree (scripts/) is not a results folder to write into.
+        if shutil.which("git") is None or not (REPO / ".git").exists():
+            self.skipTest("no git checkout here: the tests/data rule is tested above")
+        proc = run_report(REPO / "scripts", "--no-plots")
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("--out", proc.stderr)
+        self.assertFalse((REPO / "scripts" / "report.md").exists())
+
+    def test_the_summary_is_short_and_says_where_the_report_went(self) -> None:
+        out = temporary_dir(self) / "out"
+        proc = run_report(DATA, "--out", out, "--no-plots")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        lines = proc.stdout.strip().splitlines()
+        self.assertLessEqual(len(lines), 6, proc.stdout)
+        docs = results_in(DATA)
+        self.assertIn(next(iter(docs.values()))["device"]["name"], lines[0])
+        self.assertIn(f"{len(docs)} results", proc.stdout)
+        self.assertIn("verified: every variant", proc.stdout)
+        self.assertIn(str(out / "report.md"), lines[-1])
+        self.assertNotIn("|", proc.stdout, "the table belongs in report.md, not on the terminal")
+
+    def test_a_failed_verification_exits_1_and_the_summary_says_so(self) -> None:
+        directory = temporary_dir(self)
+        doc = load(DATA / "01_serial_baseline.json")
+        doc["measurements"][0]["verified"] = False
+        write_folder(directory, {"01_serial_baseline.json": doc})
+        proc = run_report(directory, "--no-plots")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("verified: NO", proc.stdout)
+        self.assertIn("**not verified in 01_serial_baseline.json: serial (pageable)**",
+                      (directory / "report.md").read_text())
+
+    def test_an_output_folder_that_cannot_be_made_is_bad_input(self) -> None:
+        tmp = temporary_dir(self)
+        (tmp / "file").write_text("not a folder")
+        proc = run_report(DATA, "--out", tmp / "file" / "out", "--no-plots")
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+        self.assertIn("cannot create", proc.stderr)
+
+
+def serial_result(**top) -> dict:
+    return result("01_serial_baseline", {**ARTICLE, "host_memory": "pageable", "seed": 1},
+                  [measurement("serial", 80.0, params={"host_memory": "pageable"}, gflops=1300.0)], **top)
+
+
+def device(**fields) -> dict:
+    return {"name": "test GPU", "driver_version": 13000, "runtime_version": 12080, **fields}
+
+
+class Provenance(unittest.TestCase):
+    """The date and the driver come from the results (measured_at, device.driver), never from file times."""
+
+    def report(self, files: dict[str, dict], *args: str) -> tuple[str, subprocess.CompletedProcess]:
+        directory = write_folder(temporary_dir(self) / "results", files)
+        # A modification time no result records: it must appear nowhere.
+        for path in directory.iterdir():
+            os.utime(path, (981_158_400, 981_158_400))  # 2001-02-03
+        proc = run_report(directory, "--no-plots", *args)
+        text = (directory / "report.md").read_text() if (directory / "report.md").exists() else ""
+        return text, proc
+
+    def header(self, report: str) -> str:
+        return report.split("\n## ", 1)[0]
+
+    def test_measured_at_and_the_driver_when_recorded(self) -> None:
+        doc = serial_result(measured_at="2026-12-01T10:22:33Z", device=device(driver="580.159.04"))
+        report, proc = self.report({"01_serial_baseline.json": doc})
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        header = self.header(report)
+        self.assertIn("- measured (UTC): 2026-12-01T10:22:33Z\n", header)
+        self.assertIn("driver 580.159.04, CUDA driver API 13.0, CUDA runtime 12.8", header)
+        self.assertNotIn("2001", report)
+        self.assertIn("2026-12-01T10:22:33Z", proc.stdout)
+
+    def test_several_dates_give_the_range_and_a_missing_one_is_named(self) -> None:
+        first = serial_result(measured_at="2026-12-01T10:22:33Z")
+        last = serial_result(measured_at="2026-12-01T11:05:00Z")
+        undated = serial_result()
+        report, proc = self.report({"01_serial_baseline.json": first, "01_serial_baseline-b.json": last,
+                                    "01_serial_baseline-c.json": undated})
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("- measured (UTC): 2026-12-01T10:22:33Z to 2026-12-01T11:05:00Z; date not recorded in "
+                      "01_serial_baseline-c.json", self.header(report))
+
+    def test_without_measured_at_or_driver_the_report_says_not_recorded(self) -> None:
+        for driver in ({}, {"driver": None}):
+            with self.subTest(driver=driver):
+                report, proc = self.report({"01_serial_baseline.json": serial_result(device=device(**driver))})
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                header = self.header(report)
+                self.assertIn("- measured (UTC): date not recorded", header)
+                self.assertIn("driver version not recorded, CUDA driver API 13.0", header)
+                self.assertNotIn("2001", report)
+                # driver_version is the CUDA version the driver supports, never "the driver".
+                self.assertNotRegex(report, r"driver (CUDA )?13\.0")
+
+    def test_the_table_names_date_and_driver_the_same_way(self) -> None:
+        directory = write_folder(temporary_dir(self), {
+            "01_serial_baseline.json": serial_result(measured_at="2026-12-01T10:22:33Z",
+                                                     device=device(driver="580.159.04"))})
+        proc = run_report("--table", directory)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("driver 580.159.04, CUDA driver API 13.0", proc.stdout)
+        self.assertIn("measured (UTC): 2026-12-01T10:22:33Z", proc.stdout)
+
+    def test_a_malformed_date_or_driver_is_bad_input(self) -> None:
+        for doc, field in ((serial_result(measured_at="yesterday"), "'measured_at'"),
+                           (serial_result(measured_at=1733048553), "'measured_at'"),
+                           (serial_result(device=device(driver=580)), "'device.driver'")):
+            with self.subTest(field=field, doc=doc.get("measured_at")):
+                _, proc = self.report({"01_serial_baseline.json": doc})
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+                self.assertIn("01_serial_baseline.json", proc.stderr)
+                self.assertIn(field, proc.stderr)
+
+
+A = "0123456789abcdef"
+B = "fedcba9876543210"
+C = "00000000deadbeef"
+
+
+def pool_result(digests: list[str | None], seed: int = 1, **top) -> dict:
+    """A stage-03 result whose serial, stream_pool and engine_streams rows carry `digests` (None: no field)."""
+    names = [("serial", {"host_memory": "pinned"}), ("stream_pool", {"streams": 8, "order": "depth_first"}),
+             ("engine_streams", {"streams": 3})]
+    measurements = []
+    for (name, params), digest in zip(names, digests):
+        m = measurement(name, 16.0 + len(measurements), params=params, gflops=6000.0)
+        if digest is not None:
+            m["digest"] = digest
+        measurements.append(m)
+    return result("03_stream_pool_gemm", {**ARTICLE, "host_memory": "pinned", "seed": seed}, measurements, **top)
+
+
+class DigestsInReportAndTable(unittest.TestCase):
+    """Whether the variants of one result computed the same outputs, in report.md and in --table."""
+
+    def both(self, doc: dict) -> tuple[str, subprocess.CompletedProcess, subprocess.CompletedProcess]:
+        directory = write_folder(temporary_dir(self), {"03_stream_pool_gemm.json": doc})
+        table = run_report("--table", directory)
+        proc = run_report(directory, "--no-plots")
+        text = (directory / "report.md").read_text() if (directory / "report.md").exists() else ""
+        return (section(text, "## Verification") if text else ""), proc, table
+
+    def test_digests_that_agree(self) -> None:
+        verification, proc, table = self.both(pool_result([A, A, A]))
+        expected = f"03_stream_pool_gemm.json (1024×1024×512, 100 batches): the 3 output digests agree ({A})"
+        self.assertEqual((proc.returncode, table.returncode), (0, 0), proc.stderr + table.stderr)
+        self.assertIn(expected, verification)
+        self.assertIn(expected, table.stdout)
+
+    def test_digests_that_differ_are_a_failure(self) -> None:
+        verification, proc, table = self.both(pool_result([A, A, B]))
+        self.assertEqual((proc.returncode, table.returncode), (1, 1), proc.stderr + table.stderr)
+        for text in (verification, table.stdout):
+            self.assertIn("OUTPUTS DIFFER in 03_stream_pool_gemm.json (1024×1024×512, 100 batches)", text)
+            self.assertIn(f"{B}: engine_streams (3 streams)", text)
+        self.assertIn("verified: NO", proc.stdout)
+
+    def test_outputs_of_another_shape_are_compared_among_themselves(self) -> None:
+        # Stage 04's 1000 tiny 64³ GEMMs compute other outputs than the workload: not a disagreement.
+        doc = result("04_graph_capture_gemm", {**ARTICLE, "host_memory": "pinned", "seed": 1}, [
+            measurement("graph_replay", 16.0, params={"batches": 100, "streams": 8}, digest=A),
+            measurement("stream_pool", 16.1, params={"batches": 100, "streams": 8}, digest=A),
+            measurement("tiny_gemm_streams", 4.2, params={"gemms": 1000, "size": 64, "streams": 8}, digest=C),
+            measurement("tiny_gemm_graph", 0.6, params={"gemms": 1000, "size": 64, "streams": 8}, digest=C),
+            measurement("capture", 0.6, verified=None, params={"batches": 100, "streams": 8}, digest=None),
+        ])
+        directory = write_folder(temporary_dir(self), {"04_graph_capture_gemm.json": doc})
+        proc = run_report("--table", directory)
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertIn(f"(1024×1024×512, 100 batches): the 2 output digests agree ({A})", proc.stdout)
+        self.assertIn(f"(64³, 1000 batches): the 2 output digests agree ({C})", proc.stdout)
+
+    def test_one_digest_or_none(self) -> None:
+        verification, proc, _ = self.both(pool_result([A, None, None]))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn(f"one output digest ({A}), nothing to compare it with", verification)
+        verification, proc, _ = self.both(pool_result([None, None, None]))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("no output digests in 03_stream_pool_gemm.json", verification)
+
+    def test_a_malformed_digest_is_bad_input(self) -> None:
+        for digest in ("0123456789ABCDEF", "0123", 12345):
+            with self.subTest(digest=digest):
+                doc = pool_result([A, A, A])
+                doc["measurements"][1]["digest"] = digest
+                _, proc, table = self.both(doc)
+                for p in (proc, table):
+                    self.assertEqual(p.returncode, 2, p.stderr)
+                    self.assertIn("'measurements[1].digest'", p.stderr)
+
+
 def scaled(doc: dict, factor: float) -> dict:
     doc = json.loads(json.dumps(doc))
     for m in doc["measurements"]:
@@ -392,6 +629,55 @@ class Compare(unittest.TestCase):
         self.assertIn("NEW: VERIFICATION FAILED in 01_serial_baseline.json: batch 3", proc.stdout)
 
 
+class CompareDigests(unittest.TestCase):
+    """--compare says, per row with a digest in both runs, whether the outputs are the same."""
+
+    def compare(self, old: dict, new: dict) -> subprocess.CompletedProcess:
+        tmp = temporary_dir(self)
+        write_folder(tmp / "old", {"03_stream_pool_gemm.json": old})
+        write_folder(tmp / "new", {"03_stream_pool_gemm.json": new})
+        return run_report("--compare", tmp / "old", tmp / "new")
+
+    def outputs(self, proc: subprocess.CompletedProcess) -> dict[str, str]:
+        """variant -> the outputs column."""
+        return {line.split()[1]: line.split()[-1] for line in proc.stdout.splitlines()
+                if line.startswith("03_stream_pool_gemm ")}
+
+    def test_equal_digests(self) -> None:
+        proc = self.compare(pool_result([A, A, A]), pool_result([A, A, A]))
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertEqual(self.outputs(proc), {"serial": "equal", "stream_pool": "equal", "engine_streams": "equal"})
+        self.assertIn("digests compared in 3 row(s): 3 equal", proc.stdout)
+        self.assertNotIn("OUTPUTS DIFFER", proc.stdout)
+
+    def test_different_digests_from_the_same_config_are_a_finding(self) -> None:
+        proc = self.compare(pool_result([A, A, A]), pool_result([A, B, A]))
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertEqual(self.outputs(proc)["stream_pool"], "DIFFERENT")
+        self.assertEqual(self.outputs(proc)["serial"], "equal")
+        self.assertIn("OUTPUTS DIFFER in 1 row(s) with the same config seed, m, n, k and batches", proc.stdout)
+        self.assertIn(f"stream_pool  order=depth_first streams=8: OLD {A}, NEW {B}", proc.stdout)
+
+    def test_different_digests_from_another_seed_are_expected(self) -> None:
+        proc = self.compare(pool_result([A, A, A]), pool_result([B, B, B], seed=2))
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertEqual(set(self.outputs(proc).values()), {"different-config"})
+        self.assertNotIn("OUTPUTS DIFFER", proc.stdout)
+
+    def test_a_config_without_its_seed_is_not_the_same_config(self) -> None:
+        old, new = pool_result([A, A, A]), pool_result([B, B, B])
+        del old["config"]["seed"], new["config"]["seed"]
+        proc = self.compare(old, new)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertEqual(set(self.outputs(proc).values()), {"different-config"})
+
+    def test_a_row_without_a_digest_in_one_run(self) -> None:
+        proc = self.compare(pool_result([A, A, A]), pool_result([A, None, None]))
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertEqual(self.outputs(proc), {"serial": "equal", "stream_pool": "-", "engine_streams": "-"})
+        self.assertIn("digests compared in 1 row(s): 1 equal", proc.stdout)
+
+
 MODES = (("report", lambda d: [d, "--no-plots"]), ("table", lambda d: ["--table", d]),
          ("compare", lambda d: ["--compare", d, DATA]))
 
@@ -449,6 +735,114 @@ class BadInput(unittest.TestCase):
         proc = run_report("--compare", tmp / "missing", DATA)
         self.assertEqual(proc.returncode, 2)
         self.assertIn("no such file or directory", proc.stderr)
+
+
+class OneLoader(unittest.TestCase):
+    """Every mode reads a folder the same way: the same results, traces and skipped files, the same notes."""
+
+    def setUp(self) -> None:
+        self.directory = write_folder(temporary_dir(self) / "results", {
+            "01_serial_baseline.json": load(DATA / "01_serial_baseline.json"),
+            "01_serial_baseline.trace.json": load(DATA / "01_serial_baseline.trace.json"),
+            "notes.json": {"tool": "something else", "version": 3},
+            "list.json": [1, 2, 3],
+        })
+        self.expected = [
+            "note: skipping list.json: not a cuda-streams-graphs/result/v1 result or a trace",
+            "note: skipping notes.json: not a cuda-streams-graphs/result/v1 result or a trace",
+        ]
+
+    def test_the_same_notes_in_every_mode(self) -> None:
+        for mode, args in MODES:
+            with self.subTest(mode=mode):
+                proc = run_report(*args(self.directory))
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                notes = [line for line in proc.stderr.splitlines() if line.startswith("note:")]
+                self.assertEqual(notes, self.expected)  # compare: OLD is the folder, NEW the samples: no notes
+
+    def test_the_trace_is_a_trace_in_every_mode(self) -> None:
+        proc = run_report(self.directory, "--no-plots")
+        self.assertIn("1 results, 1 timelines", proc.stdout)
+        for args in (["--table", self.directory], ["--compare", self.directory, self.directory]):
+            with self.subTest(mode=args[0]):
+                proc = run_report(*args)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                self.assertNotIn("01_serial_baseline.trace.json", proc.stdout + proc.stderr)
+
+    def test_a_single_file_that_is_not_a_result(self) -> None:
+        for name, expected in (("notes.json", "not a cuda-streams-graphs/result/v1 result file"),
+                               ("01_serial_baseline.trace.json", "a timeline trace")):
+            with self.subTest(file=name):
+                proc = run_report("--compare", self.directory / name, DATA / "01_serial_baseline.json")
+                self.assertEqual(proc.returncode, 2, proc.stdout)
+                self.assertIn(expected, proc.stderr)
+
+
+class ClosedPipe(unittest.TestCase):
+    """report.py ... | head -1: the reader goes away early; no traceback, the run's own exit status."""
+
+    def closed_early(self, *args: str | Path) -> tuple[int, str]:
+        """Runs report.py with stdout a pipe whose reading end is closed before it writes anything."""
+        with tempfile.TemporaryFile("w+") as stderr:
+            proc = subprocess.Popen([sys.executable, str(REPORT), *map(str, args)], stdout=subprocess.PIPE,
+                                    stderr=stderr, text=True)
+            proc.stdout.close()
+            status = proc.wait(timeout=300)
+            stderr.seek(0)
+            return status, stderr.read()
+
+    def assert_quiet(self, status: int, stderr: str, expected: int = 0) -> None:
+        self.assertEqual(status, expected, stderr)
+        for word in ("Traceback", "BrokenPipe", "Exception ignored"):
+            self.assertNotIn(word, stderr)
+
+    def test_every_mode_with_stdout_closed(self) -> None:
+        out = temporary_dir(self) / "out"
+        for args in ([DATA, "--out", out, "--no-plots"], ["--table", DATA], ["--table", DATA, "--markdown"],
+                     ["--compare", DATA, DATA], ["--help"]):
+            with self.subTest(args=args[0]):
+                self.assert_quiet(*self.closed_early(*args))
+        self.assertTrue((out / "report.md").is_file(), "the report is written before the summary is printed")
+
+    def test_the_status_of_the_run_stands(self) -> None:
+        directory = write_folder(temporary_dir(self), {"03_stream_pool_gemm.json": pool_result([A, B, A])})
+        self.assert_quiet(*self.closed_early("--table", directory), expected=1)
+
+    def test_head_reads_one_line_of_a_long_table(self) -> None:
+        # More than any pipe buffer holds (64 KiB by default), so report.py is still writing when the
+        # reader closes: the write itself meets the closed pipe.
+        many = [measurement("variant_with_a_long_name", 1.0 + i / 1000, params={"index": i}) for i in range(20000)]
+        directory = write_folder(temporary_dir(self), {
+            "03_stream_pool_gemm.json": result("03_stream_pool_gemm", dict(ARTICLE), many)})
+        with tempfile.TemporaryFile("w+") as stderr:
+            proc = subprocess.Popen([sys.executable, str(REPORT), "--table", str(directory)], stdout=subprocess.PIPE,
+                                    stderr=stderr, text=True)
+            first = proc.stdout.readline()
+            proc.stdout.close()
+            status = proc.wait(timeout=300)
+            stderr.seek(0)
+            self.assertIn("device: test GPU", first)
+            self.assert_quiet(status, stderr.read())
+
+
+class Usage(unittest.TestCase):
+    def test_help_names_every_mode_and_exit_status(self) -> None:
+        for args in (["--help"], ["-h"], ["--table", "--help"], ["--compare", "a", "b", "--help"]):
+            with self.subTest(args=args):
+                proc = run_report(*args)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                for text in ("RESULTS_DIR [--out DIR] [--no-plots]", "--table RESULTS_DIR [--markdown]",
+                             "--compare OLD NEW", "exit status", "matplotlib is missing"):
+                    self.assertIn(text, proc.stdout)
+
+    def test_bad_usage_exits_2(self) -> None:
+        for args in ([], ["--markdown", DATA], ["--table", DATA, "--out", "x"], ["--compare", DATA, DATA, DATA],
+                     ["--compare", DATA, DATA, "--out", "x"], ["--table"], ["--bogus", DATA]):
+            with self.subTest(args=args):
+                proc = run_report(*args)
+                self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+                self.assertIn("usage:", proc.stderr)
+                self.assertNotIn("Traceback", proc.stderr)
 
 
 if __name__ == "__main__":

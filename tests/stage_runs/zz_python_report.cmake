@@ -1,5 +1,5 @@
 # The tests of the Python tools: scripts/report.py (report.md, plots, --table,
-# --compare, bad input) and scripts/run_suite.sh (with stand-in stages), in
+# --compare, bad input, the one loader, a closed pipe) and scripts/run_suite.sh (with stand-in stages), in
 # Python's unittest, label cpu: they need no GPU and run in CI. One ctest test
 # per test class, named python.<module without test_>.<class>.
 # They need matplotlib; without it the plot tests FAIL with a message saying
@@ -9,7 +9,9 @@ find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   foreach(test_class IN ITEMS
       test_report.ReportOnSamples test_report.ReportRegimes test_report.ReportWithMissingStages
-      test_report.Compare test_report.BadInput
+      test_report.ReportOutput test_report.Provenance test_report.DigestsInReportAndTable test_report.Compare
+      test_report.CompareDigests test_report.BadInput test_report.OneLoader test_report.ClosedPipe
+      test_report.Usage
       test_table.RegimeTable test_table.TableOnSamples
       test_run_suite.RunSuite)
     string(REGEX REPLACE "^test_([^.]+)\\.(.+)$" "python.\\1.\\2" test_name "${test_class}")
