@@ -1,5 +1,6 @@
 # The tests of the Python tools: scripts/report.py (report.md, plots, --table,
-# --compare, bad input, the one loader, a closed pipe) and scripts/run_suite.sh (with stand-in stages), in
+# --compare, bad input, the one loader, a closed pipe, the caption decisions)
+# and scripts/run_suite.sh (with stand-in stages), in
 # Python's unittest, label cpu: they need no GPU and run in CI. One ctest test
 # per test class, named python.<module without test_>.<class>.
 # They need matplotlib; without it the plot tests FAIL with a message saying
@@ -13,6 +14,9 @@ if(Python3_Interpreter_FOUND)
       test_report.CompareDigests test_report.BadInput test_report.OneLoader test_report.ClosedPipe
       test_report.Usage
       test_table.RegimeTable test_table.TableOnSamples
+      test_captions.BoundVerdict test_captions.TimeVerdict test_captions.SweepPlateau test_captions.CopyVerdicts
+      test_captions.Overlap test_captions.Gain test_captions.Spread test_captions.StagesSentences
+      test_captions.DigestDecisions test_captions.DriverAndDates test_captions.CaptionsInReport
       test_run_suite.RunSuite)
     string(REGEX REPLACE "^test_([^.]+)\\.(.+)$" "python.\\1.\\2" test_name "${test_class}")
     add_test(NAME ${test_name}
