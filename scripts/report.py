@@ -811,8 +811,10 @@ def main(argv: list[str]) -> int:
         except ResultError as error:
             print(f"report.py: error: {error}", file=sys.stderr)
             return EXIT_USAGE
-        if lines:
-            sys.stdout.write("\n".join(lines) + "\n")
+        # Line by line, as any filter writes: a reader that goes away shows as an error on the next write
+        # (one large write can end in a short write that nothing reports).
+        for line in lines:
+            sys.stdout.write(line + "\n")
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (report.py ... | head -1). Everything was decided before printing, so the

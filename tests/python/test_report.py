@@ -361,9 +361,12 @@ class ReportOutput(unittest.TestCase):
 
     def test_the_sample_data_is_refused_without_out(self) -> None:
         before = sorted(p.name for p in DATA.iterdir())
-        for target in (DATA, DATA.parent, REPO / "tests" / "data" / "suite" / ".." / "suite"):
-            with self.subTest(target=str(target)):
-                proc = run_report(target, "--no-plots")
+        # Without git too (a tarball of the sources): tests/data is the sample data whatever git says.
+        no_git = dict(os.environ, PATH=str(Path(sys.executable).parent))
+        for target, env in ((DATA, None), (DATA.parent, None), (REPO / "tests" / "data" / "suite" / ".." / "suite", None),
+                            (DATA, no_git)):
+            with self.subTest(target=str(target), git=env is None):
+                proc = run_report(target, "--no-plots", env=env)
                 self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
                 lines = proc.stderr.strip().splitlines()
                 self.assertEqual(len(lines), 1, proc.stderr)
