@@ -1,60 +1,67 @@
 #!/usr/bin/env python3
-"""The suite's report: a markdown summary and PNG plots from one results folder,
-or a comparison of two runs.
+"""The suite's one report command: report.md and PNG plots from a results
+folder, the comparison table, or a comparison of two runs. It reads only the
+JSON the stages write with --json (schema cuda-streams-graphs/result/v1) and
+their --trace timelines, never their printed output.
 
-Usage:  python3 scripts/report.py RESULTS_DIR
-        python3 scripts/report.py --compare OLD NEW
+  report.py RESULTS_DIR [--out DIR] [--no-plots]
+      writes into --out (default RESULTS_DIR; the repository's sample data is
+      refused without --out):
+        report.md         device, dates, driver and CUDA versions; one table
+                          (stage, variant, median ms, speed-up vs the serial
+                          baseline, % of the pipeline bound, verified); the
+                          verification and output digests; the regimes (each
+                          GEMM kernel alone vs the whole pipeline); copy
+                          bandwidths (02), the stream-count sweep (03), graph
+                          costs (04); every plot; every measurement
+        bandwidth.png, stages.png, sweep.png, graph_costs.png, regimes.png,
+        timeline_<run>.png (one per trace)
+      and prints a short summary.
+  report.py --table RESULTS_DIR [--markdown]
+      prints one row per measurement with the speed-up vs the pageable
+      01_serial_baseline run, the regime table and stage 02's peaks.
+  report.py --compare OLD NEW
+      OLD and NEW are results folders (or single result files): per (run,
+      variant, params) both medians, NEW/OLD, the speed-up and whether the
+      output digests are equal; then the rows found in only one of them.
 
-RESULTS_DIR is what scripts/run_suite.sh (or gpu_box_check.sh) wrote: one
-<run>.json per stage run (schema cuda-streams-graphs/result/v1) and, where a
-stage recorded its timeline, <run>.trace.json. The report reads only these
-JSON files, never the printed output, and writes into RESULTS_DIR:
-  report.md         device, date, driver and runtime; one table (stage,
-                    variant, median ms, speed-up vs the serial baseline, % of
-                    the pipeline bound, verified); the regimes (issue 9: each
-                    GEMM kernel alone vs the whole pipeline, which resource
-                    sets the bound); copy bandwidths (02), the stream-count
-                    sweep (03), graph costs (04); every plot; an appendix
-                    with every measurement
-  bandwidth.png     copy bandwidth vs transfer size, per host memory kind and direction
-  stages.png        the same work in 01, 03 and 04, with the pipeline bound
-  sweep.png         time vs number of streams (03)
-  graph_costs.png   capture, instantiate, upload, first launch, replay; CPU issue time
-  regimes.png       per kernel: GFLOP/s of the kernel alone and of the whole pipeline
-  timeline_<run>.png  one Gantt chart per trace file
-A plot whose stage is missing is skipped with a note in report.md.
-
---compare OLD NEW: OLD and NEW are results folders (or single result files).
-Prints, per (run, variant, params), the median of each, NEW/OLD and the
-speed-up OLD/NEW, then the rows found in only one of them. Writes nothing.
-
-Exit status: 0 report written (or comparison printed); 1 report written, but
-a measurement or a stage did not verify; 2 bad input: no such folder, no
-result files, a file that is not valid JSON, has another schema or misses a
-required field (one line on stderr naming the file and the field); 3
-report.md written, but no plots because matplotlib is not installed
-(python3 -m pip install --user -r scripts/requirements.txt).
+Exit status, every mode: 0 ok and everything verified; 1 something did not
+verify (or, in --compare, the same config gave different outputs); 2 bad input
+(no such folder, no result files, invalid JSON, wrong schema, a missing or
+malformed field: one line on stderr naming the file and the field), bad usage,
+or an output that can't be written; 3 report.md written without plots because
+matplotlib is missing.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from results_lib import (KERNEL_ORDER, STAGE03, STAGE04, Regime, Result, ResultError, Suite, human_bytes, is_number,
-                         kernel_of, load_results_from, load_suite, missing_kernels, params_of, regimes, run_name,
-                         run_name_for_kernel)
-from summarize import describe_device, device_identity, format_ms, format_params
+from results_lib import (KERNEL_ORDER, STAGE03, STAGE04, Regime, Result, ResultError, Suite, config_difference,
+                         copy_findings, describe_device, describe_devices, digest_comparison, digest_lines,
+                         failed_verifications, find_measurement, format_ms, format_params, gain_sentence,
+                         graph_findings, human_bytes, is_number, is_unverified, kernel_of, load_results_from,
+                         load_suite, md_table, measured_dates, missing_kernels, params_of, plateau_of_rates_sentence,
+                         rate, regimes, replay_sentence, run_name, run_name_for_kernel, sweep_sentence, text_table,
+                         variant_label, verified_text)
 
 EXIT_OK, EXIT_UNVERIFIED, EXIT_USAGE, EXIT_NO_PLOTS = 0, 1, 2, 3
 
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_DATA = REPO / "tests" / "data"
+INSTALL_HINT = "python3 -m pip install --user -r scripts/requirements.txt (Debian/Ubuntu: apt-get install " \
+               "python3-matplotlib)"
+
 BASELINE_STAGE = "01_serial_baseline"
-POOL_STAGE = "03_stream_pool_gemm"
-GRAPH_STAGE = "04_graph_capture_gemm"
+BASELINE_FILE = "01_serial_baseline.json"
+POOL_STAGE = STAGE03
+GRAPH_STAGE = STAGE04
 COPY_STAGE = "02_pinned_vs_pageable"
 # Variants that do the whole workload (every batch in, computed, out): only
 # these get a speed-up and a % of the pipeline bound.
@@ -65,73 +72,10 @@ WORKLOAD_KEYS = ("batches", "m", "n", "k")
 CROSS_RUN = "†"
 
 
-# --- formatting ---------------------------------------------------------------
-
-# Params that read well as a bare value ("pinned", "depth_first", "h2d"), and
-# counts that read well as "8 streams"; the order they are listed in.
-BARE_PARAMS = ("host_memory", "direction", "call", "order", "device_buffers")
-COUNT_PARAMS = ("streams", "batches", "kernels", "gemms")
-PARAM_ORDER = ("streams", "order", "host_memory", "direction", "bytes", "call")
-
-
-def describe_params(params: dict[str, Any]) -> str:
-    """{"streams": 8, "order": "depth_first", "host_memory": "pinned", "sweep": false} -> "8 streams, depth_first, pinned"."""
-    keys = sorted(params, key=lambda k: (PARAM_ORDER.index(k) if k in PARAM_ORDER else len(PARAM_ORDER), k))
-    parts = []
-    for key in keys:
-        value = params[key]
-        if isinstance(value, bool):
-            if value:
-                parts.append(key)
-        elif key == "bytes" and is_number(value):
-            parts.append(human_bytes(value))
-        elif key in COUNT_PARAMS and is_number(value):
-            parts.append(f"{value} {key}")
-        elif key in BARE_PARAMS and isinstance(value, str):
-            parts.append(value)
-        elif isinstance(value, (dict, list)):
-            parts.append(f"{key}={json.dumps(value, separators=(',', ':'))}")
-        else:
-            parts.append(f"{key}={value}")
-    return ", ".join(parts)
-
-
-def variant_label(m: dict[str, Any]) -> str:
-    described = describe_params(params_of(m))
-    return f"{m['name']} ({described})" if described else m["name"]
-
-
-def verified_text(m: dict[str, Any]) -> str:
-    value = m.get("verified", False)
-    return "yes" if value is True else ("n/a" if value is None else "NO")
-
-
-def rate(value: Any, digits: int = 1) -> str:
-    return f"{value:.{digits}f}" if is_number(value) else "-"
-
-
-def md_row(cells: list[str]) -> str:
-    return "| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
-
-
-def md_table(headers: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
-    lines = [md_row(headers), "|" + "|".join("---:" if i in right else "---" for i in range(len(headers))) + "|"]
-    lines += [md_row(r) for r in rows]
-    return lines
-
-
-# --- baselines and bounds -----------------------------------------------------------
+# --- baselines and bounds of report.md --------------------------------------------------
 
 def same_workload(a: Result, b: Result) -> bool:
     return all(a.config.get(key) == b.config.get(key) for key in WORKLOAD_KEYS)
-
-
-def find(result: Result, name: str, **params: Any) -> dict[str, Any] | None:
-    for m in result.measurements:
-        p = params_of(m)
-        if m["name"] == name and all(p.get(k) == v for k, v in params.items()):
-            return m
-    return None
 
 
 class Baselines:
@@ -151,7 +95,7 @@ class Baselines:
         candidates = [r for r in suite.by_stage(BASELINE_STAGE) if r.config.get("host_memory") == "pageable"]
         candidates.sort(key=lambda r: r.path.stem != BASELINE_STAGE)
         for r in candidates:
-            m = find(r, "serial", host_memory="pageable") or find(r, "serial")
+            m = find_measurement(r, "serial", host_memory="pageable") or find_measurement(r, "serial")
             if m and m["median_ms"] > 0:
                 self.cross_serial = (r, m["median_ms"])
                 break
@@ -160,15 +104,15 @@ class Baselines:
         pools = suite.by_stage(POOL_STAGE)
         pools.sort(key=lambda r: (r.config.get("host_memory") != "pinned", r.path.stem != POOL_STAGE, r.path.name))
         for r in pools:
-            bound = (r.doc.get("bounds") or {}).get("pipeline_bound_ms")
+            bound = r.bounds.get("pipeline_bound_ms")
             if is_number(bound) and bound > 0:
                 self.cross_bounds.setdefault(kernel_of(r), (r, bound))
 
     def serial_for(self, result: Result) -> tuple[float, bool] | None:
         """(baseline ms, across runs?) for the rows of `result`."""
-        own = find(result, "serial", host_memory="pageable")
+        own = find_measurement(result, "serial", host_memory="pageable")
         if own is None and result.config.get("host_memory") == "pageable":
-            own = find(result, "serial")
+            own = find_measurement(result, "serial")
         if own and own["median_ms"] > 0:
             return own["median_ms"], False
         if self.cross_serial and same_workload(result, self.cross_serial[0]):
@@ -179,7 +123,7 @@ class Baselines:
         """The pipeline bound for row `m` of `result`: one measured with the row's kind of host memory only
         (pageable copies are 4-7x slower, so a pinned bound says nothing about a pageable run)."""
         memory = params_of(m).get("host_memory", result.config.get("host_memory"))
-        own = (result.doc.get("bounds") or {}).get("pipeline_bound_ms")
+        own = result.bounds.get("pipeline_bound_ms")
         if is_number(own) and own > 0:
             return (own, False) if memory == result.config.get("host_memory") else None
         cross = self.cross_bounds.get(kernel_of(result))
@@ -188,7 +132,7 @@ class Baselines:
         return None
 
 
-# --- the report ---------------------------------------------------------------------
+# --- report.md ---------------------------------------------------------------------
 
 def in_main_table(result: Result, m: dict[str, Any]) -> bool:
     if result.stage == COPY_STAGE:
@@ -208,31 +152,38 @@ def main_rows(suite: Suite, baselines: Baselines) -> tuple[list[list[str]], bool
             if not in_main_table(result, m):
                 continue
             median = m["median_ms"]
-            speedup = percent = "-"
+            speedup = bound_percent = "-"
             if m["name"] in END_TO_END and median > 0:
                 if serial:
                     speedup = f"{serial[0] / median:.2f}x" + (f" {CROSS_RUN}" if serial[1] else "")
                     flagged |= serial[1]
                 bound = baselines.bound_for(result, m)
                 if bound:
-                    percent = f"{100.0 * bound[0] / median:.0f}%" + (f" {CROSS_RUN}" if bound[1] else "")
+                    bound_percent = f"{100.0 * bound[0] / median:.0f}%" + (f" {CROSS_RUN}" if bound[1] else "")
                     flagged |= bound[1]
-            rows.append([run_name(result), variant_label(m), format_ms(median), speedup, percent, verified_text(m)])
+            rows.append([run_name(result), variant_label(m), format_ms(median), speedup, bound_percent,
+                         verified_text(m)])
     return rows, flagged
+
+
+def copy_sweep(result: Result) -> dict[tuple[str, str], dict[float, float]]:
+    """(host memory, direction) -> {bytes: GB/s} of stage 02's copy sweep."""
+    table: dict[tuple[str, str], dict[float, float]] = {}
+    sweep_named = any(m["name"] == "copy" for m in result.measurements)
+    for m in result.measurements:
+        p = params_of(m)
+        if sweep_named and m["name"] != "copy":
+            continue  # overlap_copy_alone has the same params at one size: not part of the sweep
+        if isinstance(p.get("host_memory"), str) and isinstance(p.get("direction"), str) and \
+                is_number(p.get("bytes")) and is_number(m.get("gbps")):
+            table.setdefault((p["host_memory"], p["direction"]), {})[float(p["bytes"])] = m["gbps"]
+    return table
 
 
 def copy_section(suite: Suite) -> list[str]:
     lines = []
     for result in suite.by_stage(COPY_STAGE):
-        table: dict[tuple[str, str], dict[float, float]] = {}
-        sweep_named = any(m["name"] == "copy" for m in result.measurements)
-        for m in result.measurements:
-            p = params_of(m)
-            if sweep_named and m["name"] != "copy":
-                continue  # overlap_copy_alone has the same params at one size: not part of the sweep
-            if isinstance(p.get("host_memory"), str) and isinstance(p.get("direction"), str) and \
-                    is_number(p.get("bytes")) and is_number(m.get("gbps")):
-                table.setdefault((p["host_memory"], p["direction"]), {})[float(p["bytes"])] = m["gbps"]
+        table = copy_sweep(result)
         if not table:
             continue
         sizes = sorted({s for row in table.values() for s in row})
@@ -244,7 +195,16 @@ def copy_section(suite: Suite) -> list[str]:
                 for (kind, direction), points in table.items()]
         lines += md_table(["host memory", "direction"] + [human_bytes(s) for s in sizes], rows,
                           set(range(2, 2 + len(sizes))))
+        findings = copy_findings(table)
+        if findings:
+            lines += ["", "; ".join(findings) + "."]
     return lines
+
+
+def sweep_points(result: Result) -> list[tuple[Any, float]]:
+    return sorted((params_of(m)["streams"], m["median_ms"]) for m in result.measurements
+                  if m["name"] == "stream_pool" and params_of(m).get("sweep") is True
+                  and is_number(params_of(m).get("streams")))
 
 
 def sweep_section(suite: Suite) -> list[str]:
@@ -254,9 +214,9 @@ def sweep_section(suite: Suite) -> list[str]:
         if not points:
             continue
         points.sort(key=lambda m: params_of(m).get("streams", 0))
-        pageable = find(result, "serial", host_memory="pageable")
-        pinned = find(result, "serial", host_memory="pinned")
-        bound = (result.doc.get("bounds") or {}).get("pipeline_bound_ms")
+        pageable = find_measurement(result, "serial", host_memory="pageable")
+        pinned = find_measurement(result, "serial", host_memory="pinned")
+        bound = result.bounds.get("pipeline_bound_ms")
         rows = []
         for m in points:
             median = m["median_ms"]
@@ -269,6 +229,7 @@ def sweep_section(suite: Suite) -> list[str]:
                   "memory; ratios within this run)", ""]
         lines += md_table(["streams", "median ms", "vs serial pageable", "vs serial pinned", "% of pipeline bound",
                            "verified"], rows, {1, 2, 3, 4})
+        lines += ["", sweep_sentence(sweep_points(result), bound if is_number(bound) else None)]
     return lines
 
 
@@ -281,10 +242,11 @@ def graph_section(suite: Suite) -> list[str]:
             continue
         lines += ["", f"### Graph costs ({run_name(result)})", ""]
         lines += md_table(["what", "median ms", "p95 ms", "verified"], rows, {1, 2})
+        findings = graph_findings(result)
+        if findings:
+            lines += ["", "Within this run: " + "; ".join(findings) + "."]
     return lines
 
-
-# --- issue 9: the regimes -------------------------------------------------------------
 
 def gflops_text(value: float) -> str:
     return f"{value:,.0f}"
@@ -310,7 +272,7 @@ def regime_table(rows: list[Regime]) -> list[str]:
 
 
 def regime_lesson(rows: list[Regime]) -> list[str]:
-    """A few sentences read off the numbers: how much faster the kernel got, how much the pipeline did,
+    """Sentences read off the numbers: how much faster the kernel got, how much of that the pipeline kept,
     and which resource sets the bound in each regime."""
     lines = []
     by_kernel = {r.kernel: r for r in rows}
@@ -322,8 +284,9 @@ def regime_lesson(rows: list[Regime]) -> list[str]:
         text = (f"The {best.kernel} kernel alone does the GEMMs at {gflops_text(best.kernel_gflops)} GFLOP/s, "
                 f"{times(best.kernel_gflops / naive.kernel_gflops)} the naive kernel's "
                 f"{gflops_text(naive.kernel_gflops)}; the whole pipeline, copies included, went from "
-                f"{gflops_text(naive.pipeline_gflops)} to {gflops_text(best.pipeline_gflops)} GFLOP/s: only "
-                f"{times(best.pipeline_gflops / naive.pipeline_gflops)} faster.")
+                f"{gflops_text(naive.pipeline_gflops)} to {gflops_text(best.pipeline_gflops)} GFLOP/s: "
+                + gain_sentence(best.kernel_gflops / naive.kernel_gflops, best.pipeline_gflops / naive.pipeline_gflops)
+                + ".")
         if others:
             text += " " + "; ".join(
                 f"{r.kernel}: kernel {times(r.kernel_gflops / naive.kernel_gflops)}, pipeline "
@@ -335,46 +298,56 @@ def regime_lesson(rows: list[Regime]) -> list[str]:
     for regime in dict.fromkeys(r.regime for r in rows):  # in kernel order: compute-bound first
         group = [r for r in rows if r.regime == regime]
         names = ", ".join(r.kernel for r in group)
-        bounds = group[0].run.doc["bounds"]
-        if regime == "compute-bound":
-            copies = bounds.get("copies_both_ways_ms")
-            copies_text = f" (the copies, {copies:.2f} ms both ways, hide behind them)" if is_number(copies) else ""
-            lines += ["", f"**{names}: compute-bound.** The kernels set the bound, "
-                      f"{group[0].bound_ms:.2f} ms{copies_text}: every millisecond taken off the kernel comes off "
-                      "the pipeline, which is why a faster kernel pays at first."]
+        limited = sorted({r.limited_by for r in group})
+        span = span_of([r.bound_ms for r in group], "{:.2f}") + " ms"
+        text = f"**{names}: {regime}.** The bound is set by {', '.join(limited)}: {span}."
+        if limited == ["kernels"]:
+            copies = [bounds_of(r).get("copies_both_ways_ms") for r in group]
+            if all(is_number(c) for c in copies):
+                share = [100.0 * c / r.bound_ms for c, r in zip(copies, group)]
+                text += (f" The copies both ways take {span_of(copies, '{:.2f}')} ms, {span_of(share, '{:.0f}')}% "
+                         "of it: while the kernels set the bound, a faster kernel lowers it, down to the copies' "
+                         "time.")
         else:
-            limited = sorted({r.limited_by for r in group})
-            low, high = min(r.bound_ms for r in group), max(r.bound_ms for r in group)
-            span = f"{low:.2f} ms" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}-{high:.2f} ms"
             kernel_ms = [bounds_of(r).get("kernel_sum_ms") for r in group]
-            kernel_text = ""
             if all(is_number(k) for k in kernel_ms):
-                kernel_text = (f" The kernels alone take {min(kernel_ms):.2f}-{max(kernel_ms):.2f} ms, well under "
-                               "it, so a still faster kernel buys nothing.")
-            best = max(group, key=lambda r: max(r.pool_percent, r.engines_percent or 0.0))
-            overlap = (f" What counts is keeping H2D, D2H and the kernels overlapped: with {best.kernel} the "
-                       f"stream pool reaches {best.pool_percent:.0f}% of the bound")
-            if best.engines_percent is not None:
-                overlap += f", one stream per engine {best.engines_percent:.0f}%"
-            lines += ["", f"**{names}: {regime}.** The copies set the bound ({', '.join(limited)}): {span}, about "
-                      f"{gflops_text(max(r.bound_gflops for r in group))} GFLOP/s whatever the kernel."
-                      f"{kernel_text}{overlap}."]
+                share = [100.0 * k / r.bound_ms for k, r in zip(kernel_ms, group)]
+                text += (f" The kernels alone take {span_of(kernel_ms, '{:.2f}')} ms, {span_of(share, '{:.0f}')}% "
+                         "of it: a faster kernel cannot lower a bound it does not set.")
+            if len(group) > 1:
+                text += " " + plateau_of_rates_sentence([r.kernel for r in group],
+                                                        [r.pipeline_gflops for r in group],
+                                                        [r.kernel_gflops for r in group]) + "."
+        best = max(group, key=lambda r: max(r.pool_percent, r.engines_percent or 0.0))
+        text += (f" The highest % of the bound (bound / achieved; above 100%: the run beat it)"
+                 f"{' in this group' if len(group) > 1 else ''}: {best.kernel}, the stream pool "
+                 f"{best.pool_percent:.0f}%")
+        if best.engines_percent is not None:
+            text += f", one stream per engine {best.engines_percent:.0f}%"
+        lines += ["", text + "."]
     replayed = [r for r in rows if r.replay_ms is not None]
     if replayed:
-        lines += ["", "Stage 04 replays the same work as a graph in " + "; ".join(
-            f"{r.replay_ms:.2f} ms with {r.kernel} ({100.0 * r.replay_ms / r.pool_ms:.0f}% of 03's pool time)"
-            for r in replayed) + " (separate runs): a graph saves CPU issue time, not GPU time, in either regime."]
+        lines += ["", "Stage 04 replays the same work as a graph (separate runs): " + "; ".join(
+            replay_sentence(r.kernel, r.replay_ms, r.pool_ms) for r in replayed) + "."]
     return lines
 
 
+def span_of(values: list[float], form: str) -> str:
+    """"8.24-8.27", or one figure where they print the same."""
+    low, high = form.format(min(values)), form.format(max(values))
+    return low if low == high else f"{low}-{high}"
+
+
 def bounds_of(r: Regime) -> dict[str, Any]:
-    bounds = r.run.doc.get("bounds")
-    return bounds if isinstance(bounds, dict) else {}
+    return r.run.bounds
+
+
+REGIME_TITLE = "Regimes: the kernel alone vs the whole pipeline"
 
 
 def regime_section(suite: Suite) -> list[str]:
     rows = regimes(suite.results)
-    lines = ["", "## Regimes (issue 9): the kernel alone vs the whole pipeline", ""]
+    lines = ["", f"## {REGIME_TITLE}", ""]
     wanted = ", ".join(f"{run_name_for_kernel(STAGE03, k)}.json" for k in KERNEL_ORDER)
     if not rows:
         return lines + [f"_No {STAGE03} run here at the article's workload (100 batches of 1024×512 by 512×1024) "
@@ -409,11 +382,8 @@ def format_bound(value: Any) -> str:
 
 
 def bounds_section(suite: Suite) -> list[str]:
-    lines = []
-    for result in suite.results:
-        bounds = result.doc.get("bounds") or {}
-        if bounds:
-            lines.append(f"- **{run_name(result)}**: " + ", ".join(f"{k} {format_bound(v)}" for k, v in bounds.items()))
+    lines = [f"- **{run_name(r)}**: " + ", ".join(f"{k} {format_bound(v)}" for k, v in r.bounds.items())
+             for r in suite.results if r.bounds]
     return ["", "## Bounds and ratios measured by the stages themselves", "",
             "Each stage measures these within one process; they are the figures to quote.", "", *lines] if lines else []
 
@@ -424,29 +394,17 @@ def appendix(suite: Suite) -> list[str]:
         for m in result.measurements:
             rows.append([run_name(result), m["name"], format_params(m.get("params")), format_ms(m["median_ms"]),
                          rate(m.get("min_ms"), 3), rate(m.get("p95_ms"), 3), rate(m.get("max_ms"), 3),
-                         rate(m.get("gbps")), rate(m.get("gflops"), 0), verified_text(m)])
+                         rate(m.get("gbps")), rate(m.get("gflops"), 0), verified_text(m),
+                         m["digest"] if isinstance(m.get("digest"), str) else "-"])
     return ["", "<details><summary>Every measurement (all runs)</summary>", "",
             *md_table(["run", "variant", "params", "median ms", "min ms", "p95 ms", "max ms", "GB/s", "GFLOP/s",
-                       "verified"], rows, set(range(3, 9))), "", "</details>"]
-
-
-def run_date(suite: Suite) -> str:
-    """The run's date: a date_utc field if the stages write one, else the result files' modification time."""
-    stamps = [r.doc["date_utc"] for r in suite.results if isinstance(r.doc.get("date_utc"), str)]
-    if stamps:
-        return f"{min(stamps)} (UTC)"
-    latest = max(r.path.stat().st_mtime for r in suite.results)
-    when = dt.datetime.fromtimestamp(latest, tz=dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return f"{when} (time the result files were written)"
+                       "verified", "digest"], rows, set(range(3, 9))), "", "</details>"]
 
 
 def header(suite: Suite) -> list[str]:
-    lines = [f"# cuda-streams-graphs results: {suite.directory.name}", "", f"- date: {run_date(suite)}"]
-    devices = {device_identity(r.doc["device"]) for r in suite.results}
-    if len(devices) == 1:
-        lines.append(f"- device: {describe_device(suite.results[0].doc['device'])}")
-    else:
-        lines += [f"- {r.path.name}: {describe_device(r.doc['device'])}" for r in suite.results]
+    lines = [f"# cuda-streams-graphs results: {suite.directory.resolve().name}", "",
+             f"- measured (UTC): {measured_dates(suite.results)}"]
+    lines += [f"- {line}" for line in describe_devices(suite.results)]
     lines.append("- runs: " + ", ".join(f"{run_name(r)}" for r in suite.results))
     missing = [s for s in (BASELINE_STAGE, COPY_STAGE, POOL_STAGE, GRAPH_STAGE) if not suite.by_stage(s)]
     if missing:
@@ -455,20 +413,18 @@ def header(suite: Suite) -> list[str]:
 
 
 def verification_lines(suite: Suite) -> tuple[list[str], bool]:
-    lines, failed = [], False
-    for r in suite.results:
-        if not r.passed:
-            failed = True
-            reason = r.doc["verification"].get("failure", "verification.passed is false")
-            lines.append(f"- **VERIFICATION FAILED** in {r.path.name}: {reason}")
-        bad = [variant_label(m) for m in r.measurements if m.get("verified", False) not in (True, None)]
-        if bad:
-            failed = True
-            lines.append(f"- **not verified** in {r.path.name}: " + "; ".join(bad))
-    if not failed:
+    """The Verification section: failed stages and measurements, then whether the output digests agree."""
+    failures = failed_verifications(suite.results)
+    digests, differ = digest_lines(suite.results)
+    lines = [f"- **{line}**" for line in failures]
+    if not failures:
         lines.append("- every stage verified every batch of every variant it checks "
                      "(n/a: nothing to check, e.g. an allocation cost or CPU issue time)")
-    return lines, failed
+    lines += [f"- **{line}**" if line.startswith("OUTPUTS DIFFER") else f"- {line}" for line in digests]
+    if differ:
+        lines.append("- the same seed and shape give the same C, so variants of one run whose digests differ did "
+                     "not compute the same outputs")
+    return lines, bool(failures) or differ
 
 
 def plot_lines(drawn: list[tuple[str, Any, str]]) -> list[str]:
@@ -482,8 +438,34 @@ def plot_lines(drawn: list[tuple[str, Any, str]]) -> list[str]:
     return lines
 
 
-def write_report(directory: Path, plots: bool) -> int:
+def in_sample_data(directory: Path) -> bool:
+    """Whether `directory` is the repository's own data: under tests/data, or holding files git tracks."""
+    resolved = directory.resolve()
+    if resolved == SAMPLE_DATA or SAMPLE_DATA in resolved.parents:
+        return True
+    if resolved != REPO and REPO not in resolved.parents:
+        return False
+    try:
+        listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "--", str(resolved)], capture_output=True,
+                                text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False  # no git (a tarball of the sources): the tests/data rule above still holds
+    return listed.returncode == 0 and bool(listed.stdout.strip())
+
+
+def write_report(directory: Path, out_dir: Path | None, plots: bool) -> tuple[list[str], int]:
+    if not directory.is_dir():
+        raise ResultError(f"{directory}: no such directory")
+    if out_dir is None:
+        if in_sample_data(directory):
+            raise ResultError(f"{directory}: the repository's sample data, not a place to write a report into; "
+                              "pass --out DIR")
+        out_dir = directory
     suite = load_suite(directory)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ResultError(f"{out_dir}: cannot create the output folder: {error.strerror}") from None
     baselines = Baselines(suite)
     rows, flagged = main_rows(suite, baselines)
 
@@ -493,7 +475,7 @@ def write_report(directory: Path, plots: bool) -> int:
                       rows, {2, 3, 4})
     lines += ["", "speed-up vs serial = the pageable serial time / the row's median, for rows that do the whole "
               "workload; within the same run where the stage times its own serial baseline (03), else vs "
-              f"{BASELINE_STAGE}.json. % of pipeline bound = the bound / the row's median: 100% is as fast as the "
+              f"{BASELINE_FILE}. % of pipeline bound = the bound / the row's median: 100% is as fast as the "
               "busiest resource allows; above 100% the run beat the one-stream isolated sums the bound is made of. "
               "Given only where the bound was measured with the row's kind of host memory."]
     if flagged:
@@ -503,7 +485,6 @@ def write_report(directory: Path, plots: bool) -> int:
                   for kernel, (run, bound) in baselines.cross_bounds.items()]
         lines += ["", f"{CROSS_RUN} across runs ({'; '.join(c for c in cross if c)}): for orientation only; "
                   "quote the ratios each stage measures within one process (below)."]
-    summary = list(lines)  # header and the table: what the terminal shows
     verify, failed = verification_lines(suite)
     lines += ["", "## Verification", "", *verify]
     lines += regime_section(suite)
@@ -511,32 +492,185 @@ def write_report(directory: Path, plots: bool) -> int:
     lines += bounds_section(suite)
 
     status = EXIT_UNVERIFIED if failed else EXIT_OK
-    plotted: list[Any] = []
+    plotted = 0
+    plots_note = ""
     if plots:
         try:
             import report_plots  # matplotlib is only needed here
         except ImportError as error:
-            print(f"report.py: warning: no plots: {error}; install with: "
-                  "python3 -m pip install --user -r scripts/requirements.txt", file=sys.stderr)
-            lines += ["", "## Plots", "", "_None: matplotlib is not installed "
-                      "(python3 -m pip install --user -r scripts/requirements.txt)._"]
+            print(f"report.py: warning: no plots: {error}; install matplotlib: {INSTALL_HINT}", file=sys.stderr)
+            lines += ["", "## Plots", "", f"_None: matplotlib is not installed ({INSTALL_HINT})._"]
+            plots_note = f" without plots: matplotlib is not installed ({INSTALL_HINT})"
             status = status or EXIT_NO_PLOTS
         else:
-            drawn = report_plots.draw_all(suite, directory)
-            plotted = [plot for _, plot, _ in drawn if plot is not None]
+            drawn = report_plots.draw_all(suite, out_dir)
+            plotted = sum(plot is not None for _, plot, _ in drawn)
             lines += plot_lines(drawn)
     lines += appendix(suite)
 
-    target = directory / "report.md"
-    temporary = directory / ".report.md.tmp"
-    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    temporary.replace(target)  # whole or not at all
-    print("\n".join(summary + ["", *verify]))
-    print(f"\nwrote {target}" + (f" and {len(plotted)} plot(s)" if plotted else ""))
-    return status
+    target = out_dir / "report.md"
+    temporary = out_dir / ".report.md.tmp"
+    try:
+        temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        temporary.replace(target)  # whole or not at all
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise ResultError(f"{target}: cannot write: {error.strerror}") from None
+
+    summary = describe_devices(suite.results)
+    if len(summary) > 1:
+        summary = [f"devices: {len(summary)} results on different devices or drivers (listed in report.md)"]
+    summary.append(f"runs: {len(suite.results)} results, {len(suite.traces)} timelines; measured (UTC): "
+                   f"{measured_dates(suite.results)}")
+    problems = len(failed_verifications(suite.results)) + sum(l.startswith("OUTPUTS DIFFER")
+                                                                for l in digest_lines(suite.results)[0])
+    summary.append("verified: every variant that has an output to check" if not failed else
+                   f"verified: NO, {problems} problem(s): see Verification in {target}")
+    summary.append(f"wrote {target}" + (f" and {plotted} plot(s)" if plotted else plots_note))
+    return summary, status
 
 
-# --- comparing two runs -------------------------------------------------------------
+# --- --table: one row per measurement -------------------------------------------------
+
+TABLE_HEADERS = ["stage", "variant", "params", "median ms", "speed-up vs 01 *", "verified"]
+TABLE_RIGHT = {3, 4}
+BASELINE_MEASUREMENT = "serial"
+# Stage 02 writes one "copy" measurement per size, kind and direction; the
+# table keeps the largest size of each (kind, direction) and the other
+# experiments, and prints the peak bandwidths from its bounds.
+STAGE02_PEAKS = (("pinned H2D", "pinned_h2d_peak_gbps"), ("pinned D2H", "pinned_d2h_peak_gbps"),
+                 ("pinned both ways", "bidirectional_peak_gbps"), ("pageable H2D", "pageable_h2d_peak_gbps"),
+                 ("pageable D2H", "pageable_d2h_peak_gbps"))
+REGIME_HEADERS = ["kernel", "kernel GFLOP/s", "pool ms", "engine streams ms", "bound ms", "limited by",
+                  "pool % of bound", "engines % of bound", "04 replay ms"]
+
+
+def find_baseline(results: list[Result]) -> Result | None:
+    """The pageable 01 run; the file 01_serial_baseline.json if there are several."""
+    candidates = [
+        r for r in results
+        if r.stage == BASELINE_STAGE and r.config.get("host_memory") == "pageable"
+        and any(m["name"] == BASELINE_MEASUREMENT for m in r.measurements)
+    ]
+    candidates.sort(key=lambda r: r.path.name != BASELINE_FILE)
+    return candidates[0] if candidates else None
+
+
+def shown_measurements(result: Result) -> list[dict[str, Any]]:
+    if result.stage != COPY_STAGE:
+        return result.measurements
+    largest: dict[tuple[Any, Any, Any], float] = {}
+    for m in result.measurements:
+        params = params_of(m)
+        if m["name"] in ("copy", "host_memcpy") and is_number(params.get("bytes")):
+            key = (m["name"], params.get("host_memory"), params.get("direction"))
+            largest[key] = max(largest.get(key, 0), params["bytes"])
+    shown = []
+    for m in result.measurements:
+        params = params_of(m)
+        if m["name"] in ("copy", "host_memcpy") and is_number(params.get("bytes")):
+            if params["bytes"] != largest[(m["name"], params.get("host_memory"), params.get("direction"))]:
+                continue
+        shown.append(m)
+    return shown
+
+
+def table_rows(results: list[Result], baseline: Result | None) -> list[list[str]]:
+    baseline_ms = None
+    if baseline is not None:
+        baseline_ms = next(m["median_ms"] for m in baseline.measurements if m["name"] == BASELINE_MEASUREMENT)
+    rows = []
+    for result in results:
+        for m in shown_measurements(result):
+            median = m["median_ms"]
+            # Only rows that run the stage's whole GEMM workload compare with
+            # the baseline: not a copy sum, a cost, or 04's tiny kernels.
+            whole_workload = is_number(m.get("gflops")) and m["gflops"] > 0 and not m["name"].startswith("tiny_")
+            comparable = baseline is not None and whole_workload and same_workload(result, baseline)
+            speedup = f"{baseline_ms / median:.2f}x" if comparable and baseline_ms and median > 0 else "-"
+            rows.append([result.stage, m["name"], format_params(m.get("params")), format_ms(median), speedup,
+                         verified_text(m)])
+    return rows
+
+
+def stage02_peaks(results: list[Result]) -> list[str]:
+    lines = []
+    for r in results:
+        if r.stage != COPY_STAGE:
+            continue
+        parts = [f"{label} {r.bounds[key]:.1f}" for label, key in STAGE02_PEAKS if is_number(r.bounds.get(key))]
+        if parts:
+            lines.append(f"{r.path.name}: peak GB/s over the sweep: " + ", ".join(parts))
+        hidden = len(r.measurements) - len(shown_measurements(r))
+        if hidden:
+            lines.append(f"{r.path.name}: {hidden} smaller-size copy rows not shown (all are in the JSON)")
+    return lines
+
+
+def regime_rows(results: list[Result]) -> list[list[str]]:
+    """One row per kernel from stage 03's pinned runs at the article's workload (one run per kernel,
+    results_lib.regimes picks which), with stage 04's replay of the same kernel where there is one."""
+    rows = []
+    for r in regimes(results):
+        rows.append([
+            r.kernel,
+            f"{r.kernel_gflops:.0f}",
+            f"{r.pool_ms:.2f}",
+            f"{r.engines_ms:.2f}" if r.engines_ms is not None else "-",
+            f"{r.bound_ms:.2f}",
+            r.limited_by,
+            f"{r.pool_percent:.1f}",
+            f"{r.engines_percent:.1f}" if r.engines_percent is not None else "-",
+            f"{r.replay_ms:.2f}" if r.replay_ms is not None else "-",
+        ])
+    return rows
+
+
+def regime_table_lines(results: list[Result], markdown: bool) -> list[str]:
+    rows = regime_rows(results)
+    if not rows:
+        return []
+    lines = ["", "Regimes: stage 03 with each kernel at the article's workload, pinned host memory"]
+    if markdown:
+        return lines + md_table(REGIME_HEADERS, rows, set(range(1, len(REGIME_HEADERS))))
+    return lines + text_table(REGIME_HEADERS, rows, set(range(1, len(REGIME_HEADERS))) - {5}, rule=False)
+
+
+def table(directory: Path, markdown: bool) -> tuple[list[str], int]:
+    if not directory.is_dir():
+        raise ResultError(f"{directory}: no such directory")
+    results = load_suite(directory).results
+    bullet = "- " if markdown else ""
+    lines = [f"{bullet}{line}" for line in describe_devices(results)]
+    lines.append(f"{bullet}measured (UTC): {measured_dates(results)}")
+    lines.append("")
+    baseline = find_baseline(results)
+    rows = table_rows(results, baseline)
+    lines += (md_table if markdown else text_table)(TABLE_HEADERS, rows, TABLE_RIGHT)
+    lines.append("")
+    lines += stage02_peaks(results)
+    lines += regime_table_lines(results, markdown)
+    lines.append("")
+    if baseline is not None:
+        lines += [f"* speed-up vs 01 = median of '{BASELINE_MEASUREMENT}' in {baseline.path.name} (pageable host "
+                  "memory) / the row's median.",
+                  "  A ratio across separate runs, for orientation only; each stage measures its own ratios in one "
+                  "process.",
+                  "  '-': a different workload (batches, m, n, k) than the baseline's, or a row that is not the "
+                  "whole workload."]
+    else:
+        lines.append(f"* speed-up vs 01: '-' throughout, no pageable {BASELINE_STAGE} result ({BASELINE_FILE}) here.")
+    digests, differ = digest_lines(results)
+    lines += ["", "output digests:", *(f"  {line}" for line in digests)]
+    failures = failed_verifications(results)
+    unverified = sum(is_unverified(m) for r in results for m in r.measurements)
+    lines += failures
+    if unverified:
+        lines.append(f"{unverified} measurement(s) not verified (verified is not true).")
+    return lines, EXIT_UNVERIFIED if failures or differ else EXIT_OK
+
+
+# --- --compare ------------------------------------------------------------------------
 
 def keyed(results: list[Result], by_file: bool) -> dict[tuple[str, str, str], tuple[Result, dict[str, Any]]]:
     rows: dict[tuple[str, str, str], tuple[Result, dict[str, Any]]] = {}
@@ -553,55 +687,142 @@ def keyed(results: list[Result], by_file: bool) -> dict[tuple[str, str, str], tu
     return rows
 
 
-def compare(old_path: Path, new_path: Path) -> int:
+def compare(old_path: Path, new_path: Path) -> tuple[list[str], int]:
     old_results, new_results = load_results_from(old_path), load_results_from(new_path)
     # Folders are matched run by run (file names); single files by stage.
     by_file = old_path.is_dir() and new_path.is_dir()
     old, new = keyed(old_results, by_file), keyed(new_results, by_file)
+    lines = []
     for label, results, path in (("OLD", old_results, old_path), ("NEW", new_results, new_path)):
-        devices = {describe_device(r.doc["device"]) for r in results}
-        print(f"{label}: {path}: {'; '.join(sorted(devices))}")
-    print()
-    headers = ["run" if by_file else "stage", "variant", "params", "OLD ms", "NEW ms", "NEW/OLD", "speed-up"]
-    rows = []
+        devices = sorted({describe_device(r.device) for r in results})
+        lines.append(f"{label}: {path}: {'; '.join(devices)}; measured (UTC) {measured_dates(results)}")
+    lines.append("")
+    headers = ["run" if by_file else "stage", "variant", "params", "OLD ms", "NEW ms", "NEW/OLD", "speed-up",
+               "outputs"]
+    rows, differing, verdicts = [], [], []
     for key in [k for k in old if k in new]:
-        o, n = old[key][1]["median_ms"], new[key][1]["median_ms"]
+        (old_result, om), (new_result, nm) = old[key], new[key]
+        o, n = om["median_ms"], nm["median_ms"]
         ratio = f"{n / o:.3f}" if o > 0 else "-"
         speedup = f"{o / n:.2f}x" if n > 0 else "-"
-        rows.append([key[0], key[1], format_params(json.loads(key[2])), format_ms(o), format_ms(n), ratio, speedup])
+        config_differs = config_difference(old_result.config, new_result.config)
+        verdict = digest_comparison(om.get("digest"), nm.get("digest"), config_differs)
+        if verdict is not None:
+            verdicts.append(verdict)
+        if verdict == "DIFFERENT":
+            differing.append(f"  {key[0]}  {key[1]}  {format_params(json.loads(key[2]))}: OLD {om['digest']}, "
+                             f"NEW {nm['digest']}")
+        rows.append([key[0], key[1], format_params(json.loads(key[2])), format_ms(o), format_ms(n), ratio, speedup,
+                     verdict or "-"])
     if rows:
-        widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
-        for r in [headers, ["-" * w for w in widths], *rows]:
-            print("  ".join(c.rjust(widths[i]) if i >= 3 else c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
-        print("\nNEW/OLD < 1: NEW is faster. speed-up = OLD / NEW.")
+        lines += text_table(headers, rows, {3, 4, 5, 6})
+        lines += ["", "NEW/OLD < 1: NEW is faster. speed-up = OLD / NEW. outputs: the rows' digests; equal; "
+                  "DIFFERENT: other outputs from the same seed, m, n, k and batches; different-config: the runs' "
+                  "seed or shape differ, so other outputs are expected; -: a run recorded no digest."]
     else:
-        print("no (run, variant, params) in common")
+        lines.append("no (run, variant, params) in common")
+    if verdicts:
+        counts = {v: verdicts.count(v) for v in dict.fromkeys(verdicts)}
+        lines.append("digests compared in " + f"{len(verdicts)} row(s): " +
+                     ", ".join(f"{count} {verdict}" for verdict, count in counts.items()))
+    else:
+        lines.append("digests: no row has an output digest in both runs")
+    if differing:
+        lines += ["", f"OUTPUTS DIFFER in {len(differing)} row(s) with the same config seed, m, n, k and batches in "
+                  "both runs:", *differing]
     for label, only in (("OLD", [k for k in old if k not in new]), ("NEW", [k for k in new if k not in old])):
         if only:
-            print(f"\nonly in {label} ({len(only)}):")
-            for run, name, params in only:
-                print(f"  {run}  {name}  {format_params(json.loads(params))}")
-    return EXIT_OK
+            lines += ["", f"only in {label} ({len(only)}):"]
+            lines += [f"  {run}  {name}  {format_params(json.loads(params))}" for run, name, params in only]
+    failures = [f"{label}: {line}" for label, results in (("OLD", old_results), ("NEW", new_results))
+                for line in failed_verifications(results)]
+    if failures:
+        lines += ["", *failures]
+    return lines, EXIT_UNVERIFIED if differing or failures else EXIT_OK
+
+
+# --- the command line ---------------------------------------------------------------
+
+USAGE = """report.py RESULTS_DIR [--out DIR] [--no-plots]
+       report.py --table RESULTS_DIR [--markdown]
+       report.py --compare OLD NEW"""
+
+EPILOG = """modes:
+  RESULTS_DIR        write report.md and the plots into --out (default: RESULTS_DIR;
+                     the repository's sample data needs --out) and print a short summary
+  --table DIR        print one row per measurement, the regime table and stage 02's peaks;
+                     writes nothing
+  --compare OLD NEW  print both medians, NEW/OLD, the speed-up and whether the output
+                     digests are equal, per variant of two results folders (or files);
+                     writes nothing
+
+exit status:
+  0  ok, and everything verified
+  1  something did not verify, the variants of a run computed different outputs, or
+     (--compare) the same config gave different outputs in OLD and NEW
+  2  bad input (no such folder, no result files, invalid JSON, wrong schema, a missing
+     or malformed field: one line on stderr naming the file and the field), bad usage,
+     or an output that cannot be written
+  3  report.md written without plots: matplotlib is missing"""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="report.py", usage=USAGE, add_help=False, epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                description="The report of the cuda-streams-graphs results: report.md and plots, "
+                                            "the comparison table, or a comparison of two runs.")
+    p.add_argument("results_dir", nargs="?", type=Path, metavar="RESULTS_DIR",
+                   help="folder with the stages' --json files (and --trace timelines)")
+    p.add_argument("--out", type=Path, metavar="DIR", help="where report.md and the plots go (default RESULTS_DIR)")
+    p.add_argument("--no-plots", action="store_true", help="write report.md only")
+    p.add_argument("--table", action="store_true", help="print the comparison table of RESULTS_DIR instead")
+    p.add_argument("--markdown", action="store_true", help="with --table: as a markdown table")
+    p.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"), help="compare two runs")
+    p.add_argument("-h", "--help", action="store_true", help="show this help and exit")
+    return p
+
+
+def run(argv: list[str]) -> tuple[list[str], int]:
+    """Parses `argv` and runs its mode: (what to print on stdout, exit status). Usage errors exit 2 here."""
+    p = parser()
+    args = p.parse_args(argv)
+    if args.help:
+        return p.format_help().rstrip("\n").splitlines(), EXIT_OK
+    if args.compare:
+        if args.results_dir or args.table or args.markdown or args.out or args.no_plots:
+            p.error("--compare OLD NEW takes no RESULTS_DIR, --table, --markdown, --out or --no-plots")
+        return compare(*args.compare)
+    if args.results_dir is None:
+        p.error("give RESULTS_DIR, --table RESULTS_DIR or --compare OLD NEW")
+    if args.table:
+        if args.out or args.no_plots:
+            p.error("--table prints and writes nothing: no --out or --no-plots")
+        return table(args.results_dir, args.markdown)
+    if args.markdown:
+        p.error("--markdown goes with --table")
+    return write_report(args.results_dir, args.out, plots=not args.no_plots)
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        description="Write report.md and PNG plots from a results folder, or compare two runs.",
-        epilog="Exit status: 0 ok; 1 something did not verify; 2 bad input; 3 no plots (matplotlib missing).")
-    parser.add_argument("results_dir", nargs="?", type=Path, help="folder with the stages' --json files")
-    parser.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"),
-                        help="print NEW/OLD median ratios per variant of two results folders (or files)")
-    parser.add_argument("--no-plots", action="store_true", help="write report.md only")
-    args = parser.parse_args(argv)
-    if (args.results_dir is None) == (args.compare is None):
-        parser.error("give either RESULTS_DIR or --compare OLD NEW")
+    status = EXIT_USAGE
     try:
-        if args.compare:
-            return compare(*args.compare)
-        return write_report(args.results_dir, plots=not args.no_plots)
-    except ResultError as error:
-        print(f"report.py: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        try:
+            lines, status = run(argv)
+        except ResultError as error:
+            print(f"report.py: error: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        # Line by line, as any filter writes: a reader that goes away shows as an error on the next write
+        # (one large write can end in a short write that nothing reports).
+        for line in lines:
+            sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (report.py ... | head -1). Everything was decided before printing, so the
+        # status stands; stdout goes to /dev/null so the interpreter's last flush has nowhere to fail.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return status
 
 
 if __name__ == "__main__":

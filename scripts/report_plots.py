@@ -1,11 +1,16 @@
 """The PNG plots of scripts/report.py, drawn with matplotlib from the result JSON.
 
 Each plot function takes the loaded Suite and the folder to write into, and
-returns a Plot (file name, title, what to look for), or raises SkipPlot with
-the reason (a stage that did not run, a feature it does not have yet); the
-report notes that reason instead of the picture. Plots are keyed on
-measurement params (host_memory, direction, bytes, streams, sweep) rather than
-on exact variant names wherever the stages allow it.
+returns a Plot (file name, title, caption), or raises SkipPlot with the reason
+(a stage that did not run, a feature it does not have yet); the report notes
+that reason instead of the picture. Plots are keyed on measurement params
+(host_memory, direction, bytes, streams, sweep) rather than on exact variant
+names wherever the stages allow it.
+
+A caption, and any verdict drawn on a plot, comes from results_lib's
+interpretation functions applied to the plotted figures, with their
+thresholds: it says what the figures show, including when the article's
+claim does not hold on this GPU.
 
 Sized for slides: 16:9 figures at 150 dpi, fonts of 12 pt and more, units on
 every axis.
@@ -13,7 +18,6 @@ every axis.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -24,8 +28,10 @@ matplotlib.use("Agg")  # files only, no display needed (CI, GPU boxes over ssh)
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from results_lib import (Result, Suite, Trace, human_bytes, is_number, kernel_of, missing_kernels,  # noqa: E402
-                         params_of, regimes)
+from results_lib import (Result, StageFigures, Suite, Trace, bound_verdict, copy_findings,  # noqa: E402
+                         find_measurement, gain_sentence, graph_findings, human_bytes, is_number, kernel_of,
+                         missing_kernels, overlap_fraction, overlap_sentence, overlap_short, params_of,
+                         plateau_of_rates_sentence, regimes, stages_sentences, sweep_plateau, sweep_sentence)
 
 SLIDE = (10.0, 5.6)        # inches: 16:9, 1500x840 px at 150 dpi
 SLIDE_WIDE = (13.3, 7.0)   # several panels side by side
@@ -57,7 +63,7 @@ class SkipPlot(Exception):
 class Plot:
     file: str
     title: str
-    look_for: str
+    look_for: str  # the caption: what the plotted figures show, derived from them
 
 
 def style() -> None:
@@ -84,7 +90,7 @@ def device_line(results: list[Result]) -> str:
 def device_version(device: dict[str, Any]) -> str:
     runtime = device.get("runtime_version")
     if is_number(runtime) and runtime > 0:
-        return f"{int(runtime) // 1000}.{int(runtime) % 1000 // 10}"
+        return f"runtime {int(runtime) // 1000}.{int(runtime) % 1000 // 10}"
     return ""
 
 
@@ -92,12 +98,10 @@ def ms_label(ms: float) -> str:
     return f"{ms:.1f} ms" if ms >= 10 else f"{ms:.2f} ms" if ms >= 0.1 else f"{ms * 1000:.0f} µs"
 
 
-def find_measurement(result: Result, name: str, **params: Any) -> dict[str, Any] | None:
-    for m in result.measurements:
-        p = params_of(m)
-        if m["name"] == name and all(p.get(k) == v for k, v in params.items()):
-            return m
-    return None
+def verdict_box(ax: Any, text: str, y: float = 0.86) -> None:
+    """A verdict on the plot itself, on the right under the legend, where the bars leave room."""
+    ax.text(0.99, y, text, transform=ax.transAxes, ha="right", va="top", fontsize=11,
+            bbox={"facecolor": "white", "edgecolor": "#cccccc", "alpha": 0.9})
 
 
 # --- bandwidth vs transfer size (02) --------------------------------------------
@@ -170,10 +174,11 @@ def bandwidth(suite: Suite, out_dir: Path) -> Plot:
     fig.suptitle(f"Copy bandwidth vs transfer size — {device_line(sources)}")
     fig.tight_layout()
     save(fig, out_dir, "bandwidth.png")
-    return Plot("bandwidth.png", "Copy bandwidth vs transfer size (02)",
-                "Pinned, registered and write-combined memory reach the link's rate from a few MiB on; pageable "
-                "memory stays far below it at every size, because the driver first copies it into a pinned "
-                "staging buffer. 'Both directions' is the sum of the two: the link is full duplex.")
+    findings = copy_findings(series)
+    caption = "One line per kind of host memory and direction; 'both directions at once' is the total of the two."
+    if findings:
+        caption += " " + "; ".join(findings)[0].upper() + "; ".join(findings)[1:] + "."
+    return Plot("bandwidth.png", "Copy bandwidth vs transfer size (02)", caption)
 
 
 def thin_ticks(values: list[float], most: int) -> list[float]:
@@ -218,6 +223,7 @@ def stage_bars(suite: Suite, out_dir: Path) -> Plot:
         ranked.append((4, "04 graph replay\n" + str(graph.config.get("host_memory", "")), replay["median_ms"],
                        "#8c564b"))
     bars = [(label, ms, colour) for _, label, ms, colour in sorted(ranked)]
+    figures = StageFigures(**{key: ms for rank, _, ms, _ in ranked for r, key in STAGE_RANKS if r == rank})
     if len(bars) < 2:
         raise SkipPlot("fewer than two of: 01 serial, 03 stream pool, 04 graph replay in these results")
 
@@ -229,25 +235,36 @@ def stage_bars(suite: Suite, out_dir: Path) -> Plot:
         text = ms_label(ms) + ("" if x == 0 else f"\n{first / ms:.1f}× faster")
         ax.annotate(text, (x, ms), xytext=(0, 4), textcoords="offset points", ha="center", va="bottom", fontsize=12)
     pool = suite.main_run("03_stream_pool_gemm")
-    bound = (pool.doc.get("bounds") or {}).get("pipeline_bound_ms") if pool else None
-    if is_number(bound):
-        limited = pool.doc["bounds"].get("limited_by")
+    bound = pool.bounds.get("pipeline_bound_ms") if pool else None
+    if is_number(bound) and bound > 0:
+        figures.bound = bound
+        limited = pool.bounds.get("limited_by")
         ax.axhline(bound, color="black", linestyle="--", linewidth=1.5,
                    label=f"pipeline bound {ms_label(bound)}" + (f" (limited by {limited})" if limited else ""))
         ax.legend(loc="upper right")
+        against = [(what, ms) for what, ms in (("stream pool", figures.pool_pinned), ("graph replay", figures.replay))
+                   if ms]
+        if against:
+            verdict_box(ax, "\n".join(f"{what}: {ms / bound:.2f}× the bound, {BOUND_WORDS[bound_verdict(ms, bound)]}"
+                                      for what, ms in against))
     ax.set_xticks(list(xs), [b[0] for b in bars])
     ax.set_xlabel(f"separate runs; × faster than the first bar ({bars[0][0].replace(chr(10), ' ')})")
     ax.set_ylabel("time for all 100 batches (ms)" if batches_of(suite) == 100 else "time for all batches (ms)")
-    ax.set_ylim(0, max(b[1] for b in bars) * 1.25)
+    ax.set_ylim(0, max(b[1] for b in bars) * 1.45)  # room above the bars for the verdict and the legend
     ax.grid(axis="x", visible=False)
     ax.set_title(f"The same GEMMs, stage by stage — {device_line(suite.results)}")
     fig.tight_layout()
     save(fig, out_dir, "stages.png")
     return Plot("stages.png", "The same work, stage by stage",
-                "Serial pageable is the sum of copy in, compute and copy out; pinned memory shortens the copies; "
-                "the stream pool overlaps them and lands at the pipeline bound (the longest resource), where "
-                "the graph replay lands too. Each bar is a separate run: the ratios measured within one run are "
-                "in the table.")
+                "Each bar is a separate run, so these ratios are for orientation; the ratios measured within one "
+                "run are in the tables. " + ". ".join(stages_sentences(figures)) + ".")
+
+
+# The bars of stages.png by rank, and the StageFigures field each one fills.
+STAGE_RANKS = ((0, "serial_pageable"), (1, "pool_pageable"), (2, "serial_pinned"), (3, "pool_pinned"),
+               (4, "replay"))
+# bound_verdict's words, short enough for the plot.
+BOUND_WORDS = {"below": "BELOW it (beat it)", "at": "at it", "above": "above it"}
 
 
 def batches_of(suite: Suite) -> Any:
@@ -283,7 +300,13 @@ def sweep(suite: Suite, out_dir: Path) -> Plot:
         if several and sum(f"{kernel_of(r)}, {r.config.get('host_memory', '?')}" == who for r, _ in runs) > 1:
             who += f" ({result.path.stem})"  # two runs of one kernel and memory kind: tell them apart by name
         ax.plot(xs, ys, marker="o", linewidth=2.2, markersize=7, color=colour, label=f"stream pool, {who}")
-        bound = (result.doc.get("bounds") or {}).get("pipeline_bound_ms")
+        plateau = sweep_plateau(points)
+        if plateau is not None and plateau.kind != "still improving":
+            # Where the time stops improving, marked on the line it belongs to.
+            ax.annotate(f"stops improving: {plateau.streams}", (plateau.streams, plateau.ms), xytext=(8, 14),
+                        textcoords="offset points", fontsize=11, color=colour,
+                        arrowprops={"arrowstyle": "->", "color": colour})
+        bound = result.bounds.get("pipeline_bound_ms")
         if is_number(bound):
             ax.axhline(bound, color=colour if several else "black", linestyle="--", linewidth=1.5,
                        label=f"pipeline bound {ms_label(bound)}")
@@ -306,9 +329,12 @@ def sweep(suite: Suite, out_dir: Path) -> Plot:
     ax.set_title(f"Time vs number of streams — {device_line([r for r, _ in runs])}")
     fig.tight_layout()
     save(fig, out_dir, "sweep.png")
-    return Plot("sweep.png", "Stream-count sweep (03)",
-                "One stream is the serial time; two already reach the plateau at the pipeline bound; more streams "
-                "buy nothing, because the longest resource (here the kernels) is already busy all the time.")
+    captions = []
+    for result, points in runs:
+        bound = result.bounds.get("pipeline_bound_ms")
+        text = sweep_sentence(points, bound if is_number(bound) and bound > 0 else None)
+        captions.append(f"{result.path.stem}: {text}" if several else text)
+    return Plot("sweep.png", "Stream-count sweep (03)", " ".join(captions))
 
 
 # --- graph costs (04) ---------------------------------------------------------------
@@ -347,7 +373,7 @@ def graph_costs(suite: Suite, out_dir: Path) -> Plot:
         bar_panel(ax, issue, ["#1f77b4", "#8c564b"][:len(issue)], "ms")
         ax.set_title("CPU time to issue the work")
         ax.set_ylabel("CPU time (ms)")
-        even = (result.doc.get("bounds") or {}).get("break_even_replays")
+        even = result.bounds.get("break_even_replays")
         if is_number(even):
             ax.text(0.5, 0.97, f"break-even after {even:.1f} replays", transform=ax.transAxes, ha="center",
                     va="top", fontsize=12)
@@ -360,10 +386,11 @@ def graph_costs(suite: Suite, out_dir: Path) -> Plot:
     fig.suptitle(f"What a CUDA Graph costs and saves ({batches} batches) — {device_line([result])}")
     fig.tight_layout()
     save(fig, out_dir, "graph_costs.png")
-    return Plot("graph_costs.png", "Graph costs (04)",
-                "Capture and instantiate are paid once; a replay takes as long on the GPU as the stream pool. "
-                "What the graph saves is CPU time to issue the work, and per-launch overhead, which matters "
-                "when the work is many tiny kernels.")
+    findings = graph_findings(result)
+    caption = "Capture, instantiate and upload are paid once per graph, a replay every time. "
+    if findings:
+        caption += "; ".join(findings)[0].upper() + "; ".join(findings)[1:] + "."
+    return Plot("graph_costs.png", "Graph costs (04)", caption)
 
 
 WAY_COLOURS = {"streams": "#1f77b4", "graph": "#8c564b"}
@@ -418,7 +445,7 @@ def bar_panel(ax: Any, bars: list[tuple[str, float]], colours: list[str], unit: 
     ax.grid(axis="x", visible=False)
 
 
-# --- the regimes (issue 9) -----------------------------------------------------------
+# --- the regimes -------------------------------------------------------------------
 
 REGIME_COLOURS = {"kernel": OP_COLOURS["kernel"], "pipeline": "#1f77b4"}
 
@@ -472,21 +499,29 @@ def regime_bars(suite: Suite, out_dir: Path) -> Plot:
     ax.set_title(f"The kernel alone vs the whole pipeline ({batches} batches) — {device_line([rows[0].run])}")
     fig.tight_layout()
     save(fig, out_dir, "regimes.png")
+    return Plot("regimes.png", REGIMES_TITLE, regimes_caption(rows))
+
+
+REGIMES_TITLE = "Regimes: the kernel alone vs the whole pipeline"
+
+
+def regimes_caption(rows: list[Any]) -> str:
+    naive = next((r for r in rows if r.kernel == "naive"), None)
+    by_regime = {regime: [r for r in rows if r.regime == regime] for regime in dict.fromkeys(r.regime for r in rows)}
+    regimes_text = "; ".join(f"{', '.join(r.kernel for r in group)}: {regime}" for regime, group in by_regime.items())
+    text = ("Orange: how fast each GEMM kernel is on its own; blue: the same work end to end, copies included; "
+            f"dashed: the pipeline bound, set by the busiest resource ({regimes_text}).")
+    for group in by_regime.values():
+        if len(group) > 1:
+            text += " " + plateau_of_rates_sentence([r.kernel for r in group], [r.pipeline_gflops for r in group],
+                                                    [r.kernel_gflops for r in group]) + "."
     fastest = max(rows, key=lambda r: r.kernel_gflops)
     if naive and fastest is not naive:
-        numbers = (f" Here the fastest kernel ({fastest.kernel}) is {fastest.kernel_gflops / naive.kernel_gflops:.1f}× "
-                   f"the naive one alone, but only {fastest.pipeline_gflops / naive.pipeline_gflops:.1f}× faster "
-                   "end to end.")
-    else:
-        numbers = ""
-    by_regime = {regime: ", ".join(r.kernel for r in rows if r.regime == regime)
-                 for regime in dict.fromkeys(r.regime for r in rows)}
-    regimes_text = "; ".join(f"{kernels}: {regime}" for regime, kernels in by_regime.items())
-    return Plot("regimes.png", "Regimes: the kernel alone vs the whole pipeline (issue 9)",
-                "Orange: how fast each GEMM kernel is on its own; blue: the same work end to end, copies "
-                f"included; dashed: the pipeline bound, set by the busiest resource ({regimes_text}). Where the "
-                "PCIe copies set it, the blue bars stop at the same height however tall the orange ones grow."
-                + numbers)
+        text += (f" The fastest kernel alone, {fastest.kernel}, is {fastest.kernel_gflops / naive.kernel_gflops:.1f}× "
+                 "the naive one; end to end its pipeline is "
+                 + gain_sentence(fastest.kernel_gflops / naive.kernel_gflops,
+                                 fastest.pipeline_gflops / naive.pipeline_gflops) + ".")
+    return text
 
 
 # --- timelines ----------------------------------------------------------------------
@@ -520,7 +555,10 @@ def gantt(trace: Trace, runs: list[Result], out_dir: Path) -> Plot:
     panel_height = min(max(1.6, 0.5 + 0.38 * len(rows)), 4.2)
     panels = 2 if zoom_end else 1
     fig, axes = plt.subplots(panels, 1, figsize=(SLIDE[0], 1.6 + panels * panel_height), squeeze=False)
-    views = [(axes[0][0], end, f"the whole run: {len(ops)} operations, {ms_label(end)}")]
+    overlapped, busy = overlap_fraction([(e["ts"], e["dur"]) for e in ops])
+    verdict = overlap_sentence(overlapped, busy)
+    views = [(axes[0][0], end, f"the whole run: {len(ops)} operations, {ms_label(end)}; "
+                               f"{overlap_short(overlapped, busy)}")]
     if zoom_end:
         views.append((axes[1][0], zoom_end, f"close-up: the first {ZOOM_OPS} operations ({ms_label(zoom_end)})"))
     for ax, limit, title in views:
@@ -547,9 +585,7 @@ def gantt(trace: Trace, runs: list[Result], out_dir: Path) -> Plot:
     name = f"timeline_{trace.run}.png"
     save(fig, out_dir, name)
     return Plot(name, f"Timeline: {trace.run}",
-                "Each bar is one copy or kernel as the GPU ran it (recorded with CUPTI). Serial: one row, H2D, "
-                "kernel, D2H in turn, never two at once. Stream pool: one batch's copies run under another "
-                "batch's kernel, so the kernels follow each other with no gaps.")
+                "Each bar is one copy or kernel as the GPU ran it, one row per stream. " + verdict + ".")
 
 
 def kind_from_name(name: str) -> str:
@@ -566,7 +602,7 @@ SUITE_PLOTS: list[tuple[str, Callable[[Suite, Path], Plot], str]] = [
     ("The same work, stage by stage", stage_bars, "stages.png"),
     ("Stream-count sweep (03)", sweep, "sweep.png"),
     ("Graph costs (04)", graph_costs, "graph_costs.png"),
-    ("Regimes: the kernel alone vs the whole pipeline (issue 9)", regime_bars, "regimes.png"),
+    (REGIMES_TITLE, regime_bars, "regimes.png"),
 ]
 
 

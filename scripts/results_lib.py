@@ -1,41 +1,55 @@
-"""Reading result files, shared by scripts/summarize.py and scripts/report.py.
+"""The library behind scripts/report.py: the one results loader, validation,
+shared formatting, output digests, and the decisions behind every sentence
+that interprets figures.
 
 A results folder (what scripts/run_suite.sh or scripts/gpu_box_check.sh
 writes) holds, for each run of a stage:
-  <run>.json        the result, schema cuda-streams-graphs/result/v1 (DESIGN.md)
+  <run>.json        the result, schema cuda-streams-graphs/result/v1
   <run>.trace.json  optionally, its timeline as Chrome trace events
-                    ({"traceEvents": [...]}, common/timeline.hpp)
+                    ({"traceEvents": [...]}, common/timeline/)
 and logs. <run> is the stage name, or the stage name and a suffix for extra
 runs ("01_serial_baseline-pinned").
 
-Both scripts check the same fields (validate), so they accept the same files.
-summarize.py skips a JSON file of another schema; load_suite here refuses it:
-in a folder the report is built from, a result file that can't be read is a
-mistake to point at, not something to leave out quietly. Every problem is a
-ResultError whose message names the file and the field.
+Every mode of report.py reads a folder with load_suite, so they all agree on
+which *.json files are results, which are traces and which are skipped:
+  - an object with "traceEvents": a trace;
+  - an object with "schema" (or, without it, with a result's own fields
+    "stage", "measurements", "verification"): a result, which must be valid;
+    another schema, or a result without one, is an error, not a file to
+    leave out quietly;
+  - anything else (another tool's JSON): skipped, with one note on stderr.
+Every problem is a ResultError whose message names the file and the field.
 
-regimes() is issue 9's comparison, one row per GEMM kernel: summarize.py
-prints it as a table, report.py adds the lesson and a plot.
+The interpretation functions at the end take plain numbers and return a
+verdict (a short word) and the sentence built on it, each with its
+threshold stated, so a caption says what the figures show on this GPU,
+including when the article's claim does not hold here.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-__all__ = ["SCHEMA", "Result", "ResultError", "Trace", "Suite", "Regime", "load_suite", "load_results_from",
-           "params_of", "run_name", "is_number", "validate", "regimes", "kernel_of", "KERNEL_ORDER",
-           "missing_kernels", "run_name_for_kernel"]
+from typing import Any, Callable, Iterable
 
 SCHEMA = "cuda-streams-graphs/result/v1"
+# The fields that make a JSON object a result of this suite even when its schema is missing.
+RESULT_FIELDS = ("stage", "measurements", "verification")
+# ISO 8601 in UTC, as the stages write measured_at: 2026-12-01T10:22:33Z (fractional seconds allowed).
+MEASURED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")
+# A measurement's digest: a 64-bit hash of its outputs over all batches, 16 lowercase hex digits.
+DIGEST = re.compile(r"[0-9a-f]{16}")
 
 
 class ResultError(Exception):
-    """A result file that cannot be read or summarised; the message names file and field."""
+    """A result file that cannot be read; the message names file and field."""
 
+
+# --- results, traces, the folder -------------------------------------------------------
 
 @dataclass
 class Result:
@@ -51,6 +65,10 @@ class Result:
         return self.doc["config"]
 
     @property
+    def device(self) -> dict[str, Any]:
+        return self.doc["device"]
+
+    @property
     def measurements(self) -> list[dict[str, Any]]:
         return self.doc["measurements"]
 
@@ -58,56 +76,20 @@ class Result:
     def passed(self) -> bool:
         return self.doc["verification"]["passed"] is True
 
+    @property
+    def measured_at(self) -> str | None:
+        """When the stage ran (UTC), or None for a result written before the stages recorded it."""
+        return self.doc.get("measured_at")
 
-def human_bytes(count: float) -> str:
-    """1 GiB, 64 MiB, 1.5 KiB, 512 B: sizes as the stages print them."""
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= size:
-            value = count / size
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{count:.0f} B"
-
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def json_type(value: Any) -> str:
-    names = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string",
-             list: "array", dict: "object"}
-    return names.get(type(value), type(value).__name__)
-
-
-def require(doc: dict[str, Any], path: Path, field: str, kind: type | tuple[type, ...], label: str) -> Any:
-    if field not in doc:
-        raise ResultError(f"{path}: missing required field '{label}'")
-    value = doc[field]
-    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise ResultError(f"{path}: field '{label}' has the wrong type ({json_type(value)})")
-    return value
-
-
-def validate(doc: dict[str, Any], path: Path) -> None:
-    """Checks the fields both scripts rely on; raises ResultError naming the first missing one."""
-    require(doc, path, "stage", str, "stage")
-    require(doc, path, "device", dict, "device")
-    require(doc, path, "config", dict, "config")
-    measurements = require(doc, path, "measurements", list, "measurements")
-    for index, measurement in enumerate(measurements):
-        label = f"measurements[{index}]"
-        if not isinstance(measurement, dict):
-            raise ResultError(f"{path}: field '{label}' is not an object")
-        require(measurement, path, "name", str, f"{label}.name")
-        median = require(measurement, path, "median_ms", (int, float), f"{label}.median_ms")
-        if not math.isfinite(median):
-            raise ResultError(f"{path}: field '{label}.median_ms' is not a finite number")
-    verification = require(doc, path, "verification", dict, "verification")
-    require(verification, path, "passed", bool, "verification.passed")
+    @property
+    def bounds(self) -> dict[str, Any]:
+        bounds = self.doc.get("bounds")
+        return bounds if isinstance(bounds, dict) else {}
 
 
 @dataclass
 class Trace:
-    """One timeline: Chrome trace events, as common/timeline.cpp writes them."""
+    """One timeline: Chrome trace events, as the stages write them with --trace."""
     path: Path
     doc: dict[str, Any]
 
@@ -129,6 +111,7 @@ class Suite:
     directory: Path
     results: list[Result] = field(default_factory=list)
     traces: list[Trace] = field(default_factory=list)
+    skipped: list[Path] = field(default_factory=list)
 
     def by_stage(self, stage: str) -> list[Result]:
         return [r for r in self.results if r.stage == stage]
@@ -151,13 +134,76 @@ def params_of(measurement: dict[str, Any]) -> dict[str, Any]:
     return params if isinstance(params, dict) else {}
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise ResultError(f"{path}: cannot read: {error}") from None
-    except json.JSONDecodeError as error:
-        raise ResultError(f"{path}: not valid JSON: {error}") from None
+def find_measurement(result: Result, name: str, **params: Any) -> dict[str, Any] | None:
+    """The first measurement called `name` whose params include `params`."""
+    for m in result.measurements:
+        p = params_of(m)
+        if m["name"] == name and all(p.get(k) == v for k, v in params.items()):
+            return m
+    return None
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# --- validation -----------------------------------------------------------------------
+
+def json_type(value: Any) -> str:
+    names = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string",
+             list: "array", dict: "object"}
+    return names.get(type(value), type(value).__name__)
+
+
+def require(doc: dict[str, Any], path: Path, key: str, kind: type | tuple[type, ...], label: str) -> Any:
+    if key not in doc:
+        raise ResultError(f"{path}: missing required field '{label}'")
+    value = doc[key]
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise ResultError(f"{path}: field '{label}' has the wrong type ({json_type(value)})")
+    return value
+
+
+def validate(doc: dict[str, Any], path: Path) -> None:
+    """Every field the report, the table and the comparison read; raises ResultError naming the first bad one.
+    Fields added to the schema later (measured_at, device.driver, digest) may be absent or null."""
+    require(doc, path, "stage", str, "stage")
+    device = require(doc, path, "device", dict, "device")
+    require(doc, path, "config", dict, "config")
+    measurements = require(doc, path, "measurements", list, "measurements")
+    for index, m in enumerate(measurements):
+        label = f"measurements[{index}]"
+        if not isinstance(m, dict):
+            raise ResultError(f"{path}: field '{label}' is not an object")
+        require(m, path, "name", str, f"{label}.name")
+        median = require(m, path, "median_ms", (int, float), f"{label}.median_ms")
+        if not math.isfinite(median):
+            raise ResultError(f"{path}: field '{label}.median_ms' is not a finite number")
+        if median < 0:
+            raise ResultError(f"{path}: field '{label}.median_ms' is negative")
+        if "params" in m and not isinstance(m["params"], dict):
+            raise ResultError(f"{path}: field '{label}.params' is not an object")
+        for key in ("gbps", "gflops", "p95_ms", "min_ms", "max_ms"):
+            value = m.get(key)
+            if value is not None and not is_number(value):
+                raise ResultError(f"{path}: field '{label}.{key}' is not a number or null")
+        if m.get("verified") is not None and not isinstance(m["verified"], bool):
+            raise ResultError(f"{path}: field '{label}.verified' is not true, false or null")
+        digest = m.get("digest")
+        if digest is not None and not (isinstance(digest, str) and DIGEST.fullmatch(digest)):
+            raise ResultError(f"{path}: field '{label}.digest' is not 16 lowercase hex digits or null "
+                              f"({json.dumps(digest)})")
+    verification = require(doc, path, "verification", dict, "verification")
+    require(verification, path, "passed", bool, "verification.passed")
+    if doc.get("bounds") is not None and not isinstance(doc["bounds"], dict):
+        raise ResultError(f"{path}: field 'bounds' is not an object")
+    measured_at = doc.get("measured_at")
+    if measured_at is not None and not (isinstance(measured_at, str) and MEASURED_AT.fullmatch(measured_at)):
+        raise ResultError(f"{path}: field 'measured_at' is not an ISO 8601 UTC time like 2026-12-01T10:22:33Z "
+                          f"({json.dumps(measured_at)})")
+    driver = device.get("driver")
+    if driver is not None and not (isinstance(driver, str) and driver):
+        raise ResultError(f"{path}: field 'device.driver' is not a version string or null ({json.dumps(driver)})")
 
 
 def _validate_trace(doc: dict[str, Any], path: Path) -> None:
@@ -173,67 +219,681 @@ def _validate_trace(doc: dict[str, Any], path: Path) -> None:
                     raise ResultError(f"{path}: field 'traceEvents[{index}].{key}' is missing or not a number")
 
 
-def _validate_more(doc: dict[str, Any], path: Path) -> None:
-    """What the report reads beyond validate: params objects, rates, bounds."""
-    for index, m in enumerate(doc["measurements"]):
-        if "params" in m and not isinstance(m["params"], dict):
-            raise ResultError(f"{path}: field 'measurements[{index}].params' is not an object")
-        for key in ("gbps", "gflops", "p95_ms", "min_ms", "max_ms"):
-            value = m.get(key)
-            if value is not None and not is_number(value):
-                raise ResultError(f"{path}: field 'measurements[{index}].{key}' is not a number or null")
-        if m["median_ms"] < 0:
-            raise ResultError(f"{path}: field 'measurements[{index}].median_ms' is negative")
-    if doc.get("bounds") is not None and not isinstance(doc["bounds"], dict):
-        raise ResultError(f"{path}: field 'bounds' is not an object")
+# --- the one loader -------------------------------------------------------------------
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ResultError(f"{path}: cannot read: {error}") from None
+    except json.JSONDecodeError as error:
+        raise ResultError(f"{path}: not valid JSON: {error}") from None
 
 
-def load_result_file(path: Path) -> Result | Trace:
+def load_file(path: Path) -> Result | Trace | None:
+    """A result, a trace, or None for a JSON file of another tool (see the module's docstring)."""
     doc = _read_json(path)
     if not isinstance(doc, dict):
-        raise ResultError(f"{path}: not a result file: the top level is not a JSON object")
+        return None
     if "traceEvents" in doc:
         _validate_trace(doc, path)
         return Trace(path, doc)
     if "schema" not in doc:
-        raise ResultError(f"{path}: not a result file: no 'schema' field (expected \"{SCHEMA}\")")
+        if any(key in doc for key in RESULT_FIELDS):
+            raise ResultError(f"{path}: no 'schema' field (expected \"{SCHEMA}\")")
+        return None
     if doc["schema"] != SCHEMA:
-        raise ResultError(f"{path}: schema is {json.dumps(doc['schema'])}, expected \"{SCHEMA}\"")
+        raise ResultError(f"{path}: field 'schema' is {json.dumps(doc['schema'])}, expected \"{SCHEMA}\"")
     validate(doc, path)
-    _validate_more(doc, path)
     return Result(path, doc)
 
 
-def load_suite(directory: Path) -> Suite:
-    """Every *.json in `directory`: results and traces. Raises ResultError on the first bad file."""
+def skip_note(path: Path) -> str:
+    return f"note: skipping {path.name}: not a {SCHEMA} result or a trace"
+
+
+def _note_on_stderr(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def load_suite(directory: Path, note: Callable[[str], None] = _note_on_stderr) -> Suite:
+    """Every *.json in `directory`: results and traces; other JSON is skipped with a note.
+    Raises ResultError on the first bad file, or when no result is left."""
     if not directory.is_dir():
         raise ResultError(f"{directory}: no such directory")
     suite = Suite(directory)
     for path in sorted(directory.glob("*.json")):
         if not path.is_file():
             continue
-        loaded = load_result_file(path)
-        (suite.traces if isinstance(loaded, Trace) else suite.results).append(loaded)
+        loaded = load_file(path)
+        if loaded is None:
+            suite.skipped.append(path)
+            note(skip_note(path))
+        elif isinstance(loaded, Trace):
+            suite.traces.append(loaded)
+        else:
+            suite.results.append(loaded)
     if not suite.results:
         raise ResultError(f"{directory}: no {SCHEMA} JSON files in it")
-    # Stage order; within a stage the run at defaults first (summarize.py's order).
+    # Stage order; within a stage the run at defaults (the file named after the stage) first.
     suite.results.sort(key=lambda r: (r.stage, r.path.stem != r.stage, r.path.name))
     return suite
 
 
-def load_results_from(path: Path) -> list[Result]:
-    """A results folder, or one result file (for --compare)."""
+def load_results_from(path: Path, note: Callable[[str], None] = _note_on_stderr) -> list[Result]:
+    """A results folder (read as load_suite reads it), or one result file (for --compare)."""
     if path.is_dir():
-        return load_suite(path).results
+        return load_suite(path, note).results
     if not path.exists():
         raise ResultError(f"{path}: no such file or directory")
-    loaded = load_result_file(path)
+    loaded = load_file(path)
     if isinstance(loaded, Trace):
         raise ResultError(f"{path}: a timeline trace, not a result file")
+    if loaded is None:
+        raise ResultError(f"{path}: not a {SCHEMA} result file")
     return [loaded]
 
 
-# --- issue 9: the regimes, one row per GEMM kernel ---------------------------------
+# --- formatting shared by the report, the table and the comparison --------------------
+
+def human_bytes(count: float) -> str:
+    """1 GiB, 64 MiB, 1.5 KiB, 512 B: sizes as the stages print them."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            value = count / size
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{count:.0f} B"
+
+
+def format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
+def format_params(params: Any) -> str:
+    if isinstance(params, dict):
+        return " ".join(f"{key}={format_value(value)}" for key, value in params.items()) or "-"
+    return "-" if params is None else format_value(params)
+
+
+def format_ms(ms: float) -> str:
+    return f"{ms:.2f}" if ms >= 1.0 else f"{ms:.3g}"
+
+
+def rate(value: Any, digits: int = 1) -> str:
+    return f"{value:.{digits}f}" if is_number(value) else "-"
+
+
+def format_pcie(device: dict[str, Any]) -> str | None:
+    def link(gen: Any, width: Any) -> str | None:
+        parts = [f"Gen{gen}" if gen is not None else None, f"x{width}" if width is not None else None]
+        parts = [p for p in parts if p]
+        return " ".join(parts) if parts else None
+
+    now = link(device.get("pcie_gen"), device.get("pcie_width"))
+    best = link(device.get("pcie_gen_max"), device.get("pcie_width_max"))
+    if now is None:
+        return None
+    # Links train down when idle, so the current generation can read below the maximum.
+    return f"PCIe {now}" + (f" (max {best})" if best and best != now else "")
+
+
+def format_cuda_version(version: Any) -> str:
+    # cudaDriverGetVersion/cudaRuntimeGetVersion: 1000 * major + 10 * minor (13000 = 13.0).
+    if is_number(version) and version > 0:
+        return f"{int(version) // 1000}.{int(version) % 1000 // 10}"
+    return str(version)
+
+
+def describe_driver(device: dict[str, Any]) -> str:
+    """NVML's driver version ("driver 580.159.04"); device.driver_version is not it (see describe_device)."""
+    driver = device.get("driver")
+    return f"driver {driver}" if isinstance(driver, str) and driver else "driver version not recorded"
+
+
+def describe_device(device: dict[str, Any]) -> str:
+    parts = [str(device.get("name", "unknown device"))]
+    if device.get("compute_capability") is not None:
+        parts.append(f"compute capability {device['compute_capability']}")
+    pcie = format_pcie(device)
+    if pcie:
+        parts.append(pcie)
+    parts.append(describe_driver(device))
+    # cudaDriverGetVersion: the newest CUDA version the installed driver supports, not the driver's version.
+    if device.get("driver_version") is not None:
+        parts.append(f"CUDA driver API {format_cuda_version(device['driver_version'])}")
+    if device.get("runtime_version") is not None:
+        parts.append(f"CUDA runtime {format_cuda_version(device['runtime_version'])}")
+    return ", ".join(parts)
+
+
+def device_identity(device: dict[str, Any]) -> str:
+    keys = ("name", "compute_capability", "pci_bus_id", "driver", "driver_version", "runtime_version")
+    return json.dumps([device.get(key) for key in keys])
+
+
+def describe_devices(results: list[Result]) -> list[str]:
+    """One line for the device all results ran on, else one line per file."""
+    if len({device_identity(r.device) for r in results}) == 1:
+        return [f"device: {describe_device(results[0].device)}"]
+    return [f"{r.path.name}: {describe_device(r.device)}" for r in results]
+
+
+def measured_dates(results: list[Result]) -> str:
+    """When the results were measured, from each result's measured_at; never guessed from file times."""
+    stamps = sorted(r.measured_at for r in results if r.measured_at)
+    missing = [r.path.name for r in results if not r.measured_at]
+    if not stamps:
+        return "date not recorded (no result has measured_at)"
+    text = stamps[0] if stamps[0] == stamps[-1] else f"{stamps[0]} to {stamps[-1]}"
+    if missing:
+        text += f"; date not recorded in {', '.join(missing)}"
+    return text
+
+
+# Params that read well as a bare value ("pinned", "depth_first", "h2d"), and
+# counts that read well as "8 streams"; the order they are listed in.
+BARE_PARAMS = ("host_memory", "direction", "call", "order", "device_buffers")
+COUNT_PARAMS = ("streams", "batches", "kernels", "gemms")
+PARAM_ORDER = ("streams", "order", "host_memory", "direction", "bytes", "call")
+
+
+def describe_params(params: dict[str, Any]) -> str:
+    """{"streams": 8, "order": "depth_first", "host_memory": "pinned", "sweep": false} -> "8 streams, depth_first, pinned"."""
+    keys = sorted(params, key=lambda k: (PARAM_ORDER.index(k) if k in PARAM_ORDER else len(PARAM_ORDER), k))
+    parts = []
+    for key in keys:
+        value = params[key]
+        if isinstance(value, bool):
+            if value:
+                parts.append(key)
+        elif key == "bytes" and is_number(value):
+            parts.append(human_bytes(value))
+        elif key in COUNT_PARAMS and is_number(value):
+            parts.append(f"{value} {key}")
+        elif key in BARE_PARAMS and isinstance(value, str):
+            parts.append(value)
+        elif isinstance(value, (dict, list)):
+            parts.append(f"{key}={json.dumps(value, separators=(',', ':'))}")
+        else:
+            parts.append(f"{key}={value}")
+    return ", ".join(parts)
+
+
+def variant_label(m: dict[str, Any]) -> str:
+    described = describe_params(params_of(m))
+    return f"{m['name']} ({described})" if described else m["name"]
+
+
+def is_unverified(m: dict[str, Any]) -> bool:
+    """null: nothing to check (an allocation cost, a CPU issue time); a missing field or false: not verified."""
+    verified = m.get("verified", False)
+    return verified is not True and verified is not None
+
+
+def verified_text(m: dict[str, Any]) -> str:
+    value = m.get("verified", False)
+    return "yes" if value is True else ("n/a" if value is None else "NO")
+
+
+def md_row(cells: list[str]) -> str:
+    return "| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
+
+
+def md_table(headers: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    lines = [md_row(headers), "|" + "|".join("---:" if i in right else "---" for i in range(len(headers))) + "|"]
+    lines += [md_row(r) for r in rows]
+    return lines
+
+
+def text_table(headers: list[str], rows: list[list[str]], right: set[int], rule: bool = True) -> list[str]:
+    """Plain-text columns; `rule`: a line of dashes under the headers."""
+    widths = [max(len(row[i]) for row in [headers, *rows]) for i in range(len(headers))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])
+                         for i, cell in enumerate(cells)).rstrip()
+
+    return [line(headers), *(["  ".join("-" * w for w in widths)] if rule else []), *(line(r) for r in rows)]
+
+
+def failed_verifications(results: list[Result]) -> list[str]:
+    """One line per result whose stage failed verification, and per result with measurements not verified."""
+    lines = []
+    for r in results:
+        if not r.passed:
+            reason = r.doc["verification"].get("failure", "verification.passed is false")
+            lines.append(f"VERIFICATION FAILED in {r.path.name}: {reason}")
+        bad = [variant_label(m) for m in r.measurements if is_unverified(m)]
+        if bad:
+            lines.append(f"not verified in {r.path.name}: " + "; ".join(bad))
+    return lines
+
+
+# --- output digests -------------------------------------------------------------------
+
+def output_shape(result: Result, m: dict[str, Any]) -> tuple[Any, ...]:
+    """What a measurement's outputs are: the GEMM shape and count, or the bytes copied. The config's
+    workload unless the measurement's params say otherwise (stage 04's 1000 tiny 64³ GEMMs)."""
+    p, c = params_of(m), result.config
+    if is_number(p.get("size")):
+        dims = (p["size"],) * 3
+    else:
+        dims = tuple(p.get(key, c.get(key)) for key in ("m", "n", "k"))
+    count = p.get("gemms", p.get("batches", c.get("batches")))
+    return (*dims, count, p.get("bytes"))
+
+
+def describe_shape(shape: tuple[Any, ...]) -> str:
+    m, n, k, count, size = shape
+    parts = []
+    if m is not None:
+        parts.append(f"{m}³" if m == n == k else f"{m}×{n}×{k}")
+    if count is not None:
+        parts.append(f"{count} batches")
+    if size is not None and is_number(size):
+        parts.append(human_bytes(size))
+    return ", ".join(parts) or "the run's workload"
+
+
+@dataclass
+class DigestGroup:
+    """The digests of one result's measurements with the same output shape."""
+    shape: tuple[Any, ...]
+    by_digest: dict[str, list[str]]  # digest -> the variants that produced it
+
+    @property
+    def count(self) -> int:
+        return sum(len(v) for v in self.by_digest.values())
+
+
+def digest_groups(result: Result) -> list[DigestGroup]:
+    groups: dict[tuple[Any, ...], DigestGroup] = {}
+    for m in result.measurements:
+        if isinstance(m.get("digest"), str):
+            shape = output_shape(result, m)
+            group = groups.setdefault(shape, DigestGroup(shape, {}))
+            group.by_digest.setdefault(m["digest"], []).append(variant_label(m))
+    return list(groups.values())
+
+
+def digest_agreement(digests: list[str]) -> str:
+    """"agree" (two or more, all equal), "differ", "single" (nothing to compare) or "none"."""
+    if not digests:
+        return "none"
+    if len(digests) == 1:
+        return "single"
+    return "agree" if len(set(digests)) == 1 else "differ"
+
+
+def digest_lines(results: list[Result]) -> tuple[list[str], bool]:
+    """Whether the variants of each result computed the same outputs (same seed and shape: the same C).
+    (lines, any disagreement)."""
+    lines, differ = [], False
+    without = [r.path.name for r in results if not digest_groups(r)]
+    for r in results:
+        for group in digest_groups(r):
+            digests = [d for d, variants in group.by_digest.items() for _ in variants]
+            verdict = digest_agreement(digests)
+            where = f"{r.path.name} ({describe_shape(group.shape)})"
+            if verdict == "agree":
+                lines.append(f"{where}: the {group.count} output digests agree ({digests[0]})")
+            elif verdict == "single":
+                lines.append(f"{where}: one output digest ({digests[0]}), nothing to compare it with")
+            else:
+                differ = True
+                lines.append(f"OUTPUTS DIFFER in {where}: " + "; ".join(
+                    f"{d}: {', '.join(v)}" for d, v in group.by_digest.items()))
+    if without:
+        lines.append("no output digests in " + ", ".join(without))
+    return lines, differ
+
+
+SAME_CONFIG_KEYS = ("seed", "m", "n", "k", "batches")
+
+
+def config_difference(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The keys of SAME_CONFIG_KEYS that differ or are missing in one of the configs: [] when the two runs
+    computed the same inputs and shapes, so their outputs must be the same."""
+    return [key for key in SAME_CONFIG_KEYS if key not in old or key not in new or old[key] != new[key]]
+
+
+def digest_comparison(old: Any, new: Any, config_differs: list[str]) -> str | None:
+    """One row of --compare: "equal", "DIFFERENT" (same config, different outputs: a finding),
+    "different-config" (expected: the inputs or shapes differ), or None when a run has no digest."""
+    if not isinstance(old, str) or not isinstance(new, str):
+        return None
+    if old == new:
+        return "equal"
+    return "different-config" if config_differs else "DIFFERENT"
+
+
+# --- interpreting figures: verdicts with stated thresholds ---------------------------
+
+# A median of 10 repeats moves by well under 1% between runs on an idle GPU
+# (the samples' p95 is within 0.5% of the median for the pinned pools), so:
+BOUND_BEATEN = 0.01    # more than 1% below the pipeline bound: the run beat it
+AT_BOUND = 0.05        # from there to 5% above the bound: at the bound
+SAME_TIME = 0.03       # two times within ±3%: about equal
+PLATEAU = 0.03         # within 3% of the sweep's best time: no longer improving
+SAME_RATE = 0.10       # copy rates within ±10%: about equal (pageable copies vary by more than 3%)
+DUPLEX_GAIN = 0.25     # both directions at once more than 25% above one direction alone: a gain
+SAME_HEIGHT = 0.05     # pipelines within 5% of each other: the same height whatever the kernel
+OVERLAPPED = 0.01      # two operations at once for more than 1% of the busy time: overlapped
+GAIN_KEPT = 0.90       # the pipeline kept 90% of the kernel's speed-up or more: it carried over
+GAIN_LOST = 0.50       # it kept under half: "only"
+
+
+def percent(value: float) -> str:
+    return f"{100.0 * value:.0f}%"
+
+
+def ms_text(ms: float) -> str:
+    return f"{ms:.2f} ms" if ms >= 0.1 else f"{ms * 1000:.0f} µs"
+
+
+def bound_verdict(achieved_ms: float, bound_ms: float) -> str:
+    """"below" (beat the bound by more than BOUND_BEATEN), "at" (up to AT_BOUND above it) or "above"."""
+    ratio = achieved_ms / bound_ms
+    if ratio < 1.0 - BOUND_BEATEN:
+        return "below"
+    return "at" if ratio <= 1.0 + AT_BOUND else "above"
+
+
+def bound_sentence(what: str, achieved_ms: float, bound_ms: float) -> str:
+    verdict, ratio = bound_verdict(achieved_ms, bound_ms), achieved_ms / bound_ms
+    figures = f"{what} takes {ms_text(achieved_ms)}"
+    if verdict == "below":
+        return (f"{figures}, {percent(1.0 - ratio)} BELOW the pipeline bound of {ms_text(bound_ms)}: it beat the "
+                f"bound (more than {percent(BOUND_BEATEN)} under it), so the isolated one-stream sums the bound is "
+                "made of are slower than what this GPU does with the work overlapped")
+    if verdict == "at":
+        return (f"{figures}, at the pipeline bound of {ms_text(bound_ms)} (within -{percent(BOUND_BEATEN)} to "
+                f"+{percent(AT_BOUND)}): as fast as the busiest resource allows")
+    return (f"{figures}, {percent(ratio - 1.0)} above the pipeline bound of {ms_text(bound_ms)} (more than "
+            f"{percent(AT_BOUND)} over it): not at the bound, the busiest resource idles part of the time")
+
+
+def time_verdict(ms: float, reference_ms: float) -> str:
+    """`ms` against `reference_ms`: "faster", "slower" or "about equal" (within ±SAME_TIME)."""
+    ratio = ms / reference_ms
+    if ratio < 1.0 - SAME_TIME:
+        return "faster"
+    return "slower" if ratio > 1.0 + SAME_TIME else "about equal"
+
+
+def versus_sentence(what: str, ms: float, other: str, reference_ms: float, verb: str = "is") -> str:
+    """"graph replay is faster than the stream pool (ratio 0.90; more than 3% apart)"."""
+    verdict, ratio = time_verdict(ms, reference_ms), ms / reference_ms
+    if verdict == "about equal":
+        return f"{what} {verb} about equal to {other} (ratio {ratio:.2f}, within ±{percent(SAME_TIME)})"
+    return f"{what} {verb} {verdict} than {other} (ratio {ratio:.2f}; more than {percent(SAME_TIME)} apart)"
+
+
+def graph_vs_streams_sentence(replay_ms: float, pool_ms: float) -> str:
+    return versus_sentence("graph replay", replay_ms, "the stream pool", pool_ms)
+
+
+def issue_sentence(graph_cpu_ms: float, streams_cpu_ms: float) -> str:
+    """CPU time to issue the work: one graph launch against the stream calls."""
+    return versus_sentence(f"issuing the work as one graph launch ({ms_text(graph_cpu_ms)} of CPU time)",
+                           graph_cpu_ms, f"issuing it call by call on streams ({ms_text(streams_cpu_ms)})",
+                           streams_cpu_ms, verb="was")
+
+
+@dataclass(frozen=True)
+class Plateau:
+    kind: str                # "flat", "plateau" or "still improving"
+    streams: Any             # the fewest streams within PLATEAU of the best time
+    ms: float                # the time there
+    best_streams: Any
+    best_ms: float
+    rises: tuple[Any, float] | None  # a larger pool more than PLATEAU slower than the best: (streams, ms)
+
+
+def sweep_plateau(points: list[tuple[Any, float]]) -> Plateau | None:
+    """Where the time stops improving in a stream-count sweep [(streams, ms), ...]; None below two points."""
+    points = sorted(points)
+    if len(points) < 2:
+        return None
+    best_streams, best_ms = min(points, key=lambda p: p[1])
+    limit = best_ms * (1.0 + PLATEAU)
+    index = next(i for i, (_, ms) in enumerate(points) if ms <= limit)
+    streams, ms = points[index]
+    if index == 0:
+        kind = "flat"
+    elif index == len(points) - 1:
+        kind = "still improving"
+    else:
+        kind = "plateau"
+    later = [p for p in points[index + 1:] if p[1] > limit]
+    rises = max(later, key=lambda p: p[1]) if later else None
+    return Plateau(kind, streams, ms, best_streams, best_ms, rises)
+
+
+def sweep_sentence(points: list[tuple[Any, float]], bound_ms: float | None = None) -> str:
+    plateau = sweep_plateau(points)
+    if plateau is None:
+        return "Too few pool sizes to see where the time stops improving."
+    largest = max(points)[0]
+    if plateau.kind == "flat":
+        text = (f"More streams do not help here: {plateau.streams} stream(s), the smallest pool tried, is already "
+                f"within {percent(PLATEAU)} of the best time ({ms_text(plateau.best_ms)} with "
+                f"{plateau.best_streams} streams).")
+    elif plateau.kind == "still improving":
+        text = (f"The time still improves up to the largest pool tried ({largest} streams, "
+                f"{ms_text(plateau.ms)}): no plateau within {percent(PLATEAU)} in this range.")
+    else:
+        best = "the best time" if plateau.streams == plateau.best_streams else \
+            f"within {percent(PLATEAU)} of the best, {ms_text(plateau.best_ms)} with {plateau.best_streams} streams"
+        text = (f"The time stops improving at {plateau.streams} streams ({ms_text(plateau.ms)}, {best}): larger "
+                f"pools gain at most {percent(PLATEAU)} more.")
+    if plateau.rises:
+        streams, ms = plateau.rises
+        text += (f" Past that, more streams cost time: {streams} streams take {ms_text(ms)}, "
+                 f"{percent(ms / plateau.best_ms - 1.0)} more than the best.")
+    if bound_ms is not None and is_number(bound_ms) and bound_ms > 0:
+        text += " " + bound_sentence(f"The best pool ({plateau.best_streams} streams)", plateau.best_ms,
+                                     bound_ms) + "."
+    return text
+
+
+def rate_verdict(rate_gbps: float, reference_gbps: float) -> str:
+    """A copy rate against another: "faster", "slower" or "about equal" (within ±SAME_RATE)."""
+    ratio = rate_gbps / reference_gbps
+    if ratio > 1.0 + SAME_RATE:
+        return "faster"
+    return "slower" if ratio < 1.0 - SAME_RATE else "about equal"
+
+
+def copy_sentence(direction: str, size: float, pinned_gbps: float, pageable_gbps: float) -> str:
+    verdict = rate_verdict(pinned_gbps, pageable_gbps)
+    figures = (f"{direction} at {human_bytes(size)}: pinned {pinned_gbps:.1f} GB/s, pageable "
+               f"{pageable_gbps:.1f} GB/s")
+    if verdict == "faster":
+        return f"{figures}: pinned is {pinned_gbps / pageable_gbps:.1f}× faster"
+    if verdict == "slower":
+        return f"{figures}: pinned is SLOWER than pageable here ({pinned_gbps / pageable_gbps:.2f}×)"
+    return f"{figures}: about equal (within ±{percent(SAME_RATE)}): pinning gains nothing at this size here"
+
+
+def duplex_sentence(both_gbps: float, one_way_gbps: float) -> str:
+    """Both directions at once against the faster single direction at the same size."""
+    ratio = both_gbps / one_way_gbps
+    if ratio > 1.0 + DUPLEX_GAIN:
+        return (f"both directions at once move {both_gbps:.1f} GB/s in total, {ratio:.2f}× one direction alone: "
+                "the link carries both ways at the same time")
+    return (f"both directions at once move {both_gbps:.1f} GB/s in total, only {ratio:.2f}× one direction alone "
+            f"(not more than {percent(DUPLEX_GAIN)} above it): no gain from copying both ways at once here")
+
+
+def overlap_fraction(spans: Iterable[tuple[float, float]]) -> tuple[float, float]:
+    """(time with two or more operations running, time with at least one), from (start, duration) spans."""
+    edges = sorted([(s, 1) for s, d in spans if d > 0] + [(s + d, -1) for s, d in spans if d > 0])
+    busy = overlapped = 0.0
+    running, last = 0, None
+    for time, step in edges:
+        if last is not None:
+            if running >= 1:
+                busy += time - last
+            if running >= 2:
+                overlapped += time - last
+        running += step
+        last = time
+    return overlapped, busy
+
+
+def overlap_verdict(overlapped: float, busy: float) -> str:
+    """"overlapped" when two or more operations ran at once for more than OVERLAPPED of the busy time,
+    else "serial"."""
+    return "overlapped" if busy > 0 and overlapped / busy > OVERLAPPED else "serial"
+
+
+def overlap_short(overlapped: float, busy: float) -> str:
+    """The verdict in a few words, for a plot's title."""
+    if overlap_verdict(overlapped, busy) == "serial":
+        return "no two operations at once"
+    return f"two or more operations at once {percent(overlapped / busy)} of the busy time"
+
+
+def overlap_sentence(overlapped: float, busy: float) -> str:
+    share = overlapped / busy if busy > 0 else 0.0
+    if overlap_verdict(overlapped, busy) == "serial":
+        return (f"No two operations ran at the same time (overlap {share * 100:.1f}% of the busy time, at most "
+                f"{percent(OVERLAPPED)}): the operations took turns")
+    return (f"Two or more operations ran at once for {percent(share)} of the busy time (more than "
+            f"{percent(OVERLAPPED)}): the work overlapped")
+
+
+def gain_verdict(kernel_x: float, pipeline_x: float) -> str:
+    """How much of a faster kernel's speed-up (kernel_x, vs the naive kernel) reached the whole pipeline
+    (pipeline_x): "carried over" (GAIN_KEPT of it or more), "partly", "little" (under GAIN_LOST), "slower"
+    (the pipeline lost time), or "kernel not faster" (nothing to carry over)."""
+    if kernel_x <= 1.0:
+        return "kernel not faster"
+    if pipeline_x < 1.0:
+        return "slower"
+    kept = (pipeline_x - 1.0) / (kernel_x - 1.0)
+    if kept >= GAIN_KEPT:
+        return "carried over"
+    return "partly" if kept >= GAIN_LOST else "little"
+
+
+def gain_sentence(kernel_x: float, pipeline_x: float) -> str:
+    """The end of "the whole pipeline went from A to B GFLOP/s: ..."."""
+    verdict = gain_verdict(kernel_x, pipeline_x)
+    if verdict == "kernel not faster":
+        return f"{pipeline_x:.2f}× the naive pipeline, but the kernel alone is not faster than the naive one here"
+    if verdict == "slower":
+        return f"SLOWER ({pipeline_x:.2f}×) although the kernel alone is {kernel_x:.1f}× faster"
+    if verdict == "carried over":
+        return f"{pipeline_x:.1f}× faster: the kernel's gain carried over ({percent(GAIN_KEPT)} of it or more)"
+    if verdict == "partly":
+        return (f"{pipeline_x:.1f}× faster: part of the kernel's gain reached it "
+                f"({percent(GAIN_LOST)} to {percent(GAIN_KEPT)} of it)")
+    return f"only {pipeline_x:.1f}× faster: less than {percent(GAIN_LOST)} of the kernel's gain reached it"
+
+
+def spread_verdict(values: list[float]) -> str:
+    """"same" when the largest is within SAME_HEIGHT of the smallest, else "differ"."""
+    return "same" if max(values) <= min(values) * (1.0 + SAME_HEIGHT) else "differ"
+
+
+def plateau_of_rates_sentence(kernels: list[str], pipeline: list[float], alone: list[float]) -> str:
+    """Whether the pipelines of the kernels that share a regime end at the same rate however fast the kernel."""
+    low, high = min(pipeline), max(pipeline)
+    figures = f"{', '.join(kernels)}: whole pipeline {low:,.0f}-{high:,.0f} GFLOP/s, kernels alone " \
+              f"{min(alone):,.0f}-{max(alone):,.0f} GFLOP/s"
+    if spread_verdict(pipeline) == "same":
+        return (f"{figures}: the pipelines end at the same rate (within {percent(SAME_HEIGHT)}) however fast the "
+                "kernel")
+    return f"{figures}: the pipelines differ by more than {percent(SAME_HEIGHT)}"
+
+
+@dataclass
+class StageFigures:
+    """The bars of stages.png, each from its own run; None where that run is missing."""
+    serial_pageable: float | None = None
+    serial_pinned: float | None = None
+    pool_pageable: float | None = None
+    pool_pinned: float | None = None
+    replay: float | None = None
+    bound: float | None = None        # stage 03's pipeline bound (pinned)
+
+
+def stages_sentences(f: StageFigures) -> list[str]:
+    """What stages.png shows, from its figures; each a separate run, so ratios are for orientation."""
+    out = []
+    if f.serial_pageable and f.serial_pinned:
+        out.append(versus_sentence("Serial with pinned memory", f.serial_pinned, "serial with pageable memory",
+                                   f.serial_pageable))
+    if f.pool_pinned and f.serial_pinned:
+        out.append(versus_sentence("The stream pool on pinned memory", f.pool_pinned, "serial on pinned memory",
+                                   f.serial_pinned))
+    if f.pool_pageable and f.serial_pageable:
+        out.append(versus_sentence("The stream pool on pageable memory", f.pool_pageable,
+                                   "serial on pageable memory", f.serial_pageable))
+    if f.bound:
+        if f.pool_pinned:
+            out.append(bound_sentence("The stream pool", f.pool_pinned, f.bound))
+        if f.replay:
+            out.append(bound_sentence("The graph replay", f.replay, f.bound))
+    return out
+
+
+def replay_sentence(kernel: str, replay_ms: float, pool_ms: float) -> str:
+    """Stage 04's replay against stage 03's pool of the same kernel (separate runs)."""
+    return versus_sentence(f"with {kernel}, 04's graph replay ({ms_text(replay_ms)})", replay_ms,
+                           f"03's stream pool ({ms_text(pool_ms)})", pool_ms, verb="was")
+
+
+def copy_findings(series: dict[tuple[str, str], dict[float, float]]) -> list[str]:
+    """Pinned against pageable in each direction, and both directions at once, at the largest size measured;
+    `series`: (host memory, direction) -> {bytes: GB/s}."""
+    sizes = {s for points in series.values() for s in points}
+    if not sizes:
+        return []
+    largest = max(sizes)
+    found = []
+    for direction in ("h2d", "d2h"):
+        pinned = series.get(("pinned", direction), {}).get(largest)
+        pageable = series.get(("pageable", direction), {}).get(largest)
+        if pinned and pageable:
+            found.append(copy_sentence(direction.upper(), largest, pinned, pageable))
+    both = series.get(("pinned", "bidirectional"), {}).get(largest)
+    one_way = [v for v in (series.get(("pinned", d), {}).get(largest) for d in ("h2d", "d2h")) if v]
+    if both and one_way:
+        found.append(f"at {human_bytes(largest)}, " + duplex_sentence(both, max(one_way)))
+    return found
+
+
+def graph_findings(result: Result) -> list[str]:
+    """Stage 04's comparisons within its own run: replay vs its stream pool, CPU issue time, tiny work."""
+    found = []
+    replay, pool = find_measurement(result, "graph_replay"), find_measurement(result, "stream_pool")
+    if replay and pool and pool["median_ms"] > 0:
+        found.append(graph_vs_streams_sentence(replay["median_ms"], pool["median_ms"]) + " on the GPU")
+    graph_cpu, streams_cpu = find_measurement(result, "issue_graph_cpu"), find_measurement(result, "issue_streams_cpu")
+    if graph_cpu and streams_cpu and streams_cpu["median_ms"] > 0:
+        found.append(issue_sentence(graph_cpu["median_ms"], streams_cpu["median_ms"]))
+    for prefix, count_key, what in (("tiny_empty", "kernels", "empty kernels"), ("tiny_gemm", "gemms", "tiny GEMMs")):
+        graph, streams = find_measurement(result, f"{prefix}_graph"), find_measurement(result, f"{prefix}_streams")
+        if graph and streams and streams["median_ms"] > 0:
+            count = params_of(graph).get(count_key)
+            label = f"{count} {what}" if is_number(count) else what
+            found.append(versus_sentence(f"{label} as a graph ({ms_text(graph['median_ms'])})", graph["median_ms"],
+                                         f"on streams ({ms_text(streams['median_ms'])})", streams["median_ms"],
+                                         verb="ran"))
+    even = result.bounds.get("break_even_replays")
+    if is_number(even):
+        found.append(f"the stage puts the break-even at {even:.1f} replays (bounds.break_even_replays)")
+    return found
+
+
+# --- the regimes, one row per GEMM kernel ---------------------------------------------
 
 STAGE03 = "03_stream_pool_gemm"
 STAGE04 = "04_graph_capture_gemm"
@@ -249,7 +909,7 @@ KERNEL_ORDER = ("naive", "tiled", "cublas", "cublas+tf32")
 
 def kernel_of(result: Result) -> str:
     """The kernel a run used, as the stages name it in bounds.kernel: "naive", "cublas+tf32", ...
-    A result from before issue 9 has no config.kernel: it ran the article's naive kernel."""
+    A result from before the stages had a choice of kernel has no config.kernel: it ran the naive kernel."""
     config = result.config
     name = str(config.get("kernel", "naive"))
     return name + "+tf32" if config.get("tf32") is True else name
@@ -327,17 +987,16 @@ def _article_workload(result: Result) -> bool:
 
 
 def regimes(results: list[Result]) -> list[Regime]:
-    """Issue 9's comparison: one Regime per kernel, from stage 03's pinned runs at the article's workload
-    that carry the bounds it needs (runs from before issue 9 do not), in KERNEL_ORDER; each with stage
-    04's graph replay of the same kernel and workload where there is one. Where a kernel ran several
-    times, one run is used (_prefer_named_runs)."""
+    """One Regime per kernel, from stage 03's pinned runs at the article's workload that carry the bounds it
+    needs (older runs do not), in KERNEL_ORDER; each with stage 04's graph replay of the same kernel and
+    workload where there is one. Where a kernel ran several times, one run is used (_prefer_named_runs)."""
     pools: dict[str, list[Result]] = {}
     replays: dict[str, list[tuple[Result, float]]] = {}
     for r in results:
         if not _article_workload(r):
             continue
-        bounds = r.doc.get("bounds")
-        if r.stage == STAGE03 and r.config.get("host_memory") == "pinned" and isinstance(bounds, dict) and \
+        bounds = r.bounds
+        if r.stage == STAGE03 and r.config.get("host_memory") == "pinned" and \
                 all(is_number(bounds.get(k)) for k in ("kernel_gflops", "stream_pool_ms", "pipeline_bound_ms")):
             pools.setdefault(kernel_of(r), []).append(r)
         elif r.stage == STAGE04:
@@ -347,7 +1006,7 @@ def regimes(results: list[Result]) -> list[Regime]:
     rows = []
     for kernel, runs in pools.items():
         run = _prefer_named_runs(runs, kernel)
-        bounds = run.doc["bounds"]
+        bounds = run.bounds
         engines = bounds.get("engine_streams_ms")
         limited_by = str(bounds.get("limited_by", "-"))
         row = Regime(kernel=kernel, run=run, kernel_gflops=bounds["kernel_gflops"], pool_ms=bounds["stream_pool_ms"],

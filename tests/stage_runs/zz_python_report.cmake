@@ -1,26 +1,33 @@
-# The report's tests: scripts/report.py (report.md, plots, the regime section
-# of issue 9, --compare, bad input) and scripts/run_suite.sh (with stand-in
-# stages), in Python's unittest, label cpu: they need no GPU and run in CI.
-# One ctest test per test class of tests/python/test_report.py.
+# The tests of the Python tools: scripts/report.py (report.md, plots, --table,
+# --compare, bad input, the one loader, a closed pipe, the caption decisions)
+# and scripts/run_suite.sh (with stand-in stages), in Python's unittest, label
+# cpu: they need no GPU and run in CI. One ctest test per test class, named
+# python.<module without test_>.<class>; test_registration.py fails when a
+# class is missing here.
 # They need matplotlib; without it the plot tests FAIL with a message saying
 # how to install it (a CPU test is never skipped). Registered only where a
 # Python 3 interpreter exists.
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  foreach(test_class IN ITEMS ReportOnSamples ReportRegimes ReportWithMissingStages Compare BadInput RunSuite)
-    add_test(NAME python.report.${test_class}
-      COMMAND ${Python3_EXECUTABLE} -m unittest -v test_report.${test_class}
+  foreach(test_class IN ITEMS
+      test_report.ReportOnSamples test_report.ReportRegimes test_report.ReportWithMissingStages
+      test_report.ReportOutput test_report.Provenance test_report.DigestsInReportAndTable test_report.Compare
+      test_report.CompareDigests test_report.BadInput test_report.OneLoader test_report.ClosedPipe
+      test_report.Usage
+      test_table.RegimeTable test_table.TableOnSamples
+      test_captions.BoundVerdict test_captions.TimeVerdict test_captions.SweepPlateau test_captions.CopyVerdicts
+      test_captions.Overlap test_captions.Gain test_captions.Spread test_captions.StagesSentences
+      test_captions.DigestDecisions test_captions.DriverAndDates test_captions.CaptionsInReport
+      test_run_suite.RunSuite
+      test_registration.CtestRegistration)
+    string(REGEX REPLACE "^test_([^.]+)\\.(.+)$" "python.\\1.\\2" test_name "${test_class}")
+    add_test(NAME ${test_name}
+      COMMAND ${Python3_EXECUTABLE} -m unittest -v ${test_class}
       WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/python)
     # No __pycache__ folders left in the source tree by a test run.
-    set_tests_properties(python.report.${test_class} PROPERTIES
+    set_tests_properties(${test_name} PROPERTIES
       LABELS cpu TIMEOUT 600 ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
   endforeach()
-  # scripts/summarize.py's regime table (issue 9), on synthetic results: one row per kernel.
-  add_test(NAME python.summarize.RegimeTable
-    COMMAND ${Python3_EXECUTABLE} -m unittest -v test_summarize.RegimeTable
-    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/python)
-  set_tests_properties(python.summarize.RegimeTable PROPERTIES
-    LABELS cpu TIMEOUT 120 ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
 else()
-  message(STATUS "No Python 3 interpreter: the report tests (tests/python) are not registered")
+  message(STATUS "No Python 3 interpreter: the Python tests (tests/python) are not registered")
 endif()
