@@ -10,8 +10,8 @@
 #                                     the same inside a script (default: both)
 #
 #   build:  libcxxopts-dev nlohmann-json3-dev libgtest-dev (apt), cmake >= 3.24,
-#           ninja, nvcc (on PATH or in /usr/local/cuda/bin; never installed
-#           here: the CUDA Toolkit comes from NVIDIA)
+#           ninja, a C++ compiler (g++), nvcc (on PATH or in /usr/local/cuda/bin;
+#           never installed here: the CUDA Toolkit comes from NVIDIA)
 #   python: python3 >= 3.11 with matplotlib. Which python3 gets it:
 #           - python3 on PATH, if it already imports matplotlib;
 #           - else the project's .venv/, if it exists (an earlier set-up made it);
@@ -195,6 +195,11 @@ csg_setup() {
     # Without dpkg the C++ packages can't be checked here; configuring
     # stops with the one that is missing (cmake/Dependencies.cmake).
     command -v ninja >/dev/null 2>&1 || apt_packages+=(ninja-build)
+    # nvcc compiles host code with the system's C++ compiler; the CUDA
+    # Toolkit's packages do not bring one.
+    if [[ -z ${CXX:-} ]] && ! command -v c++ >/dev/null 2>&1 && ! command -v g++ >/dev/null 2>&1; then
+      apt_packages+=(g++)
+    fi
     if command -v cmake >/dev/null 2>&1; then
       cmake_version="$(cmake --version 2>/dev/null | sed -n '1s/^cmake version \([0-9][0-9.]*\).*/\1/p')"
       # An unreadable version is left to CMake itself: the presets and
