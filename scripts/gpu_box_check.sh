@@ -9,8 +9,9 @@
 #                once the checks below pass, so a machine without a GPU gets
 #                none.
 #
-# Before anything is built or written: no GPU (nvidia-smi -L lists none) or
-# a tool missing that set-up (scripts/setup.sh) can't install: one line, exit 77.
+# Before anything is built or written: no GPU (nvidia-smi -L lists none), no
+# compute-sanitizer, or a tool missing that set-up (scripts/setup.sh) can't
+# install: one line, exit 77.
 #
 # Steps (each announced on stderr with the seconds elapsed so far):
 #   a) nvidia-smi -L -> nvidia-smi.txt
@@ -25,7 +26,7 @@
 #
 # A failing step or stage does not stop the later ones (except a failed build,
 # which leaves nothing to run). Exit status: 0 only if everything passed;
-# 1 something failed; 77 no GPU, or a tool missing.
+# 1 something failed; 77 no GPU, or a tool missing; 2 bad usage.
 set -euo pipefail
 
 start_dir="$(pwd)"
@@ -52,6 +53,12 @@ cd "$repo_root"
 # GPU test: stop before building.
 if ! gpus="$(csg_gpu_list)"; then
   echo "gpu_box_check.sh: no GPU here: $gpus; run it on a machine with a CUDA GPU and its driver" >&2
+  exit 77
+fi
+# The sanitizer runs are part of the check; without the tool CMake registers
+# none, and the check would pass without them.
+if ! sanitizer="$(csg_find_compute_sanitizer)"; then
+  echo "gpu_box_check.sh: compute-sanitizer not found (not on PATH, \$COMPUTE_SANITIZER, beside nvcc or in /usr/local/cuda/bin); it ships with the CUDA Toolkit: put its bin/ on PATH or set COMPUTE_SANITIZER=/path/to/compute-sanitizer" >&2
   exit 77
 fi
 setup_status=0
@@ -113,14 +120,15 @@ step "a) nvidia-smi -L"
 tee "$results/nvidia-smi.txt" <<<"$gpus" >&2
 
 # --- b) build ----------------------------------------------------------------
-# The python3 set-up checked registers ctest's Python tests (see scripts/test.sh).
-python_arg=()
+# The python3 set-up checked registers ctest's Python tests (see scripts/test.sh),
+# and the compute-sanitizer found above its sanitizer runs.
+configure_args=("-DCSG_COMPUTE_SANITIZER=$sanitizer")
 if [[ -n ${CSG_PYTHON:-} ]]; then
-  python_arg=("-DPython3_EXECUTABLE=$CSG_PYTHON")
+  configure_args+=("-DPython3_EXECUTABLE=$CSG_PYTHON")
 fi
-step "b) cmake --preset $preset${python_arg[*]:+ ${python_arg[*]}} && cmake --build --preset $preset -j $jobs"
+step "b) cmake --preset $preset ${configure_args[*]} && cmake --build --preset $preset -j $jobs"
 build_status=0
-{ cmake --preset "$preset" "${python_arg[@]}" && cmake --build --preset "$preset" -j "$jobs"; } 2>&1 |
+{ cmake --preset "$preset" "${configure_args[@]}" && cmake --build --preset "$preset" -j "$jobs"; } 2>&1 |
   tee "$results/build.log" || build_status=$?
 if [[ $build_status -ne 0 ]]; then
   fail "configure/build (exit $build_status, see $results/build.log)"
