@@ -5,10 +5,16 @@
 #
 # Usage:  scripts/gpu_box_check.sh [results-dir]
 #   results-dir: the first argument, else $CSG_RESULTS_DIR, else
-#                results/<UTC timestamp> under the repository root.
+#                results/<UTC timestamp> under the repository root; made only
+#                once the checks below pass, so a machine without a GPU gets
+#                none.
+#
+# Before anything is built or written: no GPU (nvidia-smi -L lists none), no
+# compute-sanitizer, or a tool missing that set-up (scripts/setup.sh) can't
+# install: one line, exit 77.
 #
 # Steps (each announced on stderr with the seconds elapsed so far):
-#   a) nvidia-smi -L, if nvidia-smi is installed (informational only)
+#   a) nvidia-smi -L -> nvidia-smi.txt
 #   b) configure and build the "default" preset (Release)
 #   c) ctest --preset default with CSG_REQUIRE_GPU=1, so a GPU test that finds
 #      no device FAILS instead of skipping; no test may be skipped
@@ -16,24 +22,50 @@
 #   d) every built stage (build/default/bin/NN_*) at its defaults, plus the
 #      extra runs listed in extra_runs below
 #      -> <run>.json (schema cuda-streams-graphs/result/v1) and <run>.log
-#   e) python3 scripts/summarize.py <results-dir>: the table, read from the JSON
+#   e) python3 scripts/report.py --table <results-dir>: the table, read from the JSON
 #
 # A failing step or stage does not stop the later ones (except a failed build,
-# which leaves nothing to run). Exit status: 0 only if everything passed.
+# which leaves nothing to run). Exit status: 0 only if everything passed;
+# 1 something failed; 77 no GPU, or a tool missing; 2 bad usage.
 set -euo pipefail
 
 start_dir="$(pwd)"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-  sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"  # the header comment
   exit 0
+fi
+
+if [[ $# -gt 1 || ${1:-} == -* ]]; then
+  echo "gpu_box_check.sh: usage: scripts/gpu_box_check.sh [results-dir] (see --help)" >&2
+  exit 2
 fi
 
 # shellcheck source=scripts/results_dir.sh
 source "$repo_root/scripts/results_dir.sh"
+# shellcheck source=scripts/setup.sh
+source "$repo_root/scripts/setup.sh"
 results="$(csg_results_dir "${1:-}" "$start_dir" "$repo_root")"
 cd "$repo_root"
+
+# A check without a GPU would build for minutes and then skip or fail every
+# GPU test: stop before building.
+if ! gpus="$(csg_gpu_list)"; then
+  echo "gpu_box_check.sh: no GPU here: $gpus; run it on a machine with a CUDA GPU and its driver" >&2
+  exit 77
+fi
+# The sanitizer runs are part of the check; without the tool CMake registers
+# none, and the check would pass without them.
+if ! sanitizer="$(csg_find_compute_sanitizer)"; then
+  echo "gpu_box_check.sh: compute-sanitizer not found (not on PATH, \$COMPUTE_SANITIZER, beside nvcc or in /usr/local/cuda/bin); it ships with the CUDA Toolkit: put its bin/ on PATH or set COMPUTE_SANITIZER=/path/to/compute-sanitizer" >&2
+  exit 77
+fi
+setup_status=0
+csg_setup build python || setup_status=$?
+if [[ $setup_status -ne 0 ]]; then
+  exit "$setup_status"  # its one line says what to run
+fi
 
 preset=default
 bin_dir="$repo_root/build/$preset/bin"
@@ -57,7 +89,7 @@ extra_runs=(
   "04_graph_capture_gemm-dag|--batches 6 --streams 3 --dot {results}/04_dag.dot --repeats 3"  # a readable DAG
   "04_graph_capture_gemm-timeline|--timeline --trace {results}/04_graph_capture_gemm.trace.json"
   "04_graph_capture_gemm-skipjoin|--skip-join --batches 12 --streams 3|1"  # the missing join: exit 1, no graph
-  # Issue 9: the same pipeline with faster kernels; summarize.py prints the regime table from these.
+  # The same pipeline with faster kernels; the table's regime rows come from these.
   "01_serial_baseline-tiled|--kernel tiled"
   "01_serial_baseline-cublas|--kernel cublas"
   "03_stream_pool_gemm-tiled|--kernel tiled --streams-sweep off"
@@ -65,9 +97,6 @@ extra_runs=(
   "03_stream_pool_gemm-cublas_tf32|--kernel cublas --tf32 --streams-sweep off"
   "03_stream_pool_gemm-cublas_timeline|--kernel cublas --streams-sweep off --timeline --trace {results}/03_cublas.trace.json"
   "04_graph_capture_gemm-cublas|--kernel cublas"
-  # Issue 6: the timeline drawn with event pairs instead of CUPTI, and stage 04 refusing that.
-  "03_stream_pool_gemm-events|--streams-sweep off --timeline-source events --trace {results}/03_events.trace.json"
-  "04_graph_capture_gemm-events|--timeline-source events|2"
 )
 
 # Arguments for a stage's run "at its defaults" where the full default would
@@ -84,20 +113,23 @@ fail() {
 step() { printf '\n[%5ds] %s\n' "$SECONDS" "$*" >&2; }
 
 step "results go to $results"
+csg_results_create "$results"
 
 # --- a) which GPU ------------------------------------------------------------
 step "a) nvidia-smi -L"
-if command -v nvidia-smi >/dev/null 2>&1; then
-  nvidia-smi -L 2>&1 | tee "$results/nvidia-smi.txt" || echo "(nvidia-smi failed; continuing, the tests will tell)" >&2
-else
-  echo "(nvidia-smi not found; continuing, the tests will tell)" >&2
-fi
+tee "$results/nvidia-smi.txt" <<<"$gpus" >&2
 
 # --- b) build ----------------------------------------------------------------
-step "b) cmake --preset $preset && cmake --build --preset $preset -j $jobs"
+# The python3 set-up checked registers ctest's Python tests (see scripts/test.sh),
+# and the compute-sanitizer found above its sanitizer runs.
+configure_args=("-DCSG_COMPUTE_SANITIZER=$sanitizer")
+if [[ -n ${CSG_PYTHON:-} ]]; then
+  configure_args+=("-DPython3_EXECUTABLE=$CSG_PYTHON")
+fi
+step "b) cmake --preset $preset ${configure_args[*]} && cmake --build --preset $preset -j $jobs"
 build_status=0
-{ cmake --preset "$preset" && cmake --build --preset "$preset" -j "$jobs"; } 2>&1 | tee "$results/build.log" ||
-  build_status=$?
+{ cmake --preset "$preset" "${configure_args[@]}" && cmake --build --preset "$preset" -j "$jobs"; } 2>&1 |
+  tee "$results/build.log" || build_status=$?
 if [[ $build_status -ne 0 ]]; then
   fail "configure/build (exit $build_status, see $results/build.log)"
   step "done: nothing to test or run without a build"
@@ -205,8 +237,8 @@ for run in "${runs[@]}"; do
 done
 
 # The timelines hold every operation: 3 per batch (100 batches at defaults),
-# whether recorded with CUPTI or with event pairs, and with cuBLAS (one kernel per GEMM).
-for trace in 03_stream_pool_gemm 04_graph_capture_gemm 03_cublas 03_events; do
+# with cuBLAS too (one kernel per GEMM).
+for trace in 03_stream_pool_gemm 04_graph_capture_gemm 03_cublas; do
   trace_file="$results/$trace.trace.json"
   [[ -f $trace_file ]] || continue
   if ! python3 - "$trace_file" <<'PY'; then
@@ -223,9 +255,9 @@ PY
 done
 
 # --- e) the summary, read from the JSON ---------------------------------------
-step "e) python3 scripts/summarize.py $results"
+step "e) python3 scripts/report.py --table $results"
 summary_status=0
-python3 scripts/summarize.py "$results" || summary_status=$?
+python3 scripts/report.py --table "$results" || summary_status=$?
 if [[ $summary_status -ne 0 ]]; then
   if [[ $summary_status -eq 1 ]]; then
     fail "summary: a measurement or a stage did not verify"

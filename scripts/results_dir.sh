@@ -1,9 +1,11 @@
-# Sourced by run_suite.sh and gpu_box_check.sh: where a run's results go.
+# shellcheck shell=bash
+# Sourced by run_suite.sh and gpu_box_check.sh: where a run's results go, and
+# a results folder that exists only once something ran.
 #
 # csg_results_dir ARG START_DIR REPO_ROOT
-#   Prints the absolute path of the results folder, creating it: ARG if not
-#   empty, else $CSG_RESULTS_DIR, else REPO_ROOT/results/<UTC timestamp>. A
-#   relative path is taken from START_DIR, where the script was called from.
+#   Prints the absolute path of the results folder, creating nothing: ARG if
+#   not empty, else $CSG_RESULTS_DIR, else REPO_ROOT/results/<UTC timestamp>.
+#   A relative path is taken from START_DIR, where the script was called from.
 #   Absolute, because ctest writes its JUnit file from the build folder.
 csg_results_dir() {
   local results="${1:-${CSG_RESULTS_DIR:-}}"
@@ -12,6 +14,34 @@ csg_results_dir() {
   elif [[ $results != /* ]]; then
     results="$2/$results"
   fi
-  mkdir -p "$results"
-  (cd "$results" && pwd)
+  realpath -m -- "$results"
+}
+
+# csg_results_create DIR
+#   mkdir -p DIR, called just before the first file is written into it. It
+#   remembers the topmost folder it made (results/ too, on a first run), so
+#   that csg_results_remove_if_empty can take back exactly those.
+csg_results_made=""
+csg_results_create() {
+  local probe="$1"
+  [[ -d $1 ]] && return 0
+  while [[ ! -e $probe ]]; do
+    csg_results_made="$probe"
+    probe="$(dirname "$probe")"
+  done
+  mkdir -p -- "$1"
+}
+
+# csg_results_remove_if_empty DIR
+#   Removes the folders csg_results_create made, deepest first, as long as
+#   they are empty: a run that measured nothing leaves nothing behind. A
+#   folder that existed before, or that holds anything, stays.
+csg_results_remove_if_empty() {
+  local dir="$1"
+  [[ -n $csg_results_made ]] || return 0
+  while rmdir -- "$dir" 2>/dev/null; do
+    [[ $dir == "$csg_results_made" ]] && break
+    dir="$(dirname "$dir")"
+  done
+  return 0
 }

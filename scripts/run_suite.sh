@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# The suite as one command: build if needed, run every stage at the article's
-# sizes, and write a report with plots.
+# The suite as one command: set up, build if needed, run every stage at the
+# article's sizes, and write a report with plots.
 #
 # Usage:  scripts/run_suite.sh [results-dir]
 #   results-dir: the first argument, else $CSG_RESULTS_DIR, else
-#                results/<UTC timestamp> under the repository root.
+#                results/<UTC timestamp> under the repository root. It is
+#                made when the first stage starts, and removed again if it is
+#                still empty at the end (no device: nothing is left behind).
 #
 # Steps (each announced on stderr with the seconds elapsed so far):
+#   0) set-up (scripts/setup.sh): installs what is missing (the C++ packages,
+#      cmake, ninja, matplotlib), with apt-get as root or through sudo, or pip
+#      into .venv/; where it can't, one line names the command, exit 77
 #   1) configure the "default" preset (Release) if build/default has no cache
 #      yet, then cmake --build --preset default: incremental, so an up-to-date
 #      build costs a second and rebuilds nothing
@@ -19,8 +24,8 @@
 #        03_stream_pool_gemm           the stream pool, pool-size sweep, bound
 #        03_stream_pool_gemm-pageable  the pool on pageable memory (no overlap)
 #        04_graph_capture_gemm         the graph: costs, replay, CPU issue time
-#      and the same pipeline with faster GEMM kernels (issue 9: the kernel gets
-#      3-10x faster, the pipeline about 2x, because PCIe then sets the bound):
+#      and the same pipeline with faster GEMM kernels (the kernel gets 3-10x
+#      faster, the pipeline about 2x, because PCIe then sets the bound):
 #        01_serial_baseline-tiled      serial, the tiled shared-memory kernel
 #        01_serial_baseline-cublas     serial, cublasSgemm
 #        03_stream_pool_gemm-tiled     the pool and engine streams, tiled kernel
@@ -28,22 +33,21 @@
 #        03_stream_pool_gemm-cublas_tf32  the same on the tensor cores (--tf32)
 #        04_graph_capture_gemm-cublas  the graph with cuBLAS calls captured in it
 #      A stage not built yet is skipped with a note. No CUDA device (a stage
-#      exits 77): stop at once, exit 77.
+#      exits 77): stop at once, exit 77, and remove that run's files.
 #   3) python3 scripts/report.py <results>: report.md and PNG plots, from the
-#      JSON only. If matplotlib is missing it is installed with pip (--user
-#      outside a virtual environment) when pip is available; otherwise the
-#      report is written without plots and says how to install it.
+#      JSON only.
 #
 # Exit status: 0 every run verified and the report has every plot; 1 a stage
 # failed or did not verify, or the report could not be written whole;
-# 77 no CUDA device; 2 bad usage.
+# 77 no CUDA device, or a tool missing that set-up could not install;
+# 2 bad usage.
 set -euo pipefail
 
 start_dir="$(pwd)"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-  sed -n '2,39p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"  # the header comment
   exit 0
 fi
 if [[ $# -gt 1 || ${1:-} == -* ]]; then
@@ -53,8 +57,12 @@ fi
 
 # shellcheck source=scripts/results_dir.sh
 source "$repo_root/scripts/results_dir.sh"
+# shellcheck source=scripts/setup.sh
+source "$repo_root/scripts/setup.sh"
 results="$(csg_results_dir "${1:-}" "$start_dir" "$repo_root")"
 cd "$repo_root"
+# Whatever ends the run, a results folder this run made and left empty goes.
+trap 'csg_results_remove_if_empty "$results"' EXIT
 
 preset=default
 bin_dir="$repo_root/build/$preset/bin"
@@ -69,7 +77,7 @@ runs=(
   "03_stream_pool_gemm|"
   "03_stream_pool_gemm-pageable|--host-memory pageable --streams-sweep off"
   "04_graph_capture_gemm|"
-  # Issue 9, the regimes: the kernel-only and end-to-end GFLOP/s of each kernel (report.md, regimes.png).
+  # The regimes: the kernel-only and end-to-end GFLOP/s of each kernel (report.md, regimes.png).
   # No stream-count sweep for these: the plateau is the point of 03's default run.
   "01_serial_baseline-tiled|--kernel tiled"
   "01_serial_baseline-cublas|--kernel cublas"
@@ -86,12 +94,16 @@ fail() {
   echo "!!! $1" >&2
 }
 
-step "results go to $results"
+step "results will go to $results"
+
+# --- 0) set-up ------------------------------------------------------------------------
+setup_status=0
+csg_setup build python || setup_status=$?
+if [[ $setup_status -ne 0 ]]; then
+  exit "$setup_status"  # its one line says what to run
+fi
 
 # --- 1) build ---------------------------------------------------------------------
-if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
-  export PATH="/usr/local/cuda/bin:$PATH"  # where the CUDA Toolkit installs it
-fi
 if [[ ! -f build/$preset/CMakeCache.txt ]]; then
   step "1) configuring: cmake --preset $preset (Release; once)"
   if ! cmake --preset "$preset" >&2; then
@@ -108,6 +120,7 @@ fi
 # --- 2) the stages ------------------------------------------------------------------
 count=${#runs[@]}
 index=0
+started=0
 for run in "${runs[@]}"; do
   index=$((index + 1))
   name="${run%%|*}"
@@ -120,6 +133,8 @@ for run in "${runs[@]}"; do
   json="$results/$name.json"
   log="$results/$name.log"
   trace="$results/$name.trace.json"
+  csg_results_create "$results"
+  started=$((started + 1))
   rm -f "$json" "$trace"  # never report a stale result
   if [[ $name != *-* ]]; then
     # Captured whole, not piped into grep -q: an early grep exit could kill the stage with SIGPIPE.
@@ -138,7 +153,9 @@ for run in "${runs[@]}"; do
   # shellcheck disable=SC2094
   "$binary" "${args[@]}" --json "$json" 2>&1 >>"$log" | tee -a "$log" >&2 || status=$?
   if [[ $status -eq 77 ]]; then
-    echo "run_suite.sh: no CUDA device (the message above is ${name%%-*}'s); nothing was measured." >&2
+    # Nothing was measured: its log holds only the message already shown above.
+    rm -f "$log" "$json" "$trace"
+    echo "run_suite.sh: no CUDA device (the message above is ${name%%-*}'s); nothing was measured, nothing kept." >&2
     exit 77
   elif [[ $status -ne 0 ]]; then
     fail "$name exited with $status (1: a CUDA error or a batch that did not verify; 2: bad usage or not enough memory); see $log"
@@ -150,31 +167,17 @@ for run in "${runs[@]}"; do
 done
 
 # --- 3) the report --------------------------------------------------------------------
-if ! command -v python3 >/dev/null 2>&1; then
-  fail "no python3: the JSON results are in $results; install python3 and run python3 scripts/report.py $results"
+if [[ $started -eq 0 ]]; then
+  fail "no stage ran (none is built in $bin_dir), so there is nothing to report"
 else
-  if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
-    if python3 -m pip --version >/dev/null 2>&1; then
-      # Inside a virtual environment pip installs into it; --user would be refused there.
-      user_flag=(--user)
-      if python3 -c 'import sys; sys.exit(0 if sys.prefix != sys.base_prefix else 1)'; then
-        user_flag=()
-      fi
-      step "3) matplotlib is missing: python3 -m pip install ${user_flag[*]:+${user_flag[*]} }-r scripts/requirements.txt"
-      python3 -m pip install "${user_flag[@]}" -r scripts/requirements.txt >&2 ||
-        echo "pip could not install it (on Debian/Ubuntu: sudo apt-get install python3-matplotlib); the report will have no plots" >&2
-    else
-      echo "matplotlib is missing and pip is not available: the report will have no plots" \
-        "(Debian/Ubuntu: sudo apt-get install python3-matplotlib)" >&2
-    fi
-  fi
+  # python3 is the interpreter set-up checked for matplotlib (.venv's, where it made one).
   step "3) python3 scripts/report.py $results"
   report_status=0
   python3 scripts/report.py "$results" || report_status=$?
   case $report_status in
     0) ;;
     1) fail "report: a measurement or a stage did not verify (see report.md)" ;;
-    3) fail "report: written without plots, matplotlib is not installed (python3 -m pip install --user -r scripts/requirements.txt)" ;;
+    3) fail "report: written without plots, $(command -v python3) has no matplotlib (scripts/setup.sh installs it)" ;;
     *) fail "report.py exited with $report_status: no result JSON, or one it cannot read (message above)" ;;
   esac
 fi

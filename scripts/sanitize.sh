@@ -5,13 +5,53 @@
 # in tests/stage_runs/*.cmake), so the GPU-box check runs them too.
 #
 # Usage:  scripts/sanitize.sh [preset]      (default preset: default)
-# Exit status: 0 when every run reported 0 errors, else ctest's status.
+#
+# Before building: no compute-sanitizer (on PATH, $COMPUTE_SANITIZER, beside
+# nvcc or in /usr/local/cuda/bin) or no GPU (nvidia-smi -L lists none): one
+# line, exit 77. A run that checked nothing never passes: a missing GPU fails
+# each run (CSG_REQUIRE_GPU=1), and no registered sanitizer test is an error.
+#
+# Exit status: 0 when every run reported 0 errors, else ctest's status;
+# 77 no compute-sanitizer, no GPU, or a tool missing that set-up can't install;
+# 2 bad usage.
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
+
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+  awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"  # the header comment
+  exit 0
+fi
 preset="${1:-default}"
+case "$preset" in
+  default | debug | ci) ;;
+  *)
+    echo "sanitize.sh: unknown preset '$preset' (use default, debug or ci)" >&2
+    exit 2
+    ;;
+esac
+
+# shellcheck source=scripts/setup.sh
+source "$repo_root/scripts/setup.sh"
+if ! sanitizer="$(csg_find_compute_sanitizer)"; then
+  echo "sanitize.sh: compute-sanitizer not found (not on PATH, \$COMPUTE_SANITIZER, beside nvcc or in /usr/local/cuda/bin); it ships with the CUDA Toolkit: put its bin/ on PATH or set COMPUTE_SANITIZER=/path/to/compute-sanitizer" >&2
+  exit 77
+fi
+if ! gpus="$(csg_gpu_list)"; then
+  echo "sanitize.sh: no GPU here: $gpus; the sanitizer runs need a CUDA GPU" >&2
+  exit 77
+fi
+setup_status=0
+csg_setup build || setup_status=$?
+if [[ $setup_status -ne 0 ]]; then
+  exit "$setup_status"  # its one line says what to run
+fi
+
 jobs="$(nproc 2>/dev/null || echo 2)"
-cmake --preset "$preset" >/dev/null
+# The tests are registered only where CMake finds compute-sanitizer: name the
+# one found here, so that one is used.
+cmake --preset "$preset" "-DCSG_COMPUTE_SANITIZER=$sanitizer" >/dev/null
 cmake --build --preset "$preset" -j "$jobs"
 export CSG_REQUIRE_GPU=1  # on a GPU box a skipped sanitizer run is a failure
-ctest --test-dir "build/$preset" -L sanitizer --output-on-failure
+export COMPUTE_SANITIZER="$sanitizer"
+ctest --test-dir "build/$preset" -L sanitizer --output-on-failure --no-tests=error

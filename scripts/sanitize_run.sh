@@ -10,9 +10,15 @@
 #     API calls; every call is still checked by the stage itself, and memory
 #     errors and leaks are still reported.
 #
+# Which compute-sanitizer: $COMPUTE_SANITIZER (the path; ctest sets it to the
+# one CMake found, CSG_COMPUTE_SANITIZER), else compute-sanitizer on PATH,
+# beside nvcc, or in /usr/local/cuda/bin.
+#
 # Exit status: 0 the run passed and the tool reported 0 errors; 1 errors were
-# reported or the stage failed; 2 bad usage; 77 no GPU here (ctest: skipped).
-set -uo pipefail
+# reported or the stage failed, or no GPU while CSG_REQUIRE_GPU is set; 2 bad
+# usage; 77 no compute-sanitizer or no GPU here (ctest's SKIP_RETURN_CODE:
+# reported as skipped, never as passed).
+set -euo pipefail
 
 api_errors=yes
 if [[ ${1:-} == --api-errors-expected ]]; then
@@ -29,7 +35,9 @@ shift 2
 case "$tool" in
   memcheck)
     tool_args=(--tool memcheck --leak-check full)
-    [[ $api_errors == no ]] && tool_args+=(--report-api-errors no)
+    if [[ $api_errors == no ]]; then
+      tool_args+=(--report-api-errors no)
+    fi
     ;;
   racecheck | synccheck | initcheck) tool_args=(--tool "$tool") ;;
   *)
@@ -38,24 +46,23 @@ case "$tool" in
     ;;
 esac
 
-sanitizer="${COMPUTE_SANITIZER:-}"
-if [[ -z $sanitizer ]]; then
-  sanitizer="$(command -v compute-sanitizer || true)"
-  [[ -z $sanitizer && -x /usr/local/cuda/bin/compute-sanitizer ]] && sanitizer=/usr/local/cuda/bin/compute-sanitizer
-fi
-if [[ -z $sanitizer ]]; then
-  echo "sanitize_run.sh: compute-sanitizer not found" >&2
-  exit 2
+# shellcheck source=scripts/setup.sh
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+# Nothing checked is never a pass: without the tool, report "skipped".
+if ! sanitizer="$(csg_find_compute_sanitizer)"; then
+  echo "sanitize_run.sh: compute-sanitizer not found (${COMPUTE_SANITIZER:+COMPUTE_SANITIZER=$COMPUTE_SANITIZER is not executable; }not on PATH, beside nvcc or in /usr/local/cuda/bin); skipped" >&2
+  exit 77
 fi
 
 # Without a GPU the sanitizer can't run anything: report "skipped", as the
 # stages do, unless the caller insists on a GPU.
-if ! nvidia-smi -L >/dev/null 2>&1; then
+if ! gpus="$(csg_gpu_list)"; then
   if [[ -n ${CSG_REQUIRE_GPU:-} ]]; then
-    echo "sanitize_run.sh: no GPU (nvidia-smi -L failed) and CSG_REQUIRE_GPU is set" >&2
+    echo "sanitize_run.sh: no GPU here: $gpus; CSG_REQUIRE_GPU is set, so that fails" >&2
     exit 1
   fi
-  echo "sanitize_run.sh: no GPU here; skipped" >&2
+  echo "sanitize_run.sh: no GPU here: $gpus; skipped" >&2
   exit 77
 fi
 
@@ -66,7 +73,7 @@ status=0
 cat "$log"
 # memcheck, synccheck, initcheck: "========= ERROR SUMMARY: 0 errors";
 # racecheck: "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
-summary="$(grep -E '^========= (ERROR|RACECHECK) SUMMARY: ' "$log" | tail -n 1)"
+summary="$(grep -E '^========= (ERROR|RACECHECK) SUMMARY: ' "$log" | tail -n 1 || true)"
 if [[ $status -ne 0 ]]; then
   echo "sanitize_run.sh: $tool on $(basename "$binary") exited $status; ${summary:-no error summary}" >&2
   exit 1

@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# The test command: configure, build and run every ctest test of one preset.
+# The test command: set up, configure, build and run every ctest test of one
+# preset.
 #
 # Usage:  scripts/test.sh [preset] [ctest arguments...]
 #         scripts/test.sh                 # preset "default" (Release)
 #         scripts/test.sh ci              # Release with warnings as errors, as CI runs it
 #         scripts/test.sh default -L cpu  # only the CPU-side tests
 #
+# Set-up first (scripts/setup.sh): what is missing (the C++ packages, cmake,
+# ninja, matplotlib) is installed with apt-get as root or through sudo, or
+# with pip into .venv/; where it can't be, one line names the command to run
+# and the exit status is 77. CMake is then configured with
+# -DPython3_EXECUTABLE=<that python3>, so ctest's report tests use the
+# interpreter that has matplotlib.
+#
 # On a machine without a GPU the GPU tests skip themselves (exit code 77 or
 # GTEST_SKIP) and ctest lists them as "Not Run"/skipped: that is expected and
 # is not a failure. To make a missing GPU fail instead, export CSG_REQUIRE_GPU=1
 # (scripts/gpu_box_check.sh does that).
 #
-# Exit status: ctest's (non-zero if configuring or building fails first).
+# Exit status: ctest's (non-zero if configuring or building fails first);
+# 77 a tool missing that set-up could not install; 2 bad usage.
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,14 +42,28 @@ case "$preset" in
 esac
 
 if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-  sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"  # the header comment
   exit 0
+fi
+
+# shellcheck source=scripts/setup.sh
+source "$repo_root/scripts/setup.sh"
+setup_status=0
+csg_setup build python || setup_status=$?
+if [[ $setup_status -ne 0 ]]; then
+  exit "$setup_status"  # its one line says what to run
 fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 
-echo "==> cmake --preset $preset" >&2
-cmake --preset "$preset"
+# The python3 that set-up checked registers ctest's Python tests, whatever
+# python3 CMake would find first (pyenv's, say, without matplotlib).
+python_arg=()
+if [[ -n ${CSG_PYTHON:-} ]]; then
+  python_arg=("-DPython3_EXECUTABLE=$CSG_PYTHON")
+fi
+echo "==> cmake --preset $preset${python_arg[*]:+ ${python_arg[*]}}" >&2
+cmake --preset "$preset" "${python_arg[@]}"
 echo "==> cmake --build --preset $preset -j $jobs" >&2
 cmake --build --preset "$preset" -j "$jobs"
 echo "==> ctest --preset $preset${*:+ $*}" >&2

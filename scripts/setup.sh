@@ -1,0 +1,363 @@
+#!/usr/bin/env bash
+# The one set-up path: checks what building, testing and reporting need and
+# installs what is missing. scripts/test.sh, scripts/run_suite.sh,
+# scripts/gpu_box_check.sh, scripts/sanitize.sh and .ci/run all source this
+# file and call csg_setup, so the README's two commands set up a fresh
+# Debian/Ubuntu machine with the CUDA Toolkit, as root or with sudo.
+#
+# Usage:  scripts/setup.sh            check and install, then say what is used
+#         source scripts/setup.sh && csg_setup [build] [python]
+#                                     the same inside a script (default: both)
+#
+#   build:  libcxxopts-dev nlohmann-json3-dev libgtest-dev (apt), cmake >= 3.24,
+#           ninja, a C++ compiler (g++), nvcc (on PATH or in /usr/local/cuda/bin;
+#           never installed here: the CUDA Toolkit comes from NVIDIA)
+#   python: python3 >= 3.11 with matplotlib. Which python3 gets it:
+#           - python3 on PATH, if it already imports matplotlib;
+#           - else the project's .venv/, if it exists (an earlier set-up made it);
+#           - Debian's/Ubuntu's /usr/bin/python3: apt python3-matplotlib
+#             (its pip refuses to install: "externally-managed-environment");
+#           - a virtual environment you activated: pip installs into it;
+#           - any other python3 (pyenv, a Python built from source): a
+#             project-local .venv/ made from it, pip installs there.
+#
+# Packages are installed with apt-get as root, or through sudo; where neither
+# works, ONE line names the command to run and the exit status is 77, the
+# status every script uses for "a tool it needs is missing".
+#
+# After csg_setup: `python3` on PATH is the interpreter with matplotlib (the
+# .venv's bin/ comes first on PATH when that is the one), CSG_PYTHON is its
+# absolute path (scripts pass it to CMake as Python3_EXECUTABLE, so ctest's
+# Python tests run with it), nvcc is on PATH, and CSG_SETUP_DONE=1 is
+# exported: the scripts and tests started from there (ctest runs
+# run_suite.sh with stand-in tools) skip the checks. Export CSG_SETUP_DONE=1
+# yourself to skip them.
+
+csg_cmake_minimum=3.24
+csg_python_minimum=3.11
+csg_cxx_packages=(libcxxopts-dev nlohmann-json3-dev libgtest-dev)
+
+csg_setup_log() { echo "setup: $*" >&2; }
+
+# csg_setup_fail LINE: the one line for a tool that can't be had here; status 77.
+csg_setup_fail() {
+  echo "setup: $*" >&2
+  return 77
+}
+
+# "3.25.1" >= "3.24"?
+csg_version_at_least() {
+  [[ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" == "$2" ]]
+}
+
+# nvcc on PATH, else where the CUDA Toolkit installs it (its installer does
+# not touch PATH). Prints its path; status 1 if there is none.
+csg_find_nvcc() {
+  local nvcc
+  nvcc="$(command -v nvcc || true)"
+  if [[ -z $nvcc && -n ${CUDACXX:-} && -x ${CUDACXX} ]]; then
+    nvcc="$CUDACXX"
+  fi
+  if [[ -z $nvcc && -x /usr/local/cuda/bin/nvcc ]]; then
+    nvcc=/usr/local/cuda/bin/nvcc
+  fi
+  [[ -n $nvcc ]] && echo "$nvcc"
+}
+
+# compute-sanitizer: $COMPUTE_SANITIZER, else PATH, else beside nvcc, else
+# /usr/local/cuda/bin. Prints its path; status 1 if there is none.
+csg_find_compute_sanitizer() {
+  local sanitizer="${COMPUTE_SANITIZER:-}" nvcc
+  if [[ -n $sanitizer ]]; then
+    [[ -x $sanitizer ]] && echo "$sanitizer"
+    return
+  fi
+  sanitizer="$(command -v compute-sanitizer || true)"
+  if [[ -z $sanitizer ]] && nvcc="$(csg_find_nvcc)" && [[ -x "$(dirname "$nvcc")/compute-sanitizer" ]]; then
+    sanitizer="$(dirname "$nvcc")/compute-sanitizer"
+  fi
+  if [[ -z $sanitizer && -x /usr/local/cuda/bin/compute-sanitizer ]]; then
+    sanitizer=/usr/local/cuda/bin/compute-sanitizer
+  fi
+  [[ -n $sanitizer ]] && echo "$sanitizer"
+}
+
+# The GPUs nvidia-smi lists ("GPU 0: NVIDIA H200 (UUID: ...)"), one a line.
+# Status 1 with the reason on stdout when there is none: nvidia-smi comes with
+# the driver, so without it there is no usable GPU either.
+csg_gpu_list() {
+  local listing
+  if ! command -v nvidia-smi >/dev/null 2>&1; then
+    echo "nvidia-smi, which comes with the NVIDIA driver, is not installed"
+    return 1
+  fi
+  if ! listing="$(nvidia-smi -L 2>&1)"; then
+    echo "nvidia-smi -L failed: $(head -n 1 <<<"$listing")"
+    return 1
+  fi
+  # "No devices found." exits 0 on some drivers: count the GPU lines.
+  if ! grep -q '^GPU [0-9]' <<<"$listing"; then
+    echo "nvidia-smi -L lists no GPU"
+    return 1
+  fi
+  grep '^GPU [0-9]' <<<"$listing"
+}
+
+# The command prefix that runs apt-get as root (csg_as_root) and how a
+# message writes it (csg_root_hint): none as root, sudo where there is sudo.
+# Status 1 when there is no way.
+csg_root_prefix() {
+  if [[ $(id -u) -eq 0 ]]; then
+    csg_as_root=(env DEBIAN_FRONTEND=noninteractive)
+    csg_root_hint=""
+  elif command -v sudo >/dev/null 2>&1; then
+    # "sudo env ...": sudo's policy may refuse VAR=value but runs env.
+    csg_as_root=(sudo env DEBIAN_FRONTEND=noninteractive)
+    csg_root_hint="sudo "
+  else
+    return 1
+  fi
+}
+
+csg_deb_installed() {
+  [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == installed ]]
+}
+
+# What the python3 at $1 is: "<executable> <version> <kind> <matplotlib>",
+# kind one of venv (a virtual environment), system (Debian's /usr, whose pip
+# refuses), managed (another externally managed one) or other; matplotlib
+# "yes" or "no". Status 1 if it does not run.
+csg_python_facts() {
+  "$1" - 2>/dev/null <<'PY'
+import os, sys, sysconfig
+in_venv = sys.prefix != sys.base_prefix
+managed = os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED"))
+kind = "venv" if in_venv else "system" if sys.prefix == "/usr" else "managed" if managed else "other"
+try:
+    import matplotlib  # noqa: F401
+    have = "yes"
+except Exception:
+    have = "no"
+print(sys.executable, "%d.%d" % sys.version_info[:2], kind, have)
+PY
+}
+
+# csg_setup [build] [python]: see the header. Status 0 set up, 77 something
+# is missing that can't be installed here (one line says what to run).
+csg_setup() {
+  if [[ ${CSG_SETUP_DONE:-} == 1 ]]; then
+    # Checked already (or skipped on purpose): python3 on PATH is the one.
+    CSG_PYTHON="${CSG_PYTHON:-$(command -v python3 || true)}"
+    export CSG_PYTHON
+    return 0
+  fi
+  local repo_root want_build=no want_python=no
+  repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  [[ $# -eq 0 ]] && set -- build python
+  local need
+  for need in "$@"; do
+    case $need in
+      build) want_build=yes ;;
+      python) want_python=yes ;;
+      *)
+        echo "setup: unknown need '$need' (build, python)" >&2
+        return 2
+        ;;
+    esac
+  done
+
+  local apt_packages=() have_apt=no have_dpkg=no
+  command -v apt-get >/dev/null 2>&1 && have_apt=yes
+  command -v dpkg-query >/dev/null 2>&1 && have_dpkg=yes
+
+  # --- what the build needs -----------------------------------------------------------
+  local nvcc="" cmake_version=""
+  if [[ $want_build == yes ]]; then
+    # nvcc first: it is the one thing set-up can't install, so stop before
+    # installing anything else for a build that could not run anyway.
+    if ! nvcc="$(csg_find_nvcc)"; then
+      csg_setup_fail "nvcc not found (not on PATH, not in /usr/local/cuda/bin): install the CUDA Toolkit 12 or newer (https://developer.nvidia.com/cuda-downloads) and put its bin/ on PATH"
+      return
+    fi
+    local nvcc_dir
+    nvcc_dir="$(dirname "$nvcc")"
+    case ":$PATH:" in
+      *":$nvcc_dir:"*) ;;
+      *) export PATH="$nvcc_dir:$PATH" ;;
+    esac
+
+    local package
+    if [[ $have_dpkg == yes ]]; then
+      for package in "${csg_cxx_packages[@]}"; do
+        csg_deb_installed "$package" || apt_packages+=("$package")
+      done
+    fi
+    # Without dpkg the C++ packages can't be checked here; configuring
+    # stops with the one that is missing (cmake/Dependencies.cmake).
+    command -v ninja >/dev/null 2>&1 || apt_packages+=(ninja-build)
+    # nvcc compiles host code with the system's C++ compiler; the CUDA
+    # Toolkit's packages do not bring one.
+    if [[ -z ${CXX:-} ]] && ! command -v c++ >/dev/null 2>&1 && ! command -v g++ >/dev/null 2>&1; then
+      apt_packages+=(g++)
+    fi
+    if command -v cmake >/dev/null 2>&1; then
+      cmake_version="$(cmake --version 2>/dev/null | sed -n '1s/^cmake version \([0-9][0-9.]*\).*/\1/p')"
+      # An unreadable version is left to CMake itself: the presets and
+      # CMakeLists.txt require 3.24 and say so.
+      if [[ -n $cmake_version ]] && ! csg_version_at_least "$cmake_version" "$csg_cmake_minimum"; then
+        apt_packages+=(cmake)
+      fi
+    else
+      apt_packages+=(cmake)
+    fi
+  fi
+
+  # --- which python3, and how it gets matplotlib -------------------------------------
+  local venv="$repo_root/.venv" python_plan="" facts="" python=""
+  if [[ $want_python == yes ]]; then
+    local path_facts=""
+    if command -v python3 >/dev/null 2>&1 && ! path_facts="$(csg_python_facts python3)"; then
+      csg_setup_fail "$(command -v python3) does not run: fix it, or put a working python3 >= $csg_python_minimum first on PATH"
+      return
+    fi
+    if [[ $path_facts == *" yes" ]]; then
+      python_plan=ready  # yours (system, pyenv, an active virtual environment) already has it
+      facts="$path_facts"
+    elif [[ -x $venv/bin/python3 ]] && facts="$(csg_python_facts "$venv/bin/python3")"; then
+      python_plan=venv  # the project's own, made by an earlier set-up
+    elif [[ -z $path_facts ]]; then
+      python_plan=apt
+      apt_packages+=(python3 python3-matplotlib)
+    else
+      facts="$path_facts"
+      case $facts in
+        *" system no")
+          python_plan=apt
+          apt_packages+=(python3-matplotlib)
+          ;;
+        *" venv no") python_plan=pip-active ;;
+        *) python_plan=new-venv ;;
+      esac
+    fi
+    if [[ -n $facts ]]; then
+      local executable version
+      read -r executable version _ <<<"$facts"
+      if ! csg_version_at_least "$version" "$csg_python_minimum"; then
+        csg_setup_fail "$executable is Python $version; the scripts need $csg_python_minimum or newer: put one first on PATH (pyenv, or your distribution's python3)"
+        return
+      fi
+    fi
+  fi
+
+  # --- install with apt ------------------------------------------------------------------
+  if [[ ${#apt_packages[@]} -gt 0 ]]; then
+    if [[ $have_apt == no ]]; then
+      csg_setup_fail "missing ${apt_packages[*]} (Debian/Ubuntu names) and there is no apt-get: install them with your package manager"
+      return
+    fi
+    local csg_as_root=() csg_root_hint=""
+    if ! csg_root_prefix; then
+      csg_setup_fail "missing ${apt_packages[*]}; not root and no sudo, so as root run: apt-get update && apt-get install -y --no-install-recommends ${apt_packages[*]}"
+      return
+    fi
+    local command_line="${csg_root_hint}apt-get update && ${csg_root_hint}apt-get install -y --no-install-recommends ${apt_packages[*]}"
+    csg_setup_log "installing ${apt_packages[*]}: $command_line"
+    if ! "${csg_as_root[@]}" apt-get update -q >&2 ||
+      ! "${csg_as_root[@]}" apt-get install -y -q --no-install-recommends "${apt_packages[@]}" >&2; then
+      csg_setup_fail "installing ${apt_packages[*]} failed (see above); run: $command_line"
+      return
+    fi
+    hash -r  # forget where bash last found cmake, ninja and python3
+  fi
+
+  if [[ $want_build == yes ]]; then
+    if ! command -v cmake >/dev/null 2>&1 || ! command -v ninja >/dev/null 2>&1; then
+      csg_setup_fail "cmake or ninja still not on PATH after installing them: put /usr/bin on PATH"
+      return
+    fi
+    cmake_version="$(cmake --version 2>/dev/null | sed -n '1s/^cmake version \([0-9][0-9.]*\).*/\1/p')"
+    if [[ -n $cmake_version ]] && ! csg_version_at_least "$cmake_version" "$csg_cmake_minimum"; then
+      csg_setup_fail "cmake $cmake_version is older than $csg_cmake_minimum and apt has no newer one: run python3 -m pip install --user cmake (or get it from https://cmake.org/download) and put it first on PATH"
+      return
+    fi
+  fi
+
+  # --- matplotlib with pip, where apt is not the way -----------------------------------
+  local requirements="$repo_root/scripts/requirements.txt"
+  local pip_quiet=(--quiet --disable-pip-version-check)
+  case $python_plan in
+    ready | "") ;;
+    apt)
+      hash -r
+      if ! facts="$(csg_python_facts python3)" || [[ ${facts##* } != yes ]]; then
+        csg_setup_fail "python3-matplotlib is installed but $(command -v python3) does not import it: put /usr/bin first on PATH"
+        return
+      fi
+      ;;
+    pip-active)
+      csg_setup_log "installing matplotlib into the active virtual environment: python3 -m pip install -r scripts/requirements.txt"
+      if ! python3 -m pip install "${pip_quiet[@]}" -r "$requirements" >&2; then
+        csg_setup_fail "pip could not install matplotlib (see above); run: python3 -m pip install -r scripts/requirements.txt"
+        return
+      fi
+      facts="$(csg_python_facts python3)"
+      ;;
+    new-venv | venv)
+      local base_python
+      base_python="$(command -v python3)"
+      if [[ $python_plan == new-venv ]]; then
+        csg_setup_log "$base_python has no matplotlib: making .venv/ from it for the scripts and tests"
+        # --clear: a .venv/ whose python3 no longer runs (its pyenv version removed) is remade.
+        if ! python3 -m venv --clear "$venv" >&2; then
+          csg_setup_fail "python3 -m venv .venv failed (see above); run: python3 -m pip install --user -r scripts/requirements.txt, or activate a virtual environment that has matplotlib"
+          return
+        fi
+        # git ignores the folder by itself: no entry needed in .gitignore.
+        echo '*' >"$venv/.gitignore"
+        facts="$(csg_python_facts "$venv/bin/python3")"
+      fi
+      if [[ ${facts##* } != yes ]]; then
+        csg_setup_log "installing matplotlib into .venv/: .venv/bin/python3 -m pip install -r scripts/requirements.txt"
+        if ! "$venv/bin/python3" -m pip install "${pip_quiet[@]}" -r "$requirements" >&2; then
+          csg_setup_fail "pip could not install matplotlib into .venv/ (see above); run: .venv/bin/python3 -m pip install -r scripts/requirements.txt"
+          return
+        fi
+        facts="$(csg_python_facts "$venv/bin/python3")"
+      fi
+      # The venv's python3 comes first, for the scripts and for ctest's tests.
+      export VIRTUAL_ENV="$venv"
+      case ":$PATH:" in
+        *":$venv/bin:"*) ;;
+        *) export PATH="$venv/bin:$PATH" ;;
+      esac
+      hash -r
+      ;;
+  esac
+  if [[ $want_python == yes ]]; then
+    [[ -n $facts ]] || facts="$(csg_python_facts python3)"
+    python="${facts%% *}"
+    export CSG_PYTHON="$python"
+  fi
+
+  local summary=""
+  if [[ $want_build == yes ]]; then
+    summary="nvcc $("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), cmake ${cmake_version:-?}, ninja $(ninja --version)"
+  fi
+  if [[ -n $python ]]; then
+    summary="${summary:+$summary, }python3 $python with matplotlib"
+  fi
+  csg_setup_log "ready: $summary"
+  export CSG_SETUP_DONE=1
+}
+
+# Run directly: set up everything and say what is used.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+  set -euo pipefail
+  if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+    awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"  # the header comment
+    exit 0
+  fi
+  status=0
+  csg_setup "$@" || status=$?
+  exit "$status"
+fi
