@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
     csg::MemoryNeeds needs = csg::memory_needs(work, options->host_memory, work.batches);
     needs.device_bytes += csg::gemm_device_bytes(options->gemm, /*streams=*/1);
     csg::check_fits(needs, "try fewer --batches");
+    csg::check_estimate(csg::serial::estimate_seconds(*options, csg::measure_rates(gemm, work.shape),
+                                                      timeline_options.record),
+                        options->max_minutes, csg::describe_workload(work, options->gemm));
 
     csg::progress("allocating and filling " + std::to_string(work.batches) + " batches (" +
                   std::string(csg::to_string(options->host_memory)) + " host memory)");

@@ -17,6 +17,12 @@ std::string overlap_verdict(double total_ms, double sum_ms) {
          "is slower alone than inside the serial loop.";
 }
 
+double estimate_seconds(const CommonOptions& options, const Rates& rates, bool timeline) {
+  const WorkSeconds t = work_seconds(options.work, rates, options.host_memory == HostMemory::pageable);
+  const int rounds = (options.plan.warmup + options.plan.repeats) * (timeline ? 2 : 1);
+  return rounds * 2.0 * t.serial();  // the serial run, then the three sums
+}
+
 StageResult serial_result(const std::string& stage, const DeviceInfo& device, const CommonOptions& options,
                           const Summary& total, const StageSums& sums, const VerifyResult& serial_check,
                           const VerifyResult& sums_check) {
@@ -37,6 +43,8 @@ StageResult serial_result(const std::string& stage, const DeviceInfo& device, co
       {"kernel_sum", nlohmann::json::object(), sums.kernel, Work{0.0, flops}, sums_check.passed},
       {"d2h_sum", memory, sums.d2h, Work{d2h_bytes, 0.0}, sums_check.passed},
   };
+  result.measurements[0].digest = serial_check.digest;
+  for (std::size_t i = 1; i < result.measurements.size(); ++i) result.measurements[i].digest = sums_check.digest;
   result.bounds = {
       {"h2d_sum_ms", sums.h2d.median_ms},
       {"kernel_sum_ms", sums.kernel.median_ms},

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "report/result.hpp"
+#include "measure/estimate.hpp"
 #include "measure/stage_sums.hpp"
 
 namespace csg::serial {
@@ -21,6 +22,10 @@ StageResult serial_result(const std::string& stage, const DeviceInfo& device, co
 // it, something did, and the sentence says so.
 inline constexpr double kOverlapWithin = 0.10;
 std::string overlap_verdict(double total_ms, double sum_ms);
+
+// The run's time at `rates` (measure/estimate.hpp): the serial run and the
+// three sums, each round, and once more re-timed with --timeline.
+double estimate_seconds(const CommonOptions& options, const Rates& rates, bool timeline);
 
 // The workload line, the table, the sums line and what they mean, the verification.
 void print_serial_result(std::ostream& out, const StageResult& result, const CommonOptions& options,

@@ -76,6 +76,9 @@ int main(int argc, char** argv) {
 
     const int device = csg::require_device();
     csg::check_fits(needs, smaller);
+    csg::check_estimate(csg::copies::estimate_seconds(*options, csg::measure_copy_rates()),
+                        options->common.max_minutes, "the copies of " + std::to_string(options->sizes.size()) +
+                                                         " sizes up to " + csg::copies::format_size(options->sizes.back()));
     std::vector<std::string> notes;
     const std::vector<HostMemory> kinds = csg::copies::supported_kinds(options->kinds, device, notes);
     csg::copies::CopyReport report(*options, csg::query_device_info(device), kinds, notes);

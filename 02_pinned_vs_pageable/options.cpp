@@ -231,4 +231,26 @@ std::string format_size(std::uint64_t bytes) {
   return std::to_string(bytes) + " B";
 }
 
+double estimate_seconds(const CopyOptions& options, const Rates& rates) {
+  // Registered and write-combined memory copy about as fast as pinned; a
+  // host memcpy runs at roughly the pageable copy's rate.
+  auto seconds = [](double bytes, double rate) { return rate > 0.0 ? bytes / rate : 0.0; };
+  double round = 0.0;
+  for (const std::uint64_t bytes : options.sizes) {
+    for (const HostMemory kind : options.kinds) {
+      const double rate = kind == HostMemory::pageable ? rates.pageable_bytes_per_s : rates.pinned_bytes_per_s;
+      round += 2.0 * seconds(double(bytes), rate);
+    }
+    round += seconds(2.0 * double(bytes), rates.pinned_bytes_per_s) + seconds(double(bytes), rates.pageable_bytes_per_s);
+  }
+  const double cases = 4.0 * double(options.overlap_kinds.size());  // each kind x 2 directions x 2 orders
+  round += (cases + 1.0) * (options.kernel_ms * 1e-3 + seconds(double(options.overlap_bytes), rates.pageable_bytes_per_s));
+  const int rounds = options.common.plan.warmup + options.common.plan.repeats;
+  // cudaMallocHost took ~0.4 s per GiB on an H200; register and touch about as long again.
+  constexpr double kPinSecondsPerByte = 0.8 / double(std::uint64_t{1} << 30);
+  double pinning = 0.0;
+  for (const std::uint64_t bytes : options.pin_sizes) pinning += options.pin_repeats * kPinSecondsPerByte * double(bytes);
+  return rounds * round + pinning;
+}
+
 }  // namespace csg::copies

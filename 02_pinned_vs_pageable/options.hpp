@@ -20,6 +20,7 @@
 
 #include "base/units.hpp"
 #include "cli/options.hpp"
+#include "measure/estimate.hpp"
 #include "timeline/stage_timeline.hpp"
 #include "workload/resources.hpp"
 
@@ -53,6 +54,10 @@ std::optional<CopyOptions> parse_options(StageCli& cli, const std::vector<std::s
 // The most the run holds at once: the bandwidth sweep at its largest size, or
 // the overlap experiment (the pinning-cost experiment bounds itself).
 MemoryNeeds memory_needs(const CopyOptions& options);
+
+// The run's time at `rates` (measure/estimate.hpp): every copy of the sweep,
+// the overlap cases, the pinning calls, every round.
+double estimate_seconds(const CopyOptions& options, const Rates& rates);
 
 }  // namespace csg::copies
 

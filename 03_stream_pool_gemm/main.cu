@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
     csg::MemoryNeeds needs = csg::combined(one_set, one_set);
     needs.device_bytes += csg::gemm_device_bytes(options->gemm, csg::streams_running_gemms(pool_config));
     csg::check_fits(needs, "try fewer --batches, or --device-buffers slots");
+    csg::check_estimate(csg::pool::estimate_seconds(work, options->plan, pool_config, options->host_memory,
+                                                    csg::measure_rates(gemm, work.shape), timeline_options.record),
+                        options->max_minutes, csg::describe_workload(work, options->gemm));
 
     csg::progress("allocating " + std::to_string(work.batches) + " batches, " + std::to_string(slots) +
                   " device slot(s), pageable and pinned host memory");

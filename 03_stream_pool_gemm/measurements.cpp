@@ -10,6 +10,25 @@ std::string memory_name(HostMemory kind) { return std::string(to_string(kind)); 
 
 }  // namespace
 
+double estimate_seconds(const Workload& work, const RepeatPlan& plan, const PoolConfig& config,
+                        HostMemory pool_memory, const Rates& rates, bool timeline) {
+  const WorkSeconds pinned = work_seconds(work, rates, false);
+  const WorkSeconds pageable = work_seconds(work, rates, true);
+  const WorkSeconds& pool = pool_memory == HostMemory::pageable ? pageable : pinned;
+  std::vector<int> sizes = config.sweep;
+  sizes.push_back(config.streams);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  const double pipelines = 2.0 + double(config.sweep.size()) + 1.0;  // both orders, the sweep, engine streams
+  const double round = pageable.serial() + pinned.serial() + pipelines * (pool_memory == HostMemory::pageable
+                                                                              ? pool.serial()
+                                                                              : pool.overlapped()) +
+                       pool.serial() + std::max(pool.h2d, pool.d2h) +
+                       double(sizes.size()) * (pool.serial() + std::max(pool.h2d, pool.d2h));
+  const int rounds = plan.warmup + plan.repeats;
+  return rounds * round + (timeline ? rounds * pool.overlapped() : 0.0);
+}
+
 std::string_view to_string(IssueOrder order) {
   return order == IssueOrder::depth_first ? "depth_first" : "breadth_first";
 }

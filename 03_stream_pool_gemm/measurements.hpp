@@ -17,6 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cuda/stream.hpp"
+#include "cli/pool_options.hpp"
+#include "measure/estimate.hpp"
 #include "measure/pipeline_bound.hpp"
 #include "measure/stage_sums.hpp"
 #include "measure/stats.hpp"
@@ -38,6 +40,11 @@ namespace csg::pool {
 enum class IssueOrder { depth_first, breadth_first };
 
 std::string_view to_string(IssueOrder order);
+
+// The run's time at `rates` (measure/estimate.hpp): every variant above,
+// every round, the pool re-timed once more with --timeline.
+double estimate_seconds(const Workload& work, const RepeatPlan& plan, const PoolConfig& config,
+                        HostMemory pool_memory, const Rates& rates, bool timeline);
 
 class PoolMeasurements {
  public:

@@ -59,6 +59,7 @@ StageResult pool_result(const std::string& stage, const DeviceInfo& device, cons
     m.bound = runs.bound_of(entry);
     m.bound_tolerance = runs.tolerance_of(entry);
     m.host_issue = entry.host_issue;
+    if (entry.verifiable) m.digest = entry.check.digest;
     if (m.bound) max_percent = std::max(max_percent, percent_of_bound(*m.bound, m.stats.median_ms));
     result.measurements.push_back(m);
     if (!entry.verifiable) continue;

@@ -1,12 +1,11 @@
 #include "graph_inspect.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <set>
 #include <stdexcept>
-#include <unistd.h>
 #include <vector>
 
+#include "base/output_file.hpp"
 #include "timeline/stage_timeline.hpp"
 
 namespace csg::graphs {
@@ -43,21 +42,9 @@ GraphStructure inspect_graph(const Graph& graph) {
 }
 
 void write_graph_dot(const Graph& graph, const std::string& path) {
-  namespace fs = std::filesystem;
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  const cudaError_t status = cudaGraphDebugDotPrint(graph.get(), temporary.c_str(), cudaGraphDebugDotFlagsVerbose);
-  std::error_code ignored;
-  if (status != cudaSuccess) {
-    fs::remove(temporary, ignored);
-    const std::string call = "cudaGraphDebugDotPrint(graph, \"" + temporary + "\", cudaGraphDebugDotFlagsVerbose)";
-    throw_cuda_error(status, call.c_str(), __FILE__, __LINE__);
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) {
-    fs::remove(temporary, ignored);
-    throw std::runtime_error("cannot rename " + temporary + " to " + path + ": " + error.message());
-  }
+  write_file_whole(path, [&graph](const std::string& temporary) {
+    CUDA_CHECK(cudaGraphDebugDotPrint(graph.get(), temporary.c_str(), cudaGraphDebugDotFlagsVerbose));
+  });
 }
 
 nlohmann::json to_json(const GraphStructure& s) {

@@ -50,6 +50,8 @@ int main(int argc, char** argv) {
     for (const std::string& warning : options->pool.warnings) std::cerr << warning << '\n';
     const int slots = csg::device_slots_for(options->pool, work.batches);  // batch i: slot i % slots
     csg::graphs::check_memory(*options, slots);
+    csg::check_estimate(csg::graphs::estimate_seconds(*options, csg::measure_rates(gemm, work.shape)),
+                        options->common.max_minutes, csg::describe_workload(work, options->common.gemm));
     csg::progress("allocating and filling " + std::to_string(work.batches) + " batches");
     csg::BatchBuffers buffers(work, options->common.host_memory, slots);
     buffers.fill_inputs(options->common.seed);

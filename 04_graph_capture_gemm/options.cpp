@@ -17,7 +17,7 @@ constexpr int kMaxTinySize = 1024;
 
 std::optional<GraphOptions> parse_options(StageCli& cli, int argc, const char* const* argv) {
   add_pool_options(cli, /*with_sweep=*/false);
-  cli.add_text("dot", "Write the captured graph as Graphviz DOT (cudaGraphDebugDotPrint) to FILE", "", "FILE");
+  cli.add_output("dot", "Write the captured graph as Graphviz DOT (cudaGraphDebugDotPrint) to FILE");
   cli.add_flag("skip-join", "Leave out step 4 (join): show the error CUDA gives, then exit 1");
   cli.add_int("tiny-count", "Empty kernels and tiny GEMMs in the where-graphs-win runs", kDefaultTinyCount, 1,
               kMaxTinyCount);
@@ -30,7 +30,6 @@ std::optional<GraphOptions> parse_options(StageCli& cli, int argc, const char* c
   options.common = *common;
   options.pool = read_pool_options(cli, *common, /*with_sweep=*/false);
   options.dot_path = cli.get_string("dot");
-  if (!options.dot_path.empty()) check_output_path("dot", options.dot_path);
   options.skip_join = cli.get_flag("skip-join");
   if (options.skip_join && options.pool.streams < 2) {
     throw UsageError("--skip-join needs --streams 2 or more: with one stream nothing is forked, so there is "
@@ -49,6 +48,16 @@ void check_memory(const GraphOptions& options, int slots) {
                                memory_needs(tiny_gemm_workload(options.tiny), common.host_memory, options.tiny.count));
   needs.device_bytes += gemm_device_bytes(common.gemm, options.pool.streams + 1);  // + the one-stream sums' stream
   check_fits(needs, "try fewer --batches, --device-buffers slots or a smaller --tiny-count");
+}
+
+double estimate_seconds(const GraphOptions& options, const Rates& rates) {
+  const CommonOptions& common = options.common;
+  const WorkSeconds t = work_seconds(common.work, rates, common.host_memory == HostMemory::pageable);
+  const double pipeline = common.host_memory == HostMemory::pageable ? t.serial() : t.overlapped();
+  // 3 launches of the costs, 2 GPU variants, the sums, each resource alone twice (streams, graph).
+  const double round = 5.0 * pipeline + t.serial() + 2.0 * (t.serial() + std::max(t.h2d, t.d2h));
+  const int rounds = common.plan.warmup + common.plan.repeats;
+  return rounds * round * (options.timeline.record ? 1.2 : 1.0) + 2.0 * pipeline;
 }
 
 }  // namespace csg::graphs

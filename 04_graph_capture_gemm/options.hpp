@@ -13,6 +13,7 @@
 
 #include "cli/options.hpp"
 #include "cli/pool_options.hpp"
+#include "measure/estimate.hpp"
 #include "timeline/stage_timeline.hpp"
 #include "tiny_work.hpp"
 
@@ -36,5 +37,10 @@ std::optional<GraphOptions> parse_options(StageCli& cli, int argc, const char* c
 // fit: two sets of the workload's (the second for the update experiment) with
 // `slots` device slots, the tiny GEMMs, and cuBLAS's workspaces.
 void check_memory(const GraphOptions& options, int slots);
+
+// The run's time at `rates` (measure/estimate.hpp): the one-time costs'
+// launches, the replay and the streams with their bounds' runs, the updates'
+// two launches, every round; the tiny work is small beside them.
+double estimate_seconds(const GraphOptions& options, const Rates& rates);
 
 }  // namespace csg::graphs

@@ -18,8 +18,16 @@ Measurement cost(const std::string& name, const nlohmann::json& params, const Su
 }
 
 Measurement checked(const std::string& name, const nlohmann::json& params, const Summary& stats, Work work,
-                    bool passed) {
-  return Measurement{name, params, stats, work, passed};
+                    bool passed, std::optional<std::uint64_t> digest = std::nullopt) {
+  Measurement m{name, params, stats, work, passed};
+  m.digest = digest;
+  return m;
+}
+
+// A variant checked by verifying every batch: its verdict and its outputs' digest.
+Measurement checked(const std::string& name, const nlohmann::json& params, const Summary& stats, Work work,
+                    const VerifyResult& check) {
+  return checked(name, params, stats, work, check.passed, check.digest);
 }
 
 double per_op_us(const Summary& s, int count) { return s.median_ms * kMicrosPerMilli / count; }
@@ -83,24 +91,24 @@ StageResult graph_stage_result(const std::string& stage, const DeviceInfo& devic
       cost("capture", pool, life.capture),
       cost("instantiate", pool, life.instantiate),
       cost("upload", pool, life.upload),
-      checked("first_launch", pool, life.first_launch, full, life.first_launch_check.passed),
-      checked("relaunch", pool, life.relaunch, full, life.relaunch_check.passed),
-      checked("launch_after_upload", pool, life.launch_after_upload, full, life.uploaded_check.passed),
-      with_bound(checked("graph_replay", pool, replay.graph_replay, full, replay.graph_check.passed),
+      checked("first_launch", pool, life.first_launch, full, life.first_launch_check),
+      checked("relaunch", pool, life.relaunch, full, life.relaunch_check),
+      checked("launch_after_upload", pool, life.launch_after_upload, full, life.uploaded_check),
+      with_bound(checked("graph_replay", pool, replay.graph_replay, full, replay.graph_check),
                  replay_bound(replay, work.batches), replay.replay_issue, replay.graph_alone),
-      with_bound(checked("stream_pool", pool, replay.stream_pool, full, replay.streams_check.passed),
+      with_bound(checked("stream_pool", pool, replay.stream_pool, full, replay.streams_check),
                  stream_pool_bound(replay, work.batches), replay.pool_issue, replay.stream_alone),
       cost("issue_streams_cpu", pool, replay.issue_streams_cpu),
       cost("issue_graph_cpu", pool, replay.issue_graph_cpu),
-      checked("update_exec", pool, upd.update_exec, Work{}, upd.updated_check.passed),
+      checked("update_exec", pool, upd.update_exec, Work{}, upd.updated_check.passed),  // other data: no digest to compare
       cost("update_call", pool, upd.update_call),
       checked("recapture_instantiate", pool, upd.recapture_instantiate, Work{}, upd.reinstantiated_check.passed),
       checked("tiny_empty_streams", empty_params, tiny.empty_streams, Work{}, tiny.empty_checked),
       checked("tiny_empty_graph", empty_params, tiny.empty_graph, Work{}, tiny.empty_checked),
-      checked("tiny_gemm_streams", gemm_params, tiny.gemm_streams, tiny_flops, tiny.gemm_streams_check.passed),
-      checked("tiny_gemm_graph", gemm_params, tiny.gemm_graph, tiny_flops, tiny.gemm_graph_check.passed),
+      checked("tiny_gemm_streams", gemm_params, tiny.gemm_streams, tiny_flops, tiny.gemm_streams_check),
+      checked("tiny_gemm_graph", gemm_params, tiny.gemm_graph, tiny_flops, tiny.gemm_graph_check),
       checked("tiny_gemm_graph_launch_cpu", gemm_params, tiny.gemm_graph_launch_cpu, Work{},
-              tiny.gemm_launch_check.passed),
+              tiny.gemm_launch_check),
   };
   // What the two bounds are made of: the one-stream sums, and each resource alone.
   const nlohmann::json one_stream = {{"streams", 1}};

@@ -145,7 +145,6 @@ void validate(const CommonOptions& options) {
                      std::to_string(w.shape.n) + " --k " + std::to_string(w.shape.k) +
                      ": the buffers' byte counts overflow 64 bits; choose smaller sizes");
   }
-  if (!options.json_path.empty()) check_output_path("json", options.json_path);
 }
 
 StageCli::StageCli(std::string program, std::string description, CommonDefaults defaults)
@@ -177,8 +176,17 @@ StageCli::StageCli(std::string program, std::string description, CommonDefaults 
                "naive", {"naive", "tiled", "cublas"});
     add_flag("tf32", "With --kernel cublas: TF32 tensor cores (exact on the suite's integer data)");
   }
+  add_int("max-minutes", "Refuse a run estimated to take longer than this many minutes", 10, 1, 100000);
   options_->add_options()("json", "Write results to FILE (schema cuda-streams-graphs/result/v1)",
                           cxxopts::value<std::string>(), "FILE");
+  accepted_["json"] = "a file name";
+  output_names_.push_back("json");
+}
+
+void StageCli::add_output(const std::string& name, const std::string& help) {
+  add_text(name, help, "", "FILE");
+  accepted_[name] = "a file name";
+  output_names_.push_back(name);
 }
 
 StageCli::~StageCli() = default;
@@ -186,6 +194,7 @@ StageCli::~StageCli() = default;
 void StageCli::add_int(const std::string& name, const std::string& help, long long default_value,
                        long long min_value, long long max_value) {
   int_specs_[name] = IntSpec{min_value, max_value};
+  accepted_[name] = "an integer in " + range_text(min_value, max_value);
   options_->add_options()(name, help + " " + range_text(min_value, max_value),
                           cxxopts::value<std::string>()->default_value(std::to_string(default_value)), "N");
 }
@@ -194,6 +203,7 @@ void StageCli::add_choice(const std::string& name, const std::string& help, cons
                           std::vector<std::string> choices) {
   options_->add_options()(name, help + ": " + join(choices, "|"),
                           cxxopts::value<std::string>()->default_value(default_value), "KIND");
+  accepted_[name] = "one of " + join(choices, "|");
   choice_specs_[name] = std::move(choices);
 }
 
@@ -212,6 +222,7 @@ void StageCli::add_text(const std::string& name, const std::string& help, const 
   }
   text_names_.push_back(name);
   text_defaults_[name] = default_value;
+  if (accepted_.count(name) == 0) accepted_[name] = placeholder == "LIST" ? "a comma-separated list" : "a value";
 }
 
 std::string StageCli::help() const {
@@ -235,6 +246,7 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   for (const auto& [name, spec] : int_specs_) {
     if (name.size() == 1) one_letter.push_back(name);
   }
+  check_values_given(raw_args);
   const std::vector<std::string> args = normalise_one_letter_flags(raw_args, one_letter);
   std::vector<const char*> argv{program_.c_str()};
   for (const auto& arg : args) argv.push_back(arg.c_str());
@@ -243,7 +255,14 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   try {
     result = options_->parse(static_cast<int>(argv.size()), argv.data());
   } catch (const std::exception& error) {  // cxxopts 2.x and 3.x both derive from std::exception
-    throw UsageError(error.what());
+    // What check_values_given did not catch; in the suite's quotes, not cxxopts' curly ones.
+    std::string message = error.what();
+    for (const char* curly : {"\u2018", "\u2019"}) {
+      for (std::size_t at = message.find(curly); at != std::string::npos; at = message.find(curly)) {
+        message.replace(at, std::string(curly).size(), "'");
+      }
+    }
+    throw UsageError(message);
   }
   // Every option at most once: with two values, which one counts is a guess.
   std::vector<std::string> all_names = text_names_;
@@ -301,8 +320,39 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
     options.json_path = result["json"].as<std::string>();
     if (options.json_path.empty()) throw UsageError("--json needs a file name");
   }
+  options.max_minutes = static_cast<int>(ints_.at("max-minutes"));
   validate(options);
+  // Every output file: writable, a regular file if it exists, and no two the same.
+  std::vector<std::pair<std::string, std::string>> outputs;
+  for (const std::string& name : output_names_) {
+    const std::string path = name == "json" ? options.json_path : strings_.at(name);
+    if (path.empty()) continue;
+    check_output_path(name, path);
+    outputs.emplace_back(name, path);
+  }
+  check_distinct_outputs(outputs);
   return options;
+}
+
+void StageCli::check_values_given(const std::vector<std::string>& args) const {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.rfind("--", 0) != 0 || arg.find('=') != std::string::npos) continue;
+    const std::string name = arg.substr(2);
+    if (name.empty()) continue;
+    const auto accepted = accepted_.find(name);
+    if (accepted == accepted_.end()) {
+      if (std::find(flag_names_.begin(), flag_names_.end(), name) == flag_names_.end() && name != "help") {
+        throw UsageError("unknown option '" + arg + "'");
+      }
+      continue;
+    }
+    // A value-taking option as the last word, or followed by another option.
+    if (i + 1 == args.size() || args[i + 1].rfind("--", 0) == 0) {
+      throw UsageError(arg + " needs a value: " + accepted->second);
+    }
+    ++i;  // its value, whatever it looks like: the strict parsers judge it
+  }
 }
 
 long long StageCli::get_int(const std::string& name) const { return ints_.at(name); }

@@ -1,9 +1,13 @@
 // Command-line options shared by every stage, parsed with cxxopts and validated
 // in one place, before any CUDA call. Every stage accepts the same names:
-//   --batches --m --n --k --warmup --repeats --seed --json FILE --host-memory KIND
+//   --batches --m --n --k --warmup --repeats --seed --max-minutes --json FILE
+//   --host-memory KIND
 // Numbers are parsed strictly here (no "12x", no "-1", no values past the
-// type's range), so bad input gives the same one-line message everywhere.
-// A stage adds its own options through the same add_* calls.
+// type's range), and every error has one style: the flag as the user typed
+// it, what was wrong, what is accepted ("--batches needs a value: an integer
+// in [1, 2147483647]", "--m takes an integer in [1, ...], got '5x'"). Output
+// files are checked here too (base/output_file.hpp). A stage adds its own
+// options through the same add_* calls.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +39,7 @@ struct CommonOptions {
   // pageable, pinned, registered, write_combined (host_memory is the first).
   std::vector<HostMemory> host_memories;
   GemmChoice gemm;  // --kernel, --tf32 (stages that run the GEMM workload)
+  int max_minutes = 10;  // --max-minutes: a run estimated longer is refused
 };
 
 // What a stage starts from when the user says nothing.
@@ -66,6 +71,9 @@ class StageCli {
   // Free text (a list, a file name); the stage parses it, e.g. with parse_int_list.
   void add_text(const std::string& name, const std::string& help, const std::string& default_value,
                 const std::string& placeholder);
+  // An output file (like --json): parse() checks that it can be written, that
+  // it is a regular file if it exists, and that no two outputs name one file.
+  void add_output(const std::string& name, const std::string& help);
 
   // Parses and validates. Returns nothing after printing --help (exit 0);
   // throws UsageError for anything wrong.
@@ -81,6 +89,11 @@ class StageCli {
   std::string help() const;
 
  private:
+  // Every option that takes a value given as the last word or followed by
+  // another option: "--batches needs a value: an integer in [1, ...]"; and
+  // every unknown --option, as the user typed it. Throws UsageError.
+  void check_values_given(const std::vector<std::string>& args) const;
+
   struct IntSpec {
     long long min_value;
     long long max_value;
@@ -97,6 +110,8 @@ class StageCli {
   std::map<std::string, std::string> strings_;
   std::map<std::string, bool> flags_;
   std::map<std::string, bool> given_;
+  std::map<std::string, std::string> accepted_;  // what each value-taking option accepts, for its errors
+  std::vector<std::string> output_names_;
 };
 
 // Strict integer parsing: the whole text must be a decimal integer in

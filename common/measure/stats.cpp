@@ -2,9 +2,48 @@
 
 #include <algorithm>
 #include <cmath>
+#include <chrono>
+#include <cstdio>
 #include <stdexcept>
+#include <string>
+
+#include "base/interrupt.hpp"
+#include "base/progress.hpp"
 
 namespace csg {
+namespace {
+
+// Progress lines for rounds that take long: quiet for the first
+// kProgressAfter seconds (a short run says nothing), then a line at most every
+// kProgressEvery seconds with the rounds done and an estimate of the time left.
+constexpr double kProgressAfter = 5.0;
+constexpr double kProgressEvery = 5.0;
+
+class RoundProgress {
+ public:
+  explicit RoundProgress(int rounds) : rounds_(rounds), start_(std::chrono::steady_clock::now()) {}
+  void done(int rounds_done) {
+    const double elapsed = seconds(start_);
+    if (rounds_done >= rounds_ || elapsed < kProgressAfter || (printed_ && seconds(last_) < kProgressEvery)) return;
+    const double left = elapsed / rounds_done * (rounds_ - rounds_done);
+    char text[128];
+    std::snprintf(text, sizeof text, "round %d of %d done, about %.0f s left", rounds_done, rounds_, left);
+    progress(text);
+    printed_ = true;
+    last_ = std::chrono::steady_clock::now();
+  }
+
+ private:
+  static double seconds(std::chrono::steady_clock::time_point since) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+  }
+  int rounds_;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_{};
+  bool printed_ = false;
+};
+
+}  // namespace
 
 Summary summarize(std::vector<Millis> samples) {
   if (samples.empty()) throw std::invalid_argument("summarize: no samples");
@@ -24,11 +63,15 @@ Summary summarize(std::vector<Millis> samples) {
 }
 
 std::vector<Measured> measure_rounds(const RepeatPlan& plan, const std::vector<TimedVariant>& variants) {
+  const int rounds = plan.warmup + plan.repeats;
+  RoundProgress report(rounds);
   for (int round = 0; round < plan.warmup; ++round) {
     for (const auto& variant : variants) {
       if (variant.prepare) variant.prepare();
       static_cast<void>(variant.run());
+      throw_if_interrupted("warm-up round " + std::to_string(round + 1) + " of " + std::to_string(plan.warmup));
     }
+    report.done(round + 1);
   }
   std::vector<std::vector<Millis>> samples(variants.size());
   std::vector<std::vector<Millis>> sides(variants.size());
@@ -37,8 +80,10 @@ std::vector<Measured> measure_rounds(const RepeatPlan& plan, const std::vector<T
       if (variants[v].prepare) variants[v].prepare();
       samples[v].push_back(variants[v].run());
       if (variants[v].side) sides[v].push_back(variants[v].side());
+      throw_if_interrupted("timed round " + std::to_string(round + 1) + " of " + std::to_string(plan.repeats));
       if (round + 1 == plan.repeats && variants[v].after_last) variants[v].after_last();
     }
+    report.done(plan.warmup + round + 1);
   }
   std::vector<Measured> results;
   results.reserve(variants.size());

@@ -18,6 +18,7 @@ struct Nvml {
   using Shutdown = int (*)();
   using ByBusId = int (*)(const char*, Device*);
   using GetUint = int (*)(Device, unsigned*);
+  using GetText = int (*)(char*, unsigned);
 
   void* library = nullptr;
   Init init = nullptr;
@@ -27,6 +28,7 @@ struct Nvml {
   GetUint curr_width = nullptr;
   GetUint max_gen = nullptr;
   GetUint max_width = nullptr;
+  GetText driver_version = nullptr;
 
   Nvml() {
     library = dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL);
@@ -38,6 +40,7 @@ struct Nvml {
     curr_width = reinterpret_cast<GetUint>(dlsym(library, "nvmlDeviceGetCurrPcieLinkWidth"));
     max_gen = reinterpret_cast<GetUint>(dlsym(library, "nvmlDeviceGetMaxPcieLinkGeneration"));
     max_width = reinterpret_cast<GetUint>(dlsym(library, "nvmlDeviceGetMaxPcieLinkWidth"));
+    driver_version = reinterpret_cast<GetText>(dlsym(library, "nvmlSystemGetDriverVersion"));
   }
   ~Nvml() {
     if (library != nullptr) dlclose(library);
@@ -60,6 +63,10 @@ void read_pcie_link(DeviceInfo& info) {
   Nvml nvml;
   if (!nvml.usable() || nvml.init() != 0) return;
   Nvml::Device device = nullptr;
+  if (nvml.driver_version != nullptr) {
+    char version[96] = {};  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80
+    if (nvml.driver_version(version, sizeof version) == 0) info.driver = version;
+  }
   if (nvml.by_bus_id(info.pci_bus_id.c_str(), &device) == 0) {
     info.pcie_gen = read_uint(nvml.curr_gen, device);
     info.pcie_width = read_uint(nvml.curr_width, device);
@@ -113,7 +120,8 @@ std::string DeviceInfo::summary() const {
   if (pcie_gen && pcie_width) {
     text += ", PCIe Gen" + std::to_string(*pcie_gen) + " x" + std::to_string(*pcie_width);
   }
-  text += ", driver " + version_text(driver_version) + ", runtime " + version_text(runtime_version) + ")";
+  text += ", driver " + (driver ? *driver : std::string("version unknown")) + ", CUDA driver API " +
+          version_text(driver_version) + ", runtime " + version_text(runtime_version) + ")";
   return text;
 }
 

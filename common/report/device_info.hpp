@@ -23,11 +23,12 @@ struct DeviceInfo {
   std::optional<int> pcie_width;
   std::optional<int> pcie_gen_max;
   std::optional<int> pcie_width_max;
-  int driver_version = 0;   // e.g. 13000 for CUDA 13.0
+  std::optional<std::string> driver;  // NVML's driver version, e.g. "580.159.04"; absent without NVML
+  int driver_version = 0;   // the CUDA version the driver supports, e.g. 13000 for 13.0
   int runtime_version = 0;
 
   std::string compute_capability() const { return std::to_string(cc_major) + "." + std::to_string(cc_minor); }
-  // "NVIDIA H200 (sm_90, 132 SMs, 3 copy engines, PCIe Gen5 x16, driver 13.0, runtime 13.0)"
+  // "NVIDIA H200 (sm_90, 132 SMs, 3 copy engines, PCIe Gen5 x16, driver 580.159.04, CUDA driver API 13.0, runtime 13.0)"
   std::string summary() const;
 };
 

@@ -47,6 +47,7 @@ nlohmann::json to_json(const DeviceInfo& device) {
       {"pcie_width", optional_int(device.pcie_width)},
       {"pcie_gen_max", optional_int(device.pcie_gen_max)},
       {"pcie_width_max", optional_int(device.pcie_width_max)},
+      {"driver", device.driver ? nlohmann::json(*device.driver) : nlohmann::json(nullptr)},
       {"driver_version", device.driver_version},
       {"runtime_version", device.runtime_version},
   };
@@ -81,6 +82,7 @@ nlohmann::json to_json(const Measurement& m) {
       {"verified", m.verifiable ? nlohmann::json(m.verified) : nlohmann::json(nullptr)},
   };
   if (m.bound) doc["bound"] = to_json(*m.bound, m.stats.median_ms, m.bound_tolerance);
+  doc["digest"] = m.digest ? nlohmann::json(digest_text(*m.digest)) : nlohmann::json(nullptr);
   if (m.host_issue) {
     doc["host_issue_ms"] = m.host_issue->median_ms;
     doc["host_issue_p95_ms"] = m.host_issue->p95_ms;
@@ -98,6 +100,8 @@ nlohmann::json to_json(const StageResult& result) {
       {"method", result.verification.method},
   };
   if (!result.verification.passed) verification["failure"] = result.verification.message();
+  verification["digest"] =
+      result.verification.digest ? nlohmann::json(digest_text(*result.verification.digest)) : nlohmann::json(nullptr);
   return {
       {"schema", kResultSchema},   {"stage", result.stage},
       {"device", to_json(result.device)}, {"config", result.config},

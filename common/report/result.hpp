@@ -35,6 +35,8 @@ struct Measurement {
   double bound_tolerance = 0.0;
   // The host's time to issue each timed run, read in the same runs.
   std::optional<Summary> host_issue{};
+  // The hash of the outputs this variant's check saw (VerifyResult::digest).
+  std::optional<std::uint64_t> digest{};
 };
 
 struct StageResult {
@@ -53,7 +55,8 @@ nlohmann::json to_json(const DeviceInfo& device);
 // A measurement's JSON; with a bound, also
 //   "bound": {"bound_ms", "limited_by", "regime", "percent_of_bound", "tolerance",
 //             "paths": {"kernels_ms", "h2d_ms", "d2h_ms", "both_ways_ms", "host_issue_ms"}}
-// and with a host issue time, "host_issue_ms" (its median) and "host_issue_p95_ms".
+// with a host issue time, "host_issue_ms" (its median) and "host_issue_p95_ms";
+// with a digest, "digest" (16 hex digits), else "digest": null.
 nlohmann::json to_json(const Measurement& measurement);
 nlohmann::json to_json(const PipelineBound& bound, double achieved_ms, double tolerance);
 nlohmann::json to_json(const StageResult& result);

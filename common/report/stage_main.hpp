@@ -1,41 +1,43 @@
 // run_stage: the frame around every stage's main. It turns the suite's
-// exceptions into its exit codes with a one-line message on stderr:
-//   UsageError, ResourceError -> 2, NoDeviceError -> 77, anything else -> 1.
-// progress() prints "[stage +1.2s] text" on stderr so long runs are never silent.
+// exceptions into its exit codes with one line on stderr:
+//   UsageError, ResourceError -> 2, NoDeviceError -> 77, Interrupted -> 130
+//   (SIGINT) or 143 (SIGTERM), anything else -> 1.
 #pragma once
 
 #include <exception>
 #include <iostream>
 #include <string>
 
-#include "cuda/check.hpp"
 #include "base/errors.hpp"
+#include "base/interrupt.hpp"
+#include "base/progress.hpp"
+#include "cuda/check.hpp"
 
 namespace csg {
-
-void set_progress_stage(const std::string& stage);
-void progress(const std::string& text);
 
 template <class Body>
 int run_stage(const std::string& stage, Body&& body) {
   set_progress_stage(stage);
+  catch_interrupts();
+  auto fail = [&stage](int code, const std::string& text) {
+    std::cerr << stage << ": " << text << '\n';
+    return code;
+  };
   try {
     return body();
   } catch (const UsageError& error) {
-    std::cerr << stage << ": " << error.what() << " (see --help)\n";
-    return kExitUsage;
+    return fail(kExitUsage, std::string(error.what()) + " (see --help)");
   } catch (const ResourceError& error) {
-    std::cerr << stage << ": " << error.what() << '\n';
-    return kExitUsage;
+    return fail(kExitUsage, error.what());
   } catch (const NoDeviceError& error) {
-    std::cerr << stage << ": " << error.what() << '\n';
-    return kExitNoDevice;
+    return fail(kExitNoDevice, error.what());
+  } catch (const Interrupted& error) {
+    return fail(error.exit_code(), "interrupted by " + signal_name(error.signal()) + ": " + error.what() +
+                                       "; no results were written");
   } catch (const CudaError& error) {
-    std::cerr << stage << ": CUDA error: " << error.what() << '\n';
-    return kExitFailure;
+    return fail(kExitFailure, std::string("CUDA error: ") + error.what());
   } catch (const std::exception& error) {
-    std::cerr << stage << ": error: " << error.what() << '\n';
-    return kExitFailure;
+    return fail(kExitFailure, std::string("error: ") + error.what());
   }
 }
 

@@ -1,6 +1,7 @@
 #include "timeline/stage_timeline.hpp"
 
 #include "base/errors.hpp"
+#include "base/progress.hpp"
 #include "report/result.hpp"
 #include "report/table.hpp"
 
@@ -17,14 +18,12 @@ void add_timeline_options(StageCli& cli) {
                "After the timed runs, record one more run with CUPTI and draw it as a timeline");
   cli.add_int("timeline-batches", "Batches the timeline picture shows", kDefaultTimelineBatches, 1,
               kMaxTimelineBatches);
-  cli.add_text("trace", "Write the recorded run as Chrome trace-event JSON (Perfetto); implies --timeline", "",
-               "FILE");
+  cli.add_output("trace", "Write the recorded run as Chrome trace-event JSON (Perfetto); implies --timeline");
 }
 
 TimelineOptions read_timeline_options(const StageCli& cli) {
   TimelineOptions options;
   options.trace_path = cli.get_string("trace");
-  if (!options.trace_path.empty()) check_output_path("trace", options.trace_path);
   options.record = cli.get_flag("timeline") || !options.trace_path.empty();
   options.picture_batches = static_cast<int>(cli.get_int("timeline-batches"));
   return options;
@@ -137,6 +136,7 @@ int finish_stage(std::ostream& out, const std::string& stage, nlohmann::json jso
     report_stage_timeline(out, *timeline, options, stage);
     json["timeline"] = to_json(*timeline, options);
   }
+  json["measured_at"] = started_at_utc();
   if (!json_path.empty()) write_json_file(json_path, json);
   const bool timeline_passed = !timeline || timeline->passed();
   return verified && timeline_passed ? kExitOk : kExitFailure;

@@ -38,7 +38,7 @@ class BatchBuffers {
   void poison_device_outputs(cudaStream_t stream);
   void poison_host_outputs();
 
-  // Checks every batch of host C against A and B.
+  // Checks every batch of host C against A and B, and hashes it (the digest).
   VerifyResult verify(std::uint64_t seed) const;
 
  private:

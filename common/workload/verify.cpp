@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -85,6 +86,34 @@ std::optional<Mismatch> check_batch(const Workload& work, int batch, const float
 }
 
 }  // namespace
+
+std::uint64_t output_digest(const Workload& work, std::span<const float> c_all) {
+  if (c_all.size() < work.batch_count() * work.c_elems()) {
+    throw std::invalid_argument("output_digest: buffer smaller than the workload");
+  }
+  std::vector<std::uint64_t> per_batch(work.batch_count());
+  parallel_for(work.batch_count(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t batch = begin; batch < end; ++batch) {
+      const float* c = c_all.data() + batch * work.c_elems();
+      std::uint64_t h = splitmix64(0x4449474553540000ull + batch);
+      for (std::size_t i = 0; i < work.c_elems(); ++i) {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, c + i, sizeof bits);
+        h = splitmix64(h ^ bits);
+      }
+      per_batch[batch] = h;
+    }
+  });
+  std::uint64_t digest = splitmix64(work.c_elems());
+  for (const std::uint64_t h : per_batch) digest = splitmix64(digest ^ h);
+  return digest;
+}
+
+std::string digest_text(std::uint64_t digest) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(digest));
+  return text;
+}
 
 std::vector<double> freivalds_multipliers(std::uint64_t seed, int n) {
   std::vector<double> x(static_cast<std::size_t>(n));

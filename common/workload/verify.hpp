@@ -36,6 +36,9 @@ struct VerifyResult {
   int batches_checked = 0;
   std::string method = "freivalds+sampled";
   std::optional<Mismatch> first_failure;  // lowest failing batch
+  // A 64-bit hash of every batch's C as checked (output_digest): equal for
+  // the same seed and shape whatever computed it, in any stage or process.
+  std::optional<std::uint64_t> digest;
   // "all 100 batches verified" or "batch 37, C[12][5]: expected 100, got nan (freivalds)".
   std::string message() const;
 };
@@ -47,6 +50,13 @@ struct VerifyOptions {
 
 VerifyResult verify_batches(const Workload& work, std::span<const float> a_all, std::span<const float> b,
                             std::span<const float> c_all, const VerifyOptions& options);
+
+// A 64-bit hash of C over all batches, in batch order, of the bits of every
+// float: two runs' outputs are the same exactly when (barring a collision)
+// their digests are. Hashed batch by batch on the host's cores.
+std::uint64_t output_digest(const Workload& work, std::span<const float> c_all);
+// "0123456789abcdef": 16 lower-case hex digits, as the JSON writes it.
+std::string digest_text(std::uint64_t digest);
 
 // What the checks use, exposed so that tests can build errors one check
 // misses and the other catches:

@@ -33,7 +33,11 @@ struct BadCase {
 const std::vector<BadCase>& common_bad_cases() {
   static const std::vector<BadCase> cases = {
       {{"--no-such-flag", "--json", "{json}"}, "no-such-flag"},
-      {{"--json", "{json}", "--batches"}, "batches"},
+      {{"--json", "{json}", "--batches"}, "--batches needs a value: an integer in [1, "},
+      {{"--batches", "--m", "5", "--json", "{json}"}, "--batches needs a value: an integer in [1, "},
+      {{"--json", "{json}", "--seed"}, "--seed needs a value"},
+      {{"--json"}, "--json needs a value: a file name"},
+      {{"--no-such-flag"}, "unknown option '--no-such-flag'"},
       {{"--m", "abc", "--json", "{json}"}, "--m takes an integer"},
       {{"--m", "12x", "--json", "{json}"}, "--m takes an integer"},
       {{"--n", "0", "--json", "{json}"}, "--n takes an integer in [1, "},
@@ -61,6 +65,8 @@ TEST(StageCli, BadInputExits2WithOneLineAndNoFile) {
       const testing::ProcessResult run = testing::run_process(argv);
       const std::string label = stage_name(binary) + " " + ::testing::PrintToString(bad.args);
       EXPECT_TRUE(testing::refused_as_usage(run, bad.must_mention, dir)) << label;
+      // One style: the flag as typed, plain quotes (no typographic ones from the parser).
+      EXPECT_EQ(run.err.find("\xE2\x80"), std::string::npos) << label << ": " << run.err;
     }
   }
 }

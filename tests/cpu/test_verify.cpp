@@ -172,3 +172,35 @@ TEST(Verify, RejectsBuffersSmallerThanTheWorkload) {
 
 }  // namespace
 }  // namespace csg
+
+namespace csg {
+namespace {
+
+TEST(Digest, EqualForEqualOutputsAndChangedByAnyBit) {
+  Batches first(4, 9, 7, 5), second(4, 9, 7, 5);
+  const std::uint64_t digest = output_digest(first.work, first.c);
+  EXPECT_EQ(output_digest(second.work, second.c), digest);  // same seed and shape
+  // One bit of one element of the last batch.
+  std::vector<float> changed = first.c;
+  changed.back() = std::nextafter(changed.back(), 1e30f);
+  EXPECT_NE(output_digest(first.work, changed), digest);
+  // The same values in another batch order.
+  std::vector<float> swapped = first.c;
+  std::swap_ranges(swapped.begin(), swapped.begin() + first.work.c_elems(), swapped.begin() + first.work.c_elems());
+  EXPECT_NE(output_digest(first.work, swapped), digest);
+  // Another seed, other inputs, another digest.
+  Batches other(4, 9, 7, 5, 8);
+  EXPECT_NE(output_digest(other.work, other.c), digest);
+  // 0.0 and -0.0 compare equal as floats but are other bits: another digest.
+  std::vector<float> zeros(first.c.size(), 0.0f), negative_zeros(first.c.size(), -0.0f);
+  EXPECT_NE(output_digest(first.work, zeros), output_digest(first.work, negative_zeros));
+}
+
+TEST(Digest, TextIsSixteenLowerCaseHexDigits) {
+  EXPECT_EQ(digest_text(0x0123456789abcdefULL), "0123456789abcdef");
+  EXPECT_EQ(digest_text(0), "0000000000000000");
+  EXPECT_EQ(digest_text(~0ULL), "ffffffffffffffff");
+}
+
+}  // namespace
+}  // namespace csg

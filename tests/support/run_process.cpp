@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -45,14 +48,21 @@ std::vector<std::string> TempDir::entries() const {
   return names;
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
-  TempDir dir;
-  const std::string out_path = dir.file("stdout");
-  const std::string err_path = dir.file("stderr");
+namespace {
+
+struct Spawned {
+  pid_t pid = 0;
+  std::string out_path, err_path;
+};
+
+Spawned spawn(const TempDir& dir, const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
+  Spawned child{0, dir.file("stdout"), dir.file("stderr")};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, child.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, child.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -68,17 +78,49 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   std::vector<char*> env;
   for (auto& item : env_text) env.push_back(item.data());
   env.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  const int spawned = posix_spawn(&child.pid, args[0], &actions, nullptr, args.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) throw std::runtime_error("posix_spawn " + argv.front() + " failed");
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) throw std::runtime_error("waitpid failed");
+  return child;
+}
+
+ProcessResult collect(const Spawned& child, int status) {
   ProcessResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = slurp(out_path);
-  result.err = slurp(err_path);
+  result.out = slurp(child.out_path);
+  result.err = slurp(child.err_path);
   return result;
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
+  TempDir dir;
+  const Spawned child = spawn(dir, argv, extra_env);
+  int status = 0;
+  if (waitpid(child.pid, &status, 0) != child.pid) throw std::runtime_error("waitpid failed");
+  return collect(child, status);
+}
+
+InterruptedRun run_process_and_signal(const std::vector<std::string>& argv, const std::string& when_stderr_has,
+                                      int signal, int after_ms) {
+  TempDir dir;
+  const Spawned child = spawn(dir, argv, {});
+  InterruptedRun run;
+  int status = 0;
+  for (;;) {
+    const pid_t done = waitpid(child.pid, &status, WNOHANG);
+    if (done == child.pid) break;
+    if (done < 0) throw std::runtime_error("waitpid failed");
+    if (!run.signalled && slurp(child.err_path).find(when_stderr_has) != std::string::npos) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
+      ::kill(child.pid, signal);
+      run.signalled = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  run.result = collect(child, status);
+  return run;
 }
 
 }  // namespace csg::testing

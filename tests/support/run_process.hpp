@@ -15,6 +15,17 @@ struct ProcessResult {
 // `extra_env` entries ("NAME=value") are added to, or replace, the environment.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
 
+// Like run_process, but sends `signal` to the program once its stderr holds
+// `when_stderr_has` and `after_ms` more milliseconds have passed, as Ctrl-C
+// or `kill` would. `signalled` tells whether the text appeared before the
+// program ended (if not, no signal was sent).
+struct InterruptedRun {
+  ProcessResult result;
+  bool signalled = false;
+};
+InterruptedRun run_process_and_signal(const std::vector<std::string>& argv, const std::string& when_stderr_has,
+                                      int signal, int after_ms = 0);
+
 // A fresh, empty directory under the system temp dir, removed by the destructor.
 class TempDir {
  public:

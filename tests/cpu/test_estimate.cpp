@@ -1,0 +1,126 @@
+// Long requests are estimated before anything large is allocated and refused
+// over --max-minutes; clean interrupts end a stage with 130 or 143 and one line.
+// Both on the CPU side: the rates are given, the signal is real.
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "01_serial_baseline/report.hpp"
+#include "03_stream_pool_gemm/measurements.hpp"
+#include "04_graph_capture_gemm/options.hpp"
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
+#include "cli/options.hpp"
+#include "measure/estimate.hpp"
+#include "report/stage_main.hpp"
+
+namespace csg {
+namespace {
+
+// Roughly a naive GEMM on an H200 and its PCIe Gen5 link.
+constexpr Rates kRates{.kernel_flops_per_s = 2e12, .pinned_bytes_per_s = 50e9, .pageable_bytes_per_s = 20e9};
+
+std::string refusal(double seconds, int max_minutes) {
+  try {
+    check_estimate(seconds, max_minutes, "the work");
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(Estimate, WorkSecondsAreTheWorkOverTheRates) {
+  const Workload work{100, GemmShape{512, 512, 256}};
+  const WorkSeconds pinned = work_seconds(work, kRates, false);
+  EXPECT_DOUBLE_EQ(pinned.kernels, 100.0 * 2.0 * 512 * 512 * 256 / 2e12);
+  EXPECT_DOUBLE_EQ(pinned.h2d, 100.0 * work.a_bytes() / 50e9);
+  EXPECT_DOUBLE_EQ(pinned.d2h, 100.0 * work.c_bytes() / 50e9);
+  EXPECT_DOUBLE_EQ(pinned.serial(), pinned.kernels + pinned.h2d + pinned.d2h);
+  EXPECT_DOUBLE_EQ(pinned.overlapped(), std::max({pinned.kernels, pinned.h2d, pinned.d2h}));
+  const WorkSeconds pageable = work_seconds(work, kRates, true);
+  EXPECT_DOUBLE_EQ(pageable.h2d, pinned.h2d * 50.0 / 20.0);
+  EXPECT_DOUBLE_EQ(pageable.kernels, pinned.kernels);
+  // A rate that could not be measured counts nothing rather than infinity.
+  EXPECT_EQ(work_seconds(work, Rates{}, false).serial(), 0.0);
+}
+
+TEST(Estimate, OverTheLimitIsRefusedWithTheEstimateAndTheWayOut) {
+  const std::string text = refusal(3.0 * 3600.0, 10);
+  EXPECT_NE(text.find("about 180 min"), std::string::npos) << text;
+  EXPECT_NE(text.find("the work"), std::string::npos) << text;
+  EXPECT_NE(text.find("--max-minutes (10)"), std::string::npos) << text;
+  EXPECT_EQ(refusal(599.0, 10), "");
+  EXPECT_NE(refusal(601.0, 10), "");
+  EXPECT_EQ(refusal(3.0 * 3600.0, 200), "");  // --max-minutes raises the limit
+}
+
+TEST(Estimate, TheHugeRequestFromTheIssueIsRefusedAndTheArticleSizeIsNot) {
+  // 03 --m 65536 --n 65536 --k 65536 --batches 1: hours of naive GEMMs.
+  const RepeatPlan plan{2, 10};
+  PoolConfig config;
+  config.sweep = {1, 2, 4, 8, 16, 32};
+  const Workload huge{1, GemmShape{65536, 65536, 65536}};
+  const double huge_seconds = pool::estimate_seconds(huge, plan, config, HostMemory::pinned, kRates, false);
+  EXPECT_GT(huge_seconds, 3600.0);
+  EXPECT_NE(refusal(huge_seconds, 10), "");
+  const Workload article{100, GemmShape{512, 512, 256}};
+  const double article_seconds = pool::estimate_seconds(article, plan, config, HostMemory::pinned, kRates, false);
+  EXPECT_LT(article_seconds, kSayEstimateAbove);
+  EXPECT_GT(article_seconds, 0.0);
+  // More rounds, more time: the estimate counts warm-up and repeats.
+  EXPECT_NEAR(pool::estimate_seconds(article, RepeatPlan{4, 20}, config, HostMemory::pinned, kRates, false),
+              2.0 * article_seconds, 1e-9);
+}
+
+TEST(Estimate, StagesOneAndFourCountTheirRoundsAndVariants) {
+  StageCli cli("test", "test");
+  const CommonOptions small = *cli.parse(std::vector<std::string>{});
+  CommonOptions huge = small;
+  huge.work = Workload{1, GemmShape{65536, 65536, 65536}};
+  const double one_round =
+      2.0 * work_seconds(small.work, kRates, small.host_memory == HostMemory::pageable).serial();
+  EXPECT_NEAR(serial::estimate_seconds(small, kRates, false), 12.0 * one_round, 1e-12);
+  EXPECT_NEAR(serial::estimate_seconds(small, kRates, true), 24.0 * one_round, 1e-12);
+  EXPECT_NE(refusal(serial::estimate_seconds(huge, kRates, false), 10), "");
+  graphs::GraphOptions graph;
+  graph.common = small;
+  const double article = graphs::estimate_seconds(graph, kRates);
+  EXPECT_GT(article, 0.0);
+  EXPECT_LT(article, 60.0) << small.work.batches << " batches of " << small.work.shape.m;
+  graph.common = huge;
+  EXPECT_NE(refusal(graphs::estimate_seconds(graph, kRates), 10), "");
+}
+
+// A real SIGINT or SIGTERM, raised inside the stage frame, ends the "stage"
+// at its next check with 128 + the signal and one line naming what was cut short.
+int interrupted_stage(int signal) {
+  return run_stage("csg_test_stage", [signal] {
+    ::raise(signal);
+    throw_if_interrupted("the timing of 3 variants");
+    return 0;
+  });
+}
+
+TEST(Interrupt, SigintEndsTheStageWith130AndOneLine) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(interrupted_stage(SIGINT)), ::testing::ExitedWithCode(130),
+              "^csg_test_stage: interrupted by SIGINT: the timing of 3 variants was not finished; no results were "
+              "written\n$");
+}
+
+TEST(Interrupt, SigtermEndsTheStageWith143) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(interrupted_stage(SIGTERM)), ::testing::ExitedWithCode(143), "interrupted by SIGTERM");
+}
+
+TEST(Interrupt, WithoutASignalTheStageRunsToTheEnd) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(run_stage("csg_test_stage", [] {
+                throw_if_interrupted("nothing");
+                return 0;
+              })),
+              ::testing::ExitedWithCode(0), "^$");
+}
+
+}  // namespace
+}  // namespace csg

@@ -1,0 +1,180 @@
+// Output files can't hurt: a device, a FIFO, a directory or a file under
+// /proc or /sys is never replaced, two outputs of one run never name the same
+// file, and regular files are written whole or not at all. Checked on the
+// library calls (on nodes made in a temporary folder) and on every stage
+// binary, before any CUDA call (so on a machine without a GPU too).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "base/errors.hpp"
+#include "base/output_file.hpp"
+#include "run_process.hpp"
+#include "usage_checks.hpp"
+
+namespace csg {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> stage_binaries() {
+  std::vector<std::string> paths;
+  std::stringstream list(CSG_STAGE_BINARIES);
+  for (std::string path; std::getline(list, path, ';');) {
+    if (!path.empty()) paths.push_back(path);
+  }
+  return paths;
+}
+
+std::string usage_message(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// A character device node like /dev/null (1:3), made in `dir`; only root may.
+bool make_null_device(const std::string& path) { return ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0; }
+
+TEST(OutputSafety, AFifoIsRefusedBeforeTheRunAndLeftInPlaceByTheWriter) {
+  testing::TempDir dir;
+  const std::string fifo = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(usage_message([&] { check_output_path("json", fifo); }).find("is a FIFO"), std::string::npos);
+  EXPECT_THROW(write_text_file(fifo, "{}"), std::runtime_error);
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+  EXPECT_EQ(dir.entries().size(), 1U);  // no temporary file left behind
+}
+
+TEST(OutputSafety, ADeviceNodeIsRefusedAndNeverReplaced) {
+  testing::TempDir dir;
+  const std::string node = dir.file("null");
+  if (!make_null_device(node)) GTEST_SKIP() << "mknod needs root here; the FIFO test covers the same branch";
+  EXPECT_NE(usage_message([&] { check_output_path("json", node); }).find("is a device"), std::string::npos);
+  EXPECT_THROW(write_text_file(node, "{\"a\": 1}"), std::runtime_error);
+  EXPECT_TRUE(fs::is_character_file(fs::symlink_status(node)));  // still the device, not a 9-byte file
+  // Through a link to it as well.
+  const std::string link = dir.file("link");
+  fs::create_symlink(node, link);
+  EXPECT_NE(usage_message([&] { check_output_path("json", link); }).find("is a device"), std::string::npos);
+  EXPECT_THROW(write_text_file(link, "{}"), std::runtime_error);
+  EXPECT_TRUE(fs::is_character_file(fs::symlink_status(node)));
+}
+
+TEST(OutputSafety, DirectoriesProcAndSysAreRefused) {
+  testing::TempDir dir;
+  EXPECT_NE(usage_message([&] { check_output_path("json", dir.path()); }).find("is a directory"), std::string::npos);
+  EXPECT_NE(usage_message([&] { check_output_path("json", "/proc/version"); }).find("under /proc"),
+            std::string::npos);
+  EXPECT_NE(usage_message([&] { check_output_path("trace", "/sys/kernel/new-file"); }).find("under /sys"),
+            std::string::npos);
+  EXPECT_THROW(write_text_file("/proc/version", "x"), std::runtime_error);
+  EXPECT_NE(usage_message([&] { check_output_path("json", dir.file("missing/out.json")); }).find("does not exist"),
+            std::string::npos);
+}
+
+TEST(OutputSafety, ARegularFileOrANewNameIsAccepted) {
+  testing::TempDir dir;
+  EXPECT_EQ(usage_message([&] { check_output_path("json", dir.file("new.json")); }), "");
+  write_text_file(dir.file("old.json"), "old");
+  EXPECT_EQ(usage_message([&] { check_output_path("json", dir.file("old.json")); }), "");
+  write_text_file(dir.file("old.json"), "new");
+  std::ifstream in(dir.file("old.json"));
+  std::string text;
+  in >> text;
+  EXPECT_EQ(text, "new");
+  EXPECT_EQ(dir.entries().size(), 1U);
+}
+
+TEST(OutputSafety, AWriterThatFailsLeavesTheOldFileAndNoTemporary) {
+  testing::TempDir dir;
+  write_text_file(dir.file("out.json"), "old");
+  EXPECT_THROW(write_file_whole(dir.file("out.json"),
+                                [](const std::string& temporary) {
+                                  std::ofstream(temporary) << "half";
+                                  throw std::runtime_error("disk full");
+                                }),
+               std::runtime_error);
+  std::ifstream in(dir.file("out.json"));
+  std::string text;
+  in >> text;
+  EXPECT_EQ(text, "old");
+  EXPECT_EQ(dir.entries().size(), 1U);
+}
+
+TEST(OutputSafety, TwoOutputsNamingOneFileAreRefusedEvenThroughALink) {
+  testing::TempDir dir;
+  const std::string a = dir.file("a.json");
+  EXPECT_NE(usage_message([&] { check_distinct_outputs({{"json", a}, {"trace", a}}); }).find("same file"),
+            std::string::npos);
+  // A link to a file that does not exist yet: writing through it would create that file.
+  fs::create_symlink("a.json", dir.file("b.json"));
+  EXPECT_NE(usage_message([&] { check_distinct_outputs({{"json", a}, {"dot", dir.file("b.json")}}); }),
+            "");
+  EXPECT_NE(usage_message([&] { check_distinct_outputs({{"json", a}, {"dot", dir.path() + "/./a.json"}}); }), "");
+  EXPECT_EQ(usage_message([&] { check_distinct_outputs({{"json", a}, {"trace", dir.file("c.json")}, {"dot", ""}}); }),
+            "");
+}
+
+TEST(OutputSafety, EveryStageRefusesUnsafeOutputsWithOneLineAndLeavesThemAlone) {
+  for (const std::string& binary : stage_binaries()) {
+    testing::TempDir dir;
+    const std::string fifo = dir.file("pipe");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const std::string sub = dir.file("sub");
+    fs::create_directory(sub);
+    struct Case {
+      std::vector<std::string> args;
+      std::string must_mention;
+    };
+    const std::vector<Case> cases = {
+        {{"--json", fifo}, "is a FIFO"},
+        {{"--json", sub}, "is a directory"},
+        {{"--json", "/proc/version"}, "under /proc"},
+        {{"--trace", "/proc/self/status"}, "under /proc"},
+        {{"--json", dir.file("x.json"), "--trace", dir.file("x.json")}, "--json and --trace name the same file"},
+    };
+    for (const Case& bad : cases) {
+      std::vector<std::string> argv{binary};
+      argv.insert(argv.end(), bad.args.begin(), bad.args.end());
+      const testing::ProcessResult run = testing::run_process(argv);
+      EXPECT_EQ(run.exit_code, kExitUsage) << binary << " " << ::testing::PrintToString(bad.args) << "\n" << run.err;
+      EXPECT_NE(run.err.find(bad.must_mention), std::string::npos) << run.err;
+      EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+    }
+    EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+    EXPECT_TRUE(fs::is_directory(sub));
+    EXPECT_EQ(dir.entries().size(), 2U) << binary;  // the FIFO and the folder, nothing written
+  }
+}
+
+TEST(OutputSafety, StageFourRefusesItsDotAndJsonAsOneFileThroughALink) {
+  testing::TempDir dir;
+  fs::create_symlink("run.json", dir.file("graph.dot"));
+  const testing::ProcessResult run =
+      testing::run_process({CSG_STAGE04_BINARY, "--dot", dir.file("graph.dot"), "--json", dir.file("run.json")});
+  EXPECT_EQ(run.exit_code, kExitUsage) << run.err;
+  EXPECT_NE(run.err.find("name the same file"), std::string::npos) << run.err;
+  EXPECT_EQ(dir.entries().size(), 1U);
+}
+
+TEST(OutputSafety, StageFourRefusesADeviceAsItsDotFile) {
+  testing::TempDir dir;
+  const std::string node = dir.file("null");
+  if (!make_null_device(node)) GTEST_SKIP() << "mknod needs root here";
+  const testing::ProcessResult run = testing::run_process({CSG_STAGE04_BINARY, "--dot", node});
+  EXPECT_EQ(run.exit_code, kExitUsage) << run.err;
+  EXPECT_NE(run.err.find("--dot " + node + ": is a device"), std::string::npos) << run.err;
+  EXPECT_TRUE(fs::is_character_file(fs::symlink_status(node)));
+}
+
+}  // namespace
+}  // namespace csg
