@@ -59,24 +59,26 @@ int main(int argc, char** argv) {
     for (int i = 0; i < streams; ++i) gemm.prepare(pool[i]);  // cuBLAS: a capture can't create handles
 
     // The per-batch work of stage 03 (the article's step 3), on any set of
-    // buffers: batch i's copy in, compute and copy out on stream i % pool.
-    const dim3 block = csg::naive_block(), grid = csg::naive_grid(work.shape);
-    const int m = work.shape.m, n = work.shape.n, k = work.shape.k;
+    // buffers (of any shape): batch i's copy in, compute and copy out on stream i % pool.
+    const dim3 block = csg::naive_block();
     auto ops_for = [&](csg::BatchBuffers& b) {
+      const csg::Workload& w = b.work();
       return csg::BatchOps{
-          .h2d = [&](int i, cudaStream_t stream) {
-            CUDA_CHECK(cudaMemcpyAsync(b.device_a(i), b.host_a(i), work.a_bytes(), cudaMemcpyHostToDevice, stream));
+          .h2d = [&b, &w](int i, cudaStream_t stream) {
+            CUDA_CHECK(cudaMemcpyAsync(b.device_a(i), b.host_a(i), w.a_bytes(), cudaMemcpyHostToDevice, stream));
           },
-          .compute = [&](int i, cudaStream_t stream) {
+          .compute = [&b, &w, &gemm, block](int i, cudaStream_t stream) {
             if (gemm.kernel() == csg::GemmKernel::naive) {
-              csg::gemm_naive<<<grid, block, 0, stream>>>(b.device_a(i), b.device_b(), b.device_c(i), m, n, k);
+              const dim3 grid = csg::naive_grid(w.shape);
+              csg::gemm_naive<<<grid, block, 0, stream>>>(b.device_a(i), b.device_b(), b.device_c(i), w.shape.m,
+                                                          w.shape.n, w.shape.k);
               CUDA_CHECK_LAUNCH("gemm_naive");
             } else {  // --kernel tiled or cublas
-              gemm.run(b.device_a(i), b.device_b(), b.device_c(i), work.shape, stream);
+              gemm.run(b.device_a(i), b.device_b(), b.device_c(i), w.shape, stream);
             }
           },
-          .d2h = [&](int i, cudaStream_t stream) {
-            CUDA_CHECK(cudaMemcpyAsync(b.host_c(i), b.device_c(i), work.c_bytes(), cudaMemcpyDeviceToHost, stream));
+          .d2h = [&b, &w](int i, cudaStream_t stream) {
+            CUDA_CHECK(cudaMemcpyAsync(b.host_c(i), b.device_c(i), w.c_bytes(), cudaMemcpyDeviceToHost, stream));
           }};
     };
     const csg::BatchOps ops = ops_for(buffers);
