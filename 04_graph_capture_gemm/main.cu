@@ -219,6 +219,13 @@ int main(int argc, char** argv) {
     run.tiny_config = options->tiny;
     run.tiny = csg::graphs::measure_launch_overhead(plan, pool, {fork, join}, options->tiny);
 
+    if (!options->launch.chains.empty()) {
+      csg::progress("what one launch costs: chains of " + std::to_string(options->launch.chains.front()) + " to " +
+                    std::to_string(options->launch.chains.back()) + " empty kernels, back to back");
+      run.launch = csg::graphs::measure_launch_costs(options->launch,
+                                                     {&exec, launch, issue_on_streams, poison, verify, pool[0]});
+    }
+
     // --timeline: one more replay, untimed, with CUPTI timestamping every node
     // (of a second exec of the same graph, whose nodes it can name by pool
     // stream and batch); then the timed exec's replay re-timed with recording over.

@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include <algorithm>
+
 #include "base/errors.hpp"
 #include "base/output_file.hpp"
 #include "workload/gemm.hpp"
@@ -12,6 +14,8 @@ constexpr int kDefaultTinyCount = 1000;  // tiny operations per run: enough that
 constexpr int kMaxTinyCount = 10000;
 constexpr int kDefaultTinySize = 64;  // 64³ GEMM: 0.5 MFLOP, a few µs of GPU work
 constexpr int kMaxTinySize = 1024;
+constexpr int kMaxChain = 100000;  // empty kernels in one launch-cost chain
+constexpr int kDefaultLaunchRepeats = 31;
 
 }  // namespace
 
@@ -22,6 +26,10 @@ std::optional<GraphOptions> parse_options(StageCli& cli, int argc, const char* c
   cli.add_int("tiny-count", "Empty kernels and tiny GEMMs in the where-graphs-win runs", kDefaultTinyCount, 1,
               kMaxTinyCount);
   cli.add_int("tiny-size", "m = n = k of the tiny GEMMs", kDefaultTinySize, 1, kMaxTinySize);
+  cli.add_text("launch-chains", "Chain lengths of the launch-cost study (empty kernels), or off", "10,100,1000,10000",
+               "LIST");
+  cli.add_int("launch-repeats", "Timed repeats per chain length and figure in the launch-cost study",
+              kDefaultLaunchRepeats, 5, 10000);
   add_timeline_options(cli);
   const std::optional<CommonOptions> common = cli.parse(argc, argv);
   if (!common) return std::nullopt;
@@ -37,6 +45,17 @@ std::optional<GraphOptions> parse_options(StageCli& cli, int argc, const char* c
   }
   options.tiny = TinyConfig{static_cast<int>(cli.get_int("tiny-count")), static_cast<int>(cli.get_int("tiny-size")),
                             common->host_memory, common->seed};
+  const std::string chains = cli.get_string("launch-chains");
+  if (chains != "off") {
+    std::vector<int> lengths;
+    for (const long long ops : parse_int_list("launch-chains", chains, 1, kMaxChain)) lengths.push_back(int(ops));
+    std::sort(lengths.begin(), lengths.end());
+    lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+    options.launch.chains = lengths;
+  } else {
+    options.launch.chains.clear();
+  }
+  options.launch.repeats = static_cast<int>(cli.get_int("launch-repeats"));
   options.timeline = read_timeline_options(cli);
   return options;
 }
@@ -57,7 +76,14 @@ double estimate_seconds(const GraphOptions& options, const Rates& rates) {
   // 3 launches of the costs, 2 GPU variants, the sums, each resource alone twice (streams, graph).
   const double round = 5.0 * pipeline + t.serial() + 2.0 * (t.serial() + std::max(t.h2d, t.d2h));
   const int rounds = common.plan.warmup + common.plan.repeats;
-  return rounds * round * (options.timeline.record ? 1.2 : 1.0) + 2.0 * pipeline;
+  // The launch-cost study: each chain's six figures (a few us per launch),
+  // and the stage's work issued back to back twice.
+  double chain_ops = 0.0;
+  for (const int ops : options.launch.chains) chain_ops += ops;
+  const double launch_rounds = double(options.launch.warmup + options.launch.repeats);
+  const double launch_study =
+      options.launch.chains.empty() ? 0.0 : launch_rounds * (chain_ops * 12e-6 + 2.0 * pipeline);
+  return rounds * round * (options.timeline.record ? 1.2 : 1.0) + 2.0 * pipeline + launch_study;
 }
 
 }  // namespace csg::graphs

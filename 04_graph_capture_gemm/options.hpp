@@ -15,6 +15,7 @@
 #include "cli/pool_options.hpp"
 #include "measure/estimate.hpp"
 #include "timeline/stage_timeline.hpp"
+#include "launch_costs.hpp"
 #include "tiny_work.hpp"
 
 namespace csg::graphs {
@@ -25,6 +26,7 @@ struct GraphOptions {
   std::string dot_path;  // empty: no DOT file
   bool skip_join = false;
   TinyConfig tiny;
+  LaunchCostConfig launch;  // chains empty: --launch-chains off
   TimelineOptions timeline;
 };
 

@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include "launch_report.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -9,7 +11,6 @@
 namespace csg::graphs {
 namespace {
 
-constexpr double kMicrosPerMilli = 1000.0;
 
 Measurement cost(const std::string& name, const nlohmann::json& params, const Summary& stats) {
   Measurement m{name, params, stats, Work{}, false};
@@ -29,8 +30,6 @@ Measurement checked(const std::string& name, const nlohmann::json& params, const
                     const VerifyResult& check) {
   return checked(name, params, stats, work, check.passed, check.digest);
 }
-
-double per_op_us(const Summary& s, int count) { return s.median_ms * kMicrosPerMilli / count; }
 
 const Measurement& find(const StageResult& result, const std::string& name) {
   for (const auto& m : result.measurements) {
@@ -62,6 +61,13 @@ Measurement with_bound(Measurement m, const PipelineBound& bound, const std::opt
 }
 
 }  // namespace
+
+InterleavedIssue interleaved_issue(const GraphStageRun& run) {
+  return {.graph_launch_cpu_ms = run.replay.issue_graph_cpu.median_ms,
+          .streams_issue_cpu_ms = run.replay.issue_streams_cpu.median_ms,
+          .empty_chain_end_to_end_ms = run.tiny.empty_streams.median_ms,
+          .empty_chain_ops = run.tiny_config.count};
+}
 
 StageResult graph_stage_result(const std::string& stage, const DeviceInfo& device, const GraphStageRun& run) {
   const Workload& work = run.options.work;
@@ -160,11 +166,19 @@ StageResult graph_stage_result(const std::string& stage, const DeviceInfo& devic
       result.verification = *check;
     }
   }
-  if (!tiny.empty_checked && result.verification.passed) {
+  if (run.launch) {
+    for (const VerifyResult* check : {&run.launch->steady.graph_check, &run.launch->steady.streams_check}) {
+      if (check->passed) ++result.variants_verified;
+    }
+  }
+  auto count_failure = [&result](bool passed, const std::string& what) {
+    if (passed || !result.verification.passed) return;
     result.verification.passed = false;
     result.verification.first_failure.reset();
-    result.verification.method = "empty-kernel counter: " + tiny.empty_failure;
-  }
+    result.verification.method = what;
+  };
+  count_failure(tiny.empty_checked, "empty-kernel counter: " + tiny.empty_failure);
+  if (run.launch) count_failure(run.launch->checked, "launch-cost study: " + run.launch->failure);
   return result;
 }
 
@@ -188,6 +202,7 @@ nlohmann::json graph_stage_json(const StageResult& result, const GraphStageRun& 
                  {"empty_graph_nodes", run.tiny.empty_graph_nodes},
                  {"gemm_graph_nodes", run.tiny.gemm_graph_nodes}};
   if (!run.tiny.empty_checked) doc["tiny"]["empty_failure"] = run.tiny.empty_failure;
+  doc["launch_costs"] = run.launch ? launch_costs_json(*run.launch, interleaved_issue(run)) : nlohmann::json(nullptr);
   return doc;
 }
 
@@ -262,6 +277,7 @@ void print_graph_stage(std::ostream& out, const StageResult& result, const Graph
                      per_op_us(tiny.gemm_graph, count))
       << '\n';
   if (!tiny.empty_checked) out << "empty-kernel counter WRONG: " << tiny.empty_failure << '\n';
+  if (run.launch) print_launch_costs(out, *run.launch, interleaved_issue(run));
 
   out << '\n' << result.verification.message() << " (" << result.variants_verified
       << " runs checked, each after poisoning the outputs)\n";

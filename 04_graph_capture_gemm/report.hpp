@@ -14,6 +14,7 @@
 #include "graph_costs.hpp"
 #include "graph_inspect.hpp"
 #include "exec_update.hpp"
+#include "launch_costs.hpp"
 #include "tiny_work.hpp"
 #include "report/result.hpp"
 
@@ -31,10 +32,15 @@ struct GraphStageRun {
   UpdateCosts updates;
   TinyConfig tiny_config;
   TinyCosts tiny;
+  std::optional<LaunchCosts> launch;  // the launch-cost study, unless --launch-chains off
 };
 
+// The interleaved rounds' figures the launch-cost study compares itself with.
+struct InterleavedIssue;
+InterleavedIssue interleaved_issue(const GraphStageRun& run);
+
 StageResult graph_stage_result(const std::string& stage, const DeviceInfo& device, const GraphStageRun& run);
-// to_json(result) plus "graph" (structure), "updates" and "tiny" objects.
+// to_json(result) plus "graph" (structure), "updates", "tiny" and "launch_costs" objects.
 nlohmann::json graph_stage_json(const StageResult& result, const GraphStageRun& run);
 void print_graph_stage(std::ostream& out, const StageResult& result, const GraphStageRun& run);
 

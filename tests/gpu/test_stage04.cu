@@ -19,7 +19,8 @@ namespace {
 class Stage04Test : public testing::GpuTest {};
 
 const std::vector<std::string> kTiny = {"--batches", "37", "--m", "33", "--n", "17", "--k", "65", "--warmup", "1",
-                                        "--repeats", "3", "--tiny-count", "40", "--tiny-size", "16"};
+                                        "--repeats", "3", "--tiny-count", "40", "--tiny-size", "16",
+                                        "--launch-chains", "4,40,400", "--launch-repeats", "5"};
 
 std::vector<std::string> with(std::vector<std::string> extra) {
   std::vector<std::string> argv{CSG_STAGE04_BINARY};
@@ -44,6 +45,21 @@ TEST_F(Stage04Test, WritesEveryMeasurementAndTheGraphStructure) {
   EXPECT_EQ(doc.at("config").at("host_memory"), "pinned");
   EXPECT_EQ(doc.at("verification").at("passed"), true);
   EXPECT_EQ(doc.at("verification").at("batches_checked"), 37);
+
+  // The launch-cost study: every chain length, every figure, checked, fitted.
+  const nlohmann::json& launch = doc.at("launch_costs");
+  EXPECT_EQ(launch.at("checked"), true) << launch.dump();
+  ASSERT_EQ(launch.at("chains").size(), 3U);
+  for (const auto& chain : launch.at("chains")) {
+    for (const char* figure : {"stream_cpu", "stream_queued", "stream_end_to_end", "graph_cpu", "graph_queued",
+                               "graph_end_to_end"}) {
+      EXPECT_GT(chain.at(figure).at("median_ms").get<double>(), 0.0) << figure << " " << chain.dump();
+      EXPECT_EQ(chain.at(figure).at("samples"), 5);
+    }
+  }
+  EXPECT_EQ(launch.at("fits").at("graph_queued").at("points"), 3);
+  EXPECT_GT(launch.at("steady").at("graph_launch_cpu").at("median_ms").get<double>(), 0.0);
+  EXPECT_NE(run.out.find("what one launch costs"), std::string::npos);
 
   std::set<std::string> names;
   // Verified wherever the stage checked an output; null exactly where there is none to check.

@@ -1,0 +1,115 @@
+// What one launch costs, measured the way the best tools measure it
+// (cuda-samples' cudaGraphsPerfScaling, nvbench): chains of L empty kernels
+// (<<<1, 1>>>, no body) on one stream, for L from 10 to 10,000, each chain
+// issued launch by launch and, captured, as one graph of L nodes. For each
+// chain, three figures that answer three different questions:
+//
+//   cpu         host time of the calls: L kernel launches, or the one
+//               cudaGraphLaunch (steady_clock, the stream idle before, synchronised after)
+//   queued      GPU time of the chain while the stream was held by a latch
+//               kernel until everything was queued (events around the chain):
+//               what the GPU itself needs per launch or per graph node once
+//               the host is out of the way
+//   end_to_end  events around the chain without a latch: the GPU waits for
+//               the host, so for stream launches this is the host's pace
+//
+// A straight line through each figure over L (fixed + per-op × L, least
+// squares) gives the per-launch and per-node costs: the fixed part is one
+// graph launch, or the events and the first launch. Each chain length is
+// timed back to back (warm-up, then repeats; steady state, not interleaved
+// with GPU-heavy work), so the host's caches and the GPU's clocks are those of
+// a program that only launches.
+//
+// Beside it, the article's own workload issued back to back in the same
+// steady state: the CPU time of one cudaGraphLaunch of the 300-node graph and
+// of issuing the same 300 operations on the pool, against the same figures
+// from the interleaved comparison; and the chain of 1,000 on a non-blocking
+// stream against the article's blocking one. Those pairs are what might make
+// a suite's launch figures differ from a plain program's.
+//
+// Every figure is checked: each graph has exactly L kernel nodes, a counting
+// twin of each chain (one thread adds 1 to a counter) must count L on the
+// stream and as a graph, the latch must have been released by the host (not
+// by its timeout), and the article's work is verified after its last run.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cuda/graph.hpp"
+#include "measure/stats.hpp"
+#include "workload/verify.hpp"
+
+namespace csg::graphs {
+
+struct LaunchCostConfig {
+  std::vector<int> chains = {10, 100, 1000, 10000};  // empty: the study is off (--launch-chains off)
+  int warmup = 3;
+  int repeats = 31;          // per chain and figure: enough for a p95 to mean something
+  int latched_max_ops = 1000;  // longest stream chain held behind the latch (the launch queue is finite)
+};
+
+// A line fixed + per_op × ops through (ops, median) points.
+struct LineFit {
+  double fixed_us = 0.0;
+  double per_op_us = 0.0;
+  double r2 = 0.0;  // 1: the points lie on the line
+  int points = 0;
+};
+// Least squares; fewer than two distinct x give points = 0 (no fit).
+LineFit fit_line(const std::vector<double>& ops, const std::vector<double>& us);
+
+struct ChainFigures {
+  int ops = 0;
+  Summary stream_cpu, stream_queued, stream_end_to_end;
+  Summary graph_cpu, graph_queued, graph_end_to_end;
+  bool stream_queued_measured = false;  // false: longer than latched_max_ops
+};
+
+// The six figures' fits, in the order kLaunchFigures names them.
+inline constexpr const char* kLaunchFigures[] = {"stream_cpu",   "stream_queued", "stream_end_to_end",
+                                                 "graph_cpu",    "graph_queued",  "graph_end_to_end"};
+inline constexpr int kLaunchFigureCount = 6;
+
+// The article's work issued back to back (steady state), and a stream chain
+// on a non-blocking stream: the pairs for "what changes the figures".
+struct SteadyIssue {
+  Summary graph_launch_cpu;   // one cudaGraphLaunch of the stage's graph
+  Summary streams_issue_cpu;  // fork, 3 x batches operations, join
+  VerifyResult graph_check, streams_check;
+  Summary blocking_chain_cpu;      // 1,000 empty launches on the pool's (blocking) stream 0
+  Summary non_blocking_chain_cpu;  // the same on a cudaStreamNonBlocking stream
+  int chain_ops = 1000;
+};
+
+struct LaunchCosts {
+  LaunchCostConfig config;
+  std::vector<ChainFigures> chains;
+  LineFit fits[kLaunchFigureCount];
+  SteadyIssue steady;
+  bool checked = true;
+  std::string failure;            // the first failed check, if any
+  std::string module_loading;     // CUDA_MODULE_LOADING as set, or "LAZY (default)"
+};
+
+// The stage's article work, for the steady-state pairs.
+struct ArticleIssue {
+  const GraphExec* exec = nullptr;
+  std::function<void(const GraphExec&)> launch;  // step 6
+  std::function<void()> issue_on_streams;        // fork, work, join on the pool
+  std::function<void()> poison;
+  std::function<VerifyResult()> verify;
+  cudaStream_t stream = nullptr;  // pool stream 0 (blocking, as the article creates it)
+};
+
+LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIssue& article);
+
+// Median of a figure of a chain, in µs per operation.
+double per_op_us(const Summary& summary, int ops);
+// The fit of one figure over every chain that has it (stream_queued only
+// where measured).
+LineFit fit_figure(const std::vector<ChainFigures>& chains, int figure);
+const Summary& figure_of(const ChainFigures& chain, int figure);
+
+}  // namespace csg::graphs
