@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
                       {.host_memory = csg::HostMemory::pinned});
     csg::add_pool_options(cli, /*with_sweep=*/true);
     csg::add_timeline_options(cli);  // --timeline, --timeline-batches, --trace
+    csg::pool::add_stream_count_options(cli);  // --count-sweep, --count-batches, --count-size
     const auto options = cli.parse(argc, argv);  // every argument is checked here, before any CUDA call
     if (!options) {
       std::cout << cli.help();
@@ -45,6 +46,8 @@ int main(int argc, char** argv) {
     const csg::Workload& work = options->work;
     const csg::PoolConfig pool_config = csg::read_pool_options(cli, *options, /*with_sweep=*/true);
     const csg::TimelineOptions timeline_options = csg::read_timeline_options(cli);
+    const csg::pool::StreamCountConfig count_config = csg::pool::read_stream_count_options(cli);
+    const csg::Workload count_work = count_config.workload();
 
     const int device = csg::require_device();
     const csg::Gemm gemm(options->gemm);  // --kernel: the article's naive kernel unless told otherwise
@@ -52,10 +55,15 @@ int main(int argc, char** argv) {
     // The pool's buffers, plus the other host memory kind for the serial baselines.
     const csg::MemoryNeeds one_set = csg::memory_needs(work, options->host_memory, slots);
     csg::MemoryNeeds needs = csg::combined(one_set, one_set);
+    if (!count_config.sizes.empty()) {  // the stream-count sweep: pinned, a device slot per batch
+      needs = csg::combined(needs, csg::memory_needs(count_work, csg::HostMemory::pinned, count_work.batches));
+    }
     needs.device_bytes += csg::gemm_device_bytes(options->gemm, csg::streams_running_gemms(pool_config));
     csg::check_fits(needs, "try fewer --batches, or --device-buffers slots");
-    csg::check_estimate(csg::pool::estimate_seconds(work, options->plan, pool_config, options->host_memory,
-                                                    csg::measure_rates(gemm, work.shape), timeline_options.record),
+    const csg::Rates rates = csg::measure_rates(gemm, work.shape);
+    csg::check_estimate(csg::pool::estimate_seconds(work, options->plan, pool_config, options->host_memory, rates,
+                                                    timeline_options.record) +
+                            csg::pool::stream_count_seconds(count_config, options->plan, rates),
                         options->max_minutes, csg::describe_workload(work, options->gemm));
 
     csg::progress("allocating " + std::to_string(work.batches) + " batches, " + std::to_string(slots) +
@@ -70,25 +78,28 @@ int main(int argc, char** argv) {
     // out. From pinned memory cudaMemcpyAsync returns at once, so the host goes
     // on queueing while the copy runs. (Stage 01's calls, cudaMemcpy, are the
     // same-process serial baseline.)
-    const dim3 block = csg::naive_block();          // the article's blocksize(32, 32)
-    const dim3 grid = csg::naive_grid(work.shape);  // and gridsize
-    const int m = work.shape.m, n = work.shape.n, k = work.shape.k;
+    // Any buffers' shape: the stream-count sweep below runs its own workload.
+    const dim3 block = csg::naive_block();  // the article's blocksize(32, 32), and gridsize from the shape
     auto compute = [&](csg::BatchBuffers& b, int i, cudaStream_t stream) {
+      const csg::GemmShape shape = b.work().shape;
       if (gemm.kernel() == csg::GemmKernel::naive) {
-        csg::gemm_naive<<<grid, block, 0, stream>>>(b.device_a(i), b.device_b(), b.device_c(i), m, n, k);
+        csg::gemm_naive<<<csg::naive_grid(shape), block, 0, stream>>>(b.device_a(i), b.device_b(), b.device_c(i),
+                                                                      shape.m, shape.n, shape.k);
         CUDA_CHECK_LAUNCH("gemm_naive");
       } else {  // --kernel tiled or cublas
-        gemm.run(b.device_a(i), b.device_b(), b.device_c(i), work.shape, stream);
+        gemm.run(b.device_a(i), b.device_b(), b.device_c(i), shape, stream);
       }
     };
     auto pool_ops = [&](csg::BatchBuffers& b) {
       return csg::BatchOps{
           .h2d = [&](int i, cudaStream_t stream) {
-            CUDA_CHECK(cudaMemcpyAsync(b.device_a(i), b.host_a(i), work.a_bytes(), cudaMemcpyHostToDevice, stream));
+            CUDA_CHECK(cudaMemcpyAsync(b.device_a(i), b.host_a(i), b.work().a_bytes(), cudaMemcpyHostToDevice,
+                                       stream));
           },
           .compute = [&](int i, cudaStream_t stream) { compute(b, i, stream); },
           .d2h = [&](int i, cudaStream_t stream) {
-            CUDA_CHECK(cudaMemcpyAsync(b.host_c(i), b.device_c(i), work.c_bytes(), cudaMemcpyDeviceToHost, stream));
+            CUDA_CHECK(cudaMemcpyAsync(b.host_c(i), b.device_c(i), b.work().c_bytes(), cudaMemcpyDeviceToHost,
+                                       stream));
           }};
     };
     const csg::BatchOps ops = pool_ops(buffers);
@@ -98,7 +109,7 @@ int main(int argc, char** argv) {
     // operation was queued, so that time is one of the bound's paths.
     csg::EventTimer timer;
     csg::Millis issued{};
-    auto pool_run = [&](const csg::StreamPool& pool, IssueOrder order) {
+    auto pool_run = [&](const csg::StreamPool& pool, IssueOrder order, const csg::BatchOps& batch_ops, int batches) {
       timer.start(pool[0]);
       const csg::HostTimer host;
       // fork: stream 0 records the fork event and every other stream waits on
@@ -107,21 +118,21 @@ int main(int argc, char** argv) {
       for (int s = 1; s < pool.size(); ++s) CUDA_CHECK(cudaStreamWaitEvent(pool[s], pool.fork_event(), 0));
       if (order == IssueOrder::depth_first) {
         // The article's loop: each batch's three calls, one batch after another.
-        for (int i = 0; i < work.batches; ++i) {
+        for (int i = 0; i < batches; ++i) {
           const cudaStream_t stream = pool[i % pool.size()];
-          ops.h2d(i, stream);
-          ops.compute(i, stream);
-          ops.d2h(i, stream);
+          batch_ops.h2d(i, stream);
+          batch_ops.compute(i, stream);
+          batch_ops.d2h(i, stream);
         }
       } else {
         // Breadth-first: a wave of one batch per stream at a time, every H2D
         // of the wave, then every GEMM, then every D2H. Each stream still runs
         // H2D -> GEMM -> D2H per batch; only the host's order of issue changes.
-        for (int wave = 0; wave < work.batches; wave += pool.size()) {
-          const int end = std::min(work.batches, wave + pool.size());
-          for (int i = wave; i < end; ++i) ops.h2d(i, pool.for_batch(i));
-          for (int i = wave; i < end; ++i) ops.compute(i, pool.for_batch(i));
-          for (int i = wave; i < end; ++i) ops.d2h(i, pool.for_batch(i));
+        for (int wave = 0; wave < batches; wave += pool.size()) {
+          const int end = std::min(batches, wave + pool.size());
+          for (int i = wave; i < end; ++i) batch_ops.h2d(i, pool.for_batch(i));
+          for (int i = wave; i < end; ++i) batch_ops.compute(i, pool.for_batch(i));
+          for (int i = wave; i < end; ++i) batch_ops.d2h(i, pool.for_batch(i));
         }
       }
       // join: every other stream records its join event and stream 0 waits on
@@ -152,7 +163,8 @@ int main(int argc, char** argv) {
     runs.add_serial(pinned, [&] { return serial_run(pinned); });
     const csg::StreamPool pool(pool_config.streams);  // the article's cudaStreamCreate: blocking streams
     for (IssueOrder order : {IssueOrder::depth_first, IssueOrder::breadth_first}) {
-      runs.add_pool(buffers, pool, order, [&, order] { return pool_run(pool, order); }, last_issue);
+      runs.add_pool(buffers, pool, order, [&, order] { return pool_run(pool, order, ops, work.batches); },
+                    last_issue);
     }
     // One stream per engine instead of one per batch: the pipeline for the
     // PCIe-bound regime of a fast GEMM (--kernel cublas).
@@ -164,7 +176,8 @@ int main(int argc, char** argv) {
     for (int size : pool_config.sweep) {
       const csg::StreamPool* sweep_pool = &sweep_pools.emplace_back(size);  // reserved: never moves
       runs.add_pool(buffers, *sweep_pool, IssueOrder::depth_first,
-                    [&, sweep_pool] { return pool_run(*sweep_pool, IssueOrder::depth_first); }, last_issue,
+                    [&, sweep_pool] { return pool_run(*sweep_pool, IssueOrder::depth_first, ops, work.batches); },
+                    last_issue,
                     /*sweep=*/true);
     }
     // The bounds: the isolated sums on one stream (and both directions at once
@@ -177,6 +190,35 @@ int main(int argc, char** argv) {
                   " warm-up + " + std::to_string(options->plan.repeats) + " timed rounds");
     runs.measure(options->plan);
 
+    // Stream count, all the way: the same pool runs on a workload of short
+    // batches (--count-batches x --count-size³), from 1 to 1,024 streams, each
+    // size with its own bound, in interleaved rounds of their own.
+    std::optional<csg::pool::PoolMeasurements> count_runs;
+    std::vector<csg::StreamPool> count_pools;
+    std::optional<csg::BatchBuffers> count_buffers;
+    if (!count_config.sizes.empty()) {
+      count_buffers.emplace(count_work, csg::HostMemory::pinned, count_work.batches);
+      count_buffers->fill_inputs(options->seed);
+      const csg::BatchOps count_ops = pool_ops(*count_buffers);
+      count_runs.emplace(count_work, options->seed, gemm);
+      count_pools.reserve(count_config.sizes.size());
+      for (const int size : count_config.sizes) {
+        const csg::StreamPool* count_pool = &count_pools.emplace_back(size);  // reserved: never moves
+        count_runs->add_pool(*count_buffers, *count_pool, IssueOrder::depth_first,
+                             [&, count_pool, count_ops] {
+                               return pool_run(*count_pool, IssueOrder::depth_first, count_ops, count_work.batches);
+                             },
+                             last_issue, /*sweep=*/true);
+      }
+      count_runs->add_bounds(*count_buffers, count_ops, bound_streams[0], bound_streams[1], timer);
+      count_runs->add_resource_runs(count_ops, timer);
+      csg::progress("stream count: " + std::to_string(count_config.sizes.size()) + " pool sizes from " +
+                    std::to_string(count_config.sizes.front()) + " to " + std::to_string(count_config.sizes.back()) +
+                    " streams, " + std::to_string(count_work.batches) + " GEMMs of " +
+                    std::to_string(count_config.size) + "^3");
+      count_runs->measure(options->plan);
+    }
+
     // --timeline: one more run of the pool (depth-first), untimed, with CUPTI
     // timestamping every copy and kernel, one row per stream; then the pool
     // re-timed with recording over, to show recording costs the timed runs nothing.
@@ -187,14 +229,21 @@ int main(int argc, char** argv) {
           options->plan, {.plan = csg::pool_timeline_run(pool, work),
                           .poison = [&] { buffers.poison_outputs(pool[0]); },
                           .verify = [&] { return buffers.verify(options->seed); },
-                          .timed_run = [&] { return pool_run(pool, IssueOrder::depth_first); },
+                          .timed_run = [&] { return pool_run(pool, IssueOrder::depth_first, ops, work.batches); },
                           .timed = runs.pool(IssueOrder::depth_first).stats});
     }
 
     const csg::StageResult result =
         csg::pool::pool_result(kStage, csg::query_device_info(device), *options, pool_config, slots, runs);
     csg::pool::print_pool_result(std::cout, result, *options, pool_config, runs);
-    return csg::finish_stage(std::cout, kStage, csg::to_json(result), result.verification.passed, timeline,
-                             timeline_options, options->json_path);
+    nlohmann::json doc = csg::to_json(result);
+    bool passed = result.verification.passed;
+    doc["stream_count"] = nullptr;
+    if (count_runs) {
+      csg::pool::print_stream_count(std::cout, count_config, *count_runs);
+      doc["stream_count"] = csg::pool::stream_count_json(count_config, *count_runs);
+      passed = passed && doc["stream_count"]["verified"].get<bool>();
+    }
+    return csg::finish_stage(std::cout, kStage, doc, passed, timeline, timeline_options, options->json_path);
   });
 }

@@ -29,6 +29,89 @@ std::vector<SweepPoint> sweep_points(const PoolMeasurements& runs) {
 
 }  // namespace
 
+void print_sweep(std::ostream& out, const PoolMeasurements& runs, const std::string& heading) {
+  const std::vector<const PoolMeasurements::Entry*> sweep = sweep_entries(runs);
+  if (sweep.empty()) return;
+  const double first_ms = sweep.front()->stats.median_ms;
+  out << '\n' << heading << '\n';
+  Table table({"streams", "median ms", "vs " + std::to_string(sweep.front()->streams) + " stream(s)",
+               "host issue ms", "% of bound", "limited by", "verified"});
+  for (const auto* entry : sweep) {
+    const std::optional<PipelineBound> own = runs.bound_of(*entry);
+    table.add_row({std::to_string(entry->streams), fixed(entry->stats.median_ms, 2),
+                   fixed(first_ms / entry->stats.median_ms, 2) + "x",
+                   entry->host_issue ? fixed(entry->host_issue->median_ms, 2) : "-",
+                   own ? fixed(percent_of_bound(*own, entry->stats.median_ms), 1) : "-",
+                   own ? own->limited_by : "-", entry->check.passed ? "yes" : "NO"});
+  }
+  table.print(out);
+  out << sweep_text(judge_sweep(sweep_points(runs))) << '\n';
+  const auto connections = max_connections_env();
+  const int queues = connections.value_or(8);
+  if (std::any_of(sweep.begin(), sweep.end(), [queues](const auto* e) { return e->streams > queues; })) {
+    out << "CUDA_DEVICE_MAX_CONNECTIONS: "
+        << (connections ? std::to_string(*connections) : std::string("unset (driver default 8)"))
+        << "; pools larger than that share hardware queues, and depth-first issue can then make a stream's\n"
+        << "H2D wait behind another stream's kernel (a false dependency); breadth-first issue avoids most of it.\n";
+  }
+}
+
+std::vector<CountPoint> count_points(const PoolMeasurements& runs) {
+  std::vector<CountPoint> points;
+  for (const auto* entry : sweep_entries(runs)) {
+    const std::optional<PipelineBound> own = runs.bound_of(*entry);
+    points.push_back({entry->streams, entry->stats.median_ms, entry->host_issue ? entry->host_issue->median_ms : 0.0,
+                      own ? own->limited_by : ""});
+  }
+  return points;
+}
+
+void print_stream_count(std::ostream& out, const StreamCountConfig& config, const PoolMeasurements& runs) {
+  const Workload work = config.workload();
+  print_sweep(out, runs,
+              "stream count, all the way: " + std::to_string(work.batches) + " GEMMs of " + std::to_string(config.size) +
+                  "x" + std::to_string(config.size) + "x" + std::to_string(config.size) +
+                  " (short batches, so what each stream costs shows), depth-first, pinned:");
+  const std::vector<CountPoint> points = count_points(runs);
+  if (!points.empty()) out << stream_count_mechanism(points, max_connections_env().value_or(8)) << '\n';
+  for (const auto* entry : sweep_entries(runs)) {
+    if (!entry->check.passed) {
+      out << "stream-count sweep: verification FAILED at " << entry->streams << " streams: " << entry->check.message()
+          << '\n';
+    }
+  }
+}
+
+nlohmann::json stream_count_json(const StreamCountConfig& config, const PoolMeasurements& runs) {
+  nlohmann::json doc = {{"batches", config.batches}, {"m", config.size}, {"n", config.size}, {"k", config.size}};
+  nlohmann::json points = nlohmann::json::array();
+  bool verified = true;
+  for (const auto* entry : sweep_entries(runs)) {
+    const std::optional<PipelineBound> own = runs.bound_of(*entry);
+    verified = verified && entry->check.passed;
+    points.push_back({{"streams", entry->streams},
+                      {"median_ms", entry->stats.median_ms},
+                      {"min_ms", entry->stats.min_ms},
+                      {"p95_ms", entry->stats.p95_ms},
+                      {"host_issue_ms", entry->host_issue ? nlohmann::json(entry->host_issue->median_ms) : nullptr},
+                      {"bound_ms", own ? nlohmann::json(own->bound_ms) : nullptr},
+                      {"limited_by", own ? nlohmann::json(own->limited_by) : nullptr},
+                      {"verified", entry->check.passed},
+                      {"digest", entry->check.digest ? nlohmann::json(digest_text(*entry->check.digest)) : nullptr}});
+  }
+  doc["points"] = points;
+  doc["verified"] = verified;
+  if (const std::vector<SweepPoint> sweep = sweep_points(runs); !sweep.empty()) {
+    const SweepVerdict verdict = judge_sweep(sweep);
+    doc["plateau_streams"] = verdict.plateau_streams;
+    doc["best_streams"] = verdict.best_streams;
+    doc["worse_streams"] = verdict.worse;
+    doc["conclusion"] = sweep_text(verdict);
+    doc["mechanism"] = stream_count_mechanism(count_points(runs), max_connections_env().value_or(8));
+  }
+  return doc;
+}
+
 StageResult pool_result(const std::string& stage, const DeviceInfo& device, const CommonOptions& options,
                         const PoolConfig& config, int device_slots, const PoolMeasurements& runs) {
   const Workload& work = options.work;
@@ -187,31 +270,7 @@ void print_pool_result(std::ostream& out, const StageResult& result, const Commo
       << regime_text(bound) << '\n';
 
   // The sweep: the article's "more streams is not better".
-  const std::vector<const PoolMeasurements::Entry*> sweep = sweep_entries(runs);
-  if (!sweep.empty()) {
-    const double first_ms = sweep.front()->stats.median_ms;
-    out << "\npool size sweep (depth-first):\n";
-    Table table({"streams", "median ms", "vs " + std::to_string(sweep.front()->streams) + " stream(s)",
-                 "host issue ms", "% of bound", "limited by", "verified"});
-    for (const auto* entry : sweep) {
-      const std::optional<PipelineBound> own = runs.bound_of(*entry);
-      table.add_row({std::to_string(entry->streams), fixed(entry->stats.median_ms, 2),
-                     fixed(first_ms / entry->stats.median_ms, 2) + "x",
-                     entry->host_issue ? fixed(entry->host_issue->median_ms, 2) : "-",
-                     own ? fixed(percent_of_bound(*own, entry->stats.median_ms), 1) : "-",
-                     own ? own->limited_by : "-", entry->check.passed ? "yes" : "NO"});
-    }
-    table.print(out);
-    out << sweep_text(judge_sweep(sweep_points(runs))) << '\n';
-    const auto connections = max_connections_env();
-    const int queues = connections.value_or(8);
-    if (std::any_of(sweep.begin(), sweep.end(), [queues](const auto* e) { return e->streams > queues; })) {
-      out << "CUDA_DEVICE_MAX_CONNECTIONS: "
-          << (connections ? std::to_string(*connections) : std::string("unset (driver default 8)"))
-          << "; pools larger than that share hardware queues, and depth-first issue can then make a stream's\n"
-          << "H2D wait behind another stream's kernel (a false dependency); breadth-first issue avoids most of it.\n";
-    }
-  }
+  print_sweep(out, runs, "pool size sweep (depth-first):");
 
   const auto& bytes = result.config.at("device_bytes");
   out << "\ndevice memory for A, B, C: slots layout (" << config.streams << " streams) "

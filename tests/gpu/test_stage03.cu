@@ -4,6 +4,7 @@
 // the device layout, and the JSON reports the bound. The loops are the stage's
 // own: nothing here issues work of its own.
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,7 @@ class Stage03Binary : public testing::GpuTest {};
 
 nlohmann::json run_stage03(const std::vector<std::string>& args, const testing::TempDir& dir) {
   const std::string json_path = dir.file("03.json");
-  std::vector<std::string> argv{CSG_STAGE03_BINARY};
+  std::vector<std::string> argv{CSG_STAGE03_BINARY, "--count-sweep", "off"};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.insert(argv.end(), {"--json", json_path});
   const testing::ProcessResult run = testing::run_process(argv);
@@ -84,7 +85,7 @@ TEST_F(Stage03Binary, VerifiesEveryVariantAndReportsTheBound) {
   testing::TempDir dir;
   const std::string json_path = dir.file("03.json");
   const testing::ProcessResult run = testing::run_process(
-      {CSG_STAGE03_BINARY, "--batches", "37", "--m", "33", "--n", "17", "--k", "65", "--streams", "3",
+      {CSG_STAGE03_BINARY, "--count-sweep", "off", "--batches", "37", "--m", "33", "--n", "17", "--k", "65", "--streams", "3",
        "--streams-sweep", "1,8,32", "--device-buffers", "per-batch", "--warmup", "1", "--repeats", "3", "--json",
        json_path});
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
@@ -171,9 +172,36 @@ INSTANTIATE_TEST_SUITE_P(
                       std::vector<std::string>{"--batches", "40", "--m", "512", "--n", "512", "--k", "256",
                                                "--streams", "4", "--streams-sweep", "off", "--kernel", "tiled"}));
 
+TEST_F(Stage03Binary, TheStreamCountSweepTimesVerifiesAndExplainsEveryPoolSize) {
+  testing::TempDir dir;
+  const std::string json_path = dir.file("03.json");
+  const testing::ProcessResult run = testing::run_process(
+      {CSG_STAGE03_BINARY, "--batches", "6", "--m", "16", "--n", "16", "--k", "16", "--streams-sweep", "off",
+       "--count-sweep", "1,4,40,4", "--count-batches", "41", "--count-size", "24", "--warmup", "0", "--repeats", "2",
+       "--json", json_path});
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  EXPECT_NE(run.out.find("stream count, all the way: 41 GEMMs of 24x24x24"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("why: "), std::string::npos) << run.out;
+  std::ifstream in(json_path);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  const nlohmann::json& sweep = doc.at("stream_count");
+  EXPECT_EQ(sweep.at("batches"), 41);
+  EXPECT_EQ(sweep.at("verified"), true);
+  ASSERT_EQ(sweep.at("points").size(), 3U);  // 4 given twice counts once
+  std::set<std::string> digests;
+  for (const auto& point : sweep.at("points")) {
+    EXPECT_EQ(point.at("verified"), true) << point.dump();
+    EXPECT_GT(point.at("host_issue_ms").get<double>(), 0.0);
+    EXPECT_FALSE(point.at("limited_by").is_null()) << "each pool size has its own bound";
+    digests.insert(point.at("digest").get<std::string>());
+  }
+  EXPECT_EQ(digests.size(), 1U) << "every pool size computes the same outputs";
+  EXPECT_TRUE(sweep.at("conclusion").is_string());
+}
+
 TEST_F(Stage03Binary, APoolLargerThanTheBatchCountRunsAndWarns) {
   const testing::ProcessResult run =
-      testing::run_process({CSG_STAGE03_BINARY, "--batches", "3", "--m", "8", "--n", "8", "--k", "8", "--streams", "5",
+      testing::run_process({CSG_STAGE03_BINARY, "--count-sweep", "off", "--batches", "3", "--m", "8", "--n", "8", "--k", "8", "--streams", "5",
                             "--streams-sweep", "off", "--warmup", "0", "--repeats", "1"});
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   EXPECT_NE(run.out.find("--streams 5 is more than --batches 3: 2 stream(s) get no work"), std::string::npos)
@@ -184,7 +212,7 @@ TEST_F(Stage03Binary, SlotsLayoutVerifiesThePoolAndMarksSharedSlotSumsNotApplica
   testing::TempDir dir;
   const std::string json_path = dir.file("03.json");
   const testing::ProcessResult run = testing::run_process(
-      {CSG_STAGE03_BINARY, "--batches", "20", "--m", "64", "--n", "32", "--k", "16", "--streams", "4",
+      {CSG_STAGE03_BINARY, "--count-sweep", "off", "--batches", "20", "--m", "64", "--n", "32", "--k", "16", "--streams", "4",
        "--streams-sweep", "off", "--warmup", "0", "--repeats", "2", "--json", json_path});
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   EXPECT_EQ(run.out.find("get no work"), std::string::npos) << run.out;

@@ -46,7 +46,7 @@ void PrintTo(const StageCase& stage, std::ostream* out) { *out << stage.name; }
 std::vector<StageCase> stage_cases() {
   std::vector<StageCase> cases;
 #ifdef CSG_STAGE03_BINARY
-  cases.push_back({"stage03", CSG_STAGE03_BINARY, {"--streams-sweep", "off"}, "stream ids"});
+  cases.push_back({"stage03", CSG_STAGE03_BINARY, {"--streams-sweep", "off", "--count-sweep", "off"}, "stream ids"});
 #endif
 #ifdef CSG_STAGE04_BINARY
   // Graph nodes are labelled through CUPTI's clone callback (04_graph_capture_gemm/graph_inspect.hpp).

@@ -2,13 +2,13 @@
 # pool, a sweep up to more streams than batches, both device layouts, and
 # pageable memory.
 csg_add_stage_run(tiny 03_stream_pool_gemm
-  --batches 37 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 1,8,32 --warmup 1 --repeats 2)
+  --batches 37 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 1,8,32 --warmup 1 --repeats 2 --count-sweep 1,4,64 --count-batches 30 --count-size 16)
 csg_add_stage_run(tiny_per_batch 03_stream_pool_gemm
-  --batches 11 --m 64 --n 48 --k 40 --streams 4 --streams-sweep off --device-buffers per-batch --warmup 0 --repeats 1)
+  --batches 11 --m 64 --n 48 --k 40 --streams 4 --streams-sweep off --device-buffers per-batch --warmup 0 --repeats 1 --count-sweep 1,4,64 --count-batches 30 --count-size 16)
 csg_add_stage_run(tiny_pageable 03_stream_pool_gemm
-  --batches 9 --m 40 --n 40 --k 40 --streams 2 --streams-sweep 2,3 --host-memory pageable --warmup 0 --repeats 1)
+  --batches 9 --m 40 --n 40 --k 40 --streams 2 --streams-sweep 2,3 --host-memory pageable --warmup 0 --repeats 1 --count-sweep off)
 csg_add_sanitizer_runs(03_stream_pool_gemm
-  --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1)
+  --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1 --count-sweep 1,3 --count-batches 5 --count-size 8)
 # --timeline end to end: one recorded pool run (a row per stream), verified,
 # then the pool re-timed after recording. Exit 0 also when CUPTI is unavailable
 # (the output says why); tests/gpu/test_timeline_03_04.cu checks what was recorded.
@@ -17,11 +17,11 @@ csg_add_stage_run(tiny_timeline 03_stream_pool_gemm
   --timeline-batches 6)
 # Issue 9's kernels through every variant (pool, engine streams, sweep, sums).
 csg_add_stage_run(tiny_tiled 03_stream_pool_gemm
-  --kernel tiled --batches 13 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2,5 --warmup 0 --repeats 1)
+  --kernel tiled --batches 13 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2,5 --warmup 0 --repeats 1 --count-sweep off)
 csg_add_stage_run(tiny_cublas 03_stream_pool_gemm
-  --kernel cublas --batches 13 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2,5 --warmup 0 --repeats 1)
+  --kernel cublas --batches 13 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2,5 --warmup 0 --repeats 1 --count-sweep off)
 csg_add_stage_run(tiny_cublas_tf32 03_stream_pool_gemm
   --kernel cublas --tf32 --batches 9 --m 64 --n 48 --k 40 --streams 4 --streams-sweep off --device-buffers per-batch
-  --warmup 0 --repeats 1)
+  --warmup 0 --repeats 1 --count-sweep off)
 csg_add_sanitizer_runs(03_stream_pool_gemm SUFFIX tiled
-  --kernel tiled --batches 5 --m 33 --n 17 --k 65 --streams 2 --streams-sweep off --warmup 0 --repeats 1)
+  --kernel tiled --batches 5 --m 33 --n 17 --k 65 --streams 2 --streams-sweep off --warmup 0 --repeats 1 --count-sweep off)

@@ -1,0 +1,53 @@
+// "Open 1000 streams when the PCIe link is full after 5, and the other 995
+// only wait": the pool from 1 to 1,024 streams, at a size where the effect
+// shows (1,000 GEMMs of 128³: each batch is short, so per-stream costs are
+// visible), after the article-size headline. The same pool runs as stage
+// 03's, the same interleaved rounds, each pool size with its own bound; and
+// the mechanism measured beside the time: the host's time to issue each run
+// (a pool of N streams costs N waits on the fork event and N join events on
+// top of the 3 x batches operations) and how many hardware queues the
+// streams share (CUDA_DEVICE_MAX_CONNECTIONS).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "measure/estimate.hpp"
+
+namespace csg::pool {
+
+struct StreamCountConfig {
+  std::vector<int> sizes = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};  // empty: off
+  int batches = 1000;
+  int size = 128;  // m = n = k
+  Workload workload() const { return Workload{batches, GemmShape{size, size, size}}; }
+};
+
+// --count-sweep LIST|off, --count-batches N, --count-size N.
+void add_stream_count_options(StageCli& cli);
+StreamCountConfig read_stream_count_options(const StageCli& cli);
+
+// Seconds the sweep takes at `rates` (each pool run at least as long as the
+// host needs to issue it), for the stage's estimate.
+double stream_count_seconds(const StreamCountConfig& config, const RepeatPlan& plan, const Rates& rates);
+
+// One pool size as measured: its time, the host's time to issue it, and what
+// its bound says limits it.
+struct CountPoint {
+  int streams = 0;
+  double ms = 0.0;
+  double issue_ms = 0.0;
+  std::string limited_by;  // a pipeline_bound path name, or "" without a bound
+};
+
+// Why the time stops improving or gets worse, from the figures: when the
+// largest pool is slower than the best by more than kWorseBy, whether the
+// host's issue time grew by as much (the host sets the pace: it spends per
+// added stream what `per_stream_us` says) or the GPU side lost the rest
+// (streams sharing `queues` hardware queues); otherwise that the extra
+// streams only waited. Throws std::invalid_argument for no points.
+std::string stream_count_mechanism(std::vector<CountPoint> points, int queues);
+
+}  // namespace csg::pool
