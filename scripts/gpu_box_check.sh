@@ -71,8 +71,9 @@ preset=default
 bin_dir="$repo_root/build/$preset/bin"
 jobs="$(nproc 2>/dev/null || echo 2)"
 
-# Runs beyond each stage's defaults, one "name|arguments[|expected exit]"
-# entry each. The binary is the name up to the first "-"
+# Runs beyond each stage's defaults, one
+# "name|arguments[|expected exit[|VAR=value ...]]" entry each (an empty
+# expected exit means 0; the VAR=value words go into that run's environment). The binary is the name up to the first "-"
 # (01_serial_baseline-pinned runs 01_serial_baseline); results go to
 # <name>.json and <name>.log; "{results}" in the arguments becomes the results
 # folder. An entry that expects a non-zero exit (a demonstrated error) must
@@ -97,6 +98,14 @@ extra_runs=(
   "03_stream_pool_gemm-cublas_tf32|--kernel cublas --tf32 --streams-sweep off"
   "03_stream_pool_gemm-cublas_timeline|--kernel cublas --streams-sweep off --timeline --trace {results}/03_cublas.trace.json"
   "04_graph_capture_gemm-cublas|--kernel cublas"
+  # The stream count's mechanism: the same sweep with 32 hardware queues instead of 8.
+  "03_stream_pool_gemm-connections32|--batches 10 --streams-sweep off||CUDA_DEVICE_MAX_CONNECTIONS=32"
+  # Launch costs with every kernel loaded at start instead of on first use.
+  "04_graph_capture_gemm-eager|||CUDA_MODULE_LOADING=EAGER"
+  # A request of hours is refused up front with its estimate (exit 2)...
+  "03_stream_pool_gemm-hours|--m 65536 --n 65536 --k 65536 --batches 1|2"
+  # ... and a run of some seconds prints its progress.
+  "01_serial_baseline-progress|--host-memory pinned --repeats 100"
 )
 
 # Arguments for a stage's run "at its defaults" where the full default would
@@ -199,13 +208,9 @@ if [[ ${#runs[@]} -eq 0 ]]; then
 fi
 
 for run in "${runs[@]}"; do
-  name="${run%%|*}"
-  rest="${run#*|}"
-  expected=0
-  if [[ $rest == *"|"* ]]; then
-    expected="${rest##*|}"
-    rest="${rest%|*}"
-  fi
+  IFS='|' read -r name rest expected run_env <<<"$run"
+  expected="${expected:-0}"
+  read -r -a env_words <<<"${run_env:-}"
   if [[ -z $rest && -n ${default_run_args[$name]:-} ]]; then
     rest="${default_run_args[$name]}"
   fi
@@ -218,10 +223,11 @@ for run in "${runs[@]}"; do
   fi
   json="$results/$name.json"
   log="$results/$name.log"
-  step "d) $name: ${binary#"$repo_root"/}${args[*]:+ ${args[*]}} --json $json"
+  step "d) $name: ${env_words[*]:+${env_words[*]} }${binary#"$repo_root"/}${args[*]:+ ${args[*]}} --json $json"
   rm -f "$json"  # never summarise a stale result
   run_status=0
-  "$binary" "${args[@]}" --json "$json" 2>&1 | tee "$log" || run_status=$?
+  env ${env_words[@]+"${env_words[@]}"} "$binary" ${args[@]+"${args[@]}"} --json "$json" 2>&1 | tee "$log" ||
+    run_status=$?
   if [[ $expected -ne 0 ]]; then
     if [[ $run_status -ne $expected ]]; then
       fail "$name (exit $run_status, expected $expected, see $log)"
