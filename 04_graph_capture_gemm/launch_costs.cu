@@ -64,20 +64,6 @@ class Latch {
   int* device_ = nullptr;
 };
 
-void issue_chain(int ops, cudaStream_t stream) {
-  for (int i = 0; i < ops; ++i) {
-    empty_kernel<<<1, 1, 0, stream>>>();
-    CUDA_CHECK_LAUNCH("empty_kernel");
-  }
-}
-
-void issue_counting_chain(unsigned long long* counter, int ops, cudaStream_t stream) {
-  for (int i = 0; i < ops; ++i) {
-    count_launch<<<1, 1, 0, stream>>>(counter);
-    CUDA_CHECK_LAUNCH("count_launch");
-  }
-}
-
 template <class Issue>
 Graph capture_chain(cudaStream_t stream, Issue&& issue) {
   CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
@@ -105,6 +91,20 @@ Summary back_to_back(const LaunchCostConfig& config, const std::string& what, co
 }
 
 }  // namespace
+
+void issue_chain(int ops, cudaStream_t stream) {
+  for (int i = 0; i < ops; ++i) {
+    empty_kernel<<<1, 1, 0, stream>>>();
+    CUDA_CHECK_LAUNCH("empty_kernel");
+  }
+}
+
+void issue_counting_chain(unsigned long long* counter, int ops, cudaStream_t stream) {
+  for (int i = 0; i < ops; ++i) {
+    count_launch<<<1, 1, 0, stream>>>(counter);
+    CUDA_CHECK_LAUNCH("count_launch");
+  }
+}
 
 LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIssue& article) {
   LaunchCosts costs;

@@ -105,6 +105,13 @@ struct ArticleIssue {
 
 LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIssue& article);
 
+// `ops` empty kernels (<<<1, 1>>>, no body) one after another on `stream`:
+// a launch that costs only its scheduling.
+void issue_chain(int ops, cudaStream_t stream);
+// Their checkable twin: each kernel's one thread adds 1 to `counter` (the
+// launches are ordered, so no atomic is needed).
+void issue_counting_chain(unsigned long long* counter, int ops, cudaStream_t stream);
+
 // Median of a figure of a chain, in µs per operation.
 double per_op_us(const Summary& summary, int ops);
 // The fit of one figure over every chain that has it (stream_queued only

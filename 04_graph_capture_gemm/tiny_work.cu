@@ -1,5 +1,7 @@
 #include "tiny_work.hpp"
 
+#include "launch_costs.hpp"  // the empty chain and its counting twin
+
 #include <vector>
 
 #include "workload/batch_buffers.hpp"
@@ -11,28 +13,6 @@
 
 namespace csg::graphs {
 namespace {
-
-// What is timed: a kernel that does nothing, so a launch or a graph node
-// costs only its scheduling.
-__global__ void empty_kernel() {}
-
-// Its checkable twin: one thread adds 1. The launches are ordered (one
-// stream, or a chain of graph nodes), so no atomic is needed.
-__global__ void count_launch(unsigned long long* counter) { *counter += 1; }
-
-void issue_empty_chain(int count, cudaStream_t stream) {
-  for (int i = 0; i < count; ++i) {
-    empty_kernel<<<1, 1, 0, stream>>>();
-    CUDA_CHECK_LAUNCH("empty_kernel");
-  }
-}
-
-void issue_counting_chain(unsigned long long* counter, int count, cudaStream_t stream) {
-  for (int i = 0; i < count; ++i) {
-    count_launch<<<1, 1, 0, stream>>>(counter);
-    CUDA_CHECK_LAUNCH("count_launch");
-  }
-}
 
 // The article's naive kernel whatever --kernel says: this run measures
 // launch costs, and a 64³ GEMM is a few µs of GPU work with any kernel.
@@ -71,7 +51,7 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
 
   // The empty chain, and its counting twin.
   DeviceBuffer<unsigned long long> counter(1);
-  const Graph empty_graph = capture(pool, [&] { issue_empty_chain(config.count, stream); });
+  const Graph empty_graph = capture(pool, [&] { issue_chain(config.count, stream); });
   costs.empty_graph_nodes = empty_graph.node_count();
   const GraphExec empty_exec = GraphExec::instantiate(empty_graph);
   CUDA_CHECK(cudaGraphUpload(empty_exec.get(), stream));
@@ -138,7 +118,7 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
   const std::vector<TimedVariant> variants = {
       {
           .prepare = nullptr,
-          .run = [&] { timer.start(stream); issue_empty_chain(config.count, stream); return timer.stop(); },
+          .run = [&] { timer.start(stream); issue_chain(config.count, stream); return timer.stop(); },
           .after_last = nullptr,
       },
       {

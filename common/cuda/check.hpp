@@ -30,29 +30,21 @@ void print_cuda_error(cudaError_t code, const char* call, const char* file, int 
 
 }  // namespace csg
 
-#define CUDA_CHECK(call)                                                  \
+// The three checks below: evaluate `status` once; on failure hand it, `text`
+// and the place to `handler` (throw_cuda_error or print_cuda_error).
+#define CSG_CUDA_ON_ERROR(status, text, handler)                          \
   do {                                                                    \
-    const cudaError_t csg_status_ = (call);                               \
+    const cudaError_t csg_status_ = (status);                             \
     if (csg_status_ != cudaSuccess) {                                     \
-      ::csg::throw_cuda_error(csg_status_, #call, __FILE__, __LINE__);    \
+      handler(csg_status_, text, __FILE__, __LINE__);                     \
     }                                                                     \
   } while (0)
 
-#define CUDA_CHECK_NOEXCEPT(call)                                         \
-  do {                                                                    \
-    const cudaError_t csg_status_ = (call);                               \
-    if (csg_status_ != cudaSuccess) {                                     \
-      ::csg::print_cuda_error(csg_status_, #call, __FILE__, __LINE__);    \
-    }                                                                     \
-  } while (0)
+#define CUDA_CHECK(call) CSG_CUDA_ON_ERROR(call, #call, ::csg::throw_cuda_error)
+
+#define CUDA_CHECK_NOEXCEPT(call) CSG_CUDA_ON_ERROR(call, #call, ::csg::print_cuda_error)
 
 // After every kernel launch: a bad launch configuration is reported by
 // cudaGetLastError, not by the <<<>>> expression itself.
-#define CUDA_CHECK_LAUNCH(kernel_name)                                    \
-  do {                                                                    \
-    const cudaError_t csg_status_ = cudaGetLastError();                   \
-    if (csg_status_ != cudaSuccess) {                                     \
-      ::csg::throw_cuda_error(csg_status_, "launch of " kernel_name,      \
-                              __FILE__, __LINE__);                        \
-    }                                                                     \
-  } while (0)
+#define CUDA_CHECK_LAUNCH(kernel_name) \
+  CSG_CUDA_ON_ERROR(cudaGetLastError(), "launch of " kernel_name, ::csg::throw_cuda_error)

@@ -6,13 +6,13 @@ namespace csg {
 
 std::size_t Graph::node_count() const {
   std::size_t count = 0;
-  CUDA_CHECK(cudaGraphGetNodes(graph_, nullptr, &count));
+  CUDA_CHECK(cudaGraphGetNodes(get(), nullptr, &count));
   return count;
 }
 
 std::size_t Graph::edge_count() const {
   std::size_t count = 0;
-  CUDA_CHECK(cudaGraphGetEdges(graph_, nullptr, nullptr, nullptr, &count));
+  CUDA_CHECK(cudaGraphGetEdges(get(), nullptr, nullptr, nullptr, &count));
   return count;
 }
 

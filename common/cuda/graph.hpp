@@ -9,40 +9,29 @@
 #pragma once
 
 #include <cstddef>
-#include <utility>
 
 #include "cuda/check.hpp"
+#include "cuda/handle.hpp"
 
 namespace csg {
 
-class Graph {
+struct GraphTraits {
+  using Handle = cudaGraph_t;
+  static void destroy(Handle graph) noexcept { CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph)); }
+};
+struct GraphExecTraits {
+  using Handle = cudaGraphExec_t;
+  static void destroy(Handle exec) noexcept { CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec)); }
+};
+
+class Graph : public UniqueHandle<GraphTraits> {
  public:
   Graph() = default;
   // Takes ownership of a graph returned by cudaStreamEndCapture or cudaGraphCreate.
-  explicit Graph(cudaGraph_t graph) noexcept : graph_(graph) {}
-  ~Graph() { reset(); }
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  Graph(Graph&& other) noexcept : graph_(std::exchange(other.graph_, nullptr)) {}
-  Graph& operator=(Graph&& other) noexcept {
-    if (this != &other) {
-      reset();
-      graph_ = std::exchange(other.graph_, nullptr);
-    }
-    return *this;
-  }
+  explicit Graph(cudaGraph_t graph) noexcept : UniqueHandle(graph) {}
 
-  cudaGraph_t get() const noexcept { return graph_; }
-  explicit operator bool() const noexcept { return graph_ != nullptr; }
   std::size_t node_count() const;
   std::size_t edge_count() const;
-
- private:
-  void reset() noexcept {
-    if (graph_ != nullptr) CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph_));
-    graph_ = nullptr;
-  }
-  cudaGraph_t graph_ = nullptr;
 };
 
 struct InstantiateOptions {
@@ -52,7 +41,7 @@ struct InstantiateOptions {
   cudaStream_t upload_stream = nullptr;
 };
 
-class GraphExec {
+class GraphExec : public UniqueHandle<GraphExecTraits> {
  public:
   // The outcome of cudaGraphInstantiateWithParams(&exec, graph, &params):
   // owns `exec` when `status` and params.result_out say success; otherwise
@@ -64,27 +53,9 @@ class GraphExec {
   static GraphExec instantiate(const Graph& graph, const InstantiateOptions& options = {});
 
   GraphExec() = default;
-  ~GraphExec() { reset(); }
-  GraphExec(const GraphExec&) = delete;
-  GraphExec& operator=(const GraphExec&) = delete;
-  GraphExec(GraphExec&& other) noexcept : exec_(std::exchange(other.exec_, nullptr)) {}
-  GraphExec& operator=(GraphExec&& other) noexcept {
-    if (this != &other) {
-      reset();
-      exec_ = std::exchange(other.exec_, nullptr);
-    }
-    return *this;
-  }
-
-  cudaGraphExec_t get() const noexcept { return exec_; }
 
  private:
-  explicit GraphExec(cudaGraphExec_t exec) noexcept : exec_(exec) {}
-  void reset() noexcept {
-    if (exec_ != nullptr) CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec_));
-    exec_ = nullptr;
-  }
-  cudaGraphExec_t exec_ = nullptr;
+  explicit GraphExec(cudaGraphExec_t exec) noexcept : UniqueHandle(exec) {}
 };
 
 // Ends the capture begun on `stream` and owns the result. If the capture was

@@ -6,68 +6,49 @@
 #pragma once
 
 #include <cstddef>
-#include <utility>
 #include <vector>
 
 #include "cuda/check.hpp"
+#include "cuda/handle.hpp"
 
 namespace csg {
 
-class Stream {
+struct StreamTraits {
+  using Handle = cudaStream_t;
+  static void destroy(Handle stream) noexcept { CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream)); }
+};
+struct EventTraits {
+  using Handle = cudaEvent_t;
+  static void destroy(Handle event) noexcept { CUDA_CHECK_NOEXCEPT(cudaEventDestroy(event)); }
+};
+
+class Stream : public UniqueHandle<StreamTraits> {
  public:
   // cudaStreamDefault is what the article's cudaStreamCreate gives: a blocking
   // stream that synchronises with the legacy default stream. Priority: lower
   // numbers run first (the H200 offers 0 down to -5), kernels only.
-  explicit Stream(unsigned flags = cudaStreamDefault, int priority = 0) {
-    CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, flags, priority));
-  }
-  ~Stream() { reset(); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
-  Stream& operator=(Stream&& other) noexcept {
-    if (this != &other) {
-      reset();
-      stream_ = std::exchange(other.stream_, nullptr);
-    }
-    return *this;
-  }
-
-  cudaStream_t get() const noexcept { return stream_; }
+  explicit Stream(unsigned flags = cudaStreamDefault, int priority = 0) : UniqueHandle(create(flags, priority)) {}
 
  private:
-  void reset() noexcept {
-    if (stream_ != nullptr) CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream_));
-    stream_ = nullptr;
+  static cudaStream_t create(unsigned flags, int priority) {
+    cudaStream_t stream = nullptr;
+    CUDA_CHECK(cudaStreamCreateWithPriority(&stream, flags, priority));
+    return stream;
   }
-  cudaStream_t stream_ = nullptr;
 };
 
-class Event {
+class Event : public UniqueHandle<EventTraits> {
  public:
   // cudaEventDefault can be timed; cudaEventDisableTiming is cheaper for
   // pure ordering (fork/join) and can't be timed.
-  explicit Event(unsigned flags = cudaEventDefault) { CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags)); }
-  ~Event() { reset(); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
-  Event& operator=(Event&& other) noexcept {
-    if (this != &other) {
-      reset();
-      event_ = std::exchange(other.event_, nullptr);
-    }
-    return *this;
-  }
-
-  cudaEvent_t get() const noexcept { return event_; }
+  explicit Event(unsigned flags = cudaEventDefault) : UniqueHandle(create(flags)) {}
 
  private:
-  void reset() noexcept {
-    if (event_ != nullptr) CUDA_CHECK_NOEXCEPT(cudaEventDestroy(event_));
-    event_ = nullptr;
+  static cudaEvent_t create(unsigned flags) {
+    cudaEvent_t event = nullptr;
+    CUDA_CHECK(cudaEventCreateWithFlags(&event, flags));
+    return event;
   }
-  cudaEvent_t event_ = nullptr;
 };
 
 // The article's stream pool: `size` streams, plus the events its fork/join

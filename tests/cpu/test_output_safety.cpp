@@ -87,10 +87,7 @@ TEST(OutputSafety, ARegularFileOrANewNameIsAccepted) {
   write_text_file(dir.file("old.json"), "old");
   EXPECT_EQ(usage_message([&] { check_output_path("json", dir.file("old.json")); }), "");
   write_text_file(dir.file("old.json"), "new");
-  std::ifstream in(dir.file("old.json"));
-  std::string text;
-  in >> text;
-  EXPECT_EQ(text, "new");
+  EXPECT_EQ(testing::read_text(dir.file("old.json")), "new");
   EXPECT_EQ(dir.entries().size(), 1U);
 }
 
@@ -103,10 +100,7 @@ TEST(OutputSafety, AWriterThatFailsLeavesTheOldFileAndNoTemporary) {
                                   throw std::runtime_error("disk full");
                                 }),
                std::runtime_error);
-  std::ifstream in(dir.file("out.json"));
-  std::string text;
-  in >> text;
-  EXPECT_EQ(text, "old");
+  EXPECT_EQ(testing::read_text(dir.file("out.json")), "old");
   EXPECT_EQ(dir.entries().size(), 1U);
 }
 

@@ -17,13 +17,6 @@
 namespace csg {
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 class InterruptTest : public testing::GpuTest {};
 
 TEST_F(InterruptTest, SigintDuringTheTimingEndsWith130AndWritesNothing) {
@@ -43,7 +36,7 @@ TEST_F(InterruptTest, SigintDuringTheTimingEndsWith130AndWritesNothing) {
   EXPECT_NE(err.find("interrupted by SIGINT: timed round"), std::string::npos) << err;
   EXPECT_NE(err.find("was not finished; no results were written\n"), std::string::npos) << err;
   EXPECT_EQ(err.substr(err.rfind('\n', err.size() - 2) + 1).find("interrupted"), 20U) << err;  // the last line
-  EXPECT_EQ(read_text(json), "old result");
+  EXPECT_EQ(testing::read_text(json), "old result");
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"01.json"});  // no trace, no temporary file
 }
 
@@ -85,7 +78,7 @@ TEST_F(InterruptTest, ARequestOfHoursIsRefusedWithItsEstimate) {
 
 // Every digest of a run's JSON (measurements and verification), null ones left out.
 std::set<std::string> digests_of(const std::string& path) {
-  const nlohmann::json doc = nlohmann::json::parse(read_text(path));
+  const nlohmann::json doc = nlohmann::json::parse(testing::read_text(path));
   std::set<std::string> found;
   for (const auto& m : doc.at("measurements")) {
     if (m.contains("digest") && !m.at("digest").is_null()) found.insert(m.at("digest").get<std::string>());

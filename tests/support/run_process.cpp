@@ -18,16 +18,12 @@
 extern char** environ;
 
 namespace csg::testing {
-namespace {
-
-std::string slurp(const std::string& path) {
+std::string read_text(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
 }
-
-}  // namespace
 
 TempDir::TempDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "csg-test-XXXXXX").string();
@@ -87,8 +83,8 @@ Spawned spawn(const TempDir& dir, const std::vector<std::string>& argv, const st
 ProcessResult collect(const Spawned& child, int status) {
   ProcessResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = slurp(child.out_path);
-  result.err = slurp(child.err_path);
+  result.out = read_text(child.out_path);
+  result.err = read_text(child.err_path);
   return result;
 }
 
@@ -112,7 +108,7 @@ InterruptedRun run_process_and_signal(const std::vector<std::string>& argv, cons
     const pid_t done = waitpid(child.pid, &status, WNOHANG);
     if (done == child.pid) break;
     if (done < 0) throw std::runtime_error("waitpid failed");
-    if (!run.signalled && slurp(child.err_path).find(when_stderr_has) != std::string::npos) {
+    if (!run.signalled && read_text(child.err_path).find(when_stderr_has) != std::string::npos) {
       std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
       ::kill(child.pid, signal);
       run.signalled = true;

@@ -26,6 +26,9 @@ struct InterruptedRun {
 InterruptedRun run_process_and_signal(const std::vector<std::string>& argv, const std::string& when_stderr_has,
                                       int signal, int after_ms = 0);
 
+// The whole content of a file ("" if it can't be read).
+std::string read_text(const std::string& path);
+
 // A fresh, empty directory under the system temp dir, removed by the destructor.
 class TempDir {
  public:
