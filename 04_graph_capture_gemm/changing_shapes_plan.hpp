@@ -1,0 +1,97 @@
+// Claim 13, "graphs suit stable work": the plan of the changing-shapes
+// experiment, in plain numbers (no CUDA call here, so the CPU tests check it).
+//
+// The article captures its 100 GEMMs once and replays them. A serving system
+// can't: every request brings its own batch count. This experiment sends a
+// seeded sequence of requests whose batch counts are drawn uniformly from
+// 1..max_batches, and runs each request four ways (changing_shapes.hpp):
+//   streams      issue the work on the pool every time (stage 03)
+//   re-capture   capture + instantiate a graph for this request, launch it
+//   exec update  capture, then cudaGraphExecUpdate one exec; refused whenever
+//                the batch count differs (3 nodes per batch: the topology
+//                changed), and then instantiated again
+//   buckets      one exec per power of two (1, 2, 4, ... up to the first
+//                ≥ max_batches), captured and instantiated up front; a
+//                request of b batches launches the smallest bucket ≥ b and
+//                computes the extra batches for nothing (padding), the way
+//                LLM serving engines capture one decode graph per batch bucket.
+// Napkin math (H200 reference figures): capture + instantiate cost about
+// (0.6 + 1.5) ms per 100 batches = 21 µs per batch, while one graph launch
+// saves about 4 µs per batch of CPU over issuing 3 calls per batch on streams:
+// re-capturing every request costs ~5x what the graph saves. Buckets pay
+// nothing per request but compute on average ~45% more batches than asked
+// (uniform 1..100 padded to powers of two): they win where the work per batch
+// is small beside the launch costs, and lose where it is large.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "workload/workload.hpp"
+
+namespace csg::graphs {
+
+struct ChangingShapesConfig {
+  int requests = 50;             // --shape-requests; 0: the sequence is not run
+  int max_batches = 100;         // --shape-max-batches: batch counts are uniform in 1..max_batches
+  std::uint64_t seed = 1;        // --shape-seed: the sequence of batch counts (the data use --seed)
+  int size = 256;                // --shape-size: m = n = k of the experiment's GEMMs; 0: the stage's shape
+  int rounds = 3;                // --shape-rounds: the whole sequence this many times, the median reported
+  bool node_updates = true;      // --node-updates on|off: node-level exec updates for new pointers
+  bool sequence_on() const { return requests > 0; }
+};
+
+// --shape-requests N (default 50, 0 = off), --shape-max-batches N (100),
+// --shape-seed N (1), --shape-size N (256; 0 = the stage's --m --n --k),
+// --shape-rounds N (3), --node-updates on|off (on).
+void add_changing_shapes_options(StageCli& cli);
+// After cli.parse(). Throws UsageError for a --shape-* option given while
+// --shape-requests is 0 (it would have no effect).
+ChangingShapesConfig read_changing_shapes_options(const StageCli& cli);
+
+// The batch count of every request, in order: uniform in 1..max_batches
+// from SplitMix64 of (seed, request index), so the same seed gives the same
+// sequence on every machine. Throws std::invalid_argument for requests < 0
+// or max_batches < 1.
+std::vector<int> request_sequence(int requests, int max_batches, std::uint64_t seed);
+std::vector<int> request_sequence(const ChangingShapesConfig& config);
+
+// 1, 2, 4, ... up to the first power of two ≥ max_batches (1..128 for 100).
+std::vector<int> bucket_sizes(int max_batches);
+// The largest bucket: how many batches the experiment's buffers must hold,
+// because a padded request computes real batches of them.
+int bucket_capacity(int max_batches);
+// The smallest bucket ≥ batches. Throws std::out_of_range when none is.
+int bucket_for(int batches, const std::vector<int>& buckets);
+
+// The batches the buckets compute for `sequence` (each padded to its bucket).
+long long padded_batches(const std::vector<int>& sequence, const std::vector<int>& buckets);
+long long requested_batches(const std::vector<int>& sequence);
+// computed / requested − 1: the share of the buckets' work that nobody asked
+// for (0.45 = 45% more batches). 0 when nothing was requested.
+double padding_fraction(long long requested, long long computed);
+
+// The experiment's workload: bucket_capacity(max_batches) batches of
+// size³, or of `stage_shape` when size is 0. Allocate its BatchBuffers with
+// any device slot count that keeps the batches sharing a slot on one stream
+// (device_slots_for), and fill its inputs before measuring.
+Workload changing_shapes_workload(const ChangingShapesConfig& config, GemmShape stage_shape);
+
+// A rough estimate of the sequence's time, for check_estimate: every round
+// and the warm-up, the four ways, each batch computed at `per_batch_seconds`
+// (pass one batch's GPU time in a pipeline plus its host poison and
+// verification, e.g. work_seconds(...).overlapped() / batches + the host's
+// share), with at least the streams' launch cost per batch (3 calls of ~4 µs),
+// and the re-capture ways' ~21 µs per batch captured and instantiated. The
+// node-level updates (three switches and launches of the stage's graph) are
+// small beside the stage's own runs and not counted. 0 when the sequence is off.
+double changing_shapes_seconds(const ChangingShapesConfig& config, double per_batch_seconds);
+
+// Requests of each way run untimed (and verified) before the timed rounds:
+// the update way's exec exists from then on, and the first instantiations
+// and launches of a new batch count are out of the timings.
+inline constexpr int kShapeWarmupRequests = 2;
+
+}  // namespace csg::graphs

@@ -1,0 +1,235 @@
+// Claim 13 on a real GPU at a small size: the changing-shapes sequence run
+// the four ways and the node-level switch to new buffers, through the stage
+// folder's functions, with the article's steps written here as main.cu
+// writes them (capture with fork/join on a pool, instantiate, launch). What
+// is asserted is what must hold on any GPU: every output verified, no
+// cudaGraphExecUpdate ever applied across different batch counts, the
+// bucket count, the node-level exec computing the second buffers' result.
+// No assertion on any time.
+#include <cstring>
+#include <functional>
+#include <string>
+
+#include "04_graph_capture_gemm/capture_guard.hpp"
+#include "04_graph_capture_gemm/changing_shapes.hpp"
+#include "cuda/graph.hpp"
+#include "cuda/stream.hpp"
+#include "gpu_test.hpp"
+#include "measure/stage_sums.hpp"
+#include "workload/batch_buffers.hpp"
+#include "workload/gemm.hpp"
+#include "workload/gemm_naive.cuh"
+
+namespace csg::graphs {
+namespace {
+
+constexpr int kStreams = 3;
+constexpr std::uint64_t kDataSeed = 5;
+
+// main.cu's steps on a pool of the test's own.
+class ArticleSteps {
+ public:
+  explicit ArticleSteps(GemmKernel kernel) : gemm_(GemmChoice{kernel, false}), pool_(kStreams) {
+    for (int s = 0; s < kStreams; ++s) gemm_.prepare(pool_[s]);
+  }
+
+  cudaStream_t origin() const { return pool_[0]; }
+
+  BatchOps ops_for(BatchBuffers& b) const {
+    const Workload& w = b.work();
+    return BatchOps{
+        .h2d = [&b, &w](int i, cudaStream_t stream) {
+          CUDA_CHECK(cudaMemcpyAsync(b.device_a(i), b.host_a(i), w.a_bytes(), cudaMemcpyHostToDevice, stream));
+        },
+        .compute = [&b, &w, this](int i, cudaStream_t stream) {
+          if (gemm_.kernel() == GemmKernel::naive) {
+            csg::gemm_naive<<<naive_grid(w.shape), naive_block(), 0, stream>>>(b.device_a(i), b.device_b(),
+                                                                               b.device_c(i), w.shape.m, w.shape.n,
+                                                                               w.shape.k);
+            CUDA_CHECK_LAUNCH("gemm_naive");
+          } else {
+            gemm_.run(b.device_a(i), b.device_b(), b.device_c(i), w.shape, stream);
+          }
+        },
+        .d2h = [&b, &w](int i, cudaStream_t stream) {
+          CUDA_CHECK(cudaMemcpyAsync(b.host_c(i), b.device_c(i), w.c_bytes(), cudaMemcpyDeviceToHost, stream));
+        }};
+  }
+  void issue_batches(const BatchOps& o, int batches) const {
+    for (int i = 0; i < batches; ++i) {
+      const cudaStream_t stream = pool_[i % kStreams];
+      o.h2d(i, stream);
+      o.compute(i, stream);
+      o.d2h(i, stream);
+    }
+  }
+  void fork() const {
+    CUDA_CHECK(cudaEventRecord(pool_.fork_event(), pool_[0]));
+    for (int s = 1; s < kStreams; ++s) CUDA_CHECK(cudaStreamWaitEvent(pool_[s], pool_.fork_event(), 0));
+  }
+  void join() const {
+    for (int s = 1; s < kStreams; ++s) {
+      CUDA_CHECK(cudaEventRecord(pool_.join_event(s), pool_[s]));
+      CUDA_CHECK(cudaStreamWaitEvent(pool_[0], pool_.join_event(s), 0));
+    }
+  }
+  Graph capture(BatchBuffers& b, int batches) const {
+    const BatchOps o = ops_for(b);
+    CUDA_CHECK(cudaStreamBeginCapture(pool_[0], cudaStreamCaptureModeGlobal));
+    const CaptureGuard guard(pool_);
+    fork();
+    issue_batches(o, batches);
+    join();
+    cudaGraph_t graph = nullptr;
+    CUDA_CHECK(cudaStreamEndCapture(pool_[0], &graph));
+    return Graph(graph);
+  }
+  static GraphExec instantiate(const Graph& graph) {
+    cudaGraphInstantiateParams params{};
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t status = cudaGraphInstantiateWithParams(&exec, graph.get(), &params);
+    return GraphExec::from_instantiation(exec, status, params);
+  }
+  void launch(const GraphExec& exec) const { CUDA_CHECK(cudaGraphLaunch(exec.get(), pool_[0])); }
+  void issue_on_streams(BatchBuffers& b, int batches) const {
+    fork();
+    issue_batches(ops_for(b), batches);
+    join();
+  }
+
+  ShapeRequestSteps request_steps(BatchBuffers& buffers) const {
+    return {[this](BatchBuffers& b, int n) { return capture(b, n); }, instantiate,
+            [this](const GraphExec& e) { launch(e); },
+            [this](BatchBuffers& b, int n) { issue_on_streams(b, n); }, &buffers, kDataSeed, origin()};
+  }
+  UpdateExperiment update_experiment(BatchBuffers& first, BatchBuffers& second, std::uint64_t second_seed) const {
+    return {[this](BatchBuffers& b, int n) { return capture(b, n); }, instantiate,
+            [this](const GraphExec& e) { launch(e); }, &first, &second, second_seed, origin()};
+  }
+
+ private:
+  Gemm gemm_;
+  StreamPool pool_;
+};
+
+class ChangingShapesTest : public testing::GpuTest {};
+
+ChangingShapesConfig small_config() {
+  ChangingShapesConfig config;
+  config.requests = 6;
+  config.max_batches = 9;
+  config.seed = 3;
+  config.size = 32;
+  config.rounds = 2;
+  return config;
+}
+
+TEST_F(ChangingShapesTest, FourWaysVerifyAndNoUpdateCrossesBatchCounts) {
+  const ChangingShapesConfig config = small_config();
+  const std::vector<int> sequence = request_sequence(config);
+  int changes = 0;  // consecutive requests of different batch counts, over every round
+  for (int round = 0; round < config.rounds; ++round) {
+    for (int r = 0; r < config.requests; ++r) {
+      const int before = r > 0 ? sequence[std::size_t(r - 1)]
+                                : (round == 0 ? sequence[std::size_t(std::min(config.requests, kShapeWarmupRequests) - 1)]
+                                              : sequence.back());
+      changes += sequence[std::size_t(r)] != before;
+    }
+  }
+  ASSERT_GT(changes, 0) << "the seed must give differing batch counts, or nothing below is tested";
+
+  const ArticleSteps steps(GemmKernel::naive);
+  BatchBuffers buffers(changing_shapes_workload(config, {}), HostMemory::pinned, kStreams);
+  ASSERT_EQ(buffers.work().batches, 16);
+  ASSERT_EQ(buffers.work().shape.m, 32);
+  buffers.fill_inputs(kDataSeed);
+  const ShapeSequenceCosts costs = measure_changing_shapes(config, steps.request_steps(buffers));
+
+  EXPECT_EQ(costs.sequence, sequence);
+  EXPECT_EQ(costs.buckets.sizes, (std::vector<int>{1, 2, 4, 8, 16}));
+  EXPECT_TRUE(costs.buckets.check.passed) << costs.buckets.check.message();
+  EXPECT_EQ(costs.buckets.check.batches_checked, 1 + 2 + 4 + 8 + 16);
+  const long long requested = requested_batches(sequence);
+  for (ShapeWay way : kAllShapeWays) {
+    const ShapeWayCosts& w = costs.way(way);
+    EXPECT_TRUE(w.check.passed) << label(way) << ": " << w.check.message();
+    EXPECT_EQ(w.batches_requested, requested) << label(way);
+    const long long computed = way == ShapeWay::buckets ? padded_batches(sequence, costs.buckets.sizes) : requested;
+    EXPECT_EQ(w.batches_computed, computed) << label(way);
+    // Every computed batch of every request verified: the warm-up's and each round's.
+    long long warmup = 0;
+    for (int r = 0; r < std::min(config.requests, kShapeWarmupRequests); ++r) {
+      const int b = sequence[std::size_t(r)];
+      warmup += way == ShapeWay::buckets ? bucket_for(b, costs.buckets.sizes) : b;
+    }
+    EXPECT_EQ(w.check.batches_checked, config.rounds * computed + warmup) << label(way);
+    EXPECT_EQ(w.total.samples, config.rounds) << label(way);
+    EXPECT_GT(w.total.median_ms, 0.0) << label(way);
+  }
+  EXPECT_EQ(costs.way(ShapeWay::streams).prepare.median_ms, 0.0);
+  EXPECT_GT(costs.way(ShapeWay::recapture).prepare.median_ms, 0.0);
+
+  const UpdateCounts& u = costs.updates;
+  EXPECT_EQ(u.attempts, config.requests * config.rounds);
+  EXPECT_EQ(u.applied_other_batches, 0) << "a different batch count is a different topology";
+  EXPECT_EQ(u.refused_same_batches, 0);
+  EXPECT_EQ(u.refused, changes);
+  EXPECT_EQ(u.applied_same_batches, u.attempts - changes);
+  EXPECT_EQ(u.instantiations, u.refused);
+  EXPECT_NE(u.refused_result.find("TopologyChanged"), std::string::npos) << u.refused_result;
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+TEST_F(ChangingShapesTest, BuffersSmallerThanTheTopBucketAreRefused) {
+  const ChangingShapesConfig config = small_config();
+  const ArticleSteps steps(GemmKernel::naive);
+  BatchBuffers buffers(Workload{config.max_batches, {32, 32, 32}}, HostMemory::pinned, kStreams);
+  buffers.fill_inputs(kDataSeed);
+  EXPECT_THROW(measure_changing_shapes(config, steps.request_steps(buffers)), std::invalid_argument);
+}
+
+TEST_F(ChangingShapesTest, NodeLevelUpdatesPointTheExecAtTheSecondBuffers) {
+  const ArticleSteps steps(GemmKernel::naive);
+  const Workload work{7, {33, 17, 65}};
+  BatchBuffers first(work, HostMemory::pinned, kStreams);
+  BatchBuffers second(work, HostMemory::pinned, kStreams);
+  first.fill_inputs(kDataSeed);
+  second.fill_inputs(kDataSeed + 1);
+  const NodeUpdateCosts costs =
+      measure_node_updates(RepeatPlan{1, 3}, steps.update_experiment(first, second, kDataSeed + 1), GemmKernel::naive);
+  EXPECT_EQ(costs.batches, 7);
+  EXPECT_EQ(costs.kernel_nodes, 7u);
+  EXPECT_EQ(costs.memcpy_nodes, 14u);
+  EXPECT_TRUE(costs.node_level_note.empty()) << costs.node_level_note;
+  ASSERT_TRUE(costs.node_level.has_value());
+  EXPECT_EQ(costs.node_level->samples, 3);
+  ASSERT_TRUE(costs.node_level_check.has_value());
+  EXPECT_TRUE(costs.node_level_check->passed) << costs.node_level_check->message();
+  EXPECT_EQ(costs.node_level_check->batches_checked, 7);
+  EXPECT_TRUE(costs.whole_graph_check.passed) << costs.whole_graph_check.message();
+  EXPECT_TRUE(costs.recapture_check.passed) << costs.recapture_check.message();
+  // The second data differ from the first, so an exec still reading the first
+  // buffers would have failed the check (verify compares C with its own A and B).
+  EXPECT_NE(std::memcmp(first.host_a(0), second.host_a(0), work.a_bytes()), 0) << "the seeds gave the same data";
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+TEST_F(ChangingShapesTest, NodeLevelUpdatesSayNaiveKernelOnlyForOtherKernels) {
+  const ArticleSteps steps(GemmKernel::tiled);
+  const Workload work{4, {32, 32, 32}};
+  BatchBuffers first(work, HostMemory::pinned, kStreams);
+  BatchBuffers second(work, HostMemory::pinned, kStreams);
+  first.fill_inputs(kDataSeed);
+  second.fill_inputs(kDataSeed + 1);
+  const NodeUpdateCosts costs =
+      measure_node_updates(RepeatPlan{0, 2}, steps.update_experiment(first, second, kDataSeed + 1), GemmKernel::tiled);
+  EXPECT_FALSE(costs.node_level.has_value());
+  EXPECT_FALSE(costs.node_level_check.has_value());
+  EXPECT_NE(costs.node_level_note.find("node-level update: naive kernel only"), std::string::npos)
+      << costs.node_level_note;
+  EXPECT_TRUE(costs.whole_graph_check.passed) << costs.whole_graph_check.message();
+  EXPECT_TRUE(costs.recapture_check.passed) << costs.recapture_check.message();
+}
+
+}  // namespace
+}  // namespace csg::graphs
