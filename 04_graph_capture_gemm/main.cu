@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "capture_guard.hpp"
+#include "changing_shapes.hpp"
 #include "cuda/graph.hpp"
 #include "cuda/stream.hpp"
 #include "graph_costs.hpp"
@@ -213,6 +214,32 @@ int main(int argc, char** argv) {
     run.updates = csg::graphs::measure_updates(
         plan, {[&](csg::BatchBuffers& b, int batches) { return capture(b, batches, Join::yes); }, instantiate, launch,
                &buffers, &second, second_seed, pool[0]});
+
+    // Claim 13: shapes that change from request to request, four ways; and an
+    // exec switched to new buffers node by node instead of by a whole update.
+    run.shapes.config = options->shapes;
+    auto capture_batches = [&](csg::BatchBuffers& b, int batches) { return capture(b, batches, Join::yes); };
+    if (options->shapes.sequence_on()) {
+      csg::progress("changing shapes: " + std::to_string(options->shapes.requests) + " requests of 1 to " +
+                    std::to_string(options->shapes.max_batches) + " batches, four ways");
+      const csg::Workload shapes_work = csg::graphs::changing_shapes_workload(options->shapes, work.shape);
+      csg::BatchBuffers shapes_buffers(shapes_work, options->common.host_memory,
+                                       csg::device_slots_for(options->pool, shapes_work.batches));
+      shapes_buffers.fill_inputs(options->common.seed);
+      run.shapes.sequence = csg::graphs::measure_changing_shapes(
+          options->shapes, {capture_batches, instantiate, launch,
+                            [&](csg::BatchBuffers& b, int batches) {
+                              fork();
+                              issue_batches(ops_for(b), batches);
+                              join();
+                            },
+                            &shapes_buffers, options->common.seed, pool[0]});
+    }
+    if (options->shapes.node_updates) {
+      csg::progress("new buffers for the same exec: node by node vs a whole update vs a new instantiate");
+      run.shapes.node_updates = csg::graphs::measure_node_updates(
+          plan, {capture_batches, instantiate, launch, &buffers, &second, second_seed, pool[0]}, gemm.kernel());
+    }
 
     csg::progress("where graphs win: " + std::to_string(options->tiny.count) + " empty kernels and " +
                   std::to_string(options->tiny.count) + " tiny GEMMs");

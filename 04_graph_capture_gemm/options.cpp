@@ -30,6 +30,7 @@ std::optional<GraphOptions> parse_options(StageCli& cli, int argc, const char* c
                "LIST");
   cli.add_int("launch-repeats", "Timed repeats per chain length and figure in the launch-cost study",
               kDefaultLaunchRepeats, 5, 10000);
+  add_changing_shapes_options(cli);
   add_timeline_options(cli);
   const std::optional<CommonOptions> common = cli.parse(argc, argv);
   if (!common) return std::nullopt;
@@ -56,6 +57,7 @@ std::optional<GraphOptions> parse_options(StageCli& cli, int argc, const char* c
     options.launch.chains.clear();
   }
   options.launch.repeats = static_cast<int>(cli.get_int("launch-repeats"));
+  options.shapes = read_changing_shapes_options(cli);
   options.timeline = read_timeline_options(cli);
   return options;
 }
@@ -66,7 +68,11 @@ void check_memory(const GraphOptions& options, int slots) {
   MemoryNeeds needs = combined(combined(one_set, one_set),
                                memory_needs(tiny_gemm_workload(options.tiny), common.host_memory, options.tiny.count));
   needs.device_bytes += gemm_device_bytes(common.gemm, options.pool.streams + 1);  // + the one-stream sums' stream
-  check_fits(needs, "try fewer --batches, --device-buffers slots or a smaller --tiny-count");
+  if (options.shapes.sequence_on()) {
+    const Workload shapes = changing_shapes_workload(options.shapes, common.work.shape);
+    needs = combined(needs, memory_needs(shapes, common.host_memory, device_slots_for(options.pool, shapes.batches)));
+  }
+  check_fits(needs, "try fewer --batches, --device-buffers slots, a smaller --tiny-count or --shape-requests 0");
 }
 
 double estimate_seconds(const GraphOptions& options, const Rates& rates) {
@@ -83,7 +89,15 @@ double estimate_seconds(const GraphOptions& options, const Rates& rates) {
   const double launch_rounds = double(options.launch.warmup + options.launch.repeats);
   const double launch_study =
       options.launch.chains.empty() ? 0.0 : launch_rounds * (chain_ops * 12e-6 + 2.0 * pipeline);
-  return rounds * round * (options.timeline.record ? 1.2 : 1.0) + 2.0 * pipeline + launch_study;
+  // The changing shapes: one batch of their shape in a pipeline, plus the
+  // host's poison and verification of it (about as long again).
+  double shapes = 0.0;
+  if (options.shapes.sequence_on()) {
+    const Workload one = changing_shapes_workload(options.shapes, common.work.shape);
+    const WorkSeconds batch = work_seconds(Workload{1, one.shape}, rates, common.host_memory == HostMemory::pageable);
+    shapes = changing_shapes_seconds(options.shapes, 2.0 * batch.overlapped());
+  }
+  return rounds * round * (options.timeline.record ? 1.2 : 1.0) + 2.0 * pipeline + launch_study + shapes;
 }
 
 }  // namespace csg::graphs

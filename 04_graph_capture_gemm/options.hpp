@@ -15,6 +15,7 @@
 #include "cli/pool_options.hpp"
 #include "measure/estimate.hpp"
 #include "timeline/stage_timeline.hpp"
+#include "changing_shapes_plan.hpp"
 #include "launch_costs.hpp"
 #include "tiny_work.hpp"
 
@@ -27,6 +28,7 @@ struct GraphOptions {
   bool skip_join = false;
   TinyConfig tiny;
   LaunchCostConfig launch;  // chains empty: --launch-chains off
+  ChangingShapesConfig shapes;  // --shape-requests, --node-updates
   TimelineOptions timeline;
 };
 

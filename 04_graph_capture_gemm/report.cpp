@@ -130,6 +130,8 @@ StageResult graph_stage_result(const std::string& stage, const DeviceInfo& devic
     }
   }
 
+  for (Measurement& m : changing_shapes_measurements(run.shapes)) result.measurements.push_back(std::move(m));
+
   const auto even = break_even_replays(life.capture.median_ms, life.instantiate.median_ms,
                                        replay.issue_streams_cpu.median_ms, replay.issue_graph_cpu.median_ms);
   const PipelineBound graph_bound = replay_bound(replay, work.batches);
@@ -154,10 +156,11 @@ StageResult graph_stage_result(const std::string& stage, const DeviceInfo& devic
   };
 
   // The overall verdict: the first failed check, else the article's run (every batch).
-  const std::vector<const VerifyResult*> checks = {
+  std::vector<const VerifyResult*> checks = {
       &run.article_check,        &life.first_launch_check, &life.relaunch_check,     &life.uploaded_check,
       &replay.graph_check,       &replay.streams_check,    &upd.updated_check,        &upd.reinstantiated_check,
       &tiny.gemm_streams_check,  &tiny.gemm_graph_check, &tiny.gemm_launch_check};
+  for (const VerifyResult* check : changing_shapes_checks(run.shapes)) checks.push_back(check);
   result.verification = run.article_check;
   for (const VerifyResult* check : checks) {
     if (check->passed) {
@@ -202,6 +205,7 @@ nlohmann::json graph_stage_json(const StageResult& result, const GraphStageRun& 
                  {"empty_graph_nodes", run.tiny.empty_graph_nodes},
                  {"gemm_graph_nodes", run.tiny.gemm_graph_nodes}};
   if (!run.tiny.empty_checked) doc["tiny"]["empty_failure"] = run.tiny.empty_failure;
+  doc["changing_shapes"] = changing_shapes_json(run.shapes);
   doc["launch_costs"] = run.launch ? launch_costs_json(*run.launch, interleaved_issue(run)) : nlohmann::json(nullptr);
   return doc;
 }
@@ -277,6 +281,7 @@ void print_graph_stage(std::ostream& out, const StageResult& result, const Graph
                      per_op_us(tiny.gemm_graph, count))
       << '\n';
   if (!tiny.empty_checked) out << "empty-kernel counter WRONG: " << tiny.empty_failure << '\n';
+  print_changing_shapes(out, run.shapes);
   if (run.launch) print_launch_costs(out, *run.launch, interleaved_issue(run));
 
   out << '\n' << result.verification.message() << " (" << result.variants_verified

@@ -14,6 +14,7 @@
 #include "graph_costs.hpp"
 #include "graph_inspect.hpp"
 #include "exec_update.hpp"
+#include "changing_shapes_report.hpp"
 #include "launch_costs.hpp"
 #include "tiny_work.hpp"
 #include "report/result.hpp"
@@ -33,6 +34,7 @@ struct GraphStageRun {
   TinyConfig tiny_config;
   TinyCosts tiny;
   std::optional<LaunchCosts> launch;  // the launch-cost study, unless --launch-chains off
+  ChangingShapesRun shapes;           // the changing shapes and node-level updates, where run
 };
 
 // The interleaved rounds' figures the launch-cost study compares itself with.

@@ -40,7 +40,7 @@ TEST_P(StageGraphTest, OneIndependentChainPerStreamUsedAndNoEventNodes) {
   const testing::ProcessResult run = testing::run_process(
       {CSG_STAGE04_BINARY, "--batches", std::to_string(batches), "--m", "33", "--n", "17", "--k", "65", "--streams",
        std::to_string(streams), "--warmup", "0", "--repeats", "1", "--tiny-count", "5", "--tiny-size", "4", "--launch-chains",
-       "off", "--json", json_path});
+       "off", "--shape-requests", "0", "--node-updates", "off", "--json", json_path});
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   std::ifstream in(json_path);
   const nlohmann::json doc = nlohmann::json::parse(in);

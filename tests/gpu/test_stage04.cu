@@ -20,7 +20,9 @@ class Stage04Test : public testing::GpuTest {};
 
 const std::vector<std::string> kTiny = {"--batches", "37", "--m", "33", "--n", "17", "--k", "65", "--warmup", "1",
                                         "--repeats", "3", "--tiny-count", "40", "--tiny-size", "16",
-                                        "--launch-chains", "4,40,400", "--launch-repeats", "5"};
+                                        "--launch-chains", "4,40,400", "--launch-repeats", "5",
+                                        "--shape-requests", "6", "--shape-max-batches", "9", "--shape-size", "16",
+                                        "--shape-rounds", "1"};
 
 std::vector<std::string> with(std::vector<std::string> extra) {
   std::vector<std::string> argv{CSG_STAGE04_BINARY};

@@ -50,7 +50,9 @@ std::vector<StageCase> stage_cases() {
 #endif
 #ifdef CSG_STAGE04_BINARY
   // Graph nodes are labelled through CUPTI's clone callback (04_graph_capture_gemm/graph_inspect.hpp).
-  cases.push_back({"stage04", CSG_STAGE04_BINARY, {"--tiny-count", "5", "--tiny-size", "4", "--launch-chains", "off"},
+  cases.push_back({"stage04", CSG_STAGE04_BINARY,
+                   {"--tiny-count", "5", "--tiny-size", "4", "--launch-chains", "off", "--shape-requests", "0",
+                    "--node-updates", "off"},
                    "graph node ids"});
 #endif
   return cases;
