@@ -1,0 +1,77 @@
+// What the two experiments of priorities.hpp mean, in words chosen by their
+// own figures with stated thresholds, including the branches where the
+// article's claim 12 does not hold on this GPU: for the priorities, whether
+// the greatest stream priority cut the short kernels' latency beside a full
+// GPU; for the contention, whether two streams' kernels ran side by side with
+// little shared memory per block and one after the other with much. Then the
+// tables and the JSON. Plain arithmetic on the results: the CPU tests feed
+// each branch made-up figures.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "priorities.hpp"
+
+namespace csg::pool {
+
+// The short kernels' median latencies at the two priorities within this
+// fraction of each other are called equal: priority made no difference.
+inline constexpr double kPriorityWithin = 0.10;
+// Below this share of the GPU's block slots kept busy by the flood (at the
+// default priority) the GPU was not full: short kernels found free slots at
+// any priority, and the run says nothing about priorities.
+inline constexpr double kFloodFull = 0.75;
+
+enum class PriorityVerdict {
+  not_verified,   // a check failed: no conclusion
+  flood_gaps,     // a flood stream ran dry during the run: no conclusion
+  one_level,      // the device offers a single priority: nothing to compare
+  gpu_not_full,   // the flood kept too few slots busy: no conclusion
+  helps,          // greatest priority cut the median latency by more than kPriorityWithin
+  no_difference,  // within kPriorityWithin: the claim does not hold here
+  worse,          // greatest priority made the median latency worse: the claim does not hold here
+};
+std::string_view to_string(PriorityVerdict verdict);
+PriorityVerdict judge_priorities(const PriorityResult& result);
+// The median latency at the default priority over the one at the greatest
+// (above 1: priority helped); 0 when not measured.
+double priority_speedup(const PriorityResult& result);
+std::string priority_conclusion(const PriorityResult& result);
+
+// Concurrency (2 x alone / together) at or above kSideBySide: the two
+// streams' kernels ran side by side; at or below kSerialised: one after the
+// other; between: partly overlapped.
+inline constexpr double kSideBySide = 1.7;
+inline constexpr double kSerialised = 1.3;
+
+enum class Overlap { side_by_side, partly, serialised };
+Overlap classify_concurrency(double concurrency);
+
+enum class ContentionVerdict {
+  not_verified,    // a check failed: no conclusion
+  not_exclusive,   // the large kernel still fits two or more blocks per SM: no limit to show
+  no_concurrency,  // even the small kernels did not run side by side: something else serialised them
+  holds,           // small side by side, large one after the other: the claim holds
+  partly,          // small side by side, large partly overlapped
+  not_seen,        // large side by side too: the claim does not hold here
+};
+std::string_view to_string(ContentionVerdict verdict);
+ContentionVerdict judge_contention(const ContentionResult& result);
+std::string contention_conclusion(const ContentionResult& result);
+
+// A table of the runs, the conclusion, and a line that says whether every
+// output was verified (or which check failed, as a failure).
+void print_priorities(std::ostream& out, const PriorityResult& result);
+void print_contention(std::ostream& out, const ContentionResult& result);
+
+// The JSON of each: config, device figures (priority range, SM count,
+// occupancies, shared memory), every summary in ms (median, min, max, p95,
+// samples), the derived ratios, "verified", "failure", "verdict" and "conclusion".
+nlohmann::json priorities_json(const PriorityResult& result);
+nlohmann::json contention_json(const ContentionResult& result);
+
+}  // namespace csg::pool

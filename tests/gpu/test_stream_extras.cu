@@ -1,0 +1,123 @@
+// Stage 03's experiments on claim 12's second half, on the GPU at small
+// sizes: every kernel's output checks out (the flood's block counts, the
+// short kernels' sequences, the contention markers), and the structural facts
+// hold: the priority range is the device's, the streams got the priorities
+// they were meant to, the large-shared-memory kernel fits fewer blocks per SM
+// than the small one, concurrency is a ratio of two kernels' times. No test
+// compares speeds between modes: that is what the experiments report.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "03_stream_pool_gemm/priorities.hpp"
+#include "03_stream_pool_gemm/priorities_report.hpp"
+#include "cuda/check.hpp"
+#include "gpu_test.hpp"
+
+namespace csg::pool {
+namespace {
+
+class StreamExtras : public testing::GpuTest {};
+
+int device_attribute(cudaDeviceAttr attribute) {
+  int device = 0;
+  int value = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+  return value;
+}
+
+PriorityConfig small_priorities() {
+  PriorityConfig config;
+  config.samples = 24;
+  config.flood_streams = 2;
+  config.flood_waves = 2;
+  config.flood_block_us = 10;
+  config.flood_depth = 6;
+  config.short_blocks = 3;  // odd sizes: every thread's index is checked
+  config.short_threads = 96;
+  config.short_steps = 257;
+  config.gap_us = 5;
+  config.plan = {1, 2};
+  config.seed = 12345;
+  return config;
+}
+
+TEST_F(StreamExtras, PrioritiesVerifyEveryKernelAndUseTheDevicesPriorityRange) {
+  const PriorityConfig config = small_priorities();
+  const PriorityResult r = measure_priorities(config);
+  EXPECT_TRUE(r.verified) << r.failure;
+  EXPECT_TRUE(r.failure.empty()) << r.failure;
+
+  int least = 1;
+  int greatest = 1;
+  CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  EXPECT_EQ(r.least_priority, least);
+  EXPECT_EQ(r.greatest_priority, greatest);
+  EXPECT_LE(r.greatest_priority, r.least_priority) << "lower numbers are greater priorities";
+  EXPECT_EQ(r.idle.short_priority, 0);
+  EXPECT_EQ(r.same_priority.short_priority, 0);
+  EXPECT_EQ(r.high_priority.short_priority, greatest);
+
+  EXPECT_EQ(r.sm_count, device_attribute(cudaDevAttrMultiProcessorCount));
+  EXPECT_GE(r.flood_blocks_per_sm, 1);
+  EXPECT_LE(r.flood_blocks_per_sm * kFloodThreads, device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor));
+  EXPECT_EQ(r.flood_blocks_per_kernel, r.sm_count * r.flood_blocks_per_sm * config.flood_waves);
+
+  // Every short kernel of every timed round is one latency sample.
+  for (const PriorityMode* mode : {&r.idle, &r.same_priority, &r.high_priority}) {
+    EXPECT_EQ(mode->latency.samples, config.samples * config.plan.repeats);
+    EXPECT_GT(mode->latency.min_ms, 0.0);
+    EXPECT_LE(mode->latency.median_ms, mode->latency.p95_ms);
+  }
+  // Busy is a share of the GPU's slots: above 0 with a flood, never much over
+  // 1 (blocks still running at the stop count whole: at most one block's time).
+  for (const PriorityMode* mode : {&r.same_priority, &r.high_priority}) {
+    EXPECT_GT(mode->flood_busy, 0.0);
+    EXPECT_LE(mode->flood_busy, 1.05);
+    EXPECT_GT(mode->flood_blocks_per_ms, 0.0);
+  }
+  EXPECT_EQ(r.idle.flood_busy, 0.0);
+  EXPECT_GE(r.flood_gaps, 0);
+  const nlohmann::json doc = priorities_json(r);
+  EXPECT_EQ(doc.at("verified"), true);
+  EXPECT_FALSE(doc.at("conclusion").get<std::string>().empty());
+}
+
+TEST_F(StreamExtras, ContentionVerifiesEveryBlockAndTheLargeKernelFitsFewerBlocks) {
+  ContentionConfig config;
+  config.kernel_us = 50;
+  config.threads = 96;
+  config.plan = {1, 5};
+  const ContentionResult r = measure_contention(config);
+  EXPECT_TRUE(r.verified) << r.failure;
+
+  EXPECT_EQ(r.sm_count, device_attribute(cudaDevAttrMultiProcessorCount));
+  EXPECT_EQ(r.blocks, r.sm_count);
+  EXPECT_EQ(r.shared_per_sm_bytes, device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor));
+  EXPECT_EQ(r.small.shared_bytes, 0);
+  // More than half an SM's shared memory, within what one block may opt in to.
+  EXPECT_GT(2 * r.large.shared_bytes, r.shared_per_sm_bytes);
+  EXPECT_LE(r.large.shared_bytes, r.shared_per_block_max_bytes);
+  EXPECT_GE(r.small.blocks_per_sm, 2);
+  EXPECT_GE(r.large.blocks_per_sm, 1);
+  EXPECT_LT(r.large.blocks_per_sm, r.small.blocks_per_sm);
+
+  for (const ContentionVariant* v : {&r.small, &r.large}) {
+    EXPECT_EQ(v->alone.samples, config.plan.repeats);
+    EXPECT_EQ(v->together.samples, config.plan.repeats);
+    // A correctness bound, not a speed one: each block holds its SM kernel_us
+    // (5% for the clock's and the events' resolution), alone as on two streams.
+    EXPECT_GE(v->alone.min_ms, 0.95 * config.kernel_us * 1e-3);
+    EXPECT_GE(v->together.min_ms, 0.95 * config.kernel_us * 1e-3);
+    // Two kernels can't take less than one, nor (beyond noise) more than two.
+    EXPECT_GE(concurrency(*v), 0.8);
+    EXPECT_LE(concurrency(*v), 2.2);
+  }
+  const nlohmann::json doc = contention_json(r);
+  EXPECT_EQ(doc.at("verified"), true);
+  EXPECT_FALSE(doc.at("conclusion").get<std::string>().empty());
+}
+
+}  // namespace
+}  // namespace csg::pool
