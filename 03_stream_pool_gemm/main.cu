@@ -15,6 +15,8 @@
 #include "engine_streams.hpp"
 #include "measure/timers.hpp"
 #include "measurements.hpp"
+#include "priorities.hpp"
+#include "priorities_report.hpp"
 #include "report.hpp"
 #include "report/device_info.hpp"
 #include "report/stage_main.hpp"
@@ -38,6 +40,7 @@ int main(int argc, char** argv) {
     csg::add_pool_options(cli, /*with_sweep=*/true);
     csg::add_timeline_options(cli);  // --timeline, --timeline-batches, --trace
     csg::pool::add_stream_count_options(cli);  // --count-sweep, --count-batches, --count-size
+    csg::pool::add_stream_extras_options(cli);  // --priorities, --contention
     const auto options = cli.parse(argc, argv);  // every argument is checked here, before any CUDA call
     if (!options) {
       std::cout << cli.help();
@@ -48,6 +51,7 @@ int main(int argc, char** argv) {
     const csg::TimelineOptions timeline_options = csg::read_timeline_options(cli);
     const csg::pool::StreamCountConfig count_config = csg::pool::read_stream_count_options(cli);
     const csg::Workload count_work = count_config.workload();
+    const csg::pool::StreamExtrasConfig extras = csg::pool::read_stream_extras_options(cli);
 
     const int device = csg::require_device();
     const csg::Gemm gemm(options->gemm);  // --kernel: the article's naive kernel unless told otherwise
@@ -63,7 +67,8 @@ int main(int argc, char** argv) {
     const csg::Rates rates = csg::measure_rates(gemm, work.shape);
     csg::check_estimate(csg::pool::estimate_seconds(work, options->plan, pool_config, options->host_memory, rates,
                                                     timeline_options.record) +
-                            csg::pool::stream_count_seconds(count_config, options->plan, rates),
+                            csg::pool::stream_count_seconds(count_config, options->plan, rates) +
+                            csg::pool::stream_extras_seconds(extras),
                         options->max_minutes, csg::describe_workload(work, options->gemm));
 
     csg::progress("allocating " + std::to_string(work.batches) + " batches, " + std::to_string(slots) +
@@ -219,6 +224,21 @@ int main(int argc, char** argv) {
       count_runs->measure(options->plan);
     }
 
+    // Claim 12's second half: a stream of short kernels beside a flood of long
+    // ones, at the default and at the highest stream priority; and two
+    // streams' kernels whose shared memory per block does or doesn't let
+    // their blocks share the SMs.
+    std::optional<csg::pool::PriorityResult> priorities;
+    std::optional<csg::pool::ContentionResult> contention;
+    if (extras.priorities) {
+      csg::progress("stream priorities: short kernels beside a flood of long ones");
+      priorities = csg::pool::measure_priorities(extras.priority_config);
+    }
+    if (extras.contention) {
+      csg::progress("contention: two streams' kernels with small and with large shared memory per block");
+      contention = csg::pool::measure_contention(extras.contention_config);
+    }
+
     // --timeline: one more run of the pool (depth-first), untimed, with CUPTI
     // timestamping every copy and kernel, one row per stream; then the pool
     // re-timed with recording over, to show recording costs the timed runs nothing.
@@ -243,6 +263,18 @@ int main(int argc, char** argv) {
       csg::pool::print_stream_count(std::cout, count_config, *count_runs);
       doc["stream_count"] = csg::pool::stream_count_json(count_config, *count_runs);
       passed = passed && doc["stream_count"]["verified"].get<bool>();
+    }
+    doc["stream_priorities"] = nullptr;
+    doc["shared_memory_contention"] = nullptr;
+    if (priorities) {
+      csg::pool::print_priorities(std::cout, *priorities);
+      doc["stream_priorities"] = csg::pool::priorities_json(*priorities);
+      passed = passed && priorities->verified;
+    }
+    if (contention) {
+      csg::pool::print_contention(std::cout, *contention);
+      doc["shared_memory_contention"] = csg::pool::contention_json(*contention);
+      passed = passed && contention->verified;
     }
     return csg::finish_stage(std::cout, kStage, doc, passed, timeline, timeline_options, options->json_path);
   });

@@ -8,7 +8,11 @@ csg_add_stage_run(tiny_per_batch 03_stream_pool_gemm
 csg_add_stage_run(tiny_pageable 03_stream_pool_gemm
   --batches 9 --m 40 --n 40 --k 40 --streams 2 --streams-sweep 2,3 --host-memory pageable --warmup 0 --repeats 1 --count-sweep off)
 csg_add_sanitizer_runs(03_stream_pool_gemm
-  --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1 --count-sweep 1,3 --count-batches 5 --count-size 8)
+  --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1 --count-sweep 1,3 --count-batches 5 --count-size 8
+  --priorities off --contention off)
+# The priority and contention experiments' kernels (spin, flood, short) under the sanitizers.
+csg_add_sanitizer_runs(03_stream_pool_gemm SUFFIX extras
+  --batches 2 --m 8 --n 8 --k 8 --streams 2 --streams-sweep off --count-sweep off --warmup 0 --repeats 1)
 # --timeline end to end: one recorded pool run (a row per stream), verified,
 # then the pool re-timed after recording. Exit 0 also when CUPTI is unavailable
 # (the output says why); tests/gpu/test_timeline_03_04.cu checks what was recorded.
@@ -24,4 +28,5 @@ csg_add_stage_run(tiny_cublas_tf32 03_stream_pool_gemm
   --kernel cublas --tf32 --batches 9 --m 64 --n 48 --k 40 --streams 4 --streams-sweep off --device-buffers per-batch
   --warmup 0 --repeats 1 --count-sweep off)
 csg_add_sanitizer_runs(03_stream_pool_gemm SUFFIX tiled
-  --kernel tiled --batches 5 --m 33 --n 17 --k 65 --streams 2 --streams-sweep off --warmup 0 --repeats 1 --count-sweep off)
+  --kernel tiled --batches 5 --m 33 --n 17 --k 65 --streams 2 --streams-sweep off --warmup 0 --repeats 1 --count-sweep off
+  --priorities off --contention off)
