@@ -32,7 +32,7 @@ TEST_F(InterruptTest, SigintDuringTheTimingEndsWith130AndWritesNothing) {
   ASSERT_TRUE(run.signalled) << run.result.err;
   EXPECT_EQ(run.result.exit_code, 130) << run.result.err;
   const std::string& err = run.result.err;
-  EXPECT_NE(err.find("round 1"), std::string::npos) << err;  // the progress line came first
+  EXPECT_NE(err.find(" done, about "), std::string::npos) << err;  // the progress line came first
   EXPECT_NE(err.find("interrupted by SIGINT: timed round"), std::string::npos) << err;
   EXPECT_NE(err.find("was not finished; no results were written\n"), std::string::npos) << err;
   EXPECT_EQ(err.substr(err.rfind('\n', err.size() - 2) + 1).find("interrupted"), 20U) << err;  // the last line
@@ -76,11 +76,14 @@ TEST_F(InterruptTest, ARequestOfHoursIsRefusedWithItsEstimate) {
   }
 }
 
-// Every digest of a run's JSON (measurements and verification), null ones left out.
+// Every digest of a run's JSON for the stage's own workload (measurements and
+// verification), null ones left out.
 std::set<std::string> digests_of(const std::string& path) {
   const nlohmann::json doc = nlohmann::json::parse(testing::read_text(path));
   std::set<std::string> found;
   for (const auto& m : doc.at("measurements")) {
+    // 04's tiny GEMMs are another workload, with their own digest.
+    if (m.at("name").get<std::string>().rfind("tiny_", 0) == 0) continue;
     if (m.contains("digest") && !m.at("digest").is_null()) found.insert(m.at("digest").get<std::string>());
   }
   if (!doc.at("verification").at("digest").is_null()) found.insert(doc.at("verification").at("digest"));

@@ -112,20 +112,29 @@ TEST_F(OwnersTest, HostBufferMoveTransfersOwnership) {
 
 TEST_F(OwnersTest, DeviceBufferIsDeviceMemoryFreedOnDestruction) {
   constexpr std::size_t count = std::size_t{64} << 20;  // 256 MiB: visible in cudaMemGetInfo
-  std::size_t free_before = 0, free_during = 0, free_after = 0, total = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_before, &total));
-  const void* ptr = nullptr;
-  {
-    DeviceBuffer<float> buffer(count);
-    ptr = buffer.data();
-    EXPECT_EQ(memory_type(ptr), cudaMemoryTypeDevice);
-    EXPECT_EQ(buffer.bytes(), count * sizeof(float));
-    CUDA_CHECK(cudaMemGetInfo(&free_during, &total));
+  constexpr std::size_t slack = std::size_t{8} << 20;
+  // cudaMemGetInfo counts the whole device: other processes (tests run in
+  // parallel) allocate and free beside this one. An attempt where the
+  // figures moved by exactly this buffer proves it; up to five attempts.
+  bool allocated = false, freed = false;
+  for (int attempt = 0; attempt < 5 && !(allocated && freed); ++attempt) {
+    std::size_t free_before = 0, free_during = 0, free_after = 0, total = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_before, &total));
+    const void* ptr = nullptr;
+    {
+      DeviceBuffer<float> buffer(count);
+      ptr = buffer.data();
+      EXPECT_EQ(memory_type(ptr), cudaMemoryTypeDevice);
+      EXPECT_EQ(buffer.bytes(), count * sizeof(float));
+      CUDA_CHECK(cudaMemGetInfo(&free_during, &total));
+    }
+    CUDA_CHECK(cudaMemGetInfo(&free_after, &total));
+    EXPECT_EQ(memory_type(ptr), cudaMemoryTypeUnregistered);
+    allocated = free_during + count * sizeof(float) <= free_before + slack;
+    freed = free_after + slack >= free_before;
   }
-  CUDA_CHECK(cudaMemGetInfo(&free_after, &total));
-  EXPECT_LE(free_during + count * sizeof(float), free_before + (std::size_t{8} << 20));
-  EXPECT_GE(free_after + (std::size_t{8} << 20), free_before);
-  EXPECT_EQ(memory_type(ptr), cudaMemoryTypeUnregistered);
+  EXPECT_TRUE(allocated) << "the buffer never showed in cudaMemGetInfo";
+  EXPECT_TRUE(freed) << "the memory was not given back";
 }
 
 TEST_F(OwnersTest, DeviceBufferMoveTransfersOwnership) {
