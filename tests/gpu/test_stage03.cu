@@ -59,7 +59,10 @@ TEST_P(Stage03Variants, EveryPoolSizeOrderAndEngineVariantVerifiesEveryBatch) {
   int checked = 0;
   for (const auto& m : doc.at("measurements")) {
     const bool whole_run = m.at("name") == "serial" || m.at("name") == "stream_pool" || m.at("name") == "engine_streams";
-    if (whole_run || per_batch) {
+    if (m.at("name") == "resource_alone") {
+      // One resource's work alone (a bound's path): no complete output to check.
+      EXPECT_TRUE(m.at("verified").is_null()) << m.dump();
+    } else if (whole_run || per_batch) {
       EXPECT_EQ(m.at("verified"), true) << kernel << " " << layout << ": " << m.dump();
       ++checked;
     } else {
