@@ -79,11 +79,13 @@ Graph capture_chain(cudaStream_t stream, Issue&& issue) {
 }
 
 // Steady state: `warmup` untimed runs, then `repeats` timed ones back to back.
-Summary back_to_back(const LaunchCostConfig& config, const std::string& what, const std::function<Millis()>& run) {
+Summary back_to_back(const LaunchCostConfig& config, const std::string& what, const std::function<Millis()>& run,
+                     int repeats = 0) {
+  if (repeats == 0) repeats = config.repeats;
   for (int i = 0; i < config.warmup; ++i) static_cast<void>(run());
   std::vector<Millis> samples;
-  samples.reserve(config.repeats);
-  for (int i = 0; i < config.repeats; ++i) {
+  samples.reserve(repeats);
+  for (int i = 0; i < repeats; ++i) {
     throw_if_interrupted("the launch-cost study (" + what + ")");
     samples.push_back(run());
   }
@@ -91,6 +93,10 @@ Summary back_to_back(const LaunchCostConfig& config, const std::string& what, co
 }
 
 }  // namespace
+
+int repeats_for(const LaunchCostConfig& config, int ops) {
+  return ops <= kShortChain ? 3 * config.repeats : config.repeats;
+}
 
 void issue_chain(int ops, cudaStream_t stream) {
   for (int i = 0; i < ops; ++i) {
@@ -162,25 +168,35 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIs
       fail(label + " as a graph counted " + std::to_string(n));
     }
 
+    // Short chains are cheap and their host figures noisy: three times the repeats.
+    const int repeats = repeats_for(config, ops);
     auto stream_issue = [&] { issue_chain(ops, stream); };
     auto graph_issue = [&] { CUDA_CHECK(cudaGraphLaunch(exec.get(), stream)); };
-    chain.stream_cpu = back_to_back(config, label, [&] { return host_issue_time(stream, stream_issue); });
-    chain.stream_end_to_end = back_to_back(config, label, [&] {
-      timer.start(stream);
-      stream_issue();
-      return timer.stop();
-    });
+    chain.stream_cpu = back_to_back(config, label, [&] { return host_issue_time(stream, stream_issue); }, repeats);
+    chain.stream_end_to_end = back_to_back(
+        config, label,
+        [&] {
+          timer.start(stream);
+          stream_issue();
+          return timer.stop();
+        },
+        repeats);
     if (ops <= config.latched_max_ops) {
-      chain.stream_queued = back_to_back(config, label, [&] { return queued(stream_issue, label + " on the stream"); });
+      chain.stream_queued =
+          back_to_back(config, label, [&] { return queued(stream_issue, label + " on the stream"); }, repeats);
       chain.stream_queued_measured = true;
     }
-    chain.graph_cpu = back_to_back(config, label, [&] { return host_issue_time(stream, graph_issue); });
-    chain.graph_end_to_end = back_to_back(config, label, [&] {
-      timer.start(stream);
-      graph_issue();
-      return timer.stop();
-    });
-    chain.graph_queued = back_to_back(config, label, [&] { return queued(graph_issue, label + " as a graph"); });
+    chain.graph_cpu = back_to_back(config, label, [&] { return host_issue_time(stream, graph_issue); }, repeats);
+    chain.graph_end_to_end = back_to_back(
+        config, label,
+        [&] {
+          timer.start(stream);
+          graph_issue();
+          return timer.stop();
+        },
+        repeats);
+    chain.graph_queued =
+        back_to_back(config, label, [&] { return queued(graph_issue, label + " as a graph"); }, repeats);
     costs.chains.push_back(std::move(chain));
   }
   for (int figure = 0; figure < kLaunchFigureCount; ++figure) costs.fits[figure] = fit_figure(costs.chains, figure);

@@ -50,6 +50,11 @@ struct LaunchCostConfig {
   int latched_max_ops = 1000;  // longest stream chain held behind the latch (the launch queue is finite)
 };
 
+// Chains up to this long are timed with three times the repeats: they are
+// cheap, and a host figure of a few microseconds is noisy.
+inline constexpr int kShortChain = 1000;
+int repeats_for(const LaunchCostConfig& config, int ops);
+
 // A line fixed + per_op × ops through (ops, median) points.
 struct LineFit {
   double fixed_us = 0.0;

@@ -135,7 +135,8 @@ std::string launch_ratio_text(const LaunchCosts& costs, const InterleavedIssue& 
 
 void print_launch_costs(std::ostream& out, const LaunchCosts& costs, const InterleavedIssue& interleaved) {
   out << "\nwhat one launch costs: chains of empty kernels, each length timed back to back (median of "
-      << costs.config.repeats << " after " << costs.config.warmup << " warm-up; us per operation)\n";
+      << repeats_for(costs.config, kShortChain) << " up to " << kShortChain << " ops, of " << costs.config.repeats
+      << " above, after " << costs.config.warmup << " warm-up; us per operation)\n";
   out << "  cpu: host time of the calls; queued: GPU time behind a latch, the host out of the way; "
          "end to end: events around the chain\n";
   char line[256];

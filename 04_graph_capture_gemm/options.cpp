@@ -84,11 +84,14 @@ double estimate_seconds(const GraphOptions& options, const Rates& rates) {
   const int rounds = common.plan.warmup + common.plan.repeats;
   // The launch-cost study: each chain's six figures (a few us per launch),
   // and the stage's work issued back to back twice.
-  double chain_ops = 0.0;
-  for (const int ops : options.launch.chains) chain_ops += ops;
-  const double launch_rounds = double(options.launch.warmup + options.launch.repeats);
+  double chain_seconds = 0.0;
+  for (const int ops : options.launch.chains) {
+    chain_seconds += (options.launch.warmup + repeats_for(options.launch, ops)) * ops * 12e-6;
+  }
   const double launch_study =
-      options.launch.chains.empty() ? 0.0 : launch_rounds * (chain_ops * 12e-6 + 2.0 * pipeline);
+      options.launch.chains.empty()
+          ? 0.0
+          : chain_seconds + (options.launch.warmup + options.launch.repeats) * 2.0 * pipeline;
   // The changing shapes: one batch of their shape in a pipeline, plus the
   // host's poison and verification of it (about as long again).
   double shapes = 0.0;
