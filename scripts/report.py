@@ -13,13 +13,16 @@ their --trace timelines, never their printed output.
                           verification and output digests; the regimes (each
                           GEMM kernel alone vs the whole pipeline); copy
                           bandwidths (02), the stream-count sweep (03), graph
-                          costs (04); every plot; every measurement
+                          costs (04); stage 04's regime map where a run has
+                          one (--regime-map); every plot; every measurement
         bandwidth.png, stages.png, sweep.png, graph_costs.png, regimes.png,
-        timeline_<run>.png (one per trace)
+        timeline_<run>.png (one per trace), regime_map_<run>.png (one per
+        04 --regime-map result)
       and prints a short summary.
   report.py --table RESULTS_DIR [--markdown]
       prints one row per measurement with the speed-up vs the pageable
-      01_serial_baseline run, the regime table and stage 02's peaks.
+      01_serial_baseline run, the regime table, stage 02's peaks and stage
+      04's regime map.
   report.py --compare OLD NEW
       OLD and NEW are results folders (or single result files): per (run,
       variant, params) both medians, NEW/OLD, the speed-up and whether the
@@ -44,12 +47,14 @@ from pathlib import Path
 from typing import Any
 
 from results_lib import (KERNEL_ORDER, STAGE03, STAGE04, Regime, Result, ResultError, Suite, config_difference,
-                         copy_findings, describe_device, describe_devices, digest_comparison, digest_lines,
-                         failed_verifications, find_measurement, format_ms, format_params, gain_sentence,
-                         graph_findings, human_bytes, is_number, is_unverified, kernel_of, load_results_from,
-                         load_suite, md_table, measured_dates, missing_kernels, params_of, plateau_of_rates_sentence,
-                         rate, regimes, replay_sentence, run_name, run_name_for_kernel, sweep_sentence, text_table,
-                         variant_label, verified_text)
+                         copy_findings, crossover_sentence, describe_device, describe_devices, digest_comparison,
+                         digest_lines, failed_verifications, find_measurement, format_ms, format_params, gain_sentence,
+                         graph_findings, human_bytes, is_measured, is_number, is_unverified, kernel_of,
+                         load_results_from, load_suite, map_cell, map_cell_label, map_cell_text, map_equal_within,
+                         map_findings, map_ratio, map_results, map_rows, md_table, measured_dates, missing_kernels,
+                         params_of, percent, plateau_of_rates_sentence, rate, regime_map_of, regimes, replay_sentence,
+                         run_name, run_name_for_kernel, size_label, sweep_sentence, text_table, variant_label,
+                         verified_text)
 
 EXIT_OK, EXIT_UNVERIFIED, EXIT_USAGE, EXIT_NO_PLOTS = 0, 1, 2, 3
 
@@ -245,6 +250,53 @@ def graph_section(suite: Suite) -> list[str]:
         findings = graph_findings(result)
         if findings:
             lines += ["", "Within this run: " + "; ".join(findings) + "."]
+    return lines
+
+
+def regime_map_grid(rm: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The map as a table: a row per size, a column per batch count, each cell's winner and the replay's time
+    against the pool's."""
+    headers = ["m = n = k"] + [f"{b} batches" for b in rm["batches"]]
+    rows = [[size_label(m)] + [map_cell_text(map_cell(rm, m, b)) for b in rm["batches"]] for m in rm["sizes"]]
+    return headers, rows
+
+
+def regime_map_skipped(rm: dict[str, Any]) -> list[str]:
+    return [f"{map_cell_label(c)}: {c['skipped_reason']}" for c in rm["cells"] if not is_measured(c)]
+
+
+def regime_map_intro(rm: dict[str, Any]) -> str:
+    runs = f"median of {rm['repeats']} runs per cell" if is_number(rm.get("repeats")) else "median per cell"
+    streams = f"{rm['streams']} streams, " if is_number(rm.get("streams")) else ""
+    return (f"The stream pool ({streams}fork/join) against one graph replay of the same work (H2D, GEMM, D2H per "
+            f"batch, pinned host memory), GPU time, {runs}. Each cell names the winner and the replay's time "
+            f"against the pool's (graph −12%: 12% less); tie: within ±{percent(map_equal_within(rm))}.")
+
+
+def regime_map_section(suite: Suite) -> list[str]:
+    lines = []
+    for result in map_results(suite.results):
+        rm = regime_map_of(result)
+        headers, rows = regime_map_grid(rm)
+        lines += ["", f"## Regime map: where the graph wins ({run_name(result)})", "", regime_map_intro(rm), ""]
+        lines += md_table(headers, rows, set(range(1, len(headers))))
+        skipped = regime_map_skipped(rm)
+        if skipped:
+            lines += ["", "Skipped, with the stage's reasons:", "", *(f"- {s}" for s in skipped)]
+        lines += ["", "Where the graph starts to win (the smallest batch count where it does, row by row):", ""]
+        lines += [f"- {crossover_sentence(row)}" for row in map_rows(rm)]
+        findings = map_findings(rm)
+        lines += ["", "; ".join(findings)[0].upper() + "; ".join(findings)[1:] + "."]
+        figures = [[size_label(c["m"]), str(c["batches"]), format_ms(c["stream_ms"]), format_ms(c["graph_ms"]),
+                    f"{map_ratio(c):.3f}", rate(c.get("stream_issue_ms"), 3), rate(c.get("graph_issue_ms"), 3),
+                    rate(c.get("pool_percent_of_bound"), 1), "yes" if c["verified"] else "NO"]
+                   for c in rm["cells"] if is_measured(c)]
+        if figures:
+            lines += ["", "Every measured cell (issue: the host's time to issue the pool's calls, or the one "
+                      "cudaGraphLaunch; % of bound: the pool against its one-stream bound, above 100% where "
+                      "kernels of several streams ran side by side):", ""]
+            lines += md_table(["size", "batches", "pool ms", "graph ms", "graph/pool", "pool issue ms",
+                               "graph issue ms", "pool % of bound", "verified"], figures, set(range(1, 8)))
     return lines
 
 
@@ -488,7 +540,7 @@ def write_report(directory: Path, out_dir: Path | None, plots: bool) -> tuple[li
     verify, failed = verification_lines(suite)
     lines += ["", "## Verification", "", *verify]
     lines += regime_section(suite)
-    lines += copy_section(suite) + sweep_section(suite) + graph_section(suite)
+    lines += copy_section(suite) + sweep_section(suite) + graph_section(suite) + regime_map_section(suite)
     lines += bounds_section(suite)
 
     status = EXIT_UNVERIFIED if failed else EXIT_OK
@@ -636,6 +688,20 @@ def regime_table_lines(results: list[Result], markdown: bool) -> list[str]:
     return lines + text_table(REGIME_HEADERS, rows, set(range(1, len(REGIME_HEADERS))) - {5}, rule=False)
 
 
+def regime_map_table_lines(results: list[Result], markdown: bool) -> list[str]:
+    lines = []
+    for result in map_results(results):
+        rm = regime_map_of(result)
+        headers, rows = regime_map_grid(rm)
+        lines += ["", f"Regime map ({result.path.name}): graph replay vs stream pool, GPU time; tie within "
+                  f"±{percent(map_equal_within(rm))}"]
+        right = set(range(1, len(headers)))
+        lines += md_table(headers, rows, right) if markdown else text_table(headers, rows, right)
+        lines += [f"  skipped: {s}" for s in regime_map_skipped(rm)]
+        lines += [f"  {crossover_sentence(row)}" for row in map_rows(rm)]
+    return lines
+
+
 def table(directory: Path, markdown: bool) -> tuple[list[str], int]:
     if not directory.is_dir():
         raise ResultError(f"{directory}: no such directory")
@@ -650,6 +716,7 @@ def table(directory: Path, markdown: bool) -> tuple[list[str], int]:
     lines.append("")
     lines += stage02_peaks(results)
     lines += regime_table_lines(results, markdown)
+    lines += regime_map_table_lines(results, markdown)
     lines.append("")
     if baseline is not None:
         lines += [f"* speed-up vs 01 = median of '{BASELINE_MEASUREMENT}' in {baseline.path.name} (pageable host "
@@ -750,8 +817,8 @@ USAGE = """report.py RESULTS_DIR [--out DIR] [--no-plots]
 EPILOG = """modes:
   RESULTS_DIR        write report.md and the plots into --out (default: RESULTS_DIR;
                      the repository's sample data needs --out) and print a short summary
-  --table DIR        print one row per measurement, the regime table and stage 02's peaks;
-                     writes nothing
+  --table DIR        print one row per measurement, the regime table, stage 02's peaks and
+                     stage 04's regime map; writes nothing
   --compare OLD NEW  print both medians, NEW/OLD, the speed-up and whether the output
                      digests are equal, per variant of two results folders (or files);
                      writes nothing

@@ -29,9 +29,11 @@ import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
 from results_lib import (Result, StageFigures, Suite, Trace, bound_verdict, copy_findings,  # noqa: E402
-                         find_measurement, gain_sentence, graph_findings, human_bytes, is_number, kernel_of,
-                         missing_kernels, overlap_fraction, overlap_sentence, overlap_short, params_of,
-                         plateau_of_rates_sentence, regimes, stages_sentences, sweep_plateau, sweep_sentence)
+                         find_measurement, gain_sentence, graph_findings, human_bytes, is_measured, is_number,
+                         kernel_of, map_cell, map_cell_text, map_equal_within, map_findings, map_ratio, map_results,
+                         map_rows, map_skip_kind, missing_kernels, overlap_fraction, overlap_sentence, overlap_short,
+                         params_of, percent, plateau_of_rates_sentence, regime_map_of, regimes, run_name, size_label,
+                         stages_sentences, sweep_plateau, sweep_sentence)
 
 SLIDE = (10.0, 5.6)        # inches: 16:9, 1500x840 px at 150 dpi
 SLIDE_WIDE = (13.3, 7.0)   # several panels side by side
@@ -345,8 +347,10 @@ GRAPH_COSTS = [("capture", "capture"), ("instantiate", "instantiate"), ("upload"
 
 def graph_costs(suite: Suite, out_dir: Path) -> Plot:
     result = suite.main_run("04_graph_capture_gemm")
+    if result is not None and regime_map_of(result) is not None:  # a --regime-map run: its own heatmap
+        result = next((r for r in suite.by_stage("04_graph_capture_gemm") if regime_map_of(r) is None), None)
     if result is None:
-        raise SkipPlot("no 04_graph_capture_gemm result")
+        raise SkipPlot("no 04_graph_capture_gemm result (other than a --regime-map run)")
     costs = [(label, m["median_ms"]) for name, label in GRAPH_COSTS if (m := find_measurement(result, name))]
     issue = [(label, m["median_ms"]) for name, label in (("issue_streams_cpu", "streams\n(3 calls per batch)"),
                                                           ("issue_graph_cpu", "graph\n(1 launch)"))
@@ -524,6 +528,92 @@ def regimes_caption(rows: list[Any]) -> str:
     return text
 
 
+# --- the regime map (04 --regime-map) --------------------------------------------------
+
+SKIPPED_COLOUR = "#d9d9d9"
+MAP_COLOURMAP = "BrBG"  # brown where the graph wins (ratio < 1), blue-green where the pool does
+MAP_RATIO_TICKS = (0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0)
+
+
+def regime_map_file(result: Result) -> str:
+    return f"regime_map_{run_name(result)}.png"
+
+
+def regime_map_heatmap(result: Result, out_dir: Path) -> Plot:
+    """x: batch count, y: GEMM size; colour: graph time / stream time on a log scale centred on 1; skipped
+    cells grey and hatched; a bar at the left edge of the cell where the graph first wins, row by row."""
+    import math
+
+    from matplotlib.colors import Normalize
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch, Rectangle
+
+    rm = regime_map_of(result)
+    if rm is None:
+        raise SkipPlot(f"{result.path.name} has no regime_map")
+    sizes, batches = rm["sizes"], rm["batches"]
+    measured = [c for c in rm["cells"] if is_measured(c)]
+    # Symmetric around a ratio of 1 in log2, at least ±25%, so a map of ties stays pale.
+    reach = max([abs(math.log2(map_ratio(c))) for c in measured] + [math.log2(1.25)])
+    norm = Normalize(vmin=-reach, vmax=reach)
+    cmap = plt.get_cmap(MAP_COLOURMAP)
+
+    fig, ax = plt.subplots(figsize=SLIDE)
+    for row, m in enumerate(sizes):
+        for col, b in enumerate(batches):
+            cell = map_cell(rm, m, b)
+            if is_measured(cell):
+                shade = norm(math.log2(map_ratio(cell)))
+                ax.add_patch(Rectangle((col, row), 1, 1, facecolor=cmap(shade), edgecolor="white", linewidth=2))
+                dark = abs(shade - 0.5) > 0.32
+                ax.text(col + 0.5, row + 0.5, map_cell_text(cell).replace(" ", "\n"), ha="center", va="center",
+                        fontsize=12, color="white" if dark else "black")
+            else:
+                ax.add_patch(Rectangle((col, row), 1, 1, facecolor=SKIPPED_COLOUR, edgecolor="#8c8c8c", hatch="//",
+                                       linewidth=1))
+                why = f"skipped\n({map_skip_kind(cell)})" if cell is not None else "not in\nthe map"
+                ax.text(col + 0.5, row + 0.5, why, ha="center", va="center", fontsize=11, color="#444444",
+                        bbox={"facecolor": SKIPPED_COLOUR, "edgecolor": "none", "pad": 1})
+    for row, crossing in enumerate(map_rows(rm)):
+        if crossing.first_win is not None:
+            col = batches.index(crossing.first_win)
+            ax.plot([col, col], [row + 0.06, row + 0.94], color="black", linewidth=5, solid_capstyle="butt")
+    ax.set_xlim(0, len(batches))
+    ax.set_ylim(0, len(sizes))
+    ax.set_xticks([i + 0.5 for i in range(len(batches))], [str(b) for b in batches])
+    ax.set_yticks([i + 0.5 for i in range(len(sizes))], [size_label(m) for m in sizes])
+    ax.set_xlabel("batches (GEMMs in one run)")
+    ax.set_ylabel("GEMM size (m = n = k)")
+    ax.grid(False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+
+    mappable = plt.cm.ScalarMappable(norm=norm, cmap=cmap)
+    bar = fig.colorbar(mappable, ax=ax, pad=0.02)
+    ticks = [t for t in MAP_RATIO_TICKS if abs(math.log2(t)) <= reach + 1e-9]
+    bar.set_ticks([math.log2(t) for t in ticks], labels=[f"{t:g}×" for t in ticks])
+    bar.set_label("graph time / stream-pool time (GPU, log scale)")
+    ax.legend(handles=[Line2D([], [], color="black", linewidth=5, label="the graph wins first here (per size)"),
+                       Patch(facecolor=SKIPPED_COLOUR, edgecolor="#8c8c8c", hatch="//", label="skipped (see report)")],
+              loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=11, frameon=False)
+    streams = f"{rm['streams']} streams" if is_number(rm.get("streams")) else "the pool"
+    ax.set_title(f"Graph replay vs stream pool ({streams}), GPU time — {device_line([result])}")
+    fig.tight_layout()
+    name = regime_map_file(result)
+    save(fig, out_dir, name)
+
+    findings = map_findings(rm)
+    caption = (f"Each cell: a GEMM size (row) at a batch count (column); brown where one graph replay took less "
+               f"GPU time than the stream pool, blue-green where it took more, pale within ±"
+               f"{percent(map_equal_within(rm))} (a tie); grey hatched: skipped. "
+               + "; ".join(findings)[0].upper() + "; ".join(findings)[1:] + ".")
+    crossings = [r for r in map_rows(rm) if r.first_win is not None]
+    if crossings:
+        caption += " The black bar marks, per size, the smallest batch count where the graph wins: " + ", ".join(
+            f"{size_label(r.m)} at {r.first_win}" for r in crossings) + "."
+    return Plot(name, f"Regime map ({run_name(result)})", caption)
+
+
 # --- timelines ----------------------------------------------------------------------
 
 ZOOM_OPS = 30  # a run of more operations than this gets a second panel: its start, close up
@@ -617,6 +707,12 @@ def draw_all(suite: Suite, out_dir: Path) -> list[tuple[str, Plot | None, str]]:
             drawn.append((title, None, str(reason)))
             # A picture left over from an earlier report of this folder would contradict the note.
             (out_dir / file).unlink(missing_ok=True)
+    for result in map_results(suite.results):
+        title = f"Regime map: where the graph wins ({run_name(result)})"
+        try:
+            drawn.append((title, regime_map_heatmap(result, out_dir), ""))
+        except SkipPlot as reason:
+            drawn.append((title, None, str(reason)))
     for trace in suite.traces:
         runs = [r for r in suite.results if r.path.stem == trace.run]
         try:

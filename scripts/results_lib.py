@@ -204,6 +204,8 @@ def validate(doc: dict[str, Any], path: Path) -> None:
     driver = device.get("driver")
     if driver is not None and not (isinstance(driver, str) and driver):
         raise ResultError(f"{path}: field 'device.driver' is not a version string or null ({json.dumps(driver)})")
+    if "regime_map" in doc:
+        _validate_regime_map(doc["regime_map"], path)
 
 
 def _validate_trace(doc: dict[str, Any], path: Path) -> None:
@@ -468,6 +470,7 @@ def failed_verifications(results: list[Result]) -> list[str]:
             reason = r.doc["verification"].get("failure", "verification.passed is false")
             lines.append(f"VERIFICATION FAILED in {r.path.name}: {reason}")
         bad = [variant_label(m) for m in r.measurements if is_unverified(m)]
+        bad += [f"regime map cell {map_cell_label(c)}" for c in map_cells(r) if c["verified"] is False]
         if bad:
             lines.append(f"not verified in {r.path.name}: " + "; ".join(bad))
     return lines
@@ -1026,3 +1029,201 @@ def missing_kernels(rows: list[Regime]) -> list[str]:
     """The kernels of KERNEL_ORDER with no row: the runs to add for the full comparison."""
     present = {row.kernel for row in rows}
     return [k for k in KERNEL_ORDER if k not in present]
+
+
+# --- the regime map (04_graph_capture_gemm --regime-map) ------------------------------
+#
+# "regime_map": {"sizes", "batches", "equal_within", "cells": [{"m", "batches",
+# "stream_ms", "graph_ms", "winner", "skipped_reason", "verified", ...}], ...}:
+# one cell per size (m = n = k) and batch count, the stream pool against one
+# graph replay of the same work. A cell is measured (winner "graph",
+# "streams" or "tie", both times) or skipped (winner null, a reason).
+
+MAP_WINNERS = ("graph", "streams", "tie")
+
+
+def _map_list(rm: dict[str, Any], path: Path, key: str) -> list[int]:
+    values = rm.get(key)
+    if not isinstance(values, list) or not values or \
+            not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
+        raise ResultError(f"{path}: field 'regime_map.{key}' is not a non-empty list of positive integers")
+    return values
+
+
+def _validate_regime_map(rm: Any, path: Path) -> None:
+    if not isinstance(rm, dict):
+        raise ResultError(f"{path}: field 'regime_map' is not an object")
+    sizes, batches = _map_list(rm, path, "sizes"), _map_list(rm, path, "batches")
+    equal_within = rm.get("equal_within")
+    if equal_within is not None and not (is_number(equal_within) and 0 <= equal_within < 1):
+        raise ResultError(f"{path}: field 'regime_map.equal_within' is not a fraction in [0, 1)")
+    cells = rm.get("cells")
+    if not isinstance(cells, list):
+        raise ResultError(f"{path}: field 'regime_map.cells' is not an array")
+    for index, cell in enumerate(cells):
+        label = f"regime_map.cells[{index}]"
+        if not isinstance(cell, dict):
+            raise ResultError(f"{path}: field '{label}' is not an object")
+        if cell.get("m") not in sizes:
+            raise ResultError(f"{path}: field '{label}.m' is not one of regime_map.sizes")
+        if cell.get("batches") not in batches:
+            raise ResultError(f"{path}: field '{label}.batches' is not one of regime_map.batches")
+        winner, reason = cell.get("winner"), cell.get("skipped_reason")
+        if reason is None:
+            if winner not in MAP_WINNERS:
+                raise ResultError(f"{path}: field '{label}.winner' is not one of {', '.join(MAP_WINNERS)} "
+                                  f"({json.dumps(winner)}) and the cell has no skipped_reason")
+            for key in ("stream_ms", "graph_ms"):
+                value = cell.get(key)
+                if not (is_number(value) and value > 0):
+                    raise ResultError(f"{path}: field '{label}.{key}' is not a positive number")
+            if not isinstance(cell.get("verified"), bool):
+                raise ResultError(f"{path}: field '{label}.verified' is not true or false")
+        elif not isinstance(reason, str) or winner is not None:
+            raise ResultError(f"{path}: field '{label}.skipped_reason' is not a string with winner null")
+
+
+def regime_map_of(result: Result) -> dict[str, Any] | None:
+    rm = result.doc.get("regime_map")
+    return rm if isinstance(rm, dict) else None
+
+
+def map_cells(result: Result) -> list[dict[str, Any]]:
+    rm = regime_map_of(result)
+    return rm["cells"] if rm else []
+
+
+def map_results(results: list[Result]) -> list[Result]:
+    return [r for r in results if regime_map_of(r) is not None]
+
+
+def size_label(m: int) -> str:
+    return f"{m}³"
+
+
+def map_cell_label(cell: dict[str, Any]) -> str:
+    return f"{size_label(cell['m'])} × {cell['batches']} batches"
+
+
+def map_cell(rm: dict[str, Any], m: int, batches: int) -> dict[str, Any] | None:
+    return next((c for c in rm["cells"] if c["m"] == m and c["batches"] == batches), None)
+
+
+def map_equal_within(rm: dict[str, Any]) -> float:
+    value = rm.get("equal_within")
+    return value if is_number(value) else SAME_TIME
+
+
+def is_measured(cell: dict[str, Any] | None) -> bool:
+    return cell is not None and cell.get("skipped_reason") is None
+
+
+def map_ratio(cell: dict[str, Any]) -> float:
+    """The replay's GPU time / the pool's: below 1 the graph was faster."""
+    return cell["graph_ms"] / cell["stream_ms"]
+
+
+def map_skip_kind(cell: dict[str, Any]) -> str:
+    kind = cell.get("skipped_because")
+    if kind in ("time", "memory"):
+        return kind
+    return "memory" if "memory" in str(cell.get("skipped_reason")) else "time"
+
+
+def map_cell_text(cell: dict[str, Any] | None) -> str:
+    """"graph −12%" (the replay took 12% less GPU time than the pool), "streams +3%", "tie", "skipped (time)"."""
+    if cell is None:
+        return "-"
+    if not is_measured(cell):
+        return f"skipped ({map_skip_kind(cell)})"
+    if cell["winner"] == "tie":
+        return "tie"
+    percent = round(100.0 * (map_ratio(cell) - 1.0))
+    return f"{cell['winner']} {'+' if percent >= 0 else '−'}{abs(percent)}%"
+
+
+@dataclass
+class MapRow:
+    """One size of the map: where the graph starts to win."""
+    m: int
+    measured: list[int]                  # the batch counts measured, ascending
+    first_win: int | None                # the smallest where the graph wins
+    not_won_above: list[tuple[int, str]]  # measured counts above it where it does not, and who did
+
+    @property
+    def wins_from_there_on(self) -> bool:
+        return self.first_win is not None and not self.not_won_above
+
+
+def map_rows(rm: dict[str, Any]) -> list[MapRow]:
+    rows = []
+    for m in rm["sizes"]:
+        measured, first, above = [], None, []
+        for b in sorted(rm["batches"]):
+            cell = map_cell(rm, m, b)
+            if not is_measured(cell):
+                continue
+            measured.append(b)
+            if first is None:
+                first = b if cell["winner"] == "graph" else None
+            elif cell["winner"] != "graph":
+                above.append((b, cell["winner"]))
+        rows.append(MapRow(m, measured, first, above))
+    return rows
+
+
+def crossover_sentence(row: MapRow) -> str:
+    """Where the graph starts to win in one row, in the words the stage uses."""
+    label = f"{size_label(row.m)}: "
+    counts = ", ".join(str(b) for b in row.measured)
+    if not row.measured:
+        return label + "no cell measured (every batch count skipped)"
+    if row.first_win is None:
+        return label + f"graph never wins here (streams or a tie at {counts} batches)"
+    if row.wins_from_there_on:
+        if row.first_win == row.measured[0] and len(row.measured) > 1:
+            return label + f"the graph wins at every batch count measured ({counts})"
+        if row.first_win == row.measured[-1]:
+            return label + f"the graph wins only at {row.first_win} batches, the largest count measured"
+        return label + f"the graph wins from {row.first_win} batches on (at every larger count measured too)"
+    exceptions = ", ".join(f"{b}: {winner}" for b, winner in row.not_won_above)
+    return label + f"the graph wins first at {row.first_win} batches, but not at every larger count ({exceptions})"
+
+
+def map_findings(rm: dict[str, Any]) -> list[str]:
+    """What the map shows, chosen by its cells: how many each variant won, and whether the graph pays off
+    for small GEMMs as the article says (claim 9) or not here."""
+    cells = rm["cells"]
+    measured = [c for c in cells if is_measured(c)]
+    within = percent(map_equal_within(rm))
+    skipped = len(cells) - len(measured)
+    skipped_text = f"; {skipped} cell(s) skipped (reasons in the table)" if skipped else ""
+    if not measured:
+        return [f"every one of the {len(cells)} cells was skipped (reasons in the table): nothing was measured, "
+                "so nothing to compare"]
+    wins = {w: sum(c["winner"] == w for c in measured) for w in MAP_WINNERS}
+    if wins["graph"] == 0:
+        found = [f"the graph replay won no cell: at every size and batch count measured the stream pool was "
+                 f"as fast (within ±{within}) or faster on this GPU, so the article's claim that graphs pay off "
+                 f"for many small kernels does not show here{skipped_text}"]
+    elif wins["graph"] == len(measured):
+        found = [f"the graph replay won every one of the {len(measured)} cells measured (more than {within} less "
+                 f"GPU time than the stream pool){skipped_text}"]
+    else:
+        found = [f"the graph replay won {wins['graph']} of the {len(measured)} cells measured, the stream pool "
+                 f"{wins['streams']}, {wins['tie']} tie(s) within ±{within}{skipped_text}"]
+    rows = [r for r in map_rows(rm) if r.measured]
+    if len(rows) >= 2 and 0 < wins["graph"] < len(measured):
+        small, large = rows[0], rows[-1]
+        if small.first_win is not None and large.first_win is None:
+            found.append(f"as the article says, the graph pays off for small kernels: it wins at "
+                         f"{size_label(small.m)} and never at {size_label(large.m)}, where each kernel runs long "
+                         "enough to hide its launch")
+        elif small.first_win is None and large.first_win is not None:
+            found.append(f"the article's claim that graphs pay off most for small kernels does not hold here: "
+                         f"the graph wins at {size_label(large.m)} but not at the smallest size, "
+                         f"{size_label(small.m)}")
+        elif small.first_win is not None and large.first_win is not None:
+            found.append(f"the graph wins at the smallest size, {size_label(small.m)}, and at the largest, "
+                         f"{size_label(large.m)}, alike")
+    return found

@@ -1,9 +1,9 @@
 # The tests of the Python tools: scripts/report.py (report.md, plots, --table,
-# --compare, bad input, the one loader, a closed pipe, the caption decisions)
-# and scripts/run_suite.sh (with stand-in stages), in Python's unittest, label
-# cpu: they need no GPU and run in CI. One ctest test per test class, named
-# python.<module without test_>.<class>; test_registration.py fails when a
-# class is missing here.
+# --compare, bad input, the one loader, a closed pipe, the caption decisions,
+# stage 04's regime map) and scripts/run_suite.sh (with stand-in stages), in
+# Python's unittest, label cpu: they need no GPU and run in CI. One ctest test
+# per test class, named python.<module without test_>.<class>;
+# test_registration.py fails when a class is missing here.
 # They need matplotlib; without it the plot tests FAIL with a message saying
 # how to install it (a CPU test is never skipped). Registered only where a
 # Python 3 interpreter exists.
@@ -18,6 +18,7 @@ if(Python3_Interpreter_FOUND)
       test_captions.BoundVerdict test_captions.TimeVerdict test_captions.SweepPlateau test_captions.CopyVerdicts
       test_captions.Overlap test_captions.Gain test_captions.Spread test_captions.StagesSentences
       test_captions.DigestDecisions test_captions.DriverAndDates test_captions.CaptionsInReport
+      test_regime_map.RegimeMapDecisions test_regime_map.RegimeMapReport test_regime_map.RegimeMapTable
       test_run_suite.RunSuite
       test_registration.CtestRegistration)
     string(REGEX REPLACE "^test_([^.]+)\\.(.+)$" "python.\\1.\\2" test_name "${test_class}")

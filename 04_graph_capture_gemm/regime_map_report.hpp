@@ -1,0 +1,188 @@
+// The regime map's half that needs no GPU: its options, the estimate that
+// decides which cells run, the winner rule, the crossover, the printed map
+// and its JSON. Plain arithmetic on the figures regime_map.cpp measures, so
+// the CPU tests feed every branch with made-up cells.
+//
+// A cell is one GEMM size (m = n = k) at one batch count: the article's work
+// (H2D, GEMM, D2H per batch, batch i on pool stream i % pool, fork/join) on
+// the stream pool and as one graph replay. The winner is the variant with
+// less GPU time, "tie" within kEqualWithin (3%, report/conclusions.hpp).
+//   --regime-map              the map instead of the stage's experiments
+//   --map-sizes LIST          m = n = k of each row (default 32,64,128,256,512,1024)
+//   --map-batches LIST        batch counts, the columns (default 10,100,1000,10000)
+//   --map-cell-seconds N      a cell whose timed rounds are estimated longer is skipped (default 10)
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/options.hpp"
+#include "measure/estimate.hpp"
+#include "measure/pipeline_bound.hpp"
+#include "measure/stage_sums.hpp"
+#include "measure/stats.hpp"
+#include "report/conclusions.hpp"
+#include "report/result.hpp"
+#include "workload/verify.hpp"
+#include "workload/workload.hpp"
+
+namespace csg::graphs {
+
+// ---- the options ------------------------------------------------------------
+
+inline constexpr int kMinMapSize = 8;
+inline constexpr int kMaxMapSize = 8192;
+inline constexpr int kMaxMapBatches = 1000000;
+// 10 s of timed rounds per cell: at the stage's 2 + 10 rounds, every default
+// cell up to 256^3 x 10000 batches (about 5 s) and 1024^3 x 100 (1.5 s) runs;
+// 1024^3 x 1000 (about 15 s) and 512^3 x 10000 (about 21 s) are skipped.
+inline constexpr int kDefaultMapCellSeconds = 10;
+inline constexpr int kMaxMapCellSeconds = 3600;
+
+struct RegimeMapConfig {
+  bool enabled = false;
+  std::vector<int> sizes{32, 64, 128, 256, 512, 1024};  // ascending, no repeats
+  std::vector<int> batches{10, 100, 1000, 10000};      // ascending, no repeats
+  int cell_seconds = kDefaultMapCellSeconds;
+};
+
+// --regime-map, --map-sizes, --map-batches, --map-cell-seconds.
+void add_regime_map_options(StageCli& cli);
+
+// After cli.parse(). The lists are sorted; refused (UsageError, exit 2): an
+// item out of range (sizes [8, 8192], batches [1, 1000000]) or given twice;
+// --map-* without --regime-map; with --regime-map, --batches, --m, --n or
+// --k (the map chooses its own shapes), host memory other than pinned, and
+// each option named in `not_with_map` that was given (the stage's own
+// experiments' options, e.g. "dot", "skip-join": the map runs none of them).
+RegimeMapConfig read_regime_map_options(const StageCli& cli, const std::vector<std::string>& not_with_map = {});
+
+// ---- which cells run ----------------------------------------------------------
+
+// What a cell will cost, at this GPU's rates (measure_rates at the cell's
+// size) and the napkin figures in regime_map_report.cpp for what the rates
+// don't cover (per-operation latency, pinning, host memsets, capture).
+struct CellEstimate {
+  double timed_seconds = 0.0;  // every round (warm-up + timed) of the four variants: GPU time
+  double host_seconds = 0.0;   // allocating, filling, poisoning, verifying, capture + instantiate
+  double total() const { return timed_seconds + host_seconds; }
+};
+CellEstimate estimate_cell(const Workload& work, const Rates& rates, const RepeatPlan& plan);
+
+enum class SkipKind { memory, time };
+
+struct CellSkip {
+  SkipKind kind = SkipKind::time;
+  std::string reason;  // "estimated 14.7 s of timed runs, over the 10 s per cell (--map-cell-seconds)"
+};
+
+// Memory first (a cell that can't be allocated runs at no budget), then the
+// budget: timed rounds estimated above `budget_seconds`. Nothing: the cell runs.
+std::optional<CellSkip> skip_for(double timed_seconds, int budget_seconds,
+                                 const std::optional<std::string>& memory_problem);
+
+// ---- the measured map ---------------------------------------------------------
+
+struct MapCell {
+  int m = 0;  // m = n = k
+  int batches = 0;
+  CellEstimate estimate;
+  std::optional<CellSkip> skipped;  // set: not measured, every figure below is empty
+  Summary stream_pool;              // GPU time, events on pool stream 0 around fork ... join
+  Summary graph_replay;             // GPU time of one cudaGraphLaunch of the same work
+  Summary stream_issue;             // host time to issue fork + 3 x batches operations + join (the pool's runs)
+  Summary graph_issue;              // host time of the cudaGraphLaunch call (the replays' runs)
+  StageSums sums;                   // every H2D, kernel, D2H alone on one stream
+  VerifyResult stream_check;        // every batch, after the pool's last timed run
+  VerifyResult graph_check;         // every batch, after the last replay
+
+  bool measured() const { return !skipped.has_value(); }
+  bool verified() const { return measured() && stream_check.passed && graph_check.passed; }
+};
+
+// Graph replay against the stream pool, GPU time: "graph" when the replay
+// took less than stream_ms x (1 - equal_within), "streams" when more than
+// stream_ms x (1 + equal_within), else "tie" (compare_times).
+enum class MapWinner { graph, streams, tie };
+MapWinner map_winner(double graph_ms, double stream_ms, double equal_within = kEqualWithin);
+std::string_view to_string(MapWinner winner);
+MapWinner winner_of(const MapCell& cell, double equal_within = kEqualWithin);  // measured cells only
+
+// The bound of the pool's % of bound: the one-stream bound, the simplest
+// honest one. Each of H2D, kernels and D2H summed over every batch alone on
+// ONE stream (the cell's StageSums); the bound is the largest of the three
+// plus the fill (the other kinds' share of one batch, before the first and
+// after the last), as pipeline_bound.hpp computes it with only those three
+// paths (no both-ways copy path, no host-issue path). Where the pool's
+// kernels of several streams run side by side (small GEMMs leave most SMs
+// idle) the pool can beat it: above 100% means the pool did better than one
+// stream's resources could, not that the bound is wrong.
+PipelineBound one_stream_bound(const StageSums& sums, int batches);
+double pool_percent_of_bound(const MapCell& cell);  // 100 x bound / pool median
+
+// The map's cell as printed: "graph -12%" (the replay took 12% less GPU time
+// than the pool), "streams +3%" (3% more), "tie", "skipped (time)",
+// "skipped (memory)". ASCII signs, so the table printer's columns line up.
+std::string cell_text(const MapCell& cell, double equal_within = kEqualWithin);
+
+struct RegimeMap {
+  RegimeMapConfig config;
+  RepeatPlan plan;
+  int streams = 8;
+  std::string device_buffers = "slots";
+  double equal_within = kEqualWithin;
+  double estimated_seconds = 0.0;  // the whole map, printed before it starts
+  std::vector<MapCell> cells;      // sizes outer, batch counts inner, in the config's order
+
+  const MapCell* find(int m, int batches) const;
+};
+
+// Where the graph starts to win, row by row.
+struct RowCrossover {
+  int m = 0;
+  int measured = 0;                    // cells of the row measured
+  std::optional<int> first_graph_win;  // the smallest batch count where the graph wins
+  // The measured batch counts above it where it does not win, with who did.
+  std::vector<std::pair<int, MapWinner>> not_won_above;
+  bool wins_from_there_on() const { return first_graph_win && not_won_above.empty(); }
+};
+std::vector<RowCrossover> crossovers(const RegimeMap& map);
+// "256^3: the graph wins from 1000 batches on (every larger count measured too)",
+// "32^3: the graph wins first at 100 batches, but not at every larger count (1000: tie)",
+// "1024^3: graph never wins here (measured at 10, 100 batches)", "1024^3: no cell measured".
+std::string crossover_text(const RowCrossover& row, const RegimeMap& map);
+
+// ---- the report -------------------------------------------------------------
+
+// The stage's result document for a map run: no measurements (the cells are
+// in "regime_map"), config with "mode": "regime_map" and batches, m, n, k
+// null (the map has its own), verification over every measured cell.
+StageResult regime_map_result(const std::string& stage, const DeviceInfo& device, const CommonOptions& options,
+                              const RegimeMap& map);
+// "regime_map": {"sizes", "batches", "streams", "device_buffers", "host_memory",
+//   "warmup", "repeats", "cell_seconds", "equal_within", "bound" (which bound,
+//   in words), "estimated_seconds" (the whole map),
+//   "cells": [{"m", "n", "k", "batches", "stream_ms", "graph_ms" (GPU medians),
+//     "stream_issue_ms", "graph_issue_ms" (host medians), "pool_percent_of_bound",
+//     "winner" ("graph", "streams", "tie"), "skipped_reason", "verified", "text"
+//     (as printed), "estimated_seconds" (its timed rounds), "estimated_host_seconds";
+//     measured cells also "graph_over_streams", "stream_min_ms", "graph_min_ms",
+//     "stream_p95_ms", "graph_p95_ms", "samples", "bound_ms", "limited_by",
+//     "h2d_sum_ms", "kernel_sum_ms", "d2h_sum_ms", and "failure" where a check
+//     failed; skipped cells "skipped_because" ("time", "memory") and null
+//     figures, winner and verified}],
+//   "crossover": [{"m", "first_graph_win_batches" (null: never),
+//     "graph_wins_from_there_on", "measured_cells", "text"}]}
+nlohmann::json to_json(const RegimeMap& map);
+nlohmann::json regime_map_json(const StageResult& result, const RegimeMap& map);
+
+// The map (rows sizes, columns batch counts), the skipped cells' reasons,
+// the crossover row by row, every cell's figures, the verification.
+void print_regime_map(std::ostream& out, const StageResult& result, const RegimeMap& map);
+
+}  // namespace csg::graphs

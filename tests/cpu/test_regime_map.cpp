@@ -1,0 +1,428 @@
+// Stage 04's regime map without a GPU: the winner rule and its threshold,
+// the crossover row by row (including "graph never wins here"), the skip
+// decisions and the estimate behind them, the printed map, the JSON's
+// fields, and the map's options with every refusal, on made-up cells.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "04_graph_capture_gemm/regime_map_report.hpp"
+#include "base/errors.hpp"
+
+namespace csg::graphs {
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+Summary ms(double median) { return summarize({Millis(median * 0.99), Millis(median), Millis(median * 1.01)}); }
+
+MapCell measured(int m, int batches, double graph_ms, double stream_ms) {
+  MapCell cell;
+  cell.m = m;
+  cell.batches = batches;
+  cell.graph_replay = ms(graph_ms);
+  cell.stream_pool = ms(stream_ms);
+  cell.graph_issue = ms(0.01);
+  cell.stream_issue = ms(0.02 * batches);
+  cell.sums = StageSums{ms(stream_ms * 0.3), ms(stream_ms * 0.6), ms(stream_ms * 0.3)};
+  for (VerifyResult* check : {&cell.graph_check, &cell.stream_check}) {
+    check->passed = true;
+    check->batches_checked = batches;
+  }
+  return cell;
+}
+
+MapCell skipped(int m, int batches, SkipKind kind, const std::string& reason) {
+  MapCell cell;
+  cell.m = m;
+  cell.batches = batches;
+  cell.skipped = CellSkip{kind, reason};
+  return cell;
+}
+
+// Graph time for a given winner against a 10 ms pool.
+constexpr double kPool = 10.0;
+constexpr double kGraphWins = 8.8;     // -12%
+constexpr double kStreamsWin = 10.4;   // +4%
+constexpr double kTie = 10.2;          // +2%: within 3%
+
+RegimeMap map_of(std::vector<int> sizes, std::vector<int> batches, std::vector<MapCell> cells) {
+  RegimeMap map;
+  map.config.enabled = true;
+  map.config.sizes = std::move(sizes);
+  map.config.batches = std::move(batches);
+  map.plan = RepeatPlan{2, 10};
+  map.cells = std::move(cells);
+  return map;
+}
+
+// ---- the winner rule ----------------------------------------------------------
+
+TEST(RegimeMapWinner, TheGraphWinsOnlyMoreThanThreePercentFaster) {
+  EXPECT_EQ(map_winner(kGraphWins, kPool), MapWinner::graph);
+  EXPECT_EQ(map_winner(9.69, kPool), MapWinner::graph);
+  EXPECT_EQ(map_winner(9.71, kPool), MapWinner::tie);
+  EXPECT_EQ(map_winner(10.29, kPool), MapWinner::tie);
+  EXPECT_EQ(map_winner(10.31, kPool), MapWinner::streams);
+  EXPECT_EQ(map_winner(kStreamsWin, kPool), MapWinner::streams);
+  EXPECT_EQ(map_winner(9.5, kPool, 0.10), MapWinner::tie) << "a stated threshold wins";
+  EXPECT_EQ(to_string(MapWinner::graph), "graph");
+  EXPECT_EQ(to_string(MapWinner::streams), "streams");
+  EXPECT_EQ(to_string(MapWinner::tie), "tie");
+}
+
+TEST(RegimeMapWinner, EachCellSaysTheWinnerAndTheReplaysTimeAgainstThePools) {
+  EXPECT_EQ(cell_text(measured(64, 1000, kGraphWins, kPool)), "graph -12%");
+  EXPECT_EQ(cell_text(measured(64, 1000, kStreamsWin, kPool)), "streams +4%");
+  EXPECT_EQ(cell_text(measured(64, 1000, kTie, kPool)), "tie");
+  EXPECT_EQ(cell_text(measured(64, 1000, 9.8, kPool)), "tie");
+  EXPECT_EQ(cell_text(skipped(64, 1000, SkipKind::time, "too long")), "skipped (time)");
+  EXPECT_EQ(cell_text(skipped(64, 1000, SkipKind::memory, "too big")), "skipped (memory)");
+}
+
+// ---- the bound --------------------------------------------------------------
+
+TEST(RegimeMapBound, TheOneStreamBoundIsTheLargestSumPlusFillAndDrain) {
+  // 10 batches, kernels 6 ms in all, copies 2 ms each way: compute-bound,
+  // 0.2 (one H2D) + 6 + 0.2 (one D2H) = 6.4 ms.
+  const PipelineBound compute = one_stream_bound(StageSums{ms(2.0), ms(6.0), ms(2.0)}, 10);
+  EXPECT_DOUBLE_EQ(compute.bound_ms, 6.4);
+  EXPECT_EQ(compute.limited_by, kKernelsPath);
+  EXPECT_DOUBLE_EQ(compute.both_ways_ms, 0.0) << "the simplest bound: no both-ways path";
+  EXPECT_DOUBLE_EQ(compute.host_issue_ms, 0.0) << "the simplest bound: no host-issue path";
+  // H2D 8 ms: 8 + 0.2 (one kernel) + 0.1 (one D2H).
+  const PipelineBound copies = one_stream_bound(StageSums{ms(8.0), ms(2.0), ms(1.0)}, 10);
+  EXPECT_DOUBLE_EQ(copies.bound_ms, 8.3);
+  EXPECT_EQ(copies.limited_by, kH2dPath);
+
+  MapCell cell = measured(256, 10, 7.0, 8.0);
+  cell.sums = StageSums{ms(2.0), ms(6.0), ms(2.0)};
+  EXPECT_DOUBLE_EQ(pool_percent_of_bound(cell), 80.0);
+  cell.stream_pool = ms(5.0);  // kernels of several streams side by side: the pool beat one stream
+  EXPECT_DOUBLE_EQ(pool_percent_of_bound(cell), 128.0);
+}
+
+// ---- which cells run ----------------------------------------------------------
+
+TEST(RegimeMapSkips, MemoryFirstThenTheBudgetAndEveryReasonIsSaid) {
+  EXPECT_FALSE(skip_for(9.9, 10, std::nullopt).has_value());
+  EXPECT_FALSE(skip_for(10.0, 10, std::nullopt).has_value()) << "at the budget: still runs";
+  const auto late = skip_for(14.7, 10, std::nullopt);
+  ASSERT_TRUE(late.has_value());
+  EXPECT_EQ(late->kind, SkipKind::time);
+  EXPECT_EQ(late->reason, "estimated 14.7 s of timed runs, over the 10 s per cell (--map-cell-seconds)");
+  EXPECT_EQ(skip_for(120.0, 10, std::nullopt)->reason,
+            "estimated 120 s of timed runs, over the 10 s per cell (--map-cell-seconds)");
+  const auto big = skip_for(1.0, 10, std::string("needs 80.0 GiB of host memory"));
+  ASSERT_TRUE(big.has_value());
+  EXPECT_EQ(big->kind, SkipKind::memory);
+  EXPECT_EQ(big->reason, "needs 80.0 GiB of host memory");
+  EXPECT_EQ(skip_for(100.0, 10, std::string("too big"))->kind, SkipKind::memory) << "memory before time";
+}
+
+// This GPU's rates, as measure_rates gives them on an H200 (naive GEMM, pinned copies).
+const Rates kH200{6.0e12, 55.0e9, 8.0e9};
+
+TEST(RegimeMapEstimate, TimedRoundsGrowWithTheWorkAndTinyWorkPaysPerOperation) {
+  const RepeatPlan plan{2, 10};
+  const CellEstimate hundred = estimate_cell(Workload{100, {1024, 1024, 1024}}, kH200, plan);
+  const CellEstimate thousand = estimate_cell(Workload{1000, {1024, 1024, 1024}}, kH200, plan);
+  EXPECT_NEAR(thousand.timed_seconds / hundred.timed_seconds, 10.0, 1e-9);
+  EXPECT_GT(thousand.host_seconds, hundred.host_seconds);
+  EXPECT_NEAR(estimate_cell(Workload{100, {1024, 1024, 1024}}, kH200, RepeatPlan{0, 6}).timed_seconds,
+              hundred.timed_seconds / 2.0, 1e-9)
+      << "every round, warm-up included";
+  // 1024^3: 0.36 ms of kernel per batch (2 GFLOP at 6 TFLOP/s), each round
+  // the replay, the pool (both at least the kernels) and the three sums.
+  const double kernel = 2.0 * 1024.0 * 1024.0 * 1024.0 / kH200.kernel_flops_per_s;
+  const double copy = 1024.0 * 1024.0 * 4.0 / kH200.pinned_bytes_per_s;
+  EXPECT_NEAR(hundred.timed_seconds, 12 * 100 * (2 * kernel + kernel + 2 * copy), 1e-9);
+  // 32^3 at any rate: every operation costs at least a few microseconds.
+  const Rates infinite{1e30, 1e30, 1e30};
+  const CellEstimate tiny = estimate_cell(Workload{10000, {32, 32, 32}}, infinite, plan);
+  EXPECT_GT(tiny.timed_seconds, 12 * 10000 * 9 * 3e-6);
+  EXPECT_LT(tiny.timed_seconds, 12 * 10000 * 9 * 5e-6);
+}
+
+TEST(RegimeMapEstimate, TheDefaultMapOnAnH200SkipsItsThreeLargestCellsAndFitsInFiveMinutes) {
+  const RegimeMapConfig defaults;
+  const RepeatPlan plan{2, 10};
+  std::vector<std::string> skipped_cells;
+  double total = 0.0;
+  for (const int m : defaults.sizes) {
+    for (const int batches : defaults.batches) {
+      const CellEstimate estimate = estimate_cell(Workload{batches, {m, m, m}}, kH200, plan);
+      if (skip_for(estimate.timed_seconds, defaults.cell_seconds, std::nullopt)) {
+        skipped_cells.push_back(std::to_string(m) + "x" + std::to_string(batches));
+        // Well over the budget, so that the measured rates' noise can't flip it.
+        EXPECT_GT(estimate.timed_seconds, 1.4 * defaults.cell_seconds) << m << " x " << batches;
+      } else {
+        EXPECT_LT(estimate.timed_seconds, 0.7 * defaults.cell_seconds) << m << " x " << batches;
+        total += estimate.total();
+      }
+    }
+  }
+  EXPECT_EQ(skipped_cells, (std::vector<std::string>{"512x10000", "1024x1000", "1024x10000"}));
+  EXPECT_LT(total, 180.0) << "the default map's estimate, under 5 minutes with room to spare";
+}
+
+// ---- the crossover ----------------------------------------------------------
+
+RegimeMap four_rows() {
+  const std::vector<int> counts = {10, 100, 1000, 10000};
+  std::vector<MapCell> cells = {
+      // 32^3: streams, tie, then the graph: a clean crossover at 1000.
+      measured(32, 10, kStreamsWin, kPool), measured(32, 100, kTie, kPool), measured(32, 1000, kGraphWins, kPool),
+      measured(32, 10000, kGraphWins, kPool),
+      // 64^3: the graph first wins at 100, ties at 1000, wins again.
+      measured(64, 10, kTie, kPool), measured(64, 100, kGraphWins, kPool), measured(64, 1000, kTie, kPool),
+      measured(64, 10000, kGraphWins, kPool),
+      // 256^3: never, two cells skipped.
+      measured(256, 10, kStreamsWin, kPool), measured(256, 100, kTie, kPool),
+      skipped(256, 1000, SkipKind::time, "estimated 14.7 s of timed runs, over the 10 s per cell (--map-cell-seconds)"),
+      skipped(256, 10000, SkipKind::memory, "needs 80.0 GiB"),
+      // 1024^3: nothing measured.
+      skipped(1024, 10, SkipKind::memory, "m1"), skipped(1024, 100, SkipKind::memory, "m2"),
+      skipped(1024, 1000, SkipKind::memory, "m3"), skipped(1024, 10000, SkipKind::memory, "m4")};
+  return map_of({32, 64, 256, 1024}, counts, std::move(cells));
+}
+
+TEST(RegimeMapCrossover, RowByRowTheSmallestBatchCountWhereTheGraphWins) {
+  const RegimeMap map = four_rows();
+  const std::vector<RowCrossover> rows = crossovers(map);
+  ASSERT_EQ(rows.size(), 4u);
+
+  EXPECT_EQ(rows[0].m, 32);
+  EXPECT_EQ(rows[0].first_graph_win, 1000);
+  EXPECT_TRUE(rows[0].wins_from_there_on());
+  EXPECT_EQ(crossover_text(rows[0], map),
+            "32^3: the graph wins from 1000 batches on (at every larger count measured too)");
+
+  EXPECT_EQ(rows[1].first_graph_win, 100);
+  EXPECT_FALSE(rows[1].wins_from_there_on());
+  ASSERT_EQ(rows[1].not_won_above.size(), 1u);
+  EXPECT_EQ(rows[1].not_won_above[0], (std::pair{1000, MapWinner::tie}));
+  EXPECT_EQ(crossover_text(rows[1], map),
+            "64^3: the graph wins first at 100 batches, but not at every larger count (1000: tie)");
+
+  EXPECT_FALSE(rows[2].first_graph_win.has_value());
+  EXPECT_EQ(rows[2].measured, 2);
+  EXPECT_EQ(crossover_text(rows[2], map), "256^3: graph never wins here (streams or a tie at 10, 100 batches)");
+
+  EXPECT_EQ(rows[3].measured, 0);
+  EXPECT_EQ(crossover_text(rows[3], map), "1024^3: no cell measured (every batch count skipped)");
+}
+
+TEST(RegimeMapCrossover, EverywhereAndOnlyAtTheLargestCount) {
+  const RegimeMap everywhere = map_of({128}, {10, 100}, {measured(128, 10, kGraphWins, kPool),
+                                                          measured(128, 100, kGraphWins, kPool)});
+  EXPECT_EQ(crossover_text(crossovers(everywhere)[0], everywhere),
+            "128^3: the graph wins at every batch count measured (10, 100)");
+  const RegimeMap last = map_of({128}, {10, 100}, {measured(128, 10, kTie, kPool),
+                                                    measured(128, 100, kGraphWins, kPool)});
+  EXPECT_EQ(crossover_text(crossovers(last)[0], last),
+            "128^3: the graph wins only at 100 batches, the largest count measured");
+  const RegimeMap streams_above = map_of({128}, {10, 100, 1000}, {measured(128, 10, kGraphWins, kPool),
+                                                                   measured(128, 100, kStreamsWin, kPool),
+                                                                   measured(128, 1000, kTie, kPool)});
+  EXPECT_EQ(crossover_text(crossovers(streams_above)[0], streams_above),
+            "128^3: the graph wins first at 10 batches, but not at every larger count (100: streams, 1000: tie)");
+}
+
+// ---- the printed map and the JSON ---------------------------------------------
+
+StageResult result_of(const RegimeMap& map) {
+  DeviceInfo device;
+  device.name = "Test GPU";
+  CommonOptions options;
+  options.host_memory = HostMemory::pinned;
+  return regime_map_result("04_graph_capture_gemm", device, options, map);
+}
+
+std::string line_starting(const std::string& text, const std::string& start) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(start, 0) == 0) return line;
+  }
+  return "";
+}
+
+TEST(RegimeMapReport, TheTableHasARowPerSizeAndAColumnPerBatchCount) {
+  const RegimeMap map = four_rows();
+  std::ostringstream out;
+  print_regime_map(out, result_of(map), map);
+  const std::string text = out.str();
+  const std::string header = line_starting(text, "m=n=k \\ batches");
+  ASSERT_FALSE(header.empty()) << text;
+  for (const char* count : {"10", "100", "1000", "10000"}) EXPECT_TRUE(has(header, count)) << header;
+  const std::string row32 = line_starting(text, "32 ");
+  EXPECT_TRUE(has(row32, "streams +4%")) << row32;
+  EXPECT_TRUE(has(row32, "tie")) << row32;
+  EXPECT_TRUE(has(row32, "graph -12%")) << row32;
+  EXPECT_LT(row32.find("streams +4%"), row32.find("graph -12%")) << "batch counts left to right";
+  const std::string row256 = line_starting(text, "256 ");
+  EXPECT_TRUE(has(row256, "skipped (time)")) << row256;
+  EXPECT_TRUE(has(row256, "skipped (memory)")) << row256;
+  // The columns line up: every row as wide as the header.
+  EXPECT_EQ(row32.size(), header.size());
+  EXPECT_EQ(row256.size(), header.size());
+  // Every skipped cell with its reason, the crossover, the verification.
+  EXPECT_TRUE(has(text, "skipped: 256^3 x 1000 batches: estimated 14.7 s of timed runs, over the 10 s per cell"))
+      << text;
+  EXPECT_TRUE(has(text, "skipped: 256^3 x 10000 batches: needs 80.0 GiB")) << text;
+  EXPECT_TRUE(has(text, "  32^3: the graph wins from 1000 batches on")) << text;
+  EXPECT_TRUE(has(text, "  256^3: graph never wins here")) << text;
+  EXPECT_TRUE(has(text, "every batch of every measured cell verified: 10 cells, 22330 batches")) << text;
+  EXPECT_FALSE(has(text, "VERIFICATION FAILED")) << text;
+}
+
+TEST(RegimeMapReport, TheJsonHasEveryCellAndTheCrossover) {
+  const RegimeMap map = four_rows();
+  const StageResult result = result_of(map);
+  const nlohmann::json doc = regime_map_json(result, map);
+  EXPECT_EQ(doc.at("schema"), kResultSchema);
+  EXPECT_TRUE(doc.at("measurements").empty());
+  EXPECT_EQ(doc.at("config").at("mode"), "regime_map");
+  EXPECT_TRUE(doc.at("config").at("batches").is_null());
+  EXPECT_TRUE(doc.at("config").at("m").is_null());
+  EXPECT_EQ(doc.at("verification").at("passed"), true);
+  EXPECT_EQ(doc.at("verification").at("batches_checked"), 22330);
+  EXPECT_EQ(doc.at("verification").at("variants_checked"), 20);
+
+  const nlohmann::json& rm = doc.at("regime_map");
+  EXPECT_EQ(rm.at("sizes"), (std::vector<int>{32, 64, 256, 1024}));
+  EXPECT_EQ(rm.at("batches"), (std::vector<int>{10, 100, 1000, 10000}));
+  EXPECT_DOUBLE_EQ(rm.at("equal_within").get<double>(), kEqualWithin);
+  EXPECT_TRUE(has(rm.at("bound").get<std::string>(), "one-stream"));
+  ASSERT_EQ(rm.at("cells").size(), 16u);
+  const nlohmann::json& win = rm.at("cells")[2];  // 32^3 x 1000
+  EXPECT_EQ(win.at("m"), 32);
+  EXPECT_EQ(win.at("batches"), 1000);
+  EXPECT_DOUBLE_EQ(win.at("stream_ms").get<double>(), kPool);
+  EXPECT_DOUBLE_EQ(win.at("graph_ms").get<double>(), kGraphWins);
+  EXPECT_DOUBLE_EQ(win.at("stream_issue_ms").get<double>(), 20.0);
+  EXPECT_DOUBLE_EQ(win.at("graph_issue_ms").get<double>(), 0.01);
+  EXPECT_DOUBLE_EQ(win.at("pool_percent_of_bound").get<double>(), 100.0 * (3.0 / 1000 + 6.0 + 3.0 / 1000) / kPool);
+  EXPECT_EQ(win.at("winner"), "graph");
+  EXPECT_TRUE(win.at("skipped_reason").is_null());
+  EXPECT_EQ(win.at("verified"), true);
+  EXPECT_EQ(win.at("text"), "graph -12%");
+  EXPECT_EQ(rm.at("cells")[0].at("winner"), "streams");
+  EXPECT_EQ(rm.at("cells")[1].at("winner"), "tie");
+  const nlohmann::json& late = rm.at("cells")[10];  // 256^3 x 1000
+  EXPECT_EQ(late.at("m"), 256);
+  EXPECT_EQ(late.at("batches"), 1000);
+  for (const char* key : {"stream_ms", "graph_ms", "stream_issue_ms", "graph_issue_ms", "pool_percent_of_bound",
+                          "winner", "verified"}) {
+    EXPECT_TRUE(late.at(key).is_null()) << key;
+  }
+  EXPECT_TRUE(has(late.at("skipped_reason").get<std::string>(), "over the 10 s per cell"));
+  EXPECT_EQ(late.at("skipped_because"), "time");
+  EXPECT_EQ(rm.at("cells")[11].at("skipped_because"), "memory");
+
+  ASSERT_EQ(rm.at("crossover").size(), 4u);
+  EXPECT_EQ(rm.at("crossover")[0].at("first_graph_win_batches"), 1000);
+  EXPECT_EQ(rm.at("crossover")[0].at("graph_wins_from_there_on"), true);
+  EXPECT_EQ(rm.at("crossover")[1].at("first_graph_win_batches"), 100);
+  EXPECT_EQ(rm.at("crossover")[1].at("graph_wins_from_there_on"), false);
+  EXPECT_TRUE(rm.at("crossover")[2].at("first_graph_win_batches").is_null());
+  EXPECT_TRUE(has(rm.at("crossover")[2].at("text").get<std::string>(), "graph never wins here"));
+  EXPECT_EQ(rm.at("crossover")[3].at("measured_cells"), 0);
+}
+
+TEST(RegimeMapReport, AFailedCellFailsTheRunAndIsNamed) {
+  RegimeMap map = four_rows();
+  MapCell& bad = map.cells[5];  // 64^3 x 100
+  bad.graph_check.passed = false;
+  bad.graph_check.first_failure = Mismatch{37, 1, 2, 128.0, std::nan(""), "freivalds"};
+  const StageResult result = result_of(map);
+  EXPECT_FALSE(result.verification.passed);
+  EXPECT_TRUE(has(result.verification.method, "cell 64^3 x 100 batches, graph replay")) << result.verification.method;
+  std::ostringstream out;
+  print_regime_map(out, result, map);
+  EXPECT_TRUE(has(out.str(), "cell 64^3 x 100 batches, graph replay: verification failed: batch 37")) << out.str();
+  EXPECT_TRUE(has(out.str(), "VERIFICATION FAILED")) << out.str();
+  const nlohmann::json cell = regime_map_json(result, map).at("regime_map").at("cells")[5];
+  EXPECT_EQ(cell.at("verified"), false);
+  EXPECT_TRUE(has(cell.at("failure").get<std::string>(), "batch 37"));
+}
+
+TEST(RegimeMapReport, AMapWithEveryCellSkippedSaysSo) {
+  const RegimeMap map = map_of({1024}, {10}, {skipped(1024, 10, SkipKind::memory, "needs more")});
+  const StageResult result = result_of(map);
+  EXPECT_EQ(result.verification.batches_checked, 0);
+  std::ostringstream out;
+  print_regime_map(out, result, map);
+  EXPECT_TRUE(has(out.str(), "no cell measured: every cell was skipped")) << out.str();
+  EXPECT_FALSE(has(out.str(), "every measured cell (GPU time")) << out.str();
+}
+
+// ---- the options --------------------------------------------------------------
+
+RegimeMapConfig parse(const std::vector<std::string>& args) {
+  StageCli cli("04_graph_capture_gemm", "test", {.host_memory = HostMemory::pinned});
+  add_regime_map_options(cli);
+  cli.add_output("dot", "a DOT file");
+  cli.add_flag("skip-join", "leave out the join");
+  if (!cli.parse(args)) throw std::logic_error("--help");
+  return read_regime_map_options(cli, {"dot", "skip-join"});
+}
+
+TEST(RegimeMapOptions, DefaultsAndSortedLists) {
+  const RegimeMapConfig off = parse({});
+  EXPECT_FALSE(off.enabled);
+  const RegimeMapConfig on = parse({"--regime-map"});
+  EXPECT_TRUE(on.enabled);
+  EXPECT_EQ(on.sizes, (std::vector<int>{32, 64, 128, 256, 512, 1024}));
+  EXPECT_EQ(on.batches, (std::vector<int>{10, 100, 1000, 10000}));
+  EXPECT_EQ(on.cell_seconds, kDefaultMapCellSeconds);
+  const RegimeMapConfig given =
+      parse({"--regime-map", "--map-sizes", "32,16", "--map-batches", "20,3", "--map-cell-seconds", "2"});
+  EXPECT_EQ(given.sizes, (std::vector<int>{16, 32}));
+  EXPECT_EQ(given.batches, (std::vector<int>{3, 20}));
+  EXPECT_EQ(given.cell_seconds, 2);
+  EXPECT_EQ(parse({"--regime-map", "--map-sizes", "8,8192", "--map-batches", "1,1000000"}).sizes,
+            (std::vector<int>{8, 8192}));
+}
+
+std::string refusal(const std::vector<std::string>& args) {
+  try {
+    parse(args);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "(accepted)";
+}
+
+TEST(RegimeMapOptions, RefusalsNameTheFlagAndWhatItAccepts) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--regime-map", "--map-sizes", "7"}, "--map-sizes takes an integer in [8, 8192], got 7"},
+      {{"--regime-map", "--map-sizes", "32,8193"}, "--map-sizes takes an integer in [8, 8192], got 8193"},
+      {{"--regime-map", "--map-sizes", "32,,64"}, "--map-sizes takes a comma-separated list"},
+      {{"--regime-map", "--map-sizes", "32x"}, "--map-sizes takes an integer"},
+      {{"--regime-map", "--map-sizes", "64,32,64"}, "--map-sizes lists 64 twice"},
+      {{"--regime-map", "--map-batches", "0"}, "--map-batches takes an integer in [1, 1000000], got 0"},
+      {{"--regime-map", "--map-batches", "1000001"}, "--map-batches takes an integer in [1, 1000000]"},
+      {{"--regime-map", "--map-batches", "10,10"}, "--map-batches lists 10 twice"},
+      {{"--regime-map", "--map-cell-seconds", "0"}, "--map-cell-seconds takes an integer in [1, 3600]"},
+      {{"--map-sizes", "32"}, "--map-sizes goes with --regime-map"},
+      {{"--map-batches", "32"}, "--map-batches goes with --regime-map"},
+      {{"--map-cell-seconds", "5"}, "--map-cell-seconds goes with --regime-map"},
+      {{"--regime-map", "--m", "64"}, "not --m"},
+      {{"--regime-map", "--batches", "64"}, "not --batches"},
+      {{"--regime-map", "--k", "64"}, "--map-sizes"},
+      {{"--regime-map", "--host-memory", "pageable"}, "--regime-map measures pinned host memory"},
+      {{"--regime-map", "--skip-join"}, "--skip-join does not go with --regime-map"},
+      {{"--regime-map", "--dot", "/tmp/map-test-never-written.dot"}, "--dot does not go with --regime-map"},
+  };
+  for (const auto& [args, must_mention] : cases) {
+    EXPECT_TRUE(has(refusal(args), must_mention)) << ::testing::PrintToString(args) << ": " << refusal(args);
+  }
+  // The same options without the map are the stage's own business.
+  EXPECT_NO_THROW(parse({"--skip-join", "--m", "64"}));
+}
+
+}  // namespace
+}  // namespace csg::graphs

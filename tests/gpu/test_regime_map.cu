@@ -1,0 +1,263 @@
+// Stage 04's regime map on the GPU: the stage binary's --regime-map end to
+// end at tiny sizes (every cell verified and in the JSON, skipped cells
+// marked with their reason), and measure_regime_map called directly with the
+// article's calls written here, including broken ones that each variant's
+// poison-and-verify must catch. No wall-clock assertions.
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "04_graph_capture_gemm/regime_map.hpp"
+#include "base/errors.hpp"
+#include "cuda/graph.hpp"
+#include "cuda/stream.hpp"
+#include "gpu_test.hpp"
+#include "measure/estimate.hpp"
+#include "run_process.hpp"
+#include "workload/gemm.hpp"
+
+namespace csg::graphs {
+namespace {
+
+class RegimeMapTest : public testing::GpuTest {};
+
+const std::set<std::string> kWinners = {"graph", "streams", "tie"};
+
+#ifdef CSG_STAGE04_BINARY
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+TEST_F(RegimeMapTest, TheBinaryMeasuresAndVerifiesEveryCellOfATinyMap) {
+  testing::TempDir dir;
+  const std::string json_path = dir.file("map.json");
+  const testing::ProcessResult run =
+      testing::run_process({CSG_STAGE04_BINARY, "--regime-map", "--map-sizes", "16,32", "--map-batches", "3,20",
+                            "--warmup", "1", "--repeats", "2", "--streams", "3", "--json", json_path});
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  EXPECT_NE(run.err.find("cell 1 of 4: 16\u00b3 \u00d7 3 batches"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("cell 4 of 4: 32\u00b3 \u00d7 20 batches"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("estimated"), std::string::npos) << run.err;
+  EXPECT_NE(run.out.find("every batch of every measured cell verified: 4 cells"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("where the graph starts to win"), std::string::npos) << run.out;
+
+  const nlohmann::json doc = read_json(json_path);
+  EXPECT_EQ(doc.at("stage"), "04_graph_capture_gemm");
+  EXPECT_EQ(doc.at("config").at("mode"), "regime_map");
+  EXPECT_EQ(doc.at("verification").at("passed"), true);
+  EXPECT_EQ(doc.at("verification").at("batches_checked"), 2 * (3 + 20));
+  EXPECT_TRUE(doc.at("measurements").empty()) << "the map skips the stage's own experiments";
+  const nlohmann::json& map = doc.at("regime_map");
+  EXPECT_EQ(map.at("sizes"), (std::vector<int>{16, 32}));
+  EXPECT_EQ(map.at("batches"), (std::vector<int>{3, 20}));
+  EXPECT_EQ(map.at("streams"), 3);
+  ASSERT_EQ(map.at("cells").size(), 4u);
+  std::set<std::pair<int, int>> seen;
+  for (const nlohmann::json& cell : map.at("cells")) {
+    seen.emplace(cell.at("m").get<int>(), cell.at("batches").get<int>());
+    EXPECT_EQ(cell.at("verified"), true) << cell.dump();
+    EXPECT_TRUE(cell.at("skipped_reason").is_null()) << cell.dump();
+    EXPECT_EQ(kWinners.count(cell.at("winner").get<std::string>()), 1u) << cell.dump();
+    EXPECT_EQ(cell.at("samples"), 2) << cell.dump();
+    for (const char* key : {"stream_ms", "graph_ms", "stream_issue_ms", "graph_issue_ms", "pool_percent_of_bound"}) {
+      EXPECT_GT(cell.at(key).get<double>(), 0.0) << key << ": " << cell.dump();
+    }
+  }
+  EXPECT_EQ(seen, (std::set<std::pair<int, int>>{{16, 3}, {16, 20}, {32, 3}, {32, 20}}));
+  ASSERT_EQ(map.at("crossover").size(), 2u);
+  EXPECT_EQ(map.at("crossover")[0].at("m"), 16);
+  EXPECT_EQ(map.at("crossover")[0].at("measured_cells"), 2);
+}
+
+TEST_F(RegimeMapTest, TheBinaryMarksCellsItCannotAffordAndStillExitsZero) {
+  testing::TempDir dir;
+  const std::string json_path = dir.file("map.json");
+  // 16^3 x 100000 batches: ~4 us per operation is seconds, over a 1 s budget;
+  // 8192^3 x 3: 1.1 TFLOP per GEMM, over it too; 8192^3 x 100000: 54 TB of host memory.
+  const testing::ProcessResult run = testing::run_process(
+      {CSG_STAGE04_BINARY, "--regime-map", "--map-sizes", "16,8192", "--map-batches", "3,100000",
+       "--map-cell-seconds", "1", "--warmup", "0", "--repeats", "1", "--json", json_path});
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  const nlohmann::json cells = read_json(json_path).at("regime_map").at("cells");
+  ASSERT_EQ(cells.size(), 4u);
+  EXPECT_EQ(cells[0].at("verified"), true) << cells[0].dump();
+  EXPECT_EQ(cells[1].at("skipped_because"), "time") << cells[1].dump();
+  EXPECT_EQ(cells[2].at("skipped_because"), "time") << cells[2].dump();
+  EXPECT_EQ(cells[3].at("skipped_because"), "memory") << cells[3].dump();
+  for (int i = 1; i < 4; ++i) {
+    EXPECT_FALSE(cells[i].at("skipped_reason").get<std::string>().empty());
+    EXPECT_TRUE(cells[i].at("verified").is_null());
+    EXPECT_TRUE(cells[i].at("winner").is_null());
+  }
+  EXPECT_NE(run.out.find("skipped (memory)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("8192^3: no cell measured"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("cell 4 of 4: 8192\u00b3 \u00d7 100000 batches: skipped"), std::string::npos) << run.err;
+}
+
+#endif  // CSG_STAGE04_BINARY
+
+// ---- measure_regime_map with the article's calls written here ----------------
+
+// Which of the calls to break, to prove each variant's check sees its own outputs.
+enum class Broken { nothing, capture_drops_last_batch, pool_drops_last_batch };
+
+class ArticleCalls {
+ public:
+  explicit ArticleCalls(int streams) : pool_(streams) {
+    for (int s = 0; s < streams; ++s) gemm_.prepare(pool_[s]);
+  }
+
+  RegimeMapSteps steps(Broken broken) {
+    RegimeMapSteps steps;
+    steps.pool = &pool_;
+    steps.pool_config.streams = pool_.size();
+    steps.ops_for = [this](BatchBuffers& b) {
+      return BatchOps{
+          .h2d = [&b](int i, cudaStream_t stream) {
+            CUDA_CHECK(cudaMemcpyAsync(b.device_a(i), b.host_a(i), b.work().a_bytes(), cudaMemcpyHostToDevice, stream));
+          },
+          .compute = [this, &b](int i, cudaStream_t stream) {
+            gemm_.run(b.device_a(i), b.device_b(), b.device_c(i), b.work().shape, stream);
+          },
+          .d2h = [&b](int i, cudaStream_t stream) {
+            CUDA_CHECK(cudaMemcpyAsync(b.host_c(i), b.device_c(i), b.work().c_bytes(), cudaMemcpyDeviceToHost, stream));
+          }};
+    };
+    steps.capture = [this, broken](BatchBuffers& b, int batches) {
+      CUDA_CHECK(cudaStreamBeginCapture(pool_[0], cudaStreamCaptureModeGlobal));
+      issue(b, broken == Broken::capture_drops_last_batch ? batches - 1 : batches);
+      return end_capture(pool_[0]);
+    };
+    steps.instantiate = [](const Graph& graph) { return GraphExec::instantiate(graph); };
+    steps.launch = [this](const GraphExec& exec) { CUDA_CHECK(cudaGraphLaunch(exec.get(), pool_[0])); };
+    steps.issue_on_streams = [this, broken](const BatchOps& ops, int batches) {
+      fork();
+      for (int i = 0; i < (broken == Broken::pool_drops_last_batch ? batches - 1 : batches); ++i) {
+        ops.h2d(i, pool_.for_batch(i));
+        ops.compute(i, pool_.for_batch(i));
+        ops.d2h(i, pool_.for_batch(i));
+      }
+      join();
+    };
+    steps.rates = [this](GemmShape shape) { return measure_rates(gemm_, shape); };
+    ops_for_ = steps.ops_for;
+    return steps;
+  }
+
+ private:
+  void fork() {
+    CUDA_CHECK(cudaEventRecord(pool_.fork_event(), pool_[0]));
+    for (int s = 1; s < pool_.size(); ++s) CUDA_CHECK(cudaStreamWaitEvent(pool_[s], pool_.fork_event(), 0));
+  }
+  void join() {
+    for (int s = 1; s < pool_.size(); ++s) {
+      CUDA_CHECK(cudaEventRecord(pool_.join_event(s), pool_[s]));
+      CUDA_CHECK(cudaStreamWaitEvent(pool_[0], pool_.join_event(s), 0));
+    }
+  }
+  void issue(BatchBuffers& b, int batches) {
+    const BatchOps ops = ops_for_(b);
+    fork();
+    for (int i = 0; i < batches; ++i) {
+      ops.h2d(i, pool_.for_batch(i));
+      ops.compute(i, pool_.for_batch(i));
+      ops.d2h(i, pool_.for_batch(i));
+    }
+    join();
+  }
+
+  StreamPool pool_;
+  Gemm gemm_;
+  std::function<BatchOps(BatchBuffers&)> ops_for_;
+};
+
+RegimeMapConfig tiny_map() {
+  RegimeMapConfig config;
+  config.enabled = true;
+  config.sizes = {16, 24};
+  config.batches = {5, 7};
+  return config;
+}
+
+CommonOptions tiny_options() {
+  CommonOptions options;
+  options.host_memory = HostMemory::pinned;
+  options.plan = RepeatPlan{1, 2};
+  options.seed = 3;
+  return options;
+}
+
+TEST_F(RegimeMapTest, EveryCellIsMeasuredAndVerifiedWithTheCallsItIsGiven) {
+  ArticleCalls calls(3);
+  const RegimeMap map = measure_regime_map(tiny_map(), tiny_options(), calls.steps(Broken::nothing));
+  EXPECT_EQ(map.streams, 3);
+  ASSERT_EQ(map.cells.size(), 4u);
+  for (const MapCell& cell : map.cells) {
+    ASSERT_TRUE(cell.measured()) << cell.m << " x " << cell.batches << ": " << cell.skipped->reason;
+    EXPECT_TRUE(cell.verified()) << cell.graph_check.message() << " / " << cell.stream_check.message();
+    EXPECT_EQ(cell.graph_check.batches_checked, cell.batches);
+    EXPECT_EQ(cell.stream_check.batches_checked, cell.batches);
+    EXPECT_EQ(cell.graph_check.digest, cell.stream_check.digest) << "the same outputs either way";
+    for (const Summary* s : {&cell.stream_pool, &cell.graph_replay, &cell.stream_issue, &cell.graph_issue,
+                             &cell.sums.h2d, &cell.sums.kernel, &cell.sums.d2h}) {
+      EXPECT_EQ(s->samples, 2);
+      EXPECT_GT(s->median_ms, 0.0);
+    }
+    EXPECT_GT(cell.estimate.timed_seconds, 0.0);
+  }
+  EXPECT_EQ(map.cells[0].m, 16);
+  EXPECT_EQ(map.cells[1].batches, 7);
+  EXPECT_EQ(map.cells[2].m, 24);
+  EXPECT_GT(map.estimated_seconds, 0.0);
+  const StageResult result = regime_map_result("04_graph_capture_gemm", DeviceInfo{}, tiny_options(), map);
+  EXPECT_TRUE(result.verification.passed) << result.verification.message();
+  EXPECT_EQ(result.verification.batches_checked, 2 * (5 + 7));
+}
+
+TEST_F(RegimeMapTest, AGraphThatMissesABatchFailsOnlyTheReplaysCheck) {
+  ArticleCalls calls(2);
+  const RegimeMap map = measure_regime_map(tiny_map(), tiny_options(), calls.steps(Broken::capture_drops_last_batch));
+  for (const MapCell& cell : map.cells) {
+    ASSERT_TRUE(cell.measured());
+    EXPECT_FALSE(cell.graph_check.passed) << "the last batch's C stayed poisoned";
+    ASSERT_TRUE(cell.graph_check.first_failure.has_value());
+    EXPECT_EQ(cell.graph_check.first_failure->batch, cell.batches - 1);
+    EXPECT_TRUE(cell.stream_check.passed) << cell.stream_check.message();
+    EXPECT_FALSE(cell.verified());
+  }
+  EXPECT_FALSE(regime_map_result("04_graph_capture_gemm", DeviceInfo{}, tiny_options(), map).verification.passed);
+}
+
+TEST_F(RegimeMapTest, APoolThatMissesABatchFailsOnlyThePoolsCheck) {
+  ArticleCalls calls(2);
+  const RegimeMap map = measure_regime_map(tiny_map(), tiny_options(), calls.steps(Broken::pool_drops_last_batch));
+  for (const MapCell& cell : map.cells) {
+    ASSERT_TRUE(cell.measured());
+    EXPECT_TRUE(cell.graph_check.passed) << cell.graph_check.message();
+    EXPECT_FALSE(cell.stream_check.passed) << "the last batch's C stayed poisoned";
+    ASSERT_TRUE(cell.stream_check.first_failure.has_value());
+    EXPECT_EQ(cell.stream_check.first_failure->batch, cell.batches - 1);
+  }
+}
+
+TEST_F(RegimeMapTest, AMapOverMaxMinutesIsRefusedBeforeAnyCellRuns) {
+  ArticleCalls calls(2);
+  RegimeMapConfig config = tiny_map();
+  // Two 4096^3 GEMMs: 137 GFLOP each, minutes at the naive kernel's few
+  // TFLOP/s, within the cell budget, over --max-minutes 1.
+  config.sizes = {4096};
+  config.batches = {2};
+  config.cell_seconds = kMaxMapCellSeconds;
+  CommonOptions options = tiny_options();
+  options.plan = RepeatPlan{0, 1};
+  options.max_minutes = 1;
+  EXPECT_THROW(measure_regime_map(config, options, calls.steps(Broken::nothing)), UsageError);
+}
+
+}  // namespace
+}  // namespace csg::graphs
