@@ -20,6 +20,7 @@
 #include "measure/stage_sums.hpp"
 #include "measure/timers.hpp"
 #include "options.hpp"
+#include "regime_map.hpp"
 #include "report.hpp"
 #include "report/device_info.hpp"
 #include "report/stage_main.hpp"
@@ -49,13 +50,6 @@ int main(int argc, char** argv) {
     const int device = csg::require_device();
     const csg::Gemm gemm(options->common.gemm);  // --kernel: the article's naive kernel unless told otherwise
     for (const std::string& warning : options->pool.warnings) std::cerr << warning << '\n';
-    const int slots = csg::device_slots_for(options->pool, work.batches);  // batch i: slot i % slots
-    csg::graphs::check_memory(*options, slots);
-    csg::check_estimate(csg::graphs::estimate_seconds(*options, csg::measure_rates(gemm, work.shape)),
-                        options->common.max_minutes, csg::describe_workload(work, options->common.gemm));
-    csg::progress("allocating and filling " + std::to_string(work.batches) + " batches");
-    csg::BatchBuffers buffers(work, options->common.host_memory, slots);
-    buffers.fill_inputs(options->common.seed);
     const csg::StreamPool pool(streams);  // the article's cudaStreamCreate: blocking streams
     for (int i = 0; i < streams; ++i) gemm.prepare(pool[i]);  // cuBLAS: a capture can't create handles
 
@@ -82,7 +76,6 @@ int main(int argc, char** argv) {
             CUDA_CHECK(cudaMemcpyAsync(b.host_c(i), b.device_c(i), w.c_bytes(), cudaMemcpyDeviceToHost, stream));
           }};
     };
-    const csg::BatchOps ops = ops_for(buffers);
     auto issue_batches = [&](const csg::BatchOps& o, int batches) {
       for (int i = 0; i < batches; ++i) {
         const cudaStream_t stream = pool[i % streams];
@@ -130,6 +123,40 @@ int main(int argc, char** argv) {
     };
     // step 6: launch, on stream 0, where the capture began
     auto launch = [&](const csg::GraphExec& exec) { CUDA_CHECK(cudaGraphLaunch(exec.get(), pool[0])); };
+
+    // --regime-map: the same steps over GEMM sizes x batch counts, instead of the experiments below.
+    if (options->map.enabled) {
+      const csg::graphs::RegimeMap map = csg::graphs::measure_regime_map(
+          options->map, options->common,
+          {.pool = &pool,
+           .pool_config = options->pool,
+           .ops_for = ops_for,
+           .capture = [&](csg::BatchBuffers& b, int batches) { return capture(b, batches, Join::yes); },
+           .instantiate = instantiate,
+           .launch = launch,
+           .issue_on_streams =
+               [&](const csg::BatchOps& o, int batches) {
+                 fork();
+                 issue_batches(o, batches);
+                 join();
+               },
+           .rates = [&](csg::GemmShape shape) { return csg::measure_rates(gemm, shape); }});
+      const csg::StageResult result =
+          csg::graphs::regime_map_result(kStage, csg::query_device_info(device), options->common, map);
+      csg::graphs::print_regime_map(std::cout, result, map);
+      return csg::finish_stage(std::cout, kStage, csg::graphs::regime_map_json(result, map),
+                               result.verification.passed, std::nullopt, options->timeline,
+                               options->common.json_path);
+    }
+
+    const int slots = csg::device_slots_for(options->pool, work.batches);  // batch i: slot i % slots
+    csg::graphs::check_memory(*options, slots);
+    csg::check_estimate(csg::graphs::estimate_seconds(*options, csg::measure_rates(gemm, work.shape)),
+                        options->common.max_minutes, csg::describe_workload(work, options->common.gemm));
+    csg::progress("allocating and filling " + std::to_string(work.batches) + " batches");
+    csg::BatchBuffers buffers(work, options->common.host_memory, slots);
+    buffers.fill_inputs(options->common.seed);
+    const csg::BatchOps ops = ops_for(buffers);
 
     if (options->skip_join) {
       csg::progress("capturing without step 4 (join)");

@@ -32,6 +32,7 @@ std::optional<GraphOptions> parse_options(StageCli& cli, int argc, const char* c
               kDefaultLaunchRepeats, 5, 10000);
   add_changing_shapes_options(cli);
   add_timeline_options(cli);
+  add_regime_map_options(cli);
   const std::optional<CommonOptions> common = cli.parse(argc, argv);
   if (!common) return std::nullopt;
 
@@ -59,6 +60,11 @@ std::optional<GraphOptions> parse_options(StageCli& cli, int argc, const char* c
   options.launch.repeats = static_cast<int>(cli.get_int("launch-repeats"));
   options.shapes = read_changing_shapes_options(cli);
   options.timeline = read_timeline_options(cli);
+  // The map runs none of the experiments these options shape.
+  options.map = read_regime_map_options(cli, {"dot", "skip-join", "tiny-count", "tiny-size", "timeline",
+                                              "timeline-batches", "trace", "launch-chains", "launch-repeats",
+                                              "shape-requests", "shape-max-batches", "shape-seed", "shape-size",
+                                              "shape-rounds", "node-updates"});
   return options;
 }
 

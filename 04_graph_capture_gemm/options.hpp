@@ -14,6 +14,7 @@
 #include "cli/options.hpp"
 #include "cli/pool_options.hpp"
 #include "measure/estimate.hpp"
+#include "regime_map_report.hpp"
 #include "timeline/stage_timeline.hpp"
 #include "changing_shapes_plan.hpp"
 #include "launch_costs.hpp"
@@ -30,6 +31,7 @@ struct GraphOptions {
   LaunchCostConfig launch;  // chains empty: --launch-chains off
   ChangingShapesConfig shapes;  // --shape-requests, --node-updates
   TimelineOptions timeline;
+  RegimeMapConfig map;  // --regime-map, --map-sizes, --map-batches, --map-cell-seconds
 };
 
 // Adds the stage's options to `cli` (built with pinned memory as the default,

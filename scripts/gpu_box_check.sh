@@ -32,35 +32,23 @@ set -euo pipefail
 start_dir="$(pwd)"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-  awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"  # the header comment
-  exit 0
-fi
-
-if [[ $# -gt 1 || ${1:-} == -* ]]; then
-  echo "gpu_box_check.sh: usage: scripts/gpu_box_check.sh [results-dir] (see --help)" >&2
-  exit 2
-fi
-
 # shellcheck source=scripts/results_dir.sh
 source "$repo_root/scripts/results_dir.sh"
 # shellcheck source=scripts/setup.sh
 source "$repo_root/scripts/setup.sh"
+csg_usage "${BASH_SOURCE[0]}" "$@"
 results="$(csg_results_dir "${1:-}" "$start_dir" "$repo_root")"
 cd "$repo_root"
 
 # A check without a GPU would build for minutes and then skip or fail every
-# GPU test: stop before building.
-if ! gpus="$(csg_gpu_list)"; then
-  echo "gpu_box_check.sh: no GPU here: $gpus; run it on a machine with a CUDA GPU and its driver" >&2
-  exit 77
+# GPU test: stop before building. The sanitizer runs are part of the check;
+# without the tool CMake registers none, and the check would pass without them.
+sanitizer_status=0
+sanitizer="$(csg_require_gpu_and_sanitizer gpu_box_check.sh)" || sanitizer_status=$?
+if [[ $sanitizer_status -ne 0 ]]; then
+  exit "$sanitizer_status"
 fi
-# The sanitizer runs are part of the check; without the tool CMake registers
-# none, and the check would pass without them.
-if ! sanitizer="$(csg_find_compute_sanitizer)"; then
-  echo "gpu_box_check.sh: compute-sanitizer not found (not on PATH, \$COMPUTE_SANITIZER, beside nvcc or in /usr/local/cuda/bin); it ships with the CUDA Toolkit: put its bin/ on PATH or set COMPUTE_SANITIZER=/path/to/compute-sanitizer" >&2
-  exit 77
-fi
+gpus="$(csg_gpu_list)"
 setup_status=0
 csg_setup build python || setup_status=$?
 if [[ $setup_status -ne 0 ]]; then
@@ -71,9 +59,15 @@ preset=default
 bin_dir="$repo_root/build/$preset/bin"
 jobs="$(nproc 2>/dev/null || echo 2)"
 
+# The variants below measure one thing each: they leave out the stage's own
+# side experiments, which its run at the defaults already measures once.
+only03="--count-sweep off --priorities off --contention off"
+only04="--launch-chains off --shape-requests 0 --node-updates off"
+
 # Runs beyond each stage's defaults, one
 # "name|arguments[|expected exit[|VAR=value ...]]" entry each (an empty
-# expected exit means 0; the VAR=value words go into that run's environment). The binary is the name up to the first "-"
+# expected exit means 0; the VAR=value words go into that run's
+# environment). The binary is the name up to the first "-"
 # (01_serial_baseline-pinned runs 01_serial_baseline); results go to
 # <name>.json and <name>.log; "{results}" in the arguments becomes the results
 # folder. An entry that expects a non-zero exit (a demonstrated error) must
@@ -82,26 +76,25 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 extra_runs=(
   "01_serial_baseline-pinned|--host-memory pinned"  # the article's fix for step 1: pinned host memory
   "01_serial_baseline-timeline|--timeline --trace {results}/01_serial_baseline.trace.json"
-  "03_stream_pool_gemm-pageable|--host-memory pageable --streams-sweep off"  # the pool without pinned memory
-  # Constant device memory with slots: 100 vs 10,000 small batches, time per batch.
-  "03_stream_pool_gemm-small100|--batches 100 --m 128 --n 128 --k 128 --streams-sweep off"
-  "03_stream_pool_gemm-small10k|--batches 10000 --m 128 --n 128 --k 128 --streams-sweep off --warmup 1 --repeats 5"
-  "03_stream_pool_gemm-timeline|--streams-sweep off --timeline --trace {results}/03_stream_pool_gemm.trace.json"
-  "04_graph_capture_gemm-dag|--batches 6 --streams 3 --dot {results}/04_dag.dot --repeats 3"  # a readable DAG
-  "04_graph_capture_gemm-timeline|--timeline --trace {results}/04_graph_capture_gemm.trace.json"
+  "03_stream_pool_gemm-pageable|--host-memory pageable --streams-sweep off $only03"  # the pool without pinned memory
+  "03_stream_pool_gemm-timeline|--streams-sweep off --timeline --trace {results}/03_stream_pool_gemm.trace.json $only03"
+  "04_graph_capture_gemm-dag|--batches 6 --streams 3 --dot {results}/04_dag.dot --repeats 3 $only04"  # a readable DAG
+  "04_graph_capture_gemm-timeline|--timeline --trace {results}/04_graph_capture_gemm.trace.json $only04"
   "04_graph_capture_gemm-skipjoin|--skip-join --batches 12 --streams 3|1"  # the missing join: exit 1, no graph
   # The same pipeline with faster kernels; the table's regime rows come from these.
   "01_serial_baseline-tiled|--kernel tiled"
   "01_serial_baseline-cublas|--kernel cublas"
-  "03_stream_pool_gemm-tiled|--kernel tiled --streams-sweep off"
-  "03_stream_pool_gemm-cublas|--kernel cublas --streams-sweep 2,4,8,16"
-  "03_stream_pool_gemm-cublas_tf32|--kernel cublas --tf32 --streams-sweep off"
-  "03_stream_pool_gemm-cublas_timeline|--kernel cublas --streams-sweep off --timeline --trace {results}/03_cublas.trace.json"
-  "04_graph_capture_gemm-cublas|--kernel cublas"
+  "03_stream_pool_gemm-tiled|--kernel tiled --streams-sweep off $only03"
+  "03_stream_pool_gemm-cublas|--kernel cublas --streams-sweep 2,4,8,16 $only03"
+  "03_stream_pool_gemm-cublas_tf32|--kernel cublas --tf32 --streams-sweep off $only03"
+  "03_stream_pool_gemm-cublas_timeline|--kernel cublas --streams-sweep off --timeline --trace {results}/03_cublas.trace.json $only03"
+  "04_graph_capture_gemm-cublas|--kernel cublas $only04"
   # The stream count's mechanism: the same sweep with 32 hardware queues instead of 8.
-  "03_stream_pool_gemm-connections32|--batches 10 --streams-sweep off||CUDA_DEVICE_MAX_CONNECTIONS=32"
+  "03_stream_pool_gemm-connections32|--batches 10 --streams-sweep off --priorities off --contention off||CUDA_DEVICE_MAX_CONNECTIONS=32"
   # Launch costs with every kernel loaded at start instead of on first use.
-  "04_graph_capture_gemm-eager|||CUDA_MODULE_LOADING=EAGER"
+  "04_graph_capture_gemm-eager|--shape-requests 0 --node-updates off||CUDA_MODULE_LOADING=EAGER"
+  # Where graphs win on the article's own work: stream pool vs graph replay over sizes x batch counts.
+  "04_graph_capture_gemm-map|--regime-map"
   # A request of hours is refused up front with its estimate (exit 2)...
   "03_stream_pool_gemm-hours|--m 65536 --n 65536 --k 65536 --batches 1|2"
   # ... and a run of some seconds prints its progress.
@@ -147,11 +140,12 @@ fi
 
 # --- c) tests: all must run, none may skip ------------------------------------
 junit="$results/ctest-junit.xml"
-step "c) CSG_REQUIRE_GPU=1 ctest --preset $preset --output-junit $junit"
+test_jobs=$((jobs < 6 ? jobs : 6))  # GPU tests assert structure, never speed: they may share the GPU
+step "c) CSG_REQUIRE_GPU=1 ctest --preset $preset -j $test_jobs --output-junit $junit"
 export CSG_REQUIRE_GPU=1
 rm -f "$junit"
 ctest_status=0
-ctest --preset "$preset" --output-junit "$junit" 2>&1 | tee "$results/ctest.log" || ctest_status=$?
+ctest --preset "$preset" -j "$test_jobs" --output-junit "$junit" 2>&1 | tee "$results/ctest.log" || ctest_status=$?
 if [[ $ctest_status -ne 0 ]]; then
   fail "ctest (exit $ctest_status, see $results/ctest.log)"
 fi

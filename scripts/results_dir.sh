@@ -2,6 +2,23 @@
 # Sourced by run_suite.sh and gpu_box_check.sh: where a run's results go, and
 # a results folder that exists only once something ran.
 #
+# csg_usage SCRIPT ARGS...
+#   The scripts' one optional argument: --help (or -h) prints SCRIPT's header
+#   comment and exits 0; more than one argument, or an option, exits 2 with
+#   one line.
+csg_usage() {
+  local script="$1"
+  shift
+  if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+    awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$script"  # the header comment
+    exit 0
+  fi
+  if [[ $# -gt 1 || ${1:-} == -* ]]; then
+    echo "$(basename "$script"): usage: scripts/$(basename "$script") [results-dir] (see --help)" >&2
+    exit 2
+  fi
+}
+
 # csg_results_dir ARG START_DIR REPO_ROOT
 #   Prints the absolute path of the results folder, creating nothing: ARG if
 #   not empty, else $CSG_RESULTS_DIR, else REPO_ROOT/results/<UTC timestamp>.

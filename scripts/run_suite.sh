@@ -21,9 +21,12 @@
 #        01_serial_baseline            the article's first timeline (pageable)
 #        01_serial_baseline-pinned     the same with pinned host memory
 #        02_pinned_vs_pageable --quick bandwidth per host memory kind, 4 sizes
-#        03_stream_pool_gemm           the stream pool, pool-size sweep, bound
+#        03_stream_pool_gemm           the stream pool, pool-size sweep, bound,
+#                                      1 to 1,024 streams, priorities, contention
 #        03_stream_pool_gemm-pageable  the pool on pageable memory (no overlap)
-#        04_graph_capture_gemm         the graph: costs, replay, CPU issue time
+#        04_graph_capture_gemm         the graph: costs, replay, CPU issue time,
+#                                      changing shapes, launch costs
+#        04_graph_capture_gemm-map     --regime-map: pool vs graph over sizes x batches
 #      and the same pipeline with faster GEMM kernels (the kernel gets 3-10x
 #      faster, the pipeline about 2x, because PCIe then sets the bound):
 #        01_serial_baseline-tiled      serial, the tiled shared-memory kernel
@@ -46,19 +49,11 @@ set -euo pipefail
 start_dir="$(pwd)"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-  awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"  # the header comment
-  exit 0
-fi
-if [[ $# -gt 1 || ${1:-} == -* ]]; then
-  echo "run_suite.sh: usage: scripts/run_suite.sh [results-dir] (see --help)" >&2
-  exit 2
-fi
-
 # shellcheck source=scripts/results_dir.sh
 source "$repo_root/scripts/results_dir.sh"
 # shellcheck source=scripts/setup.sh
 source "$repo_root/scripts/setup.sh"
+csg_usage "${BASH_SOURCE[0]}" "$@"
 results="$(csg_results_dir "${1:-}" "$start_dir" "$repo_root")"
 cd "$repo_root"
 # Whatever ends the run, a results folder this run made and left empty goes.
@@ -70,21 +65,27 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 
 # One "name|arguments" entry per run. The binary is the name up to the first
 # "-"; a name without "-" is the stage at its defaults (and may write a trace).
+# The variants measure one thing each: they leave out the stage's side
+# experiments, which its run at the defaults already measures once.
+only03="--count-sweep off --priorities off --contention off"
+only04="--launch-chains off --shape-requests 0 --node-updates off"
 runs=(
   "01_serial_baseline|"
   "01_serial_baseline-pinned|--host-memory pinned"
   "02_pinned_vs_pageable|--quick"
   "03_stream_pool_gemm|"
-  "03_stream_pool_gemm-pageable|--host-memory pageable --streams-sweep off"
+  "03_stream_pool_gemm-pageable|--host-memory pageable --streams-sweep off $only03"
   "04_graph_capture_gemm|"
+  # Where graphs win on the article's own work: sizes x batch counts (report.md, regime_map.png).
+  "04_graph_capture_gemm-map|--regime-map"
   # The regimes: the kernel-only and end-to-end GFLOP/s of each kernel (report.md, regimes.png).
-  # No stream-count sweep for these: the plateau is the point of 03's default run.
+  # No pool-size sweep for these: the plateau is the point of 03's default run.
   "01_serial_baseline-tiled|--kernel tiled"
   "01_serial_baseline-cublas|--kernel cublas"
-  "03_stream_pool_gemm-tiled|--kernel tiled --streams-sweep off"
-  "03_stream_pool_gemm-cublas|--kernel cublas --streams-sweep off"
-  "03_stream_pool_gemm-cublas_tf32|--kernel cublas --tf32 --streams-sweep off"
-  "04_graph_capture_gemm-cublas|--kernel cublas"
+  "03_stream_pool_gemm-tiled|--kernel tiled --streams-sweep off $only03"
+  "03_stream_pool_gemm-cublas|--kernel cublas --streams-sweep off $only03"
+  "03_stream_pool_gemm-cublas_tf32|--kernel cublas --tf32 --streams-sweep off $only03"
+  "04_graph_capture_gemm-cublas|--kernel cublas $only04"
 )
 
 step() { printf '[%5ds] %s\n' "$SECONDS" "$*" >&2; }

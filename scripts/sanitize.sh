@@ -33,13 +33,10 @@ esac
 
 # shellcheck source=scripts/setup.sh
 source "$repo_root/scripts/setup.sh"
-if ! sanitizer="$(csg_find_compute_sanitizer)"; then
-  echo "sanitize.sh: compute-sanitizer not found (not on PATH, \$COMPUTE_SANITIZER, beside nvcc or in /usr/local/cuda/bin); it ships with the CUDA Toolkit: put its bin/ on PATH or set COMPUTE_SANITIZER=/path/to/compute-sanitizer" >&2
-  exit 77
-fi
-if ! gpus="$(csg_gpu_list)"; then
-  echo "sanitize.sh: no GPU here: $gpus; the sanitizer runs need a CUDA GPU" >&2
-  exit 77
+sanitizer_status=0
+sanitizer="$(csg_require_gpu_and_sanitizer sanitize.sh)" || sanitizer_status=$?
+if [[ $sanitizer_status -ne 0 ]]; then
+  exit "$sanitizer_status"
 fi
 setup_status=0
 csg_setup build || setup_status=$?

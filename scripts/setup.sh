@@ -103,6 +103,22 @@ csg_gpu_list() {
   grep '^GPU [0-9]' <<<"$listing"
 }
 
+# csg_require_gpu_and_sanitizer SCRIPT
+#   For the scripts that need both: prints compute-sanitizer's path, or one
+#   line naming what is missing (a GPU, or the tool) and returns 77.
+csg_require_gpu_and_sanitizer() {
+  local gpus sanitizer
+  if ! gpus="$(csg_gpu_list)"; then
+    echo "$1: no GPU here: $gpus; run it on a machine with a CUDA GPU and its driver" >&2
+    return 77
+  fi
+  if ! sanitizer="$(csg_find_compute_sanitizer)"; then
+    echo "$1: compute-sanitizer not found (not on PATH, \$COMPUTE_SANITIZER, beside nvcc or in /usr/local/cuda/bin); it ships with the CUDA Toolkit: put its bin/ on PATH or set COMPUTE_SANITIZER=/path/to/compute-sanitizer" >&2
+    return 77
+  fi
+  echo "$sanitizer"
+}
+
 # The command prefix that runs apt-get as root (csg_as_root) and how a
 # message writes it (csg_root_hint): none as root, sudo where there is sudo.
 # Status 1 when there is no way.

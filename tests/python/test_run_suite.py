@@ -68,19 +68,22 @@ FAKE_CMAKE = textwrap.dedent("""\
 
 STAGES = ("01_serial_baseline", "02_pinned_vs_pageable", "03_stream_pool_gemm", "04_graph_capture_gemm")
 # Every run of run_suite.sh, in order: name -> the stage's arguments before --json (and --trace).
+ONLY03 = "--count-sweep off --priorities off --contention off"
+ONLY04 = "--launch-chains off --shape-requests 0 --node-updates off"
 RUNS = {
     "01_serial_baseline": "",
     "01_serial_baseline-pinned": "--host-memory pinned",
     "02_pinned_vs_pageable": "--quick",
     "03_stream_pool_gemm": "",
-    "03_stream_pool_gemm-pageable": "--host-memory pageable --streams-sweep off",
+    "03_stream_pool_gemm-pageable": f"--host-memory pageable --streams-sweep off {ONLY03}",
     "04_graph_capture_gemm": "",
+    "04_graph_capture_gemm-map": "--regime-map",
     "01_serial_baseline-tiled": "--kernel tiled",
     "01_serial_baseline-cublas": "--kernel cublas",
-    "03_stream_pool_gemm-tiled": "--kernel tiled --streams-sweep off",
-    "03_stream_pool_gemm-cublas": "--kernel cublas --streams-sweep off",
-    "03_stream_pool_gemm-cublas_tf32": "--kernel cublas --tf32 --streams-sweep off",
-    "04_graph_capture_gemm-cublas": "--kernel cublas",
+    "03_stream_pool_gemm-tiled": f"--kernel tiled --streams-sweep off {ONLY03}",
+    "03_stream_pool_gemm-cublas": f"--kernel cublas --streams-sweep off {ONLY03}",
+    "03_stream_pool_gemm-cublas_tf32": f"--kernel cublas --tf32 --streams-sweep off {ONLY03}",
+    "04_graph_capture_gemm-cublas": f"--kernel cublas {ONLY04}",
 }
 
 

@@ -32,3 +32,4 @@ csg_add_stage_run(tiny_cublas_tf32 04_graph_capture_gemm
   --kernel cublas --tf32 --batches 6 --m 64 --n 48 --k 40 --streams 2 --warmup 0 --repeats 1 --tiny-count 5
   --tiny-size 4 --launch-chains 3,30 --launch-repeats 5
   --shape-requests 5 --shape-max-batches 9 --shape-size 16 --shape-rounds 1 --timeline)
+csg_add_stage_run(tiny_regime_map 04_graph_capture_gemm --regime-map --map-sizes 16,32 --map-batches 3,20 --warmup 0 --repeats 1)
