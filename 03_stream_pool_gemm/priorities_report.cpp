@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "base/enum_names.hpp"
 #include "base/units.hpp"
 #include "report/conclusions.hpp"
 #include "report/table.hpp"
@@ -50,16 +51,7 @@ std::string flood_cost_text(const PriorityResult& r) {
 }  // namespace
 
 std::string_view to_string(PriorityVerdict verdict) {
-  switch (verdict) {
-    case PriorityVerdict::not_verified: return "not_verified";
-    case PriorityVerdict::flood_gaps: return "flood_gaps";
-    case PriorityVerdict::one_level: return "one_level";
-    case PriorityVerdict::gpu_not_full: return "gpu_not_full";
-    case PriorityVerdict::helps: return "helps";
-    case PriorityVerdict::no_difference: return "no_difference";
-    case PriorityVerdict::worse: return "worse";
-  }
-  return "unknown";
+  return name_of(verdict, {"not_verified", "flood_gaps", "one_level", "gpu_not_full", "helps", "no_difference", "worse"});
 }
 
 double priority_speedup(const PriorityResult& r) {
@@ -119,15 +111,7 @@ std::string priority_conclusion(const PriorityResult& r) {
 }
 
 std::string_view to_string(ContentionVerdict verdict) {
-  switch (verdict) {
-    case ContentionVerdict::not_verified: return "not_verified";
-    case ContentionVerdict::not_exclusive: return "not_exclusive";
-    case ContentionVerdict::no_concurrency: return "no_concurrency";
-    case ContentionVerdict::holds: return "holds";
-    case ContentionVerdict::partly: return "partly";
-    case ContentionVerdict::not_seen: return "not_seen";
-  }
-  return "unknown";
+  return name_of(verdict, {"not_verified", "not_exclusive", "no_concurrency", "holds", "partly", "not_seen"});
 }
 
 Overlap classify_concurrency(double c) {

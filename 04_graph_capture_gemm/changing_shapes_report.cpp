@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/enum_names.hpp"
 #include "report/conclusions.hpp"
 #include "report/table.hpp"
 
@@ -32,14 +33,7 @@ std::array<double, kShapeWays> totals_of(const ShapeSequenceCosts& seq) {
   return totals;
 }
 
-std::string_view to_string(ClaimVerdict verdict) {
-  switch (verdict) {
-    case ClaimVerdict::holds: return "holds";
-    case ClaimVerdict::borderline: return "borderline";
-    case ClaimVerdict::does_not_hold: break;
-  }
-  return "does_not_hold";
-}
+std::string_view to_string(ClaimVerdict verdict) { return name_of(verdict, {"holds", "borderline", "does_not_hold"}); }
 
 std::string bucket_sentence(const ShapeSequenceCosts& seq) {
   const ShapeWayCosts& b = seq.way(ShapeWay::buckets);
@@ -50,25 +44,9 @@ std::string bucket_sentence(const ShapeSequenceCosts& seq) {
 
 }  // namespace
 
-std::string_view to_string(ShapeWay way) {
-  switch (way) {
-    case ShapeWay::streams: return "streams";
-    case ShapeWay::recapture: return "recapture";
-    case ShapeWay::exec_update: return "exec_update";
-    case ShapeWay::buckets: break;
-  }
-  return "buckets";
-}
+std::string_view to_string(ShapeWay way) { return name_of(way, {"streams", "recapture", "exec_update", "buckets"}); }
 
-std::string_view label(ShapeWay way) {
-  switch (way) {
-    case ShapeWay::streams: return "streams";
-    case ShapeWay::recapture: return "re-capture";
-    case ShapeWay::exec_update: return "exec update";
-    case ShapeWay::buckets: break;
-  }
-  return "buckets";
-}
+std::string_view label(ShapeWay way) { return name_of(way, {"streams", "re-capture", "exec update", "buckets"}); }
 
 // ---- conclusions ------------------------------------------------------------
 

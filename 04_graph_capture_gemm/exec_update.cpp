@@ -82,10 +82,7 @@ UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& ex) 
        },
        .after_last = nullptr},
   };
-  const std::vector<Summary> summaries = measure_interleaved(plan, rounds);
-  costs.update_exec = summaries[0];
-  costs.update_call = summaries[1];
-  costs.recapture_instantiate = summaries[2];
+  measure_interleaved_into(plan, rounds, {&costs.update_exec, &costs.update_call, &costs.recapture_instantiate});
 
   // Both must now compute the second buffers' result; poisoned outputs prove they wrote it.
   auto launch_and_verify = [&](const GraphExec& e) {

@@ -39,13 +39,8 @@ LifecycleCosts measure_graph_lifecycle(const RepeatPlan& plan, const GraphLifecy
        .run = [&] { return launched(*uploaded); },
        .after_last = [&] { costs.uploaded_check = life.verify(); }},
   };
-  const std::vector<Summary> summaries = measure_interleaved(plan, rounds);
-  costs.capture = summaries[0];
-  costs.instantiate = summaries[1];
-  costs.first_launch = summaries[2];
-  costs.relaunch = summaries[3];
-  costs.upload = summaries[4];
-  costs.launch_after_upload = summaries[5];
+  measure_interleaved_into(plan, rounds, {&costs.capture, &costs.instantiate, &costs.first_launch, &costs.relaunch,
+                                          &costs.upload, &costs.launch_after_upload});
   return costs;
 }
 

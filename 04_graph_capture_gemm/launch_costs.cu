@@ -132,6 +132,12 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIs
     return value;
   };
   auto reset_counter = [&] { CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned long long), stream)); };
+  // Events around `issue`, the stream idle before: the GPU waits for the host.
+  auto end_to_end = [&](const std::function<void()>& issue) {
+    timer.start(stream);
+    issue();
+    return timer.stop();
+  };
   // Events around `issue` while the latch holds the stream; the host opens it
   // once everything is queued.
   auto queued = [&](const std::function<void()>& issue, const std::string& what) {
@@ -173,28 +179,14 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIs
     auto stream_issue = [&] { issue_chain(ops, stream); };
     auto graph_issue = [&] { CUDA_CHECK(cudaGraphLaunch(exec.get(), stream)); };
     chain.stream_cpu = back_to_back(config, label, [&] { return host_issue_time(stream, stream_issue); }, repeats);
-    chain.stream_end_to_end = back_to_back(
-        config, label,
-        [&] {
-          timer.start(stream);
-          stream_issue();
-          return timer.stop();
-        },
-        repeats);
+    chain.stream_end_to_end = back_to_back(config, label, [&] { return end_to_end(stream_issue); }, repeats);
     if (ops <= config.latched_max_ops) {
       chain.stream_queued =
           back_to_back(config, label, [&] { return queued(stream_issue, label + " on the stream"); }, repeats);
       chain.stream_queued_measured = true;
     }
     chain.graph_cpu = back_to_back(config, label, [&] { return host_issue_time(stream, graph_issue); }, repeats);
-    chain.graph_end_to_end = back_to_back(
-        config, label,
-        [&] {
-          timer.start(stream);
-          graph_issue();
-          return timer.stop();
-        },
-        repeats);
+    chain.graph_end_to_end = back_to_back(config, label, [&] { return end_to_end(graph_issue); }, repeats);
     chain.graph_queued =
         back_to_back(config, label, [&] { return queued(graph_issue, label + " as a graph"); }, repeats);
     costs.chains.push_back(std::move(chain));

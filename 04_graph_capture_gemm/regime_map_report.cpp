@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/enum_names.hpp"
 #include "base/errors.hpp"
 #include "base/units.hpp"
 #include "report/table.hpp"
@@ -167,14 +168,7 @@ MapWinner map_winner(double graph_ms, double stream_ms, double equal_within) {
   return MapWinner::tie;
 }
 
-std::string_view to_string(MapWinner winner) {
-  switch (winner) {
-    case MapWinner::graph: return "graph";
-    case MapWinner::streams: return "streams";
-    case MapWinner::tie: break;
-  }
-  return "tie";
-}
+std::string_view to_string(MapWinner winner) { return name_of(winner, {"graph", "streams", "tie"}); }
 
 MapWinner winner_of(const MapCell& cell, double equal_within) {
   return map_winner(cell.graph_replay.median_ms, cell.stream_pool.median_ms, equal_within);

@@ -142,12 +142,8 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
           .after_last = [&] { costs.gemm_launch_check = verify_gemms(); },
       },
   };
-  const std::vector<Summary> summaries = measure_interleaved(plan, variants);
-  costs.empty_streams = summaries[0];
-  costs.empty_graph = summaries[1];
-  costs.gemm_streams = summaries[2];
-  costs.gemm_graph = summaries[3];
-  costs.gemm_graph_launch_cpu = summaries[4];
+  measure_interleaved_into(plan, variants, {&costs.empty_streams, &costs.empty_graph, &costs.gemm_streams,
+                                            &costs.gemm_graph, &costs.gemm_graph_launch_cpu});
   return costs;
 }
 

@@ -10,19 +10,12 @@
 
 #include <cstddef>
 
-#include "cuda/check.hpp"
 #include "cuda/handle.hpp"
 
 namespace csg {
 
-struct GraphTraits {
-  using Handle = cudaGraph_t;
-  static void destroy(Handle graph) noexcept { CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph)); }
-};
-struct GraphExecTraits {
-  using Handle = cudaGraphExec_t;
-  static void destroy(Handle exec) noexcept { CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec)); }
-};
+CSG_HANDLE_TRAITS(GraphTraits, cudaGraph_t, cudaGraphDestroy);
+CSG_HANDLE_TRAITS(GraphExecTraits, cudaGraphExec_t, cudaGraphExecDestroy);
 
 class Graph : public UniqueHandle<GraphTraits> {
  public:

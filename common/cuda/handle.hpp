@@ -5,6 +5,8 @@
 
 #include <utility>
 
+#include "cuda/check.hpp"
+
 namespace csg {
 
 // Traits: `using Handle = cudaStream_t;` and `static void destroy(Handle) noexcept;`.
@@ -40,3 +42,10 @@ class UniqueHandle {
 };
 
 }  // namespace csg
+
+// The traits of one handle type: CSG_HANDLE_TRAITS(StreamTraits, cudaStream_t, cudaStreamDestroy).
+#define CSG_HANDLE_TRAITS(traits, handle, destroy_call)                                   \
+  struct traits {                                                                         \
+    using Handle = handle;                                                                \
+    static void destroy(Handle value) noexcept { CUDA_CHECK_NOEXCEPT(destroy_call(value)); } \
+  }

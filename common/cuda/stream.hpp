@@ -8,19 +8,12 @@
 #include <cstddef>
 #include <vector>
 
-#include "cuda/check.hpp"
 #include "cuda/handle.hpp"
 
 namespace csg {
 
-struct StreamTraits {
-  using Handle = cudaStream_t;
-  static void destroy(Handle stream) noexcept { CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream)); }
-};
-struct EventTraits {
-  using Handle = cudaEvent_t;
-  static void destroy(Handle event) noexcept { CUDA_CHECK_NOEXCEPT(cudaEventDestroy(event)); }
-};
+CSG_HANDLE_TRAITS(StreamTraits, cudaStream_t, cudaStreamDestroy);
+CSG_HANDLE_TRAITS(EventTraits, cudaEvent_t, cudaEventDestroy);
 
 class Stream : public UniqueHandle<StreamTraits> {
  public:

@@ -104,4 +104,15 @@ std::vector<Summary> measure_interleaved(const RepeatPlan& plan, const std::vect
 double gbps(double bytes, double ms) { return ms > 0.0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; }
 double gflops(double flops, double ms) { return ms > 0.0 ? flops / (ms * 1e-3) / 1e9 : 0.0; }
 
+void measure_interleaved_into(const RepeatPlan& plan, const std::vector<TimedVariant>& variants,
+                              std::initializer_list<Summary*> into) {
+  if (into.size() != variants.size()) {
+    throw std::invalid_argument("measure_interleaved_into: " + std::to_string(variants.size()) + " variants, " +
+                                std::to_string(into.size()) + " places for their summaries");
+  }
+  std::vector<Summary> summaries = measure_interleaved(plan, variants);
+  auto place = into.begin();
+  for (Summary& summary : summaries) **place++ = std::move(summary);
+}
+
 }  // namespace csg

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <vector>
 
@@ -54,6 +55,10 @@ struct Measured {
 std::vector<Measured> measure_rounds(const RepeatPlan& plan, const std::vector<TimedVariant>& variants);
 // measure_rounds' primary summaries only.
 std::vector<Summary> measure_interleaved(const RepeatPlan& plan, const std::vector<TimedVariant>& variants);
+// measure_interleaved, each variant's summary stored through `into`, in order
+// (one pointer per variant; throws std::invalid_argument when they differ in number).
+void measure_interleaved_into(const RepeatPlan& plan, const std::vector<TimedVariant>& variants,
+                              std::initializer_list<Summary*> into);
 
 // What one run of a variant moves and computes.
 struct Work {

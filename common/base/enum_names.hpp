@@ -1,0 +1,17 @@
+// An enumerator's name from a list in the enum's order, instead of a switch
+// per enum: to_string(MapWinner w) { return name_of(w, {"graph", "streams", "tie"}); }
+#pragma once
+
+#include <cstddef>
+#include <initializer_list>
+#include <string_view>
+
+namespace csg {
+
+template <class Enum>
+constexpr std::string_view name_of(Enum value, std::initializer_list<std::string_view> names) {
+  const auto index = static_cast<std::size_t>(value);
+  return index < names.size() ? names.begin()[index] : std::string_view("unknown");
+}
+
+}  // namespace csg
