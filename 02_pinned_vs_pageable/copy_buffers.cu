@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "base/enum_names.hpp"
 #include "base/errors.hpp"
 #include "base/units.hpp"
 #include "workload/workload.hpp"  // splitmix64
@@ -20,12 +21,7 @@ constexpr int kPoisonValue = static_cast<int>(kPoisonByte);
 }  // namespace
 
 std::string_view to_string(CopyDirection direction) {
-  switch (direction) {
-    case CopyDirection::h2d: return "h2d";
-    case CopyDirection::d2h: return "d2h";
-    case CopyDirection::bidirectional: return "bidirectional";
-  }
-  return "unknown";
+  return name_of(direction, {"h2d", "d2h", "bidirectional"});
 }
 
 std::vector<HostMemory> supported_kinds(const std::vector<HostMemory>& kinds, int device,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/enum_names.hpp"
 #include "report/conclusions.hpp"
 #include "report/result.hpp"
 #include "options.hpp"
@@ -25,12 +26,7 @@ std::string key_name(HostMemory kind) {
 }
 
 std::string direction_label(CopyDirection direction) {
-  switch (direction) {
-    case CopyDirection::h2d: return "H2D";
-    case CopyDirection::d2h: return "D2H";
-    case CopyDirection::bidirectional: return "both ways";
-  }
-  return "?";
+  return std::string(name_of(direction, {"H2D", "D2H", "both ways"}));
 }
 
 // Milliseconds with enough digits for microsecond-scale values.

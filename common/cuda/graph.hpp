@@ -14,9 +14,6 @@
 
 namespace csg {
 
-CSG_HANDLE_TRAITS(GraphTraits, cudaGraph_t, cudaGraphDestroy);
-CSG_HANDLE_TRAITS(GraphExecTraits, cudaGraphExec_t, cudaGraphExecDestroy);
-
 class Graph : public UniqueHandle<GraphTraits> {
  public:
   Graph() = default;

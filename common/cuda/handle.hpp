@@ -43,9 +43,19 @@ class UniqueHandle {
 
 }  // namespace csg
 
-// The traits of one handle type: CSG_HANDLE_TRAITS(StreamTraits, cudaStream_t, cudaStreamDestroy).
+// The traits of one handle type: its type and the call that destroys it.
 #define CSG_HANDLE_TRAITS(traits, handle, destroy_call)                                   \
   struct traits {                                                                         \
     using Handle = handle;                                                                \
     static void destroy(Handle value) noexcept { CUDA_CHECK_NOEXCEPT(destroy_call(value)); } \
   }
+
+namespace csg {
+
+// The four the suite owns (cuda/stream.hpp, cuda/graph.hpp).
+CSG_HANDLE_TRAITS(StreamTraits, cudaStream_t, cudaStreamDestroy);
+CSG_HANDLE_TRAITS(EventTraits, cudaEvent_t, cudaEventDestroy);
+CSG_HANDLE_TRAITS(GraphTraits, cudaGraph_t, cudaGraphDestroy);
+CSG_HANDLE_TRAITS(GraphExecTraits, cudaGraphExec_t, cudaGraphExecDestroy);
+
+}  // namespace csg

@@ -12,9 +12,6 @@
 
 namespace csg {
 
-CSG_HANDLE_TRAITS(StreamTraits, cudaStream_t, cudaStreamDestroy);
-CSG_HANDLE_TRAITS(EventTraits, cudaEvent_t, cudaEventDestroy);
-
 class Stream : public UniqueHandle<StreamTraits> {
  public:
   // cudaStreamDefault is what the article's cudaStreamCreate gives: a blocking

@@ -25,20 +25,16 @@ namespace csg {
 // Medians, in ms, of every batch's work of each kind alone on ONE stream
 // (the stage sums): one batch's share is the sum ÷ batches.
 struct StageTimes {
-  double h2d_ms = 0.0;
-  double kernel_ms = 0.0;
-  double d2h_ms = 0.0;
+  double h2d_ms = 0.0, kernel_ms = 0.0, d2h_ms = 0.0;
 };
 
 // Medians, in ms, of what each resource needs alone, measured on the
 // variant's own streams; host_issue_ms 0 where the variant's issue time was
 // not measured (it then plays no part).
 struct ResourceTimes {
-  double kernels_ms = 0.0;
-  double h2d_ms = 0.0;
-  double d2h_ms = 0.0;
-  double both_ways_ms = 0.0;
-  double host_issue_ms = 0.0;
+  double kernels_ms = 0.0, h2d_ms = 0.0, d2h_ms = 0.0;
+  double both_ways_ms = 0.0;   // every H2D and D2H at once
+  double host_issue_ms = 0.0;  // the host's time to issue the variant's run
 };
 
 // The names the suite gives the paths (limited_by, the JSON's "limited_by").
