@@ -858,6 +858,15 @@ def replay_sentence(kernel: str, replay_ms: float, pool_ms: float) -> str:
                            f"03's stream pool ({ms_text(pool_ms)})", pool_ms, verb="was")
 
 
+def findings_sentence(findings: list[str]) -> str:
+    """A findings list (copy_findings, graph_findings, map_findings) as one sentence for a caption or the
+    report: joined with "; ", the first letter capitalised, a full stop at the end; "" when there are none."""
+    if not findings:
+        return ""
+    text = "; ".join(findings)
+    return text[0].upper() + text[1:] + "."
+
+
 def copy_findings(series: dict[tuple[str, str], dict[float, float]]) -> list[str]:
     """Pinned against pageable in each direction, and both directions at once, at the largest size measured;
     `series`: (host memory, direction) -> {bytes: GB/s}."""
