@@ -28,17 +28,10 @@
 # which leaves nothing to run). Exit status: 0 only if everything passed;
 # 1 something failed; 77 no GPU, or a tool missing; 2 bad usage.
 set -euo pipefail
-
-start_dir="$(pwd)"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-
 # shellcheck source=scripts/results_dir.sh
-source "$repo_root/scripts/results_dir.sh"
-# shellcheck source=scripts/setup.sh
-source "$repo_root/scripts/setup.sh"
-csg_usage "${BASH_SOURCE[0]}" "$@"
-results="$(csg_results_dir "${1:-}" "$start_dir" "$repo_root")"
-cd "$repo_root"
+source "$repo_root/scripts/results_dir.sh"  # and setup.sh
+csg_start "${BASH_SOURCE[0]}" "$@"  # --help and bad usage exit here; sets $results, cd to $repo_root
 
 # A check without a GPU would build for minutes and then skip or fail every
 # GPU test: stop before building. The sanitizer runs are part of the check;
@@ -210,13 +203,10 @@ for run in "${runs[@]}"; do
   fi
   rest="${rest//\{results\}/$results}"
   read -r -a args <<<"$rest"
-  binary="$bin_dir/${name%%-*}"
-  if [[ ! -x $binary ]]; then
+  if ! csg_run_files "$name" "$bin_dir" "$results"; then  # sets binary, json and log
     step "d) $name: skipped, ${name%%-*} is not built yet"
     continue
   fi
-  json="$results/$name.json"
-  log="$results/$name.log"
   step "d) $name: ${env_words[*]:+${env_words[*]} }${binary#"$repo_root"/}${args[*]:+ ${args[*]}} --json $json"
   rm -f "$json"  # never summarise a stale result
   run_status=0

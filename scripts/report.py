@@ -48,13 +48,13 @@ from typing import Any
 
 from results_lib import (KERNEL_ORDER, STAGE03, STAGE04, Regime, Result, ResultError, Suite, config_difference,
                          copy_findings, crossover_sentence, describe_device, describe_devices, digest_comparison,
-                         digest_lines, failed_verifications, find_measurement, format_ms, format_params, gain_sentence,
-                         graph_findings, human_bytes, is_measured, is_number, is_unverified, kernel_of,
-                         load_results_from, load_suite, map_cell, map_cell_label, map_cell_text, map_equal_within,
-                         map_findings, map_ratio, map_results, map_rows, md_table, measured_dates, missing_kernels,
-                         params_of, percent, plateau_of_rates_sentence, rate, regime_map_of, regimes, replay_sentence,
-                         run_name, run_name_for_kernel, size_label, sweep_sentence, text_table, variant_label,
-                         verified_text)
+                         digest_lines, failed_verifications, find_measurement, findings_sentence, format_ms,
+                         format_params, gain_sentence, graph_findings, human_bytes, is_measured, is_number,
+                         is_unverified, kernel_of, load_results_from, load_suite, map_cell, map_cell_label,
+                         map_cell_text, map_equal_within, map_findings, map_ratio, map_results, map_rows, md_table,
+                         measured_dates, missing_kernels, params_of, percent, plateau_of_rates_sentence, rate,
+                         regime_map_of, regimes, replay_sentence, run_name, run_name_for_kernel, size_label,
+                         sweep_sentence, text_table, variant_label, verified_text)
 
 EXIT_OK, EXIT_UNVERIFIED, EXIT_USAGE, EXIT_NO_PLOTS = 0, 1, 2, 3
 
@@ -285,8 +285,7 @@ def regime_map_section(suite: Suite) -> list[str]:
             lines += ["", "Skipped, with the stage's reasons:", "", *(f"- {s}" for s in skipped)]
         lines += ["", "Where the graph starts to win (the smallest batch count where it does, row by row):", ""]
         lines += [f"- {crossover_sentence(row)}" for row in map_rows(rm)]
-        findings = map_findings(rm)
-        lines += ["", "; ".join(findings)[0].upper() + "; ".join(findings)[1:] + "."]
+        lines += ["", findings_sentence(map_findings(rm))]
         figures = [[size_label(c["m"]), str(c["batches"]), format_ms(c["stream_ms"]), format_ms(c["graph_ms"]),
                     f"{map_ratio(c):.3f}", rate(c.get("stream_issue_ms"), 3), rate(c.get("graph_issue_ms"), 3),
                     rate(c.get("pool_percent_of_bound"), 1), "yes" if c["verified"] else "NO"]

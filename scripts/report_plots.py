@@ -29,11 +29,11 @@ import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
 from results_lib import (Result, StageFigures, Suite, Trace, bound_verdict, copy_findings,  # noqa: E402
-                         find_measurement, gain_sentence, graph_findings, human_bytes, is_measured, is_number,
-                         kernel_of, map_cell, map_cell_text, map_equal_within, map_findings, map_ratio, map_results,
-                         map_rows, map_skip_kind, missing_kernels, overlap_fraction, overlap_sentence, overlap_short,
-                         params_of, percent, plateau_of_rates_sentence, regime_map_of, regimes, run_name, size_label,
-                         stages_sentences, sweep_plateau, sweep_sentence)
+                         find_measurement, findings_sentence, gain_sentence, graph_findings, human_bytes, is_measured,
+                         is_number, kernel_of, map_cell, map_cell_text, map_equal_within, map_findings, map_ratio,
+                         map_results, map_rows, map_skip_kind, missing_kernels, overlap_fraction, overlap_sentence,
+                         overlap_short, params_of, percent, plateau_of_rates_sentence, regime_map_of, regimes, run_name,
+                         size_label, stages_sentences, sweep_plateau, sweep_sentence)
 
 SLIDE = (10.0, 5.6)        # inches: 16:9, 1500x840 px at 150 dpi
 SLIDE_WIDE = (13.3, 7.0)   # several panels side by side
@@ -176,10 +176,10 @@ def bandwidth(suite: Suite, out_dir: Path) -> Plot:
     fig.suptitle(f"Copy bandwidth vs transfer size — {device_line(sources)}")
     fig.tight_layout()
     save(fig, out_dir, "bandwidth.png")
-    findings = copy_findings(series)
     caption = "One line per kind of host memory and direction; 'both directions at once' is the total of the two."
+    findings = findings_sentence(copy_findings(series))
     if findings:
-        caption += " " + "; ".join(findings)[0].upper() + "; ".join(findings)[1:] + "."
+        caption += " " + findings
     return Plot("bandwidth.png", "Copy bandwidth vs transfer size (02)", caption)
 
 
@@ -390,11 +390,8 @@ def graph_costs(suite: Suite, out_dir: Path) -> Plot:
     fig.suptitle(f"What a CUDA Graph costs and saves ({batches} batches) — {device_line([result])}")
     fig.tight_layout()
     save(fig, out_dir, "graph_costs.png")
-    findings = graph_findings(result)
     caption = "Capture, instantiate and upload are paid once per graph, a replay every time. "
-    if findings:
-        caption += "; ".join(findings)[0].upper() + "; ".join(findings)[1:] + "."
-    return Plot("graph_costs.png", "Graph costs (04)", caption)
+    return Plot("graph_costs.png", "Graph costs (04)", caption + findings_sentence(graph_findings(result)))
 
 
 WAY_COLOURS = {"streams": "#1f77b4", "graph": "#8c564b"}
@@ -602,11 +599,10 @@ def regime_map_heatmap(result: Result, out_dir: Path) -> Plot:
     name = regime_map_file(result)
     save(fig, out_dir, name)
 
-    findings = map_findings(rm)
     caption = (f"Each cell: a GEMM size (row) at a batch count (column); brown where one graph replay took less "
                f"GPU time than the stream pool, blue-green where it took more, pale within ±"
                f"{percent(map_equal_within(rm))} (a tie); grey hatched: skipped. "
-               + "; ".join(findings)[0].upper() + "; ".join(findings)[1:] + ".")
+               + findings_sentence(map_findings(rm)))
     crossings = [r for r in map_rows(rm) if r.first_win is not None]
     if crossings:
         caption += " The black bar marks, per size, the smallest batch count where the graph wins: " + ", ".join(

@@ -1,7 +1,27 @@
 # shellcheck shell=bash
-# Sourced by run_suite.sh and gpu_box_check.sh: where a run's results go, and
-# a results folder that exists only once something ran.
-#
+# Sourced by run_suite.sh and gpu_box_check.sh: their common start, where a
+# run's results go, and a results folder that exists only once something ran.
+# It sources setup.sh too (csg_setup, the GPU checks), so those scripts start
+# with one source line and csg_start.
+
+# shellcheck source=scripts/setup.sh
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+# csg_start SCRIPT ARGS...
+#   The start of a script that writes a results folder, called with its own
+#   path and arguments: the usage check (csg_usage), then `results` set to
+#   the folder (csg_results_dir; a relative argument is taken from where the
+#   script was called), then cd to the repository root, where the script
+#   runs. The repository root is the caller's $repo_root, which it needs to
+#   source this file anyway.
+csg_start() {
+  local script="$1"
+  shift
+  csg_usage "$script" "$@"
+  results="$(csg_results_dir "${1:-}" "$(pwd)" "$repo_root")"
+  cd "$repo_root"
+}
+
 # csg_usage SCRIPT ARGS...
 #   The scripts' one optional argument: --help (or -h) prints SCRIPT's header
 #   comment and exits 0; more than one argument, or an option, exits 2 with
@@ -32,6 +52,19 @@ csg_results_dir() {
     results="$2/$results"
   fi
   realpath -m -- "$results"
+}
+
+# csg_run_files NAME BIN_DIR RESULTS
+#   The files of one run, named as both scripts name them: sets binary to
+#   its stage in BIN_DIR (NAME up to the first "-": 01_serial_baseline-pinned
+#   runs 01_serial_baseline), json and log to RESULTS/NAME.json and .log.
+#   Status 1 when that stage is not built.
+# shellcheck disable=SC2034  # json and log are the caller's
+csg_run_files() {
+  binary="$2/${1%%-*}"
+  json="$3/$1.json"
+  log="$3/$1.log"
+  [[ -x $binary ]]
 }
 
 # csg_results_create DIR

@@ -52,9 +52,15 @@ class ResultError(Exception):
 # --- results, traces, the folder -------------------------------------------------------
 
 @dataclass
-class Result:
+class JsonFile:
+    """A JSON file of a results folder as read: where it is and what it holds. Result and Trace add
+    properties only, no fields, so they share this dataclass's constructor, equality and repr."""
     path: Path
     doc: dict[str, Any]
+
+
+class Result(JsonFile):
+    """One run of a stage: the JSON it wrote with --json (schema cuda-streams-graphs/result/v1)."""
 
     @property
     def stage(self) -> str:
@@ -87,11 +93,8 @@ class Result:
         return bounds if isinstance(bounds, dict) else {}
 
 
-@dataclass
-class Trace:
+class Trace(JsonFile):
     """One timeline: Chrome trace events, as the stages write them with --trace."""
-    path: Path
-    doc: dict[str, Any]
 
     @property
     def run(self) -> str:
@@ -164,6 +167,15 @@ def require(doc: dict[str, Any], path: Path, key: str, kind: type | tuple[type, 
     return value
 
 
+def require_text_or_null(doc: dict[str, Any], path: Path, key: str, label: str, fits: Callable[[str], Any],
+                         what: str) -> None:
+    """doc[key], a field added to the schema later: absent, null, or a string that `fits`; else a ResultError
+    saying it is not `what`, with the value found."""
+    value = doc.get(key)
+    if value is not None and not (isinstance(value, str) and fits(value)):
+        raise ResultError(f"{path}: field '{label}' is not {what} ({json.dumps(value)})")
+
+
 def validate(doc: dict[str, Any], path: Path) -> None:
     """Every field the report, the table and the comparison read; raises ResultError naming the first bad one.
     Fields added to the schema later (measured_at, device.driver, digest) may be absent or null."""
@@ -189,21 +201,14 @@ def validate(doc: dict[str, Any], path: Path) -> None:
                 raise ResultError(f"{path}: field '{label}.{key}' is not a number or null")
         if m.get("verified") is not None and not isinstance(m["verified"], bool):
             raise ResultError(f"{path}: field '{label}.verified' is not true, false or null")
-        digest = m.get("digest")
-        if digest is not None and not (isinstance(digest, str) and DIGEST.fullmatch(digest)):
-            raise ResultError(f"{path}: field '{label}.digest' is not 16 lowercase hex digits or null "
-                              f"({json.dumps(digest)})")
+        require_text_or_null(m, path, "digest", f"{label}.digest", DIGEST.fullmatch, "16 lowercase hex digits or null")
     verification = require(doc, path, "verification", dict, "verification")
     require(verification, path, "passed", bool, "verification.passed")
     if doc.get("bounds") is not None and not isinstance(doc["bounds"], dict):
         raise ResultError(f"{path}: field 'bounds' is not an object")
-    measured_at = doc.get("measured_at")
-    if measured_at is not None and not (isinstance(measured_at, str) and MEASURED_AT.fullmatch(measured_at)):
-        raise ResultError(f"{path}: field 'measured_at' is not an ISO 8601 UTC time like 2026-12-01T10:22:33Z "
-                          f"({json.dumps(measured_at)})")
-    driver = device.get("driver")
-    if driver is not None and not (isinstance(driver, str) and driver):
-        raise ResultError(f"{path}: field 'device.driver' is not a version string or null ({json.dumps(driver)})")
+    require_text_or_null(doc, path, "measured_at", "measured_at", MEASURED_AT.fullmatch,
+                         "an ISO 8601 UTC time like 2026-12-01T10:22:33Z")
+    require_text_or_null(device, path, "driver", "device.driver", bool, "a version string or null")  # bool: "" is none
     if "regime_map" in doc:
         _validate_regime_map(doc["regime_map"], path)
 
@@ -851,6 +856,15 @@ def replay_sentence(kernel: str, replay_ms: float, pool_ms: float) -> str:
     """Stage 04's replay against stage 03's pool of the same kernel (separate runs)."""
     return versus_sentence(f"with {kernel}, 04's graph replay ({ms_text(replay_ms)})", replay_ms,
                            f"03's stream pool ({ms_text(pool_ms)})", pool_ms, verb="was")
+
+
+def findings_sentence(findings: list[str]) -> str:
+    """A findings list (copy_findings, graph_findings, map_findings) as one sentence for a caption or the
+    report: joined with "; ", the first letter capitalised, a full stop at the end; "" when there are none."""
+    if not findings:
+        return ""
+    text = "; ".join(findings)
+    return text[0].upper() + text[1:] + "."
 
 
 def copy_findings(series: dict[tuple[str, str], dict[float, float]]) -> list[str]:

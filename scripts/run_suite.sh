@@ -45,17 +45,10 @@
 # 77 no CUDA device, or a tool missing that set-up could not install;
 # 2 bad usage.
 set -euo pipefail
-
-start_dir="$(pwd)"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-
 # shellcheck source=scripts/results_dir.sh
-source "$repo_root/scripts/results_dir.sh"
-# shellcheck source=scripts/setup.sh
-source "$repo_root/scripts/setup.sh"
-csg_usage "${BASH_SOURCE[0]}" "$@"
-results="$(csg_results_dir "${1:-}" "$start_dir" "$repo_root")"
-cd "$repo_root"
+source "$repo_root/scripts/results_dir.sh"  # and setup.sh
+csg_start "${BASH_SOURCE[0]}" "$@"  # --help and bad usage exit here; sets $results, cd to $repo_root
 # Whatever ends the run, a results folder this run made and left empty goes.
 trap 'csg_results_remove_if_empty "$results"' EXIT
 
@@ -126,13 +119,10 @@ for run in "${runs[@]}"; do
   index=$((index + 1))
   name="${run%%|*}"
   read -r -a args <<<"${run#*|}"
-  binary="$bin_dir/${name%%-*}"
-  if [[ ! -x $binary ]]; then
+  if ! csg_run_files "$name" "$bin_dir" "$results"; then  # sets binary, json and log
     step "2) ($index/$count) $name: skipped, ${name%%-*} is not built (that stage is not in this checkout)"
     continue
   fi
-  json="$results/$name.json"
-  log="$results/$name.log"
   trace="$results/$name.trace.json"
   csg_results_create "$results"
   started=$((started + 1))
