@@ -94,8 +94,7 @@ TEST(ResultJson, WriteIsWholeAndParses) {
   testing::TempDir dir;
   const std::string path = dir.file("result.json");
   write_json_file(path, to_json(sample_result()));
-  std::ifstream in(path);
-  const nlohmann::json back = nlohmann::json::parse(in);
+  const nlohmann::json back = testing::read_json(path);
   EXPECT_EQ(back, to_json(sample_result()));
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"result.json"}) << "no temporary file left behind";
 }
@@ -108,8 +107,7 @@ TEST(ResultJson, WriteReplacesAnExistingFileWhole) {
     old << std::string(100000, 'x');  // longer than the new content: no tail may survive
   }
   write_json_file(path, nlohmann::json{{"schema", kResultSchema}});
-  std::ifstream in(path);
-  EXPECT_EQ(nlohmann::json::parse(in).at("schema"), kResultSchema);
+  EXPECT_EQ(testing::read_json(path).at("schema"), kResultSchema);
 }
 
 TEST(ResultJson, AFailedWriteLeavesNoFile) {

@@ -3,7 +3,6 @@
 // synthetic intervals whose right answers are known exactly.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -233,8 +232,7 @@ TEST(TimelineTrace, FileIsWrittenWholeAndParses) {
   testing::TempDir dir;
   const std::string path = dir.file("trace.json");
   write_chrome_trace(path, serial_two_batches(), "01_serial_baseline");
-  std::ifstream in(path);
-  const nlohmann::json trace = nlohmann::json::parse(in);
+  const nlohmann::json trace = testing::read_json(path);
   int slices = 0;
   for (const auto& event : trace.at("traceEvents")) slices += event.at("ph") == "X" ? 1 : 0;
   EXPECT_EQ(slices, 6);

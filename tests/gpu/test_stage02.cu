@@ -5,7 +5,6 @@
 // measurement for every size, kind and direction asked for (the stage's own
 // allocation calls, checked kind by kind inside the run).
 #include <chrono>
-#include <fstream>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -161,19 +160,17 @@ TEST_F(Stage02Test, PinningCostMeasuresEveryCall) {
 // ---- the stage end to end ------------------------------------------------------
 
 nlohmann::json run_stage02(const std::vector<std::string>& extra, const testing::TempDir& dir) {
-  const std::string json_path = dir.file("02.json");
   std::vector<std::string> argv{CSG_STAGE02_BINARY, "--warmup", "1", "--repeats", "2", "--overlap-mib", "1",
-                                "--kernel-ms", "1", "--pin-max-mib", "1", "--json", json_path};
+                                "--kernel-ms", "1", "--pin-max-mib", "1"};
   argv.insert(argv.end(), extra.begin(), extra.end());
-  const testing::ProcessResult run = testing::run_process(argv);
+  const testing::JsonRun run = testing::run_with_json(argv, dir, "02.json");
   EXPECT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   EXPECT_NE(run.out.find("round trips bit-exact"), std::string::npos) << run.out;
-  std::ifstream in(json_path);
-  if (!in) {
+  if (!run.wrote_json()) {
     ADD_FAILURE() << "no JSON written\n" << run.err;
     return nlohmann::json::object();
   }
-  return nlohmann::json::parse(in);
+  return run.doc();
 }
 
 TEST_F(Stage02Test, JsonHasAVerifiedMeasurementForEverySizeKindAndDirection) {
