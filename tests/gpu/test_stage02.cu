@@ -16,6 +16,7 @@
 #include "cuda/device_buffer.hpp"
 #include "base/errors.hpp"
 #include "gpu_test.hpp"
+#include "host_memory_kinds.hpp"
 #include "cuda/host_buffer.hpp"
 #include "02_pinned_vs_pageable/pinning_cost.hpp"
 #include "run_process.hpp"
@@ -33,32 +34,12 @@ constexpr std::uint64_t kSeed = 7;
 
 // ---- on the GPU ----------------------------------------------------------------
 
-cudaMemoryType memory_type(const void* ptr) {
-  cudaPointerAttributes attributes{};
-  CUDA_CHECK(cudaPointerGetAttributes(&attributes, ptr));
-  return attributes.type;
-}
+using testing::memory_type;
 
 // The tests' own way to get each kind (the stage's is in its main.cu, and
 // its runs below go through it).
 HostBuffer<std::byte> allocate_for_test(HostMemory kind, std::size_t bytes) {
-  void* ptr = nullptr;
-  switch (kind) {
-    case HostMemory::pageable:
-      ptr = page_aligned_alloc(bytes);
-      break;
-    case HostMemory::pinned:
-      CUDA_CHECK(cudaMallocHost(&ptr, bytes));
-      break;
-    case HostMemory::registered:
-      ptr = page_aligned_alloc(bytes);
-      CUDA_CHECK(cudaHostRegister(ptr, bytes, cudaHostRegisterDefault));
-      break;
-    case HostMemory::write_combined:
-      CUDA_CHECK(cudaHostAlloc(&ptr, bytes, cudaHostAllocWriteCombined));
-      break;
-  }
-  return HostBuffer<std::byte>(static_cast<std::byte*>(ptr), bytes, kind);
+  return HostBuffer<std::byte>(static_cast<std::byte*>(testing::allocate_host(kind, bytes)), bytes, kind);
 }
 
 class Stage02KindTest : public testing::GpuTest, public ::testing::WithParamInterface<HostMemory> {};
