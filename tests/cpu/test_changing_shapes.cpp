@@ -11,6 +11,7 @@
 #include "04_graph_capture_gemm/changing_shapes_plan.hpp"
 #include "04_graph_capture_gemm/changing_shapes_report.hpp"
 #include "base/errors.hpp"
+#include "made_up.hpp"
 #include "report/table.hpp"
 
 namespace csg::graphs {
@@ -257,7 +258,7 @@ TEST(ChangingShapesConclusions, NodeLevelUpdatesAgainstWholeGraphAndRecapture) {
 
 // ---- results ----------------------------------------------------------------
 
-Summary ms(double median) { return summarize({Millis(median * 0.99), Millis(median), Millis(median * 1.01)}); }
+using testing::ms;
 
 VerifyResult passed(int batches) {
   VerifyResult v;

@@ -9,6 +9,7 @@
 #include "03_stream_pool_gemm/report.hpp"
 #include "base/errors.hpp"
 #include "cli/pool_options.hpp"
+#include "made_up.hpp"
 #include "measure/pipeline_bound.hpp"
 #include "run_process.hpp"
 #include "usage_checks.hpp"
@@ -129,7 +130,7 @@ pool::PoolMeasurements::Entry entry(pool::PoolMeasurements::Kind kind, const std
   e.name = name;
   e.streams = streams;
   e.resource = resource;
-  e.stats = summarize({Millis(ms * 0.999), Millis(ms), Millis(ms * 1.001)});
+  e.stats = testing::ms(ms, 0.999, 1.001);
   e.check.passed = true;
   e.check.batches_checked = 100;
   e.verifiable = kind != pool::PoolMeasurements::Kind::resource;

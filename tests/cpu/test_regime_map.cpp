@@ -10,13 +10,14 @@
 
 #include "04_graph_capture_gemm/regime_map_report.hpp"
 #include "base/errors.hpp"
+#include "made_up.hpp"
 
 namespace csg::graphs {
 namespace {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-Summary ms(double median) { return summarize({Millis(median * 0.99), Millis(median), Millis(median * 1.01)}); }
+using testing::ms;
 
 MapCell measured(int m, int batches, double graph_ms, double stream_ms) {
   MapCell cell;

@@ -11,6 +11,7 @@
 #include "04_graph_capture_gemm/conclusions.hpp"
 #include "04_graph_capture_gemm/report.hpp"
 #include "base/errors.hpp"
+#include "made_up.hpp"
 #include "run_process.hpp"
 #include "usage_checks.hpp"
 
@@ -50,7 +51,7 @@ TEST(Stage04Conclusions, LaunchCopyNodesUpdatesAndTinyWork) {
   EXPECT_NE(per_op_text("1024^3 GEMMs", 200.0, 199.0).find("no win for the graph"), std::string::npos);
 }
 
-Summary ms(double median) { return summarize({Millis(median * 0.99), Millis(median), Millis(median * 1.01)}); }
+using testing::ms;
 
 TEST(Stage04Report, TheJsonsFiguresFollowFromEachOther) {
   GraphStageRun run;

@@ -13,13 +13,15 @@
 #include "03_stream_pool_gemm/priorities.hpp"
 #include "03_stream_pool_gemm/priorities_report.hpp"
 #include "base/errors.hpp"
+#include "made_up.hpp"
 
 namespace csg::pool {
 namespace {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-Summary ms(double median) { return summarize({Millis(median * 0.9), Millis(median), Millis(median * 1.5)}); }
+// A wide spread: the p95 is 1.5 x the median.
+Summary ms(double median) { return testing::ms(median, 0.9, 1.5); }
 
 // A verified run on an H200-like GPU: the default priority's median latency
 // `same_ms`, the greatest priority's `high_ms`, the flood 95% busy both ways.
