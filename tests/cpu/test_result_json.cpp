@@ -26,13 +26,12 @@ StageResult sample_result() {
   CommonOptions options;
   options.host_memory = HostMemory::pinned;
   result.config = config_json(options);
-  Summary stats;
-  stats.median_ms = 20.0;
-  stats.min_ms = 19.0;
-  stats.max_ms = 22.0;
-  stats.p95_ms = 21.0;
-  stats.samples = 3;
-  stats.samples_ms = {20.0, 19.0, 22.0};
+  const Summary stats{.median_ms = 20.0,
+                      .min_ms = 19.0,
+                      .max_ms = 22.0,
+                      .p95_ms = 21.0,
+                      .samples = 3,
+                      .samples_ms = {20.0, 19.0, 22.0}};
   result.measurements.push_back({"serial", {{"host_memory", "pinned"}}, stats, Work{600e6, 2e12}, true});
   result.measurements.push_back({"kernel_sum", nlohmann::json::object(), stats, Work{0.0, 2e12}, true});
   result.bounds = {{"kernel_sum_ms", 17.9}};

@@ -16,13 +16,7 @@ namespace csg {
 namespace {
 
 TimelineOp op(OpKind kind, int row, int batch, double start_us, double end_us) {
-  TimelineOp o;
-  o.kind = kind;
-  o.row = row;
-  o.batch = batch;
-  o.start_us = start_us;
-  o.end_us = end_us;
-  return o;
+  return {.kind = kind, .row = row, .batch = batch, .start_us = start_us, .end_us = end_us, .name = ""};
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -246,13 +240,7 @@ TEST(TimelineTrace, EmptyTimelineHasNoSlices) {
 
 ActivityRecord record(OpKind kind, std::uint32_t stream, std::uint64_t start_ns, std::uint64_t end_ns,
                       std::uint64_t bytes = 0) {
-  ActivityRecord r;
-  r.kind = kind;
-  r.stream_id = stream;
-  r.start_ns = start_ns;
-  r.end_ns = end_ns;
-  r.bytes = bytes;
-  return r;
+  return {.kind = kind, .start_ns = start_ns, .end_ns = end_ns, .stream_id = stream, .bytes = bytes, .name = ""};
 }
 
 TEST(TimelineLabel, IssueOrderDealsBatchesOverThePool) {

@@ -115,13 +115,7 @@ class ArticleSteps {
 class ChangingShapesTest : public testing::GpuTest {};
 
 ChangingShapesConfig small_config() {
-  ChangingShapesConfig config;
-  config.requests = 6;
-  config.max_batches = 9;
-  config.seed = 3;
-  config.size = 32;
-  config.rounds = 2;
-  return config;
+  return {.requests = 6, .max_batches = 9, .seed = 3, .size = 32, .rounds = 2};
 }
 
 TEST_F(ChangingShapesTest, FourWaysVerifyAndNoUpdateCrossesBatchCounts) {
