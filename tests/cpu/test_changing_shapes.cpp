@@ -11,6 +11,7 @@
 #include "04_graph_capture_gemm/changing_shapes_plan.hpp"
 #include "04_graph_capture_gemm/changing_shapes_report.hpp"
 #include "base/errors.hpp"
+#include "made_up.hpp"
 #include "report/table.hpp"
 
 namespace csg::graphs {
@@ -257,7 +258,7 @@ TEST(ChangingShapesConclusions, NodeLevelUpdatesAgainstWholeGraphAndRecapture) {
 
 // ---- results ----------------------------------------------------------------
 
-Summary ms(double median) { return summarize({Millis(median * 0.99), Millis(median), Millis(median * 1.01)}); }
+using testing::ms;
 
 VerifyResult passed(int batches) {
   VerifyResult v;
@@ -432,23 +433,23 @@ ChangingShapesConfig parse(const std::vector<std::string>& args) {
   return read_changing_shapes_options(cli);
 }
 
+// Every field an option sets, `got` against `want`: one check each.
+void expect_options(const ChangingShapesConfig& got, const ChangingShapesConfig& want) {
+  EXPECT_EQ(got.requests, want.requests);
+  EXPECT_EQ(got.max_batches, want.max_batches);
+  EXPECT_EQ(got.seed, want.seed);
+  EXPECT_EQ(got.size, want.size);
+  EXPECT_EQ(got.rounds, want.rounds);
+  EXPECT_EQ(got.node_updates, want.node_updates);
+}
+
 TEST(ChangingShapesOptions, DefaultsAndValues) {
   const ChangingShapesConfig d = parse({});
-  EXPECT_EQ(d.requests, 50);
-  EXPECT_EQ(d.max_batches, 100);
-  EXPECT_EQ(d.seed, 1u);
-  EXPECT_EQ(d.size, 256);
-  EXPECT_EQ(d.rounds, 3);
-  EXPECT_TRUE(d.node_updates);
+  expect_options(d, {.requests = 50, .max_batches = 100, .seed = 1u, .size = 256, .rounds = 3, .node_updates = true});
   EXPECT_TRUE(d.sequence_on());
   const ChangingShapesConfig c = parse({"--shape-requests", "6", "--shape-max-batches", "9", "--shape-seed", "42",
                                         "--shape-size", "0", "--shape-rounds", "2", "--node-updates", "off"});
-  EXPECT_EQ(c.requests, 6);
-  EXPECT_EQ(c.max_batches, 9);
-  EXPECT_EQ(c.seed, 42u);
-  EXPECT_EQ(c.size, 0);
-  EXPECT_EQ(c.rounds, 2);
-  EXPECT_FALSE(c.node_updates);
+  expect_options(c, {.requests = 6, .max_batches = 9, .seed = 42u, .size = 0, .rounds = 2, .node_updates = false});
   const ChangingShapesConfig off = parse({"--shape-requests", "0", "--node-updates", "on"});
   EXPECT_FALSE(off.sequence_on());
   EXPECT_TRUE(off.node_updates);

@@ -2,6 +2,8 @@
 // (exit code 2 in a stage) naming the flag.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "base/errors.hpp"
 #include "cli/options.hpp"
 
@@ -13,17 +15,29 @@ std::optional<CommonOptions> parse(const std::vector<std::string>& args) {
   return cli.parse(args);
 }
 
+// The common values one parse should give, field by field.
+struct CommonValues {
+  int batches, m, n, k, warmup, repeats;
+  std::uint64_t seed;
+  HostMemory host_memory;
+};
+
+void expect_common_values(const CommonOptions& options, const CommonValues& expected) {
+  EXPECT_EQ(options.work.batches, expected.batches);
+  EXPECT_EQ(options.work.shape.m, expected.m);
+  EXPECT_EQ(options.work.shape.n, expected.n);
+  EXPECT_EQ(options.work.shape.k, expected.k);
+  EXPECT_EQ(options.plan.warmup, expected.warmup);
+  EXPECT_EQ(options.plan.repeats, expected.repeats);
+  EXPECT_EQ(options.seed, expected.seed);
+  EXPECT_EQ(options.host_memory, expected.host_memory);
+}
+
 TEST(Options, DefaultsAreTheArticles) {
   const auto options = parse({});
   ASSERT_TRUE(options.has_value());
-  EXPECT_EQ(options->work.batches, 100);
-  EXPECT_EQ(options->work.shape.m, 1024);
-  EXPECT_EQ(options->work.shape.n, 1024);
-  EXPECT_EQ(options->work.shape.k, 512);
-  EXPECT_EQ(options->plan.warmup, 2);
-  EXPECT_EQ(options->plan.repeats, 10);
-  EXPECT_EQ(options->seed, 1u);
-  EXPECT_EQ(options->host_memory, HostMemory::pageable);
+  expect_common_values(*options, {.batches = 100, .m = 1024, .n = 1024, .k = 512, .warmup = 2, .repeats = 10,
+                                  .seed = 1u, .host_memory = HostMemory::pageable});
   EXPECT_TRUE(options->json_path.empty());
 }
 
@@ -31,14 +45,8 @@ TEST(Options, ParsesEveryCommonFlagInBothSpellings) {
   const auto options = parse({"--batches", "7", "--m=33", "--n", "17", "--k=65", "--warmup", "0", "--repeats=3",
                               "--seed", "99", "--host-memory", "pinned"});
   ASSERT_TRUE(options.has_value());
-  EXPECT_EQ(options->work.batches, 7);
-  EXPECT_EQ(options->work.shape.m, 33);
-  EXPECT_EQ(options->work.shape.n, 17);
-  EXPECT_EQ(options->work.shape.k, 65);
-  EXPECT_EQ(options->plan.warmup, 0);
-  EXPECT_EQ(options->plan.repeats, 3);
-  EXPECT_EQ(options->seed, 99u);
-  EXPECT_EQ(options->host_memory, HostMemory::pinned);
+  expect_common_values(*options, {.batches = 7, .m = 33, .n = 17, .k = 65, .warmup = 0, .repeats = 3, .seed = 99u,
+                                  .host_memory = HostMemory::pinned});
 }
 
 TEST(Options, HelpReturnsNothingAndShowsDoubleDashOneLetterFlags) {

@@ -10,12 +10,12 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "base/errors.hpp"
 #include "base/output_file.hpp"
 #include "run_process.hpp"
+#include "stage_binaries.hpp"
 #include "usage_checks.hpp"
 
 namespace csg {
@@ -23,14 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> stage_binaries() {
-  std::vector<std::string> paths;
-  std::stringstream list(CSG_STAGE_BINARIES);
-  for (std::string path; std::getline(list, path, ';');) {
-    if (!path.empty()) paths.push_back(path);
-  }
-  return paths;
-}
+using testing::stage_binaries;
 
 std::string usage_message(const std::function<void()>& call) {
   try {
@@ -125,21 +118,15 @@ TEST(OutputSafety, EveryStageRefusesUnsafeOutputsWithOneLineAndLeavesThemAlone) 
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     const std::string sub = dir.file("sub");
     fs::create_directory(sub);
-    struct Case {
-      std::vector<std::string> args;
-      std::string must_mention;
-    };
-    const std::vector<Case> cases = {
+    const std::vector<testing::BadCase> cases = {
         {{"--json", fifo}, "is a FIFO"},
         {{"--json", sub}, "is a directory"},
         {{"--json", "/proc/version"}, "under /proc"},
         {{"--trace", "/proc/self/status"}, "under /proc"},
         {{"--json", dir.file("x.json"), "--trace", dir.file("x.json")}, "--json and --trace name the same file"},
     };
-    for (const Case& bad : cases) {
-      std::vector<std::string> argv{binary};
-      argv.insert(argv.end(), bad.args.begin(), bad.args.end());
-      const testing::ProcessResult run = testing::run_process(argv);
+    for (const testing::BadCase& bad : cases) {
+      const testing::ProcessResult run = testing::run_process(testing::command_line(binary, bad.args, dir));
       EXPECT_EQ(run.exit_code, kExitUsage) << binary << " " << ::testing::PrintToString(bad.args) << "\n" << run.err;
       EXPECT_NE(run.err.find(bad.must_mention), std::string::npos) << run.err;
       EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;

@@ -26,13 +26,12 @@ StageResult sample_result() {
   CommonOptions options;
   options.host_memory = HostMemory::pinned;
   result.config = config_json(options);
-  Summary stats;
-  stats.median_ms = 20.0;
-  stats.min_ms = 19.0;
-  stats.max_ms = 22.0;
-  stats.p95_ms = 21.0;
-  stats.samples = 3;
-  stats.samples_ms = {20.0, 19.0, 22.0};
+  const Summary stats{.median_ms = 20.0,
+                      .min_ms = 19.0,
+                      .max_ms = 22.0,
+                      .p95_ms = 21.0,
+                      .samples = 3,
+                      .samples_ms = {20.0, 19.0, 22.0}};
   result.measurements.push_back({"serial", {{"host_memory", "pinned"}}, stats, Work{600e6, 2e12}, true});
   result.measurements.push_back({"kernel_sum", nlohmann::json::object(), stats, Work{0.0, 2e12}, true});
   result.bounds = {{"kernel_sum_ms", 17.9}};
@@ -94,8 +93,7 @@ TEST(ResultJson, WriteIsWholeAndParses) {
   testing::TempDir dir;
   const std::string path = dir.file("result.json");
   write_json_file(path, to_json(sample_result()));
-  std::ifstream in(path);
-  const nlohmann::json back = nlohmann::json::parse(in);
+  const nlohmann::json back = testing::read_json(path);
   EXPECT_EQ(back, to_json(sample_result()));
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"result.json"}) << "no temporary file left behind";
 }
@@ -108,8 +106,7 @@ TEST(ResultJson, WriteReplacesAnExistingFileWhole) {
     old << std::string(100000, 'x');  // longer than the new content: no tail may survive
   }
   write_json_file(path, nlohmann::json{{"schema", kResultSchema}});
-  std::ifstream in(path);
-  EXPECT_EQ(nlohmann::json::parse(in).at("schema"), kResultSchema);
+  EXPECT_EQ(testing::read_json(path).at("schema"), kResultSchema);
 }
 
 TEST(ResultJson, AFailedWriteLeavesNoFile) {

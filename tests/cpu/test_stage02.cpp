@@ -122,38 +122,30 @@ TEST(SizeList, FormatsExactSizesShortly) {
 
 #ifdef CSG_STAGE02_BINARY
 
-struct BadRun {
-  std::vector<std::string> args;
-  std::string must_mention;
+// Bad sizes, kinds and values of the stage's own options, each with what the
+// one line on stderr must say.
+const std::vector<testing::BadCase> kBadSizesAndKinds = {
+    {{"--sizes", "0"}, "--sizes takes sizes of at least 1 byte"},
+    {{"--sizes", "4K,abc"}, "'abc'"},
+    {{"--sizes", "4K,,8K"}, "empty item"},
+    {{"--sizes=2T"}, "larger than 1T"},
+    {{"--sizes", "99999999999999999999"}, "overflows 64 bits"},
+    {{"--sizes"}, "--sizes needs a value"},
+    {{"--sizes", "4K", "--sizes", "8K"}, "--sizes is given twice"},
+    // 1 TiB passes the parser; 2 buffers per kind of it fit in no machine's
+    // memory, checked against MemAvailable before any CUDA call.
+    {{"--sizes", "1T"}, "of host memory"},
+    {{"--sizes", "1T", "--host-memory", "pinned"}, "choose smaller --sizes"},
+    {{"--host-memory", "nowhere"}, "--host-memory takes one of"},
+    {{"--host-memory", "pinned,pinned"}, "lists pinned twice"},
+    {{"--overlap-mib", "0"}, "--overlap-mib takes an integer"},
+    {{"--kernel-ms", "abc"}, "--kernel-ms takes an integer"},
+    {{"--pin-max-mib", "-1"}, "--pin-max-mib takes an integer"},
 };
 
 TEST(Stage02Cli, BadSizesAndKindsExit2WithOneLineAndNoFile) {
-  const std::vector<BadRun> cases = {
-      {{"--sizes", "0"}, "--sizes takes sizes of at least 1 byte"},
-      {{"--sizes", "4K,abc"}, "'abc'"},
-      {{"--sizes", "4K,,8K"}, "empty item"},
-      {{"--sizes=2T"}, "larger than 1T"},
-      {{"--sizes", "99999999999999999999"}, "overflows 64 bits"},
-      {{"--sizes"}, "--sizes needs a value"},
-      {{"--sizes", "4K", "--sizes", "8K"}, "--sizes is given twice"},
-      {{"--host-memory", "nowhere"}, "--host-memory takes one of"},
-      {{"--host-memory", "pinned,pinned"}, "lists pinned twice"},
-      {{"--overlap-mib", "0"}, "--overlap-mib takes an integer"},
-      {{"--kernel-ms", "abc"}, "--kernel-ms takes an integer"},
-      {{"--pin-max-mib", "-1"}, "--pin-max-mib takes an integer"},
-      // 1 TiB passes the parser; 2 buffers per kind of it fit in no machine's
-      // memory, checked against MemAvailable before any CUDA call.
-      {{"--sizes", "1T"}, "of host memory"},
-      {{"--sizes", "1T", "--host-memory", "pinned"}, "choose smaller --sizes"},
-  };
-  for (const BadRun& bad : cases) {
-    testing::TempDir dir;
-    std::vector<std::string> argv{CSG_STAGE02_BINARY};
-    argv.insert(argv.end(), bad.args.begin(), bad.args.end());
-    argv.insert(argv.end(), {"--json", dir.file("out.json")});
-    const testing::ProcessResult run = testing::run_process(argv);
-    const std::string label = ::testing::PrintToString(bad.args);
-    EXPECT_TRUE(testing::refused_as_usage(run, bad.must_mention, dir)) << label;
+  for (const testing::BadCase& bad : kBadSizesAndKinds) {
+    EXPECT_TRUE(testing::refuses_before_writing(CSG_STAGE02_BINARY, bad)) << ::testing::PrintToString(bad.args);
   }
 }
 

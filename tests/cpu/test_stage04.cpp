@@ -11,6 +11,7 @@
 #include "04_graph_capture_gemm/conclusions.hpp"
 #include "04_graph_capture_gemm/report.hpp"
 #include "base/errors.hpp"
+#include "made_up.hpp"
 #include "run_process.hpp"
 #include "usage_checks.hpp"
 
@@ -50,7 +51,7 @@ TEST(Stage04Conclusions, LaunchCopyNodesUpdatesAndTinyWork) {
   EXPECT_NE(per_op_text("1024^3 GEMMs", 200.0, 199.0).find("no win for the graph"), std::string::npos);
 }
 
-Summary ms(double median) { return summarize({Millis(median * 0.99), Millis(median), Millis(median * 1.01)}); }
+using testing::ms;
 
 TEST(Stage04Report, TheJsonsFiguresFollowFromEachOther) {
   GraphStageRun run;
@@ -118,31 +119,23 @@ TEST(Stage04Report, TheJsonsFiguresFollowFromEachOther) {
 
 #ifdef CSG_STAGE04_BINARY
 
-struct BadCase {
-  std::vector<std::string> args;
-  std::string must_mention;
+// Bad values of the stage's own options, each with what the one line on
+// stderr must say ("{dir}": the run's own directory).
+const std::vector<testing::BadCase> kBadOptions = {
+    {{"--streams", "0"}, "--streams takes an integer in [1, 1024]"},
+    {{"--streams", "abc"}, "--streams takes an integer"},
+    {{"--streams", "1025"}, "--streams takes an integer in [1, 1024]"},
+    {{"--device-buffers", "foo"}, "--device-buffers takes one of slots|per-batch"},
+    {{"--dot", "/nonexistent-dir/graph.dot"}, "does not exist"},
+    {{"--dot", "{dir}"}, "is a directory"},
+    {{"--tiny-count", "0"}, "--tiny-count takes an integer"},
+    {{"--tiny-size", "x"}, "--tiny-size takes an integer"},
+    {{"--skip-join", "--streams", "1"}, "--skip-join needs --streams 2 or more"},
 };
 
 TEST(Stage04Cli, BadOptionsExit2WithOneClearLine) {
-  const std::vector<BadCase> cases = {
-      {{"--streams", "0"}, "--streams takes an integer in [1, 1024]"},
-      {{"--streams", "abc"}, "--streams takes an integer"},
-      {{"--streams", "1025"}, "--streams takes an integer in [1, 1024]"},
-      {{"--device-buffers", "foo"}, "--device-buffers takes one of slots|per-batch"},
-      {{"--dot", "/nonexistent-dir/graph.dot"}, "does not exist"},
-      {{"--dot", "{dir}"}, "is a directory"},
-      {{"--tiny-count", "0"}, "--tiny-count takes an integer"},
-      {{"--tiny-size", "x"}, "--tiny-size takes an integer"},
-      {{"--skip-join", "--streams", "1"}, "--skip-join needs --streams 2 or more"},
-  };
-  for (const BadCase& bad : cases) {
-    testing::TempDir dir;
-    std::vector<std::string> argv{CSG_STAGE04_BINARY};
-    for (const std::string& arg : bad.args) argv.push_back(arg == "{dir}" ? dir.path() : arg);
-    argv.insert(argv.end(), {"--json", dir.file("out.json")});
-    const testing::ProcessResult run = testing::run_process(argv);
-    const std::string label = ::testing::PrintToString(bad.args);
-    EXPECT_TRUE(testing::refused_as_usage(run, bad.must_mention, dir)) << label;
+  for (const testing::BadCase& bad : kBadOptions) {
+    EXPECT_TRUE(testing::refuses_before_writing(CSG_STAGE04_BINARY, bad)) << ::testing::PrintToString(bad.args);
   }
 }
 

@@ -3,30 +3,18 @@
 // the same on a machine without a GPU); no device gives exit code 77.
 #include <gtest/gtest.h>
 
-#include <sstream>
-
 #include "base/errors.hpp"
 #include "run_process.hpp"
+#include "stage_binaries.hpp"
 #include "usage_checks.hpp"
 
 namespace csg {
 namespace {
 
-std::vector<std::string> stage_binaries() {
-  std::vector<std::string> paths;
-  std::stringstream list(CSG_STAGE_BINARIES);  // ';'-separated, from CMake
-  for (std::string path; std::getline(list, path, ';');) {
-    if (!path.empty()) paths.push_back(path);
-  }
-  return paths;
-}
+using testing::BadCase;
+using testing::stage_binaries;
 
 std::string stage_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
-
-struct BadCase {
-  std::vector<std::string> args;
-  std::string must_mention;
-};
 
 // Inputs every stage must refuse. `{json}` is replaced by a path in a temp
 // dir, so a test can check that no file appeared.
@@ -60,9 +48,7 @@ TEST(StageCli, BadInputExits2WithOneLineAndNoFile) {
   for (const std::string& binary : stage_binaries()) {
     for (const BadCase& bad : common_bad_cases()) {
       testing::TempDir dir;
-      std::vector<std::string> argv{binary};
-      for (const std::string& arg : bad.args) argv.push_back(arg == "{json}" ? dir.file("out.json") : arg);
-      const testing::ProcessResult run = testing::run_process(argv);
+      const testing::ProcessResult run = testing::run_process(testing::command_line(binary, bad.args, dir));
       const std::string label = stage_name(binary) + " " + ::testing::PrintToString(bad.args);
       EXPECT_TRUE(testing::refused_as_usage(run, bad.must_mention, dir)) << label;
       // One style: the flag as typed, plain quotes (no typographic ones from the parser).
@@ -83,9 +69,8 @@ TEST(StageCli, GemmStagesRefuseABadKernelChoiceBeforeAnyCudaCall) {
                                                    {{"--kernel", "naive", "--tf32", "--json", "{json}"},
                                                     "--tf32 needs --kernel cublas"}}) {
       testing::TempDir dir;
-      std::vector<std::string> argv{binary};
-      for (const std::string& arg : bad.args) argv.push_back(arg == "{json}" ? dir.file("out.json") : arg);
-      EXPECT_TRUE(testing::refused_as_usage(testing::run_process(argv), bad.must_mention, dir))
+      EXPECT_TRUE(testing::refused_as_usage(testing::run_process(testing::command_line(binary, bad.args, dir)),
+                                            bad.must_mention, dir))
           << stage_name(binary) << " " << ::testing::PrintToString(bad.args);
     }
   }

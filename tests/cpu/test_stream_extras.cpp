@@ -13,13 +13,15 @@
 #include "03_stream_pool_gemm/priorities.hpp"
 #include "03_stream_pool_gemm/priorities_report.hpp"
 #include "base/errors.hpp"
+#include "made_up.hpp"
 
 namespace csg::pool {
 namespace {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-Summary ms(double median) { return summarize({Millis(median * 0.9), Millis(median), Millis(median * 1.5)}); }
+// A wide spread: the p95 is 1.5 x the median.
+Summary ms(double median) { return testing::ms(median, 0.9, 1.5); }
 
 // A verified run on an H200-like GPU: the default priority's median latency
 // `same_ms`, the greatest priority's `high_ms`, the flood 95% busy both ways.
@@ -62,16 +64,33 @@ ContentionResult contention(double small_together_ms, double large_together_ms) 
   return r;
 }
 
+// A result whose check failed shows as a failure wherever it goes: the
+// printed section says "VERIFICATION FAILED: " and `printed_failure`, and
+// nothing of `not_printed`; the JSON says verified false, with the failure.
+template <class Result>
+void expect_shown_as_failed(const Result& r, void (*print)(std::ostream&, const Result&),
+                            nlohmann::json (*to_json)(const Result&), const std::string& printed_failure,
+                            const std::string& not_printed) {
+  std::ostringstream out;
+  print(out, r);
+  EXPECT_TRUE(has(out.str(), "VERIFICATION FAILED: " + printed_failure)) << out.str();
+  EXPECT_FALSE(has(out.str(), not_printed)) << out.str();
+  const nlohmann::json doc = to_json(r);
+  EXPECT_EQ(doc.at("verified"), false);
+  EXPECT_EQ(doc.at("failure"), r.failure);
+}
+
 TEST(StreamPriorities, GreatestPriorityCuttingTheLatencyIsTheClaimHolding) {
   const PriorityResult r = priorities(0.160, 0.012);
   EXPECT_EQ(judge_priorities(r), PriorityVerdict::helps);
   EXPECT_NEAR(priority_speedup(r), 0.160 / 0.012, 1e-9);
   const std::string text = priority_conclusion(r);
-  EXPECT_TRUE(has(text, "priority cut the short kernels' median latency 13.3x")) << text;
-  EXPECT_TRUE(has(text, "median 160.0 us at the default priority, 12.0 us at the greatest")) << text;
-  EXPECT_TRUE(has(text, "idle GPU 4.0 us")) << text;
-  EXPECT_TRUE(has(text, "the article's claim holds here")) << text;
-  EXPECT_TRUE(has(text, "priority cost the long kernels nothing measurable (within 3%)")) << text;
+  for (const char* part : {"priority cut the short kernels' median latency 13.3x",
+                           "median 160.0 us at the default priority, 12.0 us at the greatest", "idle GPU 4.0 us",
+                           "the article's claim holds here",
+                           "priority cost the long kernels nothing measurable (within 3%)"}) {
+    EXPECT_TRUE(has(text, part)) << part << " missing from:\n" << text;
+  }
   EXPECT_FALSE(has(text, "does not hold")) << text;
 }
 
@@ -131,14 +150,8 @@ TEST(StreamPriorities, AFailedCheckWinsOverEveryOtherBranchAndPrintsAsAFailure) 
   r.failure = "short kernel 7, thread 3: expected 12, got 4294967295";
   EXPECT_EQ(judge_priorities(r), PriorityVerdict::not_verified);
   EXPECT_TRUE(has(priority_conclusion(r), "no conclusion about priorities: a check failed (short kernel 7"));
-  std::ostringstream out;
-  print_priorities(out, r);
-  EXPECT_TRUE(has(out.str(), "VERIFICATION FAILED: short kernel 7, thread 3")) << out.str();
-  EXPECT_FALSE(has(out.str(), "verified: every")) << out.str();
-  const nlohmann::json doc = priorities_json(r);
-  EXPECT_EQ(doc.at("verified"), false);
-  EXPECT_EQ(doc.at("failure"), r.failure);
-  EXPECT_EQ(doc.at("verdict"), "not_verified");
+  expect_shown_as_failed(r, print_priorities, priorities_json, "short kernel 7, thread 3", "verified: every");
+  EXPECT_EQ(priorities_json(r).at("verdict"), "not_verified");
 }
 
 TEST(StreamPriorities, TheFloodsCostIsNamedFromItsThroughputBothWays) {
@@ -260,13 +273,7 @@ TEST(SharedMemoryContention, AFailedCheckPrintsAsAFailureAndConcludesNothing) {
   r.failure = "contention kernel 1, block 5: marker 4294967295, expected 6";
   EXPECT_EQ(judge_contention(r), ContentionVerdict::not_verified);
   EXPECT_TRUE(has(contention_conclusion(r), "no conclusion about contention: a check failed (contention kernel 1"));
-  std::ostringstream out;
-  print_contention(out, r);
-  EXPECT_TRUE(has(out.str(), "VERIFICATION FAILED: contention kernel 1, block 5")) << out.str();
-  EXPECT_FALSE(has(out.str(), "claim holds")) << out.str();
-  const nlohmann::json doc = contention_json(r);
-  EXPECT_EQ(doc.at("verified"), false);
-  EXPECT_EQ(doc.at("failure"), r.failure);
+  expect_shown_as_failed(r, print_contention, contention_json, "contention kernel 1, block 5", "claim holds");
 }
 
 TEST(SharedMemoryContention, PrintsAndWritesEveryFigure) {

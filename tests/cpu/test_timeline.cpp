@@ -3,7 +3,6 @@
 // synthetic intervals whose right answers are known exactly.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -17,13 +16,7 @@ namespace csg {
 namespace {
 
 TimelineOp op(OpKind kind, int row, int batch, double start_us, double end_us) {
-  TimelineOp o;
-  o.kind = kind;
-  o.row = row;
-  o.batch = batch;
-  o.start_us = start_us;
-  o.end_us = end_us;
-  return o;
+  return {.kind = kind, .row = row, .batch = batch, .start_us = start_us, .end_us = end_us, .name = ""};
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -233,8 +226,7 @@ TEST(TimelineTrace, FileIsWrittenWholeAndParses) {
   testing::TempDir dir;
   const std::string path = dir.file("trace.json");
   write_chrome_trace(path, serial_two_batches(), "01_serial_baseline");
-  std::ifstream in(path);
-  const nlohmann::json trace = nlohmann::json::parse(in);
+  const nlohmann::json trace = testing::read_json(path);
   int slices = 0;
   for (const auto& event : trace.at("traceEvents")) slices += event.at("ph") == "X" ? 1 : 0;
   EXPECT_EQ(slices, 6);
@@ -248,13 +240,7 @@ TEST(TimelineTrace, EmptyTimelineHasNoSlices) {
 
 ActivityRecord record(OpKind kind, std::uint32_t stream, std::uint64_t start_ns, std::uint64_t end_ns,
                       std::uint64_t bytes = 0) {
-  ActivityRecord r;
-  r.kind = kind;
-  r.stream_id = stream;
-  r.start_ns = start_ns;
-  r.end_ns = end_ns;
-  r.bytes = bytes;
-  return r;
+  return {.kind = kind, .start_ns = start_ns, .end_ns = end_ns, .stream_id = stream, .bytes = bytes, .name = ""};
 }
 
 TEST(TimelineLabel, IssueOrderDealsBatchesOverThePool) {

@@ -115,13 +115,7 @@ class ArticleSteps {
 class ChangingShapesTest : public testing::GpuTest {};
 
 ChangingShapesConfig small_config() {
-  ChangingShapesConfig config;
-  config.requests = 6;
-  config.max_batches = 9;
-  config.seed = 3;
-  config.size = 32;
-  config.rounds = 2;
-  return config;
+  return {.requests = 6, .max_batches = 9, .seed = 3, .size = 32, .rounds = 2};
 }
 
 TEST_F(ChangingShapesTest, FourWaysVerifyAndNoUpdateCrossesBatchCounts) {
@@ -188,15 +182,29 @@ TEST_F(ChangingShapesTest, BuffersSmallerThanTheTopBucketAreRefused) {
   EXPECT_THROW(measure_changing_shapes(config, steps.request_steps(buffers)), std::invalid_argument);
 }
 
+// The node-level update experiment's two buffer sets of one workload: the
+// first filled from kDataSeed, the second from kSecondSeed, so that the two
+// hold different data.
+constexpr std::uint64_t kSecondSeed = kDataSeed + 1;
+struct UpdateBuffers {
+  explicit UpdateBuffers(const Workload& work)
+      : first(work, HostMemory::pinned, kStreams), second(work, HostMemory::pinned, kStreams) {
+    first.fill_inputs(kDataSeed);
+    second.fill_inputs(kSecondSeed);
+  }
+  // measure_node_updates with `steps` moving the exec from the first buffers to the second.
+  NodeUpdateCosts measure(const ArticleSteps& steps, const RepeatPlan& plan, GemmKernel kernel) {
+    return measure_node_updates(plan, steps.update_experiment(first, second, kSecondSeed), kernel);
+  }
+  BatchBuffers first;
+  BatchBuffers second;
+};
+
 TEST_F(ChangingShapesTest, NodeLevelUpdatesPointTheExecAtTheSecondBuffers) {
   const ArticleSteps steps(GemmKernel::naive);
   const Workload work{7, {33, 17, 65}};
-  BatchBuffers first(work, HostMemory::pinned, kStreams);
-  BatchBuffers second(work, HostMemory::pinned, kStreams);
-  first.fill_inputs(kDataSeed);
-  second.fill_inputs(kDataSeed + 1);
-  const NodeUpdateCosts costs =
-      measure_node_updates(RepeatPlan{1, 3}, steps.update_experiment(first, second, kDataSeed + 1), GemmKernel::naive);
+  UpdateBuffers buffers(work);
+  const NodeUpdateCosts costs = buffers.measure(steps, RepeatPlan{1, 3}, GemmKernel::naive);
   EXPECT_EQ(costs.batches, 7);
   EXPECT_EQ(costs.kernel_nodes, 7u);
   EXPECT_EQ(costs.memcpy_nodes, 14u);
@@ -210,19 +218,15 @@ TEST_F(ChangingShapesTest, NodeLevelUpdatesPointTheExecAtTheSecondBuffers) {
   EXPECT_TRUE(costs.recapture_check.passed) << costs.recapture_check.message();
   // The second data differ from the first, so an exec still reading the first
   // buffers would have failed the check (verify compares C with its own A and B).
-  EXPECT_NE(std::memcmp(first.host_a(0), second.host_a(0), work.a_bytes()), 0) << "the seeds gave the same data";
+  EXPECT_NE(std::memcmp(buffers.first.host_a(0), buffers.second.host_a(0), work.a_bytes()), 0)
+      << "the seeds gave the same data";
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
 TEST_F(ChangingShapesTest, NodeLevelUpdatesSayNaiveKernelOnlyForOtherKernels) {
   const ArticleSteps steps(GemmKernel::tiled);
-  const Workload work{4, {32, 32, 32}};
-  BatchBuffers first(work, HostMemory::pinned, kStreams);
-  BatchBuffers second(work, HostMemory::pinned, kStreams);
-  first.fill_inputs(kDataSeed);
-  second.fill_inputs(kDataSeed + 1);
-  const NodeUpdateCosts costs =
-      measure_node_updates(RepeatPlan{0, 2}, steps.update_experiment(first, second, kDataSeed + 1), GemmKernel::tiled);
+  UpdateBuffers buffers(Workload{4, {32, 32, 32}});
+  const NodeUpdateCosts costs = buffers.measure(steps, RepeatPlan{0, 2}, GemmKernel::tiled);
   EXPECT_FALSE(costs.node_level.has_value());
   EXPECT_FALSE(costs.node_level_check.has_value());
   EXPECT_NE(costs.node_level_note.find("node-level update: naive kernel only"), std::string::npos)

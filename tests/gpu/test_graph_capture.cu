@@ -3,7 +3,6 @@
 // stage's JSON (one independent chain per stream, no event nodes); and the
 // pieces of the stage folder on graphs of the tests' own: the capture guard,
 // a refused exec update, the graph inspection.
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,14 +35,13 @@ class StageGraphTest : public testing::GpuTest, public ::testing::WithParamInter
 TEST_P(StageGraphTest, OneIndependentChainPerStreamUsedAndNoEventNodes) {
   const auto [batches, streams] = GetParam();
   testing::TempDir dir;
-  const std::string json_path = dir.file("04.json");
-  const testing::ProcessResult run = testing::run_process(
+  const testing::JsonRun run = testing::run_with_json(
       {CSG_STAGE04_BINARY, "--batches", std::to_string(batches), "--m", "33", "--n", "17", "--k", "65", "--streams",
        std::to_string(streams), "--warmup", "0", "--repeats", "1", "--tiny-count", "5", "--tiny-size", "4", "--launch-chains",
-       "off", "--shape-requests", "0", "--node-updates", "off", "--json", json_path});
+       "off", "--shape-requests", "0", "--node-updates", "off"},
+      dir, "04.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  std::ifstream in(json_path);
-  const nlohmann::json doc = nlohmann::json::parse(in);
+  const nlohmann::json doc = run.doc();
   const auto& g = doc.at("graph");
   const int chains = std::min(batches, streams);
   EXPECT_EQ(g.at("nodes"), 3 * batches);

@@ -79,7 +79,7 @@ TEST_F(InterruptTest, ARequestOfHoursIsRefusedWithItsEstimate) {
 // Every digest of a run's JSON for the stage's own workload (measurements and
 // verification), null ones left out.
 std::set<std::string> digests_of(const std::string& path) {
-  const nlohmann::json doc = nlohmann::json::parse(testing::read_text(path));
+  const nlohmann::json doc = testing::read_json(path);
   std::set<std::string> found;
   for (const auto& m : doc.at("measurements")) {
     // 04's tiny GEMMs are another workload, with their own digest.
@@ -98,10 +98,9 @@ TEST_F(InterruptTest, TwoStagesInTwoProcessesAgreeOnTheDigest) {
     std::vector<std::string> argv{binary, "--seed", seed};
     argv.insert(argv.end(), shape.begin(), shape.end());
     argv.insert(argv.end(), extra.begin(), extra.end());
-    argv.insert(argv.end(), {"--json", dir.file(name)});
-    const testing::ProcessResult result = testing::run_process(argv);
+    const testing::JsonRun result = testing::run_with_json(argv, dir, name);
     EXPECT_EQ(result.exit_code, kExitOk) << result.err;
-    return digests_of(dir.file(name));
+    return digests_of(result.json_path);
   };
   const std::set<std::string> serial = run(CSG_STAGE01_BINARY, "01.json", {});
   const std::set<std::string> pool = run(CSG_STAGE03_BINARY, "03.json",

@@ -7,6 +7,7 @@
 #include "cuda/device_buffer.hpp"
 #include "workload/gemm.hpp"
 #include "gpu_test.hpp"
+#include "host_memory_kinds.hpp"
 #include "cuda/graph.hpp"
 #include "cuda/host_buffer.hpp"
 #include "cuda/stream.hpp"
@@ -14,31 +15,14 @@
 namespace csg {
 namespace {
 
-cudaMemoryType memory_type(const void* ptr) {
-  cudaPointerAttributes attributes{};
-  CUDA_CHECK(cudaPointerGetAttributes(&attributes, ptr));
-  return attributes.type;
-}
+using testing::memory_type;
 
 // Each kind as its owner expects it: HostBuffer allocates pageable and pinned
 // memory itself; registered and write-combined memory come from the caller
 // (stage 02's main.cu writes those calls) and are handed over.
 HostBuffer<float> allocate(std::size_t count, HostMemory kind) {
-  const std::size_t bytes = count * sizeof(float);
-  void* ptr = nullptr;
-  switch (kind) {
-    case HostMemory::pageable:
-    case HostMemory::pinned:
-      return HostBuffer<float>(count, kind);
-    case HostMemory::registered:
-      ptr = page_aligned_alloc(bytes);
-      CUDA_CHECK(cudaHostRegister(ptr, bytes, cudaHostRegisterDefault));
-      break;
-    case HostMemory::write_combined:
-      CUDA_CHECK(cudaHostAlloc(&ptr, bytes, cudaHostAllocWriteCombined));
-      break;
-  }
-  return HostBuffer<float>(static_cast<float*>(ptr), count, kind);
+  if (kind == HostMemory::pageable || kind == HostMemory::pinned) return HostBuffer<float>(count, kind);
+  return HostBuffer<float>(static_cast<float*>(testing::allocate_host(kind, count * sizeof(float))), count, kind);
 }
 
 class HostBufferTest : public testing::GpuTest, public ::testing::WithParamInterface<HostMemory> {};

@@ -3,7 +3,6 @@
 // marked with their reason), and measure_regime_map called directly with the
 // article's calls written here, including broken ones that each variant's
 // poison-and-verify must catch. No wall-clock assertions.
-#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,17 +27,12 @@ const std::set<std::string> kWinners = {"graph", "streams", "tie"};
 
 #ifdef CSG_STAGE04_BINARY
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
 TEST_F(RegimeMapTest, TheBinaryMeasuresAndVerifiesEveryCellOfATinyMap) {
   testing::TempDir dir;
-  const std::string json_path = dir.file("map.json");
-  const testing::ProcessResult run =
-      testing::run_process({CSG_STAGE04_BINARY, "--regime-map", "--map-sizes", "16,32", "--map-batches", "3,20",
-                            "--warmup", "1", "--repeats", "2", "--streams", "3", "--json", json_path});
+  const testing::JsonRun run =
+      testing::run_with_json({CSG_STAGE04_BINARY, "--regime-map", "--map-sizes", "16,32", "--map-batches", "3,20",
+                              "--warmup", "1", "--repeats", "2", "--streams", "3"},
+                             dir, "map.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   EXPECT_NE(run.err.find("cell 1 of 4: 16\u00b3 \u00d7 3 batches"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("cell 4 of 4: 32\u00b3 \u00d7 20 batches"), std::string::npos) << run.err;
@@ -46,7 +40,7 @@ TEST_F(RegimeMapTest, TheBinaryMeasuresAndVerifiesEveryCellOfATinyMap) {
   EXPECT_NE(run.out.find("every batch of every measured cell verified: 4 cells"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("where the graph starts to win"), std::string::npos) << run.out;
 
-  const nlohmann::json doc = read_json(json_path);
+  const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("stage"), "04_graph_capture_gemm");
   EXPECT_EQ(doc.at("config").at("mode"), "regime_map");
   EXPECT_EQ(doc.at("verification").at("passed"), true);
@@ -76,14 +70,14 @@ TEST_F(RegimeMapTest, TheBinaryMeasuresAndVerifiesEveryCellOfATinyMap) {
 
 TEST_F(RegimeMapTest, TheBinaryMarksCellsItCannotAffordAndStillExitsZero) {
   testing::TempDir dir;
-  const std::string json_path = dir.file("map.json");
   // 16^3 x 100000 batches: ~4 us per operation is seconds, over a 1 s budget;
   // 8192^3 x 3: 1.1 TFLOP per GEMM, over it too; 8192^3 x 100000: 54 TB of host memory.
-  const testing::ProcessResult run = testing::run_process(
+  const testing::JsonRun run = testing::run_with_json(
       {CSG_STAGE04_BINARY, "--regime-map", "--map-sizes", "16,8192", "--map-batches", "3,100000",
-       "--map-cell-seconds", "1", "--warmup", "0", "--repeats", "1", "--json", json_path});
+       "--map-cell-seconds", "1", "--warmup", "0", "--repeats", "1"},
+      dir, "map.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  const nlohmann::json cells = read_json(json_path).at("regime_map").at("cells");
+  const nlohmann::json cells = run.doc().at("regime_map").at("cells");
   ASSERT_EQ(cells.size(), 4u);
   EXPECT_EQ(cells[0].at("verified"), true) << cells[0].dump();
   EXPECT_EQ(cells[1].at("skipped_because"), "time") << cells[1].dump();

@@ -1,7 +1,5 @@
 // Stage 01 end to end, as a user runs it, at small sizes: exit 0, every batch
 // verified, and the JSON it writes carries the schema and the right counts.
-#include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "base/errors.hpp"
@@ -16,15 +14,14 @@ class Stage01Test : public testing::GpuTest, public ::testing::WithParamInterfac
 TEST_P(Stage01Test, VerifiesEveryBatchAndWritesTheSchema) {
   const std::string host_memory = GetParam();
   testing::TempDir dir;
-  const std::string json_path = dir.file("01.json");
-  const testing::ProcessResult run =
-      testing::run_process({CSG_STAGE01_BINARY, "--batches", "7", "--m", "33", "--n", "17", "--k", "65", "--warmup",
-                            "1", "--repeats", "3", "--host-memory", host_memory, "--json", json_path});
+  const testing::JsonRun run =
+      testing::run_with_json({CSG_STAGE01_BINARY, "--batches", "7", "--m", "33", "--n", "17", "--k", "65", "--warmup",
+                              "1", "--repeats", "3", "--host-memory", host_memory},
+                             dir, "01.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   EXPECT_NE(run.out.find("all 7 batches verified"), std::string::npos) << run.out;
 
-  std::ifstream in(json_path);
-  const nlohmann::json doc = nlohmann::json::parse(in);
+  const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v1");
   EXPECT_EQ(doc.at("stage"), "01_serial_baseline");
   EXPECT_EQ(doc.at("config").at("batches"), 7);

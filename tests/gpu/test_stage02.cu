@@ -5,7 +5,6 @@
 // measurement for every size, kind and direction asked for (the stage's own
 // allocation calls, checked kind by kind inside the run).
 #include <chrono>
-#include <fstream>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "cuda/device_buffer.hpp"
 #include "base/errors.hpp"
 #include "gpu_test.hpp"
+#include "host_memory_kinds.hpp"
 #include "cuda/host_buffer.hpp"
 #include "02_pinned_vs_pageable/pinning_cost.hpp"
 #include "run_process.hpp"
@@ -34,32 +34,12 @@ constexpr std::uint64_t kSeed = 7;
 
 // ---- on the GPU ----------------------------------------------------------------
 
-cudaMemoryType memory_type(const void* ptr) {
-  cudaPointerAttributes attributes{};
-  CUDA_CHECK(cudaPointerGetAttributes(&attributes, ptr));
-  return attributes.type;
-}
+using testing::memory_type;
 
 // The tests' own way to get each kind (the stage's is in its main.cu, and
 // its runs below go through it).
 HostBuffer<std::byte> allocate_for_test(HostMemory kind, std::size_t bytes) {
-  void* ptr = nullptr;
-  switch (kind) {
-    case HostMemory::pageable:
-      ptr = page_aligned_alloc(bytes);
-      break;
-    case HostMemory::pinned:
-      CUDA_CHECK(cudaMallocHost(&ptr, bytes));
-      break;
-    case HostMemory::registered:
-      ptr = page_aligned_alloc(bytes);
-      CUDA_CHECK(cudaHostRegister(ptr, bytes, cudaHostRegisterDefault));
-      break;
-    case HostMemory::write_combined:
-      CUDA_CHECK(cudaHostAlloc(&ptr, bytes, cudaHostAllocWriteCombined));
-      break;
-  }
-  return HostBuffer<std::byte>(static_cast<std::byte*>(ptr), bytes, kind);
+  return HostBuffer<std::byte>(static_cast<std::byte*>(testing::allocate_host(kind, bytes)), bytes, kind);
 }
 
 class Stage02KindTest : public testing::GpuTest, public ::testing::WithParamInterface<HostMemory> {};
@@ -161,19 +141,17 @@ TEST_F(Stage02Test, PinningCostMeasuresEveryCall) {
 // ---- the stage end to end ------------------------------------------------------
 
 nlohmann::json run_stage02(const std::vector<std::string>& extra, const testing::TempDir& dir) {
-  const std::string json_path = dir.file("02.json");
   std::vector<std::string> argv{CSG_STAGE02_BINARY, "--warmup", "1", "--repeats", "2", "--overlap-mib", "1",
-                                "--kernel-ms", "1", "--pin-max-mib", "1", "--json", json_path};
+                                "--kernel-ms", "1", "--pin-max-mib", "1"};
   argv.insert(argv.end(), extra.begin(), extra.end());
-  const testing::ProcessResult run = testing::run_process(argv);
+  const testing::JsonRun run = testing::run_with_json(argv, dir, "02.json");
   EXPECT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   EXPECT_NE(run.out.find("round trips bit-exact"), std::string::npos) << run.out;
-  std::ifstream in(json_path);
-  if (!in) {
+  if (!run.wrote_json()) {
     ADD_FAILURE() << "no JSON written\n" << run.err;
     return nlohmann::json::object();
   }
-  return nlohmann::json::parse(in);
+  return run.doc();
 }
 
 TEST_F(Stage02Test, JsonHasAVerifiedMeasurementForEverySizeKindAndDirection) {

@@ -3,7 +3,6 @@
 // per engine, the isolated sums) verifies every batch, whatever the kernel and
 // the device layout, and the JSON reports the bound. The loops are the stage's
 // own: nothing here issues work of its own.
-#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,18 +19,15 @@ namespace {
 class Stage03Binary : public testing::GpuTest {};
 
 nlohmann::json run_stage03(const std::vector<std::string>& args, const testing::TempDir& dir) {
-  const std::string json_path = dir.file("03.json");
   std::vector<std::string> argv{CSG_STAGE03_BINARY, "--count-sweep", "off"};
   argv.insert(argv.end(), args.begin(), args.end());
-  argv.insert(argv.end(), {"--json", json_path});
-  const testing::ProcessResult run = testing::run_process(argv);
+  const testing::JsonRun run = testing::run_with_json(argv, dir, "03.json");
   EXPECT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  std::ifstream in(json_path);
-  if (!in) {
+  if (!run.wrote_json()) {
     ADD_FAILURE() << "no JSON written\n" << run.err;
     return nlohmann::json::object();
   }
-  return nlohmann::json::parse(in);
+  return run.doc();
 }
 
 struct KernelLayout {
@@ -86,15 +82,13 @@ INSTANTIATE_TEST_SUITE_P(KernelsAndLayouts, Stage03Variants,
 
 TEST_F(Stage03Binary, VerifiesEveryVariantAndReportsTheBound) {
   testing::TempDir dir;
-  const std::string json_path = dir.file("03.json");
-  const testing::ProcessResult run = testing::run_process(
+  const testing::JsonRun run = testing::run_with_json(
       {CSG_STAGE03_BINARY, "--count-sweep", "off", "--batches", "37", "--m", "33", "--n", "17", "--k", "65", "--streams", "3",
-       "--streams-sweep", "1,8,32", "--device-buffers", "per-batch", "--warmup", "1", "--repeats", "3", "--json",
-       json_path});
+       "--streams-sweep", "1,8,32", "--device-buffers", "per-batch", "--warmup", "1", "--repeats", "3"},
+      dir, "03.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   EXPECT_NE(run.out.find("all 37 batches verified"), std::string::npos) << run.out;
-  std::ifstream in(json_path);
-  const nlohmann::json doc = nlohmann::json::parse(in);
+  const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("stage"), "03_stream_pool_gemm");
   EXPECT_EQ(doc.at("config").at("streams"), 3);
   EXPECT_EQ(doc.at("config").at("device_slots"), 37);
@@ -177,16 +171,14 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_F(Stage03Binary, TheStreamCountSweepTimesVerifiesAndExplainsEveryPoolSize) {
   testing::TempDir dir;
-  const std::string json_path = dir.file("03.json");
-  const testing::ProcessResult run = testing::run_process(
+  const testing::JsonRun run = testing::run_with_json(
       {CSG_STAGE03_BINARY, "--batches", "6", "--m", "16", "--n", "16", "--k", "16", "--streams-sweep", "off",
-       "--count-sweep", "1,4,40,4", "--count-batches", "41", "--count-size", "24", "--warmup", "0", "--repeats", "2",
-       "--json", json_path});
+       "--count-sweep", "1,4,40,4", "--count-batches", "41", "--count-size", "24", "--warmup", "0", "--repeats", "2"},
+      dir, "03.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   EXPECT_NE(run.out.find("stream count, all the way: 41 GEMMs of 24x24x24"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("why: "), std::string::npos) << run.out;
-  std::ifstream in(json_path);
-  const nlohmann::json doc = nlohmann::json::parse(in);
+  const nlohmann::json doc = run.doc();
   const nlohmann::json& sweep = doc.at("stream_count");
   EXPECT_EQ(sweep.at("batches"), 41);
   EXPECT_EQ(sweep.at("verified"), true);
@@ -213,14 +205,13 @@ TEST_F(Stage03Binary, APoolLargerThanTheBatchCountRunsAndWarns) {
 
 TEST_F(Stage03Binary, SlotsLayoutVerifiesThePoolAndMarksSharedSlotSumsNotApplicable) {
   testing::TempDir dir;
-  const std::string json_path = dir.file("03.json");
-  const testing::ProcessResult run = testing::run_process(
+  const testing::JsonRun run = testing::run_with_json(
       {CSG_STAGE03_BINARY, "--count-sweep", "off", "--batches", "20", "--m", "64", "--n", "32", "--k", "16", "--streams", "4",
-       "--streams-sweep", "off", "--warmup", "0", "--repeats", "2", "--json", json_path});
+       "--streams-sweep", "off", "--warmup", "0", "--repeats", "2"},
+      dir, "03.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   EXPECT_EQ(run.out.find("get no work"), std::string::npos) << run.out;
-  std::ifstream in(json_path);
-  const nlohmann::json doc = nlohmann::json::parse(in);
+  const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("config").at("device_slots"), 4);
   for (const auto& m : doc.at("measurements")) {
     const bool is_sum = m.at("name") != "serial" && m.at("name") != "stream_pool" && m.at("name") != "engine_streams";

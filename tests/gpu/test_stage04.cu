@@ -1,7 +1,5 @@
 // Stage 04 end to end, as a user runs it, at small sizes: exit 0 with every
 // run verified and the JSON it writes; --dot; --skip-join's error and exit 1.
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 
@@ -33,14 +31,12 @@ std::vector<std::string> with(std::vector<std::string> extra) {
 
 TEST_F(Stage04Test, WritesEveryMeasurementAndTheGraphStructure) {
   testing::TempDir dir;
-  const std::string json_path = dir.file("04.json");
-  const testing::ProcessResult run = testing::run_process(with({"--streams", "3", "--json", json_path}));
+  const testing::JsonRun run = testing::run_with_json(with({"--streams", "3"}), dir, "04.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   EXPECT_NE(run.out.find("all 37 batches verified"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("break-even"), std::string::npos) << run.out;
 
-  std::ifstream in(json_path);
-  const nlohmann::json doc = nlohmann::json::parse(in);
+  const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v1");
   EXPECT_EQ(doc.at("stage"), "04_graph_capture_gemm");
   EXPECT_EQ(doc.at("config").at("streams"), 3);
@@ -137,8 +133,7 @@ TEST_F(Stage04Test, DotWritesTheGraph) {
   testing::TempDir dir;
   const testing::ProcessResult run = testing::run_process(with({"--streams", "2", "--dot", dir.file("g.dot")}));
   ASSERT_EQ(run.exit_code, kExitOk) << run.err;
-  std::ifstream in(dir.file("g.dot"));
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = testing::read_text(dir.file("g.dot"));
   EXPECT_NE(text.find("digraph"), std::string::npos);
 }
 

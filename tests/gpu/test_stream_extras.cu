@@ -28,19 +28,17 @@ int device_attribute(cudaDeviceAttr attribute) {
 }
 
 PriorityConfig small_priorities() {
-  PriorityConfig config;
-  config.samples = 24;
-  config.flood_streams = 2;
-  config.flood_waves = 2;
-  config.flood_block_us = 10;
-  config.flood_depth = 6;
-  config.short_blocks = 3;  // odd sizes: every thread's index is checked
-  config.short_threads = 96;
-  config.short_steps = 257;
-  config.gap_us = 5;
-  config.plan = {1, 2};
-  config.seed = 12345;
-  return config;
+  return {.samples = 24,
+          .flood_streams = 2,
+          .flood_waves = 2,
+          .flood_block_us = 10,
+          .flood_depth = 6,
+          .short_blocks = 3,  // odd sizes: every thread's index is checked
+          .short_threads = 96,
+          .short_steps = 257,
+          .gap_us = 5,
+          .plan = {1, 2},
+          .seed = 12345};
 }
 
 TEST_F(StreamExtras, PrioritiesVerifyEveryKernelAndUseTheDevicesPriorityRange) {

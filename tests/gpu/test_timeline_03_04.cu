@@ -5,7 +5,6 @@
 // H2D -> kernel -> D2H; the results JSON carries the timeline object with
 // the overlap figures and the timed median before and after recording.
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -64,14 +63,12 @@ TEST_P(Timeline0304Test, RecordsThreeOpsPerBatchOnItsPoolStream) {
   const StageCase& stage = GetParam();
   testing::TempDir dir;
   const std::string trace_path = dir.file("trace.json");
-  const std::string json_path = dir.file("result.json");
   std::vector<std::string> argv = {stage.binary, "--batches", std::to_string(kBatches), "--streams",
                                    std::to_string(kStreams), "--m", std::to_string(kM), "--n", std::to_string(kN),
                                    "--k", std::to_string(kK), "--warmup", "0", "--repeats", "2",
-                                   "--timeline-batches", "6", "--trace", trace_path,
-                                   "--json", json_path};
+                                   "--timeline-batches", "6", "--trace", trace_path};
   argv.insert(argv.end(), stage.extra_args.begin(), stage.extra_args.end());
-  const testing::ProcessResult run = testing::run_process(argv);
+  const testing::JsonRun run = testing::run_with_json(argv, dir, "result.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   if (run.out.find("timeline: not recorded:") != std::string::npos) {
     if (std::getenv("CSG_REQUIRE_GPU") != nullptr) FAIL() << "CUPTI unavailable on the GPU box:\n" << run.out;
@@ -87,9 +84,8 @@ TEST_P(Timeline0304Test, RecordsThreeOpsPerBatchOnItsPoolStream) {
                                                       << run.out;
 
   // The results JSON's timeline object.
-  std::ifstream json_in(json_path);
-  ASSERT_TRUE(json_in.good()) << "no JSON at " << json_path;
-  const nlohmann::json result = nlohmann::json::parse(json_in);
+  ASSERT_TRUE(run.wrote_json()) << "no JSON at " << run.json_path;
+  const nlohmann::json result = run.doc();
   ASSERT_TRUE(result.contains("timeline")) << result.dump(1);
   const nlohmann::json& timeline = result.at("timeline");
   EXPECT_EQ(timeline.at("recorded"), true);

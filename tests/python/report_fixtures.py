@@ -13,6 +13,7 @@ import json
 import struct
 import subprocess
 import sys
+import tempfile
 import unittest
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,33 @@ def run(args: list[str], env: dict[str, str] | None = None, cwd: Path | None = N
 
 def run_report(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return run([sys.executable, str(REPORT), *map(str, args)], env=env)
+
+
+def assert_ran_cleanly(test: unittest.TestCase, proc: subprocess.CompletedProcess) -> None:
+    """Exit 0 (stderr shown if not), and no Python traceback on stderr."""
+    test.assertEqual(proc.returncode, 0, proc.stderr)
+    test.assertNotIn("Traceback", proc.stderr)
+
+
+def temporary_dir(test: unittest.TestCase) -> Path:
+    """A fresh folder, removed when the test ends."""
+    tmp = tempfile.TemporaryDirectory()
+    test.addCleanup(tmp.cleanup)
+    return Path(tmp.name)
+
+
+def class_temporary_dir(cls: type[unittest.TestCase]) -> Path:
+    """A fresh folder for a whole test class (made in setUpClass), removed after its last test."""
+    tmp = tempfile.TemporaryDirectory()
+    cls.addClassCleanup(tmp.cleanup)
+    return Path(tmp.name)
+
+
+def read_report(directory: Path) -> str:
+    """The report.md that report.py wrote into `directory`, or "" where it wrote none (the tests then fail on
+    what the report lacks, not while reading it)."""
+    path = directory / "report.md"
+    return path.read_text() if path.exists() else ""
 
 
 def load(path: Path) -> dict:

@@ -175,26 +175,26 @@ class Overlap(unittest.TestCase):
 class Gain(unittest.TestCase):
     """How much of a faster kernel's speed-up the whole pipeline kept: 90% or more, 50-90%, less, none."""
 
+    def sentence(self, kernel: float, pipeline: float, verdict: str) -> str:
+        """gain_sentence for the kernel's and the pipeline's speed-ups, once gain_verdict named them `verdict`."""
+        self.assertEqual(lib.gain_verdict(kernel, pipeline), verdict)
+        return lib.gain_sentence(kernel, pipeline)
+
     def test_carried_over(self) -> None:
-        self.assertEqual(lib.gain_verdict(3.0, 2.9), "carried over")
-        self.assertIn("the kernel's gain carried over", lib.gain_sentence(3.0, 2.9))
+        self.assertIn("the kernel's gain carried over", self.sentence(3.0, 2.9, "carried over"))
 
     def test_partly(self) -> None:
-        self.assertEqual(lib.gain_verdict(3.0, 2.2), "partly")
-        self.assertIn("part of the kernel's gain reached it", lib.gain_sentence(3.0, 2.2))
+        self.assertIn("part of the kernel's gain reached it", self.sentence(3.0, 2.2, "partly"))
 
     def test_little(self) -> None:
-        self.assertEqual(lib.gain_verdict(10.2, 1.9), "little")
-        self.assertEqual(lib.gain_sentence(10.2, 1.9),
+        self.assertEqual(self.sentence(10.2, 1.9, "little"),
                          "only 1.9× faster: less than 50% of the kernel's gain reached it")
 
     def test_slower(self) -> None:
-        self.assertEqual(lib.gain_verdict(3.0, 0.9), "slower")
-        self.assertIn("SLOWER (0.90×)", lib.gain_sentence(3.0, 0.9))
+        self.assertIn("SLOWER (0.90×)", self.sentence(3.0, 0.9, "slower"))
 
     def test_the_kernel_is_not_faster(self) -> None:
-        self.assertEqual(lib.gain_verdict(0.8, 1.2), "kernel not faster")
-        self.assertIn("the kernel alone is not faster", lib.gain_sentence(0.8, 1.2))
+        self.assertIn("the kernel alone is not faster", self.sentence(0.8, 1.2, "kernel not faster"))
 
 
 class Spread(unittest.TestCase):
@@ -217,11 +217,12 @@ class StagesSentences(unittest.TestCase):
 
     def test_the_article_holds(self) -> None:
         text = " ".join(lib.stages_sentences(lib.StageFigures(83.0, 31.0, 82.0, 17.5, 17.4, bound=17.3)))
-        self.assertIn("Serial with pinned memory is faster than serial with pageable memory", text)
-        self.assertIn("The stream pool on pinned memory is faster than serial on pinned memory", text)
-        self.assertIn("The stream pool on pageable memory is about equal to serial on pageable memory", text)
-        self.assertIn("The stream pool takes 17.50 ms, at the pipeline bound", text)
-        self.assertIn("The graph replay takes 17.40 ms, at the pipeline bound", text)
+        for sentence in ("Serial with pinned memory is faster than serial with pageable memory",
+                         "The stream pool on pinned memory is faster than serial on pinned memory",
+                         "The stream pool on pageable memory is about equal to serial on pageable memory",
+                         "The stream pool takes 17.50 ms, at the pipeline bound",
+                         "The graph replay takes 17.40 ms, at the pipeline bound"):
+            self.assertIn(sentence, text)
 
     def test_the_bound_beaten_and_missed(self) -> None:
         text = " ".join(lib.stages_sentences(lib.StageFigures(pool_pinned=16.0, replay=20.0, bound=17.3)))

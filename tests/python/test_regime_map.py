@@ -10,13 +10,12 @@ from a real run.
 
 from __future__ import annotations
 
-import tempfile
 import unittest
 from pathlib import Path
 from typing import Any
 
-from report_fixtures import (MIN_PNG_BYTES, PNG_SIGNATURE, png_size, require_matplotlib, result, run_report,
-                             section, write_folder)
+from report_fixtures import (MIN_PNG_BYTES, PNG_SIGNATURE, assert_ran_cleanly, class_temporary_dir, png_size,
+                             read_report, require_matplotlib, result, run_report, section, temporary_dir, write_folder)
 
 from results_lib import (MapRow, ResultError, crossover_sentence, map_cell_text, map_findings, map_rows,
                          validate)
@@ -65,12 +64,6 @@ def map_result(cells: list[dict[str, Any]], passed: bool = True, sizes: list[int
     doc = result(STAGE04, config, [], regime_map=regime_map(cells, sizes), measured_at="2026-12-01T10:22:33Z")
     doc["verification"] = {"passed": passed, "batches_checked": 3330}
     return doc
-
-
-def temporary_dir(test: unittest.TestCase) -> Path:
-    tmp = tempfile.TemporaryDirectory()
-    test.addCleanup(tmp.cleanup)
-    return Path(tmp.name)
 
 
 class RegimeMapDecisions(unittest.TestCase):
@@ -159,33 +152,29 @@ class RegimeMapReport(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.dir = write_folder(Path(cls.tmp.name) / "results", {f"{STAGE04}-map.json": map_result(grid(MIXED))})
+        cls.dir = write_folder(class_temporary_dir(cls) / "results", {f"{STAGE04}-map.json": map_result(grid(MIXED))})
         cls.proc = run_report(cls.dir)
-        cls.report = (cls.dir / "report.md").read_text() if (cls.dir / "report.md").exists() else ""
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.tmp.cleanup()
+        cls.report = read_report(cls.dir)
 
     def setUp(self) -> None:
         require_matplotlib(self)
 
     def test_runs_cleanly(self) -> None:
-        self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
-        self.assertNotIn("Traceback", self.proc.stderr)
+        assert_ran_cleanly(self, self.proc)
 
     def test_the_section_has_the_map_the_skipped_cells_and_the_crossover(self) -> None:
         text = section(self.report, f"## Regime map: where the graph wins ({STAGE04}-map)")
-        self.assertIn("| m = n = k | 10 batches | 100 batches | 1000 batches |", text)
-        self.assertIn("| 32³ | tie | graph −30% | graph −45% |", text)
-        self.assertIn("| 256³ | streams +5% | tie | graph −12% |", text)
-        self.assertIn("| 1024³ | streams +4% | tie | skipped (time) |", text)
-        self.assertIn("- 1024³ × 1000 batches: estimated 14.7 s of timed runs", text)
-        self.assertIn("- 32³: the graph wins from 100 batches on", text)
-        self.assertIn("- 1024³: graph never wins here", text)
-        self.assertIn("; as the article says, the graph pays off for small kernels: it wins at 32³", text)
-        self.assertIn("tie: within ±3%", text)
+        the_map = ("| m = n = k | 10 batches | 100 batches | 1000 batches |",
+                   "| 32³ | tie | graph −30% | graph −45% |",
+                   "| 256³ | streams +5% | tie | graph −12% |",
+                   "| 1024³ | streams +4% | tie | skipped (time) |")
+        under_it = ("- 1024³ × 1000 batches: estimated 14.7 s of timed runs",  # the skipped cell
+                    "- 32³: the graph wins from 100 batches on",                # the crossover, size by size
+                    "- 1024³: graph never wins here",
+                    "; as the article says, the graph pays off for small kernels: it wins at 32³",
+                    "tie: within ±3%")
+        for line in the_map + under_it:
+            self.assertIn(line, text)
 
     def test_the_heatmap_is_a_real_png_with_a_caption_from_the_data(self) -> None:
         path = self.dir / f"regime_map_{STAGE04}-map.png"
@@ -237,14 +226,9 @@ class RegimeMapTable(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.dir = write_folder(Path(cls.tmp.name), {f"{STAGE04}-map.json": map_result(grid(MIXED))})
+        cls.dir = write_folder(class_temporary_dir(cls), {f"{STAGE04}-map.json": map_result(grid(MIXED))})
         cls.proc = run_report("--table", cls.dir)
         cls.markdown = run_report("--table", cls.dir, "--markdown")
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.tmp.cleanup()
 
     def lines(self) -> list[str]:
         out = self.proc.stdout.splitlines()

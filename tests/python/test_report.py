@@ -23,14 +23,9 @@ import unittest
 from pathlib import Path
 
 from report_fixtures import (ARTICLE, DATA, MIN_PNG_BYTES, PNG_SIGNATURE, REGIME_HEADING, REPO, REPORT, SUITE_PLOTS,
-                             find, load, markdown_table, measurement, png_size, require_matplotlib, result, results_in,
-                             run_report, section, write_folder)
-
-
-def temporary_dir(test: unittest.TestCase) -> Path:
-    tmp = tempfile.TemporaryDirectory()
-    test.addCleanup(tmp.cleanup)
-    return Path(tmp.name)
+                             assert_ran_cleanly, class_temporary_dir, find, load, markdown_table, measurement, png_size,
+                             read_report, require_matplotlib, result, results_in, run_report, section, temporary_dir,
+                             write_folder)
 
 
 class ReportOnSamples(unittest.TestCase):
@@ -38,23 +33,17 @@ class ReportOnSamples(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.dir = Path(cls.tmp.name) / "report"
+        cls.dir = class_temporary_dir(cls) / "report"
         cls.before = sorted(p.name for p in DATA.iterdir())
         cls.proc = run_report(DATA, "--out", cls.dir)
-        cls.report = (cls.dir / "report.md").read_text() if (cls.dir / "report.md").exists() else ""
+        cls.report = read_report(cls.dir)
         cls.docs = results_in(DATA)
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.tmp.cleanup()
 
     def setUp(self) -> None:
         require_matplotlib(self)
 
     def test_runs_cleanly_and_leaves_the_samples_alone(self) -> None:
-        self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
-        self.assertNotIn("Traceback", self.proc.stderr)
+        assert_ran_cleanly(self, self.proc)
         self.assertTrue(self.report, "report.md was not written")
         self.assertEqual(sorted(p.name for p in DATA.iterdir()), self.before, "wrote into tests/data")
 
@@ -192,8 +181,7 @@ class ReportRegimes(unittest.TestCase):
         for name, doc in (extra or {}).items():
             (directory / name).write_text(json.dumps(doc))
         proc = run_report(directory)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertNotIn("Traceback", proc.stderr)
+        assert_ran_cleanly(self, proc)
         return (directory / "report.md").read_text(), directory, proc.stderr
 
     def setUp(self) -> None:
@@ -308,8 +296,7 @@ class ReportWithMissingStages(unittest.TestCase):
         for name in ("01_serial_baseline.json", "01_serial_baseline-pinned.json"):
             shutil.copy(DATA / name, directory / name)
         proc = run_report(directory)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertNotIn("Traceback", proc.stderr)
+        assert_ran_cleanly(self, proc)
         report = (directory / "report.md").read_text()
         self.assertIn("not in this folder: 02_pinned_vs_pageable, 03_stream_pool_gemm, 04_graph_capture_gemm", report)
         self.assertEqual(report.count("_Not drawn:"), 5)  # bandwidth, sweep, graph costs, regimes, timelines
@@ -596,8 +583,7 @@ class Compare(unittest.TestCase):
         shutil.copy(DATA / "01_serial_baseline-pinned.json", new)  # only in NEW
 
         proc = run_report("--compare", old, new)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertNotIn("Traceback", proc.stderr)
+        assert_ran_cleanly(self, proc)
         out = proc.stdout
         table, _, rest = out.partition("\nNEW/OLD < 1")
         rows = [line.split() for line in table.splitlines() if line.startswith(tuple(self.FACTORS))]

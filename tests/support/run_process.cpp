@@ -25,6 +25,12 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in.good()) throw std::runtime_error("no JSON at " + path);
+  return nlohmann::json::parse(in);
+}
+
 TempDir::TempDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "csg-test-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
@@ -96,6 +102,16 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   int status = 0;
   if (waitpid(child.pid, &status, 0) != child.pid) throw std::runtime_error("waitpid failed");
   return collect(child, status);
+}
+
+bool JsonRun::wrote_json() const { return std::ifstream(json_path).good(); }
+
+JsonRun run_with_json(std::vector<std::string> argv, const TempDir& dir, const std::string& name) {
+  JsonRun run;
+  run.json_path = dir.file(name);
+  argv.insert(argv.end(), {"--json", run.json_path});
+  static_cast<ProcessResult&>(run) = run_process(argv);
+  return run;
 }
 
 InterruptedRun run_process_and_signal(const std::vector<std::string>& argv, const std::string& when_stderr_has,

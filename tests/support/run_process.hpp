@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace csg::testing {
 
 struct ProcessResult {
@@ -29,6 +31,10 @@ InterruptedRun run_process_and_signal(const std::vector<std::string>& argv, cons
 // The whole content of a file ("" if it can't be read).
 std::string read_text(const std::string& path);
 
+// The JSON document in a file. Throws std::runtime_error naming the file if
+// it can't be opened (nlohmann's parse error if it is not JSON).
+nlohmann::json read_json(const std::string& path);
+
 // A fresh, empty directory under the system temp dir, removed by the destructor.
 class TempDir {
  public:
@@ -43,5 +49,16 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// A run told to write its results JSON: the exit code and output, and the
+// file, read only when a test asks for it (after checking the exit code).
+struct JsonRun : ProcessResult {
+  std::string json_path;
+  bool wrote_json() const;  // the file is there to be read
+  nlohmann::json doc() const { return read_json(json_path); }
+};
+
+// Runs `argv` with "--json <dir>/<name>" added at the end.
+JsonRun run_with_json(std::vector<std::string> argv, const TempDir& dir, const std::string& name);
 
 }  // namespace csg::testing

@@ -3,13 +3,13 @@
 // every track.
 #pragma once
 
-#include <fstream>
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "run_process.hpp"
 
 namespace csg::testing {
 
@@ -29,13 +29,11 @@ struct Trace {
   std::map<int, std::string> tracks;  // tid -> thread_name
 };
 
-// Throws std::runtime_error if the file can't be opened (nlohmann's parse
-// error if it is not JSON).
+// Throws as read_json does: std::runtime_error if the file can't be opened
+// (nlohmann's parse error if it is not JSON).
 inline Trace read_trace(const std::string& path) {
-  std::ifstream in(path);
-  if (!in.good()) throw std::runtime_error("no trace at " + path);
   Trace trace;
-  trace.doc = nlohmann::json::parse(in);
+  trace.doc = read_json(path);
   for (const auto& event : trace.doc.at("traceEvents")) {
     if (event.at("ph") == "M" && event.at("name") == "thread_name") {
       trace.tracks[event.at("tid").get<int>()] = event.at("args").at("name").get<std::string>();

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "base/errors.hpp"
 #include "run_process.hpp"
@@ -40,6 +41,35 @@ inline ::testing::AssertionResult refused_as_usage(const ProcessResult& run, con
   }
   if (ok) return ::testing::AssertionSuccess();
   return failure << "stderr: " << run.err;
+}
+
+// A command line a stage must refuse, and what its one line on stderr must
+// mention. In `args`, "{dir}" stands for the run's own empty directory and
+// "{json}" for a file in it (see command_line).
+struct BadCase {
+  std::vector<std::string> args;
+  std::string must_mention;
+};
+
+// `binary`, then `args` with "{dir}" replaced by `dir` and "{json}" by
+// <dir>/out.json.
+inline std::vector<std::string> command_line(const std::string& binary, const std::vector<std::string>& args,
+                                             const TempDir& dir) {
+  std::vector<std::string> argv{binary};
+  for (const std::string& arg : args) {
+    argv.push_back(arg == "{dir}" ? dir.path() : arg == "{json}" ? dir.file("out.json") : arg);
+  }
+  return argv;
+}
+
+// Runs `binary` with `bad.args`, then "--json <dir>/out.json" so that a run
+// that went ahead would leave a file, in a fresh directory: refused_as_usage.
+inline ::testing::AssertionResult refuses_before_writing(const std::string& binary, const BadCase& bad,
+                                                         const std::vector<std::string>& extra_env = {}) {
+  const TempDir dir;
+  std::vector<std::string> argv = command_line(binary, bad.args, dir);
+  argv.insert(argv.end(), {"--json", dir.file("out.json")});
+  return refused_as_usage(run_process(argv, extra_env), bad.must_mention, dir);
 }
 
 }  // namespace csg::testing
