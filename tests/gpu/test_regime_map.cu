@@ -240,17 +240,30 @@ TEST_F(RegimeMapTest, APoolThatMissesABatchFailsOnlyThePoolsCheck) {
 }
 
 TEST_F(RegimeMapTest, AMapOverMaxMinutesIsRefusedBeforeAnyCellRuns) {
+  // Any GPU's estimate of a map is more than 0 minutes, so --max-minutes 0
+  // must refuse it, with the estimate, before a single cell issues work
+  // (the same map runs in the tests above with the default limit).
   ArticleCalls calls(2);
-  RegimeMapConfig config = tiny_map();
-  // Two 4096^3 GEMMs: 137 GFLOP each, minutes at the naive kernel's few
-  // TFLOP/s, within the cell budget, over --max-minutes 1.
-  config.sizes = {4096};
-  config.batches = {2};
-  config.cell_seconds = kMaxMapCellSeconds;
+  RegimeMapSteps steps = calls.steps(Broken::nothing);
+  int issued = 0;
+  steps.capture = [inner = steps.capture, &issued](BatchBuffers& b, int batches) {
+    ++issued;
+    return inner(b, batches);
+  };
+  steps.issue_on_streams = [inner = steps.issue_on_streams, &issued](const BatchOps& ops, int batches) {
+    ++issued;
+    inner(ops, batches);
+  };
   CommonOptions options = tiny_options();
-  options.plan = RepeatPlan{0, 1};
-  options.max_minutes = 1;
-  EXPECT_THROW(measure_regime_map(config, options, calls.steps(Broken::nothing)), UsageError);
+  options.max_minutes = 0;
+  try {
+    (void)measure_regime_map(tiny_map(), options, steps);
+    ADD_FAILURE() << "a map estimated over --max-minutes ran";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("regime map"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("--max-minutes (0)"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(issued, 0) << "the refusal must come before any cell runs";
 }
 
 }  // namespace
