@@ -231,7 +231,15 @@ void print_pool_result(std::ostream& out, const StageResult& result, const Commo
   const StageSums sums = runs.sums();
   const PipelineBound bound = *runs.bound_of(pool);
   out << "\nisolated, on one stream: H2D " << fixed(sums.h2d.median_ms, 2) << " ms, kernels "
-      << fixed(sums.kernel.median_ms, 2) << " ms, D2H " << fixed(sums.d2h.median_ms, 2) << " ms\n"
+      << fixed(sums.kernel.median_ms, 2) << " ms, D2H " << fixed(sums.d2h.median_ms, 2) << " ms\n";
+  const StageTimes times = sums.medians();
+  auto share_us = [&](double sum_ms, double first_ms) {
+    return fixed(1000.0 * one_batch_share(sum_ms, first_ms, work.batches), 1);
+  };
+  out << "one batch's fill and drain (each sum less batch 0's op alone, over the other batches, so that a timed\n"
+      << "  region's fixed cost stays out): H2D " << share_us(times.h2d_ms, times.h2d_first_ms) << " us, kernel "
+      << share_us(times.kernel_ms, times.kernel_first_ms) << " us, D2H " << share_us(times.d2h_ms, times.d2h_first_ms)
+      << " us\n"
       << "each resource alone on the pool's " << pool.streams << " streams, plus one batch of fill and drain: kernels "
       << fixed(bound.kernel_path_ms, 2) << ", H2D " << fixed(bound.h2d_path_ms, 2) << ", D2H "
       << fixed(bound.d2h_path_ms, 2) << ", both ways " << fixed(bound.both_ways_ms, 2) << "; the host's issue "

@@ -101,8 +101,13 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
   costs.pool_issue = results[1].side;
   costs.issue_streams_cpu = results[2].primary;
   costs.issue_graph_cpu = results[3].primary;
-  if (c.one_stream_sums.size() == 3) {
+  if (c.one_stream_sums.size() >= 3) {
     costs.sums = StageSums{results[first_sum].primary, results[first_sum + 1].primary, results[first_sum + 2].primary};
+  }
+  if (c.one_stream_sums.size() == 6) {  // and batch 0's op of each kind alone (first_op_variants)
+    costs.sums.h2d_first = results[first_sum + 3].primary;
+    costs.sums.kernel_first = results[first_sum + 4].primary;
+    costs.sums.d2h_first = results[first_sum + 5].primary;
   }
   for (std::size_t i = first_stream_resource; i < first_graph_resource; ++i) costs.stream_alone.push_back(results[i].primary);
   for (std::size_t i = first_graph_resource; i < results.size(); ++i) costs.graph_alone.push_back(results[i].primary);

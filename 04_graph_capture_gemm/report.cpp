@@ -118,9 +118,11 @@ StageResult graph_stage_result(const std::string& stage, const DeviceInfo& devic
   };
   // What the two bounds are made of: the one-stream sums, and each resource alone.
   const nlohmann::json one_stream = {{"streams", 1}};
-  for (const auto& [name, stats] : {std::pair{"h2d_sum", &replay.sums.h2d}, std::pair{"kernel_sum", &replay.sums.kernel},
-                                    std::pair{"d2h_sum", &replay.sums.d2h}}) {
-    result.measurements.push_back(cost(name, one_stream, *stats));
+  for (const auto& [name, stats] :
+       {std::pair{"h2d_sum", &replay.sums.h2d}, std::pair{"kernel_sum", &replay.sums.kernel},
+        std::pair{"d2h_sum", &replay.sums.d2h}, std::pair{"h2d_first_op", &replay.sums.h2d_first},
+        std::pair{"kernel_first_op", &replay.sums.kernel_first}, std::pair{"d2h_first_op", &replay.sums.d2h_first}}) {
+    if (stats->samples > 0) result.measurements.push_back(cost(name, one_stream, *stats));
   }
   static constexpr const char* kResourceNames[] = {"kernels", "h2d", "d2h", "both_ways"};
   for (const auto& [as, alone] : {std::pair{"streams", &replay.stream_alone}, std::pair{"graph", &replay.graph_alone}}) {

@@ -5,11 +5,18 @@
 
 namespace csg {
 
+double one_batch_share(double sum_ms, double first_ms, int batches) {
+  if (batches < 1) throw std::invalid_argument("one_batch_share: batches must be at least 1");
+  if (first_ms <= 0.0) return sum_ms / batches;  // the first op alone was not measured
+  if (batches == 1) return 0.0;                  // the sum is the first op: nothing but it to share
+  return std::max(0.0, sum_ms - first_ms) / (batches - 1);
+}
+
 PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_stream, int batches) {
   if (batches < 1) throw std::invalid_argument("pipeline_bound: batches must be at least 1");
-  const double h2d_one = one_stream.h2d_ms / batches;
-  const double kernel_one = one_stream.kernel_ms / batches;
-  const double d2h_one = one_stream.d2h_ms / batches;
+  const double h2d_one = one_batch_share(one_stream.h2d_ms, one_stream.h2d_first_ms, batches);
+  const double kernel_one = one_batch_share(one_stream.kernel_ms, one_stream.kernel_first_ms, batches);
+  const double d2h_one = one_batch_share(one_stream.d2h_ms, one_stream.d2h_first_ms, batches);
 
   PipelineBound bound;
   bound.kernel_path_ms = h2d_one + alone.kernels_ms + d2h_one;

@@ -13,7 +13,12 @@
 //   both ways:     every copy in both directions at once (PCIe and host memory are shared)
 //   host issue:    the CPU's time to queue the run's operations (nothing runs before it is queued)
 // One batch's share (the fill before the first kernel, the drain after the
-// last) is its op alone on one stream: the one-stream sums ÷ batches.
+// last) is its op's own time on one stream, without the timing's fixed cost:
+// a timed region of B ops takes fixed + B·op (the fixed part is the host
+// issuing the first op after the start event), so the share is
+// (sum of B ops - the first op alone) ÷ (B - 1), and 0 for one batch. Taking
+// the sum ÷ B instead keeps a fixed/B of some µs in each share: at a few
+// batches of tiny GEMMs that is as long as the run, and the bound is beaten.
 // Napkin math at the article's sizes on an H200: kernels ~17 ms (16.0 on 8
 // streams), copies 4.1 and 7.8 ms, issue 0.8 ms: compute-bound.
 #pragma once
@@ -23,10 +28,17 @@
 namespace csg {
 
 // Medians, in ms, of every batch's work of each kind alone on ONE stream
-// (the stage sums): one batch's share is the sum ÷ batches.
+// (the stage sums), and of the first batch's op of each kind alone, timed
+// the same way (the timing's fixed cost plus one op). A first op of 0 means
+// it was not measured: that kind's share is then the sum ÷ batches.
 struct StageTimes {
   double h2d_ms = 0.0, kernel_ms = 0.0, d2h_ms = 0.0;
+  double h2d_first_ms = 0.0, kernel_first_ms = 0.0, d2h_first_ms = 0.0;
 };
+
+// One batch's share of a kind of work (see above): the sum of `batches` ops
+// less the first op alone, over the other batches-1; 0 for one batch.
+double one_batch_share(double sum_ms, double first_ms, int batches);
 
 // Medians, in ms, of what each resource needs alone, measured on the
 // variant's own streams; host_issue_ms 0 where the variant's issue time was

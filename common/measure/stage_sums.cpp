@@ -22,6 +22,18 @@ std::vector<TimedVariant> stage_sum_variants(const BatchOps& ops, BatchBuffers& 
   };
 }
 
+std::vector<TimedVariant> first_op_variants(const BatchOps& ops, cudaStream_t stream, EventTimer& timer) {
+  auto first = [&timer, stream](std::function<void(int, cudaStream_t)> op) {
+    return TimedVariant{nullptr, [&timer, stream, op = std::move(op)] {
+                          timer.start(stream);
+                          op(0, stream);
+                          return timer.stop();
+                        },
+                        nullptr};
+  };
+  return {first(ops.h2d), first(ops.compute), first(ops.d2h)};
+}
+
 TimedVariant copies_both_ways_variant(const BatchOps& ops, const Workload& work, cudaStream_t h2d_stream,
                                       cudaStream_t d2h_stream, EventTimer& timer) {
   auto run = [ops, batches = work.batches, h2d_stream, d2h_stream, &timer] {
@@ -57,6 +69,17 @@ std::vector<TimedVariant> resource_variants(const BatchOps& ops, int batches, co
 StageSums to_stage_sums(const std::vector<Summary>& summaries, std::size_t first) {
   if (summaries.size() < first + 3) throw std::invalid_argument("to_stage_sums: need the H2D, kernel and D2H summaries");
   return StageSums{summaries[first], summaries[first + 1], summaries[first + 2]};
+}
+
+StageSums to_stage_sums_with_first_ops(const std::vector<Summary>& summaries, std::size_t first) {
+  if (summaries.size() < first + 6) {
+    throw std::invalid_argument("to_stage_sums_with_first_ops: need the three sums and the three first ops");
+  }
+  StageSums sums = to_stage_sums(summaries, first);
+  sums.h2d_first = summaries[first + 3];
+  sums.kernel_first = summaries[first + 4];
+  sums.d2h_first = summaries[first + 5];
+  return sums;
 }
 
 }  // namespace csg

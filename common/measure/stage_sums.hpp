@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "measure/pipeline_bound.hpp"
@@ -25,11 +26,23 @@ struct BatchOps {
 };
 
 struct StageSums {
+  StageSums() = default;
+  StageSums(Summary h2d_sum, Summary kernel_sum, Summary d2h_sum)
+      : h2d(std::move(h2d_sum)), kernel(std::move(kernel_sum)), d2h(std::move(d2h_sum)) {}
   Summary h2d;
   Summary kernel;
   Summary d2h;
+  // The first batch's op of each kind alone (first_op_variants): what the
+  // bound needs to take the timing's fixed cost out of the fill and drain.
+  // Left empty (median 0) where a stage needs no bound.
+  Summary h2d_first;
+  Summary kernel_first;
+  Summary d2h_first;
   double sum_ms() const { return h2d.median_ms + kernel.median_ms + d2h.median_ms; }
-  StageTimes medians() const { return {h2d.median_ms, kernel.median_ms, d2h.median_ms}; }
+  StageTimes medians() const {
+    return {h2d.median_ms,       kernel.median_ms,       d2h.median_ms,
+            h2d_first.median_ms, kernel_first.median_ms, d2h_first.median_ms};
+  }
 };
 
 // The three passes as variants for measure_interleaved, in the order H2D,
@@ -40,6 +53,13 @@ struct StageSums {
 // slots the H2D pass leaves only the last batch of each slot in place).
 std::vector<TimedVariant> stage_sum_variants(const BatchOps& ops, BatchBuffers& buffers, cudaStream_t stream,
                                              EventTimer& timer);
+
+// The first batch's H2D, kernel and D2H, each alone on `stream`, timed like
+// the passes above (the same timer, the same start and stop): the fixed cost
+// of a timed region plus one op, which pipeline_bound subtracts from a pass to
+// get one batch's share. They check nothing; the kernel writes device C of
+// batch 0 and the D2H host C of batch 0 with the values the passes give them.
+std::vector<TimedVariant> first_op_variants(const BatchOps& ops, cudaStream_t stream, EventTimer& timer);
 
 // All H2D copies on `h2d_stream` and all D2H copies on `d2h_stream` at the
 // same time, timed from the first: how long the copies take when both
@@ -61,5 +81,9 @@ std::vector<TimedVariant> resource_variants(const BatchOps& ops, int batches, co
 // The three summaries, in the order stage_sum_variants returned them,
 // starting at `first` in measure_interleaved's results.
 StageSums to_stage_sums(const std::vector<Summary>& summaries, std::size_t first);
+
+// The same six: stage_sum_variants' three, then first_op_variants' three,
+// starting at `first`.
+StageSums to_stage_sums_with_first_ops(const std::vector<Summary>& summaries, std::size_t first);
 
 }  // namespace csg

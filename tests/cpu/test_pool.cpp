@@ -36,6 +36,34 @@ TEST(PipelineBound, EachPathIsItsResourceAloneOnTheVariantsStreamsPlusFillAndDra
   EXPECT_EQ(regime_name(bound), "compute-bound");
 }
 
+TEST(PipelineBound, TheFillAndDrainLeaveOutTheTimingsFixedCost) {
+  // Every timed region costs 5 us on top of its ops (the host issuing the
+  // first op after the start event); the ops take 1, 2 and 3 us each.
+  const double fixed = 0.005, h2d = 0.001, kernel = 0.002, d2h = 0.003;
+  auto times = [&](int batches) {
+    return StageTimes{fixed + batches * h2d, fixed + batches * kernel, fixed + batches * d2h,
+                      fixed + h2d,           fixed + kernel,           fixed + d2h};
+  };
+  EXPECT_NEAR(one_batch_share(fixed + 10 * kernel, fixed + kernel, 10), kernel, 1e-12);
+  EXPECT_DOUBLE_EQ(one_batch_share(0.4, 0.3, 1), 0.0) << "one batch: the sum is the first op";
+  EXPECT_DOUBLE_EQ(one_batch_share(0.3, 0.4, 5), 0.0) << "noise never makes a share negative";
+  EXPECT_DOUBLE_EQ(one_batch_share(4.0, 0.0, 100), 0.04) << "no first op measured: the sum / batches";
+  EXPECT_THROW((void)one_batch_share(1.0, 0.5, 0), std::invalid_argument);
+
+  // Ten batches, the kernels alone on the pool's streams 0.015 ms: the path
+  // adds one H2D and one D2H, not 1/10 of the fixed cost twice.
+  const PipelineBound ten = pipeline_bound({0.015, 0.012, 0.014, 0.02, 0.0}, times(10), 10);
+  EXPECT_NEAR(ten.kernel_path_ms, h2d + 0.015 + d2h, 1e-12);
+  EXPECT_NEAR(ten.h2d_path_ms, 0.012 + kernel + d2h, 1e-12);
+  EXPECT_NEAR(ten.d2h_path_ms, h2d + kernel + 0.014, 1e-12);
+  // One batch: nothing to add to any path; the largest resource alone is the bound.
+  const PipelineBound one = pipeline_bound({0.009, 0.007, 0.008, 0.010, 0.012}, times(1), 1);
+  EXPECT_DOUBLE_EQ(one.kernel_path_ms, 0.009);
+  EXPECT_DOUBLE_EQ(one.d2h_path_ms, 0.008);
+  EXPECT_DOUBLE_EQ(one.bound_ms, 0.012);
+  EXPECT_EQ(one.limited_by, kHostIssuePath);
+}
+
 TEST(PipelineBound, TheLargestPathSetsTheBoundAndNamesTheRegime) {
   const PipelineBound d2h = pipeline_bound({2.0, 4.0, 8.0, 7.0, 1.0}, {4.0, 2.0, 8.0}, 100);
   EXPECT_EQ(d2h.limited_by, kD2hPath);
@@ -145,6 +173,9 @@ TEST(Stage03Report, TheJsonHoldsEachVariantsOwnBoundAndTheRegimeOfItsLargestPath
       entry(Kind::pool, "stream_pool", 8, 16.05),          entry(Kind::pool, "stream_pool", 8, 16.06),
       entry(Kind::bound, "h2d_sum", 1, 4.0),               entry(Kind::bound, "kernel_sum", 1, 17.2),
       entry(Kind::bound, "d2h_sum", 1, 7.8),               entry(Kind::bound, "copies_both_ways", 2, 8.3),
+      // Batch 0's ops alone: one batch's share is (sum - first) / 99, 0.04 and 0.078 ms.
+      entry(Kind::bound, "h2d_first_op", 1, 0.04),         entry(Kind::bound, "kernel_first_op", 1, 0.2),
+      entry(Kind::bound, "d2h_first_op", 1, 0.078),
       entry(Kind::resource, "resource_alone", 8, 15.9, "kernels"), entry(Kind::resource, "resource_alone", 8, 4.1, "h2d"),
       entry(Kind::resource, "resource_alone", 8, 7.9, "d2h"),      entry(Kind::resource, "resource_alone", 8, 8.6, "both_ways")};
   entries[3].order = pool::IssueOrder::breadth_first;

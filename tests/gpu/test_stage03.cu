@@ -167,7 +167,12 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(std::vector<std::string>{"--batches", "300", "--m", "128", "--n", "128", "--k", "128",
                                                "--streams", "8", "--streams-sweep", "2,32"},
                       std::vector<std::string>{"--batches", "40", "--m", "512", "--n", "512", "--k", "256",
-                                               "--streams", "4", "--streams-sweep", "off", "--kernel", "tiled"}));
+                                               "--streams", "4", "--streams-sweep", "off", "--kernel", "tiled"},
+                      // One and three batches whose ops last about as long as a timed region's fixed cost.
+                      std::vector<std::string>{"--batches", "1", "--m", "96", "--n", "80", "--k", "40",
+                                               "--streams-sweep", "off"},
+                      std::vector<std::string>{"--batches", "3", "--m", "96", "--n", "80", "--k", "40",
+                                               "--streams", "3", "--streams-sweep", "1,2"}));
 
 TEST_F(Stage03Binary, TheStreamCountSweepTimesVerifiesAndExplainsEveryPoolSize) {
   testing::TempDir dir;
