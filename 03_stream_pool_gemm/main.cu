@@ -189,7 +189,9 @@ int main(int argc, char** argv) {
     // on two, for the engine streams), and each resource alone on every pool.
     const csg::StreamPool bound_streams(2);
     runs.add_bounds(buffers, ops, bound_streams[0], bound_streams[1], timer);
-    runs.add_resource_runs(ops, timer);
+    runs.add_resource_runs(ops, [&](const csg::StreamPool& some_pool, const csg::BatchOps& only) {
+      return pool_run(some_pool, IssueOrder::depth_first, only, work.batches);
+    });
 
     csg::progress("timing " + std::to_string(runs.size()) + " variants: " + std::to_string(options->plan.warmup) +
                   " warm-up + " + std::to_string(options->plan.repeats) + " timed rounds");
@@ -216,7 +218,9 @@ int main(int argc, char** argv) {
                              last_issue, /*sweep=*/true);
       }
       count_runs->add_bounds(*count_buffers, count_ops, bound_streams[0], bound_streams[1], timer);
-      count_runs->add_resource_runs(count_ops, timer);
+      count_runs->add_resource_runs(count_ops, [&](const csg::StreamPool& some_pool, const csg::BatchOps& only) {
+        return pool_run(some_pool, IssueOrder::depth_first, only, count_work.batches);
+      });
       csg::progress("stream count: " + std::to_string(count_config.sizes.size()) + " pool sizes from " +
                     std::to_string(count_config.sizes.front()) + " to " + std::to_string(count_config.sizes.back()) +
                     " streams, " + std::to_string(count_work.batches) + " GEMMs of " +

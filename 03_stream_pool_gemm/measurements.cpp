@@ -70,7 +70,7 @@ void PoolMeasurements::add_pool(BatchBuffers& buffers, const StreamPool& pool, I
   entry.params = {{"streams", pool.size()}, {"order", std::string(to_string(order))}, {"sweep", sweep}};
   entry.streams = pool.size();
   entry.order = order;
-  for (int i = 0; i < pool.size(); ++i) entry.stream_list.push_back(pool[i]);
+  entry.pool = &pool;
   add_whole_workload(std::move(entry), buffers, pool[0], std::move(run));
   entries_.back().variant.side = std::move(issued);
 }
@@ -87,7 +87,7 @@ void PoolMeasurements::add_engine_streams(BatchBuffers& buffers, const StreamPoo
   entries_.back().variant.side = std::move(issued);
 }
 
-void PoolMeasurements::add_resource_runs(const BatchOps& ops, EventTimer& timer) {
+void PoolMeasurements::add_resource_runs(const BatchOps& ops, const PoolRun& pool_run) {
   static constexpr const char* kResources[] = {"kernels", "h2d", "d2h", "both_ways"};
   const double batches = double(work_.batches);
   const Work works[] = {{0.0, batches * work_.flops_per_batch()},
@@ -95,17 +95,20 @@ void PoolMeasurements::add_resource_runs(const BatchOps& ops, EventTimer& timer)
                         {batches * double(work_.c_bytes()), 0.0},
                         {batches * double(work_.a_bytes() + work_.c_bytes()), 0.0}};
   std::vector<int> sizes;
-  std::vector<std::vector<cudaStream_t>> streams_of_size;
+  std::vector<const StreamPool*> pool_of_size;
   for (const Entry& entry : entries_) {
     if ((entry.kind != Kind::pool && entry.kind != Kind::pool_sweep) ||
         std::find(sizes.begin(), sizes.end(), entry.streams) != sizes.end()) {
       continue;
     }
     sizes.push_back(entry.streams);
-    streams_of_size.push_back(entry.stream_list);
+    pool_of_size.push_back(entry.pool);
   }
   for (std::size_t s = 0; s < sizes.size(); ++s) {
-    std::vector<TimedVariant> runs = resource_variants(ops, work_.batches, streams_of_size[s], timer);
+    if (pool_of_size[s] == nullptr) throw std::logic_error("add_resource_runs: a pool variant without its pool");
+    const StreamPool& pool = *pool_of_size[s];
+    std::vector<TimedVariant> runs =
+        resource_variants(ops, [&pool, pool_run](const BatchOps& subset) { return pool_run(pool, subset); });
     for (std::size_t r = 0; r < runs.size(); ++r) {
       Entry entry;
       entry.kind = Kind::resource;

@@ -60,7 +60,7 @@ class PoolMeasurements {
     bool verifiable = true;
     int streams = 0;
     IssueOrder order = IssueOrder::depth_first;
-    std::vector<cudaStream_t> stream_list;  // pool variants: the streams, for their resource runs
+    const StreamPool* pool = nullptr;       // pool variants: their pool, for their resource runs
     std::optional<Summary> host_issue;      // the host's time to issue each timed run, where read
     std::string resource;                   // resource runs: "kernels", "h2d", "d2h" or "both_ways"
   };
@@ -84,9 +84,11 @@ class PoolMeasurements {
   // D2H, in that order): `run` issues every batch and returns its time.
   void add_engine_streams(BatchBuffers& buffers, const StreamPool& streams, std::function<Millis()> run,
                           std::function<Millis()> issued);
-  // What each resource needs alone (resource_variants) on the streams of
-  // every pool size added so far, through `ops`: the bound of each pool variant.
-  void add_resource_runs(const BatchOps& ops, EventTimer& timer);
+  // What each resource needs alone (resource_variants) on every pool size
+  // added so far, through `ops`, each run by `pool_run` (the stage's own
+  // depth-first run of a pool: fork, loop, join): the bound of each pool variant.
+  using PoolRun = std::function<Millis(const StreamPool& pool, const BatchOps& ops)>;
+  void add_resource_runs(const BatchOps& ops, const PoolRun& pool_run);
   // H2D, kernel and D2H sums through `ops` on `one`, then all copies both ways
   // at once on `one` and `two`. Verifiable only with a device slot per batch.
   void add_bounds(BatchBuffers& buffers, const BatchOps& ops, cudaStream_t one, cudaStream_t two, EventTimer& timer);

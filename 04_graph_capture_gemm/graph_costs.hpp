@@ -77,7 +77,7 @@ struct ReplayComparison {
   cudaStream_t stream = nullptr;  // the origin stream: pool stream 0
   std::vector<TimedVariant> one_stream_sums;              // H2D, kernels, D2H (stage_sum_variants), then
                                                           // optionally batch 0's three ops (first_op_variants)
-  std::vector<TimedVariant> stream_resources;             // resource_variants on the pool's streams
+  std::vector<TimedVariant> stream_resources;             // resource_variants, issued as the pool issues its run
   std::vector<const GraphExec*> graph_resources;          // the same four, captured from the pool
 };
 

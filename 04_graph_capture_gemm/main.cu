@@ -226,8 +226,6 @@ int main(int argc, char** argv) {
           Join::yes)));
     }
     for (const csg::GraphExec& e : alone_execs) alone_graphs.push_back(&e);
-    std::vector<cudaStream_t> pool_streams;
-    for (int s = 0; s < streams; ++s) pool_streams.push_back(pool[s]);
     csg::EventTimer resources_timer;
     // The bound's fill and drain: every batch's op of each kind on one stream, and batch 0's alone.
     std::vector<csg::TimedVariant> one_stream_sums = csg::stage_sum_variants(ops, buffers, sums_stream.get(), sums_timer);
@@ -237,7 +235,15 @@ int main(int argc, char** argv) {
     run.replay = csg::graphs::measure_replay_vs_streams(
         plan, {&exec, launch, issue_on_streams, poison, verify, pool[0],
                one_stream_sums,
-               csg::resource_variants(ops, work.batches, pool_streams, resources_timer), alone_graphs});
+               csg::resource_variants(ops,
+                                      [&](const csg::BatchOps& only) {  // issued as issue_on_streams issues the run
+                                        resources_timer.start(pool[0]);
+                                        fork();
+                                        issue_batches(only, work.batches);
+                                        join();
+                                        return resources_timer.stop();
+                                      }),
+               alone_graphs});
 
     csg::progress("when the work changes: exec update vs re-capture + instantiate");
     const std::uint64_t second_seed = options->common.seed + 1;

@@ -35,8 +35,8 @@ constexpr int kVerifications = 2;
 
 constexpr const char* kOneStreamBound =
     "one-stream bound: the largest of the H2D, kernel and D2H sums (every batch alone on one stream) plus one "
-    "batch's fill and drain (pipeline_bound.hpp with only those three paths); the pool can beat it where "
-    "kernels of several streams run side by side";
+    "batch's fill and drain (pipeline_bound.hpp with only those three paths). It is the serial picture's "
+    "yardstick, not a bound of the pool: the pool beats it where kernels of several streams run side by side";
 
 std::vector<int> sorted_unique(const std::string& flag, const std::vector<long long>& values) {
   std::vector<int> sorted(values.begin(), values.end());
@@ -403,10 +403,11 @@ void print_regime_map(std::ostream& out, const StageResult& result, const Regime
       std::any_of(map.cells.begin(), map.cells.end(), [](const MapCell& cell) { return cell.measured(); });
   if (any_measured) {
     out << "\nevery measured cell (GPU time; issue: the host's time to issue the pool's fork, "
-           "3 x batches calls and join, or the one cudaGraphLaunch; % of bound: the pool against its one-stream "
-           "bound, above 100% where kernels of several streams ran side by side):\n";
+           "3 x batches calls and join, or the one cudaGraphLaunch; vs 1-stream sums: the longest one-stream sum plus "
+           "fill and drain, as % of the pool's time. Not a bound of the pool, which the map does not measure: "
+           "above 100% where kernels of several streams ran side by side):\n";
     Table figures({"m", "batches", "pool ms", "graph ms", "graph/pool", "pool issue ms", "graph issue ms",
-                   "pool % of bound", "limited by", "verified"});
+                   "vs 1-stream sums %", "longest sum", "verified"});
     for (const MapCell& cell : map.cells) {
       if (!cell.measured()) continue;
       const PipelineBound bound = one_stream_bound(cell.sums, cell.batches);

@@ -47,23 +47,20 @@ TimedVariant copies_both_ways_variant(const BatchOps& ops, const Workload& work,
   return TimedVariant{nullptr, run, nullptr};
 }
 
-std::vector<TimedVariant> resource_variants(const BatchOps& ops, int batches, const std::vector<cudaStream_t>& streams,
-                                            EventTimer& timer) {
-  if (streams.empty()) throw std::invalid_argument("resource_variants: no streams");
-  const std::vector<cudaStream_t> others(streams.begin() + 1, streams.end());
-  using Op = std::function<void(int, cudaStream_t)>;
-  auto on_streams = [&timer, streams, others, batches](std::vector<Op> kinds) {
-    return TimedVariant{nullptr, [&timer, streams, others, batches, kinds = std::move(kinds)] {
-                          timer.start(streams.front(), others);
-                          for (int batch = 0; batch < batches; ++batch) {
-                            const cudaStream_t stream = streams[static_cast<std::size_t>(batch) % streams.size()];
-                            for (const Op& op : kinds) op(batch, stream);
-                          }
-                          return timer.stop();
-                        },
-                        nullptr};
-  };
-  return {on_streams({ops.compute}), on_streams({ops.h2d}), on_streams({ops.d2h}), on_streams({ops.h2d, ops.d2h})};
+std::vector<TimedVariant> resource_variants(const BatchOps& ops,
+                                            std::function<Millis(const BatchOps&)> run_like_the_variant) {
+  if (!run_like_the_variant) throw std::invalid_argument("resource_variants: no run");
+  const std::function<void(int, cudaStream_t)> nothing = [](int, cudaStream_t) {};
+  const BatchOps only[] = {{nothing, ops.compute, nothing},  // kernels
+                           {ops.h2d, nothing, nothing},      // H2D
+                           {nothing, nothing, ops.d2h},      // D2H
+                           {ops.h2d, nothing, ops.d2h}};     // both ways
+  std::vector<TimedVariant> variants;
+  for (const BatchOps& subset : only) {
+    variants.push_back(TimedVariant{nullptr, [run_like_the_variant, subset] { return run_like_the_variant(subset); },
+                                    nullptr});
+  }
+  return variants;
 }
 
 StageSums to_stage_sums(const std::vector<Summary>& summaries, std::size_t first) {

@@ -68,15 +68,19 @@ std::vector<TimedVariant> first_op_variants(const BatchOps& ops, cudaStream_t st
 TimedVariant copies_both_ways_variant(const BatchOps& ops, const Workload& work, cudaStream_t h2d_stream,
                                       cudaStream_t d2h_stream, EventTimer& timer);
 
-// What each resource needs alone, issued the way a pool issues the run (batch
-// i's op on streams[i % streams.size()], timed from streams[0], whose start the
-// others wait for and which waits for them at the stop), in the order:
+// What each resource needs alone, issued exactly as the variant issues its
+// run: `run_like_the_variant` is the variant's own timed run (its fork, its
+// loop over the batches, its join), given ops of which only one kind does
+// anything. In the order:
 //   kernels (every compute op), H2D (every H2D), D2H (every D2H), both ways
 //   (every H2D and D2H).
-// These runs bound the variants that use the same streams (pipeline_bound.hpp);
-// they check nothing, and leave device and host C as the kernels and copies left them.
-std::vector<TimedVariant> resource_variants(const BatchOps& ops, int batches, const std::vector<cudaStream_t>& streams,
-                                            EventTimer& timer);
+// With the same skeleton around a subset of the same work, no schedule of the
+// whole run can beat one of them (pipeline_bound.hpp); with a skeleton of its
+// own (other events, another order of records and waits) the fork and join of
+// a large pool around a few tiny batches can cost more than the whole run.
+// They check nothing, and leave device and host C as the kernels and copies left them.
+std::vector<TimedVariant> resource_variants(const BatchOps& ops,
+                                            std::function<Millis(const BatchOps&)> run_like_the_variant);
 
 // The three summaries, in the order stage_sum_variants returned them,
 // starting at `first` in measure_interleaved's results.
