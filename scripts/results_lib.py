@@ -962,6 +962,7 @@ class Regime:
     regime: str                  # "compute-bound" or "PCIe-bound"
     replay: Result | None = None   # the stage 04 run of the same kernel
     replay_ms: float | None = None  # its graph replay
+    engines_bound_ms: float | None = None  # one stream per engine's own bound (older runs: none, the pool's is used)
 
     @property
     def flop(self) -> float:
@@ -988,7 +989,11 @@ class Regime:
 
     @property
     def engines_percent(self) -> float | None:
-        return 100.0 * self.bound_ms / self.engines_ms if self.engines_ms else None
+        """% of its own bound: each pipeline shape has its own (its kernels run one at a time on one stream)."""
+        if not self.engines_ms:
+            return None
+        bound = self.engines_bound_ms if self.engines_bound_ms is not None else self.bound_ms
+        return 100.0 * bound / self.engines_ms
 
 
 def _regime_name(bounds: dict[str, Any], limited_by: str) -> str:
@@ -1030,6 +1035,10 @@ def regimes(results: list[Result]) -> list[Regime]:
                      engines_ms=engines if is_number(engines) and engines > 0 else None,
                      bound_ms=bounds["pipeline_bound_ms"], limited_by=limited_by,
                      regime=_regime_name(bounds, limited_by))
+        engine_run = next((m for m in run.measurements if m["name"] == "engine_streams"), None)
+        own = engine_run.get("bound") if engine_run is not None else None
+        if isinstance(own, dict) and is_number(own.get("bound_ms")) and own["bound_ms"] > 0:
+            row.engines_bound_ms = own["bound_ms"]
         if kernel in replays:
             chosen = _prefer_named_runs([r for r, _ in replays[kernel]], kernel)
             row.replay, row.replay_ms = chosen, next(ms for r, ms in replays[kernel] if r is chosen)

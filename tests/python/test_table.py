@@ -48,6 +48,18 @@ class RegimeTable(unittest.TestCase):
         self.assertEqual(cublas[5], "PCIe both ways")
         self.assertEqual(cublas[8], "-")  # no stage 04 run here
 
+    def test_one_stream_per_engine_is_held_to_its_own_bound(self) -> None:
+        # Its kernels run one at a time on one stream: its bound (the one-stream kernel sum, 17.3 ms) is not the
+        # pool's (16.0 ms: kernels of several streams side by side). Without its own bound, the pool's is used.
+        doc = stage03("naive", False, 16.1, 17.35, 16.0, 6200.0, "kernels")
+        doc["measurements"].append(measurement("engine_streams", 17.35, bound={"bound_ms": 17.3}))
+        old = stage03("naive", False, 16.1, 17.35, 16.0, 6200.0, "kernels")
+        own, = self.rows({"03_stream_pool_gemm.json": doc})
+        fallback, = self.rows({"03_stream_pool_gemm.json": old})
+        self.assertEqual(own[6], f"{100 * 16.0 / 16.1:.1f}")
+        self.assertEqual(own[7], f"{100 * 17.3 / 17.35:.1f}")
+        self.assertEqual(fallback[7], f"{100 * 16.0 / 17.35:.1f}")
+
     def test_stage04_replay_is_matched_by_kernel(self) -> None:
         replay = result("04_graph_capture_gemm", {**ARTICLE, "host_memory": "pinned", "kernel": "cublas",
                                                   "tf32": False}, [measurement("graph_replay", 8.75)])
