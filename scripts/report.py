@@ -125,8 +125,16 @@ class Baselines:
         return None
 
     def bound_for(self, result: Result, m: dict[str, Any]) -> tuple[float, bool] | None:
-        """The pipeline bound for row `m` of `result`: one measured with the row's kind of host memory only
-        (pageable copies are 4-7x slower, so a pinned bound says nothing about a pageable run)."""
+        """The pipeline bound for row `m` of `result`. A row that carries its own bound (each pool size, issue
+        order, engine streams, graph replay: measured on its own streams) gets that one; in a result whose rows
+        carry their own bounds, a row without one (the serial runs) gets none. Older results have one bound per
+        run: then one measured with the row's kind of host memory only (pageable copies are 4-7x slower, so a
+        pinned bound says nothing about a pageable run)."""
+        own_bound = own_bound_ms(m)
+        if own_bound is not None:
+            return own_bound, False
+        if any(own_bound_ms(other) is not None for other in result.measurements):
+            return None
         memory = params_of(m).get("host_memory", result.config.get("host_memory"))
         own = result.bounds.get("pipeline_bound_ms")
         if is_number(own) and own > 0:
@@ -135,6 +143,14 @@ class Baselines:
         if cross and same_workload(result, cross[0]) and memory == cross[0].config.get("host_memory"):
             return cross[1], True
         return None
+
+
+def own_bound_ms(m: dict[str, Any]) -> float | None:
+    """The bound a measurement carries for itself (its "bound" object), if any."""
+    bound = m.get("bound")
+    if isinstance(bound, dict) and is_number(bound.get("bound_ms")) and bound["bound_ms"] > 0:
+        return float(bound["bound_ms"])
+    return None
 
 
 # --- report.md ---------------------------------------------------------------------
@@ -225,10 +241,11 @@ def sweep_section(suite: Suite) -> list[str]:
         rows = []
         for m in points:
             median = m["median_ms"]
+            point_bound = own_bound_ms(m) or (bound if is_number(bound) else None)  # each pool size's own, if any
             rows.append([str(params_of(m).get("streams", "?")), format_ms(median),
                          f"{pageable['median_ms'] / median:.2f}x" if pageable and median > 0 else "-",
                          f"{pinned['median_ms'] / median:.2f}x" if pinned and median > 0 else "-",
-                         f"{100.0 * bound / median:.0f}%" if is_number(bound) and median > 0 else "-",
+                         f"{100.0 * point_bound / median:.0f}%" if point_bound and median > 0 else "-",
                          verified_text(m)])
         lines += ["", f"### Stream-count sweep ({run_name(result)}, {result.config.get('host_memory', '?')} host "
                   "memory; ratios within this run)", ""]

@@ -321,6 +321,36 @@ class ReportWithMissingStages(unittest.TestCase):
         self.assertIn("without plots", proc.stdout)
 
 
+class OwnBounds(unittest.TestCase):
+    """A row that carries its own bound is measured against it; in such a result a row without one gets none."""
+
+    def test_each_row_against_its_own_bound_and_the_serial_runs_against_none(self) -> None:
+        require_matplotlib(self)
+        directory = temporary_dir(self)
+        config = {**ARTICLE, "host_memory": "pageable", "kernel": "naive", "tf32": False}
+        pool = lambda order, ms, bound: measurement(  # noqa: E731
+            "stream_pool", ms, params={"streams": 8, "order": order, "host_memory": "pageable"},
+            bound={"bound_ms": bound, "percent_of_bound": 100.0 * bound / ms})
+        doc = result("03_stream_pool_gemm", config, [
+            measurement("serial", 87.4, params={"host_memory": "pageable"}),
+            pool("depth_first", 89.4, 89.0), pool("breadth_first", 72.8, 71.9),
+            measurement("engine_streams", 88.6, params={"streams": 3, "host_memory": "pageable"},
+                        bound={"bound_ms": 88.0})],
+            {"pipeline_bound_ms": 89.0, "stream_pool_ms": 89.4, "limited_by": "host issue"})
+        write_folder(directory, {"03_stream_pool_gemm-pageable.json": doc})
+        assert_ran_cleanly(self, run_report(directory))
+        rows = {(r[0], r[1]): r for r in markdown_table((directory / "report.md").read_text(),
+                                                       "## The workload, every way")}
+        percent = {variant: row[4] for (_, variant), row in rows.items()}
+        self.assertEqual(percent["serial (pageable)"], "-", "a serial run has no pipeline bound of its own")
+        breadth = next(v for v in percent if v.startswith("stream_pool") and "breadth_first" in v)
+        depth = next(v for v in percent if v.startswith("stream_pool") and "depth_first" in v)
+        engines = next(v for v in percent if v.startswith("engine_streams"))
+        self.assertEqual(percent[breadth], f"{100 * 71.9 / 72.8:.0f}%", "not the depth-first pool's 89.0 ms")
+        self.assertEqual(percent[depth], f"{100 * 89.0 / 89.4:.0f}%")
+        self.assertEqual(percent[engines], f"{100 * 88.0 / 88.6:.0f}%")
+
+
 class ReportOutput(unittest.TestCase):
     """Where report.md goes, what the terminal shows, and the refusal to write into the sample data."""
 
