@@ -138,15 +138,20 @@ void PoolMeasurements::add_bounds(BatchBuffers& buffers, const BatchOps& ops, cu
   const char* names[] = {"h2d_sum", "kernel_sum", "d2h_sum", "copies_both_ways"};
   const Work works[] = {{h2d_bytes, 0.0}, {0.0, double(work_.batches) * work_.flops_per_batch()}, {d2h_bytes, 0.0},
                         {h2d_bytes + d2h_bytes, 0.0}};
-  for (std::size_t i = 0; i < passes.size(); ++i) {
-    const std::size_t index = entries_.size();
+  // One row of the bound's runs: the H2D, kernel and D2H kinds name their host memory, the kernels none.
+  auto bound_entry = [&](const char* name, bool kernels, const Work& work, bool checked, TimedVariant variant) {
     Entry entry;
     entry.kind = Kind::bound;
-    entry.name = names[i];
-    entry.params = i == 1 ? nlohmann::json::object() : memory;
-    entry.work = works[i];
-    entry.verifiable = verifiable;
-    entry.variant = std::move(passes[i]);
+    entry.name = name;
+    entry.params = kernels ? nlohmann::json::object() : memory;
+    entry.work = work;
+    entry.verifiable = checked;
+    entry.variant = std::move(variant);
+    return entry;
+  };
+  for (std::size_t i = 0; i < passes.size(); ++i) {
+    const std::size_t index = entries_.size();
+    Entry entry = bound_entry(names[i], i == 1, works[i], verifiable, std::move(passes[i]));
     // After the D2H pass host C holds what the kernel pass computed; the
     // both-ways pass copies the same device C back again.
     if (verifiable && (i == 2 || i == 3)) {
@@ -160,19 +165,12 @@ void PoolMeasurements::add_bounds(BatchBuffers& buffers, const BatchOps& ops, cu
     entries_.push_back(std::move(entry));
   }
   // Batch 0's op of each kind alone: the bound takes the timing's fixed cost
-  // out of the fill and drain with these (pipeline_bound.hpp).
+  // out of the fill and drain with these (pipeline_bound.hpp). They check nothing.
   std::vector<TimedVariant> firsts = first_op_variants(ops, one, timer);
   const char* first_names[] = {"h2d_first_op", "kernel_first_op", "d2h_first_op"};
   const Work first_works[] = {{double(work_.a_bytes()), 0.0}, {0.0, work_.flops_per_batch()}, {double(work_.c_bytes()), 0.0}};
   for (std::size_t i = 0; i < firsts.size(); ++i) {
-    Entry entry;
-    entry.kind = Kind::bound;
-    entry.name = first_names[i];
-    entry.params = i == 1 ? nlohmann::json::object() : memory;
-    entry.work = first_works[i];
-    entry.verifiable = false;
-    entry.variant = std::move(firsts[i]);
-    entries_.push_back(std::move(entry));
+    entries_.push_back(bound_entry(first_names[i], i == 1, first_works[i], false, std::move(firsts[i])));
   }
 }
 
