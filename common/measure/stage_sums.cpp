@@ -68,15 +68,4 @@ StageSums to_stage_sums(const std::vector<Summary>& summaries, std::size_t first
   return StageSums{summaries[first], summaries[first + 1], summaries[first + 2]};
 }
 
-StageSums to_stage_sums_with_first_ops(const std::vector<Summary>& summaries, std::size_t first) {
-  if (summaries.size() < first + 6) {
-    throw std::invalid_argument("to_stage_sums_with_first_ops: need the three sums and the three first ops");
-  }
-  StageSums sums = to_stage_sums(summaries, first);
-  sums.h2d_first = summaries[first + 3];
-  sums.kernel_first = summaries[first + 4];
-  sums.d2h_first = summaries[first + 5];
-  return sums;
-}
-
 }  // namespace csg

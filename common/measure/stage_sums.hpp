@@ -86,8 +86,4 @@ std::vector<TimedVariant> resource_variants(const BatchOps& ops,
 // starting at `first` in measure_interleaved's results.
 StageSums to_stage_sums(const std::vector<Summary>& summaries, std::size_t first);
 
-// The same six: stage_sum_variants' three, then first_op_variants' three,
-// starting at `first`.
-StageSums to_stage_sums_with_first_ops(const std::vector<Summary>& summaries, std::size_t first);
-
 }  // namespace csg
