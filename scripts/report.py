@@ -73,6 +73,10 @@ COPY_STAGE = "02_pinned_vs_pageable"
 END_TO_END = {"serial", "stream_pool", "engine_streams", "graph_replay"}
 # The 04 measurements of the same workload in the main table; the rest go to the graph-costs table.
 GRAPH_MAIN = {"graph_replay", "stream_pool", "first_launch", "relaunch", "launch_after_upload"}
+# Rows of --table that may carry a speed-up vs 01: the end-to-end runs and 04's
+# graph launches of the same work. Not a kernel sum, a resource alone or one
+# batch's first op: they have a GFLOP/s but leave out the copies.
+WHOLE_WORKLOAD = END_TO_END | GRAPH_MAIN
 WORKLOAD_KEYS = ("batches", "m", "n", "k")
 CROSS_RUN = "†"
 
@@ -653,9 +657,8 @@ def table_rows(results: list[Result], baseline: Result | None) -> list[list[str]
         for m in shown_measurements(result):
             median = m["median_ms"]
             # Only rows that run the stage's whole GEMM workload compare with
-            # the baseline: not a copy sum, a cost, or 04's tiny kernels.
-            whole_workload = is_number(m.get("gflops")) and m["gflops"] > 0 and not m["name"].startswith("tiny_")
-            comparable = baseline is not None and whole_workload and same_workload(result, baseline)
+            # the baseline: not a sum of one resource, a cost, or 04's tiny kernels.
+            comparable = baseline is not None and m["name"] in WHOLE_WORKLOAD and same_workload(result, baseline)
             speedup = f"{baseline_ms / median:.2f}x" if comparable and baseline_ms and median > 0 else "-"
             rows.append([result.stage, m["name"], format_params(m.get("params")), format_ms(median), speedup,
                          verified_text(m)])

@@ -121,6 +121,35 @@ class RegimeTable(unittest.TestCase):
         self.assertNotRegex(proc.stdout, r"(?i)\bissue \d")
 
 
+class SpeedUpColumn(unittest.TestCase):
+    """Only a row that does the whole workload gets a speed-up vs 01: a kernel sum, a resource alone or
+    one batch's first op has a GFLOP/s too, yet leaves out the copies."""
+
+    def test_only_whole_workload_rows_get_a_speed_up(self) -> None:
+        base = result("01_serial_baseline", {**ARTICLE, "host_memory": "pageable"},
+                      [measurement("serial", 80.0, gflops=1300.0), measurement("kernel_sum", 17.0, gflops=6300.0)])
+        pool = result("03_stream_pool_gemm", {**ARTICLE, "host_memory": "pinned"}, [
+            measurement("stream_pool", 16.0, gflops=6700.0),
+            measurement("kernel_sum", 17.0, None, gflops=6300.0),
+            measurement("kernel_first_op", 0.2, None, gflops=5400.0),
+            measurement("resource_alone", 15.9, None, gflops=6750.0, params={"resource": "kernels"})])
+        graph = result("04_graph_capture_gemm", ARTICLE, [measurement("first_launch", 16.1, gflops=6650.0),
+                                                         measurement("tiny_gemm_graph", 0.6, gflops=860.0)])
+        with tempfile.TemporaryDirectory() as tmp:
+            write_folder(Path(tmp), {"01_serial_baseline.json": base, "03_stream_pool_gemm.json": pool,
+                                     "04_graph_capture_gemm.json": graph})
+            suite = results_lib.load_suite(Path(tmp))
+        baseline = next(r for r in suite.results if r.stage == "01_serial_baseline")
+        speedups = {(row[0], row[1]): row[4] for row in report.table_rows(suite.results, baseline)}
+        self.assertEqual(speedups[("01_serial_baseline", "serial")], "1.00x")
+        self.assertEqual(speedups[("03_stream_pool_gemm", "stream_pool")], "5.00x")
+        self.assertEqual(speedups[("04_graph_capture_gemm", "first_launch")], f"{80.0 / 16.1:.2f}x")
+        for stage, name in [("01_serial_baseline", "kernel_sum"), ("03_stream_pool_gemm", "kernel_sum"),
+                            ("03_stream_pool_gemm", "kernel_first_op"), ("03_stream_pool_gemm", "resource_alone"),
+                            ("04_graph_capture_gemm", "tiny_gemm_graph")]:
+            self.assertEqual(speedups[(stage, name)], "-", (stage, name))
+
+
 class TableOnSamples(unittest.TestCase):
     """--table on the samples: the rows, the speed-ups and the verified column come from the JSON."""
 
