@@ -984,7 +984,7 @@ class Regime:
 
     @property
     def pool_percent(self) -> float:
-        """% of the bound: bound / achieved. Above 100: the overlapped run beat the isolated sums."""
+        """% of the bound: bound / achieved. Above 100 by more than the noise: the bound did not bound."""
         return 100.0 * self.bound_ms / self.pool_ms
 
     @property

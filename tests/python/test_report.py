@@ -351,6 +351,26 @@ class OwnBounds(unittest.TestCase):
         self.assertEqual(percent[engines], f"{100 * 88.0 / 88.6:.0f}%")
 
 
+    def test_a_serial_run_gets_no_bound_from_another_run(self) -> None:
+        require_matplotlib(self)
+        directory = temporary_dir(self)
+        serial = result("01_serial_baseline", {**ARTICLE, "host_memory": "pinned", "kernel": "naive"},
+                        [measurement("serial", 31.0, params={"host_memory": "pinned"})])
+        pool = result("03_stream_pool_gemm", {**ARTICLE, "host_memory": "pinned", "kernel": "naive", "tf32": False},
+                      [measurement("stream_pool", 16.2, params={"streams": 8, "host_memory": "pinned"})],
+                      {"pipeline_bound_ms": 16.0, "stream_pool_ms": 16.2, "limited_by": "kernels"})
+        replay = result("04_graph_capture_gemm", {**ARTICLE, "host_memory": "pinned", "kernel": "naive"},
+                        [measurement("graph_replay", 16.1)])
+        write_folder(directory, {"01_serial_baseline-pinned.json": serial, "03_stream_pool_gemm.json": pool,
+                                 "04_graph_capture_gemm.json": replay})
+        assert_ran_cleanly(self, run_report(directory))
+        rows = {(r[0], r[1]): r for r in markdown_table((directory / "report.md").read_text(),
+                                                       "## The workload, every way")}
+        self.assertEqual(rows[("01_serial_baseline-pinned", "serial (pinned)")][4], "-")
+        self.assertEqual(rows[("04_graph_capture_gemm", "graph_replay")][4], f"{100 * 16.0 / 16.1:.0f}% †",
+                         "a row without a bound of its own still gets the same workload's pool bound")
+
+
 class ReportOutput(unittest.TestCase):
     """Where report.md goes, what the terminal shows, and the refusal to write into the sample data."""
 
