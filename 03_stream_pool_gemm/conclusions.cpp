@@ -66,6 +66,10 @@ std::string regime_text(const PipelineBound& bound) {
     return "regime: launch-bound. The host's time to issue the run's operations sets the bound: the GPU waits\n"
            "for work. Fewer, larger operations, or one CUDA Graph launch instead of the calls (stage 04), would help.";
   }
+  if (bound.limited_by == kStreamOrderPath) {
+    return "regime: stream-order-bound. Each stream runs its batches' copies and kernels one after another, and the\n"
+           "busiest stream's batches in a row set the bound: more streams (--streams) is what would make this run faster.";
+  }
   return "regime: PCIe-bound (" + bound.limited_by +
          " set the bound). The kernels hide behind the copies: a faster kernel changes\n"
          "nothing, and what counts is keeping the copy engines busy from the first batch to the last.";

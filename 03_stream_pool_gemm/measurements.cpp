@@ -254,15 +254,22 @@ std::optional<PipelineBound> PoolMeasurements::bound_of(const Entry& entry) cons
   } else {
     return std::nullopt;
   }
-  return pipeline_bound(alone, sums().medians(), work_.batches);
+  // The pool runs batch i on stream i % streams; one stream per engine
+  // spreads each batch over three streams, so it has no stream order.
+  const int order_streams = entry.kind == Kind::engines ? 0 : entry.streams;
+  return pipeline_bound(alone, sums().medians(), work_.batches, order_streams);
 }
 
 double PoolMeasurements::tolerance_of(const Entry& entry) const {
   const std::optional<PipelineBound> bound = bound_of(entry);
   if (!bound) return 0.0;
   const Summary* path = nullptr;
+  StageSums all_sums;
   if (bound->limited_by == kHostIssuePath) {
     path = entry.host_issue ? &*entry.host_issue : nullptr;
+  } else if (bound->limited_by == kStreamOrderPath) {
+    all_sums = sums();
+    path = &all_sums.noisiest();
   } else if (entry.kind == Kind::engines) {
     const char* name = bound->limited_by == kKernelsPath ? "kernel_sum"
                        : bound->limited_by == kH2dPath   ? "h2d_sum"

@@ -171,6 +171,7 @@ StageResult pool_result(const std::string& stage, const DeviceInfo& device, cons
       {"kernel_path_ms", bound.kernel_path_ms},
       {"h2d_path_ms", bound.h2d_path_ms},
       {"d2h_path_ms", bound.d2h_path_ms},
+      {"stream_order_ms", bound.stream_order_ms},
       {"pipeline_bound_ms", bound.bound_ms},
       {"limited_by", bound.limited_by},
       {"stream_pool_ms", pool_ms},
@@ -236,14 +237,22 @@ void print_pool_result(std::ostream& out, const StageResult& result, const Commo
   auto share_us = [&](double sum_ms, double first_ms) {
     return fixed(1000.0 * one_batch_share(sum_ms, first_ms, work.batches), 1);
   };
-  out << "one batch's fill and drain (each sum less batch 0's op alone, over the other batches, so that a timed\n"
-      << "  region's fixed cost stays out): H2D " << share_us(times.h2d_ms, times.h2d_first_ms) << " us, kernel "
-      << share_us(times.kernel_ms, times.kernel_first_ms) << " us, D2H " << share_us(times.d2h_ms, times.d2h_first_ms)
-      << " us\n"
-      << "each resource alone on the pool's " << pool.streams << " streams, plus one batch of fill and drain: kernels "
+  if (work.batches == 1) {
+    out << "one batch's fill and drain: not measured apart with 1 batch (its op alone is the whole sum, and carries\n"
+        << "  a timed region's fixed cost), so the bound leaves them out and is loose here: one batch's H2D, kernel\n"
+        << "  and D2H can only run one after another, whatever the pool\n";
+  } else {
+    out << "one batch's fill and drain (each sum less batch 0's op alone, over the other batches, so that a timed\n"
+        << "  region's fixed cost stays out): H2D " << share_us(times.h2d_ms, times.h2d_first_ms) << " us, kernel "
+        << share_us(times.kernel_ms, times.kernel_first_ms) << " us, D2H "
+        << share_us(times.d2h_ms, times.d2h_first_ms) << " us\n";
+  }
+  out << "each resource alone on the pool's " << pool.streams << " streams, plus one batch of fill and drain: kernels "
       << fixed(bound.kernel_path_ms, 2) << ", H2D " << fixed(bound.h2d_path_ms, 2) << ", D2H "
       << fixed(bound.d2h_path_ms, 2) << ", both ways " << fixed(bound.both_ways_ms, 2) << "; the host's issue "
-      << fixed(bound.host_issue_ms, 2) << " ms\n"
+      << fixed(bound.host_issue_ms, 2) << " ms;\n  the stream order (the busiest stream's "
+      << busiest_stream_batches(work.batches, pool.streams) << " batches one after another) "
+      << fixed(bound.stream_order_ms, 2) << " ms\n"
       << "pipeline bound " << fixed(bound.bound_ms, 2) << " ms, limited by " << bound.limited_by << "; "
       << bound_text("the pool", percent_of_bound(bound, pool_ms), runs.tolerance_of(pool)) << '\n';
   Table alone({"streams", "kernels ms", "H2D ms", "D2H ms", "both ways ms"});

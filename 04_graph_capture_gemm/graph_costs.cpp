@@ -117,21 +117,24 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
 namespace {
 
 PipelineBound bound_from(const std::vector<Summary>& alone, const std::optional<Summary>& issue, const StageSums& sums,
-                         int batches) {
+                         int batches, int streams) {
   if (alone.size() != std::size_t(kResources)) throw std::logic_error("a bound needs all four resources alone");
   return pipeline_bound({alone[0].median_ms, alone[1].median_ms, alone[2].median_ms, alone[3].median_ms,
                          issue ? issue->median_ms : 0.0},
-                        sums.medians(), batches);
+                        sums.medians(), batches, streams);
 }
 
 }  // namespace
 
 PipelineBound replay_bound(const ReplayCosts& costs, int batches) {
-  return bound_from(costs.graph_alone, costs.replay_issue, costs.sums, batches);
+  // No stream order: its shares come from ops launched one by one from the
+  // host, and a graph starts its nodes with less time between them, so at
+  // tiny ops they are no floor for a replay.
+  return bound_from(costs.graph_alone, costs.replay_issue, costs.sums, batches, 0);
 }
 
-PipelineBound stream_pool_bound(const ReplayCosts& costs, int batches) {
-  return bound_from(costs.stream_alone, costs.pool_issue, costs.sums, batches);
+PipelineBound stream_pool_bound(const ReplayCosts& costs, int batches, int streams) {
+  return bound_from(costs.stream_alone, costs.pool_issue, costs.sums, batches, streams);
 }
 
 }  // namespace csg::graphs

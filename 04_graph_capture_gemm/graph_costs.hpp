@@ -95,9 +95,10 @@ struct ReplayCosts {
   VerifyResult streams_check;
 };
 
-// The bounds of the two GPU variants, from their own resource runs.
+// The bounds of the two GPU variants, from their own resource runs; the
+// stream pool's with the stream order of its `streams` (pipeline_bound.hpp).
 PipelineBound replay_bound(const ReplayCosts& costs, int batches);
-PipelineBound stream_pool_bound(const ReplayCosts& costs, int batches);
+PipelineBound stream_pool_bound(const ReplayCosts& costs, int batches, int streams);
 
 ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayComparison& comparison);
 

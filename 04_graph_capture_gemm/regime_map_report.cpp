@@ -178,7 +178,7 @@ PipelineBound one_stream_bound(const StageSums& sums, int batches) {
   const StageTimes one = sums.medians();
   return pipeline_bound(ResourceTimes{.kernels_ms = one.kernel_ms, .h2d_ms = one.h2d_ms, .d2h_ms = one.d2h_ms,
                                       .both_ways_ms = 0.0, .host_issue_ms = 0.0},
-                        one, batches);
+                        one, batches, 0);  // a yardstick of the serial picture: no stream order
 }
 
 double pool_percent_of_bound(const MapCell& cell) {

@@ -47,14 +47,17 @@ std::vector<Measurement> pick(const StageResult& result, std::initializer_list<c
 // A GPU variant with its bound, the host's issue time read in its own runs,
 // and the noise the bound is allowed (its own spread and its limiting path's).
 Measurement with_bound(Measurement m, const PipelineBound& bound, const std::optional<Summary>& issue,
-                       const std::vector<Summary>& alone) {
+                       const std::vector<Summary>& alone, const StageSums& sums) {
   m.bound = bound;
   m.host_issue = issue;
-  const Summary* path = bound.limited_by == kKernelsPath    ? &alone.at(0)
-                        : bound.limited_by == kH2dPath      ? &alone.at(1)
-                        : bound.limited_by == kD2hPath      ? &alone.at(2)
-                        : bound.limited_by == kBothWaysPath ? &alone.at(3)
-                                                            : (issue ? &*issue : nullptr);
+  // The stream order is made of the three one-stream sums: the noisiest of them.
+  const Summary* path = bound.limited_by == kKernelsPath     ? &alone.at(0)
+                        : bound.limited_by == kH2dPath       ? &alone.at(1)
+                        : bound.limited_by == kD2hPath       ? &alone.at(2)
+                        : bound.limited_by == kBothWaysPath  ? &alone.at(3)
+                        : bound.limited_by == kStreamOrderPath ? &sums.noisiest()
+                        : issue                              ? &*issue
+                                                             : nullptr;
   m.bound_tolerance = bound_tolerance(m.stats.median_ms, m.stats.min_ms, path ? path->median_ms : 0.0,
                                       path ? path->min_ms : 0.0);
   return m;
@@ -101,9 +104,11 @@ StageResult graph_stage_result(const std::string& stage, const DeviceInfo& devic
       checked("relaunch", pool, life.relaunch, full, life.relaunch_check),
       checked("launch_after_upload", pool, life.launch_after_upload, full, life.uploaded_check),
       with_bound(checked("graph_replay", pool, replay.graph_replay, full, replay.graph_check),
-                 replay_bound(replay, work.batches), replay.replay_issue, replay.graph_alone),
+                 replay_bound(replay, work.batches), replay.replay_issue, replay.graph_alone,
+                 replay.sums),
       with_bound(checked("stream_pool", pool, replay.stream_pool, full, replay.streams_check),
-                 stream_pool_bound(replay, work.batches), replay.pool_issue, replay.stream_alone),
+                 stream_pool_bound(replay, work.batches, run.streams), replay.pool_issue, replay.stream_alone,
+                 replay.sums),
       cost("issue_streams_cpu", pool, replay.issue_streams_cpu),
       cost("issue_graph_cpu", pool, replay.issue_graph_cpu),
       checked("update_exec", pool, upd.update_exec, Work{}, upd.updated_check.passed),  // other data: no digest to compare
@@ -137,7 +142,7 @@ StageResult graph_stage_result(const std::string& stage, const DeviceInfo& devic
   const auto even = break_even_replays(life.capture.median_ms, life.instantiate.median_ms,
                                        replay.issue_streams_cpu.median_ms, replay.issue_graph_cpu.median_ms);
   const PipelineBound graph_bound = replay_bound(replay, work.batches);
-  const PipelineBound streams_bound = stream_pool_bound(replay, work.batches);
+  const PipelineBound streams_bound = stream_pool_bound(replay, work.batches, run.streams);
   result.bounds = {
       {"break_even_replays", even ? nlohmann::json(*even) : nlohmann::json(nullptr)},
       {"graph_replay_bound_ms", graph_bound.bound_ms},
@@ -241,8 +246,13 @@ void print_graph_stage(std::ostream& out, const StageResult& result, const Graph
   for (const char* name : {"graph_replay", "stream_pool"}) {
     const Measurement& m = find(result, name);
     const double percent = percent_of_bound(*m.bound, m.stats.median_ms);
-    out << name << ": bound " << fixed(m.bound->bound_ms, 2) << " ms, limited by " << m.bound->limited_by
-        << " (each resource's work alone, issued as this variant issues it), " << fixed(percent, 1) << "% of it"
+    const std::string why =
+        m.bound->limited_by == kStreamOrderPath
+            ? "the busiest stream's " + std::to_string(busiest_stream_batches(work.batches, run.streams)) +
+                  " batches one after another, each H2D, kernel, D2H"
+            : "each resource's work alone, issued as this variant issues it";
+    out << name << ": bound " << fixed(m.bound->bound_ms, 2) << " ms, limited by " << m.bound->limited_by << " ("
+        << why << "), " << fixed(percent, 1) << "% of it"
         << (percent > 100.0 * (1.0 + m.bound_tolerance) ? ": FASTER THAN ITS BOUND, the bound is wrong" : "") << '\n';
   }
 

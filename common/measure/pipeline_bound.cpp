@@ -12,8 +12,9 @@ double one_batch_share(double sum_ms, double first_ms, int batches) {
   return std::max(0.0, sum_ms - first_ms) / (batches - 1);
 }
 
-PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_stream, int batches) {
+PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_stream, int batches, int streams) {
   if (batches < 1) throw std::invalid_argument("pipeline_bound: batches must be at least 1");
+  if (streams < 0) throw std::invalid_argument("pipeline_bound: streams must not be negative");
   const double h2d_one = one_batch_share(one_stream.h2d_ms, one_stream.h2d_first_ms, batches);
   const double kernel_one = one_batch_share(one_stream.kernel_ms, one_stream.kernel_first_ms, batches);
   const double d2h_one = one_batch_share(one_stream.d2h_ms, one_stream.d2h_first_ms, batches);
@@ -24,6 +25,7 @@ PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_s
   bound.d2h_path_ms = h2d_one + kernel_one + alone.d2h_ms;
   bound.both_ways_ms = alone.both_ways_ms;
   bound.host_issue_ms = alone.host_issue_ms;
+  if (streams > 0) bound.stream_order_ms = double(busiest_stream_batches(batches, streams)) * (h2d_one + kernel_one + d2h_one);
   bound.bound_ms = bound.kernel_path_ms;
   bound.limited_by = kKernelsPath;
   auto consider = [&bound](double ms, const char* name) {
@@ -36,12 +38,19 @@ PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_s
   consider(bound.d2h_path_ms, kD2hPath);
   consider(bound.both_ways_ms, kBothWaysPath);
   consider(bound.host_issue_ms, kHostIssuePath);
+  consider(bound.stream_order_ms, kStreamOrderPath);
   return bound;
+}
+
+long long busiest_stream_batches(long long batches, int streams) {
+  if (batches < 1 || streams < 1) throw std::invalid_argument("busiest_stream_batches: needs a batch and a stream");
+  return (batches + streams - 1) / streams;  // stream 0 runs batches 0, S, 2S, ...
 }
 
 std::string regime_name(const PipelineBound& bound) {
   if (bound.limited_by == kKernelsPath) return "compute-bound";
   if (bound.limited_by == kHostIssuePath) return "launch-bound";
+  if (bound.limited_by == kStreamOrderPath) return "stream-order-bound";
   return "PCIe-bound";
 }
 

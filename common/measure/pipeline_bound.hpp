@@ -12,6 +12,10 @@
 //   D2H copies:    one H2D + one kernel + every D2H
 //   both ways:     every copy in both directions at once (PCIe and host memory are shared)
 //   host issue:    the CPU's time to queue the run's operations (nothing runs before it is queued)
+//   stream order:  the busiest stream's batches, each H2D -> kernel -> D2H, one
+//                  after another: a stream runs its work in order, so with S
+//                  streams ceil(B/S) batches' ops can't overlap each other
+//                  (this is why one stream gets no overlap at all)
 // One batch's share (the fill before the first kernel, the drain after the
 // last) is its op's own time on one stream, without the timing's fixed cost:
 // a timed region of B ops takes fixed + B·op (the fixed part is the host
@@ -37,7 +41,9 @@ struct StageTimes {
 };
 
 // One batch's share of a kind of work (see above): the sum of `batches` ops
-// less the first op alone, over the other batches-1; 0 for one batch.
+// less the first op alone, over the other batches-1; 0 for one batch (its
+// op can't be told apart from the timing's fixed cost, so the bound leaves
+// the fill, the drain and the stream order out and is loose there).
 double one_batch_share(double sum_ms, double first_ms, int batches);
 
 // Medians, in ms, of what each resource needs alone, measured on the
@@ -55,6 +61,7 @@ inline constexpr const char* kH2dPath = "H2D copies";
 inline constexpr const char* kD2hPath = "D2H copies";
 inline constexpr const char* kBothWaysPath = "PCIe both ways";
 inline constexpr const char* kHostIssuePath = "host issue";
+inline constexpr const char* kStreamOrderPath = "stream order";
 
 struct PipelineBound {
   double kernel_path_ms = 0.0;
@@ -62,15 +69,27 @@ struct PipelineBound {
   double d2h_path_ms = 0.0;
   double both_ways_ms = 0.0;
   double host_issue_ms = 0.0;
+  double stream_order_ms = 0.0;  // 0 where the variant does not run batch i on stream i % streams
   double bound_ms = 0.0;
   std::string limited_by;  // the path that sets the bound (the k*Path names)
 };
 
-// Throws std::invalid_argument for fewer than one batch.
-PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_stream, int batches);
+// `streams`: the variant runs batch i's H2D, kernel and D2H on stream
+// i % streams, launched from the host as the one-stream sums were (the
+// pool), which adds the stream-order path; 0 for a variant that spreads one
+// batch over several streams (one stream per engine) or starts its ops
+// faster than the host launches them (a graph replay: at ops shorter than a
+// launch the sums' shares are the launch rate, no floor for it). Throws std::invalid_argument for fewer
+// than one batch or negative streams.
+PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_stream, int batches, int streams);
+
+// How many batches the busiest of `streams` streams runs when batch i runs
+// on stream i % streams: ceil(batches / streams).
+long long busiest_stream_batches(long long batches, int streams);
 
 // The regime a bound's limiting path puts the run in: "compute-bound"
-// (kernels), "PCIe-bound" (a copy path) or "launch-bound" (host issue).
+// (kernels), "PCIe-bound" (a copy path), "launch-bound" (host issue) or
+// "stream-order-bound" (too few streams for the work to overlap).
 std::string regime_name(const PipelineBound& bound);
 
 // 100 × bound ÷ achieved: how close a run came to its bound. Above 100 is a

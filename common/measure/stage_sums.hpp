@@ -39,6 +39,16 @@ struct StageSums {
   Summary kernel_first;
   Summary d2h_first;
   double sum_ms() const { return h2d.median_ms + kernel.median_ms + d2h.median_ms; }
+  // The sum with the largest relative spread, (median - min) / median: the
+  // noise of the bound's stream-order path, which is made of all three.
+  const Summary& noisiest() const {
+    auto spread = [](const Summary& s) { return s.median_ms > 0.0 ? (s.median_ms - s.min_ms) / s.median_ms : 0.0; };
+    const Summary* most = &h2d;
+    for (const Summary* s : {&kernel, &d2h}) {
+      if (spread(*s) > spread(*most)) most = s;
+    }
+    return *most;
+  }
   StageTimes medians() const {
     return {h2d.median_ms,       kernel.median_ms,       d2h.median_ms,
             h2d_first.median_ms, kernel_first.median_ms, d2h_first.median_ms};

@@ -64,7 +64,8 @@ nlohmann::json to_json(const PipelineBound& bound, double achieved_ms, double to
             {"h2d_ms", bound.h2d_path_ms},
             {"d2h_ms", bound.d2h_path_ms},
             {"both_ways_ms", bound.both_ways_ms},
-            {"host_issue_ms", bound.host_issue_ms}}}};
+            {"host_issue_ms", bound.host_issue_ms},
+            {"stream_order_ms", bound.stream_order_ms}}}};
 }
 
 nlohmann::json to_json(const Measurement& m) {

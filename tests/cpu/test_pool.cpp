@@ -25,12 +25,13 @@ constexpr StageTimes kOneStream{4.0, 18.0, 8.0};
 
 TEST(PipelineBound, EachPathIsItsResourceAloneOnTheVariantsStreamsPlusFillAndDrain) {
   // On 8 streams the kernels alone take 16 ms: less than the one-stream sum.
-  const PipelineBound bound = pipeline_bound({16.0, 4.1, 7.9, 8.5, 0.8}, kOneStream, 100);
+  const PipelineBound bound = pipeline_bound({16.0, 4.1, 7.9, 8.5, 0.8}, kOneStream, 100, 8);
   EXPECT_DOUBLE_EQ(bound.kernel_path_ms, 0.04 + 16.0 + 0.08);
   EXPECT_DOUBLE_EQ(bound.h2d_path_ms, 4.1 + 0.18 + 0.08);
   EXPECT_DOUBLE_EQ(bound.d2h_path_ms, 0.04 + 0.18 + 7.9);
   EXPECT_DOUBLE_EQ(bound.both_ways_ms, 8.5);
   EXPECT_DOUBLE_EQ(bound.host_issue_ms, 0.8);
+  EXPECT_DOUBLE_EQ(bound.stream_order_ms, 13 * (0.04 + 0.18 + 0.08)) << "stream 0 runs batches 0, 8, ..., 96";
   EXPECT_DOUBLE_EQ(bound.bound_ms, 16.12);
   EXPECT_EQ(bound.limited_by, kKernelsPath);
   EXPECT_EQ(regime_name(bound), "compute-bound");
@@ -52,40 +53,72 @@ TEST(PipelineBound, TheFillAndDrainLeaveOutTheTimingsFixedCost) {
 
   // Ten batches, the kernels alone on the pool's streams 0.015 ms: the path
   // adds one H2D and one D2H, not 1/10 of the fixed cost twice.
-  const PipelineBound ten = pipeline_bound({0.015, 0.012, 0.014, 0.02, 0.0}, times(10), 10);
+  const PipelineBound ten = pipeline_bound({0.015, 0.012, 0.014, 0.02, 0.0}, times(10), 10, 10);
   EXPECT_NEAR(ten.kernel_path_ms, h2d + 0.015 + d2h, 1e-12);
   EXPECT_NEAR(ten.h2d_path_ms, 0.012 + kernel + d2h, 1e-12);
   EXPECT_NEAR(ten.d2h_path_ms, h2d + kernel + 0.014, 1e-12);
+  EXPECT_NEAR(ten.stream_order_ms, h2d + kernel + d2h, 1e-12) << "one batch per stream, without the fixed cost";
   // One batch: nothing to add to any path; the largest resource alone is the bound.
-  const PipelineBound one = pipeline_bound({0.009, 0.007, 0.008, 0.010, 0.012}, times(1), 1);
+  const PipelineBound one = pipeline_bound({0.009, 0.007, 0.008, 0.010, 0.012}, times(1), 1, 8);
   EXPECT_DOUBLE_EQ(one.kernel_path_ms, 0.009);
   EXPECT_DOUBLE_EQ(one.d2h_path_ms, 0.008);
+  EXPECT_DOUBLE_EQ(one.stream_order_ms, 0.0) << "one batch: its ops can't be told from the fixed cost";
   EXPECT_DOUBLE_EQ(one.bound_ms, 0.012);
   EXPECT_EQ(one.limited_by, kHostIssuePath);
 }
 
 TEST(PipelineBound, TheLargestPathSetsTheBoundAndNamesTheRegime) {
-  const PipelineBound d2h = pipeline_bound({2.0, 4.0, 8.0, 7.0, 1.0}, {4.0, 2.0, 8.0}, 100);
+  const PipelineBound d2h = pipeline_bound({2.0, 4.0, 8.0, 7.0, 1.0}, {4.0, 2.0, 8.0}, 100, 8);
   EXPECT_EQ(d2h.limited_by, kD2hPath);
   EXPECT_DOUBLE_EQ(d2h.bound_ms, 0.04 + 0.02 + 8.0);
   EXPECT_EQ(regime_name(d2h), "PCIe-bound");
-  const PipelineBound both = pipeline_bound({2.0, 4.0, 8.0, 10.0, 1.0}, {4.0, 2.0, 8.0}, 100);
+  const PipelineBound both = pipeline_bound({2.0, 4.0, 8.0, 10.0, 1.0}, {4.0, 2.0, 8.0}, 100, 8);
   EXPECT_EQ(both.limited_by, kBothWaysPath);
   EXPECT_DOUBLE_EQ(both.bound_ms, 10.0);
   EXPECT_EQ(regime_name(both), "PCIe-bound");
-  const PipelineBound h2d = pipeline_bound({2.0, 9.0, 1.0, 9.1, 0.0}, {9.0, 2.0, 1.0}, 10);
+  const PipelineBound h2d = pipeline_bound({2.0, 9.0, 1.0, 9.1, 0.0}, {9.0, 2.0, 1.0}, 10, 8);
   EXPECT_EQ(h2d.limited_by, kH2dPath);
   EXPECT_DOUBLE_EQ(h2d.bound_ms, 9.0 + 0.2 + 0.1);
   // 1000 tiny batches: issuing them takes the host longer than any resource needs.
-  const PipelineBound issue = pipeline_bound({5.5, 2.0, 2.0, 3.0, 9.4}, {2.0, 6.0, 2.0}, 1000);
+  const PipelineBound issue = pipeline_bound({5.5, 2.0, 2.0, 3.0, 9.4}, {2.0, 6.0, 2.0}, 1000, 8);
   EXPECT_EQ(issue.limited_by, kHostIssuePath);
   EXPECT_DOUBLE_EQ(issue.bound_ms, 9.4);
   EXPECT_EQ(regime_name(issue), "launch-bound");
-  EXPECT_THROW(pipeline_bound({1.0, 1.0, 1.0, 1.0, 0.0}, {1.0, 1.0, 1.0}, 0), std::invalid_argument);
+  EXPECT_THROW(pipeline_bound({1.0, 1.0, 1.0, 1.0, 0.0}, {1.0, 1.0, 1.0}, 0, 8), std::invalid_argument);
+  EXPECT_THROW(pipeline_bound({1.0, 1.0, 1.0, 1.0, 0.0}, {1.0, 1.0, 1.0}, 1, -1), std::invalid_argument);
+}
+
+TEST(PipelineBound, TooFewStreamsAreBoundByTheStreamOrder) {
+  // The article's 100 batches alone on one stream: H2D 4.05, kernels 17.15,
+  // D2H 7.79 ms. A pool of one stream runs each batch's three ops one after
+  // another: no resource path comes near that.
+  const StageTimes sums{4.05, 17.15, 7.79};
+  const ResourceTimes one_stream{17.18, 4.06, 7.78, 12.7, 1.0};
+  const PipelineBound one = pipeline_bound(one_stream, sums, 100, 1);
+  EXPECT_NEAR(one.stream_order_ms, 4.05 + 17.15 + 7.79, 1e-9);
+  EXPECT_EQ(one.limited_by, kStreamOrderPath);
+  EXPECT_EQ(regime_name(one), "stream-order-bound");
+  // Two streams: 50 batches each, 14.5 ms, under the kernels' 15.9 ms.
+  const PipelineBound two = pipeline_bound({15.93, 4.10, 7.83, 8.26, 1.1}, sums, 100, 2);
+  EXPECT_NEAR(two.stream_order_ms, 50 * (4.05 + 17.15 + 7.79) / 100, 1e-9);
+  EXPECT_EQ(two.limited_by, kKernelsPath);
+  // Uneven: 7 batches on 5 streams, stream 0 runs two of them.
+  EXPECT_NEAR(pipeline_bound({0.1, 0.1, 0.1, 0.1, 0.0}, {7.0, 7.0, 7.0}, 7, 5).stream_order_ms, 2 * 3.0, 1e-9);
+  // A variant that spreads each batch over several streams (one per engine) has no stream order.
+  const PipelineBound engines = pipeline_bound(one_stream, sums, 100, 0);
+  EXPECT_DOUBLE_EQ(engines.stream_order_ms, 0.0);
+  EXPECT_EQ(engines.limited_by, kKernelsPath);
+
+  EXPECT_EQ(busiest_stream_batches(100, 8), 13);
+  EXPECT_EQ(busiest_stream_batches(1, 8), 1);
+  EXPECT_EQ(busiest_stream_batches(2147483647, 1), 2147483647);
+  EXPECT_EQ(busiest_stream_batches(2147483647, 1024), 2097152);
+  EXPECT_THROW((void)busiest_stream_batches(0, 8), std::invalid_argument);
+  EXPECT_THROW((void)busiest_stream_batches(8, 0), std::invalid_argument);
 }
 
 TEST(PipelineBound, PercentOfBoundAndTheNoiseItIsAllowed) {
-  const PipelineBound bound = pipeline_bound({16.0, 4.1, 7.9, 8.5, 0.8}, kOneStream, 100);
+  const PipelineBound bound = pipeline_bound({16.0, 4.1, 7.9, 8.5, 0.8}, kOneStream, 100, 8);
   EXPECT_NEAR(percent_of_bound(bound, 16.12), 100.0, 1e-9);
   EXPECT_NEAR(percent_of_bound(bound, 32.24), 50.0, 1e-9);
   EXPECT_GT(percent_of_bound(bound, 15.0), 100.0) << "a run under its bound reads above 100%";
@@ -127,6 +160,9 @@ TEST(Stage03Conclusions, RegimeEngineAndPageableSentencesFollowTheFigures) {
   EXPECT_NE(pool::regime_text(bound).find("PCIe-bound (D2H copies"), std::string::npos);
   bound.limited_by = kHostIssuePath;
   EXPECT_NE(pool::regime_text(bound).find("launch-bound"), std::string::npos);
+  bound.limited_by = kStreamOrderPath;
+  EXPECT_NE(pool::regime_text(bound).find("stream-order-bound"), std::string::npos);
+  EXPECT_NE(pool::regime_text(bound).find("more streams"), std::string::npos);
 
   EXPECT_NE(pool::engines_text(17.3, 16.0, kKernelsPath).find("one at a time"), std::string::npos);
   EXPECT_NE(pool::engines_text(7.6, 7.9, kD2hPath).find("back to back"), std::string::npos);

@@ -118,7 +118,8 @@ TEST_F(Stage03Binary, VerifiesEveryVariantAndReportsTheBound) {
                                                                   {"h2d_path_ms", "H2D copies"},
                                                                   {"d2h_path_ms", "D2H copies"},
                                                                   {"copies_both_ways_ms", "PCIe both ways"},
-                                                                  {"host_issue_ms", "host issue"}};
+                                                                  {"host_issue_ms", "host issue"},
+                                                                  {"stream_order_ms", "stream order"}};
   std::string largest;
   double largest_ms = -1.0;
   for (const auto& [key, name] : paths) {
@@ -129,7 +130,10 @@ TEST_F(Stage03Binary, VerifiesEveryVariantAndReportsTheBound) {
   }
   EXPECT_DOUBLE_EQ(bounds.at("pipeline_bound_ms").get<double>(), largest_ms);
   EXPECT_EQ(bounds.at("limited_by"), largest);
-  const std::string regime = largest == "kernels" ? "compute-bound" : largest == "host issue" ? "launch-bound" : "PCIe-bound";
+  const std::string regime = largest == "kernels"        ? "compute-bound"
+                             : largest == "host issue"   ? "launch-bound"
+                             : largest == "stream order" ? "stream-order-bound"
+                                                         : "PCIe-bound";
   EXPECT_EQ(bounds.at("regime"), regime);
   EXPECT_NEAR(bounds.at("percent_of_bound").get<double>(),
               100.0 * largest_ms / bounds.at("stream_pool_ms").get<double>(), 1e-9);
@@ -178,7 +182,16 @@ INSTANTIATE_TEST_SUITE_P(
                       // Two tiny batches on pools of up to 32 streams: the fork and join of the pool cost
                       // more than the work, so the resources alone must be issued with the same ones.
                       std::vector<std::string>{"--batches", "2", "--m", "64", "--n", "48", "--k", "24",
-                                               "--streams", "2", "--streams-sweep", "1,8,32"}));
+                                               "--streams", "2", "--streams-sweep", "1,8,32"},
+                      // One stream: its batches run one after another, so the stream order sets the bound,
+                      // with ops longer than a launch, with tiny ones (paced by the launches), and pageable.
+                      std::vector<std::string>{"--batches", "60", "--m", "256", "--n", "256", "--k", "256",
+                                               "--streams", "1", "--streams-sweep", "1,2"},
+                      std::vector<std::string>{"--batches", "20", "--m", "32", "--n", "32", "--k", "32",
+                                               "--streams", "1", "--streams-sweep", "off"},
+                      std::vector<std::string>{"--batches", "12", "--m", "256", "--n", "256", "--k", "256",
+                                               "--streams", "1", "--host-memory", "pageable", "--streams-sweep",
+                                               "off"}));
 
 TEST_F(Stage03Binary, TheStreamCountSweepTimesVerifiesAndExplainsEveryPoolSize) {
   testing::TempDir dir;

@@ -33,9 +33,11 @@ std::vector<std::string> with(std::vector<std::string> extra) {
 // takes about as long as a timed region's fixed cost: the fill and drain must
 // leave that cost out, or the bound comes out longer than the run. And at two
 // batches on 32 streams, where the pool's fork and join cost more than the
-// work: the resources alone must be issued with the same fork and join.
+// work: the resources alone must be issued with the same fork and join. And at
+// twelve on one stream, where the pool's stream order sets its bound.
 TEST_F(Stage04Test, TheBoundsHoldAtOneAndAtThreeTinyBatches) {
-  for (const auto& [batches, streams] : {std::pair{"1", "8"}, std::pair{"3", "8"}, std::pair{"2", "32"}}) {
+  for (const auto& [batches, streams] :
+       {std::pair{"1", "8"}, std::pair{"3", "8"}, std::pair{"2", "32"}, std::pair{"12", "1"}}) {
     testing::TempDir dir;
     const testing::JsonRun run = testing::run_with_json(
         {CSG_STAGE04_BINARY, "--batches", batches, "--streams", streams, "--m", "96", "--n", "80", "--k", "40",
