@@ -69,15 +69,15 @@ void print_serial_result(std::ostream& out, const StageResult& result, const Com
 
   const double total_ms = result.measurements.front().stats.median_ms;
   const double sum_ms = sums.sum_ms();
-  out << "\nstage sums: H2D " << fixed(sums.h2d.median_ms, 2) << " + kernels " << fixed(sums.kernel.median_ms, 2)
-      << " + D2H " << fixed(sums.d2h.median_ms, 2) << " = " << fixed(sum_ms, 2) << " ms\n"
+  out << "\nstage sums: H2D " << figure(sums.h2d.median_ms, 2) << " + kernels " << figure(sums.kernel.median_ms, 2)
+      << " + D2H " << figure(sums.d2h.median_ms, 2) << " = " << figure(sum_ms, 2) << " ms\n"
       << overlap_verdict(total_ms, sum_ms) << '\n';
   out << "the " << gemm_name(options.gemm) << " kernels alone: "
-      << fixed(gflops(options.work.batches * options.work.flops_per_batch(), sums.kernel.median_ms), 0)
+      << figure(gflops(options.work.batches * options.work.flops_per_batch(), sums.kernel.median_ms), 0, 2)
       << " GFLOP/s; the serial run end to end: "
-      << fixed(gflops(options.work.batches * options.work.flops_per_batch(), total_ms), 0) << " GFLOP/s\n";
+      << figure(gflops(options.work.batches * options.work.flops_per_batch(), total_ms), 0, 2) << " GFLOP/s\n";
   const double longest = std::max({sums.h2d.median_ms, sums.kernel.median_ms, sums.d2h.median_ms});
-  out << "an overlapped pipeline could approach the longest stage, " << fixed(longest, 2) << " ms ("
+  out << "an overlapped pipeline could approach the longest stage, " << figure(longest, 2) << " ms ("
       << fixed(total_ms / longest, 1) << "x less).\n\n"
       << result.verification.message() << (result.variants_verified == 2 ? ", in both passes" : "") << '\n';
 }

@@ -221,21 +221,21 @@ void print_pool_result(std::ostream& out, const StageResult& result, const Commo
   const double pool_ms = pool.stats.median_ms;
   const double pageable_ms = runs.serial(HostMemory::pageable).stats.median_ms;
   const double pinned_ms = runs.serial(HostMemory::pinned).stats.median_ms;
-  out << "\nstream pool, " << config.streams << " streams, depth-first (the article's loop): " << fixed(pool_ms, 2)
-      << " ms,\n  " << compare_phrase(pool_ms, pageable_ms) << " serial on pageable memory (" << fixed(pageable_ms, 2)
-      << " ms) and " << compare_phrase(pool_ms, pinned_ms) << " serial on pinned memory (" << fixed(pinned_ms, 2)
+  out << "\nstream pool, " << config.streams << " streams, depth-first (the article's loop): " << figure(pool_ms, 2)
+      << " ms,\n  " << compare_phrase(pool_ms, pageable_ms) << " serial on pageable memory (" << figure(pageable_ms, 2)
+      << " ms) and " << compare_phrase(pool_ms, pinned_ms) << " serial on pinned memory (" << figure(pinned_ms, 2)
       << " ms), same run\n"
-      << "  breadth-first issue: " << fixed(breadth.stats.median_ms, 2) << " ms, "
+      << "  breadth-first issue: " << figure(breadth.stats.median_ms, 2) << " ms, "
       << compare_phrase(breadth.stats.median_ms, pool_ms) << " depth-first\n";
   if (options.host_memory == HostMemory::pageable) out << "  " << pageable_pool_text(pool_ms, pageable_ms) << '\n';
 
   const StageSums sums = runs.sums();
   const PipelineBound bound = *runs.bound_of(pool);
-  out << "\nisolated, on one stream: H2D " << fixed(sums.h2d.median_ms, 2) << " ms, kernels "
-      << fixed(sums.kernel.median_ms, 2) << " ms, D2H " << fixed(sums.d2h.median_ms, 2) << " ms\n";
+  out << "\nisolated, on one stream: H2D " << figure(sums.h2d.median_ms, 2) << " ms, kernels "
+      << figure(sums.kernel.median_ms, 2) << " ms, D2H " << figure(sums.d2h.median_ms, 2) << " ms\n";
   const StageTimes times = sums.medians();
   auto share_us = [&](double sum_ms, double first_ms) {
-    return fixed(1000.0 * one_batch_share(sum_ms, first_ms, work.batches), 1);
+    return figure(1000.0 * one_batch_share(sum_ms, first_ms, work.batches), 1, 2);
   };
   if (work.batches == 1) {
     out << "one batch's fill and drain: not measured apart with 1 batch (its op alone is the whole sum, and carries\n"
@@ -248,12 +248,12 @@ void print_pool_result(std::ostream& out, const StageResult& result, const Commo
         << share_us(times.d2h_ms, times.d2h_first_ms) << " us\n";
   }
   out << "each resource alone on the pool's " << pool.streams << " streams, plus one batch of fill and drain: kernels "
-      << fixed(bound.kernel_path_ms, 2) << ", H2D " << fixed(bound.h2d_path_ms, 2) << ", D2H "
-      << fixed(bound.d2h_path_ms, 2) << ", both ways " << fixed(bound.both_ways_ms, 2) << "; the host's issue "
-      << fixed(bound.host_issue_ms, 2) << " ms;\n  the stream order (the busiest stream's "
+      << figure(bound.kernel_path_ms, 2) << ", H2D " << figure(bound.h2d_path_ms, 2) << ", D2H "
+      << figure(bound.d2h_path_ms, 2) << ", both ways " << figure(bound.both_ways_ms, 2) << "; the host's issue "
+      << figure(bound.host_issue_ms, 2) << " ms;\n  the stream order (the busiest stream's "
       << busiest_stream_batches(work.batches, pool.streams) << " batches one after another) "
-      << fixed(bound.stream_order_ms, 2) << " ms\n"
-      << "pipeline bound " << fixed(bound.bound_ms, 2) << " ms, limited by " << bound.limited_by << "; "
+      << figure(bound.stream_order_ms, 2) << " ms\n"
+      << "pipeline bound " << figure(bound.bound_ms, 2) << " ms, limited by " << bound.limited_by << "; "
       << bound_text("the pool", percent_of_bound(bound, pool_ms), runs.tolerance_of(pool)) << '\n';
   Table alone({"streams", "kernels ms", "H2D ms", "D2H ms", "both ways ms"});
   std::vector<int> sizes;
@@ -282,8 +282,8 @@ void print_pool_result(std::ostream& out, const StageResult& result, const Commo
     out << engines_text(engines->stats.median_ms, pool_ms, bound.limited_by) << '\n';
   }
   const double flops = work.batches * work.flops_per_batch();
-  out << "the " << gemm_name(options.gemm) << " kernels alone: " << fixed(gflops(flops, sums.kernel.median_ms), 0)
-      << " GFLOP/s; the pool end to end: " << fixed(gflops(flops, pool_ms), 0) << " GFLOP/s\n"
+  out << "the " << gemm_name(options.gemm) << " kernels alone: " << figure(gflops(flops, sums.kernel.median_ms), 0, 2)
+      << " GFLOP/s; the pool end to end: " << figure(gflops(flops, pool_ms), 0, 2) << " GFLOP/s\n"
       << regime_text(bound) << '\n';
 
   // The sweep: the article's "more streams is not better".

@@ -145,12 +145,12 @@ void print_measurements(std::ostream& out, const std::vector<Measurement>& measu
     const double bytes = gbps(m.work.bytes, m.stats.median_ms);
     std::vector<std::string> row = {m.name,
                                     compact_params(m.params),
-                                    fixed(m.stats.median_ms, 2),
-                                    fixed(m.stats.min_ms, 2),
-                                    fixed(m.stats.p95_ms, 2),
-                                    fixed(m.stats.max_ms, 2),
-                                    flops > 0 ? fixed(flops, 0) : "-",
-                                    bytes > 0 ? fixed(bytes, 1) : "-",
+                                    figure(m.stats.median_ms, 2),
+                                    figure(m.stats.min_ms, 2),
+                                    figure(m.stats.p95_ms, 2),
+                                    figure(m.stats.max_ms, 2),
+                                    flops > 0 ? figure(flops, 0, 2) : "-",
+                                    bytes > 0 ? figure(bytes, 1, 2) : "-",
                                     !m.verifiable ? "n/a" : m.verified ? "yes" : "NO"};
     if (with_bounds) {
       row.push_back(m.bound ? fixed(percent_of_bound(*m.bound, m.stats.median_ms), 1) : "-");

@@ -45,4 +45,14 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
+std::string figure(double value, int decimals, int digits) {
+  if (std::isnan(value)) return "-";
+  int shown = decimals;
+  if (value != 0.0 && std::isfinite(value)) {
+    const int magnitude = int(std::floor(std::log10(std::fabs(value))));  // 0.0511 -> -2
+    shown = std::clamp(digits - 1 - magnitude, decimals, std::max(decimals, 6));
+  }
+  return fixed(value, shown);
+}
+
 }  // namespace csg

@@ -22,4 +22,10 @@ class Table {
 // value with `decimals` digits after the point ("17.02"); "-" for NaN.
 std::string fixed(double value, int decimals);
 
+// value with at least `decimals` digits after the point, and more (up to 6)
+// where a small value would otherwise lose its `digits` significant digits:
+// figure(16.05, 2) "16.05", figure(0.0511, 2) "0.0511" (not "0.05"),
+// figure(6252, 0) "6252", figure(0.0312, 0, 2) "0.031" (not "0"). "-" for NaN.
+std::string figure(double value, int decimals, int digits = 3);
+
 }  // namespace csg

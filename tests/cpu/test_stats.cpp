@@ -114,5 +114,20 @@ TEST(Table, Fixed) {
   EXPECT_EQ(fixed(std::nan(""), 2), "-");
 }
 
+TEST(Table, FigureKeepsTheSignificantDigitsOfSmallValues) {
+  EXPECT_EQ(figure(16.054, 2), "16.05");
+  EXPECT_EQ(figure(685.28, 2), "685.28");
+  EXPECT_EQ(figure(0.0511, 2), "0.0511") << "51 us is not 0.05 ms";
+  EXPECT_EQ(figure(0.197, 2), "0.197");
+  EXPECT_EQ(figure(4.06, 2), "4.06");
+  EXPECT_EQ(figure(6252.4, 0, 2), "6252");
+  EXPECT_EQ(figure(47.2, 0, 2), "47");
+  EXPECT_EQ(figure(0.0312, 0, 2), "0.031") << "a tiny GEMM's GFLOP/s is not 0";
+  EXPECT_EQ(figure(0.0000001234, 2), "0.000000") << "at most 6 decimals";
+  EXPECT_EQ(figure(0.0, 2), "0.00");
+  EXPECT_EQ(figure(-0.0042, 1, 2), "-0.0042");
+  EXPECT_EQ(figure(std::nan(""), 2), "-");
+}
+
 }  // namespace
 }  // namespace csg
