@@ -247,13 +247,15 @@ void print_pool_result(std::ostream& out, const StageResult& result, const Commo
         << share_us(times.kernel_ms, times.kernel_first_ms) << " us, D2H "
         << share_us(times.d2h_ms, times.d2h_first_ms) << " us\n";
   }
-  out << "each resource alone on the pool's " << pool.streams << " streams, plus one batch of fill and drain: kernels "
-      << figure(bound.kernel_path_ms, 2) << ", H2D " << figure(bound.h2d_path_ms, 2) << ", D2H "
-      << figure(bound.d2h_path_ms, 2) << ", both ways " << figure(bound.both_ways_ms, 2) << "; the host's issue "
-      << figure(bound.host_issue_ms, 2) << " ms;\n  the stream order (the busiest stream's "
-      << busiest_stream_batches(work.batches, pool.streams) << " batches one after another) "
-      << figure(bound.stream_order_ms, 2) << " ms\n"
-      << "pipeline bound " << figure(bound.bound_ms, 2) << " ms, limited by " << bound.limited_by << "; "
+  out << "each resource alone on the pool's " << pool.streams << (pool.streams == 1 ? " stream" : " streams")
+      << ", plus one batch of fill and drain: kernels " << figure(bound.kernel_path_ms, 2) << ", H2D "
+      << figure(bound.h2d_path_ms, 2) << ", D2H " << figure(bound.d2h_path_ms, 2) << ", both ways "
+      << figure(bound.both_ways_ms, 2) << "; the host's issue " << figure(bound.host_issue_ms, 2) << " ms";
+  if (work.batches > 1) {  // with one batch there is no share to chain (see above)
+    out << ";\n  the stream order (the busiest stream's " << busiest_stream_batches(work.batches, pool.streams)
+        << " batches one after another) " << figure(bound.stream_order_ms, 2) << " ms";
+  }
+  out << "\npipeline bound " << figure(bound.bound_ms, 2) << " ms, limited by " << bound.limited_by << "; "
       << bound_text("the pool", percent_of_bound(bound, pool_ms), runs.tolerance_of(pool)) << '\n';
   Table alone({"streams", "kernels ms", "H2D ms", "D2H ms", "both ways ms"});
   std::vector<int> sizes;

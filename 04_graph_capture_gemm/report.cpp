@@ -255,6 +255,12 @@ void print_graph_stage(std::ostream& out, const StageResult& result, const Graph
         << why << "), " << fixed(percent, 1) << "% of it"
         << (percent > 100.0 * (1.0 + m.bound_tolerance) ? ": FASTER THAN ITS BOUND, the bound is wrong" : "") << '\n';
   }
+  if (const Measurement& pool_m = find(result, "stream_pool"); pool_m.bound->limited_by == kStreamOrderPath) {
+    out << "  the replay's bound has no stream order: that path is made of ops launched one by one from the host, and\n"
+        << "  a graph starts its nodes with less time between them. So it reads low here, though the replay runs the\n"
+        << "  same chains as the streams: compare it with the streams' stream order, "
+        << fixed(pool_m.bound->stream_order_ms, 2) << " ms.\n";
+  }
 
   out << "\nCPU time to issue the work (" << 3 * work.batches << " operations + fork/join on the streams, "
       << "or one cudaGraphLaunch):\n";

@@ -254,6 +254,44 @@ TEST(Stage03Report, TheJsonHoldsEachVariantsOwnBoundAndTheRegimeOfItsLargestPath
   }
 }
 
+TEST(Stage03Report, APoolOfOneStreamIsBoundByItsStreamOrderAndOneStreamPerEngineIsNot) {
+  using Kind = pool::PoolMeasurements::Kind;
+  std::vector<pool::PoolMeasurements::Entry> entries = {
+      entry(Kind::serial, "serial", 0, 81.0, "pageable"), entry(Kind::serial, "serial", 0, 31.0, "pinned"),
+      entry(Kind::pool, "stream_pool", 1, 30.0),           entry(Kind::pool, "stream_pool", 1, 29.9),
+      entry(Kind::engines, "engine_streams", 3, 17.3),
+      entry(Kind::bound, "h2d_sum", 1, 4.0),               entry(Kind::bound, "kernel_sum", 1, 17.2),
+      entry(Kind::bound, "d2h_sum", 1, 7.8),               entry(Kind::bound, "copies_both_ways", 2, 8.3),
+      entry(Kind::bound, "h2d_first_op", 1, 0.04),         entry(Kind::bound, "kernel_first_op", 1, 0.2),
+      entry(Kind::bound, "d2h_first_op", 1, 0.078),
+      entry(Kind::resource, "resource_alone", 1, 17.2, "kernels"), entry(Kind::resource, "resource_alone", 1, 4.0, "h2d"),
+      entry(Kind::resource, "resource_alone", 1, 7.8, "d2h"),      entry(Kind::resource, "resource_alone", 1, 12.7, "both_ways")};
+  entries[3].order = pool::IssueOrder::breadth_first;
+  for (std::size_t i : {2U, 3U, 4U}) entries[i].host_issue = summarize({Millis(0.8)});
+  CommonOptions options;
+  options.host_memory = HostMemory::pinned;
+  const pool::PoolMeasurements runs = pool::PoolMeasurements::measured(options.work, entries);
+  PoolConfig config;
+  config.streams = 1;
+  const nlohmann::json doc = to_json(pool::pool_result("03_stream_pool_gemm", DeviceInfo{}, options, config, 1, runs));
+  const auto& bounds = doc.at("bounds");
+  // One stream runs all 100 batches in a row: 100 x (0.04 + (17.2 - 0.2) / 99 + 0.078).
+  const double chain = 100 * (0.04 + 17.0 / 99 + 0.078);
+  EXPECT_NEAR(bounds.at("stream_order_ms").get<double>(), chain, 1e-9);
+  EXPECT_EQ(bounds.at("limited_by"), "stream order");
+  EXPECT_EQ(bounds.at("regime"), "stream-order-bound");
+  EXPECT_NEAR(bounds.at("pipeline_bound_ms").get<double>(), chain, 1e-9);
+  bool engines_seen = false;
+  for (const auto& m : doc.at("measurements")) {
+    if (m.at("name") != "engine_streams") continue;
+    engines_seen = true;
+    // Each batch spans its three streams: no stream order; its kernels on one stream bound it.
+    EXPECT_DOUBLE_EQ(m.at("bound").at("paths").at("stream_order_ms").get<double>(), 0.0) << m.dump();
+    EXPECT_EQ(m.at("bound").at("limited_by"), "kernels") << m.dump();
+  }
+  EXPECT_TRUE(engines_seen);
+}
+
 TEST(PoolConfig, SlotsAreOnePerStreamAndShareAStreamInEverySweptPool) {
   PoolConfig config;
   config.streams = 8;

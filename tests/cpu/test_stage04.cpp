@@ -53,7 +53,8 @@ TEST(Stage04Conclusions, LaunchCopyNodesUpdatesAndTinyWork) {
 
 using testing::ms;
 
-TEST(Stage04Report, TheJsonsFiguresFollowFromEachOther) {
+// A run of 1000 batches on 8 streams where the host's issue bounds the streams.
+GraphStageRun made_up_run() {
   GraphStageRun run;
   run.streams = 8;
   run.device_buffers = "slots";
@@ -83,6 +84,11 @@ TEST(Stage04Report, TheJsonsFiguresFollowFromEachOther) {
     check->passed = true;
   }
   run.options.work.batches = 1000;
+  return run;
+}
+
+TEST(Stage04Report, TheJsonsFiguresFollowFromEachOther) {
+  const GraphStageRun run = made_up_run();
   const StageResult result = graph_stage_result("04_graph_capture_gemm", DeviceInfo{}, run);
   const nlohmann::json doc = graph_stage_json(result, run);
   auto median = [&](const std::string& name) {
@@ -115,6 +121,33 @@ TEST(Stage04Report, TheJsonsFiguresFollowFromEachOther) {
     }
     EXPECT_EQ(m.contains("bound"), name == "graph_replay" || name == "stream_pool") << name;
   }
+}
+
+TEST(Stage04Report, OneStreamBoundsTheStreamsByTheirOrderAndSaysWhyTheReplaysBoundReadsLow) {
+  // 100 batches on one stream: each batch's share of the sums is 0.02 + 0.06 + 0.02 ms,
+  // so the stream runs 10 ms of work in a row, more than any resource alone or the issue.
+  GraphStageRun run = made_up_run();
+  run.streams = 1;
+  run.options.work.batches = 100;
+  run.replay.pool_issue = ms(0.8);
+  run.replay.stream_pool = ms(10.4);
+  run.replay.graph_replay = ms(10.3);
+  const StageResult result = graph_stage_result("04_graph_capture_gemm", DeviceInfo{}, run);
+  const nlohmann::json bounds = graph_stage_json(result, run).at("bounds");
+  EXPECT_EQ(bounds.at("stream_pool_limited_by"), "stream order");
+  EXPECT_NEAR(bounds.at("stream_pool_bound_ms").get<double>(), 100 * (0.02 + 0.06 + 0.02), 1e-9);
+  EXPECT_EQ(bounds.at("graph_replay_limited_by"), "kernels") << "a replay has no stream order";
+  std::ostringstream out;
+  print_graph_stage(out, result, run);
+  EXPECT_NE(out.str().find("limited by stream order (the busiest stream's 100 batches one after another"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("the replay's bound has no stream order"), std::string::npos) << out.str();
+  // With 8 streams the host's issue bounds the streams, and nothing is said about the stream order.
+  const GraphStageRun eight = made_up_run();
+  std::ostringstream eight_out;
+  print_graph_stage(eight_out, graph_stage_result("04_graph_capture_gemm", DeviceInfo{}, eight), eight);
+  EXPECT_EQ(eight_out.str().find("no stream order"), std::string::npos) << eight_out.str();
 }
 
 #ifdef CSG_STAGE04_BINARY
