@@ -185,14 +185,25 @@ double pool_percent_of_bound(const MapCell& cell) {
   return percent_of_bound(one_stream_bound(cell.sums, cell.batches), cell.stream_pool.median_ms);
 }
 
+namespace {
+
+double spread_of(const Summary& s) { return s.min_ms > 0.0 ? s.median_ms / s.min_ms : 1.0; }
+
+}  // namespace
+
+bool noisy(const MapCell& cell) {
+  return cell.measured() && std::max(spread_of(cell.graph_replay), spread_of(cell.stream_pool)) > kNoisySpread;
+}
+
 std::string cell_text(const MapCell& cell, double equal_within) {
   if (!cell.measured()) return cell.skipped->kind == SkipKind::memory ? "skipped (memory)" : "skipped (time)";
+  const std::string mark = noisy(cell) ? " (noisy)" : "";
   const MapWinner winner = winner_of(cell, equal_within);
-  if (winner == MapWinner::tie || cell.stream_pool.median_ms <= 0.0) return "tie";
+  if (winner == MapWinner::tie || cell.stream_pool.median_ms <= 0.0) return "tie" + mark;
   const double percent = std::round(100.0 * (cell.graph_replay.median_ms / cell.stream_pool.median_ms - 1.0));
   char text[32];
   std::snprintf(text, sizeof text, "%s %+.0f%%", std::string(to_string(winner)).c_str(), percent);
-  return text;
+  return text + mark;
 }
 
 const MapCell* RegimeMap::find(int m, int batch_count) const {
@@ -318,6 +329,7 @@ nlohmann::json to_json(const RegimeMap& map) {
         {"skipped_reason", measured ? nlohmann::json(nullptr) : nlohmann::json(cell.skipped->reason)},
         {"verified", measured ? nlohmann::json(cell.verified()) : nlohmann::json(nullptr)},
         {"text", cell_text(cell, map.equal_within)},
+        {"noisy", measured ? nlohmann::json(noisy(cell)) : nlohmann::json(nullptr)},
         {"estimated_seconds", cell.estimate.timed_seconds},
         {"estimated_host_seconds", cell.estimate.host_seconds},
     };
@@ -394,6 +406,13 @@ void print_regime_map(std::ostream& out, const StageResult& result, const Regime
   table.print(out);
   for (const MapCell& cell : map.cells) {
     if (!cell.measured()) out << "skipped: " << cell_label(cell) << ": " << cell.skipped->reason << '\n';
+  }
+  for (const MapCell& cell : map.cells) {
+    if (!noisy(cell)) continue;
+    out << "noisy: " << cell_label(cell) << ": median / fastest run " << fixed(spread_of(cell.graph_replay), 2)
+        << "x for the replay, " << fixed(spread_of(cell.stream_pool), 2) << "x for the pool (more than "
+        << fixed(kNoisySpread, 1) << "x: most runs were slow); rerun it (--map-sizes " << cell.m << " --map-batches "
+        << cell.batches << ") before reading its winner\n";
   }
 
   out << "\nwhere the graph starts to win (the smallest batch count where it does, row by row):\n";

@@ -125,9 +125,17 @@ MapWinner winner_of(const MapCell& cell, double equal_within = kEqualWithin);  /
 PipelineBound one_stream_bound(const StageSums& sums, int batches);
 double pool_percent_of_bound(const MapCell& cell);  // 100 x bound / pool median
 
+// A measured cell whose replay or pool has a median more than kNoisySpread
+// times its fastest run: more than half its runs were slow, so its winner may
+// be the noise's (a cell of 0.1 ms took 0.34 ms in most of its replays and
+// 0.13 in its fastest). Such a cell is marked, and listed under the map.
+inline constexpr double kNoisySpread = 1.5;
+bool noisy(const MapCell& cell);  // false for a skipped cell
+
 // The map's cell as printed: "graph -12%" (the replay took 12% less GPU time
 // than the pool), "streams +3%" (3% more), "tie", "skipped (time)",
-// "skipped (memory)". ASCII signs, so the table printer's columns line up.
+// "skipped (memory)"; " (noisy)" after a noisy cell's. ASCII signs, so the
+// table printer's columns line up.
 std::string cell_text(const MapCell& cell, double equal_within = kEqualWithin);
 
 struct RegimeMap {

@@ -1159,10 +1159,11 @@ def map_cell_text(cell: dict[str, Any] | None) -> str:
         return "-"
     if not is_measured(cell):
         return f"skipped ({map_skip_kind(cell)})"
+    mark = " (noisy)" if cell.get("noisy") is True else ""  # most of its runs were slow: the stage lists it
     if cell["winner"] == "tie":
-        return "tie"
+        return "tie" + mark
     percent = round(100.0 * (map_ratio(cell) - 1.0))
-    return f"{cell['winner']} {'+' if percent >= 0 else '−'}{abs(percent)}%"
+    return f"{cell['winner']} {'+' if percent >= 0 else '−'}{abs(percent)}%" + mark
 
 
 @dataclass

@@ -83,6 +83,28 @@ TEST(RegimeMapWinner, EachCellSaysTheWinnerAndTheReplaysTimeAgainstThePools) {
   EXPECT_EQ(cell_text(skipped(64, 1000, SkipKind::memory, "too big")), "skipped (memory)");
 }
 
+TEST(RegimeMapWinner, ACellWhoseMedianIsFarFromItsFastestRunIsMarkedNoisy) {
+  // The replay's median 0.34 ms, its fastest run 0.13 ms: most runs were slow.
+  MapCell cell = measured(256, 10, 0.34, 0.15);
+  cell.graph_replay = ms(0.34, 0.13 / 0.34, 1.2);
+  EXPECT_TRUE(noisy(cell));
+  EXPECT_EQ(cell_text(cell), "streams +127% (noisy)");
+  cell.graph_replay = ms(0.34, 0.7, 1.2);  // median 1.43x the fastest: within 1.5x
+  EXPECT_FALSE(noisy(cell));
+  cell.stream_pool = ms(0.34, 0.6, 1.2);  // the pool's median 1.67x its fastest
+  EXPECT_EQ(cell_text(cell), "tie (noisy)");
+  EXPECT_FALSE(noisy(skipped(64, 1000, SkipKind::time, "too long")));
+  RegimeMap map = map_of({256}, {10}, {cell});
+  EXPECT_EQ(to_json(map).at("cells").at(0).at("noisy"), true);
+  StageResult result;
+  result.config = nlohmann::json::object();
+  std::ostringstream out;
+  print_regime_map(out, result, map);
+  EXPECT_NE(out.str().find("noisy: 256^3 x 10 batches: median / fastest run 1.43x for the replay, 1.67x for the pool"),
+            std::string::npos)
+      << out.str();
+}
+
 // ---- the bound --------------------------------------------------------------
 
 TEST(RegimeMapBound, TheOneStreamBoundIsTheLargestSumPlusFillAndDrain) {

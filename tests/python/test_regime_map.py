@@ -73,6 +73,8 @@ class RegimeMapDecisions(unittest.TestCase):
         self.assertEqual(map_cell_text(cell(32, 10, "graph", 0.88)), "graph −12%")
         self.assertEqual(map_cell_text(cell(32, 10, "streams", 1.034)), "streams +3%")
         self.assertEqual(map_cell_text(cell(32, 10, "tie", 1.02)), "tie")
+        self.assertEqual(map_cell_text({**cell(32, 10, "streams", 2.27), "noisy": True}), "streams +127% (noisy)")
+        self.assertEqual(map_cell_text({**cell(32, 10, "tie", 1.02), "noisy": False}), "tie")
         self.assertEqual(map_cell_text(cell(32, 10, "time")), "skipped (time)")
         self.assertEqual(map_cell_text(cell(32, 10, "memory")), "skipped (memory)")
         self.assertEqual(map_cell_text(None), "-")
