@@ -737,7 +737,10 @@ def table(directory: Path, markdown: bool) -> tuple[list[str], int]:
     lines.append("")
     baseline = find_baseline(results)
     rows = table_rows(results, baseline)
-    lines += (md_table if markdown else text_table)(TABLE_HEADERS, rows, TABLE_RIGHT)
+    if rows:
+        lines += (md_table if markdown else text_table)(TABLE_HEADERS, rows, TABLE_RIGHT)
+    else:  # only a regime map here: its table below is all there is
+        lines.append("no stage measurements here beyond the regime map")
     lines.append("")
     lines += stage02_peaks(results)
     lines += regime_table_lines(results, markdown)

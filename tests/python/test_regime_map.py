@@ -251,6 +251,11 @@ class RegimeMapTable(unittest.TestCase):
         self.assertIn("  skipped: 1024³ × 1000 batches: estimated 14.7 s", self.proc.stdout)
         self.assertIn("  256³: the graph wins only at 1000 batches, the largest count measured", self.proc.stdout)
 
+    def test_a_folder_with_only_the_map_has_no_empty_stage_table(self) -> None:
+        for out in (self.proc.stdout, self.markdown.stdout):
+            self.assertIn("no stage measurements here beyond the regime map", out)
+            self.assertNotIn("speed-up vs 01 *", out, "an empty table's header")
+
     def test_the_map_as_markdown(self) -> None:
         self.assertEqual(self.markdown.returncode, 0, self.markdown.stderr)
         self.assertIn("| m = n = k | 10 batches | 100 batches | 1000 batches |\n|---|---:|---:|---:|",
