@@ -233,19 +233,15 @@ void print_pool_result(std::ostream& out, const StageResult& result, const Commo
   const PipelineBound bound = *runs.bound_of(pool);
   out << "\nisolated, on one stream: H2D " << figure(sums.h2d.median_ms, 2) << " ms, kernels "
       << figure(sums.kernel.median_ms, 2) << " ms, D2H " << figure(sums.d2h.median_ms, 2) << " ms\n";
-  const StageTimes times = sums.medians();
-  auto share_us = [&](double sum_ms, double first_ms) {
-    return figure(1000.0 * one_batch_share(sum_ms, first_ms, work.batches), 1, 2);
-  };
+  auto us = [](double ms) { return figure(1000.0 * ms, 1, 2); };
   if (work.batches == 1) {
     out << "one batch's fill and drain: not measured apart with 1 batch (its op alone is the whole sum, and carries\n"
         << "  a timed region's fixed cost), so the bound leaves them out and is loose here: one batch's H2D, kernel\n"
         << "  and D2H can only run one after another, whatever the pool\n";
   } else {
     out << "one batch's fill and drain (each sum less batch 0's op alone, over the other batches, so that a timed\n"
-        << "  region's fixed cost stays out): H2D " << share_us(times.h2d_ms, times.h2d_first_ms) << " us, kernel "
-        << share_us(times.kernel_ms, times.kernel_first_ms) << " us, D2H "
-        << share_us(times.d2h_ms, times.d2h_first_ms) << " us\n";
+        << "  region's fixed cost stays out; at most the resource alone / batches): H2D " << us(bound.h2d_one_ms)
+        << " us, kernel " << us(bound.kernel_one_ms) << " us, D2H " << us(bound.d2h_one_ms) << " us\n";
   }
   out << "each resource alone on the pool's " << pool.streams << (pool.streams == 1 ? " stream" : " streams")
       << ", plus one batch of fill and drain: kernels " << figure(bound.kernel_path_ms, 2) << ", H2D "

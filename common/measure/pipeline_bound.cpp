@@ -15,11 +15,20 @@ double one_batch_share(double sum_ms, double first_ms, int batches) {
 PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_stream, int batches, int streams) {
   if (batches < 1) throw std::invalid_argument("pipeline_bound: batches must be at least 1");
   if (streams < 0) throw std::invalid_argument("pipeline_bound: streams must not be negative");
-  const double h2d_one = one_batch_share(one_stream.h2d_ms, one_stream.h2d_first_ms, batches);
-  const double kernel_one = one_batch_share(one_stream.kernel_ms, one_stream.kernel_first_ms, batches);
-  const double d2h_one = one_batch_share(one_stream.d2h_ms, one_stream.d2h_first_ms, batches);
+  // The smaller of two estimates of one op, each too long in its own way
+  // (see the header): the one-stream share, and the resource alone ÷ batches.
+  auto one_op = [batches](double sum_ms, double first_ms, double alone_ms) {
+    const double share = one_batch_share(sum_ms, first_ms, batches);
+    return alone_ms > 0.0 ? std::min(share, alone_ms / batches) : share;
+  };
+  const double h2d_one = one_op(one_stream.h2d_ms, one_stream.h2d_first_ms, alone.h2d_ms);
+  const double kernel_one = one_op(one_stream.kernel_ms, one_stream.kernel_first_ms, alone.kernels_ms);
+  const double d2h_one = one_op(one_stream.d2h_ms, one_stream.d2h_first_ms, alone.d2h_ms);
 
   PipelineBound bound;
+  bound.h2d_one_ms = h2d_one;
+  bound.kernel_one_ms = kernel_one;
+  bound.d2h_one_ms = d2h_one;
   bound.kernel_path_ms = h2d_one + alone.kernels_ms + d2h_one;
   bound.h2d_path_ms = alone.h2d_ms + kernel_one + d2h_one;
   bound.d2h_path_ms = h2d_one + kernel_one + alone.d2h_ms;

@@ -23,6 +23,10 @@
 // (sum of B ops - the first op alone) ÷ (B - 1), and 0 for one batch. Taking
 // the sum ÷ B instead keeps a fixed/B of some µs in each share: at a few
 // batches of tiny GEMMs that is as long as the run, and the bound is beaten.
+// The share is then capped by that resource's work alone on the variant's
+// streams ÷ B: at a few batches a one-stream sum can run slow (6 D2H copies
+// of 4 MiB took 0.86 ms on one stream and 0.47 ms on three), and a share of
+// it made the drain twice as long as a copy and the bound 5% too long.
 // Napkin math at the article's sizes on an H200: kernels ~17 ms (16.0 on 8
 // streams), copies 4.1 and 7.8 ms, issue 0.8 ms: compute-bound.
 #pragma once
@@ -70,6 +74,7 @@ struct PipelineBound {
   double both_ways_ms = 0.0;
   double host_issue_ms = 0.0;
   double stream_order_ms = 0.0;  // 0 where the variant does not run batch i on stream i % streams
+  double h2d_one_ms = 0.0, kernel_one_ms = 0.0, d2h_one_ms = 0.0;  // one batch's op of each kind (above)
   double bound_ms = 0.0;
   std::string limited_by;  // the path that sets the bound (the k*Path names)
 };

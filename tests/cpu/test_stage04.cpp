@@ -129,6 +129,7 @@ TEST(Stage04Report, OneStreamBoundsTheStreamsByTheirOrderAndSaysWhyTheReplaysBou
   GraphStageRun run = made_up_run();
   run.streams = 1;
   run.options.work.batches = 100;
+  run.replay.stream_alone = {ms(6.0), ms(2.0), ms(2.0), ms(4.0)};  // on one stream: the sums
   run.replay.pool_issue = ms(0.8);
   run.replay.stream_pool = ms(10.4);
   run.replay.graph_replay = ms(10.3);
