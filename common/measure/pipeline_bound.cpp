@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "measure/stats.hpp"
+
 namespace csg {
 
 double one_batch_share(double sum_ms, double first_ms, int batches) {
@@ -69,8 +71,8 @@ double percent_of_bound(const PipelineBound& bound, double achieved_ms) {
 
 double bound_tolerance(double achieved_median_ms, double achieved_min_ms, double path_median_ms,
                        double path_min_ms, double floor) {
-  auto spread = [](double median, double min) { return median > 0.0 ? (median - min) / median : 0.0; };
-  return std::max({floor, spread(achieved_median_ms, achieved_min_ms), spread(path_median_ms, path_min_ms)});
+  return std::max(
+      {floor, relative_spread(achieved_median_ms, achieved_min_ms), relative_spread(path_median_ms, path_min_ms)});
 }
 
 }  // namespace csg

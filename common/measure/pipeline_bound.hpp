@@ -84,8 +84,8 @@ struct PipelineBound {
 // pool), which adds the stream-order path; 0 for a variant that spreads one
 // batch over several streams (one stream per engine) or starts its ops
 // faster than the host launches them (a graph replay: at ops shorter than a
-// launch the sums' shares are the launch rate, no floor for it). Throws std::invalid_argument for fewer
-// than one batch or negative streams.
+// launch the sums' shares are the launch rate, no floor for it). Throws
+// std::invalid_argument for fewer than one batch or negative streams.
 PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_stream, int batches, int streams);
 
 // How many batches the busiest of `streams` streams runs when batch i runs

@@ -42,10 +42,9 @@ struct StageSums {
   // The sum with the largest relative spread, (median - min) / median: the
   // noise of the bound's stream-order path, which is made of all three.
   const Summary& noisiest() const {
-    auto spread = [](const Summary& s) { return s.median_ms > 0.0 ? (s.median_ms - s.min_ms) / s.median_ms : 0.0; };
     const Summary* most = &h2d;
     for (const Summary* s : {&kernel, &d2h}) {
-      if (spread(*s) > spread(*most)) most = s;
+      if (relative_spread(*s) > relative_spread(*most)) most = s;
     }
     return *most;
   }

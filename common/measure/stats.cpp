@@ -45,6 +45,10 @@ class RoundProgress {
 
 }  // namespace
 
+double relative_spread(double median_ms, double min_ms) {
+  return median_ms > 0.0 ? (median_ms - min_ms) / median_ms : 0.0;
+}
+
 Summary summarize(std::vector<Millis> samples) {
   if (samples.empty()) throw std::invalid_argument("summarize: no samples");
   Summary s;

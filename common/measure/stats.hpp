@@ -25,6 +25,11 @@ struct Summary {
 // Throws std::invalid_argument for an empty sample set.
 Summary summarize(std::vector<Millis> samples);
 
+// How far the typical run is from the fastest: (median - min) / median; 0
+// for a median of 0 (nothing measured).
+double relative_spread(double median_ms, double min_ms);
+inline double relative_spread(const Summary& s) { return relative_spread(s.median_ms, s.min_ms); }
+
 struct RepeatPlan {
   int warmup = 2;
   int repeats = 10;

@@ -95,6 +95,12 @@ TEST(Stats, Throughput) {
   EXPECT_EQ(gbps(1.0, 0.0), 0.0);
 }
 
+TEST(Stats, RelativeSpreadIsTheMediansDistanceFromTheFastestRun) {
+  EXPECT_DOUBLE_EQ(relative_spread(10.0, 9.0), 0.1);
+  EXPECT_DOUBLE_EQ(relative_spread(summarize({Millis(2.0), Millis(4.0), Millis(5.0)})), 0.5);
+  EXPECT_DOUBLE_EQ(relative_spread(0.0, 0.0), 0.0) << "nothing measured";
+}
+
 TEST(Table, AlignsColumns) {
   Table table({"variant", "ms"});
   table.add_row({"serial", "82.60"});
