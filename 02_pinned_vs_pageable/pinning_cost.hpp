@@ -1,5 +1,5 @@
-// What pinning host memory costs, call by call, for stage 02's claim 7
-// ("pinned memory is costly to allocate and takes physical memory away").
+// What pinning host memory costs, call by call, for the article's claim
+// that ("pinned memory is costly to allocate and takes physical memory away").
 //   cudaMallocHost / cudaFreeHost   allocate, zero, lock and map pages for the GPU; unmap and free
 //   malloc + first touch            what pageable memory costs to make resident:
 //                                   aligned_alloc, then one write per 4 KiB page

@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
       count_runs->measure(options->plan);
     }
 
-    // Claim 12's second half: a stream of short kernels beside a flood of long
+    // Streams compete for the hardware: a stream of short kernels beside a flood of long
     // ones, at the default and at the highest stream priority; and two
     // streams' kernels whose shared memory per block does or doesn't let
     // their blocks share the SMs.

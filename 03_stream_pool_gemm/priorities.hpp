@@ -1,4 +1,4 @@
-// The second half of the article's claim 12: "when kernels of several streams
+// The second half of the article's claim that streams compete for the hardware: "when kernels of several streams
 // together need more registers or shared memory than the GPU has, the
 // hardware queues them by priority". Two small experiments, each on spin
 // kernels whose blocks last a known time (the GPU's nanosecond clock), so that
@@ -20,7 +20,8 @@
 //               ready before it (up to one kernel of 4 waves per flood stream:
 //               4 x 4 x 20 us ~ 320 us). The flood's throughput is reported
 //               both ways too, so the cost of priority is visible. Copies are
-//               not affected by priority at all (CUDA-NOTES.md): only kernels
+//               not affected by priority at all (stream priorities order
+//               kernel blocks only): only kernels
 //               are measured.
 //   contention: two streams, each launching one kernel of one block per SM
 //               that holds its SM for a fixed time. With little shared memory
@@ -59,6 +60,9 @@ inline constexpr int kDefaultHardwareQueues = 8;
 // Threads per flood block: 256 divides every GPU's threads per SM, so a
 // full SM of flood blocks has no thread slot left for a short kernel's block.
 inline constexpr int kFloodThreads = 256;
+
+// --priority-samples at most: 100,000 short kernels per mode and round take minutes.
+inline constexpr long long kMaxPrioritySamples = 100000;
 
 struct PriorityConfig {
   int samples = 200;         // short kernels per mode and round, launched one at a time

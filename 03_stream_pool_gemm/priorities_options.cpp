@@ -27,6 +27,8 @@ void add_stream_extras_options(StageCli& cli) {
   cli.add_choice("priorities",
                  "Short kernels beside a flood of long ones, at the default and at the greatest stream priority",
                  "on", {"on", "off"});
+  cli.add_int("priority-samples", "Short kernels per mode and round of --priorities (fewer: a quicker, noisier run)",
+              PriorityConfig{}.samples, 1, kMaxPrioritySamples);
   cli.add_choice("contention",
                  "Two streams' kernels with little and with much shared memory per block: side by side or queued",
                  "on", {"on", "off"});
@@ -35,6 +37,7 @@ void add_stream_extras_options(StageCli& cli) {
 StreamExtrasConfig read_stream_extras_options(const StageCli& cli) {
   StreamExtrasConfig config;
   config.priorities = on(cli, "priorities");
+  config.priority_config.samples = static_cast<int>(cli.get_int("priority-samples"));
   config.contention = on(cli, "contention");
   return config;
 }

@@ -173,7 +173,7 @@ std::string contention_conclusion(const ContentionResult& r) {
 
 void print_priorities(std::ostream& out, const PriorityResult& r) {
   const PriorityConfig& c = r.config;
-  out << "stream priorities beside a full GPU (claim 12): " << c.flood_streams << " flood streams of "
+  out << "stream priorities beside a full GPU: " << c.flood_streams << " flood streams of "
       << c.flood_block_us << "-us blocks, " << c.flood_waves << " waves per kernel\n  (" << r.sm_count << " SMs x "
       << r.flood_blocks_per_sm << " blocks of " << kFloodThreads << " threads at once); " << c.samples
       << " short kernels of " << c.short_blocks << "x" << c.short_threads << " threads per run, one at a time;\n  "
@@ -202,7 +202,7 @@ void print_priorities(std::ostream& out, const PriorityResult& r) {
 
 void print_contention(std::ostream& out, const ContentionResult& r) {
   const ContentionConfig& c = r.config;
-  out << "two streams competing for shared memory (claim 12): each kernel " << r.blocks << " blocks (one per SM, "
+  out << "two streams competing for shared memory: each kernel " << r.blocks << " blocks (one per SM, "
       << r.sm_count << " SMs) of " << c.threads << "\n  threads holding its SM " << c.kernel_us << " us; "
       << format_bytes(std::uint64_t(r.shared_per_sm_bytes)) << " of shared memory per SM, at most "
       << format_bytes(std::uint64_t(r.shared_per_block_max_bytes)) << " per block;\n  median of " << c.plan.repeats

@@ -1,6 +1,6 @@
 // What the two experiments of priorities.hpp mean, in words chosen by their
 // own figures with stated thresholds, including the branches where the
-// article's claim 12 does not hold on this GPU: for the priorities, whether
+// article's claim does not hold on this GPU: for the priorities, whether
 // the greatest stream priority cut the short kernels' latency beside a full
 // GPU; for the contention, whether two streams' kernels ran side by side with
 // little shared memory per block and one after the other with much. Then the

@@ -1,4 +1,4 @@
-// Claim 13 measured: when the work's shape changes from one request to the
+// The article's "graphs suit stable work", measured: when the work's shape changes from one request to the
 // next, what each way of running it costs (changing_shapes_plan.hpp explains
 // the four ways and the napkin math), and how an exec is switched to new
 // buffers without instantiating again.

@@ -1,4 +1,4 @@
-// Claim 13, "graphs suit stable work": the plan of the changing-shapes
+// The article's "graphs suit stable work": the plan of the changing-shapes
 // experiment, in plain numbers (no CUDA call here, so the CPU tests check it).
 //
 // The article captures its 100 GEMMs once and replays them. A serving system

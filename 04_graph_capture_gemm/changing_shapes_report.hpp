@@ -1,4 +1,4 @@
-// Claim 13's figures and what they say: the results of the changing-shapes
+// Changing shapes: the figures and what they say: the results of the changing-shapes
 // sequence and of the node-level updates (changing_shapes.hpp measures
 // them), the sentences chosen by those figures with stated thresholds
 // (report/conclusions.hpp: times within 3% are equal), the printed section,

@@ -253,7 +253,7 @@ int main(int argc, char** argv) {
         plan, {[&](csg::BatchBuffers& b, int batches) { return capture(b, batches, Join::yes); }, instantiate, launch,
                &buffers, &second, second_seed, pool[0]});
 
-    // Claim 13: shapes that change from request to request, four ways; and an
+    // Graphs suit stable work: shapes that change from request to request, four ways; and an
     // exec switched to new buffers node by node instead of by a whole update.
     run.shapes.config = options->shapes;
     auto capture_batches = [&](csg::BatchBuffers& b, int batches) { return capture(b, batches, Join::yes); };

@@ -13,7 +13,7 @@ namespace csg::graphs {
 namespace {
 
 // ---- napkin figures for what measure_rates does not cover --------------------
-// From the reference figures of one H200 box (DESIGN.md), rounded up, so the
+// From figures measured on one H200 box, rounded up, so the
 // estimate errs long.
 // A launch or a small copy on a stream costs the host about this much, and
 // no operation of a stream takes less on the GPU: an empty kernel's launch is

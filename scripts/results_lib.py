@@ -1216,7 +1216,7 @@ def crossover_sentence(row: MapRow) -> str:
 
 def map_findings(rm: dict[str, Any]) -> list[str]:
     """What the map shows, chosen by its cells: how many each variant won, and whether the graph pays off
-    for small GEMMs as the article says (claim 9) or not here."""
+    for small GEMMs as the article says or not here."""
     cells = rm["cells"]
     measured = [c for c in cells if is_measured(c)]
     within = percent(map_equal_within(rm))

@@ -1,4 +1,4 @@
-// Claim 13's pieces that need no GPU: the seeded sequence of batch counts,
+// The changing-shapes experiment's pieces that need no GPU: the seeded sequence of batch counts,
 // the buckets and the padding arithmetic, the estimate, every sentence the
 // experiment prints (each branch on made-up figures), its JSON and
 // measurements, and its options (refusals are UsageError, before any CUDA call).

@@ -1,4 +1,4 @@
-// Stage 03's experiments on claim 12's second half, without a GPU: every
+// Stage 03's experiments on stream priorities and contention, without a GPU: every
 // sentence about stream priorities and shared-memory contention follows from
 // made-up figures, branch by branch and at the thresholds; the JSON carries
 // every figure and the conclusion; a result whose check failed prints as a
@@ -310,7 +310,7 @@ std::optional<StreamExtrasConfig> parse_extras(const std::vector<std::string>& a
   return read_stream_extras_options(cli);
 }
 
-TEST(StreamExtrasOptions, BothOnByDefaultAndEachCanBeTurnedOff) {
+TEST(StreamExtrasOptions, BothOnByDefaultEachCanBeTurnedOffAndTheSamplesSet) {
   const auto defaults = parse_extras({});
   ASSERT_TRUE(defaults.has_value());
   EXPECT_TRUE(defaults->priorities);
@@ -321,9 +321,13 @@ TEST(StreamExtrasOptions, BothOnByDefaultAndEachCanBeTurnedOff) {
   const auto no_contention = parse_extras({"--contention=off", "--priorities", "on"});
   EXPECT_TRUE(no_contention->priorities);
   EXPECT_FALSE(no_contention->contention);
+  EXPECT_EQ(defaults->priority_config.samples, PriorityConfig{}.samples);
+  const auto fewer = parse_extras({"--priority-samples", "20"});
+  ASSERT_TRUE(fewer.has_value());
+  EXPECT_EQ(fewer->priority_config.samples, 20);
 }
 
-TEST(StreamExtrasOptions, AnythingButOnOrOffIsAUsageError) {
+TEST(StreamExtrasOptions, AnythingButOnOrOffOrASampleCountInRangeIsAUsageError) {
   auto refused = [](const std::vector<std::string>& args, const std::string& must_mention) {
     try {
       parse_extras(args);
@@ -337,6 +341,9 @@ TEST(StreamExtrasOptions, AnythingButOnOrOffIsAUsageError) {
   EXPECT_TRUE(refused({"--contention", "ON"}, "--contention takes one of on|off"));
   EXPECT_TRUE(refused({"--contention"}, "--contention needs a value: one of on|off"));
   EXPECT_TRUE(refused({"--priorities", "off", "--priorities", "on"}, "--priorities is given twice"));
+  EXPECT_TRUE(refused({"--priority-samples", "0"}, "--priority-samples"));
+  EXPECT_TRUE(refused({"--priority-samples", "100001"}, "--priority-samples"));
+  EXPECT_TRUE(refused({"--priority-samples", "many"}, "--priority-samples"));
 }
 
 TEST(StreamExtrasOptions, HelpListsBoth) {
@@ -345,6 +352,7 @@ TEST(StreamExtrasOptions, HelpListsBoth) {
   const std::string help = cli.help();
   EXPECT_TRUE(has(help, "--priorities")) << help;
   EXPECT_TRUE(has(help, "--contention")) << help;
+  EXPECT_TRUE(has(help, "--priority-samples")) << help;
 }
 
 TEST(StreamExtrasEstimate, CountsOnlyWhatRunsAndGrowsWithTheWork) {

@@ -1,4 +1,4 @@
-// Claim 13 on a real GPU at a small size: the changing-shapes sequence run
+// The changing-shapes experiment on a real GPU at a small size: the changing-shapes sequence run
 // the four ways and the node-level switch to new buffers, through the stage
 // folder's functions, with the article's steps written here as main.cu
 // writes them (capture with fork/join on a pool, instantiate, launch). What

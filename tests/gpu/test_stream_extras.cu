@@ -1,4 +1,4 @@
-// Stage 03's experiments on claim 12's second half, on the GPU at small
+// Stage 03's experiments on stream priorities and contention, on the GPU at small
 // sizes: every kernel's output checks out (the flood's block counts, the
 // short kernels' sequences, the contention markers), and the structural facts
 // hold: the priority range is the device's, the streams got the priorities

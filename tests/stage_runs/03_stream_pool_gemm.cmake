@@ -10,16 +10,18 @@ csg_add_stage_run(tiny_pageable 03_stream_pool_gemm
 csg_add_sanitizer_runs(03_stream_pool_gemm
   --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1 --count-sweep 1,3 --count-batches 5 --count-size 8
   --priorities off --contention off)
-# The priority and contention experiments' kernels (spin, flood, short) under the sanitizers.
-csg_add_sanitizer_runs(03_stream_pool_gemm SUFFIX extras
-  --batches 2 --m 8 --n 8 --k 8 --streams 2 --streams-sweep off --count-sweep off --warmup 0 --repeats 1)
+# The priority and contention experiments' kernels (spin, flood, short) under the sanitizers,
+# with 20 short kernels per mode and round (the same code, a tenth of the work), one at a time.
+csg_add_sanitizer_runs(03_stream_pool_gemm WHOLE_GPU SUFFIX extras
+  --batches 2 --m 8 --n 8 --k 8 --streams 2 --streams-sweep off --count-sweep off --warmup 0 --repeats 1
+  --priority-samples 20)
 # --timeline end to end: one recorded pool run (a row per stream), verified,
 # then the pool re-timed after recording. Exit 0 also when CUPTI is unavailable
 # (the output says why); tests/gpu/test_timeline_03_04.cu checks what was recorded.
 csg_add_stage_run(tiny_timeline 03_stream_pool_gemm
   --batches 10 --m 32 --n 16 --k 48 --streams 3 --streams-sweep off --warmup 0 --repeats 1 --timeline
   --timeline-batches 6)
-# Issue 9's kernels through every variant (pool, engine streams, sweep, sums).
+# The faster kernels through every variant (pool, engine streams, sweep, sums).
 csg_add_stage_run(tiny_tiled 03_stream_pool_gemm
   --kernel tiled --batches 13 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2,5 --warmup 0 --repeats 1 --count-sweep off)
 csg_add_stage_run(tiny_cublas 03_stream_pool_gemm

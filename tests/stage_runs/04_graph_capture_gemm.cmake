@@ -21,7 +21,7 @@ csg_add_stage_run(tiny_timeline 04_graph_capture_gemm
 csg_add_sanitizer_runs(04_graph_capture_gemm API_ERRORS_EXPECTED
   --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1 --tiny-count 8 --tiny-size 16 --launch-chains 3,30 --launch-repeats 5
   --shape-requests 5 --shape-max-batches 9 --shape-size 16 --shape-rounds 1)
-# Issue 9's kernels captured into the graph: tiled, and cuBLAS (handles prepared before capture).
+# The faster kernels captured into the graph: tiled, and cuBLAS (handles prepared before capture).
 csg_add_stage_run(tiny_tiled 04_graph_capture_gemm
   --kernel tiled --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1 --tiny-count 5 --tiny-size 4 --launch-chains 3,30 --launch-repeats 5
   --shape-requests 5 --shape-max-batches 9 --shape-size 16 --shape-rounds 1)
