@@ -139,6 +139,7 @@ TEST(PipelineBound, PercentOfBoundAndTheNoiseItIsAllowed) {
   EXPECT_NEAR(percent_of_bound(bound, 16.119), 100.0, 1e-9);
   EXPECT_NEAR(percent_of_bound(bound, 32.238), 50.0, 1e-9);
   EXPECT_GT(percent_of_bound(bound, 15.0), 100.0) << "a run under its bound reads above 100%";
+  EXPECT_EQ(percent_of_bound(bound, 0.0), 0.0) << "nothing measured: 0, not infinity";
   EXPECT_DOUBLE_EQ(bound_tolerance(10.0, 9.99, 8.0, 7.99), 0.02) << "the floor";
   EXPECT_DOUBLE_EQ(bound_tolerance(10.0, 9.0, 8.0, 7.99), 0.1) << "the run's own spread";
   EXPECT_DOUBLE_EQ(bound_tolerance(10.0, 9.99, 8.0, 6.0), 0.25) << "the limiting path's spread";
@@ -201,6 +202,43 @@ TEST(Stage03Conclusions, PartialWavesAndTheBoundSentence) {
   EXPECT_TRUE(pool::bound_beaten(102.1, 0.02));
   EXPECT_NE(pool::bound_text("the pool", 107.8, 0.02).find("WARNING"), std::string::npos);
   EXPECT_NE(pool::bound_text("the pool", 99.5, 0.02).find("reached 99.5% of its bound"), std::string::npos);
+}
+
+TEST(Stage03Conclusions, ThePlateauIsWithinTwoPercentOfTheBestEdgeIncluded) {
+  // 10.4 ms is 4% above the best: inside the 5% of "worse", outside the 2% of the plateau.
+  const SweepVerdict verdict = pool::judge_sweep({{1, 30.0}, {2, 10.4}, {4, 10.1}, {8, 10.0}});
+  EXPECT_EQ(verdict.plateau_streams, 4);
+  EXPECT_EQ(verdict.best_streams, 8);
+  // Exactly at best x (1 + kPlateauWithin): on the plateau.
+  const SweepVerdict edge = pool::judge_sweep({{1, 80.0}, {2, 50.0 * (1.0 + pool::kPlateauWithin)}, {4, 50.0}});
+  EXPECT_EQ(edge.plateau_streams, 2);
+}
+
+TEST(Stage03Conclusions, ALargerPoolIsWorseOnlyMoreThanFivePercentAboveTheBest) {
+  EXPECT_TRUE(pool::judge_sweep({{1, 30.0}, {4, 10.0}, {16, 10.3}}).worse.empty()) << "3% slower: not worse";
+  EXPECT_EQ(pool::judge_sweep({{1, 30.0}, {4, 10.0}, {16, 10.6}}).worse, (std::vector<int>{16}));
+}
+
+TEST(Stage03Conclusions, TheBestAtTheLargestPoolIsNoRiseWhenThePlateauCameEarlier) {
+  // The best is the largest pool, but 2 streams are already within 2% of it.
+  const SweepVerdict verdict = pool::judge_sweep({{1, 30.0}, {2, 10.1}, {4, 10.0}});
+  ASSERT_EQ(verdict.plateau_streams, 2);
+  ASSERT_EQ(verdict.best_streams, verdict.largest_streams);
+  const std::string text = pool::sweep_text(verdict);
+  EXPECT_NE(text.find("time stops improving at 2 streams"), std::string::npos) << text;
+  EXPECT_EQ(text.find("still improved"), std::string::npos) << text;
+}
+
+TEST(Stage03Conclusions, TheKernelsWaveReasonIsGivenOnlyWhenKernelsLimitThePool) {
+  const std::string copies = pool::engines_text(17.3, 16.0, kD2hPath);
+  EXPECT_NE(copies.find("slower than the pool"), std::string::npos) << copies;
+  EXPECT_EQ(copies.find("one at a time"), std::string::npos) << copies;
+}
+
+TEST(Stage03Conclusions, ABoundBeatenWithinTheNoiseIsNoWarning) {
+  const std::string text = pool::bound_text("the pool", 101.5, 0.02);
+  EXPECT_EQ(text.find("WARNING"), std::string::npos) << text;
+  EXPECT_NE(text.find("reached 101.5% of its bound"), std::string::npos) << text;
 }
 
 // A measured entry of stage 03, made up: a median of `ms`, 0.1% spread.
@@ -316,6 +354,23 @@ TEST(Stage03Report, APoolOfOneStreamIsBoundByItsStreamOrderAndOneStreamPerEngine
     EXPECT_EQ(m.at("bound").at("limited_by"), "kernels") << m.dump();
   }
   EXPECT_TRUE(engines_seen);
+}
+
+TEST(Stage03Report, TheBoundsToleranceIncludesTheLimitingPathsOwnSpread) {
+  using Kind = pool::PoolMeasurements::Kind;
+  std::vector<pool::PoolMeasurements::Entry> entries = made_up_entries(
+      {entry(Kind::pool, "stream_pool", 8, 16.05), entry(Kind::pool, "stream_pool", 8, 16.06)}, 8, 15.9, 4.1, 7.9, 8.6);
+  entries[3].order = pool::IssueOrder::breadth_first;
+  // The kernels alone, which limit the pool: median 15.9 ms, fastest run 20% faster.
+  auto kernels = std::find_if(entries.begin(), entries.end(), [](const auto& e) { return e.resource == "kernels"; });
+  ASSERT_NE(kernels, entries.end());
+  kernels->stats = testing::ms(15.9, 0.8, 1.2);
+  CommonOptions options;
+  options.host_memory = HostMemory::pinned;
+  const pool::PoolMeasurements runs = pool::PoolMeasurements::measured(options.work, entries);
+  const pool::PoolMeasurements::Entry& main = runs.pool(pool::IssueOrder::depth_first);
+  ASSERT_EQ(runs.bound_of(main)->limited_by, kKernelsPath);
+  EXPECT_NEAR(runs.tolerance_of(main), 0.2, 1e-9) << "the path's spread, above the run's 0.1% and the 2% floor";
 }
 
 TEST(PoolConfig, SlotsAreOnePerStreamAndShareAStreamInEverySweptPool) {

@@ -45,12 +45,50 @@ TEST(StreamCount, TheEstimateCountsEveryPoolSizeAndRound) {
   EXPECT_EQ(stream_count_seconds(config, RepeatPlan{2, 10}, rates), 0.0);
 }
 
+TEST(StreamCount, AWarmUpRoundCostsAsMuchAsATimedOne) {
+  const Rates rates{.kernel_flops_per_s = 6e12, .pinned_bytes_per_s = 50e9, .pageable_bytes_per_s = 10e9};
+  const StreamCountConfig config;
+  auto seconds = [&](int warmup, int repeats) {
+    return stream_count_seconds(config, RepeatPlan{warmup, repeats}, rates);
+  };
+  EXPECT_NEAR(seconds(2, 10), seconds(0, 12), 1e-12);
+  EXPECT_GT(seconds(5, 10), seconds(0, 10));
+}
+
 TEST(StreamCount, FlatTimesSayTheExtraStreamsOnlyWaited) {
   const std::string text = stream_count_mechanism(
       {{1, 9.0, 3.0, kKernelsPath}, {8, 6.7, 3.1, kKernelsPath}, {1024, 6.8, 4.5, kKernelsPath}}, 8);
   EXPECT_NE(text.find("only waited"), std::string::npos) << text;
   EXPECT_NE(text.find("1024 streams share 8 hardware queues"), std::string::npos) << text;
   EXPECT_NE(text.find("3.10 ms at 8 streams to 4.50 ms at 1024"), std::string::npos) << text;
+}
+
+TEST(StreamCount, UpToFivePercentAboveTheBestTheExtraStreamsOnlyWaited) {
+  // 1024 streams 4% slower than the best: within kWorseBy, no slowdown to explain.
+  const std::string text = stream_count_mechanism(
+      {{1, 9.0, 3.0, kKernelsPath}, {8, 6.7, 3.1, kKernelsPath}, {1024, 6.968, 4.5, kKernelsPath}}, 8);
+  EXPECT_NE(text.find("only waited"), std::string::npos) << text;
+}
+
+TEST(StreamCount, AHostIssueBoundMakesTheLargestPoolHostPacedBelowNinetyPercent) {
+  // Issuing takes 7.0 of 9.22 ms (76%), but the bound says the host sets it,
+  // and the issue grew by 3.8 ms of the 2.48 ms lost.
+  const std::string text = stream_count_mechanism(
+      {{8, 6.74, 3.2, kKernelsPath}, {1024, 9.22, 7.0, kHostIssuePath}}, 8);
+  EXPECT_NE(text.find("the host sets the pace"), std::string::npos) << text;
+}
+
+TEST(StreamCount, AHostPacedRunWhoseIssueGrewLittleIsPutOnTheGpuSide) {
+  // The host's issue bounds the largest pool, but it grew by only 0.4 ms of the 1.0 ms lost.
+  const std::string text = stream_count_mechanism(
+      {{8, 8.0, 7.7, kKernelsPath}, {1024, 9.0, 8.1, kHostIssuePath}}, 8);
+  EXPECT_NE(text.find("lost on the GPU side"), std::string::npos) << text;
+  EXPECT_EQ(text.find("the host sets the pace"), std::string::npos) << text;
+}
+
+TEST(StreamCount, AsManyStreamsAsQueuesShareNothing) {
+  const std::string text = stream_count_mechanism({{1, 9.0, 3.0, ""}, {8, 6.0, 3.0, ""}}, 8);
+  EXPECT_EQ(text.find("share"), std::string::npos) << text;
 }
 
 TEST(StreamCount, AHostPacedSlowdownIsPutOnTheHost) {
