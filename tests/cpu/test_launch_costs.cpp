@@ -51,6 +51,20 @@ TEST(LaunchCosts, TheLineFitRecoversALine) {
   EXPECT_GT(noisy.r2, 0.0);
 }
 
+TEST(LaunchCosts, TheFitsR2IsTheSquareOfTheCorrelation) {
+  // x 1..4, y 1, 3, 2, 4: sxy 4, sxx = syy = 5, so r = 0.8 and r^2 = 0.64.
+  EXPECT_NEAR(fit_line({1, 2, 3, 4}, {1.0, 3.0, 2.0, 4.0}).r2, 0.64, 1e-12);
+  // A falling line fits as well as a rising one.
+  EXPECT_NEAR(fit_line({1, 2, 3, 4}, {4.0, 2.0, 3.0, 1.0}).r2, 0.64, 1e-12);
+}
+
+TEST(LaunchCosts, EveryFigureOfAChainWithoutTheQueuedStreamFigureIsStillFitted) {
+  // The longest chain has no stream_queued figure; its other five figures still count.
+  const LaunchCosts costs = synthetic(3.0, 0.7, {10, 100, 10000});
+  EXPECT_EQ(costs.fits[1].points, 2);  // stream_queued: 10 and 100
+  for (int f : {0, 2, 3, 4, 5}) EXPECT_EQ(costs.fits[f].points, 3) << kLaunchFigures[f];
+}
+
 TEST(LaunchCosts, EachFigureIsFittedOverTheChainsThatHaveIt) {
   const LaunchCosts costs = synthetic(3.0, 0.7);
   EXPECT_NEAR(costs.fits[0].per_op_us, 3.0, 1e-9);  // stream_cpu
@@ -78,6 +92,15 @@ TEST(LaunchCosts, TheSpreadIsJudgedAgainstItsThreshold) {
   EXPECT_NE(spread_text(costs).find("NOISY: graph_cpu at 100 ops"), std::string::npos) << spread_text(costs);
   costs.chains[1].graph_cpu = at(0.01, 0.0129);
   EXPECT_NE(spread_text(costs).find("every figure steady"), std::string::npos);
+  // Exactly 1.3x is still steady.
+  costs.chains[1].graph_cpu = at(1.0, 1.3);
+  EXPECT_NE(spread_text(costs).find("every figure steady"), std::string::npos) << spread_text(costs);
+  // The spread is the p95's: one slow outlier (the max) does not make a figure noisy.
+  Summary outlier = at(1.0, 1.1);
+  outlier.max_ms = 3.0;
+  costs.chains[1].graph_cpu = outlier;
+  EXPECT_NE(spread_text(costs).find("every figure steady"), std::string::npos) << spread_text(costs);
+  costs.chains[1].graph_cpu = at(0.01, 0.0129);
   // An unmeasured figure never counts, whatever its (empty) summary holds.
   costs.chains[3].stream_queued = at(0.01, 1.0);
   EXPECT_NE(spread_text(costs).find("every figure steady"), std::string::npos);

@@ -69,6 +69,7 @@ TEST(RegimeMapWinner, TheGraphWinsOnlyMoreThanThreePercentFaster) {
   EXPECT_EQ(map_winner(10.31, kPool), MapWinner::streams);
   EXPECT_EQ(map_winner(kStreamsWin, kPool), MapWinner::streams);
   EXPECT_EQ(map_winner(9.5, kPool, 0.10), MapWinner::tie) << "a stated threshold wins";
+  EXPECT_EQ(map_winner(9.8, kPool, 0.01), MapWinner::graph) << "a stated threshold below 3% wins too";
   EXPECT_EQ(to_string(MapWinner::graph), "graph");
   EXPECT_EQ(to_string(MapWinner::streams), "streams");
   EXPECT_EQ(to_string(MapWinner::tie), "tie");
@@ -103,6 +104,13 @@ TEST(RegimeMapWinner, ACellWhoseMedianIsFarFromItsFastestRunIsMarkedNoisy) {
   EXPECT_NE(out.str().find("noisy: 256^3 x 10 batches: median / fastest run 1.43x for the replay, 1.67x for the pool"),
             std::string::npos)
       << out.str();
+}
+
+TEST(RegimeMapWinner, AMedianExactlyOneAndAHalfTimesTheFastestRunIsNotNoisy) {
+  MapCell cell = measured(256, 10, 8.8, 10.0);
+  cell.graph_replay = summarize({Millis(1.0), Millis(1.5), Millis(1.8)});  // median / fastest: exactly 1.5
+  EXPECT_FALSE(noisy(cell));
+  EXPECT_EQ(cell_text(cell).find("noisy"), std::string::npos) << cell_text(cell);
 }
 
 // ---- the bound --------------------------------------------------------------
@@ -252,6 +260,21 @@ TEST(RegimeMapCrossover, EverywhereAndOnlyAtTheLargestCount) {
                                                                    measured(128, 1000, kTie, kPool)});
   EXPECT_EQ(crossover_text(crossovers(streams_above)[0], streams_above),
             "128^3: the graph wins first at 10 batches, but not at every larger count (100: streams, 1000: tie)");
+}
+
+TEST(RegimeMapCrossover, OneMeasuredCellIsTheLargestCountNotEveryCount) {
+  const RegimeMap one = map_of({128}, {10}, {measured(128, 10, kGraphWins, kPool)});
+  EXPECT_EQ(crossover_text(crossovers(one)[0], one),
+            "128^3: the graph wins only at 10 batches, the largest count measured");
+}
+
+TEST(RegimeMapCrossover, TheLargestCountIsTheLargestMeasuredNotTheLargestAsked) {
+  // 1000 batches were asked for but skipped: 100 is the largest count measured.
+  const RegimeMap map = map_of({128}, {10, 100, 1000}, {measured(128, 10, kTie, kPool),
+                                                         measured(128, 100, kGraphWins, kPool),
+                                                         skipped(128, 1000, SkipKind::time, "too long")});
+  EXPECT_EQ(crossover_text(crossovers(map)[0], map),
+            "128^3: the graph wins only at 100 batches, the largest count measured");
 }
 
 // ---- the printed map and the JSON ---------------------------------------------

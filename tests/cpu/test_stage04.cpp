@@ -51,6 +51,17 @@ TEST(Stage04Conclusions, LaunchCopyNodesUpdatesAndTinyWork) {
   EXPECT_NE(per_op_text("1024^3 GEMMs", 200.0, 199.0).find("no win for the graph"), std::string::npos);
 }
 
+TEST(Stage04Conclusions, AGraphWithoutCopyNodesIsNeverChargedPerCopyNode) {
+  const std::string text = copy_node_text(0.5, 0.02, 1000, 0);
+  EXPECT_EQ(text.find("copy nodes of host memory"), std::string::npos) << text;
+  EXPECT_EQ(text.find("inf"), std::string::npos) << text;
+}
+
+TEST(Stage04Conclusions, TheUpdateIsComparedToTheReCaptureNotTheOtherWayRound) {
+  const std::string text = update_text(0.24, 0.59);
+  EXPECT_NE(text.find("2.46x faster than re-capture + instantiate"), std::string::npos) << text;
+}
+
 using testing::ms;
 
 // A run of 1000 batches on 8 streams where the host's issue bounds the streams.
