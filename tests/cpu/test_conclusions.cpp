@@ -26,6 +26,25 @@ TEST(Conclusions, TimesWithinThreePercentAreEqualAndTheRatioIsNamedOtherwise) {
   EXPECT_EQ(percent_text(0.374), "37%");
 }
 
+TEST(Conclusions, TheEdgesOfTheBandAreWithinItAndTheBandIsSymmetric) {
+  EXPECT_EQ(compare_times(100.0 * (1.0 - kEqualWithin), 100.0), Comparison::same);
+  EXPECT_EQ(compare_times(100.0 * (1.0 + kEqualWithin), 100.0), Comparison::same);
+  EXPECT_EQ(compare_times(103.05, 100.0), Comparison::slower) << "3.05% above: outside the 3% band";
+}
+
+TEST(Conclusions, Stage01AFewPercentUnderTheSumIsStillNothingOverlapped) {
+  const std::string text = serial::overlap_verdict(29.0, 30.0);  // 3.3% under the sum: within 10%
+  EXPECT_TRUE(has(text, "nothing overlapped")) << text;
+}
+
+TEST(Conclusions, Stage02StagingWithinTenPercentAndItsRatio) {
+  // 32 ms against 25 + 5: 6.7% more, inside the 10% of kStagingWithin.
+  const std::string within = copies::staging_text("256 MiB", 32.0, 25.0, 5.0);
+  EXPECT_TRUE(has(within, "the extra host copy is the whole difference")) << within;
+  const std::string overlapped = copies::staging_text("256 MiB", 15.0, 25.0, 5.0);
+  EXPECT_TRUE(has(overlapped, "took 15.00 ms = 0.50x (host memcpy")) << overlapped;
+}
+
 TEST(Conclusions, Stage01SaysWhetherAnythingOverlapped) {
   const std::string none = serial::overlap_verdict(31.0, 30.5);
   EXPECT_TRUE(has(none, "nothing overlapped (within 10% of the sum)")) << none;

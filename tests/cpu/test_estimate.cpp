@@ -44,6 +44,26 @@ TEST(Estimate, WorkSecondsAreTheWorkOverTheRates) {
   EXPECT_EQ(work_seconds(work, Rates{}, false).serial(), 0.0);
 }
 
+TEST(Estimate, TheOverlappedTimeIsTheLongestOfAllThreeIncludingTheD2h) {
+  // n much larger than k: C is 64 times A, and the D2H is the longest of the three.
+  const Workload work{100, GemmShape{512, 4096, 64}};
+  const WorkSeconds t = work_seconds(work, kRates, false);
+  ASSERT_GT(t.d2h, t.kernels);
+  ASSERT_GT(t.d2h, t.h2d);
+  EXPECT_DOUBLE_EQ(t.overlapped(), t.d2h);
+}
+
+TEST(Estimate, ExactlyAtTheLimitIsAllowed) { EXPECT_EQ(refusal(600.0, 10), ""); }
+
+TEST(Estimate, OnlyEstimatesAboveFiveSecondsArePrinted) {
+  ::testing::internal::CaptureStderr();
+  check_estimate(4.0, 10, "the short work");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr().find("the short work"), std::string::npos);
+  ::testing::internal::CaptureStderr();
+  check_estimate(6.0, 10, "the long work");
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("estimated 6 s for the long work"), std::string::npos);
+}
+
 TEST(Estimate, OverTheLimitIsRefusedWithTheEstimateAndTheWayOut) {
   const std::string text = refusal(3.0 * 3600.0, 10);
   EXPECT_NE(text.find("about 180 min"), std::string::npos) << text;

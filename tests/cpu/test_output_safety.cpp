@@ -4,8 +4,10 @@
 // library calls (on nodes made in a temporary folder) and on every stage
 // binary, before any CUDA call (so on a machine without a GPU too).
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -45,6 +47,37 @@ TEST(OutputSafety, AFifoIsRefusedBeforeTheRunAndLeftInPlaceByTheWriter) {
   EXPECT_THROW(write_text_file(fifo, "{}"), std::runtime_error);
   EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
   EXPECT_EQ(dir.entries().size(), 1U);  // no temporary file left behind
+}
+
+TEST(OutputSafety, ASocketIsRefusedAndLeftInPlace) {
+  testing::TempDir dir;
+  const std::string path = dir.file("socket");
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  ASSERT_LT(path.size(), sizeof address.sun_path);
+  path.copy(address.sun_path, path.size());
+  ASSERT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  ::close(fd);
+  EXPECT_NE(usage_message([&] { check_output_path("json", path); }).find("is a socket"), std::string::npos);
+  EXPECT_THROW(write_text_file(path, "{}"), std::runtime_error);
+  EXPECT_TRUE(fs::is_socket(fs::symlink_status(path)));
+  EXPECT_EQ(dir.entries().size(), 1U);
+}
+
+TEST(OutputSafety, ARenameThatFailsLeavesNoTemporary) {
+  testing::TempDir dir;
+  const std::string target = dir.file("out.json");
+  // The target becomes a non-empty directory while the temporary is written: the rename fails.
+  EXPECT_THROW(write_file_whole(target,
+                                [&](const std::string& temporary) {
+                                  std::ofstream(temporary) << "{}";
+                                  fs::create_directories(target + "/inside");
+                                }),
+               std::runtime_error);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.json"});
+  EXPECT_TRUE(fs::is_directory(target));
 }
 
 TEST(OutputSafety, ADeviceNodeIsRefusedAndNeverReplaced) {

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "01_serial_baseline/report.hpp"
+#include "made_up.hpp"
 #include "report/result.hpp"
 #include "run_process.hpp"
 
@@ -139,6 +141,20 @@ TEST(ResultJson, PrintedTableHasOneRowPerMeasurement) {
 
 namespace csg {
 namespace {
+
+TEST(ResultJson, Stage01BoundsAreTheTotalOverTheSumAndTheKernelsOwnRate) {
+  CommonOptions options;
+  options.work = Workload{10, GemmShape{256, 256, 128}};
+  VerifyResult passed;
+  passed.passed = true;
+  passed.batches_checked = 10;
+  // Serial 40 ms; the stages alone 5 + 20 + 10 = 35 ms.
+  const StageSums sums{testing::ms(5.0), testing::ms(20.0), testing::ms(10.0)};
+  const StageResult result =
+      serial::serial_result("01_serial_baseline", DeviceInfo{}, options, testing::ms(40.0), sums, passed, passed);
+  EXPECT_DOUBLE_EQ(result.bounds.at("total_over_stage_sum").get<double>(), 40.0 / 35.0);
+  EXPECT_DOUBLE_EQ(result.bounds.at("kernel_gflops").get<double>(), gflops(10 * options.work.flops_per_batch(), 20.0));
+}
 
 TEST(ResultTable, CompactParamsKeepWhatDistinguishesAVariant) {
   // Keys in nlohmann::json's (sorted) order.

@@ -196,6 +196,32 @@ TEST(Digest, EqualForEqualOutputsAndChangedByAnyBit) {
   EXPECT_NE(output_digest(first.work, zeros), output_digest(first.work, negative_zeros));
 }
 
+TEST(Verify, FreivaldsMultipliersAreNeverZeroAndAtMost1024) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    const std::vector<double> x = freivalds_multipliers(seed, 4096);
+    ASSERT_EQ(x.size(), 4096U);
+    for (const double v : x) {
+      ASSERT_NE(v, 0.0) << "a zero multiplier hides its column from the row check (seed " << seed << ")";
+      ASSERT_LE(std::abs(v), 1024.0);
+      ASSERT_EQ(v, std::round(v));
+    }
+  }
+}
+
+// Digests are compared across runs, processes and versions (report.py
+// --compare, the README's digest of the article's workload): the same output
+// must keep its digest.
+TEST(Digest, TheDigestOfAKnownOutputNeverChanges) {
+  Workload counting;
+  counting.batches = 3;
+  counting.shape = GemmShape{2, 3, 4};
+  std::vector<float> c(counting.batch_count() * counting.c_elems());
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<float>(i);
+  EXPECT_EQ(digest_text(output_digest(counting, c)), "6f32606521b2e48c");
+  const Batches seeded(3, 4, 5, 6, 1);
+  EXPECT_EQ(digest_text(output_digest(seeded.work, seeded.c)), "7fc022c77d6602bf");
+}
+
 TEST(Digest, TextIsSixteenLowerCaseHexDigits) {
   EXPECT_EQ(digest_text(0x0123456789abcdefULL), "0123456789abcdef");
   EXPECT_EQ(digest_text(0), "0000000000000000");
