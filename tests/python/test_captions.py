@@ -193,6 +193,10 @@ class Gain(unittest.TestCase):
     def test_slower(self) -> None:
         self.assertIn("SLOWER (0.90×)", self.sentence(3.0, 0.9, "slower"))
 
+    def test_the_share_kept_is_of_the_gain_above_one(self) -> None:
+        # A 2x kernel and a 1.4x pipeline: 0.4 of the kernel's gain of 1.0 kept, under half.
+        self.assertEqual(lib.gain_verdict(2.0, 1.4), "little")
+
     def test_the_kernel_is_not_faster(self) -> None:
         self.assertIn("the kernel alone is not faster", self.sentence(0.8, 1.2, "kernel not faster"))
 

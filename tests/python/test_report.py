@@ -117,6 +117,16 @@ class ReportOnSamples(unittest.TestCase):
         for r, (_, ms) in zip(rows, sweep):
             self.assertEqual(r[3], f"{pinned / ms:.2f}x")
 
+    def test_sweep_table_percent_of_bound_is_the_bound_over_each_median(self) -> None:
+        doc = self.docs["03_stream_pool_gemm"]
+        sweep = sorted((m["params"]["streams"], m["median_ms"], (m.get("bound") or {}).get("bound_ms"))
+                       for m in doc["measurements"] if m["params"].get("sweep") is True)
+        rows = markdown_table(self.report, "### Stream-count sweep (03_stream_pool_gemm, "
+                              f"{doc['config']['host_memory']} host memory; ratios within this run)")
+        run_bound = doc["bounds"]["pipeline_bound_ms"]
+        for r, (_, ms, own) in zip(rows, sweep):
+            self.assertEqual(r[4], f"{100 * (own or run_bound) / ms:.0f}%")
+
     def test_copy_table_has_every_kind_and_direction(self) -> None:
         doc = self.docs["02_pinned_vs_pageable"]
         expected = {(m["params"]["host_memory"], m["params"]["direction"]) for m in doc["measurements"]

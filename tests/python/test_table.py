@@ -60,6 +60,19 @@ class RegimeTable(unittest.TestCase):
         self.assertEqual(own[7], f"{100 * 17.3 / 17.35:.1f}")
         self.assertEqual(fallback[7], f"{100 * 16.0 / 17.35:.1f}")
 
+    def test_the_regime_is_the_runs_own_word_else_read_off_the_limiting_path(self) -> None:
+        named = stage03("naive", False, 16.0, 17.5, 16.1, 6200.0, "host issue")
+        named["bounds"]["regime"] = "launch-bound"
+        older_copies = stage03("cublas", False, 8.8, 8.4, 8.36, 34000.0, "PCIe both ways")  # no bounds.regime
+        older_kernels = stage03("tiled", False, 12.0, 12.5, 11.9, 9000.0, "kernels")
+        with tempfile.TemporaryDirectory() as tmp:
+            write_folder(Path(tmp), {"03_stream_pool_gemm.json": named, "03_stream_pool_gemm-cublas.json": older_copies,
+                                     "03_stream_pool_gemm-tiled.json": older_kernels})
+            with contextlib.redirect_stderr(io.StringIO()):
+                rows = results_lib.regimes(results_lib.load_suite(Path(tmp)).results)
+        self.assertEqual({r.kernel: r.regime for r in rows},
+                         {"naive": "launch-bound", "cublas": "PCIe-bound", "tiled": "compute-bound"})
+
     def test_stage04_replay_is_matched_by_kernel(self) -> None:
         replay = result("04_graph_capture_gemm", {**ARTICLE, "host_memory": "pinned", "kernel": "cublas",
                                                   "tf32": False}, [measurement("graph_replay", 8.75)])
