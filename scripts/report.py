@@ -433,7 +433,7 @@ def regime_section(suite: Suite) -> list[str]:
                  "kernel-only GFLOP/s: the isolated kernel sum; pipeline GFLOP/s: the whole workload, copies "
                  "included, the better of the stream pool and one stream per engine; % of bound = the pipeline "
                  "bound / the achieved time, each variant against its own bound (each resource's work alone, issued "
-                 "as that variant issues it; above 100% by more than the noise: a bug in the bound); 04 replay: {STAGE04}'s graph replay of the same kernel.")
+                 f"as that variant issues it; above 100% by more than the noise: a bug in the bound); 04 replay: {STAGE04}'s graph replay of the same kernel.")
     lines.append("")
     lines += regime_table(rows)
     sources = [f"{run_name(r.run)}.json" for r in rows] + [f"{run_name(r.replay)}.json" for r in rows if r.replay]

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import re
 import unittest
 from pathlib import Path
 
@@ -46,6 +47,11 @@ class ReportOnSamples(unittest.TestCase):
         assert_ran_cleanly(self, self.proc)
         self.assertTrue(self.report, "report.md was not written")
         self.assertEqual(sorted(p.name for p in DATA.iterdir()), self.before, "wrote into tests/data")
+
+    def test_no_placeholder_is_left_unfilled(self) -> None:
+        # A string literal that lost its f prefix prints its {NAME} as written.
+        self.assertIsNone(re.search(r"\{[A-Za-z_][A-Za-z_0-9.\[\]:]*\}", self.report),
+                          "report.md holds an unfilled {placeholder}")
 
     def test_header_names_device_and_versions(self) -> None:
         device = next(iter(self.docs.values()))["device"]
