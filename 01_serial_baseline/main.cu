@@ -17,8 +17,8 @@
 #include "report/stage_main.hpp"
 #include "timeline/nvtx.hpp"
 #include "timeline/stage_timeline.hpp"
-#include "workload/batch_buffers.hpp"
-#include "workload/gemm_naive.cuh"
+#include "batches.hpp"
+#include "common.cuh"
 #include "workload/resources.hpp"
 
 namespace {

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "copy_buffers.hpp"
-#include "cuda/host_buffer.hpp"
+#include "owners.hpp"
 #include "measure/stats.hpp"
 #include "timeline/cupti_recorder.hpp"
 

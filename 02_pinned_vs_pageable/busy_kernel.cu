@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "cuda/check.hpp"
+#include "check.hpp"
 
 namespace csg::copies {
 namespace {

@@ -7,7 +7,7 @@
 #include "base/enum_names.hpp"
 #include "base/errors.hpp"
 #include "base/units.hpp"
-#include "workload/workload.hpp"  // splitmix64
+#include "batches.hpp"  // splitmix64
 
 namespace csg::copies {
 namespace {

@@ -19,8 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cuda/device_buffer.hpp"
-#include "cuda/host_buffer.hpp"
+#include "owners.hpp"
 
 // ---- the bytes every copy moves -------------------------------------------
 // The data every copy in stage 02 moves: a deterministic byte pattern from a

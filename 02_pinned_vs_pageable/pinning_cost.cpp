@@ -4,8 +4,8 @@
 
 #include <utility>
 
-#include "cuda/check.hpp"
-#include "cuda/host_buffer.hpp"
+#include "check.hpp"
+#include "owners.hpp"
 #include "measure/timers.hpp"
 
 namespace csg::copies {

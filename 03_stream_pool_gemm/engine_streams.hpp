@@ -25,7 +25,7 @@
 
 #include <vector>
 
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 #include "measure/stage_sums.hpp"
 #include "measure/timers.hpp"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cli/pool_options.hpp"
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 #include "engine_streams.hpp"
 #include "measure/timers.hpp"
 #include "measurements.hpp"
@@ -21,8 +21,8 @@
 #include "report/device_info.hpp"
 #include "report/stage_main.hpp"
 #include "timeline/stage_timeline.hpp"
-#include "workload/batch_buffers.hpp"
-#include "workload/gemm_naive.cuh"
+#include "batches.hpp"
+#include "common.cuh"
 #include "workload/resources.hpp"
 
 namespace {

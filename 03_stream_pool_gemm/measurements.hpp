@@ -16,13 +16,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 #include "cli/pool_options.hpp"
 #include "measure/estimate.hpp"
 #include "measure/pipeline_bound.hpp"
 #include "measure/stage_sums.hpp"
 #include "measure/stats.hpp"
-#include "workload/batch_buffers.hpp"
+#include "batches.hpp"
 #include "workload/gemm.hpp"
 
 namespace csg::pool {

@@ -12,9 +12,9 @@
 
 #include "base/interrupt.hpp"
 #include "cli/pool_options.hpp"
-#include "cuda/check.hpp"
-#include "cuda/device_buffer.hpp"
-#include "cuda/stream.hpp"
+#include "check.hpp"
+#include "owners.hpp"
+#include "cuda/stream_pool.hpp"
 #include "measure/timers.hpp"
 
 namespace csg::pool {

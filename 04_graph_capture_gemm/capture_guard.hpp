@@ -9,7 +9,7 @@
 
 #include <exception>
 
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 
 namespace csg::graphs {
 

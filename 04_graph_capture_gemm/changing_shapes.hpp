@@ -45,7 +45,7 @@
 #include "changing_shapes_report.hpp"
 #include "cuda/graph.hpp"
 #include "exec_update.hpp"
-#include "workload/batch_buffers.hpp"
+#include "batches.hpp"
 #include "workload/gemm.hpp"
 
 namespace csg::graphs {

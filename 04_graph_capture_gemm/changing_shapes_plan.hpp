@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
-#include "workload/workload.hpp"
+#include "batches.hpp"
 
 namespace csg::graphs {
 

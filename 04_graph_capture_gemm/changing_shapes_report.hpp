@@ -29,7 +29,7 @@
 #include "changing_shapes_plan.hpp"
 #include "measure/stats.hpp"
 #include "report/result.hpp"
-#include "workload/verify.hpp"
+#include "batches.hpp"
 
 namespace csg::graphs {
 

@@ -17,10 +17,9 @@
 #include <string>
 #include <string_view>
 
-#include "workload/batch_buffers.hpp"
+#include "batches.hpp"
 #include "cuda/graph.hpp"
 #include "measure/stats.hpp"
-#include "workload/verify.hpp"
 
 namespace csg::graphs {
 

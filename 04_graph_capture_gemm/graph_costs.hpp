@@ -32,7 +32,7 @@
 #include "measure/pipeline_bound.hpp"
 #include "measure/stage_sums.hpp"
 #include "measure/stats.hpp"
-#include "workload/verify.hpp"
+#include "batches.hpp"
 
 namespace csg::graphs {
 

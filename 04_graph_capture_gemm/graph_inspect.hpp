@@ -22,8 +22,8 @@
 
 #include "cuda/graph.hpp"
 #include "timeline/cupti_recorder.hpp"
-#include "workload/batch_buffers.hpp"
-#include "cuda/stream.hpp"
+#include "batches.hpp"
+#include "cuda/stream_pool.hpp"
 
 namespace csg::graphs {
 

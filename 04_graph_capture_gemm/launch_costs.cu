@@ -4,9 +4,9 @@
 #include <cstdlib>
 
 #include "base/interrupt.hpp"
-#include "cuda/check.hpp"
-#include "cuda/device_buffer.hpp"
-#include "cuda/stream.hpp"
+#include "check.hpp"
+#include "owners.hpp"
+#include "cuda/stream_pool.hpp"
 #include "measure/timers.hpp"
 
 namespace csg::graphs {

@@ -39,7 +39,7 @@
 
 #include "cuda/graph.hpp"
 #include "measure/stats.hpp"
-#include "workload/verify.hpp"
+#include "batches.hpp"
 
 namespace csg::graphs {
 

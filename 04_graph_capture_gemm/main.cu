@@ -13,7 +13,7 @@
 #include "capture_guard.hpp"
 #include "changing_shapes.hpp"
 #include "cuda/graph.hpp"
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 #include "graph_costs.hpp"
 #include "graph_inspect.hpp"
 #include "exec_update.hpp"
@@ -25,8 +25,8 @@
 #include "report/device_info.hpp"
 #include "report/stage_main.hpp"
 #include "tiny_work.hpp"
-#include "workload/batch_buffers.hpp"
-#include "workload/gemm_naive.cuh"
+#include "batches.hpp"
+#include "common.cuh"
 #include "workload/resources.hpp"
 
 namespace {

@@ -32,13 +32,13 @@
 
 #include "cli/pool_options.hpp"
 #include "cuda/graph.hpp"
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 #include "exec_update.hpp"
 #include "measure/estimate.hpp"
 #include "measure/stage_sums.hpp"
 #include "measure/stats.hpp"
 #include "regime_map_report.hpp"
-#include "workload/batch_buffers.hpp"
+#include "batches.hpp"
 
 namespace csg::graphs {
 

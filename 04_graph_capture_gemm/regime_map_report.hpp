@@ -28,8 +28,7 @@
 #include "measure/stats.hpp"
 #include "report/conclusions.hpp"
 #include "report/result.hpp"
-#include "workload/verify.hpp"
-#include "workload/workload.hpp"
+#include "batches.hpp"
 
 namespace csg::graphs {
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cuda/check.hpp"
+#include "check.hpp"
 #include "graph_costs.hpp"
 #include "graph_inspect.hpp"
 #include "exec_update.hpp"

@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "workload/batch_buffers.hpp"
+#include "batches.hpp"
 #include "workload/gemm.hpp"
 #include "capture_guard.hpp"
-#include "cuda/device_buffer.hpp"
+#include "owners.hpp"
 #include "cuda/graph.hpp"
 #include "measure/timers.hpp"
 

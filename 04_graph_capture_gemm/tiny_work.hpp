@@ -27,11 +27,10 @@
 #include <functional>
 #include <string>
 
-#include "cuda/host_buffer.hpp"
+#include "owners.hpp"
 #include "measure/stats.hpp"
-#include "cuda/stream.hpp"
-#include "workload/verify.hpp"
-#include "workload/workload.hpp"
+#include "cuda/stream_pool.hpp"
+#include "batches.hpp"
 
 namespace csg::graphs {
 

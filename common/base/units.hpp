@@ -1,12 +1,16 @@
 // Byte counts, overflow-checked arithmetic and human-readable sizes.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 
 namespace csg {
+
+// Every time the suite measures, in milliseconds.
+using Millis = std::chrono::duration<double, std::milli>;
 
 inline constexpr std::size_t kKiB = std::size_t{1} << 10;
 inline constexpr std::size_t kMiB = std::size_t{1} << 20;

@@ -19,9 +19,9 @@
 
 #include "workload/gemm.hpp"
 #include "base/output_file.hpp"  // check_output_path, for the stages' own output options
-#include "cuda/host_buffer.hpp"
+#include "owners.hpp"
 #include "measure/stats.hpp"
-#include "workload/workload.hpp"
+#include "batches.hpp"
 
 namespace cxxopts {
 class Options;

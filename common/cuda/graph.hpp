@@ -10,9 +10,18 @@
 
 #include <cstddef>
 
-#include "cuda/handle.hpp"
+#include "owners.hpp"
 
 namespace csg {
+
+struct GraphTraits {
+  using Handle = cudaGraph_t;
+  static void destroy(Handle graph) noexcept { CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph)); }
+};
+struct GraphExecTraits {
+  using Handle = cudaGraphExec_t;
+  static void destroy(Handle exec) noexcept { CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec)); }
+};
 
 class Graph : public UniqueHandle<GraphTraits> {
  public:

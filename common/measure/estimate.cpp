@@ -5,9 +5,8 @@
 
 #include "base/errors.hpp"
 #include "base/progress.hpp"
-#include "cuda/device_buffer.hpp"
-#include "cuda/host_buffer.hpp"
-#include "cuda/stream.hpp"
+#include "owners.hpp"
+#include "cuda/stream_pool.hpp"
 #include "measure/timers.hpp"
 
 namespace csg {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "workload/gemm.hpp"
-#include "workload/workload.hpp"
+#include "batches.hpp"
 
 namespace csg {
 

@@ -12,7 +12,7 @@
 #include "measure/pipeline_bound.hpp"
 #include "measure/stats.hpp"
 #include "measure/timers.hpp"
-#include "workload/batch_buffers.hpp"
+#include "batches.hpp"
 
 namespace csg {
 

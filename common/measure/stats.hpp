@@ -9,9 +9,9 @@
 #include <optional>
 #include <vector>
 
-namespace csg {
+#include "base/units.hpp"  // Millis
 
-using Millis = std::chrono::duration<double, std::milli>;
+namespace csg {
 
 struct Summary {
   double median_ms = 0.0;

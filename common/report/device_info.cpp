@@ -3,7 +3,7 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
-#include "cuda/check.hpp"
+#include "check.hpp"
 #include "base/errors.hpp"
 
 namespace csg {

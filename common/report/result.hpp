@@ -14,7 +14,7 @@
 #include "cli/options.hpp"
 #include "measure/pipeline_bound.hpp"
 #include "measure/stats.hpp"
-#include "workload/verify.hpp"
+#include "batches.hpp"
 
 namespace csg {
 

@@ -11,7 +11,7 @@
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
 #include "base/progress.hpp"
-#include "cuda/check.hpp"
+#include "check.hpp"
 
 namespace csg {
 

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "cuda/check.hpp"
+#include "check.hpp"
 
 namespace csg {
 namespace {

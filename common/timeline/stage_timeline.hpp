@@ -27,11 +27,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/options.hpp"
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 #include "measure/stats.hpp"
 #include "timeline/cupti_recorder.hpp"
-#include "workload/verify.hpp"
-#include "workload/workload.hpp"
+#include "batches.hpp"
 
 namespace csg {
 

@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuda/check.hpp"
+#include "check.hpp"
 #include "base/errors.hpp"
-#include "cuda/device_buffer.hpp"
+#include "owners.hpp"
 
 namespace csg {
 namespace {

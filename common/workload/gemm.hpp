@@ -1,6 +1,6 @@
 // The workload's GEMM: which kernel computes C_i = A_i · B (--kernel), the
 // suite's own kernels, and Gemm, which runs the chosen one on a stream.
-//   naive   the article's kernel (gemm_naive.cuh): one thread per element of C,
+//   naive   the article's kernel (common.cuh): one thread per element of C,
 //           32×32 = 1024 threads per block. ~6 TFLOP/s on an H200, so the
 //           pipeline is bound by compute and streams only hide the copies.
 //   tiled   shared-memory tiles, each thread a 4×4 block of C in registers:
@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "workload/workload.hpp"
+#include "batches.hpp"
 
 namespace csg {
 
@@ -52,10 +52,6 @@ long long max_gemm_rows(GemmKernel kernel);
 // A grid holds at most 65535 blocks in y; both kernels put rows of C on y.
 inline constexpr long long kMaxGridY = 65535;
 
-// The article's naive kernel: 32×32 = 1024 threads per block, one element of C each.
-inline constexpr int kNaiveBlockDim = 32;
-static_assert(kNaiveBlockDim * kNaiveBlockDim <= 1024, "a block holds at most 1024 threads");
-
 // The tiled kernel: a block computes a 64×64 tile of C; it walks k in steps of
 // 16, staging a 64×16 slice of A and a 16×64 slice of B in shared memory, and
 // each of its 16×16 = 256 threads keeps a 4×4 block of C in registers.
@@ -79,9 +75,6 @@ static_assert(kTiledThreadM == 4 && kTiledThreadN == 4, "the inner loop reads it
 // stream). Correct for every m, n, k ≥ 1; the launch is checked.
 void launch_gemm_naive(const float* a, const float* b, float* c, GemmShape shape, cudaStream_t stream);
 void launch_gemm_tiled(const float* a, const float* b, float* c, GemmShape shape, cudaStream_t stream);
-
-// Fills `count` floats at `device_ptr` with NaN (all bits set), queued on `stream`.
-void poison_device(float* device_ptr, std::size_t count, cudaStream_t stream);
 
 // ---- the run's GEMM, whichever computes it --------------------------------
 //

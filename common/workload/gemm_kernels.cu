@@ -1,36 +1,14 @@
-// The suite's own GEMM kernels (shapes and napkin math in gemm.hpp) and the
-// device-side poison.
-#include "workload/gemm_naive.cuh"
-
-#include "cuda/check.hpp"
+// The suite's own GEMM kernels (shapes and napkin math in gemm.hpp): the
+// article's, launched for the laboratory, and the tiled one.
+#include "common.cuh"
 #include "workload/gemm.hpp"
 
 namespace csg {
-
-// The article's kernel, kept as written apart from const-correct inputs and
-// 64-bit row offsets (row * k overflows int beyond 2^31 elements).
-__global__ void gemm_naive(const float* a, const float* b, float* c, int m, int n, int k) {
-  const int col = threadIdx.x + blockDim.x * blockIdx.x;
-  const int row = threadIdx.y + blockDim.y * blockIdx.y;
-  if (row < m && col < n) {
-    const float* a_row = a + static_cast<long long>(row) * k;
-    float sum = 0.0f;
-    for (int i = 0; i < k; ++i) {
-      sum += a_row[i] * b[static_cast<long long>(i) * n + col];
-    }
-    c[static_cast<long long>(row) * n + col] = sum;
-  }
-}
 
 void launch_gemm_naive(const float* a, const float* b, float* c, GemmShape shape, cudaStream_t stream) {
   // Rounded up (naive_grid), so sizes that are not multiples of 32 get their last partial tile.
   gemm_naive<<<naive_grid(shape), naive_block(), 0, stream>>>(a, b, c, shape.m, shape.n, shape.k);
   CUDA_CHECK_LAUNCH("gemm_naive");
-}
-
-void poison_device(float* device_ptr, std::size_t count, cudaStream_t stream) {
-  // 0xFFFFFFFF is a NaN bit pattern, so a byte memset poisons floats.
-  CUDA_CHECK(cudaMemsetAsync(device_ptr, 0xFF, count * sizeof(float), stream));
 }
 
 // The tiled GEMM: the naive kernel's arithmetic, several times fewer

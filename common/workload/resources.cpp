@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cuda/check.hpp"
+#include "check.hpp"
 #include "base/errors.hpp"
 #include "base/units.hpp"
 

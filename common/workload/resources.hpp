@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "cuda/host_buffer.hpp"
-#include "workload/workload.hpp"
+#include "owners.hpp"
+#include "batches.hpp"
 
 namespace csg {
 

@@ -6,8 +6,7 @@
 #include <vector>
 
 #include "reference.hpp"
-#include "workload/verify.hpp"
-#include "workload/workload.hpp"
+#include "batches.hpp"
 
 namespace csg {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "base/units.hpp"
-#include "workload/workload.hpp"
+#include "batches.hpp"
 
 namespace csg {
 namespace {

@@ -13,12 +13,12 @@
 #include "04_graph_capture_gemm/capture_guard.hpp"
 #include "04_graph_capture_gemm/changing_shapes.hpp"
 #include "cuda/graph.hpp"
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 #include "gpu_test.hpp"
 #include "measure/stage_sums.hpp"
-#include "workload/batch_buffers.hpp"
+#include "batches.hpp"
 #include "workload/gemm.hpp"
-#include "workload/gemm_naive.cuh"
+#include "common.cuh"
 
 namespace csg::graphs {
 namespace {

@@ -9,10 +9,10 @@
 
 #include "04_graph_capture_gemm/capture_guard.hpp"
 #include "base/errors.hpp"
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 #include "gpu_test.hpp"
 #include "report/stage_main.hpp"
-#include "workload/batch_buffers.hpp"
+#include "batches.hpp"
 #include "workload/gemm.hpp"
 
 namespace csg {

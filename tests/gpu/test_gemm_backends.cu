@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "cuda/graph.hpp"
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 #include "gpu_test.hpp"
 #include "reference.hpp"
-#include "workload/batch_buffers.hpp"
+#include "batches.hpp"
 #include "workload/gemm.hpp"
 
 namespace csg {

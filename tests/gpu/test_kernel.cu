@@ -4,10 +4,10 @@
 #include <cmath>
 #include <vector>
 
-#include "workload/batch_buffers.hpp"
+#include "batches.hpp"
 #include "workload/gemm.hpp"
 #include "gpu_test.hpp"
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 
 namespace csg {
 namespace {

@@ -4,13 +4,12 @@
 #include <cstring>
 #include <vector>
 
-#include "cuda/device_buffer.hpp"
+#include "owners.hpp"
 #include "workload/gemm.hpp"
 #include "gpu_test.hpp"
 #include "host_memory_kinds.hpp"
 #include "cuda/graph.hpp"
-#include "cuda/host_buffer.hpp"
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 
 namespace csg {
 namespace {

@@ -12,7 +12,7 @@
 #include "04_graph_capture_gemm/regime_map.hpp"
 #include "base/errors.hpp"
 #include "cuda/graph.hpp"
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 #include "gpu_test.hpp"
 #include "measure/estimate.hpp"
 #include "run_process.hpp"

@@ -13,14 +13,13 @@
 
 #include "02_pinned_vs_pageable/busy_kernel.hpp"
 #include "02_pinned_vs_pageable/copy_buffers.hpp"
-#include "cuda/device_buffer.hpp"
+#include "owners.hpp"
 #include "base/errors.hpp"
 #include "gpu_test.hpp"
 #include "host_memory_kinds.hpp"
-#include "cuda/host_buffer.hpp"
 #include "02_pinned_vs_pageable/pinning_cost.hpp"
 #include "run_process.hpp"
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 #include "measure/timers.hpp"
 
 namespace csg::copies {

@@ -11,7 +11,7 @@
 
 #include "03_stream_pool_gemm/priorities.hpp"
 #include "03_stream_pool_gemm/priorities_report.hpp"
-#include "cuda/check.hpp"
+#include "check.hpp"
 #include "gpu_test.hpp"
 
 namespace csg::pool {

@@ -1,10 +1,14 @@
 """The include rules of the tree, checked by reading every #include.
 
-common/ is a library in layers, listed lowest first in common/CMakeLists.txt
-(CSG_COMMON_LAYERS). The rules:
-  - a file in common/<layer>/ includes only its own layer's headers or a
-    lower layer's ("cuda/check.hpp" from workload/ is fine; "report/table.hpp"
-    from cuda/ is not), never a stage folder's;
+common/ holds the card's common header (common.cuh and the files beside it,
+at the top of common/) and the laboratory's library in layers, listed lowest
+first in common/CMakeLists.txt (CSG_COMMON_LAYERS). The card sits just above
+base/. The rules:
+  - a file of the card includes only the card's files and base/;
+  - a file in common/<layer>/ includes only its own layer's headers, a
+    lower layer's or the card's ("cuda/graph.hpp" from workload/ is fine;
+    "report/table.hpp" from cuda/ is not), never a stage folder's, and base/
+    never includes the card;
   - every folder in common/ is a declared layer;
   - a stage folder (NN_name/) includes common/ and its own files, never
     another stage's;
@@ -27,6 +31,8 @@ SOURCE_SUFFIXES = {".hpp", ".cuh", ".cpp", ".cu", ".h"}
 STAGE = re.compile(r"^\d\d_[a-z0-9_]+$")
 # Files (relative to common/) or folders ("layer/") of plain arithmetic.
 PURE = ("base/", "measure/stats.", "measure/pipeline_bound.", "report/table.", "timeline/timeline.")
+# The top of common/: the card's common header, just above base/.
+CARD = "card"
 CUDA_SYSTEM_HEADER = re.compile(r"^(cuda|cublas|cupti|nvtx3/|nvml|driver_types|vector_types|curand)")
 
 
@@ -98,11 +104,7 @@ def check_tree(root: Path) -> list[str]:
     for path in sources(common):
         rel = path.relative_to(root).as_posix()
         parts = path.relative_to(common).parts
-        if len(parts) < 2:
-            if path.suffix != ".txt":
-                problems.append(f"{rel}: common/ holds layers, not files")
-            continue
-        layer = parts[0]
+        layer = parts[0] if len(parts) > 1 else CARD
         for kind, name in includes(path):
             if kind == "<":
                 continue
@@ -110,8 +112,13 @@ def check_tree(root: Path) -> list[str]:
             if STAGE.match(first):
                 problems.append(f"{rel}: includes the stage folder's {name}")
             elif "/" in name and first in rank:
-                if layer in rank and rank[first] > rank[layer]:
+                if layer == CARD and first != "base":
+                    problems.append(f"{rel}: the card includes {name}, from the laboratory's layer {first}")
+                elif layer in rank and rank[first] > rank[layer]:
                     problems.append(f"{rel}: layer {layer} includes {name}, from the higher layer {first}")
+            elif "/" not in name and (common / name).is_file():
+                if layer == "base":
+                    problems.append(f"{rel}: layer base includes the card's {name}")
             elif (path.parent / name).is_file():
                 continue
             else:
@@ -160,11 +167,19 @@ class PlantedMistakes(unittest.TestCase):
         return check_tree(self.root)
 
     def test_a_lower_layer_including_a_higher_one(self) -> None:
-        problems = self.plant("common/cuda/check.cpp", '#include "report/table.hpp"')
+        problems = self.plant("common/cuda/graph.cpp", '#include "report/table.hpp"')
         self.assertTrue(any("layer cuda includes report/table.hpp" in p for p in problems), problems)
 
+    def test_the_card_including_the_laboratory(self) -> None:
+        problems = self.plant("common/owners.hpp", '#include "measure/stats.hpp"')
+        self.assertTrue(any("the card includes measure/stats.hpp" in p for p in problems), problems)
+
+    def test_base_including_the_card(self) -> None:
+        problems = self.plant("common/base/units.cpp", '#include "check.hpp"')
+        self.assertTrue(any("layer base includes the card's check.hpp" in p for p in problems), problems)
+
     def test_common_including_a_stage(self) -> None:
-        problems = self.plant("common/workload/verify.cpp", '#include "03_stream_pool_gemm/report.hpp"')
+        problems = self.plant("common/workload/gemm.cpp", '#include "03_stream_pool_gemm/report.hpp"')
         self.assertTrue(any("stage folder's 03_stream_pool_gemm/report.hpp" in p for p in problems), problems)
 
     def test_a_stage_including_another_stage(self) -> None:

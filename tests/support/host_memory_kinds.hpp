@@ -7,8 +7,8 @@
 
 #include <cstddef>
 
-#include "cuda/check.hpp"
-#include "cuda/host_buffer.hpp"
+#include "check.hpp"
+#include "owners.hpp"
 
 namespace csg::testing {
 

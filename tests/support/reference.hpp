@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "workload/workload.hpp"
+#include "batches.hpp"
 
 namespace csg::testing {
 

@@ -1,4 +1,4 @@
-#include "workload/verify.hpp"
+#include "batches.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,15 +1,19 @@
-// One way to check a CUDA call: CUDA_CHECK(call) throws csg::CudaError naming
-// the call as written, file:line, the error name and its message.
+// Checking CUDA calls: one macro turns a failed call into an exception that
+// names the call as written, file:line, the error's name and its message.
 //   CUDA_CHECK(cudaMemcpy(d_a, h_a, bytes, cudaMemcpyHostToDevice));
-//   gemm<<<grid, block, 0, stream>>>(...); CUDA_CHECK_LAUNCH("gemm_naive");
+//   gemm_naive<<<grid, block, 0, stream>>>(...);
+//   CUDA_CHECK_LAUNCH("gemm_naive");  // a bad launch shows up in cudaGetLastError
 // Destructors can't throw: they use CUDA_CHECK_NOEXCEPT, which prints the same
-// message to stderr and carries on.
+// message to stderr and carries on. The stage's main turns the exception into
+// exit code 1 and one line: "CUDA error: cudaMemcpy(...) failed at 03_stream_pool_gemm/main.cu:52: ...".
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <stdexcept>
 #include <string>
+
+#include "base/errors.hpp"  // the exit codes and the other exceptions
 
 namespace csg {
 
@@ -22,7 +26,7 @@ class CudaError : public std::runtime_error {
   cudaError_t code_;
 };
 
-// Formats "<call> failed at <file>:<line>: <cudaErrorName> (<message>)".
+// "<call> failed at <file>:<line>: <cudaErrorName> (<message>)", the file relative to the project.
 std::string describe_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
@@ -30,14 +34,13 @@ void print_cuda_error(cudaError_t code, const char* call, const char* file, int 
 
 }  // namespace csg
 
-// The three checks below: evaluate `status` once; on failure hand it, `text`
-// and the place to `handler` (throw_cuda_error or print_cuda_error).
-#define CSG_CUDA_ON_ERROR(status, text, handler)                          \
-  do {                                                                    \
-    const cudaError_t csg_status_ = (status);                             \
-    if (csg_status_ != cudaSuccess) {                                     \
-      handler(csg_status_, text, __FILE__, __LINE__);                     \
-    }                                                                     \
+// Evaluates `status` once; on failure hands it, `text` and the place to `handler`.
+#define CSG_CUDA_ON_ERROR(status, text, handler)      \
+  do {                                                \
+    const cudaError_t csg_status_ = (status);         \
+    if (csg_status_ != cudaSuccess) {                 \
+      handler(csg_status_, text, __FILE__, __LINE__); \
+    }                                                 \
   } while (0)
 
 #define CUDA_CHECK(call) CSG_CUDA_ON_ERROR(call, #call, ::csg::throw_cuda_error)

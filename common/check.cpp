@@ -1,4 +1,4 @@
-#include "cuda/check.hpp"
+#include "check.hpp"
 
 #include <cstdio>
 #include <string_view>

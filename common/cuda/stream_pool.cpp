@@ -1,4 +1,4 @@
-#include "cuda/stream.hpp"
+#include "cuda/stream_pool.hpp"
 
 #include <stdexcept>
 
@@ -14,10 +14,16 @@ StreamPool::StreamPool(int size, unsigned stream_flags, int priority) {
   }
 }
 
-std::vector<cudaStream_t> StreamPool::others() const {
-  std::vector<cudaStream_t> rest;
-  for (std::size_t i = 1; i < streams_.size(); ++i) rest.push_back(streams_[i].get());
-  return rest;
+void fork(const StreamPool& pool) {
+  CUDA_CHECK(cudaEventRecord(pool.fork_event(), pool[0]));
+  for (int s = 1; s < pool.size(); ++s) CUDA_CHECK(cudaStreamWaitEvent(pool[s], pool.fork_event(), 0));
+}
+
+void join(const StreamPool& pool) {
+  for (int s = 1; s < pool.size(); ++s) {
+    CUDA_CHECK(cudaEventRecord(pool.join_event(s), pool[s]));
+    CUDA_CHECK(cudaStreamWaitEvent(pool[0], pool.join_event(s), 0));
+  }
 }
 
 }  // namespace csg

@@ -1,0 +1,252 @@
+// Owners: move-only types whose destructor frees what they hold, so an early
+// return or an exception leaks nothing. Functions borrow the raw handles
+// (get(), data()); the calls the article teaches (cudaMemcpyAsync,
+// cudaEventRecord, cudaStreamWaitEvent, the launches, the capture) are
+// written by the stages themselves.
+//   DeviceBuffer<T>  cudaMalloc / cudaFree
+//   HostBuffer<T>    malloc or cudaMallocHost, and the matching free
+//   Stream, Event    cudaStreamCreate / cudaEventCreate and their destroy
+// and the suite's two timers:
+//   EventTimer       CUDA events around device work (about 0.5 us resolution)
+//   HostTimer        std::chrono::steady_clock around host calls
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <initializer_list>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/units.hpp"  // Millis, format_bytes
+#include "check.hpp"
+
+namespace csg {
+
+// ---- one owner of a CUDA handle -------------------------------------------
+
+// Holds a handle of type Traits::Handle and destroys it once with
+// Traits::destroy (which reports but never throws: destructors can't).
+template <class Traits>
+class UniqueHandle {
+ public:
+  using Handle = typename Traits::Handle;
+  UniqueHandle() = default;
+  explicit UniqueHandle(Handle handle) noexcept : handle_(handle) {}
+  ~UniqueHandle() { reset(); }
+  UniqueHandle(const UniqueHandle&) = delete;
+  UniqueHandle& operator=(const UniqueHandle&) = delete;
+  UniqueHandle(UniqueHandle&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  UniqueHandle& operator=(UniqueHandle&& other) noexcept {
+    if (this != &other) {
+      reset();
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  Handle get() const noexcept { return handle_; }
+  explicit operator bool() const noexcept { return handle_ != nullptr; }
+
+ private:
+  void reset() noexcept {
+    if (handle_ != nullptr) Traits::destroy(handle_);
+    handle_ = nullptr;
+  }
+  Handle handle_ = nullptr;
+};
+
+struct StreamTraits {
+  using Handle = cudaStream_t;
+  static void destroy(Handle stream) noexcept { CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream)); }
+};
+struct EventTraits {
+  using Handle = cudaEvent_t;
+  static void destroy(Handle event) noexcept { CUDA_CHECK_NOEXCEPT(cudaEventDestroy(event)); }
+};
+
+// cudaStreamDefault is what the article's cudaStreamCreate gives: a blocking
+// stream, which synchronises with the legacy default stream (stream 0).
+// Priority: lower numbers run first (the H200 offers 0 down to -5), kernels only.
+class Stream : public UniqueHandle<StreamTraits> {
+ public:
+  explicit Stream(unsigned flags = cudaStreamDefault, int priority = 0) : UniqueHandle(create(flags, priority)) {}
+
+ private:
+  static cudaStream_t create(unsigned flags, int priority) {
+    cudaStream_t stream = nullptr;
+    CUDA_CHECK(cudaStreamCreateWithPriority(&stream, flags, priority));
+    return stream;
+  }
+};
+
+// cudaEventDefault can be timed; cudaEventDisableTiming is cheaper and is
+// what a fork or join event needs: it only orders work.
+class Event : public UniqueHandle<EventTraits> {
+ public:
+  explicit Event(unsigned flags = cudaEventDefault) : UniqueHandle(create(flags)) {}
+
+ private:
+  static cudaEvent_t create(unsigned flags) {
+    cudaEvent_t event = nullptr;
+    CUDA_CHECK(cudaEventCreateWithFlags(&event, flags));
+    return event;
+  }
+};
+
+// ---- memory -----------------------------------------------------------------
+
+// `count` elements of cudaMalloc'd device memory.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    if (count_ == 0) return;
+    const cudaError_t status = cudaMalloc(&ptr_, bytes());
+    if (status != cudaSuccess) {
+      ptr_ = nullptr;
+      const std::string call = "cudaMalloc of " + format_bytes(bytes());
+      throw_cuda_error(status, call.c_str(), __FILE__, __LINE__);
+    }
+  }
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& other) noexcept
+      : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+      reset();
+      ptr_ = std::exchange(other.ptr_, nullptr);
+      count_ = std::exchange(other.count_, 0);
+    }
+    return *this;
+  }
+  T* data() noexcept { return ptr_; }
+  const T* data() const noexcept { return ptr_; }
+  std::size_t size() const noexcept { return count_; }
+  std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+  void reset() noexcept {
+    if (ptr_ != nullptr) CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
+    ptr_ = nullptr;
+    count_ = 0;
+  }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// The four kinds of host memory (stage 02 compares them all):
+//   pageable        malloc, the article's first try: the OS may move or swap its
+//                   pages, so the driver copies it through a pinned buffer of its own
+//   pinned          cudaMallocHost: page-locked, the copy engines (DMA) read it directly
+//   registered      malloc'd memory pinned afterwards with cudaHostRegister
+//   write_combined  cudaHostAlloc(cudaHostAllocWriteCombined): pinned and not
+//                   cached by the CPU: for buffers the GPU only reads
+enum class HostMemory { pageable, pinned, registered, write_combined };
+std::string_view to_string(HostMemory kind);
+std::optional<HostMemory> parse_host_memory(std::string_view text);
+inline std::ostream& operator<<(std::ostream& out, HostMemory kind) { return out << to_string(kind); }
+// Every kind but pageable: the DMA engines can read it directly.
+inline bool is_page_locked(HostMemory kind) { return kind != HostMemory::pageable; }
+
+// Page alignment: cudaHostRegister pins whole pages. page_aligned_alloc
+// rounds `bytes` up to whole pages; throws std::bad_alloc when it fails.
+inline constexpr std::size_t kHostPageBytes = 4096;
+void* page_aligned_alloc(std::size_t bytes);
+namespace detail {
+void* host_allocate(std::size_t bytes, HostMemory kind);  // pageable and pinned
+void host_release(void* ptr, HostMemory kind) noexcept;   // every kind
+}  // namespace detail
+
+// `count` elements of host memory of one kind. HostBuffer(count, kind)
+// allocates pageable or pinned memory; stage 02 allocates the other two
+// kinds with the calls written out and hands the pointer over.
+template <class T>
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  HostBuffer(std::size_t count, HostMemory kind)
+      : ptr_(static_cast<T*>(detail::host_allocate(count * sizeof(T), kind))), count_(count), kind_(kind) {}
+  HostBuffer(T* ptr, std::size_t count, HostMemory kind) noexcept : ptr_(ptr), count_(count), kind_(kind) {}
+  ~HostBuffer() { reset(); }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  HostBuffer(HostBuffer&& other) noexcept
+      : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)), kind_(other.kind_) {}
+  HostBuffer& operator=(HostBuffer&& other) noexcept {
+    if (this != &other) {
+      reset();
+      ptr_ = std::exchange(other.ptr_, nullptr);
+      count_ = std::exchange(other.count_, 0);
+      kind_ = other.kind_;
+    }
+    return *this;
+  }
+  T* data() noexcept { return ptr_; }
+  const T* data() const noexcept { return ptr_; }
+  std::size_t size() const noexcept { return count_; }
+  std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+  HostMemory kind() const noexcept { return kind_; }
+  std::span<T> span() noexcept { return {ptr_, count_}; }
+  std::span<const T> span() const noexcept { return {ptr_, count_}; }
+  // Gives up ownership without freeing.
+  [[nodiscard]] T* release() noexcept {
+    count_ = 0;
+    return std::exchange(ptr_, nullptr);
+  }
+  void reset() noexcept {
+    if (ptr_ != nullptr) detail::host_release(ptr_, kind_);
+    ptr_ = nullptr;
+    count_ = 0;
+  }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+  HostMemory kind_ = HostMemory::pageable;
+};
+
+// ---- timers -------------------------------------------------------------------
+
+// CUDA events around device work. With other streams, start() records one
+// event on the first stream that every other stream waits for, and stop()
+// makes the first stream wait for the end of each: all are timed from the
+// same instant on the GPU's clock. Events are created once and reused.
+//   timer.start(stream);  ...queue work...  const Millis ms = timer.stop();  // waits for it
+class EventTimer {
+ public:
+  void start(cudaStream_t first, std::initializer_list<cudaStream_t> others = {});
+  void start(cudaStream_t first, const std::vector<cudaStream_t>& others);
+  // Records where each stream's work ends, joins them into the first, records
+  // the stop there, waits for it and returns start -> stop.
+  Millis stop();
+  // After stop(): start -> the end of stream `index`'s work (0: the first stream).
+  Millis end_of(std::size_t index) const;
+
+ private:
+  Event start_;
+  Event stop_;
+  std::vector<Event> ends_;
+  std::vector<cudaStream_t> streams_;
+};
+
+// The time from event `from` to event `to`, both complete (cudaEventElapsedTime).
+Millis elapsed_between(cudaEvent_t from, cudaEvent_t to);
+
+// std::chrono::steady_clock since construction (or restart()).
+class HostTimer {
+ public:
+  HostTimer() : start_(std::chrono::steady_clock::now()) {}
+  void restart() { start_ = std::chrono::steady_clock::now(); }
+  Millis elapsed() const { return std::chrono::steady_clock::now() - start_; }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace csg
