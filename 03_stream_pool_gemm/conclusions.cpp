@@ -58,31 +58,31 @@ std::string sweep_text(const SweepVerdict& v) {
 }
 
 std::string regime_text(const PipelineBound& bound) {
-  if (bound.limited_by == kKernelsPath) {
+  if (bound.limited_by == BoundPath::kernels) {
     return "regime: compute-bound. The kernels set the bound; the pool hides the copies behind them, so a faster\n"
            "kernel (--kernel tiled or cublas) is what would make this run faster.";
   }
-  if (bound.limited_by == kHostIssuePath) {
+  if (bound.limited_by == BoundPath::host_issue) {
     return "regime: launch-bound. The host's time to issue the run's operations sets the bound: the GPU waits\n"
            "for work. Fewer, larger operations, or one CUDA Graph launch instead of the calls (stage 04), would help.";
   }
-  if (bound.limited_by == kStreamOrderPath) {
+  if (bound.limited_by == BoundPath::stream_order || bound.limited_by == BoundPath::busiest_stream) {
     return "regime: stream-order-bound. Each stream runs its batches' copies and kernels one after another, and the\n"
            "busiest stream's batches in a row set the bound: more streams (--streams) is what would make this run faster.";
   }
-  return "regime: PCIe-bound (" + bound.limited_by +
+  return "regime: PCIe-bound (" + std::string(to_string(bound.limited_by)) +
          " set the bound). The kernels hide behind the copies: a faster kernel changes\n"
          "nothing, and what counts is keeping the copy engines busy from the first batch to the last.";
 }
 
-std::string engines_text(double engines_ms, double pool_ms, const std::string& pool_limited_by) {
+std::string engines_text(double engines_ms, double pool_ms, BoundPath pool_limited_by) {
   std::string text = "one stream per engine (H2D, kernels, D2H) took " + fixed(engines_ms, 2) + " ms, " +
                      compare_phrase(engines_ms, pool_ms) + " the pool (" + fixed(pool_ms, 2) + " ms)";
   const Comparison c = compare_times(engines_ms, pool_ms);
-  if (c == Comparison::slower && pool_limited_by == kKernelsPath) {
+  if (c == Comparison::slower && pool_limited_by == BoundPath::kernels) {
     text += ":\n  its one compute stream runs the kernels one at a time, while the pool lets kernels of different\n"
             "  streams fill each other's last partial wave of blocks.";
-  } else if (c == Comparison::faster && pool_limited_by != kKernelsPath) {
+  } else if (c == Comparison::faster && pool_limited_by != BoundPath::kernels) {
     text += ":\n  on one stream per direction the copies run back to back; in the pool the copy engine pauses\n"
             "  a few us each time the next copy comes from another stream.";
   } else {

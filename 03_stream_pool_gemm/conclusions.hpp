@@ -44,7 +44,7 @@ std::string regime_text(const PipelineBound& bound);
 
 // One stream per engine against the article's pool, and why, from which is
 // faster and what limits the pool.
-std::string engines_text(double engines_ms, double pool_ms, const std::string& pool_limited_by);
+std::string engines_text(double engines_ms, double pool_ms, BoundPath pool_limited_by);
 
 // A pool on pageable memory against the serial run on pageable memory: near
 // serial speed (within kNearSerial of it) means the copies did not overlap.

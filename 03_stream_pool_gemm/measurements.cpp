@@ -265,21 +265,21 @@ double PoolMeasurements::tolerance_of(const Entry& entry) const {
   if (!bound) return 0.0;
   const Summary* path = nullptr;
   StageSums all_sums;
-  if (bound->limited_by == kHostIssuePath) {
+  if (bound->limited_by == BoundPath::host_issue) {
     path = entry.host_issue ? &*entry.host_issue : nullptr;
-  } else if (bound->limited_by == kStreamOrderPath) {
+  } else if (bound->limited_by == BoundPath::stream_order || bound->limited_by == BoundPath::busiest_stream) {
     all_sums = sums();
     path = &all_sums.noisiest();
   } else if (entry.kind == Kind::engines) {
-    const char* name = bound->limited_by == kKernelsPath ? "kernel_sum"
-                       : bound->limited_by == kH2dPath   ? "h2d_sum"
-                       : bound->limited_by == kD2hPath   ? "d2h_sum"
+    const char* name = bound->limited_by == BoundPath::kernels ? "kernel_sum"
+                       : bound->limited_by == BoundPath::h2d   ? "h2d_sum"
+                       : bound->limited_by == BoundPath::d2h   ? "d2h_sum"
                                                          : "copies_both_ways";
     path = &find(Kind::bound, name).stats;
   } else {
-    const char* name = bound->limited_by == kKernelsPath ? "kernels"
-                       : bound->limited_by == kH2dPath   ? "h2d"
-                       : bound->limited_by == kD2hPath   ? "d2h"
+    const char* name = bound->limited_by == BoundPath::kernels ? "kernels"
+                       : bound->limited_by == BoundPath::h2d   ? "h2d"
+                       : bound->limited_by == BoundPath::d2h   ? "d2h"
                                                          : "both_ways";
     path = &resource(entry.streams, name)->stats;
   }

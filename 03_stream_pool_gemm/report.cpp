@@ -42,7 +42,7 @@ void print_sweep(std::ostream& out, const PoolMeasurements& runs, const std::str
                    fixed(first_ms / entry->stats.median_ms, 2) + "x",
                    entry->host_issue ? fixed(entry->host_issue->median_ms, 2) : "-",
                    own ? fixed(percent_of_bound(*own, entry->stats.median_ms), 1) : "-",
-                   own ? own->limited_by : "-", entry->check.passed ? "yes" : "NO"});
+                   own ? std::string(to_string(own->limited_by)) : "-", entry->check.passed ? "yes" : "NO"});
   }
   table.print(out);
   out << sweep_text(judge_sweep(sweep_points(runs))) << '\n';
@@ -61,7 +61,7 @@ std::vector<CountPoint> count_points(const PoolMeasurements& runs) {
   for (const auto* entry : sweep_entries(runs)) {
     const std::optional<PipelineBound> own = runs.bound_of(*entry);
     points.push_back({entry->streams, entry->stats.median_ms, entry->host_issue ? entry->host_issue->median_ms : 0.0,
-                      own ? own->limited_by : ""});
+                      own ? std::optional<BoundPath>(own->limited_by) : std::nullopt});
   }
   return points;
 }
@@ -95,7 +95,7 @@ nlohmann::json stream_count_json(const StreamCountConfig& config, const PoolMeas
                       {"p95_ms", entry->stats.p95_ms},
                       {"host_issue_ms", entry->host_issue ? nlohmann::json(entry->host_issue->median_ms) : nullptr},
                       {"bound_ms", own ? nlohmann::json(own->bound_ms) : nullptr},
-                      {"limited_by", own ? nlohmann::json(own->limited_by) : nullptr},
+                      {"limited_by", own ? nlohmann::json(to_string(own->limited_by)) : nullptr},
                       {"verified", entry->check.passed},
                       {"digest", entry->check.digest ? nlohmann::json(digest_text(*entry->check.digest)) : nullptr}});
   }
@@ -173,7 +173,7 @@ StageResult pool_result(const std::string& stage, const DeviceInfo& device, cons
       {"d2h_path_ms", bound.d2h_path_ms},
       {"stream_order_ms", bound.stream_order_ms},
       {"pipeline_bound_ms", bound.bound_ms},
-      {"limited_by", bound.limited_by},
+      {"limited_by", to_string(bound.limited_by)},
       {"stream_pool_ms", pool_ms},
       {"bound_over_achieved", bound.bound_ms / pool_ms},
       {"percent_of_bound", percent_of_bound(bound, pool_ms)},
@@ -184,7 +184,7 @@ StageResult pool_result(const std::string& stage, const DeviceInfo& device, cons
       {"kernel", gemm_name(options.gemm)},
       {"kernel_gflops", gflops(flops, sums.kernel.median_ms)},
       {"pipeline_gflops", gflops(flops, pool_ms)},
-      {"regime", regime_name(bound)},
+      {"regime", to_string(regime_of(bound))},
   };
   if (const auto* engines = runs.engine_streams()) {
     result.bounds["engine_streams_ms"] = engines->stats.median_ms;
@@ -251,7 +251,7 @@ void print_pool_result(std::ostream& out, const StageResult& result, const Commo
     out << ";\n  the stream order (the busiest stream's " << busiest_stream_batches(work.batches, pool.streams)
         << " batches one after another) " << figure(bound.stream_order_ms, 2) << " ms";
   }
-  out << "\npipeline bound " << figure(bound.bound_ms, 2) << " ms, limited by " << bound.limited_by << "; "
+  out << "\npipeline bound " << figure(bound.bound_ms, 2) << " ms, limited by " << to_string(bound.limited_by) << "; "
       << bound_text("the pool", percent_of_bound(bound, pool_ms), runs.tolerance_of(pool)) << '\n';
   Table alone({"streams", "kernels ms", "H2D ms", "D2H ms", "both ways ms"});
   std::vector<int> sizes;

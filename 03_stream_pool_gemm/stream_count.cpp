@@ -78,7 +78,7 @@ std::string stream_count_mechanism(std::vector<CountPoint> points, int queues) {
   }
   const double lost_ms = largest.ms - best.ms;
   const double issue_grew_ms = largest.issue_ms - best.issue_ms;
-  const bool host_paced = largest.issue_ms >= kHostPaced * largest.ms || largest.limited_by == kHostIssuePath;
+  const bool host_paced = largest.issue_ms >= kHostPaced * largest.ms || largest.limited_by == BoundPath::host_issue;
   if (host_paced && issue_grew_ms >= 0.5 * lost_ms) {
     return "why: the host sets the pace: " + issue_growth + "; at " + std::to_string(largest.streams) +
            " streams issuing alone takes " + percent_text(largest.issue_ms / largest.ms) +

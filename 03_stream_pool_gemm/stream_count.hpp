@@ -15,6 +15,7 @@
 
 #include "cli/options.hpp"
 #include "measure/estimate.hpp"
+#include "measure/pipeline_bound.hpp"
 
 namespace csg::pool {
 
@@ -39,7 +40,7 @@ struct CountPoint {
   int streams = 0;
   double ms = 0.0;
   double issue_ms = 0.0;
-  std::string limited_by;  // a pipeline_bound path name, or "" without a bound
+  std::optional<BoundPath> limited_by;  // nothing without a bound
 };
 
 // Why the time stops improving or gets worse, from the figures: when the

@@ -341,7 +341,7 @@ nlohmann::json to_json(const RegimeMap& map) {
       c["graph_p95_ms"] = cell.graph_replay.p95_ms;
       c["samples"] = cell.stream_pool.samples;
       c["bound_ms"] = bound.bound_ms;
-      c["limited_by"] = bound.limited_by;
+      c["limited_by"] = to_string(bound.limited_by);
       c["h2d_sum_ms"] = cell.sums.h2d.median_ms;
       c["kernel_sum_ms"] = cell.sums.kernel.median_ms;
       c["d2h_sum_ms"] = cell.sums.d2h.median_ms;
@@ -434,7 +434,7 @@ void print_regime_map(std::ostream& out, const StageResult& result, const Regime
                        fixed(cell.graph_replay.median_ms, 3),
                        fixed(cell.graph_replay.median_ms / cell.stream_pool.median_ms, 3),
                        fixed(cell.stream_issue.median_ms, 3), fixed(cell.graph_issue.median_ms, 3),
-                       fixed(pool_percent_of_bound(cell), 1), bound.limited_by, cell.verified() ? "yes" : "NO"});
+                       fixed(pool_percent_of_bound(cell), 1), std::string(to_string(bound.limited_by)), cell.verified() ? "yes" : "NO"});
     }
     figures.print(out);
   }

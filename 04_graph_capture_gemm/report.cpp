@@ -51,11 +51,11 @@ Measurement with_bound(Measurement m, const PipelineBound& bound, const std::opt
   m.bound = bound;
   m.host_issue = issue;
   // The stream order is made of the three one-stream sums: the noisiest of them.
-  const Summary* path = bound.limited_by == kKernelsPath     ? &alone.at(0)
-                        : bound.limited_by == kH2dPath       ? &alone.at(1)
-                        : bound.limited_by == kD2hPath       ? &alone.at(2)
-                        : bound.limited_by == kBothWaysPath  ? &alone.at(3)
-                        : bound.limited_by == kStreamOrderPath ? &sums.noisiest()
+  const Summary* path = bound.limited_by == BoundPath::kernels     ? &alone.at(0)
+                        : bound.limited_by == BoundPath::h2d       ? &alone.at(1)
+                        : bound.limited_by == BoundPath::d2h       ? &alone.at(2)
+                        : bound.limited_by == BoundPath::both_ways  ? &alone.at(3)
+                        : bound.limited_by == BoundPath::stream_order ? &sums.noisiest()
                         : issue                              ? &*issue
                                                              : nullptr;
   m.bound_tolerance = bound_tolerance(m.stats.median_ms, m.stats.min_ms, path ? path->median_ms : 0.0,
@@ -146,10 +146,10 @@ StageResult graph_stage_result(const std::string& stage, const DeviceInfo& devic
   result.bounds = {
       {"break_even_replays", even ? nlohmann::json(*even) : nlohmann::json(nullptr)},
       {"graph_replay_bound_ms", graph_bound.bound_ms},
-      {"graph_replay_limited_by", graph_bound.limited_by},
+      {"graph_replay_limited_by", to_string(graph_bound.limited_by)},
       {"graph_replay_percent_of_bound", percent_of_bound(graph_bound, replay.graph_replay.median_ms)},
       {"stream_pool_bound_ms", streams_bound.bound_ms},
-      {"stream_pool_limited_by", streams_bound.limited_by},
+      {"stream_pool_limited_by", to_string(streams_bound.limited_by)},
       {"stream_pool_percent_of_bound", percent_of_bound(streams_bound, replay.stream_pool.median_ms)},
       {"stream_pool_host_issue_ms",
        replay.pool_issue ? nlohmann::json(replay.pool_issue->median_ms) : nlohmann::json(nullptr)},
@@ -247,15 +247,15 @@ void print_graph_stage(std::ostream& out, const StageResult& result, const Graph
     const Measurement& m = find(result, name);
     const double percent = percent_of_bound(*m.bound, m.stats.median_ms);
     const std::string why =
-        m.bound->limited_by == kStreamOrderPath
+        m.bound->limited_by == BoundPath::stream_order
             ? "the busiest stream's " + std::to_string(busiest_stream_batches(work.batches, run.streams)) +
                   " batches one after another, each H2D, kernel, D2H"
             : "each resource's work alone, issued as this variant issues it";
-    out << name << ": bound " << fixed(m.bound->bound_ms, 2) << " ms, limited by " << m.bound->limited_by << " ("
+    out << name << ": bound " << fixed(m.bound->bound_ms, 2) << " ms, limited by " << to_string(m.bound->limited_by) << " ("
         << why << "), " << fixed(percent, 1) << "% of it"
         << (percent > 100.0 * (1.0 + m.bound_tolerance) ? ": FASTER THAN ITS BOUND, the bound is wrong" : "") << '\n';
   }
-  if (const Measurement& pool_m = find(result, "stream_pool"); pool_m.bound->limited_by == kStreamOrderPath) {
+  if (const Measurement& pool_m = find(result, "stream_pool"); pool_m.bound->limited_by == BoundPath::stream_order) {
     out << "  the replay's bound has no stream order: that path is made of ops launched one by one from the host, and\n"
         << "  a graph starts its nodes with less time between them. So it reads low here, though the replay runs the\n"
         << "  same chains as the streams: compare it with the streams' stream order, "

@@ -3,9 +3,19 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "base/enum_names.hpp"
 #include "measure/stats.hpp"
 
 namespace csg {
+
+std::string_view to_string(BoundPath path) {
+  return name_of(path, {"kernels", "H2D copies", "D2H copies", "PCIe both ways", "host issue", "stream order",
+                        "busiest stream"});
+}
+
+std::string_view to_string(Regime regime) {
+  return name_of(regime, {"compute-bound", "PCIe-bound", "launch-bound", "stream-order-bound"});
+}
 
 double one_batch_share(double sum_ms, double first_ms, int batches) {
   if (batches < 1) throw std::invalid_argument("one_batch_share: batches must be at least 1");
@@ -37,19 +47,21 @@ PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_s
   bound.both_ways_ms = alone.both_ways_ms;
   bound.host_issue_ms = alone.host_issue_ms;
   if (streams > 0) bound.stream_order_ms = double(busiest_stream_batches(batches, streams)) * (h2d_one + kernel_one + d2h_one);
+  bound.busiest_stream_ms = alone.busiest_stream_ms;
   bound.bound_ms = bound.kernel_path_ms;
-  bound.limited_by = kKernelsPath;
-  auto consider = [&bound](double ms, const char* name) {
+  bound.limited_by = BoundPath::kernels;
+  auto consider = [&bound](double ms, BoundPath path) {
     if (ms > bound.bound_ms) {
       bound.bound_ms = ms;
-      bound.limited_by = name;
+      bound.limited_by = path;
     }
   };
-  consider(bound.h2d_path_ms, kH2dPath);
-  consider(bound.d2h_path_ms, kD2hPath);
-  consider(bound.both_ways_ms, kBothWaysPath);
-  consider(bound.host_issue_ms, kHostIssuePath);
-  consider(bound.stream_order_ms, kStreamOrderPath);
+  consider(bound.h2d_path_ms, BoundPath::h2d);
+  consider(bound.d2h_path_ms, BoundPath::d2h);
+  consider(bound.both_ways_ms, BoundPath::both_ways);
+  consider(bound.host_issue_ms, BoundPath::host_issue);
+  consider(bound.stream_order_ms, BoundPath::stream_order);
+  consider(bound.busiest_stream_ms, BoundPath::busiest_stream);
   return bound;
 }
 
@@ -58,11 +70,17 @@ long long busiest_stream_batches(long long batches, int streams) {
   return (batches + streams - 1) / streams;  // stream 0 runs batches 0, S, 2S, ...
 }
 
-std::string regime_name(const PipelineBound& bound) {
-  if (bound.limited_by == kKernelsPath) return "compute-bound";
-  if (bound.limited_by == kHostIssuePath) return "launch-bound";
-  if (bound.limited_by == kStreamOrderPath) return "stream-order-bound";
-  return "PCIe-bound";
+Regime regime_of(const PipelineBound& bound) {
+  switch (bound.limited_by) {
+    case BoundPath::kernels: return Regime::compute_bound;
+    case BoundPath::host_issue: return Regime::launch_bound;
+    case BoundPath::stream_order:
+    case BoundPath::busiest_stream: return Regime::stream_order_bound;
+    case BoundPath::h2d:
+    case BoundPath::d2h:
+    case BoundPath::both_ways: break;
+  }
+  return Regime::pcie_bound;
 }
 
 double percent_of_bound(const PipelineBound& bound, double achieved_ms) {

@@ -16,6 +16,15 @@
 //                  after another: a stream runs its work in order, so with S
 //                  streams ceil(B/S) batches' ops can't overlap each other
 //                  (this is why one stream gets no overlap at all)
+//   busiest stream: the same, measured: the busiest stream's ceil(B/S) batches
+//                  run alone on one stream. The stream order above adds up one
+//                  batch's shares of the one-stream sums, where ops of one kind
+//                  follow each other back to back; on a stream that alternates
+//                  H2D, kernel and D2H each op also waits for the one before
+//                  to finish on another engine (a few us each), which at short
+//                  batches is most of the time: at 1000 GEMMs of 128^3 the
+//                  computed path left one stream at 64% of its bound, the
+//                  measured one at 100%.
 // One batch's share (the fill before the first kernel, the drain after the
 // last) is its op's own time on one stream, without the timing's fixed cost:
 // a timed region of B ops takes fixed + B·op (the fixed part is the host
@@ -32,6 +41,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace csg {
 
@@ -57,15 +67,20 @@ struct ResourceTimes {
   double kernels_ms = 0.0, h2d_ms = 0.0, d2h_ms = 0.0;
   double both_ways_ms = 0.0;   // every H2D and D2H at once
   double host_issue_ms = 0.0;  // the host's time to issue the variant's run
+  // The busiest stream's batches alone on one stream; 0 where not measured.
+  double busiest_stream_ms = 0.0;
 };
 
-// The names the suite gives the paths (limited_by, the JSON's "limited_by").
-inline constexpr const char* kKernelsPath = "kernels";
-inline constexpr const char* kH2dPath = "H2D copies";
-inline constexpr const char* kD2hPath = "D2H copies";
-inline constexpr const char* kBothWaysPath = "PCIe both ways";
-inline constexpr const char* kHostIssuePath = "host issue";
-inline constexpr const char* kStreamOrderPath = "stream order";
+// The paths, in the order the bound considers them (the first of equal paths wins).
+enum class BoundPath { kernels, h2d, d2h, both_ways, host_issue, stream_order, busiest_stream };
+// Their names in tables and the JSON's "limited_by": "kernels", "H2D copies",
+// "D2H copies", "PCIe both ways", "host issue", "stream order", "busiest stream".
+std::string_view to_string(BoundPath path);
+
+// The regime a bound's limiting path puts the run in.
+enum class Regime { compute_bound, pcie_bound, launch_bound, stream_order_bound };
+// "compute-bound", "PCIe-bound", "launch-bound", "stream-order-bound".
+std::string_view to_string(Regime regime);
 
 struct PipelineBound {
   double kernel_path_ms = 0.0;
@@ -74,9 +89,10 @@ struct PipelineBound {
   double both_ways_ms = 0.0;
   double host_issue_ms = 0.0;
   double stream_order_ms = 0.0;  // 0 where the variant does not run batch i on stream i % streams
+  double busiest_stream_ms = 0.0;  // ResourceTimes::busiest_stream_ms
   double h2d_one_ms = 0.0, kernel_one_ms = 0.0, d2h_one_ms = 0.0;  // one batch's op of each kind (above)
   double bound_ms = 0.0;
-  std::string limited_by;  // the path that sets the bound (the k*Path names)
+  BoundPath limited_by = BoundPath::kernels;  // the path that sets the bound
 };
 
 // `streams`: the variant runs batch i's H2D, kernel and D2H on stream
@@ -92,10 +108,10 @@ PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_s
 // on stream i % streams: ceil(batches / streams).
 long long busiest_stream_batches(long long batches, int streams);
 
-// The regime a bound's limiting path puts the run in: "compute-bound"
-// (kernels), "PCIe-bound" (a copy path), "launch-bound" (host issue) or
-// "stream-order-bound" (too few streams for the work to overlap).
-std::string regime_name(const PipelineBound& bound);
+// The regime a bound's limiting path puts the run in: compute-bound
+// (kernels), PCIe-bound (a copy path), launch-bound (host issue) or
+// stream-order-bound (too few streams for the work to overlap).
+Regime regime_of(const PipelineBound& bound);
 
 // 100 × bound ÷ achieved: how close a run came to its bound. Above 100 is a
 // run faster than its bound: a bug of the bound unless within the noise.

@@ -55,8 +55,8 @@ nlohmann::json to_json(const DeviceInfo& device) {
 
 nlohmann::json to_json(const PipelineBound& bound, double achieved_ms, double tolerance) {
   return {{"bound_ms", bound.bound_ms},
-          {"limited_by", bound.limited_by},
-          {"regime", regime_name(bound)},
+          {"limited_by", to_string(bound.limited_by)},
+          {"regime", to_string(regime_of(bound))},
           {"percent_of_bound", percent_of_bound(bound, achieved_ms)},
           {"tolerance", tolerance},
           {"paths",
@@ -154,7 +154,7 @@ void print_measurements(std::ostream& out, const std::vector<Measurement>& measu
                                     !m.verifiable ? "n/a" : m.verified ? "yes" : "NO"};
     if (with_bounds) {
       row.push_back(m.bound ? fixed(percent_of_bound(*m.bound, m.stats.median_ms), 1) : "-");
-      row.push_back(m.bound ? m.bound->limited_by : "-");
+      row.push_back(m.bound ? std::string(to_string(m.bound->limited_by)) : "-");
     }
     table.add_row(std::move(row));
   }

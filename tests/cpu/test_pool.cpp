@@ -35,8 +35,8 @@ TEST(PipelineBound, EachPathIsItsResourceAloneOnTheVariantsStreamsPlusFillAndDra
   EXPECT_DOUBLE_EQ(bound.host_issue_ms, 0.8);
   EXPECT_DOUBLE_EQ(bound.stream_order_ms, 13 * (0.04 + 0.16 + 0.079)) << "stream 0 runs batches 0, 8, ..., 96";
   EXPECT_DOUBLE_EQ(bound.bound_ms, 16.119);
-  EXPECT_EQ(bound.limited_by, kKernelsPath);
-  EXPECT_EQ(regime_name(bound), "compute-bound");
+  EXPECT_EQ(bound.limited_by, BoundPath::kernels);
+  EXPECT_EQ(to_string(regime_of(bound)), "compute-bound");
 }
 
 TEST(PipelineBound, TheFillAndDrainLeaveOutTheTimingsFixedCost) {
@@ -67,26 +67,26 @@ TEST(PipelineBound, TheFillAndDrainLeaveOutTheTimingsFixedCost) {
   EXPECT_DOUBLE_EQ(one.d2h_path_ms, 0.008);
   EXPECT_DOUBLE_EQ(one.stream_order_ms, 0.0) << "one batch: its ops can't be told from the fixed cost";
   EXPECT_DOUBLE_EQ(one.bound_ms, 0.012);
-  EXPECT_EQ(one.limited_by, kHostIssuePath);
+  EXPECT_EQ(one.limited_by, BoundPath::host_issue);
 }
 
 TEST(PipelineBound, TheLargestPathSetsTheBoundAndNamesTheRegime) {
   const PipelineBound d2h = pipeline_bound({2.0, 4.0, 8.0, 7.0, 1.0}, {4.0, 2.0, 8.0}, 100, 8);
-  EXPECT_EQ(d2h.limited_by, kD2hPath);
+  EXPECT_EQ(d2h.limited_by, BoundPath::d2h);
   EXPECT_DOUBLE_EQ(d2h.bound_ms, 0.04 + 0.02 + 8.0);
-  EXPECT_EQ(regime_name(d2h), "PCIe-bound");
+  EXPECT_EQ(to_string(regime_of(d2h)), "PCIe-bound");
   const PipelineBound both = pipeline_bound({2.0, 4.0, 8.0, 10.0, 1.0}, {4.0, 2.0, 8.0}, 100, 8);
-  EXPECT_EQ(both.limited_by, kBothWaysPath);
+  EXPECT_EQ(both.limited_by, BoundPath::both_ways);
   EXPECT_DOUBLE_EQ(both.bound_ms, 10.0);
-  EXPECT_EQ(regime_name(both), "PCIe-bound");
+  EXPECT_EQ(to_string(regime_of(both)), "PCIe-bound");
   const PipelineBound h2d = pipeline_bound({2.0, 9.0, 1.0, 9.1, 0.0}, {9.0, 2.0, 1.0}, 10, 8);
-  EXPECT_EQ(h2d.limited_by, kH2dPath);
+  EXPECT_EQ(h2d.limited_by, BoundPath::h2d);
   EXPECT_DOUBLE_EQ(h2d.bound_ms, 9.0 + 0.2 + 0.1);
   // 1000 tiny batches: issuing them takes the host longer than any resource needs.
   const PipelineBound issue = pipeline_bound({5.5, 2.0, 2.0, 3.0, 9.4}, {2.0, 6.0, 2.0}, 1000, 8);
-  EXPECT_EQ(issue.limited_by, kHostIssuePath);
+  EXPECT_EQ(issue.limited_by, BoundPath::host_issue);
   EXPECT_DOUBLE_EQ(issue.bound_ms, 9.4);
-  EXPECT_EQ(regime_name(issue), "launch-bound");
+  EXPECT_EQ(to_string(regime_of(issue)), "launch-bound");
   EXPECT_THROW(pipeline_bound({1.0, 1.0, 1.0, 1.0, 0.0}, {1.0, 1.0, 1.0}, 0, 8), std::invalid_argument);
   EXPECT_THROW(pipeline_bound({1.0, 1.0, 1.0, 1.0, 0.0}, {1.0, 1.0, 1.0}, 1, -1), std::invalid_argument);
 }
@@ -100,19 +100,19 @@ TEST(PipelineBound, TooFewStreamsAreBoundByTheStreamOrder) {
   const PipelineBound one = pipeline_bound(one_stream, sums, 100, 1);
   // Each op the smaller of its share and its resource alone / 100 (D2H 0.0778).
   EXPECT_NEAR(one.stream_order_ms, 4.05 + 17.15 + 7.78, 1e-9);
-  EXPECT_EQ(one.limited_by, kStreamOrderPath);
-  EXPECT_EQ(regime_name(one), "stream-order-bound");
+  EXPECT_EQ(one.limited_by, BoundPath::stream_order);
+  EXPECT_EQ(to_string(regime_of(one)), "stream-order-bound");
   // Two streams: 50 batches each, 14.4 ms, under the kernels' 15.9 ms (whose
   // alone / 100 is now the kernel's op: 0.1593, less than its share 0.1715).
   const PipelineBound two = pipeline_bound({15.93, 4.10, 7.83, 8.26, 1.1}, sums, 100, 2);
   EXPECT_NEAR(two.stream_order_ms, 50 * (4.05 + 15.93 + 7.79) / 100, 1e-9);
-  EXPECT_EQ(two.limited_by, kKernelsPath);
+  EXPECT_EQ(two.limited_by, BoundPath::kernels);
   // Uneven: 7 batches on 5 streams, stream 0 runs two of them.
   EXPECT_NEAR(pipeline_bound({7.0, 7.0, 7.0, 7.0, 0.0}, {7.0, 7.0, 7.0}, 7, 5).stream_order_ms, 2 * 3.0, 1e-9);
   // A variant that spreads each batch over several streams (one per engine) has no stream order.
   const PipelineBound engines = pipeline_bound(one_stream, sums, 100, 0);
   EXPECT_DOUBLE_EQ(engines.stream_order_ms, 0.0);
-  EXPECT_EQ(engines.limited_by, kKernelsPath);
+  EXPECT_EQ(engines.limited_by, BoundPath::kernels);
 
   EXPECT_EQ(busiest_stream_batches(100, 8), 13);
   EXPECT_EQ(busiest_stream_batches(1, 8), 1);
@@ -172,19 +172,19 @@ TEST(Stage03Conclusions, TheSweepSaysWhereTimeStopsImprovingAndWhereItGetsWorse)
 
 TEST(Stage03Conclusions, RegimeEngineAndPageableSentencesFollowTheFigures) {
   PipelineBound bound;
-  bound.limited_by = kKernelsPath;
+  bound.limited_by = BoundPath::kernels;
   EXPECT_NE(pool::regime_text(bound).find("compute-bound"), std::string::npos);
-  bound.limited_by = kD2hPath;
+  bound.limited_by = BoundPath::d2h;
   EXPECT_NE(pool::regime_text(bound).find("PCIe-bound (D2H copies"), std::string::npos);
-  bound.limited_by = kHostIssuePath;
+  bound.limited_by = BoundPath::host_issue;
   EXPECT_NE(pool::regime_text(bound).find("launch-bound"), std::string::npos);
-  bound.limited_by = kStreamOrderPath;
+  bound.limited_by = BoundPath::stream_order;
   EXPECT_NE(pool::regime_text(bound).find("stream-order-bound"), std::string::npos);
   EXPECT_NE(pool::regime_text(bound).find("more streams"), std::string::npos);
 
-  EXPECT_NE(pool::engines_text(17.3, 16.0, kKernelsPath).find("one at a time"), std::string::npos);
-  EXPECT_NE(pool::engines_text(7.6, 7.9, kD2hPath).find("back to back"), std::string::npos);
-  const std::string neither = pool::engines_text(16.1, 16.0, kKernelsPath);
+  EXPECT_NE(pool::engines_text(17.3, 16.0, BoundPath::kernels).find("one at a time"), std::string::npos);
+  EXPECT_NE(pool::engines_text(7.6, 7.9, BoundPath::d2h).find("back to back"), std::string::npos);
+  const std::string neither = pool::engines_text(16.1, 16.0, BoundPath::kernels);
   EXPECT_NE(neither.find("about as fast as"), std::string::npos) << neither;
   EXPECT_EQ(neither.find("one at a time"), std::string::npos) << "no reason for a difference that isn't there";
 
@@ -230,7 +230,7 @@ TEST(Stage03Conclusions, TheBestAtTheLargestPoolIsNoRiseWhenThePlateauCameEarlie
 }
 
 TEST(Stage03Conclusions, TheKernelsWaveReasonIsGivenOnlyWhenKernelsLimitThePool) {
-  const std::string copies = pool::engines_text(17.3, 16.0, kD2hPath);
+  const std::string copies = pool::engines_text(17.3, 16.0, BoundPath::d2h);
   EXPECT_NE(copies.find("slower than the pool"), std::string::npos) << copies;
   EXPECT_EQ(copies.find("one at a time"), std::string::npos) << copies;
 }
@@ -369,7 +369,7 @@ TEST(Stage03Report, TheBoundsToleranceIncludesTheLimitingPathsOwnSpread) {
   options.host_memory = HostMemory::pinned;
   const pool::PoolMeasurements runs = pool::PoolMeasurements::measured(options.work, entries);
   const pool::PoolMeasurements::Entry& main = runs.pool(pool::IssueOrder::depth_first);
-  ASSERT_EQ(runs.bound_of(main)->limited_by, kKernelsPath);
+  ASSERT_EQ(runs.bound_of(main)->limited_by, BoundPath::kernels);
   EXPECT_NEAR(runs.tolerance_of(main), 0.2, 1e-9) << "the path's spread, above the run's 0.1% and the 2% floor";
 }
 

@@ -120,13 +120,13 @@ TEST(RegimeMapBound, TheOneStreamBoundIsTheLargestSumPlusFillAndDrain) {
   // 0.2 (one H2D) + 6 + 0.2 (one D2H) = 6.4 ms.
   const PipelineBound compute = one_stream_bound(StageSums{ms(2.0), ms(6.0), ms(2.0)}, 10);
   EXPECT_DOUBLE_EQ(compute.bound_ms, 6.4);
-  EXPECT_EQ(compute.limited_by, kKernelsPath);
+  EXPECT_EQ(compute.limited_by, BoundPath::kernels);
   EXPECT_DOUBLE_EQ(compute.both_ways_ms, 0.0) << "the simplest bound: no both-ways path";
   EXPECT_DOUBLE_EQ(compute.host_issue_ms, 0.0) << "the simplest bound: no host-issue path";
   // H2D 8 ms: 8 + 0.2 (one kernel) + 0.1 (one D2H).
   const PipelineBound copies = one_stream_bound(StageSums{ms(8.0), ms(2.0), ms(1.0)}, 10);
   EXPECT_DOUBLE_EQ(copies.bound_ms, 8.3);
-  EXPECT_EQ(copies.limited_by, kH2dPath);
+  EXPECT_EQ(copies.limited_by, BoundPath::h2d);
 
   MapCell cell = measured(256, 10, 7.0, 8.0);
   cell.sums = StageSums{ms(2.0), ms(6.0), ms(2.0)};

@@ -57,7 +57,7 @@ TEST(StreamCount, AWarmUpRoundCostsAsMuchAsATimedOne) {
 
 TEST(StreamCount, FlatTimesSayTheExtraStreamsOnlyWaited) {
   const std::string text = stream_count_mechanism(
-      {{1, 9.0, 3.0, kKernelsPath}, {8, 6.7, 3.1, kKernelsPath}, {1024, 6.8, 4.5, kKernelsPath}}, 8);
+      {{1, 9.0, 3.0, BoundPath::kernels}, {8, 6.7, 3.1, BoundPath::kernels}, {1024, 6.8, 4.5, BoundPath::kernels}}, 8);
   EXPECT_NE(text.find("only waited"), std::string::npos) << text;
   EXPECT_NE(text.find("1024 streams share 8 hardware queues"), std::string::npos) << text;
   EXPECT_NE(text.find("3.10 ms at 8 streams to 4.50 ms at 1024"), std::string::npos) << text;
@@ -66,7 +66,7 @@ TEST(StreamCount, FlatTimesSayTheExtraStreamsOnlyWaited) {
 TEST(StreamCount, UpToFivePercentAboveTheBestTheExtraStreamsOnlyWaited) {
   // 1024 streams 4% slower than the best: within kWorseBy, no slowdown to explain.
   const std::string text = stream_count_mechanism(
-      {{1, 9.0, 3.0, kKernelsPath}, {8, 6.7, 3.1, kKernelsPath}, {1024, 6.968, 4.5, kKernelsPath}}, 8);
+      {{1, 9.0, 3.0, BoundPath::kernels}, {8, 6.7, 3.1, BoundPath::kernels}, {1024, 6.968, 4.5, BoundPath::kernels}}, 8);
   EXPECT_NE(text.find("only waited"), std::string::npos) << text;
 }
 
@@ -74,27 +74,27 @@ TEST(StreamCount, AHostIssueBoundMakesTheLargestPoolHostPacedBelowNinetyPercent)
   // Issuing takes 7.0 of 9.22 ms (76%), but the bound says the host sets it,
   // and the issue grew by 3.8 ms of the 2.48 ms lost.
   const std::string text = stream_count_mechanism(
-      {{8, 6.74, 3.2, kKernelsPath}, {1024, 9.22, 7.0, kHostIssuePath}}, 8);
+      {{8, 6.74, 3.2, BoundPath::kernels}, {1024, 9.22, 7.0, BoundPath::host_issue}}, 8);
   EXPECT_NE(text.find("the host sets the pace"), std::string::npos) << text;
 }
 
 TEST(StreamCount, AHostPacedRunWhoseIssueGrewLittleIsPutOnTheGpuSide) {
   // The host's issue bounds the largest pool, but it grew by only 0.4 ms of the 1.0 ms lost.
   const std::string text = stream_count_mechanism(
-      {{8, 8.0, 7.7, kKernelsPath}, {1024, 9.0, 8.1, kHostIssuePath}}, 8);
+      {{8, 8.0, 7.7, BoundPath::kernels}, {1024, 9.0, 8.1, BoundPath::host_issue}}, 8);
   EXPECT_NE(text.find("lost on the GPU side"), std::string::npos) << text;
   EXPECT_EQ(text.find("the host sets the pace"), std::string::npos) << text;
 }
 
 TEST(StreamCount, AsManyStreamsAsQueuesShareNothing) {
-  const std::string text = stream_count_mechanism({{1, 9.0, 3.0, ""}, {8, 6.0, 3.0, ""}}, 8);
+  const std::string text = stream_count_mechanism({{1, 9.0, 3.0, std::nullopt}, {8, 6.0, 3.0, std::nullopt}}, 8);
   EXPECT_EQ(text.find("share"), std::string::npos) << text;
 }
 
 TEST(StreamCount, AHostPacedSlowdownIsPutOnTheHost) {
   // The measured H200 shape: 8 streams 6.74 ms, 1024 streams 9.22 ms, the host needing 9.0 ms to issue.
   const std::string text = stream_count_mechanism(
-      {{8, 6.74, 3.2, kKernelsPath}, {256, 7.70, 5.0, kKernelsPath}, {1024, 9.22, 9.0, kHostIssuePath}}, 8);
+      {{8, 6.74, 3.2, BoundPath::kernels}, {256, 7.70, 5.0, BoundPath::kernels}, {1024, 9.22, 9.0, BoundPath::host_issue}}, 8);
   EXPECT_NE(text.find("the host sets the pace"), std::string::npos) << text;
   EXPECT_NE(text.find("98%"), std::string::npos) << text;  // 9.0 of 9.22 ms
   // (9.0 - 3.2) ms over 1016 added streams.
@@ -103,12 +103,12 @@ TEST(StreamCount, AHostPacedSlowdownIsPutOnTheHost) {
 
 TEST(StreamCount, ASlowdownTheHostDoesNotExplainIsPutOnTheGpuSide) {
   const std::string text = stream_count_mechanism(
-      {{8, 6.74, 3.2, kKernelsPath}, {1024, 9.22, 3.5, kKernelsPath}}, 32);
+      {{8, 6.74, 3.2, BoundPath::kernels}, {1024, 9.22, 3.5, BoundPath::kernels}}, 32);
   EXPECT_NE(text.find("lost on the GPU side"), std::string::npos) << text;
   EXPECT_NE(text.find("1024 streams share 32 hardware queues"), std::string::npos) << text;
   EXPECT_THROW(static_cast<void>(stream_count_mechanism({}, 8)), std::invalid_argument);
   // Fewer streams than queues: nothing about sharing.
-  EXPECT_EQ(stream_count_mechanism({{1, 9.0, 3.0, ""}, {4, 6.0, 3.0, ""}}, 8).find("share"), std::string::npos);
+  EXPECT_EQ(stream_count_mechanism({{1, 9.0, 3.0, std::nullopt}, {4, 6.0, 3.0, std::nullopt}}, 8).find("share"), std::string::npos);
 }
 
 }  // namespace
