@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/progress.hpp"
 #include "cli/options.hpp"
 #include "measure/stage_sums.hpp"
 #include "measure/timers.hpp"
@@ -19,7 +20,7 @@
 #include "timeline/stage_timeline.hpp"
 #include "batches.hpp"
 #include "common.cuh"
-#include "workload/resources.hpp"
+#include "stage.hpp"
 
 namespace {
 constexpr const char* kStage = "01_serial_baseline";

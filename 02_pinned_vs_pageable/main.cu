@@ -13,6 +13,7 @@
 #include <iostream>
 #include <optional>
 
+#include "base/progress.hpp"
 #include "async_overlap.hpp"
 #include "busy_kernel.hpp"
 #include "copy_buffers.hpp"
@@ -23,7 +24,7 @@
 #include "report/device_info.hpp"
 #include "report/stage_main.hpp"
 #include "timeline/stage_timeline.hpp"
-#include "workload/resources.hpp"
+#include "stage.hpp"
 
 namespace {
 

@@ -22,7 +22,7 @@
 #include "cli/options.hpp"
 #include "measure/estimate.hpp"
 #include "timeline/stage_timeline.hpp"
-#include "workload/resources.hpp"
+#include "stage.hpp"
 
 namespace csg::copies {
 

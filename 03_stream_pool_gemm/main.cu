@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/progress.hpp"
 #include "cli/pool_options.hpp"
 #include "cuda/stream_pool.hpp"
 #include "engine_streams.hpp"
@@ -23,7 +24,7 @@
 #include "timeline/stage_timeline.hpp"
 #include "batches.hpp"
 #include "common.cuh"
-#include "workload/resources.hpp"
+#include "stage.hpp"
 
 namespace {
 constexpr const char* kStage = "03_stream_pool_gemm";

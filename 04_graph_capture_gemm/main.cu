@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/progress.hpp"
 #include "capture_guard.hpp"
 #include "changing_shapes.hpp"
 #include "cuda/graph.hpp"
@@ -27,7 +28,7 @@
 #include "tiny_work.hpp"
 #include "batches.hpp"
 #include "common.cuh"
-#include "workload/resources.hpp"
+#include "stage.hpp"
 
 namespace {
 constexpr const char* kStage = "04_graph_capture_gemm";

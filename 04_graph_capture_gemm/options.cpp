@@ -5,7 +5,7 @@
 #include "base/errors.hpp"
 #include "base/output_file.hpp"
 #include "workload/gemm.hpp"
-#include "workload/resources.hpp"
+#include "stage.hpp"
 
 namespace csg::graphs {
 namespace {

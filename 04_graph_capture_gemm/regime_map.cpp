@@ -1,3 +1,4 @@
+#include "base/progress.hpp"
 #include "regime_map.hpp"
 
 #include <map>
@@ -7,10 +8,9 @@
 
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
-#include "base/progress.hpp"
+#include "stage.hpp"
 #include "measure/timers.hpp"
 #include "report/table.hpp"
-#include "workload/resources.hpp"
 
 namespace csg::graphs {
 namespace {

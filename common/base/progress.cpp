@@ -43,6 +43,26 @@ double seconds_since_start() {
   return elapsed.count();
 }
 
+namespace {
+constexpr double kProgressAfter = 5.0;  // seconds of the stage before the first line
+constexpr double kProgressEvery = 5.0;  // seconds between lines
+}  // namespace
+
+RoundProgress::RoundProgress(int rounds) : rounds_(rounds), start_s_(seconds_since_start()) {}
+
+void RoundProgress::done(int rounds_done) {
+  const double now = seconds_since_start();
+  if (rounds_done < 1 || rounds_done >= rounds_ || now < kProgressAfter ||
+      (last_s_ >= 0.0 && now - last_s_ < kProgressEvery)) {
+    return;
+  }
+  const double left = (now - start_s_) / rounds_done * (rounds_ - rounds_done);
+  char text[128];
+  std::snprintf(text, sizeof text, "round %d of %d done, about %.0f s left", rounds_done, rounds_, left);
+  progress(text);
+  last_s_ = now;
+}
+
 void progress(const std::string& text) {
   std::fprintf(stderr, "[%s +%.1fs] %s\n", stage_name().c_str(), seconds_since_start(), text.c_str());
 }

@@ -13,36 +13,6 @@
 namespace csg {
 namespace {
 
-// Progress lines for rounds that take long: quiet for the first
-// kProgressAfter seconds (a short run says nothing), then a line at most every
-// kProgressEvery seconds with the rounds done and an estimate of the time left.
-constexpr double kProgressAfter = 5.0;
-constexpr double kProgressEvery = 5.0;
-
-class RoundProgress {
- public:
-  explicit RoundProgress(int rounds) : rounds_(rounds), start_(std::chrono::steady_clock::now()) {}
-  void done(int rounds_done) {
-    const double elapsed = seconds(start_);
-    if (rounds_done >= rounds_ || elapsed < kProgressAfter || (printed_ && seconds(last_) < kProgressEvery)) return;
-    const double left = elapsed / rounds_done * (rounds_ - rounds_done);
-    char text[128];
-    std::snprintf(text, sizeof text, "round %d of %d done, about %.0f s left", rounds_done, rounds_, left);
-    progress(text);
-    printed_ = true;
-    last_ = std::chrono::steady_clock::now();
-  }
-
- private:
-  static double seconds(std::chrono::steady_clock::time_point since) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-  }
-  int rounds_;
-  std::chrono::steady_clock::time_point start_;
-  std::chrono::steady_clock::time_point last_{};
-  bool printed_ = false;
-};
-
 }  // namespace
 
 double relative_spread(double median_ms, double min_ms) {

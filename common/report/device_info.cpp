@@ -82,18 +82,6 @@ std::string version_text(int version) {
 
 }  // namespace
 
-int require_device() {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess || count == 0) {
-    static_cast<void>(cudaGetLastError());
-    const std::string reason = status != cudaSuccess ? cudaGetErrorName(status) : "0 devices";
-    throw NoDeviceError("no CUDA device found (cudaGetDeviceCount: " + reason + ")");
-  }
-  CUDA_CHECK(cudaSetDevice(0));
-  return 0;
-}
-
 DeviceInfo query_device_info(int device) {
   DeviceInfo info;
   info.ordinal = device;

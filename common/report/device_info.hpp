@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+// (require_device, which selects the GPU, is in stage.hpp.)
 namespace csg {
 
 struct DeviceInfo {
@@ -31,10 +32,6 @@ struct DeviceInfo {
   // "NVIDIA H200 (sm_90, 132 SMs, 3 copy engines, PCIe Gen5 x16, driver 580.159.04, CUDA driver API 13.0, runtime 13.0)"
   std::string summary() const;
 };
-
-// Selects the first CUDA device and returns its ordinal. Throws NoDeviceError
-// ("no CUDA device found ...") when there is none or no usable driver.
-int require_device();
 
 DeviceInfo query_device_info(int device);
 

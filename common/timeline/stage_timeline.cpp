@@ -2,6 +2,7 @@
 
 #include "base/errors.hpp"
 #include "base/progress.hpp"
+#include "stage.hpp"
 #include "report/result.hpp"
 #include "report/table.hpp"
 

@@ -1,0 +1,170 @@
+#include "stage.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string_view>
+
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
+#include "base/progress.hpp"
+#include "base/units.hpp"
+
+namespace csg {
+namespace {
+
+std::string& stage_name() {
+  static std::string name;
+  return name;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> available_host_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    std::uint64_t kib = 0;
+    if (fields >> key >> kib && key == "MemAvailable:") return kib * kKiB;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+std::string refusal(const char* where, std::uint64_t needed, std::uint64_t free_bytes, const std::string& kind,
+                    const std::string& suggestion) {
+  return "this run needs " + format_bytes(needed) + " of " + where + " memory" + kind + ", more than the " +
+         std::to_string(static_cast<int>(kUsableFraction * 100.0 + 0.5)) + "% of the " + format_bytes(free_bytes) +
+         " free that a run may take; " + suggestion;
+}
+
+}  // namespace
+
+void start_stage(const char* stage) {
+  stage_name() = stage;
+  set_progress_stage(stage);
+  catch_interrupts();
+}
+
+const Subcommand* find_subcommand(int argc, char** argv, std::span<const Subcommand> laboratory) {
+  if (argc < 2 || argv[1][0] == '-') return nullptr;
+  const std::string_view word = argv[1];
+  for (const Subcommand& subcommand : laboratory) {
+    if (word == subcommand.name) return &subcommand;
+  }
+  std::string names;
+  for (const Subcommand& subcommand : laboratory) names += std::string(names.empty() ? "" : ", ") + subcommand.name;
+  throw UsageError("unknown subcommand '" + std::string(word) + "' (the laboratory's are: " + names + ")");
+}
+
+int run_subcommand(const Subcommand& subcommand, int argc, char** argv) {
+  stage_name() += std::string(" ") + subcommand.name;
+  set_progress_stage(stage_name());  // "[03_stream_pool_gemm priorities +1.2s] ..."
+  return subcommand.run(argc - 1, argv + 1);
+}
+
+std::string laboratory_help(const char* stage, std::span<const Subcommand> laboratory) {
+  std::size_t width = 0;
+  for (const Subcommand& subcommand : laboratory) width = std::max(width, std::string_view(subcommand.name).size());
+  std::string text = "\nThe laboratory, beyond the article (" + std::string(stage) +
+                     " SUBCOMMAND --help for its options):\n";
+  for (const Subcommand& subcommand : laboratory) {
+    std::string name = subcommand.name;
+    name.resize(width, ' ');
+    text += "  " + name + "  " + subcommand.summary + "\n";
+  }
+  return text;
+}
+
+int exit_code_of_current_exception(const char* stage) noexcept {
+  const std::string name = stage_name().empty() ? std::string(stage) : stage_name();
+  auto fail = [&name](int code, const std::string& text) {
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), text.c_str());
+    return code;
+  };
+  try {
+    throw;
+  } catch (const UsageError& error) {
+    return fail(kExitUsage, std::string(error.what()) + " (see --help)");
+  } catch (const ResourceError& error) {
+    return fail(kExitUsage, error.what());
+  } catch (const NoDeviceError& error) {
+    return fail(kExitNoDevice, error.what());
+  } catch (const Interrupted& error) {
+    return fail(error.exit_code(), "interrupted by " + signal_name(error.signal()) + ": " + error.what() +
+                                       "; no results were written");
+  } catch (const CudaError& error) {
+    return fail(kExitFailure, std::string("CUDA error: ") + error.what());
+  } catch (const std::exception& error) {
+    return fail(kExitFailure, std::string("error: ") + error.what());
+  } catch (...) {
+    return fail(kExitFailure, "error: an unknown exception");
+  }
+}
+
+int require_device() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    static_cast<void>(cudaGetLastError());
+    const std::string reason = status != cudaSuccess ? cudaGetErrorName(status) : "0 devices";
+    throw NoDeviceError("no CUDA device found (cudaGetDeviceCount: " + reason + ")");
+  }
+  CUDA_CHECK(cudaSetDevice(0));
+  return 0;
+}
+
+MemoryNeeds memory_needs(const Workload& work, HostMemory host_kind, int device_slots) {
+  MemoryNeeds needs;
+  needs.host_kind = host_kind;
+  const std::uint64_t per_batch = work.a_bytes() + work.c_bytes();
+  const std::uint64_t slots = device_slots == 0 ? work.batch_count() : std::uint64_t(device_slots);
+  needs.device_bytes = checked_add(checked_mul(slots, per_batch).value_or(UINT64_MAX), work.b_bytes()).value_or(UINT64_MAX);
+  needs.host_bytes =
+      checked_add(checked_mul(work.batch_count(), per_batch).value_or(UINT64_MAX), work.b_bytes()).value_or(UINT64_MAX);
+  return needs;
+}
+
+MemoryNeeds combined(const MemoryNeeds& a, const MemoryNeeds& b) {
+  MemoryNeeds sum = a;
+  sum.device_bytes = checked_add(a.device_bytes, b.device_bytes).value_or(UINT64_MAX);
+  sum.host_bytes = checked_add(a.host_bytes, b.host_bytes).value_or(UINT64_MAX);
+  return sum;
+}
+
+void check_host_fits(const MemoryNeeds& needs, const std::string& suggestion) {
+  const auto free_host = available_host_bytes();
+  if (!free_host) return;  // no /proc/meminfo: an allocation that fails will say so
+  if (static_cast<double>(needs.host_bytes) > kUsableFraction * static_cast<double>(*free_host)) {
+    throw ResourceError(refusal("host", needs.host_bytes, *free_host,
+                                " (" + std::string(to_string(needs.host_kind)) + ")", suggestion));
+  }
+}
+
+void check_fits(const MemoryNeeds& needs, const std::string& suggestion) {
+  std::size_t free_device = 0;
+  std::size_t total_device = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_device, &total_device));
+  if (static_cast<double>(needs.device_bytes) > kUsableFraction * static_cast<double>(free_device)) {
+    throw ResourceError(refusal("device", needs.device_bytes, free_device, "", suggestion));
+  }
+  check_host_fits(needs, suggestion);
+}
+
+void round_done(int round, int rounds) {
+  throw_if_interrupted("round " + std::to_string(round + 1) + " of " + std::to_string(rounds));
+  static std::optional<RoundProgress> loop;
+  if (round == 0) loop.emplace(rounds);  // a new loop
+  if (loop) loop->done(round + 1);
+}
+
+}  // namespace csg

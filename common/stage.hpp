@@ -1,0 +1,83 @@
+// The frame of every stage's main: the lesson runs when the stage is started
+// without a subcommand, an experiment of the laboratory when the first word
+// names one ("03_stream_pool_gemm priorities --help"). Around both:
+//   int main(int argc, char** argv) try {
+//     csg::start_stage(kStage);
+//     if (const csg::Subcommand* sub = csg::find_subcommand(argc, argv, laboratory())) {
+//       return csg::run_subcommand(*sub, argc, argv);
+//     }
+//     ... the lesson ...
+//   } catch (...) {
+//     return csg::exit_code_of_current_exception(kStage);
+//   }
+// Exit codes: 0 ran and verified; 1 a CUDA error or a failed verification;
+// 2 bad usage, or a run too large for this machine (refused before any
+// allocation); 77 no CUDA device; 130 and 143 stopped by SIGINT and SIGTERM.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "batches.hpp"
+
+namespace csg {
+
+// ---- the laboratory's subcommands ----------------------------------------------
+
+struct Subcommand {
+  const char* name;     // the word after the stage's name
+  const char* summary;  // one line of the stage's --help
+  // Runs it with its own arguments: argv[0] is the subcommand's name.
+  int (*run)(int argc, char** argv);
+};
+
+// Names the stage in progress lines and errors; Ctrl-C and SIGTERM then end
+// the run at the next safe point instead of in the middle of a write.
+void start_stage(const char* stage);
+
+// The subcommand that argv[1] names; nullptr when there is none (no
+// arguments, or a flag first: the lesson's). Throws UsageError for a word
+// that names no subcommand.
+const Subcommand* find_subcommand(int argc, char** argv, std::span<const Subcommand> laboratory);
+int run_subcommand(const Subcommand& subcommand, int argc, char** argv);
+// The --help lines that list the laboratory, one per subcommand.
+std::string laboratory_help(const char* stage, std::span<const Subcommand> laboratory);
+
+// In main's catch (...): one line on stderr naming what went wrong, and the
+// exit code above that it maps to.
+int exit_code_of_current_exception(const char* stage) noexcept;
+
+// ---- what a run needs ----------------------------------------------------------
+
+// Selects the first CUDA device; NoDeviceError (exit 77) without one.
+int require_device();
+
+struct MemoryNeeds {
+  std::uint64_t device_bytes = 0;
+  std::uint64_t host_bytes = 0;
+  HostMemory host_kind = HostMemory::pageable;
+};
+// What BatchBuffers allocates for `work` (batches.hpp) with `device_slots`
+// device slots (0: one per batch, the article's layout).
+MemoryNeeds memory_needs(const Workload& work, HostMemory host_kind, int device_slots = 0);
+// What two sets of buffers need together (saturating: too large to count is too large).
+MemoryNeeds combined(const MemoryNeeds& a, const MemoryNeeds& b);
+// The share of the free device memory and of the available host memory a
+// run may take; the rest is left to the CUDA context, the OS and the page cache.
+inline constexpr double kUsableFraction = 0.9;
+// Compares `needs` with the free device memory and the host's available
+// memory; throws ResourceError (exit 2) with the figures and `suggestion`.
+void check_fits(const MemoryNeeds& needs, const std::string& suggestion);
+// The host half alone, which needs no GPU.
+void check_host_fits(const MemoryNeeds& needs, const std::string& suggestion);
+// MemAvailable from /proc/meminfo, or nothing where it can't be read.
+std::optional<std::uint64_t> available_host_bytes();
+
+// After round `round` (0, 1, ...) of `rounds` of a lesson's timed loop: stops
+// the run here if Ctrl-C came (exit 130), and past a few seconds prints one
+// line on stderr saying how far it is; nothing for short runs.
+void round_done(int round, int rounds);
+
+}  // namespace csg
