@@ -15,7 +15,7 @@
 
 #include "base/progress.hpp"
 #include "async_overlap.hpp"
-#include "busy_kernel.hpp"
+#include "workload/spin.hpp"
 #include "copy_buffers.hpp"
 #include "measure/timers.hpp"
 #include "options.hpp"
@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
       };
       auto kernel_alone = [&] {
         timer.start(kernel_stream.get());
-        csg::copies::launch_busy_kernel(kernel_time, blocks, kernel_stream.get());
+        csg::launch_spin(kernel_time, blocks, kernel_stream.get());
         return timer.stop();
       };
       auto copy_alone = [&](HostMemory kind, CopyDirection direction) {
@@ -173,11 +173,11 @@ int main(int argc, char** argv) {
       // clock around the call alone), and does the copy run while the kernel does?
       auto together = [&](const csg::copies::OverlapCase& c) {
         timer.start(kernel_stream.get(), {copy_stream.get()});
-        if (c.kernel_first) csg::copies::launch_busy_kernel(kernel_time, blocks, kernel_stream.get());
+        if (c.kernel_first) csg::launch_spin(kernel_time, blocks, kernel_stream.get());
         const csg::HostTimer call;
         copy(c.kind, c.direction, copy_stream.get());
         const csg::Millis host_blocked = call.elapsed();
-        if (!c.kernel_first) csg::copies::launch_busy_kernel(kernel_time, blocks, kernel_stream.get());
+        if (!c.kernel_first) csg::launch_spin(kernel_time, blocks, kernel_stream.get());
         const csg::Millis total = timer.stop();
         const csg::Millis kernel_end = timer.end_of(0);
         const csg::Millis copy_end = timer.end_of(1);

@@ -91,6 +91,26 @@ std::string engines_text(double engines_ms, double pool_ms, BoundPath pool_limit
   return text;
 }
 
+std::string overlap_text(double pool_ms, double h2d_ms, double kernel_ms, double d2h_ms) {
+  const double sum = h2d_ms + kernel_ms + d2h_ms;
+  std::string longest_name = "kernels";
+  double longest = kernel_ms;
+  if (h2d_ms > longest) longest = h2d_ms, longest_name = "H2D copies";
+  if (d2h_ms > longest) longest = d2h_ms, longest_name = "D2H copies";
+  const std::string took = "the pool took " + fixed(pool_ms, 2) + " ms; ";
+  const std::string longest_text = "the longest kind of work alone (" + longest_name + ") " + fixed(longest, 2) + " ms";
+  const std::string sum_text = "the sum of the three " + fixed(sum, 2) + " ms";
+  if (pool_ms <= longest * (1.0 + kNearLongest)) {
+    return took + longest_text + ", " + sum_text + ":\n  within " + percent_text(kNearLongest) +
+           " of the longest, so the rest ran beside the " + longest_name + " (the article's second timeline).";
+  }
+  if (pool_ms >= sum * (1.0 - kNearSerial)) {
+    return took + sum_text + ", " + longest_text + ":\n  within " + percent_text(kNearSerial) +
+           " of the sum, so nothing overlapped: the batches ran one after another (the article's first timeline).";
+  }
+  return took + longest_text + ", " + sum_text + ":\n  between the two, so the copies overlapped the kernels only in part.";
+}
+
 std::string pageable_pool_text(double pool_ms, double serial_pageable_ms) {
   if (pool_ms >= serial_pageable_ms * (1.0 - kNearSerial)) {
     return "pageable host memory: the pool took " + fixed(pool_ms, 2) + " ms, within " + percent_text(kNearSerial) +

@@ -46,6 +46,13 @@ std::string regime_text(const PipelineBound& bound);
 // faster and what limits the pool.
 std::string engines_text(double engines_ms, double pool_ms, BoundPath pool_limited_by);
 
+// The pool against the three kinds of work alone on one stream: within
+// kNearLongest of the longest of them the copies hid behind it (the article's
+// second timeline); within kNearSerial of their sum nothing overlapped (the
+// first); in between, some did.
+inline constexpr double kNearLongest = 0.10;
+std::string overlap_text(double pool_ms, double h2d_ms, double kernel_ms, double d2h_ms);
+
 // A pool on pageable memory against the serial run on pageable memory: near
 // serial speed (within kNearSerial of it) means the copies did not overlap.
 inline constexpr double kNearSerial = 0.10;

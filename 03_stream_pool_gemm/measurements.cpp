@@ -245,6 +245,7 @@ std::optional<PipelineBound> PoolMeasurements::bound_of(const Entry& entry) cons
     const Entry* both = resource(entry.streams, "both_ways");
     if (!kernels || !h2d || !d2h || !both) return std::nullopt;
     alone = {kernels->stats.median_ms, h2d->stats.median_ms, d2h->stats.median_ms, both->stats.median_ms, issue};
+    if (const Entry* busiest = resource(entry.streams, "busiest_stream")) alone.busiest_stream_ms = busiest->stats.median_ms;
   } else if (entry.kind == Kind::engines) {
     // One stream per engine: the kernels on one stream, each direction on one
     // stream, and both directions at once on two.
@@ -267,7 +268,9 @@ double PoolMeasurements::tolerance_of(const Entry& entry) const {
   StageSums all_sums;
   if (bound->limited_by == BoundPath::host_issue) {
     path = entry.host_issue ? &*entry.host_issue : nullptr;
-  } else if (bound->limited_by == BoundPath::stream_order || bound->limited_by == BoundPath::busiest_stream) {
+  } else if (bound->limited_by == BoundPath::busiest_stream) {
+    path = &resource(entry.streams, "busiest_stream")->stats;
+  } else if (bound->limited_by == BoundPath::stream_order) {
     all_sums = sums();
     path = &all_sums.noisiest();
   } else if (entry.kind == Kind::engines) {

@@ -3,6 +3,9 @@
 #include <cxxopts.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <charconv>
 #include <climits>
 #include <regex>
@@ -94,6 +97,27 @@ std::vector<long long> parse_int_list(const std::string& flag, const std::string
   return values;
 }
 
+std::vector<long long> parse_distinct_int_list(const std::string& flag, const std::string& text, long long min_value,
+                                               long long max_value) {
+  std::vector<long long> values = parse_int_list(flag, text, min_value, max_value);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) !=
+        values.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw UsageError("--" + flag + " lists " + std::to_string(values[i]) + " twice, in '" + text + "'");
+    }
+  }
+  return values;
+}
+
+void print_help(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+    const int error = errno;
+    std::clearerr(stdout);
+    throw UsageError(std::string("--help: could not write to standard output (") + std::strerror(error) + ")");
+  }
+}
+
 std::vector<HostMemory> parse_host_memory_list(const std::string& text, const std::vector<HostMemory>& choices) {
   std::vector<std::string> names;
   for (HostMemory kind : choices) names.emplace_back(to_string(kind));
@@ -153,30 +177,34 @@ StageCli::StageCli(std::string program, std::string description, CommonDefaults 
       options_(std::make_unique<cxxopts::Options>(program_, std::move(description))) {
   options_->set_width(120);
   options_->add_options()("h,help", "Show this help and exit");
-  const std::string unused = defaults_.gemm_workload ? "" : "Unused by this stage. ";
-  add_int("batches", unused + "Number of GEMMs C_i = A_i*B (the article: 100)", 100, 1, kIntMax);
-  add_int("m", unused + "Rows of A_i and C_i", 1024, 1, kIntMax);
-  add_int("n", unused + "Columns of B and C_i", 1024, 1, kIntMax);
-  add_int("k", unused + "Columns of A_i, rows of B", 512, 1, kIntMax);
-  add_int("warmup", "Untimed runs before timing each variant", 2, 0, 1000);
-  add_int("repeats", "Timed runs per variant; the median is reported", 10, 1, 100000);
+  if (defaults_.gemm_workload) {
+    add_int("batches", "Number of GEMMs C_i = A_i*B (the article: 100)", 100, 1, kIntMax);
+    add_int("m", "Rows of A_i and C_i", 1024, 1, kIntMax);
+    add_int("n", "Columns of B and C_i", 1024, 1, kIntMax);
+    add_int("k", "Columns of A_i, rows of B", 512, 1, kIntMax);
+  }
+  add_int("warmup", "Untimed rounds before the timed ones", 2, 0, 1000);
+  add_int("repeats", "Timed rounds; each variant's median over them is reported", 10, 1, 100000);
   add_int("seed", "Seed of the input data and of the verification", 1, 0, LLONG_MAX);
   std::vector<std::string> kinds;
   for (HostMemory kind : defaults_.host_memory_choices) kinds.emplace_back(to_string(kind));
-  if (defaults_.host_memory_list) {
+  if (!defaults_.host_memory_choice) {
+  } else if (defaults_.host_memory_list) {
     add_text("host-memory", "Host memory kinds to measure, comma-separated, from " + join(kinds, "|"),
              join(kinds, ","), "LIST");
   } else {
     add_choice("host-memory", "Host memory for A and C", std::string(to_string(defaults_.host_memory)), kinds);
   }
-  if (defaults_.gemm_workload) {
+  if (defaults_.gemm_workload && defaults_.kernel_choice) {
     add_choice("kernel",
                "GEMM: naive (the article's kernel), tiled (shared-memory tiles, 4x4 per thread), cublas "
                "(cublasSgemm)",
                "naive", {"naive", "tiled", "cublas"});
     add_flag("tf32", "With --kernel cublas: TF32 tensor cores (exact on the suite's integer data)");
   }
-  add_int("max-minutes", "Refuse a run estimated to take longer than this many minutes", 10, 1, 100000);
+  if (defaults_.max_minutes) {
+    add_int("max-minutes", "Refuse a run estimated to take longer than this many minutes", 10, 1, 100000);
+  }
   options_->add_options()("json", "Write results to FILE (schema cuda-streams-graphs/result/v1)",
                           cxxopts::value<std::string>(), "FILE");
   accepted_["json"] = "a file name";
@@ -230,8 +258,8 @@ std::string StageCli::help() const {
   static const std::regex one_letter_line(R"(\n  -([a-z]) N {5})");
   std::string text = std::regex_replace(options_->help(), one_letter_line, "\n      --$1 N");
   text +=
-      "\nExit codes: 0 ran and verified, 1 CUDA error or failed verification,\n"
-      "            2 bad usage or too large for this machine, 77 no CUDA device.\n";
+      "\nExit codes: 0 ran and verified; 1 a CUDA error or a failed verification; 2 bad usage, or a run\n"
+      "  too large for this machine; 77 no CUDA device; 130, 143 stopped by SIGINT (Ctrl-C), SIGTERM.\n";
   return text;
 }
 
@@ -304,23 +332,29 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   for (const auto& name : flag_names_) given_[name] = flags_[name];
 
   CommonOptions options;
-  options.work.batches = static_cast<int>(ints_.at("batches"));
-  options.work.shape = GemmShape{static_cast<int>(ints_.at("m")), static_cast<int>(ints_.at("n")),
-                                 static_cast<int>(ints_.at("k"))};
+  if (defaults_.gemm_workload) {
+    options.work.batches = static_cast<int>(ints_.at("batches"));
+    options.work.shape = GemmShape{static_cast<int>(ints_.at("m")), static_cast<int>(ints_.at("n")),
+                                   static_cast<int>(ints_.at("k"))};
+  }
   options.plan = RepeatPlan{static_cast<int>(ints_.at("warmup")), static_cast<int>(ints_.at("repeats"))};
   options.seed = static_cast<std::uint64_t>(ints_.at("seed"));
-  if (defaults_.host_memory_list) {
+  if (!defaults_.host_memory_choice) {
+    options.host_memories = {defaults_.host_memory};
+  } else if (defaults_.host_memory_list) {
     options.host_memories = parse_host_memory_list(strings_.at("host-memory"), defaults_.host_memory_choices);
   } else {
     options.host_memories = {*parse_host_memory(strings_.at("host-memory"))};
   }
   options.host_memory = options.host_memories.front();
-  if (defaults_.gemm_workload) options.gemm = parse_gemm_choice(strings_.at("kernel"), flags_.at("tf32"));
+  if (defaults_.gemm_workload && defaults_.kernel_choice) {
+    options.gemm = parse_gemm_choice(strings_.at("kernel"), flags_.at("tf32"));
+  }
   if (result.count("json") != 0) {
     options.json_path = result["json"].as<std::string>();
     if (options.json_path.empty()) throw UsageError("--json needs a file name");
   }
-  options.max_minutes = static_cast<int>(ints_.at("max-minutes"));
+  if (defaults_.max_minutes) options.max_minutes = static_cast<int>(ints_.at("max-minutes"));
   validate(options);
   // Every output file: writable, a regular file if it exists, and no two the same.
   std::vector<std::pair<std::string, std::string>> outputs;

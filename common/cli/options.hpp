@@ -50,9 +50,15 @@ struct CommonDefaults {
   // choice), for a stage that measures several kinds (02).
   bool host_memory_list = false;
   // false: the stage does not run the GEMM workload; --batches, --m, --n, --k
-  // are still accepted (scripts pass them to every stage) and say so in --help;
-  // --kernel and --tf32 are not offered. true: both are, default the article's naive kernel.
+  // are not offered, nor --kernel and --tf32. true: they are.
   bool gemm_workload = true;
+  // false: the run uses the article's naive kernel, and --kernel and --tf32
+  // are not offered (the lessons); true: they are.
+  bool kernel_choice = true;
+  // false: --host-memory is not offered, and host_memory is the default's (the lessons).
+  bool host_memory_choice = true;
+  // --max-minutes: offered by runs whose length depends on their options.
+  bool max_minutes = true;
 };
 
 class StageCli {
@@ -122,6 +128,16 @@ long long parse_int(const std::string& flag, const std::string& text, long long 
 // empty items ("1,,2", ",", ""). Throws UsageError naming the flag.
 std::vector<long long> parse_int_list(const std::string& flag, const std::string& text, long long min_value,
                                       long long max_value);
+
+// parse_int_list, and no value given twice ("--streams-sweep 8,8" is a typo,
+// not a request to time 8 streams twice). Throws UsageError naming the flag.
+std::vector<long long> parse_distinct_int_list(const std::string& flag, const std::string& text, long long min_value,
+                                               long long max_value);
+
+// Writes --help's text to standard output; throws UsageError when it can't
+// be written (a closed pipe, a full disk: "--help > /dev/full"), so that the
+// exit code says the help was not shown.
+void print_help(const std::string& text);
 
 // Strict comma-separated host memory kinds from `choices`, no repeats, in
 // enum order. Throws UsageError naming --host-memory.

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "02_pinned_vs_pageable/busy_kernel.hpp"
+#include "workload/spin.hpp"
 #include "02_pinned_vs_pageable/copy_buffers.hpp"
 #include "owners.hpp"
 #include "base/errors.hpp"
@@ -121,7 +121,7 @@ TEST_F(Stage02Test, BusyKernelRunsAtLeastItsDuration) {
   Stream stream(cudaStreamNonBlocking);
   EventTimer timer;
   timer.start(stream.get());
-  launch_busy_kernel(kDuration, 4, stream.get());
+  launch_spin(kDuration, 4, stream.get());
   const Millis elapsed = timer.stop();
   // A correctness bound, not a speed one: the kernel must not return early.
   EXPECT_GE(elapsed.count(), 0.95 * Millis(kDuration).count());
