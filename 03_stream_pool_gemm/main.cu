@@ -14,20 +14,6 @@ namespace {
 
 using namespace csg::lesson03;
 
-// The article's pool: pool_size streams from cudaStreamCreate (blocking
-// streams), the fork event stream 0 records, and a join event per stream.
-struct StreamPool {
-  explicit StreamPool(int size) {
-    for (int i = 0; i < size; ++i) {
-      streams.emplace_back();
-      join_events.emplace_back(cudaEventDisableTiming);
-    }
-  }
-  std::vector<csg::Stream> streams;
-  csg::Event fork_event{cudaEventDisableTiming};
-  std::vector<csg::Event> join_events;
-};
-
 // Which of a batch's three operations a run issues: the pool's run issues all
 // three; the bound's runs leave some out, to time each resource alone.
 enum Ops : unsigned { kH2d = 1, kKernel = 2, kD2h = 4, kAll = kH2d | kKernel | kD2h };
@@ -55,21 +41,19 @@ csg::Millis serial_run(csg::BatchBuffers& b, csg::EventTimer& timer) {
 // The article's loop on a pool: batch i on stream i % pool_size, between a
 // fork and a join on stream 0, where the timer starts and stops (the article
 // ends with cudaDeviceSynchronize; the join is what lets one event mark the end).
-PoolTime pool_run(csg::BatchBuffers& b, StreamPool& pool, csg::EventTimer& timer, unsigned ops = kAll,
+PoolTime pool_run(csg::BatchBuffers& b, const csg::StreamPool& pool, csg::EventTimer& timer, unsigned ops = kAll,
                   int batches = -1) {
   const csg::Workload& w = b.work();
-  const int pool_size = static_cast<int>(pool.streams.size());
   if (batches < 0) batches = w.batches;
-  const dim3 blocksize = csg::naive_block();           // dim3 blocksize(32, 32)
-  const dim3 gridsize = csg::naive_grid(w.shape);      // ((N + 31) / 32, (M + 31) / 32)
-  const cudaStream_t stream0 = pool.streams[0].get();
-  timer.start(stream0);
+  const dim3 blocksize = csg::naive_block();       // dim3 blocksize(32, 32)
+  const dim3 gridsize = csg::naive_grid(w.shape);  // ((N + 31) / 32, (M + 31) / 32)
+  timer.start(pool[0]);
   const csg::HostTimer host;
   // fork: stream 0 records fork_event, every other stream waits on it: their work starts after the timer's start
-  CUDA_CHECK(cudaEventRecord(pool.fork_event.get(), stream0));
-  for (int s = 1; s < pool_size; ++s) CUDA_CHECK(cudaStreamWaitEvent(pool.streams[s].get(), pool.fork_event.get(), 0));
+  CUDA_CHECK(cudaEventRecord(pool.fork_event(), pool[0]));
+  for (int s = 1; s < pool.size(); ++s) CUDA_CHECK(cudaStreamWaitEvent(pool[s], pool.fork_event(), 0));
   for (int i = 0; i < batches; ++i) {
-    const cudaStream_t stream = pool.streams[i % pool_size].get();  // s_idx = i % pool_size
+    const cudaStream_t stream = pool[i % pool.size()];  // s_idx = i % pool_size
     if (ops & kH2d) {  // copy in over PCIe; from pinned memory the call returns at once
       CUDA_CHECK(cudaMemcpyAsync(b.device_a(i), b.host_a(i), w.a_bytes(), cudaMemcpyHostToDevice, stream));
     }
@@ -83,9 +67,9 @@ PoolTime pool_run(csg::BatchBuffers& b, StreamPool& pool, csg::EventTimer& timer
     }
   }
   // join: every other stream records its join event and stream 0 waits on them all, so the timer stops after every batch
-  for (int s = 1; s < pool_size; ++s) {
-    CUDA_CHECK(cudaEventRecord(pool.join_events[s].get(), pool.streams[s].get()));
-    CUDA_CHECK(cudaStreamWaitEvent(stream0, pool.join_events[s].get(), 0));
+  for (int s = 1; s < pool.size(); ++s) {
+    CUDA_CHECK(cudaEventRecord(pool.join_event(s), pool[s]));
+    CUDA_CHECK(cudaStreamWaitEvent(pool[0], pool.join_event(s), 0));
   }
   const csg::Millis issued = host.elapsed();
   return {timer.stop(), issued};
@@ -98,10 +82,10 @@ void keep(bool timed, Samples& samples, csg::Millis sample) {
 // One round of a pool: its run (outputs poisoned first, every batch verified
 // after the last round), then what its bound is made of: each resource's work
 // alone issued the same way, and the busiest stream's batches alone.
-void time_pool(PoolFigures& f, StreamPool& pool, StreamPool& one_stream, csg::BatchBuffers& b, csg::EventTimer& timer,
-               bool timed, bool last, std::uint64_t seed) {
-  f.streams = static_cast<int>(pool.streams.size());
-  b.poison_outputs(pool.streams[0].get());
+void time_pool(PoolFigures& f, const csg::StreamPool& pool, const csg::StreamPool& one_stream, csg::BatchBuffers& b,
+               csg::EventTimer& timer, bool timed, bool last, std::uint64_t seed) {
+  f.streams = pool.size();
+  b.poison_outputs(pool[0]);
   const PoolTime t = pool_run(b, pool, timer);
   keep(timed, f.run, t.gpu);
   keep(timed, f.issued, t.issued);
@@ -131,9 +115,9 @@ int main(int argc, char** argv) try {
   csg::BatchBuffers pinned(options->work, csg::HostMemory::pinned);
   pageable.fill_inputs(options->seed);  // init_data, and B copied to the device once
   pinned.fill_inputs(options->seed);
-  std::vector<StreamPool> pools;
+  std::vector<csg::StreamPool> pools;  // the article's pool: cudaStreamCreate'd streams, a fork and join events
   for (const int size : options->pool_sizes) pools.emplace_back(size);
-  StreamPool one_stream(1);  // the isolated sums and the busiest streams
+  const csg::StreamPool one_stream(1);  // the isolated sums and the busiest streams
   csg::EventTimer timer;
 
   // Every variant once per round, so a slow moment of the machine hits all

@@ -7,6 +7,88 @@
 
 namespace csg {
 
+StreamPool::StreamPool(int size, unsigned stream_flags, int priority) {
+  if (size < 1) throw std::invalid_argument("StreamPool needs at least one stream");
+  streams_.reserve(static_cast<std::size_t>(size));
+  join_events_.reserve(static_cast<std::size_t>(size));
+  for (int i = 0; i < size; ++i) {
+    streams_.emplace_back(stream_flags, priority);
+    join_events_.emplace_back(cudaEventDisableTiming);
+  }
+}
+
+std::size_t Graph::node_count() const {
+  std::size_t count = 0;
+  CUDA_CHECK(cudaGraphGetNodes(get(), nullptr, &count));
+  return count;
+}
+
+std::size_t Graph::edge_count() const {
+  std::size_t count = 0;
+  CUDA_CHECK(cudaGraphGetEdges(get(), nullptr, nullptr, nullptr, &count));
+  return count;
+}
+
+GraphExec GraphExec::instantiate(const Graph& graph, const InstantiateOptions& options) {
+  cudaGraphInstantiateParams params{};
+  params.flags = options.flags;
+  params.uploadStream = options.upload_stream;
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t status = cudaGraphInstantiateWithParams(&exec, graph.get(), &params);
+  return from_instantiation(exec, status, params);
+}
+
+GraphExec GraphExec::from_instantiation(cudaGraphExec_t exec, cudaError_t status,
+                                        const cudaGraphInstantiateParams& params) {
+  if (status != cudaSuccess || params.result_out != cudaGraphInstantiateSuccess) {
+    std::string call = "cudaGraphInstantiateWithParams (result_out = ";
+    call += to_string(params.result_out);
+    if (params.errNode_out != nullptr) {
+      cudaGraphNodeType type{};
+      if (cudaGraphNodeGetType(params.errNode_out, &type) == cudaSuccess) {
+        call += ", failing node: ";
+        call += to_string(type);
+      }
+    }
+    call += ')';
+    if (exec != nullptr) CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec));
+    throw_cuda_error(status != cudaSuccess ? status : cudaErrorUnknown, call.c_str(), __FILE__, __LINE__);
+  }
+  return GraphExec(exec);
+}
+
+std::string_view to_string(cudaGraphInstantiateResult result) {
+  switch (result) {
+    case cudaGraphInstantiateSuccess: return "cudaGraphInstantiateSuccess";
+    case cudaGraphInstantiateError: return "cudaGraphInstantiateError";
+    case cudaGraphInstantiateInvalidStructure: return "cudaGraphInstantiateInvalidStructure";
+    case cudaGraphInstantiateNodeOperationNotSupported: return "cudaGraphInstantiateNodeOperationNotSupported";
+    case cudaGraphInstantiateMultipleDevicesNotSupported: return "cudaGraphInstantiateMultipleDevicesNotSupported";
+    case cudaGraphInstantiateConditionalHandleUnused: return "cudaGraphInstantiateConditionalHandleUnused";
+  }
+  return "unknown cudaGraphInstantiateResult";
+}
+
+std::string_view to_string(cudaGraphNodeType type) {
+  switch (type) {
+    case cudaGraphNodeTypeKernel: return "kernel";
+    case cudaGraphNodeTypeMemcpy: return "memcpy";
+    case cudaGraphNodeTypeMemset: return "memset";
+    case cudaGraphNodeTypeHost: return "host";
+    case cudaGraphNodeTypeGraph: return "child graph";
+    case cudaGraphNodeTypeEmpty: return "empty";
+    case cudaGraphNodeTypeWaitEvent: return "wait event";
+    case cudaGraphNodeTypeEventRecord: return "event record";
+    case cudaGraphNodeTypeExtSemaphoreSignal: return "external semaphore signal";
+    case cudaGraphNodeTypeExtSemaphoreWait: return "external semaphore wait";
+    case cudaGraphNodeTypeMemAlloc: return "memory allocation";
+    case cudaGraphNodeTypeMemFree: return "memory free";
+    case cudaGraphNodeTypeConditional: return "conditional";
+    default: return "other";
+  }
+}
+
+
 std::string_view to_string(HostMemory kind) {
   switch (kind) {
     case HostMemory::pageable: return "pageable";

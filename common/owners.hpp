@@ -6,6 +6,8 @@
 //   DeviceBuffer<T>  cudaMalloc / cudaFree
 //   HostBuffer<T>    malloc or cudaMallocHost, and the matching free
 //   Stream, Event    cudaStreamCreate / cudaEventCreate and their destroy
+//   StreamPool       the article's pool of streams, with its fork and join events
+//   Graph, GraphExec cudaStreamEndCapture's graph and its instantiation
 // and the suite's two timers:
 //   EventTimer       CUDA events around device work (about 0.5 us resolution)
 //   HostTimer        std::chrono::steady_clock around host calls
@@ -95,6 +97,74 @@ class Event : public UniqueHandle<EventTraits> {
     return event;
   }
 };
+
+// The article's stream pool: `size` streams (blocking ones, as its
+// cudaStreamCreate gives, unless told otherwise), the fork event stream 0
+// records, and a join event per stream. Batch i runs on stream i % size, so
+// the batches sharing a stream run in order. The events only order work: never timed.
+class StreamPool {
+ public:
+  explicit StreamPool(int size, unsigned stream_flags = cudaStreamDefault, int priority = 0);
+  int size() const noexcept { return static_cast<int>(streams_.size()); }
+  cudaStream_t operator[](int index) const { return streams_.at(static_cast<std::size_t>(index)).get(); }
+  cudaStream_t for_batch(int batch) const { return (*this)[batch % size()]; }  // the article's s_idx
+  cudaEvent_t fork_event() const noexcept { return fork_event_.get(); }
+  cudaEvent_t join_event(int index) const { return join_events_.at(static_cast<std::size_t>(index)).get(); }
+
+ private:
+  std::vector<Stream> streams_;
+  Event fork_event_{cudaEventDisableTiming};
+  std::vector<Event> join_events_;
+};
+
+// ---- graphs -------------------------------------------------------------------
+
+struct GraphTraits {
+  using Handle = cudaGraph_t;
+  static void destroy(Handle graph) noexcept { CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph)); }
+};
+struct GraphExecTraits {
+  using Handle = cudaGraphExec_t;
+  static void destroy(Handle exec) noexcept { CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec)); }
+};
+
+// A graph, as cudaStreamEndCapture (or cudaGraphCreate) returns it.
+class Graph : public UniqueHandle<GraphTraits> {
+ public:
+  Graph() = default;
+  explicit Graph(cudaGraph_t graph) noexcept : UniqueHandle(graph) {}
+  std::size_t node_count() const;
+  std::size_t edge_count() const;
+};
+
+struct InstantiateOptions {
+  unsigned long long flags = 0;
+  // With flags including cudaGraphInstantiateFlagUpload, the graph is
+  // uploaded to the device on this stream during instantiation.
+  cudaStream_t upload_stream = nullptr;
+};
+
+// An executable graph. It exists only as the outcome of
+// cudaGraphInstantiateWithParams, CUDA 12's call that says why an
+// instantiation failed (the article's five-argument cudaGraphInstantiate is
+// CUDA 11's; on CUDA 12+ it silently drops the error node and the log).
+class GraphExec : public UniqueHandle<GraphExecTraits> {
+ public:
+  GraphExec() = default;
+  // Owns `exec` when `status` and params.result_out say success; otherwise
+  // destroys whatever `exec` holds and throws CudaError naming result_out
+  // and the failing node's type.
+  static GraphExec from_instantiation(cudaGraphExec_t exec, cudaError_t status,
+                                      const cudaGraphInstantiateParams& params);
+  // cudaGraphInstantiateWithParams with `options`, checked as above.
+  static GraphExec instantiate(const Graph& graph, const InstantiateOptions& options = {});
+
+ private:
+  explicit GraphExec(cudaGraphExec_t exec) noexcept : UniqueHandle(exec) {}
+};
+
+std::string_view to_string(cudaGraphInstantiateResult result);
+std::string_view to_string(cudaGraphNodeType type);
 
 // ---- memory -----------------------------------------------------------------
 

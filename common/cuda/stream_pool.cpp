@@ -1,18 +1,6 @@
 #include "cuda/stream_pool.hpp"
 
-#include <stdexcept>
-
 namespace csg {
-
-StreamPool::StreamPool(int size, unsigned stream_flags, int priority) {
-  if (size < 1) throw std::invalid_argument("StreamPool needs at least one stream");
-  streams_.reserve(static_cast<std::size_t>(size));
-  join_events_.reserve(static_cast<std::size_t>(size));
-  for (int i = 0; i < size; ++i) {
-    streams_.emplace_back(stream_flags, priority);
-    join_events_.emplace_back(cudaEventDisableTiming);
-  }
-}
 
 void fork(const StreamPool& pool) {
   CUDA_CHECK(cudaEventRecord(pool.fork_event(), pool[0]));

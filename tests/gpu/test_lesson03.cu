@@ -24,14 +24,14 @@ TEST_F(Lesson03, ThePoolsRunEndsAfterEveryStreamsBatches) {
   const csg::Workload work{8, {48, 40, 32}};
   csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
   buffers.fill_inputs(7);
-  StreamPool pool(2);
+  csg::StreamPool pool(2);
   csg::EventTimer timer;
   for (Ops ops : {kAll, kKernel}) {
-    buffers.poison_outputs(pool.streams[0].get());
-    csg::launch_spin(std::chrono::milliseconds(100), 1, pool.streams[1].get());
+    buffers.poison_outputs(pool[0]);
+    csg::launch_spin(std::chrono::milliseconds(100), 1, pool[1]);
     const PoolTime time = pool_run(buffers, pool, timer, ops);
     EXPECT_GE(time.gpu.count(), 90.0) << "the run was timed without stream 1's batches";
-    EXPECT_EQ(cudaStreamQuery(pool.streams[1].get()), cudaSuccess) << "stream 1 was still working after the run";
+    EXPECT_EQ(cudaStreamQuery(pool[1]), cudaSuccess) << "stream 1 was still working after the run";
     if (ops == kAll) {
       const csg::VerifyResult check = buffers.verify(7);
       EXPECT_TRUE(check.passed) << check.message();
@@ -46,9 +46,9 @@ TEST_F(Lesson03, ThePoolsRunIssuesEveryBatchOnItsStream) {
   const csg::Workload work{7, {33, 17, 65}};  // 7 batches on 3 streams: not a multiple
   csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
   buffers.fill_inputs(3);
-  StreamPool pool(3);
+  csg::StreamPool pool(3);
   csg::EventTimer timer;
-  buffers.poison_outputs(pool.streams[0].get());
+  buffers.poison_outputs(pool[0]);
   static_cast<void>(pool_run(buffers, pool, timer, kH2d));
   EXPECT_FALSE(buffers.verify(3).passed) << "nothing computed C, yet it verified";
   static_cast<void>(pool_run(buffers, pool, timer));
