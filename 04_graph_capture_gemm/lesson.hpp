@@ -1,15 +1,60 @@
-// Stage 04's lesson, beside main.cu (being written).
+// Stage 04's lesson, beside main.cu: its options, the figures main.cu
+// measures, and their report (the table, the conclusions chosen by the
+// figures, the JSON). The work is in lesson.cpp; the laboratory's
+// experiments are listed in laboratory.cu.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
+#include <vector>
 
+#include "batches.hpp"
 #include "stage.hpp"
 
 namespace csg::lesson04 {
 
 inline constexpr const char* kStage = "04_graph_capture_gemm";
 
+struct Options {
+  Workload work;           // --batches --m --n --k: the article's 100 GEMMs of 1024x1024x512
+  int streams = 8;         // --streams: the article's pool_size
+  int warmup = 2;          // --warmup: rounds run first and not kept
+  int repeats = 10;        // --repeats: timed rounds; each figure's median over them is reported
+  std::uint64_t seed = 1;  // --seed: of the data and of the verification
+  std::string json_path;   // --json FILE: every figure, schema cuda-streams-graphs/result/v1
+  int max_minutes = 10;    // --max-minutes: a run estimated longer is refused
+  int rounds() const { return warmup + repeats; }
+};
+
+// Parses and checks every argument before any CUDA call (UsageError: exit 2);
+// prints --help and returns nothing when asked for it.
+std::optional<Options> parse_options(int argc, char** argv);
+
+// Refuses (ResourceError or UsageError, exit 2) a run whose buffers would
+// not fit, or which would take longer than --max-minutes on this GPU.
+void check_size(const Options& options);
+
 // The laboratory: every experiment beyond the article, one subcommand each.
 std::span<const Subcommand> laboratory();
+
+// What main.cu measures: one sample per timed round of each.
+using Samples = std::vector<Millis>;
+
+struct Figures {
+  VerifyResult six_steps_check;  // the article's program once: capture, instantiate, launch, every batch
+  Samples capture;               // steps 1 to 5a, a new graph each round (host time)
+  Samples instantiate;           // step 5b, a new exec each round (host time)
+  Samples replay;                // step 6: one cudaGraphLaunch of the graph (GPU time)
+  Samples replay_issued;         // the host's time of that cudaGraphLaunch call
+  Samples streams;               // the same work issued on the pool, stage 03's loop (GPU time)
+  Samples streams_issued;        // the host's time to issue it: fork, 3 calls per batch, join
+  VerifyResult replay_check, streams_check;  // every batch, after the last round
+};
+
+// Prints the table and what it means, and writes the JSON when asked;
+// returns whether every batch of every run verified.
+bool report(const Options& options, const Figures& figures, const Graph& graph);
 
 }  // namespace csg::lesson04

@@ -1,0 +1,67 @@
+// Stage 04's lesson, through the functions its main.cu defines: the test
+// compiles main.cu itself (its main renamed), so it runs the very six steps a
+// learner reads, never a copy of them.
+#define main stage04_lesson_main
+#include "04_graph_capture_gemm/main.cu"
+#undef main
+
+#include <chrono>
+
+#include "gpu_test.hpp"
+#include "workload/spin.hpp"
+
+namespace {
+
+class Lesson04 : public csg::testing::GpuTest {};
+
+// Steps 1 to 5 build one node per copy and kernel (the fork and the join add
+// none), and step 6 computes every batch; so does the same work on streams.
+TEST_F(Lesson04, TheSixStepsBuildThreeNodesPerBatchAndComputeEveryBatch) {
+  const csg::Workload work{11, {33, 17, 65}};  // 11 batches on 3 streams: not a multiple
+  csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
+  buffers.fill_inputs(4);
+  const csg::StreamPool pool(3);
+  csg::EventTimer timer;
+  const csg::Graph graph = capture_graph(buffers, pool);
+  EXPECT_EQ(graph.node_count(), 33u);
+  EXPECT_EQ(graph.edge_count(), 33u - 3u) << "three chains of H2D -> kernel -> D2H, one per stream";
+  const csg::GraphExec exec = instantiate(graph);
+  buffers.poison_outputs(pool[0]);
+  static_cast<void>(replay(exec, pool, timer));
+  csg::VerifyResult check = buffers.verify(4);
+  EXPECT_TRUE(check.passed) << check.message();
+  buffers.poison_outputs(pool[0]);
+  static_cast<void>(stream_run(buffers, pool, timer));
+  check = buffers.verify(4);
+  EXPECT_TRUE(check.passed) << check.message();
+}
+
+// Capturing queues nothing: after steps 1 to 5 the outputs still hold their poison.
+TEST_F(Lesson04, CapturingRunsNothing) {
+  const csg::Workload work{4, {16, 16, 16}};
+  csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
+  buffers.fill_inputs(2);
+  const csg::StreamPool pool(2);
+  buffers.poison_outputs(pool[0]);
+  const csg::Graph graph = capture_graph(buffers, pool);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_FALSE(buffers.verify(2).passed) << "the capture ran the work instead of recording it";
+}
+
+// The join (step 4) makes stream 0, and so the timer's stop, wait for every
+// stream: stream 1 held back by a 100 ms spin still ends inside the run.
+TEST_F(Lesson04, TheStreamRunEndsAfterEveryStreamsBatches) {
+  const csg::Workload work{6, {32, 32, 32}};
+  csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
+  buffers.fill_inputs(9);
+  const csg::StreamPool pool(2);
+  csg::EventTimer timer;
+  buffers.poison_outputs(pool[0]);
+  csg::launch_spin(std::chrono::milliseconds(100), 1, pool[1]);
+  const RunTime time = stream_run(buffers, pool, timer);
+  EXPECT_GE(time.gpu.count(), 90.0) << "the run was timed without stream 1's batches";
+  const csg::VerifyResult check = buffers.verify(9);
+  EXPECT_TRUE(check.passed) << check.message();
+}
+
+}  // namespace
