@@ -219,17 +219,21 @@ bool report(const Options& options, const Figures& figures) {
 
   const PipelineBound bound = *runs.bound_of(pool);
   out << "\n% of bound: 100% is the fastest any schedule of this work could be, the slowest of each resource's\n"
-         "  work alone issued the same way (kernels, H2D, D2H, both directions at once, the host's issue) and of the\n"
-         "  busiest stream's batches alone on one stream; "
-      << pool::bound_text("the " + std::to_string(options.streams) + "-stream pool", percent_of_bound(bound, pool_ms),
-                          runs.tolerance_of(pool))
-      << '\n';
-  for (const Measurement& m : result.measurements) {
-    if (m.bound && pool::bound_beaten(percent_of_bound(*m.bound, m.stats.median_ms), m.bound_tolerance)) {
-      out << pool::bound_text(m.name + " (" + compact_params(m.params) + ")",
-                              percent_of_bound(*m.bound, m.stats.median_ms), m.bound_tolerance)
+         "  work alone issued the same way (kernels, H2D, D2H, both directions at once, the host's issue) and of\n"
+         "  the busiest stream's batches alone on one stream. The "
+      << options.streams << "-stream pool: " << fixed(percent_of_bound(bound, pool_ms), 1)
+      << "% (the noise allowed: " << percent_text(runs.tolerance_of(pool)) << ")\n";
+  for (const Entry& entry : runs.entries()) {
+    if (entry.kind != Kind::pool_sweep) continue;
+    const PipelineBound own = *runs.bound_of(entry);
+    if (pool::bound_beaten(percent_of_bound(own, entry.stats.median_ms), runs.tolerance_of(entry))) {
+      out << pool::bound_text(std::to_string(entry.streams) + " streams", percent_of_bound(own, entry.stats.median_ms),
+                              runs.tolerance_of(entry))
           << '\n';
     }
+    const std::string gap = bound_gap_text("at " + std::to_string(entry.streams) + " streams the pool",
+                                           entry.stats.median_ms, own);
+    if (!gap.empty()) out << gap << '\n';
   }
   out << pool::regime_text(bound) << '\n';
   out << '\n' << result.verification.message() << " in each of the " << 2 + figures.pools.size() << " runs";

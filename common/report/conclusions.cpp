@@ -1,6 +1,8 @@
 #include "report/conclusions.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "report/table.hpp"
 
@@ -19,6 +21,26 @@ std::string compare_phrase(double ms, double reference_ms, double equal_within) 
     case Comparison::same: break;
   }
   return "about as fast as (within " + percent_text(equal_within) + ")";
+}
+
+std::string bound_gap_text(const std::string& variant, double achieved_ms, const PipelineBound& bound) {
+  if (!(achieved_ms > 0.0) || bound.bound_ms >= kLooseBound * achieved_ms) return "";
+  // The longest path that is one resource alone (the bound's own path when that is one).
+  BoundPath resource = BoundPath::kernels;
+  double resource_ms = bound.kernel_path_ms;
+  for (const auto& [path, ms] : {std::pair{BoundPath::h2d, bound.h2d_path_ms}, std::pair{BoundPath::d2h, bound.d2h_path_ms},
+                                 std::pair{BoundPath::both_ways, bound.both_ways_ms},
+                                 std::pair{BoundPath::host_issue, bound.host_issue_ms}}) {
+    if (ms > resource_ms) resource = path, resource_ms = ms;
+  }
+  const double stream_ms = std::max(bound.stream_order_ms, bound.busiest_stream_ms);
+  std::string text = variant + " reached " + fixed(percent_of_bound(bound, achieved_ms), 1) + "% of its bound: it took " +
+                     fixed(achieved_ms, 2) + " ms, where no resource alone took more than " + fixed(resource_ms, 2) +
+                     " ms (" + std::string(to_string(resource)) + ")";
+  if (stream_ms > 0.0) text += " and its busiest stream alone took " + fixed(stream_ms, 2) + " ms";
+  return text + ";\n  the other " + fixed(achieved_ms - bound.bound_ms, 2) +
+         " ms its streams spent waiting on each other (a copy engine or the SMs busy with another\n"
+         "  stream's work), which no single path of the bound measures";
 }
 
 std::string percent_text(double fraction) { return fixed(std::round(100.0 * fraction), 0) + "%"; }

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "measure/pipeline_bound.hpp"
+
 namespace csg {
 
 // Times within this fraction of each other are called equal (3%: above the
@@ -21,6 +23,15 @@ Comparison compare_times(double ms, double reference_ms, double equal_within = k
 // "1.93x faster than", "about as fast as (within 3%)", "1.25x slower than":
 // for "<A> took X ms, <phrase> <B>".
 std::string compare_phrase(double ms, double reference_ms, double equal_within = kEqualWithin);
+
+// A run well under its bound (below kLooseBound of it): every path of the
+// bound is one resource alone or the busiest stream alone, so the time the
+// run took beyond the longest of them went to its streams waiting on each
+// other (a copy engine or the SMs busy with another stream's work), which no
+// single path measures. Says how much, naming the two longest paths; empty
+// when the run reached kLooseBound of its bound or more.
+inline constexpr double kLooseBound = 0.90;
+std::string bound_gap_text(const std::string& variant, double achieved_ms, const PipelineBound& bound);
 
 // "3%": a fraction as a whole percentage.
 std::string percent_text(double fraction);
