@@ -19,9 +19,14 @@
 #   c) ctest --preset default with CSG_REQUIRE_GPU=1, so a GPU test that finds
 #      no device FAILS instead of skipping; no test may be skipped
 #      -> ctest.log, ctest-junit.xml
-#   d) every built stage (build/default/bin/NN_*) at its defaults, plus the
-#      extra runs listed in extra_runs below
-#      -> <run>.json (schema cuda-streams-graphs/result/v1) and <run>.log
+#   d) the runs of the table csg_runs in scripts/results_dir.sh marked c:
+#      each stage's lesson and every subcommand, as scripts/run_suite.sh --full
+#      runs them but stage 02's sweep (4 sizes), plus the checks of their own:
+#      the missing join (exit 1), 32 hardware queues, eager module loading, a
+#      refused request of hours (exit 2), a run long enough to show progress
+#      -> <run>.json (schema cuda-streams-graphs/result/v1) and <run>.log; the
+#      timelines -> <run>.trace.json, each holding every operation it recorded
+#      (3 per batch for stages 01, 03 and 04)
 #   e) python3 scripts/report.py --table <results-dir>: the table, read from the JSON
 #
 # A failing step or stage does not stop the later ones (except a failed build,
@@ -31,7 +36,7 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=scripts/results_dir.sh
 source "$repo_root/scripts/results_dir.sh"  # and setup.sh
-csg_start "${BASH_SOURCE[0]}" "$@"  # --help and bad usage exit here; sets $results, cd to $repo_root
+csg_start "${BASH_SOURCE[0]}" "" "$@"  # --help and bad usage exit here; sets $results, cd to $repo_root
 
 # A check without a GPU would build for minutes and then skip or fail every
 # GPU test: stop before building. The sanitizer runs are part of the check;
@@ -51,54 +56,6 @@ fi
 preset=default
 bin_dir="$repo_root/build/$preset/bin"
 jobs="$(nproc 2>/dev/null || echo 2)"
-
-# The variants below measure one thing each: they leave out the stage's own
-# side experiments, which its run at the defaults already measures once.
-only03="--count-sweep off --priorities off --contention off"
-only04="--launch-chains off --shape-requests 0 --node-updates off"
-
-# Runs beyond each stage's defaults, one
-# "name|arguments[|expected exit[|VAR=value ...]]" entry each (an empty
-# expected exit means 0; the VAR=value words go into that run's
-# environment). The binary is the name up to the first "-"
-# (01_serial_baseline-pinned runs 01_serial_baseline); results go to
-# <name>.json and <name>.log; "{results}" in the arguments becomes the results
-# folder. An entry that expects a non-zero exit (a demonstrated error) must
-# exit with exactly that code. An entry whose binary is not built yet is
-# skipped with a note.
-extra_runs=(
-  "01_serial_baseline-pinned|--host-memory pinned"  # the article's fix for step 1: pinned host memory
-  "01_serial_baseline-timeline|--timeline --trace {results}/01_serial_baseline.trace.json"
-  "03_stream_pool_gemm-pageable|--host-memory pageable --streams-sweep off $only03"  # the pool without pinned memory
-  "03_stream_pool_gemm-timeline|--streams-sweep off --timeline --trace {results}/03_stream_pool_gemm.trace.json $only03"
-  "04_graph_capture_gemm-dag|--batches 6 --streams 3 --dot {results}/04_dag.dot --repeats 3 $only04"  # a readable DAG
-  "04_graph_capture_gemm-timeline|--timeline --trace {results}/04_graph_capture_gemm.trace.json $only04"
-  "04_graph_capture_gemm-skipjoin|--skip-join --batches 12 --streams 3|1"  # the missing join: exit 1, no graph
-  # The same pipeline with faster kernels; the table's regime rows come from these.
-  "01_serial_baseline-tiled|--kernel tiled"
-  "01_serial_baseline-cublas|--kernel cublas"
-  "03_stream_pool_gemm-tiled|--kernel tiled --streams-sweep off $only03"
-  "03_stream_pool_gemm-cublas|--kernel cublas --streams-sweep 2,4,8,16 $only03"
-  "03_stream_pool_gemm-cublas_tf32|--kernel cublas --tf32 --streams-sweep off $only03"
-  "03_stream_pool_gemm-cublas_timeline|--kernel cublas --streams-sweep off --timeline --trace {results}/03_cublas.trace.json $only03"
-  "04_graph_capture_gemm-cublas|--kernel cublas $only04"
-  # The stream count's mechanism: the same sweep with 32 hardware queues instead of 8.
-  "03_stream_pool_gemm-connections32|--batches 10 --streams-sweep off --priorities off --contention off||CUDA_DEVICE_MAX_CONNECTIONS=32"
-  # Launch costs with every kernel loaded at start instead of on first use.
-  "04_graph_capture_gemm-eager|--shape-requests 0 --node-updates off||CUDA_MODULE_LOADING=EAGER"
-  # Where graphs win on the article's own work: stream pool vs graph replay over sizes x batch counts.
-  "04_graph_capture_gemm-map|--regime-map"
-  # A request of hours is refused up front with its estimate (exit 2)...
-  "03_stream_pool_gemm-hours|--m 65536 --n 65536 --k 65536 --batches 1|2"
-  # ... and a run of some seconds prints its progress.
-  "01_serial_baseline-progress|--host-memory pinned --repeats 100"
-)
-
-# Arguments for a stage's run "at its defaults" where the full default would
-# take too long for a check (02 sweeps up to 1 GiB; --quick covers the range).
-declare -A default_run_args=(
-  [02_pinned_vs_pageable]="--quick"
-)
 
 failures=()
 fail() {
@@ -180,67 +137,69 @@ if [[ $skip_status -ne 0 ]]; then
   fail "ctest: skipped tests or no readable JUnit file ($junit)"
 fi
 
-# --- d) every stage at its defaults, then the extra runs -----------------------
-runs=()
-shopt -s nullglob
-for binary in "$bin_dir"/[0-9][0-9]_*; do
-  if [[ -f $binary && -x $binary ]]; then
-    runs+=("$(basename "$binary")|")  # "name|" = the stage at its defaults
-  fi
-done
-shopt -u nullglob
-runs+=("${extra_runs[@]}")
-if [[ ${#runs[@]} -eq 0 ]]; then
-  fail "no stage binaries found in $bin_dir"
-fi
-
-for run in "${runs[@]}"; do
-  IFS='|' read -r name rest expected run_env <<<"$run"
-  expected="${expected:-0}"
-  read -r -a env_words <<<"${run_env:-}"
-  if [[ -z $rest && -n ${default_run_args[$name]:-} ]]; then
-    rest="${default_run_args[$name]}"
-  fi
-  rest="${rest//\{results\}/$results}"
-  read -r -a args <<<"$rest"
-  if ! csg_run_files "$name" "$bin_dir" "$results"; then  # sets binary, json and log
-    step "d) $name: skipped, ${name%%-*} is not built yet"
+# --- d) every lesson and subcommand, and the checks' own runs -------------------
+mapfile -t rows < <(csg_runs_for c)
+traced=()
+for row in "${rows[@]}"; do
+  csg_run_fields "$row" "$results"  # run_name, run_binary, run_subcommand, run_args, run_exit, run_env
+  if ! csg_run_files "$run_name" "$run_binary" "$bin_dir" "$results"; then  # sets binary, json, log, trace
+    step "d) $run_name: skipped, $run_binary is not built yet"
     continue
   fi
-  step "d) $name: ${env_words[*]:+${env_words[*]} }${binary#"$repo_root"/}${args[*]:+ ${args[*]}} --json $json"
-  rm -f "$json"  # never summarise a stale result
+  argv=("$binary" ${run_subcommand:+"$run_subcommand"} ${run_args[@]+"${run_args[@]}"} --json "$json")
+  shown="${argv[*]}"
+  step "d) $run_name: ${run_env[*]:+${run_env[*]} }${shown#"$repo_root"/}"
+  rm -f "$json" "$trace"  # never summarise a stale result
+  run_start="${EPOCHREALTIME:-$SECONDS}"
   run_status=0
-  env ${env_words[@]+"${env_words[@]}"} "$binary" ${args[@]+"${args[@]}"} --json "$json" 2>&1 | tee "$log" ||
-    run_status=$?
-  if [[ $expected -ne 0 ]]; then
-    if [[ $run_status -ne $expected ]]; then
-      fail "$name (exit $run_status, expected $expected, see $log)"
+  env ${run_env[@]+"${run_env[@]}"} "${argv[@]}" 2>&1 | tee "$log" || run_status=$?
+  csg_time_note "$run_name" "$(csg_seconds_since "$run_start")" "$run_status"
+  if [[ $run_exit -ne 0 ]]; then
+    if [[ $run_status -ne $run_exit ]]; then
+      fail "$run_name (exit $run_status, expected $run_exit, see $log)"
     fi
     rm -f "$json"  # a demonstrated error leaves no result to summarise
   elif [[ $run_status -eq 77 ]]; then
-    fail "$name (exit 77: no CUDA device, see $log)"
+    fail "$run_name (exit 77: no CUDA device, see $log)"
   elif [[ $run_status -ne 0 ]]; then
-    fail "$name (exit $run_status, see $log)"
+    fail "$run_name (exit $run_status, see $log)"
   elif [[ ! -s $json ]]; then
-    fail "$name (exit 0 but wrote no $json)"
+    fail "$run_name (exit 0 but wrote no $json)"
+  elif [[ " ${run_args[*]} " == *" $trace "* ]]; then
+    traced+=("$run_name")
   fi
 done
+csg_time_summary "$results"
 
-# The timelines hold every operation: 3 per batch (100 batches at defaults),
-# with cuBLAS too (one kernel per GEMM).
-for trace in 03_stream_pool_gemm 04_graph_capture_gemm 03_cublas; do
-  trace_file="$results/$trace.trace.json"
-  [[ -f $trace_file ]] || continue
-  if ! python3 - "$trace_file" <<'PY'; then
+# Each timeline holds every operation its run recorded (the result's
+# timeline.ops), and for the GEMM pipeline of stages 01, 03 and 04 that is 3
+# per batch: H2D, kernel, D2H (300 at the article's 100 batches, cuBLAS too:
+# one kernel per GEMM).
+for name in ${traced[@]+"${traced[@]}"}; do
+  if ! python3 - "$results/$name.trace.json" "$results/$name.json" <<'PY'; then
 import json
 import sys
 
-events = json.load(open(sys.argv[1], encoding="utf-8"))["traceEvents"]
-slices = sum(1 for e in events if e.get("ph") == "X")
-print(f"{sys.argv[1]}: {slices} slices", file=sys.stderr)
-sys.exit(0 if slices == 300 else 1)
+trace_path, result_path = sys.argv[1], sys.argv[2]
+try:
+    events = json.load(open(trace_path, encoding="utf-8"))["traceEvents"]
+    result = json.load(open(result_path, encoding="utf-8"))
+except (OSError, ValueError, KeyError, TypeError) as error:
+    print(f"{trace_path}: cannot read it or its result: {error}", file=sys.stderr)
+    sys.exit(1)
+slices = sum(1 for e in events if isinstance(e, dict) and e.get("ph") == "X")
+timeline = result.get("timeline") if isinstance(result.get("timeline"), dict) else {}
+batches = result.get("config", {}).get("batches")
+expected = timeline.get("ops")
+if result.get("stage", "")[:3] in ("01_", "03_", "04_") and isinstance(batches, int):
+    if expected is not None and expected != 3 * batches:
+        print(f"{result_path}: timeline.ops is {expected}, not 3 per batch ({3 * batches})", file=sys.stderr)
+        sys.exit(1)
+    expected = 3 * batches
+print(f"{trace_path}: {slices} slices, expected {expected}", file=sys.stderr)
+sys.exit(0 if expected is not None and slices == expected else 1)
 PY
-    fail "$trace.trace.json does not hold 300 slices (3 per batch)"
+    fail "$name.trace.json does not hold every operation its run recorded (3 per batch for 01, 03 and 04)"
   fi
 done
 

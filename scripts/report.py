@@ -4,21 +4,32 @@ folder, the comparison table, or a comparison of two runs. It reads only the
 JSON the stages write with --json (schema cuda-streams-graphs/result/v1) and
 their --trace timelines, never their printed output.
 
+A folder holds one result per run: a stage's lesson ("subcommand": null) or
+one experiment of its laboratory ("subcommand": "kernels"); each table finds
+its data by stage and subcommand (results_lib's "where each table and plot of
+the report finds its data"). Folders of the first suite's combined results,
+one per stage run and without "subcommand", read the same.
+
   report.py RESULTS_DIR [--out DIR] [--no-plots]
       writes into --out (default RESULTS_DIR; the repository's sample data is
-      refused without --out):
+      refused without --out; an --out that is there but not a folder is
+      refused before anything is read):
         report.md         device, dates, driver and CUDA versions; one table
                           (stage, variant, median ms, speed-up vs the serial
-                          baseline, % of the pipeline bound, verified); the
-                          verification and output digests; the regimes (each
-                          GEMM kernel alone vs the whole pipeline); copy
-                          bandwidths (02), the stream-count sweep (03), graph
-                          costs (04); stage 04's regime map where a run has
-                          one (--regime-map); every plot; every measurement
+                          baseline, % of the pipeline bound, verified) of the
+                          runs of the article's workload; the verification
+                          and output digests; the regimes (each GEMM kernel
+                          alone vs the whole pipeline: 03's kernels runs, 04's
+                          costs runs); copy bandwidths (02 sweep), the
+                          pool-size sweep (03's lesson), graph costs (04);
+                          stage 04's regime map where a run has one; every
+                          plot; every measurement
         bandwidth.png, stages.png, sweep.png, graph_costs.png, regimes.png,
         timeline_<run>.png (one per trace), regime_map_<run>.png (one per
-        04 --regime-map result)
-      and prints a short summary.
+        04 regime-map result)
+      and prints a short summary. Run by a python3 without matplotlib where
+      scripts/setup.sh made .venv/, it runs again under .venv/bin/python3
+      (one note on stderr says so).
   report.py --table RESULTS_DIR [--markdown]
       prints one row per measurement with the speed-up vs the pageable
       01_serial_baseline run, the regime table, stage 02's peaks and stage
@@ -41,33 +52,39 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from results_lib import (KERNEL_ORDER, STAGE03, STAGE04, Regime, Result, ResultError, Suite, config_difference,
-                         copy_findings, crossover_sentence, describe_device, describe_devices, digest_comparison,
-                         digest_lines, failed_verifications, find_measurement, findings_sentence, format_ms,
-                         format_params, gain_sentence, graph_findings, human_bytes, is_measured, is_number,
-                         is_unverified, kernel_of, load_results_from, load_suite, map_cell, map_cell_label,
-                         map_cell_text, map_equal_within, map_findings, map_ratio, map_results, map_rows, md_table,
-                         measured_dates, missing_kernels, params_of, percent, plateau_of_rates_sentence, rate,
-                         regime_map_of, regimes, replay_sentence, run_name, run_name_for_kernel, size_label,
-                         sweep_sentence, text_table, variant_label, verified_text)
+from results_lib import (BOUND_RUNS, COPY_SWEEP_RUNS, KERNEL_ORDER, POOL_SWEEP_RUNS, REGIME_POOL_SUBCOMMAND,
+                         SERIAL_RUNS, STAGE01, STAGE02, STAGE03, STAGE04, WORKLOAD_RUNS, Regime, Result, ResultError,
+                         Suite, config_difference, copy_findings, crossover_sentence, describe_device,
+                         describe_devices, digest_comparison, digest_lines, failed_verifications, find_measurement,
+                         findings_sentence, format_ms, format_params, gain_sentence, graph_findings, human_bytes,
+                         is_measured, is_number, is_unverified, kernel_of, load_results_from, load_suite, map_cell,
+                         map_cell_label, map_cell_text, map_equal_within, map_findings, map_ratio, map_results,
+                         map_rows, md_table, measured_dates, missing_kernels, params_of, percent,
+                         plateau_of_rates_sentence, plural, rate, regime_map_of, regimes, replay_sentence, run_name,
+                         run_name_for_kernel, runs_of, size_label, sweep_sentence, text_table, variant_label,
+                         verified_text)
 
 EXIT_OK, EXIT_UNVERIFIED, EXIT_USAGE, EXIT_NO_PLOTS = 0, 1, 2, 3
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = REPO / "tests" / "data"
-INSTALL_HINT = "python3 -m pip install --user -r scripts/requirements.txt (Debian/Ubuntu: apt-get install " \
-               "python3-matplotlib)"
+# The interpreter scripts/setup.sh prepares where the shell's python3 can't get matplotlib (a pyenv or
+# self-built Python): the project's own virtual environment.
+VENV = REPO / ".venv"
+# Set while report.py runs again under VENV's python3, so it does so at most once.
+REEXEC_MARK = "CSG_REPORT_UNDER_VENV"
 
-BASELINE_STAGE = "01_serial_baseline"
-BASELINE_FILE = "01_serial_baseline.json"
+BASELINE_STAGE = STAGE01
+BASELINE_FILE = f"{STAGE01}.json"
 POOL_STAGE = STAGE03
 GRAPH_STAGE = STAGE04
-COPY_STAGE = "02_pinned_vs_pageable"
+COPY_STAGE = STAGE02
 # Variants that do the whole workload (every batch in, computed, out): only
 # these get a speed-up and a % of the pipeline bound.
 END_TO_END = {"serial", "stream_pool", "engine_streams", "graph_replay"}
@@ -91,18 +108,19 @@ class Baselines:
     """Which serial time and which pipeline bound each run's rows are measured against.
 
     Speed-up: vs the run's own pageable serial where it has one (03 runs one
-    in the same rounds as the pool); else vs the pageable serial of
-    01_serial_baseline.json, a ratio across runs, flagged †. % of the pipeline
-    bound: the run's own bounds.pipeline_bound_ms, else that of a 03 run with
-    the same GEMM kernel (flagged †): a cuBLAS graph replay against the naive
+    in the same rounds as the pool); else vs the pageable serial of stage 01's
+    lesson with the article's kernel (SERIAL_RUNS), a ratio across runs,
+    flagged †. % of the pipeline bound: the run's own bounds.pipeline_bound_ms,
+    else that of a 03 run with the same GEMM kernel (BOUND_RUNS: its kernels
+    run, else its lesson; flagged †): a cuBLAS graph replay against the naive
     kernels' bound would say nothing. Across runs only when the workload
     (batches, m, n, k) is the same.
     """
 
     def __init__(self, suite: Suite) -> None:
         self.cross_serial: tuple[Result, float] | None = None
-        candidates = [r for r in suite.by_stage(BASELINE_STAGE) if r.config.get("host_memory") == "pageable"]
-        candidates.sort(key=lambda r: r.path.stem != BASELINE_STAGE)
+        candidates = [r for r in runs_of(suite.results, BASELINE_STAGE, SERIAL_RUNS, kernel="naive")
+                      if r.config.get("host_memory") == "pageable"]
         for r in candidates:
             m = find_measurement(r, "serial", host_memory="pageable") or find_measurement(r, "serial")
             if m and m["median_ms"] > 0:
@@ -110,8 +128,8 @@ class Baselines:
                 break
         # One bound per GEMM kernel: pinned runs first, then the run named after the stage.
         self.cross_bounds: dict[str, tuple[Result, float]] = {}
-        pools = suite.by_stage(POOL_STAGE)
-        pools.sort(key=lambda r: (r.config.get("host_memory") != "pinned", r.path.stem != POOL_STAGE, r.path.name))
+        pools = runs_of(suite.results, POOL_STAGE, BOUND_RUNS)
+        pools.sort(key=lambda r: r.config.get("host_memory") != "pinned")  # stable: runs_of's order within
         for r in pools:
             bound = r.bounds.get("pipeline_bound_ms")
             if is_number(bound) and bound > 0:
@@ -163,8 +181,8 @@ def own_bound_ms(m: dict[str, Any]) -> float | None:
 # --- report.md ---------------------------------------------------------------------
 
 def in_main_table(result: Result, m: dict[str, Any]) -> bool:
-    if result.stage == COPY_STAGE:
-        return False  # its own table: bandwidth per size
+    if result.stage not in WORKLOAD_RUNS or not result.holds(WORKLOAD_RUNS[result.stage]):
+        return False  # 02's copies, and the experiments of other workloads: their own sections, and the appendix
     if params_of(m).get("sweep") is True:
         return False  # the sweep table
     if result.stage == GRAPH_STAGE:
@@ -208,9 +226,19 @@ def copy_sweep(result: Result) -> dict[tuple[str, str], dict[float, float]]:
     return table
 
 
+def copy_sweep_runs(results: list[Result]) -> list[Result]:
+    """Stage 02's runs whose copy measurements make the bandwidth table and plot: its sweep runs, else (no sweep
+    ran) its lesson's."""
+    for subcommand in COPY_SWEEP_RUNS:
+        runs = runs_of(results, COPY_STAGE, [subcommand])
+        if runs:
+            return runs
+    return []
+
+
 def copy_section(suite: Suite) -> list[str]:
     lines = []
-    for result in suite.by_stage(COPY_STAGE):
+    for result in copy_sweep_runs(suite.results):
         table = copy_sweep(result)
         if not table:
             continue
@@ -237,7 +265,7 @@ def sweep_points(result: Result) -> list[tuple[Any, float]]:
 
 def sweep_section(suite: Suite) -> list[str]:
     lines = []
-    for result in suite.by_stage(POOL_STAGE):
+    for result in runs_of(suite.results, POOL_STAGE, POOL_SWEEP_RUNS):
         points = [m for m in result.measurements if m["name"] == "stream_pool" and params_of(m).get("sweep") is True]
         if not points:
             continue
@@ -280,7 +308,7 @@ def graph_section(suite: Suite) -> list[str]:
 def regime_map_grid(rm: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """The map as a table: a row per size, a column per batch count, each cell's winner and the replay's time
     against the pool's."""
-    headers = ["m = n = k"] + [f"{b} batches" for b in rm["batches"]]
+    headers = ["m = n = k"] + [plural(b, "batch") for b in rm["batches"]]
     rows = [[size_label(m)] + [map_cell_text(map_cell(rm, m, b)) for b in rm["batches"]] for m in rm["sizes"]]
     return headers, rows
 
@@ -290,8 +318,9 @@ def regime_map_skipped(rm: dict[str, Any]) -> list[str]:
 
 
 def regime_map_intro(rm: dict[str, Any]) -> str:
-    runs = f"median of {rm['repeats']} runs per cell" if is_number(rm.get("repeats")) else "median per cell"
-    streams = f"{rm['streams']} streams, " if is_number(rm.get("streams")) else ""
+    runs = f"median of {plural(rm['repeats'], 'run')} per cell" if is_number(rm.get("repeats")) else \
+        "median per cell"
+    streams = f"{plural(rm['streams'], 'stream')}, " if is_number(rm.get("streams")) else ""
     return (f"The stream pool ({streams}fork/join) against one graph replay of the same work (H2D, GEMM, D2H per "
             f"batch, pinned host memory), GPU time, {runs}. Each cell names the winner and the replay's time "
             f"against the pool's (graph −12%: 12% less); tie: within ±{percent(map_equal_within(rm))}.")
@@ -424,16 +453,19 @@ REGIME_TITLE = "Regimes: the kernel alone vs the whole pipeline"
 def regime_section(suite: Suite) -> list[str]:
     rows = regimes(suite.results)
     lines = ["", f"## {REGIME_TITLE}", ""]
-    wanted = ", ".join(f"{run_name_for_kernel(STAGE03, k)}.json" for k in KERNEL_ORDER)
+    # A folder of combined results (written before the laboratory had subcommands) names its runs the old way.
+    subcommand = None if suite.combined else REGIME_POOL_SUBCOMMAND
+    wanted = ", ".join(f"{run_name_for_kernel(STAGE03, k, subcommand)}.json" for k in KERNEL_ORDER)
     if not rows:
-        return lines + [f"_No {STAGE03} run here at the article's workload (100 batches of 1024×512 by 512×1024) "
-                        f"with pinned host memory and the kernel's GFLOP/s in its bounds, so no comparison: "
-                        f"scripts/run_suite.sh writes {wanted}._"]
+        return lines + [f"_No {STAGE03} `{REGIME_POOL_SUBCOMMAND}` run here at the article's workload (100 "
+                        "batches of 1024×512 by 512×1024) with pinned host memory and the kernel's GFLOP/s in its "
+                        f"bounds, so no comparison: scripts/run_suite.sh writes {wanted}._"]
     lines.append(f"Stage {STAGE03[:2]} with each GEMM kernel at the article's workload, pinned host memory. "
                  "kernel-only GFLOP/s: the isolated kernel sum; pipeline GFLOP/s: the whole workload, copies "
                  "included, the better of the stream pool and one stream per engine; % of bound = the pipeline "
                  "bound / the achieved time, each variant against its own bound (each resource's work alone, issued "
-                 f"as that variant issues it; above 100% by more than the noise: a bug in the bound); 04 replay: {STAGE04}'s graph replay of the same kernel.")
+                 "as that variant issues it; above 100% by more than the noise: a bug in the bound); 04 replay: "
+                 f"{STAGE04}'s graph replay of the same kernel.")
     lines.append("")
     lines += regime_table(rows)
     sources = [f"{run_name(r.run)}.json" for r in rows] + [f"{run_name(r.replay)}.json" for r in rows if r.replay]
@@ -441,7 +473,7 @@ def regime_section(suite: Suite) -> list[str]:
     missing = missing_kernels(rows)
     if missing:
         lines += ["", "Missing: " + ", ".join(
-            f"{k} ({run_name_for_kernel(STAGE03, k)}.json)" for k in missing) +
+            f"{k} ({run_name_for_kernel(STAGE03, k, subcommand)}.json)" for k in missing) +
             " — no such run here; scripts/run_suite.sh runs every kernel."]
     if any(r.replay is None for r in rows):
         lines += ["", f"04 replay '-': no {STAGE04} run of that kernel at the article's workload here."]
@@ -529,19 +561,110 @@ def in_sample_data(directory: Path) -> bool:
     return listed.returncode == 0 and bool(listed.stdout.strip())
 
 
-def write_report(directory: Path, out_dir: Path | None, plots: bool) -> tuple[list[str], int]:
+# --- matplotlib: which interpreter has it ------------------------------------------------
+
+def install_hint() -> str:
+    """How to get matplotlib for this interpreter, in a way its system accepts: pip only into a virtual
+    environment; an externally managed Python (Debian's, PEP 668) refuses pip outside one, so there the
+    distribution's package, or scripts/setup.sh, which installs it or makes .venv/ with it."""
+    if sys.prefix != sys.base_prefix:
+        return f"{sys.executable} -m pip install -r scripts/requirements.txt"
+    if sys.prefix == "/usr":
+        return "apt-get install python3-matplotlib, or run scripts/setup.sh, which does"
+    return "run scripts/setup.sh: it makes .venv/ with matplotlib, and report.py then draws with it"
+
+
+def has_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401  (imported for the plots anyway)
+    except ImportError:
+        return False
+    return True
+
+
+def venv_python() -> Path | None:
+    """VENV's python3 where that is not this interpreter and report.py has not switched to it already."""
+    python = VENV / "bin" / "python3"
+    if os.environ.get(REEXEC_MARK) or not os.access(python, os.X_OK):
+        return None
+    try:
+        if Path(sys.prefix).resolve() == VENV.resolve():
+            return None
+    except OSError:
+        return None
+    return python
+
+
+def rerun_with_matplotlib(argv: list[str]) -> None:
+    """`python3 scripts/report.py ...` as the README writes it runs the shell's python3; where that has no
+    matplotlib and scripts/setup.sh made .venv/ (it does where the shell's python3 can't get it), runs this
+    command again under .venv/bin/python3, with one note saying so. Returns only where it does not."""
+    python = venv_python()
+    if python is None or has_matplotlib():
+        return
+    print(f"report.py: note: {sys.executable} has no matplotlib; drawing the plots with "
+          f"{python.relative_to(REPO)}, which scripts/setup.sh prepared", file=sys.stderr)
+    sys.stderr.flush()
+    os.environ[REEXEC_MARK] = "1"
+    try:
+        os.execv(python, [str(python), str(Path(__file__).resolve()), *argv])
+    except OSError:
+        del os.environ[REEXEC_MARK]  # it can't run: report.md without plots, with the hint, as without .venv/
+
+
+# --- where report.md goes -----------------------------------------------------------------
+
+def file_kind(path: Path) -> str:
+    """What is at `path`, in words, for a refusal: "a file", "a character device", ..."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "not a folder"
+    for test, words in ((stat.S_ISREG, "a file"), (stat.S_ISCHR, "a character device"),
+                        (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a pipe"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return words
+    return "not a folder"
+
+
+def check_output_folder(out_dir: Path, given: str) -> None:
+    """Refuses, before anything is read or written, an output that is there but not a folder: `given` names
+    the option and its value as the user wrote them ("--out /dev/full")."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ResultError(f"{given} is {file_kind(out_dir)}, not a folder: give the folder report.md and the "
+                          "plots go into")
+
+
+def make_output_folder(out_dir: Path, given: str) -> None:
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ResultError(f"{given}: cannot create the folder: {error.strerror}") from None
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        raise ResultError(f"{given}: cannot write into this folder (permission denied)")
+
+
+def report_target(directory: Path, out_dir: Path | None) -> tuple[Path, str]:
+    """Where report.md goes, and how a message names it (the option and its value as given); refuses, before
+    anything is read or written, a results folder that is not there, the repository's sample data without
+    --out, and an output that is there but not a folder."""
     if not directory.is_dir():
         raise ResultError(f"{directory}: no such directory")
     if out_dir is None:
         if in_sample_data(directory):
             raise ResultError(f"{directory}: the repository's sample data, not a place to write a report into; "
                               "pass --out DIR")
-        out_dir = directory
+        out_dir, given = directory, f"RESULTS_DIR {directory}"
+    else:
+        given = f"--out {out_dir}"
+    check_output_folder(out_dir, given)
+    return out_dir, given
+
+
+def write_report(directory: Path, out_dir: Path | None, plots: bool) -> tuple[list[str], int]:
+    out_dir, given = report_target(directory, out_dir)
     suite = load_suite(directory)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ResultError(f"{out_dir}: cannot create the output folder: {error.strerror}") from None
+    make_output_folder(out_dir, given)
     baselines = Baselines(suite)
     rows, flagged = main_rows(suite, baselines)
 
@@ -576,12 +699,16 @@ def write_report(directory: Path, out_dir: Path | None, plots: bool) -> tuple[li
         try:
             import report_plots  # matplotlib is only needed here
         except ImportError as error:
-            print(f"report.py: warning: no plots: {error}; install matplotlib: {INSTALL_HINT}", file=sys.stderr)
-            lines += ["", "## Plots", "", f"_None: matplotlib is not installed ({INSTALL_HINT})._"]
-            plots_note = f" without plots: matplotlib is not installed ({INSTALL_HINT})"
+            # Said once on the terminal, with what to do; report.md and the summary say only that plots are missing.
+            print(f"report.py: warning: no plots: {error}; to get matplotlib: {install_hint()}", file=sys.stderr)
+            lines += ["", "## Plots", "", f"_None: matplotlib is not installed ({install_hint()})._"]
+            plots_note = " without plots: matplotlib is not installed (see the warning above)"
             status = status or EXIT_NO_PLOTS
         else:
-            drawn = report_plots.draw_all(suite, out_dir)
+            try:
+                drawn = report_plots.draw_all(suite, out_dir)
+            except OSError as error:
+                raise ResultError(f"{given}: cannot write a plot into it: {error.strerror}") from None
             plotted = sum(plot is not None for _, plot, _ in drawn)
             lines += plot_lines(drawn)
     lines += appendix(suite)
@@ -593,18 +720,19 @@ def write_report(directory: Path, out_dir: Path | None, plots: bool) -> tuple[li
         temporary.replace(target)  # whole or not at all
     except OSError as error:
         temporary.unlink(missing_ok=True)
-        raise ResultError(f"{target}: cannot write: {error.strerror}") from None
+        raise ResultError(f"{given}: cannot write report.md into it: {error.strerror}") from None
 
     summary = describe_devices(suite.results)
     if len(summary) > 1:
-        summary = [f"devices: {len(summary)} results on different devices or drivers (listed in report.md)"]
-    summary.append(f"runs: {len(suite.results)} results, {len(suite.traces)} timelines; measured (UTC): "
-                   f"{measured_dates(suite.results)}")
+        summary = [f"devices: {plural(len(summary), 'result')} on different devices or drivers (listed in "
+                   "report.md)"]
+    summary.append(f"runs: {plural(len(suite.results), 'result')}, {plural(len(suite.traces), 'timeline')}; "
+                   f"measured (UTC): {measured_dates(suite.results)}")
     problems = len(failed_verifications(suite.results)) + sum(l.startswith("OUTPUTS DIFFER")
                                                                 for l in digest_lines(suite.results)[0])
     summary.append("verified: every variant that has an output to check" if not failed else
-                   f"verified: NO, {problems} problem(s): see Verification in {target}")
-    summary.append(f"wrote {target}" + (f" and {plotted} plot(s)" if plotted else plots_note))
+                   f"verified: NO, {plural(problems, 'problem')}: see Verification in {target}")
+    summary.append(f"wrote {target}" + (f" and {plural(plotted, 'plot')}" if plotted else plots_note))
     return summary, status
 
 
@@ -761,7 +889,7 @@ def table(directory: Path, markdown: bool) -> tuple[list[str], int]:
     unverified = sum(is_unverified(m) for r in results for m in r.measurements)
     lines += failures
     if unverified:
-        lines.append(f"{unverified} measurement(s) not verified (verified is not true).")
+        lines.append(f"{plural(unverified, 'measurement')} not verified (verified is not true).")
     return lines, EXIT_UNVERIFIED if failures or differ else EXIT_OK
 
 
@@ -818,13 +946,13 @@ def compare(old_path: Path, new_path: Path) -> tuple[list[str], int]:
         lines.append("no (run, variant, params) in common")
     if verdicts:
         counts = {v: verdicts.count(v) for v in dict.fromkeys(verdicts)}
-        lines.append("digests compared in " + f"{len(verdicts)} row(s): " +
+        lines.append(f"digests compared in {plural(len(verdicts), 'row')}: " +
                      ", ".join(f"{count} {verdict}" for verdict, count in counts.items()))
     else:
         lines.append("digests: no row has an output digest in both runs")
     if differing:
-        lines += ["", f"OUTPUTS DIFFER in {len(differing)} row(s) with the same config seed, m, n, k and batches in "
-                  "both runs:", *differing]
+        lines += ["", f"OUTPUTS DIFFER in {plural(len(differing), 'row')} with the same config seed, m, n, k and "
+                  "batches in both runs:", *differing]
     for label, only in (("OLD", [k for k in old if k not in new]), ("NEW", [k for k in new if k not in old])):
         if only:
             lines += ["", f"only in {label} ({len(only)}):"]
@@ -895,7 +1023,17 @@ def run(argv: list[str]) -> tuple[list[str], int]:
         return table(args.results_dir, args.markdown)
     if args.markdown:
         p.error("--markdown goes with --table")
+    if not args.no_plots:
+        report_target(args.results_dir, args.out)  # bad arguments are refused by this interpreter, not another
+        rerun_with_matplotlib(argv)
     return write_report(args.results_dir, args.out, plots=not args.no_plots)
+
+
+def stdout_to_devnull() -> None:
+    """Nothing more reaches stdout: the interpreter's last flush at exit then has nowhere to fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def main(argv: list[str]) -> int:
@@ -913,10 +1051,14 @@ def main(argv: list[str]) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (report.py ... | head -1). Everything was decided before printing, so the
-        # status stands; stdout goes to /dev/null so the interpreter's last flush has nowhere to fail.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        # status stands.
+        stdout_to_devnull()
+    except OSError as error:
+        # Standard output that can't be written (a full disk, > /dev/full): what was to be printed is lost,
+        # so the command failed; one line says why.
+        stdout_to_devnull()
+        print(f"report.py: error: cannot write to standard output: {error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
     return status
 
 

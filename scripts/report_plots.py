@@ -28,12 +28,14 @@ matplotlib.use("Agg")  # files only, no display needed (CI, GPU boxes over ssh)
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from results_lib import (Result, StageFigures, Suite, Trace, bound_verdict, copy_findings,  # noqa: E402
-                         find_measurement, findings_sentence, gain_sentence, graph_findings, human_bytes, is_measured,
-                         is_number, kernel_of, map_cell, map_cell_text, map_equal_within, map_findings, map_ratio,
-                         map_results, map_rows, map_skip_kind, missing_kernels, overlap_fraction, overlap_sentence,
-                         overlap_short, params_of, percent, plateau_of_rates_sentence, regime_map_of, regimes, run_name,
-                         size_label, stages_sentences, sweep_plateau, sweep_sentence)
+from results_lib import (BOUND_RUNS, COPY_SWEEP_RUNS, GRAPH_COST_RUNS, POOL_BAR_RUNS,  # noqa: E402
+                         POOL_SWEEP_RUNS, REPLAY_BAR_RUNS, SERIAL_RUNS, STAGE01, STAGE02, STAGE03, STAGE04, Result,
+                         StageFigures, Suite, Trace, bound_verdict, copy_findings, find_in, find_measurement,
+                         findings_sentence, gain_sentence, graph_findings, human_bytes, is_measured, is_number,
+                         kernel_of, map_cell, map_cell_text, map_equal_within, map_findings, map_ratio, map_results,
+                         map_rows, map_skip_kind, missing_kernels, overlap_fraction, overlap_sentence, overlap_short,
+                         params_of, percent, plateau_of_rates_sentence, plural, regime_map_of, regimes, run_name,
+                         runs_of, size_label, stages_sentences, sweep_plateau, sweep_sentence)
 
 SLIDE = (10.0, 5.6)        # inches: 16:9, 1500x840 px at 150 dpi
 SLIDE_WIDE = (13.3, 7.0)   # several panels side by side
@@ -113,7 +115,7 @@ def bandwidth(suite: Suite, out_dir: Path) -> Plot:
     # kind of host memory, and at what rate: stage 02's copy sweep.
     series: dict[tuple[str, str], dict[float, float]] = {}
     sources = []
-    for result in suite.results:
+    for result in copy_sweep_runs(suite.results):
         for m in result.measurements:
             p = params_of(m)
             if not (isinstance(p.get("host_memory"), str) and isinstance(p.get("direction"), str)
@@ -128,7 +130,7 @@ def bandwidth(suite: Suite, out_dir: Path) -> Plot:
     series = {key: points for key, points in series.items() if len(points) >= 2}
     if not series:
         raise SkipPlot("no bandwidth sweep (measurements with params host_memory, direction, bytes and gbps): "
-                       "stage 02_pinned_vs_pageable did not run")
+                       f"{STAGE02} sweep did not run")
     directions = [d for d in DIRECTION_TITLES if any(key[1] == d for key in series)]
     directions += sorted({key[1] for key in series} - set(directions))
     kinds = [k for k in KIND_ORDER if any(key[0] == k for key in series)]
@@ -183,6 +185,16 @@ def bandwidth(suite: Suite, out_dir: Path) -> Plot:
     return Plot("bandwidth.png", "Copy bandwidth vs transfer size (02)", caption)
 
 
+def copy_sweep_runs(results: list[Result]) -> list[Result]:
+    """Stage 02's runs with the copy sweep: its `sweep` runs, else (none ran) its lesson's; the same choice as
+    report.md's bandwidth table."""
+    for subcommand in COPY_SWEEP_RUNS:
+        runs = runs_of(results, STAGE02, [subcommand])
+        if runs:
+            return runs
+    return []
+
+
 def thin_ticks(values: list[float], most: int) -> list[float]:
     """At most `most` of the sorted `values`, evenly spread, always the first and the last."""
     if len(values) <= most:
@@ -201,29 +213,35 @@ def is_main_pool(m: dict[str, Any]) -> bool:
 def stage_bars(suite: Suite, out_dir: Path) -> Plot:
     # The story left to right: serial on pageable memory; streams alone
     # (pageable: no gain); pinned memory alone; pinned + streams; the same
-    # work as a graph. Each bar from its own run.
+    # work as a graph. Each bar from its own run, all with the article's kernel.
     ranked: list[tuple[int, str, float, str]] = []  # rank, label, ms, colour
-    serial_source = [r for r in suite.results if r.stage.startswith("01_")] or \
-        [r for r in suite.results if r.stage.startswith("03_")]
+    sources: list[Result] = []
+    serial_source = runs_of(suite.results, STAGE01, SERIAL_RUNS, kernel="naive") or \
+        runs_of(suite.results, STAGE03, POOL_BAR_RUNS, kernel="naive")
     for rank, kind in ((0, "pageable"), (2, "pinned")):
-        for result in serial_source:
-            m = find_measurement(result, "serial", host_memory=kind)
-            if m:
-                ranked.append((rank, f"{result.stage[:2]} serial\n{kind}", m["median_ms"], KIND_COLOURS[kind]))
-                break
+        found = find_in(serial_source, "serial", host_memory=kind)
+        if found:
+            result, m = found
+            ranked.append((rank, f"{result.stage[:2]} serial\n{kind}", m["median_ms"], KIND_COLOURS[kind]))
+            sources.append(result)
+    pools = runs_of(suite.results, STAGE03, POOL_BAR_RUNS, kernel="naive")
     for rank, kind in ((1, "pageable"), (3, "pinned")):
-        for result in suite.by_stage("03_stream_pool_gemm"):
+        for result in pools:
             m = next((m for m in result.measurements if is_main_pool(m) and params_of(m).get("host_memory") == kind),
                      None)
             if m:
                 streams = params_of(m).get("streams", "?")
-                ranked.append((rank, f"03 stream pool\n{streams} streams, {kind}", m["median_ms"], KIND_COLOURS[kind]))
+                ranked.append((rank, f"03 stream pool\n{plural(streams, 'stream')}, {kind}", m["median_ms"],
+                               KIND_COLOURS[kind]))
+                sources.append(result)
                 break
-    graph = suite.main_run("04_graph_capture_gemm")
-    replay = find_measurement(graph, "graph_replay") if graph else None
-    if replay:
+    found = find_in([r for r in runs_of(suite.results, STAGE04, REPLAY_BAR_RUNS, kernel="naive")
+                     if regime_map_of(r) is None], "graph_replay")
+    if found:
+        graph, replay = found
         ranked.append((4, "04 graph replay\n" + str(graph.config.get("host_memory", "")), replay["median_ms"],
                        "#8c564b"))
+        sources.append(graph)
     bars = [(label, ms, colour) for _, label, ms, colour in sorted(ranked)]
     figures = StageFigures(**{key: ms for rank, _, ms, _ in ranked for r, key in STAGE_RANKS if r == rank})
     if len(bars) < 2:
@@ -236,7 +254,8 @@ def stage_bars(suite: Suite, out_dir: Path) -> Plot:
     for x, (_, ms, _) in zip(xs, bars):
         text = ms_label(ms) + ("" if x == 0 else f"\n{first / ms:.1f}× faster")
         ax.annotate(text, (x, ms), xytext=(0, 4), textcoords="offset points", ha="center", va="bottom", fontsize=12)
-    pool = suite.main_run("03_stream_pool_gemm")
+    pool = next((r for r in runs_of(suite.results, STAGE03, BOUND_RUNS, kernel="naive")
+                 if r.config.get("host_memory") == "pinned" and is_number(r.bounds.get("pipeline_bound_ms"))), None)
     bound = pool.bounds.get("pipeline_bound_ms") if pool else None
     if is_number(bound) and bound > 0:
         figures.bound = bound
@@ -251,7 +270,8 @@ def stage_bars(suite: Suite, out_dir: Path) -> Plot:
                                       for what, ms in against))
     ax.set_xticks(list(xs), [b[0] for b in bars])
     ax.set_xlabel(f"separate runs; × faster than the first bar ({bars[0][0].replace(chr(10), ' ')})")
-    ax.set_ylabel("time for all 100 batches (ms)" if batches_of(suite) == 100 else "time for all batches (ms)")
+    batches = batches_of(sources)
+    ax.set_ylabel(f"time for all {plural(batches, 'batch')} (ms)" if batches else "time for all batches (ms)")
     ax.set_ylim(0, max(b[1] for b in bars) * 1.45)  # room above the bars for the verdict and the legend
     ax.grid(axis="x", visible=False)
     ax.set_title(f"The same GEMMs, stage by stage — {device_line(suite.results)}")
@@ -269,8 +289,9 @@ STAGE_RANKS = ((0, "serial_pageable"), (1, "pool_pageable"), (2, "serial_pinned"
 BOUND_WORDS = {"below": "BELOW it (beat it)", "at": "at it", "above": "above it"}
 
 
-def batches_of(suite: Suite) -> Any:
-    counts = {r.config.get("batches") for r in suite.results if not r.stage.startswith("02_")}
+def batches_of(results: list[Result]) -> Any:
+    """The batch count of the runs behind a plot, where they agree on one."""
+    counts = {r.config.get("batches") for r in results}
     return counts.pop() if len(counts) == 1 else None
 
 
@@ -278,14 +299,14 @@ def batches_of(suite: Suite) -> Any:
 
 def sweep(suite: Suite, out_dir: Path) -> Plot:
     runs = []
-    for result in suite.by_stage("03_stream_pool_gemm"):
+    for result in runs_of(suite.results, STAGE03, POOL_SWEEP_RUNS):
         points = sorted((params_of(m)["streams"], m["median_ms"]) for m in result.measurements
                         if m["name"] == "stream_pool" and params_of(m).get("sweep") is True
                         and is_number(params_of(m).get("streams")))
         if len(points) >= 2:
             runs.append((result, points))
     if not runs:
-        raise SkipPlot("no stream-count sweep: 03_stream_pool_gemm did not run, or ran with --streams-sweep off")
+        raise SkipPlot(f"no stream-count sweep: {STAGE03} (the lesson) did not run, or ran with --streams-sweep off")
     fig, ax = plt.subplots(figsize=SLIDE_WIDE if len(runs) > 1 else SLIDE)  # wide: room for the legend
     all_streams: set[int] = set()
     top = 0.0
@@ -346,22 +367,24 @@ GRAPH_COSTS = [("capture", "capture"), ("instantiate", "instantiate"), ("upload"
 
 
 def graph_costs(suite: Suite, out_dir: Path) -> Plot:
-    result = suite.main_run("04_graph_capture_gemm")
-    if result is not None and regime_map_of(result) is not None:  # a --regime-map run: its own heatmap
-        result = next((r for r in suite.by_stage("04_graph_capture_gemm") if regime_map_of(r) is None), None)
-    if result is None:
-        raise SkipPlot("no 04_graph_capture_gemm result (other than a --regime-map run)")
+    # The article's kernel: its costs run (or a combined result) for the one-time costs and the CPU issue
+    # time, its tiny-work run for the many tiny operations. A regime map run has its own heatmap.
+    runs = [r for r in runs_of(suite.results, STAGE04, GRAPH_COST_RUNS, kernel="naive") if regime_map_of(r) is None]
+    if not runs:
+        raise SkipPlot(f"no {STAGE04} costs or tiny-work run with the naive kernel (other than a regime map)")
+    result = next((r for r in runs if find_measurement(r, "capture")), runs[0])
     costs = [(label, m["median_ms"]) for name, label in GRAPH_COSTS if (m := find_measurement(result, name))]
+    issuer = next((r for r in runs if find_measurement(r, "issue_graph_cpu")), result)
     issue = [(label, m["median_ms"]) for name, label in (("issue_streams_cpu", "streams\n(3 calls per batch)"),
                                                           ("issue_graph_cpu", "graph\n(1 launch)"))
-             if (m := find_measurement(result, name))]
-    tiny = tiny_per_op(result)
+             if (m := find_measurement(issuer, name))]
+    tiny = next((groups for r in runs if (groups := tiny_per_op(r))), [])
     panels = [p for p in (costs, issue, tiny) if p]
     widths = [len(costs) + 1, len(issue) + 1, 2 * len(tiny) + 1]
     widths = [w for w, p in zip(widths, (costs, issue, tiny)) if p]
     if not costs:
-        raise SkipPlot("04_graph_capture_gemm has none of the measurements capture, instantiate, upload, "
-                       "first_launch, graph_replay")
+        raise SkipPlot(f"{STAGE04} has none of the measurements capture, instantiate, upload, first_launch, "
+                       "graph_replay")
     fig, axes = plt.subplots(1, len(panels), figsize=SLIDE_WIDE, squeeze=False,
                              gridspec_kw={"width_ratios": widths})
     axes = list(axes[0])
@@ -377,7 +400,7 @@ def graph_costs(suite: Suite, out_dir: Path) -> Plot:
         bar_panel(ax, issue, ["#1f77b4", "#8c564b"][:len(issue)], "ms")
         ax.set_title("CPU time to issue the work")
         ax.set_ylabel("CPU time (ms)")
-        even = result.bounds.get("break_even_replays")
+        even = issuer.bounds.get("break_even_replays")
         if is_number(even):
             ax.text(0.5, 0.97, f"break-even after {even:.1f} replays", transform=ax.transAxes, ha="center",
                     va="top", fontsize=12)
@@ -387,11 +410,11 @@ def graph_costs(suite: Suite, out_dir: Path) -> Plot:
         ax.set_title("Many tiny operations")
         ax.set_ylabel("time per operation (µs)")
     batches = result.config.get("batches")
-    fig.suptitle(f"What a CUDA Graph costs and saves ({batches} batches) — {device_line([result])}")
+    fig.suptitle(f"What a CUDA Graph costs and saves ({plural(batches, 'batch')}) — {device_line([result])}")
     fig.tight_layout()
     save(fig, out_dir, "graph_costs.png")
     caption = "Capture, instantiate and upload are paid once per graph, a replay every time. "
-    return Plot("graph_costs.png", "Graph costs (04)", caption + findings_sentence(graph_findings(result)))
+    return Plot("graph_costs.png", "Graph costs (04)", caption + findings_sentence(graph_findings(runs)))
 
 
 WAY_COLOURS = {"streams": "#1f77b4", "graph": "#8c564b"}
@@ -413,7 +436,7 @@ def tiny_per_op(result: Result) -> list[tuple[str, dict[str, float]]]:
                 if is_number(count):
                     group_count = int(count)
         if values:
-            groups.append((f"{group_count} {label}", values))
+            groups.append((plural(group_count, label[:-1], label), values))
     return groups
 
 
@@ -458,7 +481,7 @@ def gflops_label(value: float) -> str:
 def regime_bars(suite: Suite, out_dir: Path) -> Plot:
     rows = regimes(suite.results)
     if not rows:
-        raise SkipPlot("no 03_stream_pool_gemm run at the article's workload with pinned host memory and the "
+        raise SkipPlot(f"no {STAGE03} kernels run at the article's workload with pinned host memory and the "
                        "kernel's GFLOP/s in its bounds (scripts/run_suite.sh runs one per kernel)")
     naive = next((r for r in rows if r.kernel == "naive"), None)
     fig, ax = plt.subplots(figsize=SLIDE)
@@ -497,7 +520,8 @@ def regime_bars(suite: Suite, out_dir: Path) -> Plot:
         ax.text(0.99, 0.02, "not run: " + ", ".join(missing), transform=ax.transAxes, ha="right", va="bottom",
                 fontsize=11, color="#555555")
     batches = rows[0].run.config.get("batches")
-    ax.set_title(f"The kernel alone vs the whole pipeline ({batches} batches) — {device_line([rows[0].run])}")
+    ax.set_title(f"The kernel alone vs the whole pipeline ({plural(batches, 'batch')}) — "
+                 f"{device_line([rows[0].run])}")
     fig.tight_layout()
     save(fig, out_dir, "regimes.png")
     return Plot("regimes.png", REGIMES_TITLE, regimes_caption(rows))
@@ -593,7 +617,7 @@ def regime_map_heatmap(result: Result, out_dir: Path) -> Plot:
     ax.legend(handles=[Line2D([], [], color="black", linewidth=5, label="the graph wins first here (per size)"),
                        Patch(facecolor=SKIPPED_COLOUR, edgecolor="#8c8c8c", hatch="//", label="skipped (see report)")],
               loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=11, frameon=False)
-    streams = f"{rm['streams']} streams" if is_number(rm.get("streams")) else "the pool"
+    streams = plural(rm["streams"], "stream") if is_number(rm.get("streams")) else "the pool"
     ax.set_title(f"Graph replay vs stream pool ({streams}), GPU time — {device_line([result])}")
     fig.tight_layout()
     name = regime_map_file(result)
@@ -643,7 +667,7 @@ def gantt(trace: Trace, runs: list[Result], out_dir: Path) -> Plot:
     fig, axes = plt.subplots(panels, 1, figsize=(SLIDE[0], 1.6 + panels * panel_height), squeeze=False)
     overlapped, busy = overlap_fraction([(e["ts"], e["dur"]) for e in ops])
     verdict = overlap_sentence(overlapped, busy)
-    views = [(axes[0][0], end, f"the whole run: {len(ops)} operations, {ms_label(end)}; "
+    views = [(axes[0][0], end, f"the whole run: {plural(len(ops), 'operation')}, {ms_label(end)}; "
                                f"{overlap_short(overlapped, busy)}")]
     if zoom_end:
         views.append((axes[1][0], zoom_end, f"close-up: the first {ZOOM_OPS} operations ({ms_label(zoom_end)})"))

@@ -7,8 +7,18 @@ writes) holds, for each run of a stage:
   <run>.json        the result, schema cuda-streams-graphs/result/v1
   <run>.trace.json  optionally, its timeline as Chrome trace events
                     ({"traceEvents": [...]}, common/timeline/)
-and logs. <run> is the stage name, or the stage name and a suffix for extra
-runs ("01_serial_baseline-pinned").
+and logs. <run> names the stage, the subcommand and what else sets the run
+apart ("01_serial_baseline", "01_serial_baseline-pinned",
+"03_stream_pool_gemm-kernels-cublas", "04_graph_capture_gemm-regime-map").
+
+A stage runs either its lesson (the result's "subcommand" is null) or one
+experiment of its laboratory ("subcommand": "kernels"); each subcommand's
+result keeps the measurement names, bounds keys and top-level objects
+("stream_count", "regime_map", "timeline", ...) that the stage's one combined
+result held before the laboratory had subcommands. Results of that time have
+no "subcommand" field: one of them holds every experiment of its stage, and
+they still load. Every table and plot finds its data with runs_of (stage and
+subcommand) or with_key (a top-level object), which read both kinds alike.
 
 Every mode of report.py reads a folder with load_suite, so they all agree on
 which *.json files are results, which are traces and which are skipped:
@@ -92,6 +102,22 @@ class Result(JsonFile):
         bounds = self.doc.get("bounds")
         return bounds if isinstance(bounds, dict) else {}
 
+    @property
+    def subcommand(self) -> str | None:
+        """The laboratory's experiment this run is ("kernels", "regime-map"), or LESSON (None) for the lesson
+        and for a combined result."""
+        return self.doc.get("subcommand")
+
+    @property
+    def combined(self) -> bool:
+        """Written before the laboratory had subcommands: one result held every experiment of its stage."""
+        return "subcommand" not in self.doc
+
+    def holds(self, subcommands: Iterable[str | None]) -> bool:
+        """Whether this run holds the data of one of `subcommands` (LESSON for the lesson): a run of one of them,
+        or a combined result, which holds them all."""
+        return self.combined or self.subcommand in subcommands
+
 
 class Trace(JsonFile):
     """One timeline: Chrome trace events, as the stages write them with --trace."""
@@ -119,17 +145,65 @@ class Suite:
     def by_stage(self, stage: str) -> list[Result]:
         return [r for r in self.results if r.stage == stage]
 
-    def main_run(self, stage: str) -> Result | None:
-        """The run of `stage` at its defaults: the file named after the stage, else the first of that stage."""
-        runs = self.by_stage(stage)
-        for r in runs:
-            if r.path.stem == stage:
-                return r
-        return runs[0] if runs else None
+    @property
+    def combined(self) -> bool:
+        """Every result here is a combined one (a folder written before the laboratory had subcommands)."""
+        return all(r.combined for r in self.results)
 
 
 def run_name(result: Result) -> str:
     return result.path.stem
+
+
+# --- finding an experiment's data: stage and subcommand, or a top-level key ----------------
+
+LESSON = None  # the "subcommand" of a lesson's run
+
+
+def run_name_for(stage: str, subcommand: str | None = LESSON, variant: str | None = None) -> str:
+    """The name scripts/run_suite.sh gives a run: the stage, then the subcommand, then what sets the run apart
+    ("03_stream_pool_gemm-kernels-cublas_tf32"; "+" in a kernel's name as "_")."""
+    return "-".join(part.replace("+", "_") for part in (stage, subcommand, variant) if part)
+
+
+def runs_of(results: Iterable[Result], stage: str, subcommands: Iterable[str | None] | None = None,
+            kernel: str | None = None) -> list[Result]:
+    """The results of `stage` that hold the data of one of `subcommands` (None: any; LESSON: the lesson) and,
+    if given, ran `kernel` (kernel_of). Best first: in the order the subcommands are listed (a combined result
+    holds them all, so it ranks with the first), then a run under the name run_suite.sh gives it (the stage and
+    the subcommand, with the kernel where one is asked for), then by file name: the same choice on every run."""
+    wanted = None if subcommands is None else list(subcommands)
+    found = [r for r in results if r.stage == stage and (wanted is None or r.holds(wanted))
+             and (kernel is None or kernel_of(r) == kernel)]
+
+    def rank(r: Result) -> tuple[int, bool, str]:
+        order = 0 if r.combined or wanted is None else wanted.index(r.subcommand)
+        subcommand = None if r.combined else r.subcommand
+        plain = {run_name_for(stage, subcommand)} | ({run_name_for(stage, subcommand, kernel)} if kernel else set())
+        return order, r.path.stem not in plain, r.path.name
+    return sorted(found, key=rank)
+
+
+def first_run(results: Iterable[Result], stage: str, subcommands: Iterable[str | None] | None = None,
+              kernel: str | None = None) -> Result | None:
+    """The best of runs_of, or None."""
+    runs = runs_of(results, stage, subcommands, kernel)
+    return runs[0] if runs else None
+
+
+def with_key(results: Iterable[Result], key: str) -> list[Result]:
+    """The results that carry the top-level object `key` ("regime_map", "stream_count", "timeline", ...), not
+    null: an experiment found by its data wherever it ran."""
+    return [r for r in results if isinstance(r.doc.get(key), dict)]
+
+
+def find_in(results: Iterable[Result], name: str, **params: Any) -> tuple[Result, dict[str, Any]] | None:
+    """The first (result, measurement) among `results` with a measurement called `name` with `params`."""
+    for r in results:
+        m = find_measurement(r, name, **params)
+        if m is not None:
+            return r, m
+    return None
 
 
 def params_of(measurement: dict[str, Any]) -> dict[str, Any]:
@@ -209,6 +283,7 @@ def validate(doc: dict[str, Any], path: Path) -> None:
     require_text_or_null(doc, path, "measured_at", "measured_at", MEASURED_AT.fullmatch,
                          "an ISO 8601 UTC time like 2026-12-01T10:22:33Z")
     require_text_or_null(device, path, "driver", "device.driver", bool, "a version string or null")  # bool: "" is none
+    require_text_or_null(doc, path, "subcommand", "subcommand", bool, "a subcommand's name or null (the lesson)")
     if "regime_map" in doc:
         _validate_regime_map(doc["regime_map"], path)
 
@@ -302,6 +377,30 @@ def load_results_from(path: Path, note: Callable[[str], None] = _note_on_stderr)
 
 
 # --- formatting shared by the report, the table and the comparison --------------------
+
+def count_text(count: Any) -> str:
+    """A count as it reads in a sentence: 8, 1.5, 1,024 is written 1024 as the stages print it."""
+    if is_number(count) and float(count).is_integer():
+        return str(int(count))
+    return str(count)
+
+
+def plural_of(noun: str) -> str:
+    """English plural of a noun or noun phrase (its last word): batch -> batches, copy -> copies,
+    stream -> streams, empty kernel -> empty kernels."""
+    if noun.endswith(("s", "x", "z", "ch", "sh")):
+        return noun + "es"
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
+def plural(count: Any, noun: str, many: str | None = None) -> str:
+    """The one rule for a count and its noun in every output: "1 batch", "2 batches", "0 streams",
+    "1.5 replays"; `many` where the plural is irregular or spelled otherwise (plural(2, "gemm", "GEMMs"))."""
+    one = is_number(count) and count == 1
+    return f"{count_text(count)} {noun if one else (many or plural_of(noun))}"
+
 
 def human_bytes(count: float) -> str:
     """1 GiB, 64 MiB, 1.5 KiB, 512 B: sizes as the stages print them."""
@@ -404,7 +503,7 @@ def measured_dates(results: list[Result]) -> str:
 # Params that read well as a bare value ("pinned", "depth_first", "h2d"), and
 # counts that read well as "8 streams"; the order they are listed in.
 BARE_PARAMS = ("host_memory", "direction", "call", "order", "device_buffers")
-COUNT_PARAMS = ("streams", "batches", "kernels", "gemms")
+COUNT_PARAMS = {"streams": "stream", "batches": "batch", "kernels": "kernel", "gemms": "gemm"}  # key: its singular
 PARAM_ORDER = ("streams", "order", "host_memory", "direction", "bytes", "call")
 
 
@@ -420,7 +519,7 @@ def describe_params(params: dict[str, Any]) -> str:
         elif key == "bytes" and is_number(value):
             parts.append(human_bytes(value))
         elif key in COUNT_PARAMS and is_number(value):
-            parts.append(f"{value} {key}")
+            parts.append(plural(value, COUNT_PARAMS[key], key))
         elif key in BARE_PARAMS and isinstance(value, str):
             parts.append(value)
         elif isinstance(value, (dict, list)):
@@ -501,7 +600,7 @@ def describe_shape(shape: tuple[Any, ...]) -> str:
     if m is not None:
         parts.append(f"{m}³" if m == n == k else f"{m}×{n}×{k}")
     if count is not None:
-        parts.append(f"{count} batches")
+        parts.append(plural(count, "batch"))
     if size is not None and is_number(size):
         parts.append(human_bytes(size))
     return ", ".join(parts) or "the run's workload"
@@ -688,23 +787,24 @@ def sweep_sentence(points: list[tuple[Any, float]], bound_ms: float | None = Non
         return "Too few pool sizes to see where the time stops improving."
     largest = max(points)[0]
     if plateau.kind == "flat":
-        text = (f"More streams do not help here: {plateau.streams} stream(s), the smallest pool tried, is already "
-                f"within {percent(PLATEAU)} of the best time ({ms_text(plateau.best_ms)} with "
-                f"{plateau.best_streams} streams).")
+        text = (f"More streams do not help here: {plural(plateau.streams, 'stream')}, the smallest pool tried, is "
+                f"already within {percent(PLATEAU)} of the best time ({ms_text(plateau.best_ms)} with "
+                f"{plural(plateau.best_streams, 'stream')}).")
     elif plateau.kind == "still improving":
-        text = (f"The time still improves up to the largest pool tried ({largest} streams, "
+        text = (f"The time still improves up to the largest pool tried ({plural(largest, 'stream')}, "
                 f"{ms_text(plateau.ms)}): no plateau within {percent(PLATEAU)} in this range.")
     else:
         best = "the best time" if plateau.streams == plateau.best_streams else \
-            f"within {percent(PLATEAU)} of the best, {ms_text(plateau.best_ms)} with {plateau.best_streams} streams"
-        text = (f"The time stops improving at {plateau.streams} streams ({ms_text(plateau.ms)}, {best}): larger "
-                f"pools gain at most {percent(PLATEAU)} more.")
+            f"within {percent(PLATEAU)} of the best, {ms_text(plateau.best_ms)} with " \
+            f"{plural(plateau.best_streams, 'stream')}"
+        text = (f"The time stops improving at {plural(plateau.streams, 'stream')} ({ms_text(plateau.ms)}, {best}): "
+                f"larger pools gain at most {percent(PLATEAU)} more.")
     if plateau.rises:
         streams, ms = plateau.rises
-        text += (f" Past that, more streams cost time: {streams} streams take {ms_text(ms)}, "
+        text += (f" Past that, more streams cost time: {plural(streams, 'stream')} take {ms_text(ms)}, "
                  f"{percent(ms / plateau.best_ms - 1.0)} more than the best.")
     if bound_ms is not None and is_number(bound_ms) and bound_ms > 0:
-        text += " " + bound_sentence(f"The best pool ({plateau.best_streams} streams)", plateau.best_ms,
+        text += " " + bound_sentence(f"The best pool ({plural(plateau.best_streams, 'stream')})", plateau.best_ms,
                                      bound_ms) + "."
     return text
 
@@ -887,25 +987,39 @@ def copy_findings(series: dict[tuple[str, str], dict[float, float]]) -> list[str
     return found
 
 
-def graph_findings(result: Result) -> list[str]:
-    """Stage 04's comparisons within its own run: replay vs its stream pool, CPU issue time, tiny work."""
+def measured_pair(results: Iterable[Result], first: str, second: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """Measurements `first` and `second` of the first result that has both: a comparison within one run."""
+    for r in results:
+        a, b = find_measurement(r, first), find_measurement(r, second)
+        if a and b:
+            return a, b
+    return None
+
+
+def graph_findings(results: Result | list[Result]) -> list[str]:
+    """Stage 04's comparisons, each within one run: replay vs its stream pool, CPU issue time (its costs run),
+    tiny work (its tiny-work run), the break-even. `results`: one result, or the runs to take them from, best
+    first (a combined result holds them all)."""
+    runs = [results] if isinstance(results, Result) else results
     found = []
-    replay, pool = find_measurement(result, "graph_replay"), find_measurement(result, "stream_pool")
-    if replay and pool and pool["median_ms"] > 0:
-        found.append(graph_vs_streams_sentence(replay["median_ms"], pool["median_ms"]) + " on the GPU")
-    graph_cpu, streams_cpu = find_measurement(result, "issue_graph_cpu"), find_measurement(result, "issue_streams_cpu")
-    if graph_cpu and streams_cpu and streams_cpu["median_ms"] > 0:
-        found.append(issue_sentence(graph_cpu["median_ms"], streams_cpu["median_ms"]))
-    for prefix, count_key, what in (("tiny_empty", "kernels", "empty kernels"), ("tiny_gemm", "gemms", "tiny GEMMs")):
-        graph, streams = find_measurement(result, f"{prefix}_graph"), find_measurement(result, f"{prefix}_streams")
-        if graph and streams and streams["median_ms"] > 0:
+    pair = measured_pair(runs, "graph_replay", "stream_pool")
+    if pair and pair[1]["median_ms"] > 0:
+        found.append(graph_vs_streams_sentence(pair[0]["median_ms"], pair[1]["median_ms"]) + " on the GPU")
+    pair = measured_pair(runs, "issue_graph_cpu", "issue_streams_cpu")
+    if pair and pair[1]["median_ms"] > 0:
+        found.append(issue_sentence(pair[0]["median_ms"], pair[1]["median_ms"]))
+    for prefix, count_key, what in (("tiny_empty", "kernels", ("empty kernel", "empty kernels")),
+                                    ("tiny_gemm", "gemms", ("tiny GEMM", "tiny GEMMs"))):
+        pair = measured_pair(runs, f"{prefix}_graph", f"{prefix}_streams")
+        if pair and pair[1]["median_ms"] > 0:
+            graph, streams = pair
             count = params_of(graph).get(count_key)
-            label = f"{count} {what}" if is_number(count) else what
+            label = plural(count, *what) if is_number(count) else what[1]
             found.append(versus_sentence(f"{label} as a graph ({ms_text(graph['median_ms'])})", graph["median_ms"],
                                          f"on streams ({ms_text(streams['median_ms'])})", streams["median_ms"],
                                          verb="ran"))
-    even = result.bounds.get("break_even_replays")
-    if is_number(even):
+    even = next((r.bounds["break_even_replays"] for r in runs if is_number(r.bounds.get("break_even_replays"))), None)
+    if even is not None:
         found.append(f"the stage puts the break-even at {even:.1f} replays (bounds.break_even_replays)")
     return found
 
@@ -932,20 +1046,59 @@ def kernel_of(result: Result) -> str:
     return name + "+tf32" if config.get("tf32") is True else name
 
 
-def run_name_for_kernel(stage: str, kernel: str) -> str:
-    """The run name scripts/run_suite.sh gives `stage` with `kernel`: the stage itself for the
-    article's kernel, else <stage>-<kernel> with "+" as "_" ("03_stream_pool_gemm-cublas_tf32")."""
-    return stage if kernel == "naive" else f"{stage}-{kernel.replace('+', '_')}"
+STAGE01 = "01_serial_baseline"
+STAGE02 = "02_pinned_vs_pageable"
+
+# --- where each table and plot of the report finds its data ---------------------------
+#
+# The subcommands whose runs hold each experiment, best first (LESSON: the
+# lesson's run). A combined result holds every one of them. report.py and
+# report_plots.py look their data up through runs_of with these, and only these.
+
+# The runs of the article's workload whose variants are rows of report.md's main table (stage 04: only the
+# launches of the same work, GRAPH_MAIN in report.py); the others have their own sections, and every
+# measurement of every run is in the appendix.
+WORKLOAD_RUNS: dict[str, tuple[str | None, ...]] = {
+    STAGE01: (LESSON, "kernels"),
+    STAGE03: (LESSON, "kernels", "order", "engine-streams"),
+    STAGE04: (LESSON, "costs"),
+}
+SERIAL_RUNS = (LESSON, "kernels")         # 01's pageable serial time (naive kernel): the speed-up across runs
+BOUND_RUNS = ("kernels", LESSON)          # 03's pipeline bound per kernel: the % of bound across runs, as the
+                                          # regime table's (the lesson's where no kernels run holds one)
+COPY_SWEEP_RUNS = ("sweep", LESSON)       # 02's bandwidth table and bandwidth.png (the lesson where no sweep ran)
+POOL_SWEEP_RUNS = (LESSON, "kernels")     # 03's pool-size sweep table and sweep.png (not count-sweep's workload)
+POOL_BAR_RUNS = (LESSON, "order", "kernels")   # stages.png: 03's pool on pinned (lesson) and pageable (order)
+REPLAY_BAR_RUNS = (LESSON, "costs")       # stages.png: 04's graph replay of the article's work
+GRAPH_COST_RUNS = ("costs", LESSON, "tiny-work")  # graph_costs.png: one-time costs, issue, tiny work
+# The regime table's rows: each kernel's run of stage 03's `kernels` subcommand (the pool, one stream per
+# engine and the bound), and stage 04's `costs` run of the same kernel for its graph replay.
+REGIME_POOL_SUBCOMMAND = "kernels"
+REGIME_REPLAY_SUBCOMMAND = "costs"
 
 
-def _prefer_named_runs(runs: list[Result], kernel: str) -> Result:
-    """One run of a kernel where several are: the one run_suite.sh names for it (the file named after the
-    stage, or <stage>-<kernel>), else the first by file name. A -timeline or -events run of the same
-    kernel is a legitimate measurement too, but the table shows one row per kernel, chosen the same way
-    every time."""
+def run_name_for_kernel(stage: str, kernel: str, subcommand: str | None = None) -> str:
+    """The run name scripts/run_suite.sh gives `stage`'s `subcommand` with `kernel`:
+    <stage>-<subcommand>-<kernel> with "+" as "_" ("03_stream_pool_gemm-kernels-cublas_tf32"). Without a
+    subcommand, the name of a combined result: the stage itself for the article's kernel, else <stage>-<kernel>
+    ("03_stream_pool_gemm-cublas_tf32")."""
+    if subcommand is not None:
+        return run_name_for(stage, subcommand, kernel)
+    return stage if kernel == "naive" else run_name_for(stage, None, kernel)
+
+
+def _prefer_named_runs(runs: list[Result], kernel: str, subcommand: str | None = None) -> Result:
+    """One run of a kernel where several are: the one run_suite.sh names for it (a combined result's name, or
+    <stage>-<subcommand>-<kernel>; for the article's kernel also <stage>-<subcommand>), else the first by file
+    name. A -timeline or -events run of the same kernel is a legitimate measurement too, but the table shows
+    one row per kernel, chosen the same way every time."""
     def key(r: Result) -> tuple[bool, str]:
-        named = r.path.stem in (r.stage, run_name_for_kernel(r.stage, kernel))
-        return (not named, r.path.name)
+        names = {run_name_for_kernel(r.stage, kernel)}
+        if subcommand is not None:
+            names.add(run_name_for_kernel(r.stage, kernel, subcommand))
+            if kernel == "naive":
+                names.add(run_name_for(r.stage, subcommand))
+        return (r.path.stem not in names, r.path.name)
     return min(runs, key=key)
 
 
@@ -1009,25 +1162,26 @@ def _article_workload(result: Result) -> bool:
 
 
 def regimes(results: list[Result]) -> list[Regime]:
-    """One Regime per kernel, from stage 03's pinned runs at the article's workload that carry the bounds it
-    needs (older runs do not), in KERNEL_ORDER; each with stage 04's graph replay of the same kernel and
-    workload where there is one. Where a kernel ran several times, one run is used (_prefer_named_runs)."""
+    """One Regime per kernel, from stage 03's pinned `kernels` runs at the article's workload that carry the
+    bounds it needs (older runs do not), in KERNEL_ORDER; each with the graph replay of stage 04's `costs` run
+    of the same kernel and workload where there is one. Combined results (no subcommand) hold both. Where a
+    kernel ran several times, one run is used (_prefer_named_runs)."""
     pools: dict[str, list[Result]] = {}
     replays: dict[str, list[tuple[Result, float]]] = {}
     for r in results:
         if not _article_workload(r):
             continue
         bounds = r.bounds
-        if r.stage == STAGE03 and r.config.get("host_memory") == "pinned" and \
+        if r.stage == STAGE03 and r.holds([REGIME_POOL_SUBCOMMAND]) and r.config.get("host_memory") == "pinned" and \
                 all(is_number(bounds.get(k)) for k in ("kernel_gflops", "stream_pool_ms", "pipeline_bound_ms")):
             pools.setdefault(kernel_of(r), []).append(r)
-        elif r.stage == STAGE04:
+        elif r.stage == STAGE04 and r.holds([REGIME_REPLAY_SUBCOMMAND]):
             replay = next((m for m in r.measurements if m["name"] == "graph_replay"), None)
             if replay is not None:
                 replays.setdefault(kernel_of(r), []).append((r, replay["median_ms"]))
     rows = []
     for kernel, runs in pools.items():
-        run = _prefer_named_runs(runs, kernel)
+        run = _prefer_named_runs(runs, kernel, REGIME_POOL_SUBCOMMAND)
         bounds = run.bounds
         engines = bounds.get("engine_streams_ms")
         limited_by = str(bounds.get("limited_by", "-"))
@@ -1040,7 +1194,7 @@ def regimes(results: list[Result]) -> list[Regime]:
         if isinstance(own, dict) and is_number(own.get("bound_ms")) and own["bound_ms"] > 0:
             row.engines_bound_ms = own["bound_ms"]
         if kernel in replays:
-            chosen = _prefer_named_runs([r for r, _ in replays[kernel]], kernel)
+            chosen = _prefer_named_runs([r for r, _ in replays[kernel]], kernel, REGIME_REPLAY_SUBCOMMAND)
             row.replay, row.replay_ms = chosen, next(ms for r, ms in replays[kernel] if r is chosen)
         rows.append(row)
     rows.sort(key=lambda row: (KERNEL_ORDER.index(row.kernel) if row.kernel in KERNEL_ORDER else len(KERNEL_ORDER),
@@ -1125,7 +1279,7 @@ def size_label(m: int) -> str:
 
 
 def map_cell_label(cell: dict[str, Any]) -> str:
-    return f"{size_label(cell['m'])} × {cell['batches']} batches"
+    return f"{size_label(cell['m'])} × {plural(cell['batches'], 'batch')}"
 
 
 def map_cell(rm: dict[str, Any], m: int, batches: int) -> dict[str, Any] | None:
@@ -1203,15 +1357,17 @@ def crossover_sentence(row: MapRow) -> str:
     if not row.measured:
         return label + "no cell measured (every batch count skipped)"
     if row.first_win is None:
-        return label + f"graph never wins here (streams or a tie at {counts} batches)"
+        at = plural(row.measured[0], "batch") if len(row.measured) == 1 else f"{counts} batches"
+        return label + f"graph never wins here (streams or a tie at {at})"
+    first = plural(row.first_win, "batch")
     if row.wins_from_there_on:
         if row.first_win == row.measured[0] and len(row.measured) > 1:
             return label + f"the graph wins at every batch count measured ({counts})"
         if row.first_win == row.measured[-1]:
-            return label + f"the graph wins only at {row.first_win} batches, the largest count measured"
-        return label + f"the graph wins from {row.first_win} batches on (at every larger count measured too)"
+            return label + f"the graph wins only at {first}, the largest count measured"
+        return label + f"the graph wins from {first} on (at every larger count measured too)"
     exceptions = ", ".join(f"{b}: {winner}" for b, winner in row.not_won_above)
-    return label + f"the graph wins first at {row.first_win} batches, but not at every larger count ({exceptions})"
+    return label + f"the graph wins first at {first}, but not at every larger count ({exceptions})"
 
 
 def map_findings(rm: dict[str, Any]) -> list[str]:
@@ -1221,21 +1377,22 @@ def map_findings(rm: dict[str, Any]) -> list[str]:
     measured = [c for c in cells if is_measured(c)]
     within = percent(map_equal_within(rm))
     skipped = len(cells) - len(measured)
-    skipped_text = f"; {skipped} cell(s) skipped (reasons in the table)" if skipped else ""
+    skipped_text = f"; {plural(skipped, 'cell')} skipped (reasons in the table)" if skipped else ""
     if not measured:
-        return [f"every one of the {len(cells)} cells was skipped (reasons in the table): nothing was measured, "
-                "so nothing to compare"]
+        everything = f"every one of the {plural(len(cells), 'cell')} was" if len(cells) > 1 else "the one cell was"
+        return [f"{everything} skipped (reasons in the table): nothing was measured, so nothing to compare"]
     wins = {w: sum(c["winner"] == w for c in measured) for w in MAP_WINNERS}
     if wins["graph"] == 0:
         found = [f"the graph replay won no cell: at every size and batch count measured the stream pool was "
                  f"as fast (within ±{within}) or faster on this GPU, so the article's claim that graphs pay off "
                  f"for many small kernels does not show here{skipped_text}"]
     elif wins["graph"] == len(measured):
-        found = [f"the graph replay won every one of the {len(measured)} cells measured (more than {within} less "
-                 f"GPU time than the stream pool){skipped_text}"]
+        every = f"every one of the {plural(len(measured), 'cell')}" if len(measured) > 1 else "the one cell"
+        found = [f"the graph replay won {every} measured (more than {within} less GPU time than the stream "
+                 f"pool){skipped_text}"]
     else:
-        found = [f"the graph replay won {wins['graph']} of the {len(measured)} cells measured, the stream pool "
-                 f"{wins['streams']}, {wins['tie']} tie(s) within ±{within}{skipped_text}"]
+        found = [f"the graph replay won {wins['graph']} of the {plural(len(measured), 'cell')} measured, the stream "
+                 f"pool {wins['streams']}, {plural(wins['tie'], 'tie')} within ±{within}{skipped_text}"]
     rows = [r for r in map_rows(rm) if r.measured]
     if len(rows) >= 2 and 0 < wins["graph"] < len(measured):
         small, large = rows[0], rows[-1]

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# The suite as one command: set up, build if needed, run every stage at the
-# article's sizes, and write a report with plots.
+# The suite as one command: set up, build if needed, run every stage's lesson
+# and every experiment of its laboratory at the article's sizes, and write a
+# report with plots.
 #
-# Usage:  scripts/run_suite.sh [results-dir]
-#   results-dir: the first argument, else $CSG_RESULTS_DIR, else
+# Usage:  scripts/run_suite.sh [--full] [results-dir]
+#   --full       the long versions of the runs the default shortens to stay
+#                within about 90 s of runs on an H200: the whole regime map
+#                (6 sizes x 4 batch counts instead of 3 x 3), stage 02's sweep
+#                over every size up to 1 GiB instead of 4 sizes, and both
+#                issue orders on pinned memory
+#   results-dir  the first argument, else $CSG_RESULTS_DIR, else
 #                results/<UTC timestamp> under the repository root. It is
-#                made when the first stage starts, and removed again if it is
+#                made when the first run starts, and removed again if it is
 #                still empty at the end (no device: nothing is left behind).
 #
 # Steps (each announced on stderr with the seconds elapsed so far):
@@ -15,32 +21,23 @@
 #   1) configure the "default" preset (Release) if build/default has no cache
 #      yet, then cmake --build --preset default: incremental, so an up-to-date
 #      build costs a second and rebuilds nothing
-#   2) the runs below, each with --json <results>/<run>.json, its printed
-#      tables in <run>.log; a stage whose --help lists --trace also writes its
-#      timeline to <results>/<run>.trace.json (the run at defaults only)
-#        01_serial_baseline            the article's first timeline (pageable)
-#        01_serial_baseline-pinned     the same with pinned host memory
-#        02_pinned_vs_pageable --quick bandwidth per host memory kind, 4 sizes
-#        03_stream_pool_gemm           the stream pool, pool-size sweep, bound,
-#                                      1 to 1,024 streams, priorities, contention
-#        03_stream_pool_gemm-pageable  the pool on pageable memory (no overlap)
-#        04_graph_capture_gemm         the graph: costs, replay, CPU issue time,
-#                                      changing shapes, launch costs
-#        04_graph_capture_gemm-map     --regime-map: pool vs graph over sizes x batches
-#      and the same pipeline with faster GEMM kernels (the kernel gets 3-10x
-#      faster, the pipeline about 2x, because PCIe then sets the bound):
-#        01_serial_baseline-tiled      serial, the tiled shared-memory kernel
-#        01_serial_baseline-cublas     serial, cublasSgemm
-#        03_stream_pool_gemm-tiled     the pool and engine streams, tiled kernel
-#        03_stream_pool_gemm-cublas    the same with cublasSgemm (FP32)
-#        03_stream_pool_gemm-cublas_tf32  the same on the tensor cores (--tf32)
-#        04_graph_capture_gemm-cublas  the graph with cuBLAS calls captured in it
-#      A stage not built yet is skipped with a note. No CUDA device (a stage
-#      exits 77): stop at once, exit 77, and remove that run's files.
+#   2) the runs of the table csg_runs in scripts/results_dir.sh (the rows
+#      marked q, or f with --full): each stage's lesson, every subcommand, and
+#      the variants the report compares (pinned memory, each GEMM kernel,
+#      pageable memory), each as
+#        build/default/bin/<binary> [<subcommand>] <arguments> --json <results>/<run>.json
+#      with its printed tables in <run>.log and, for the timeline
+#      subcommands, <run>.trace.json (open it in https://ui.perfetto.dev).
+#      The table says, run by run, what it feeds in report.md. A stage not
+#      built yet is skipped with a note. A run that demonstrates an error must
+#      exit with the status the table gives, and leaves no result. No CUDA
+#      device (a run exits 77): stop at once, exit 77, and remove that run's
+#      files. At the end, the seconds of each run, slowest first (and
+#      <results>/run_times.tsv).
 #   3) python3 scripts/report.py <results>: report.md and PNG plots, from the
 #      JSON only.
 #
-# Exit status: 0 every run verified and the report has every plot; 1 a stage
+# Exit status: 0 every run verified and the report has every plot; 1 a run
 # failed or did not verify, or the report could not be written whole;
 # 77 no CUDA device, or a tool missing that set-up could not install;
 # 2 bad usage.
@@ -48,38 +45,15 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=scripts/results_dir.sh
 source "$repo_root/scripts/results_dir.sh"  # and setup.sh
-csg_start "${BASH_SOURCE[0]}" "$@"  # --help and bad usage exit here; sets $results, cd to $repo_root
+csg_start "${BASH_SOURCE[0]}" "--full" "$@"  # --help and bad usage exit here; sets $results, cd to $repo_root
 # Whatever ends the run, a results folder this run made and left empty goes.
 trap 'csg_results_remove_if_empty "$results"' EXIT
 
+mode=q
+csg_flag_given --full && mode=f
 preset=default
 bin_dir="$repo_root/build/$preset/bin"
 jobs="$(nproc 2>/dev/null || echo 2)"
-
-# One "name|arguments" entry per run. The binary is the name up to the first
-# "-"; a name without "-" is the stage at its defaults (and may write a trace).
-# The variants measure one thing each: they leave out the stage's side
-# experiments, which its run at the defaults already measures once.
-only03="--count-sweep off --priorities off --contention off"
-only04="--launch-chains off --shape-requests 0 --node-updates off"
-runs=(
-  "01_serial_baseline|"
-  "01_serial_baseline-pinned|--host-memory pinned"
-  "02_pinned_vs_pageable|--quick"
-  "03_stream_pool_gemm|"
-  "03_stream_pool_gemm-pageable|--host-memory pageable --streams-sweep off $only03"
-  "04_graph_capture_gemm|"
-  # Where graphs win on the article's own work: sizes x batch counts (report.md, regime_map.png).
-  "04_graph_capture_gemm-map|--regime-map"
-  # The regimes: the kernel-only and end-to-end GFLOP/s of each kernel (report.md, regimes.png).
-  # No pool-size sweep for these: the plateau is the point of 03's default run.
-  "01_serial_baseline-tiled|--kernel tiled"
-  "01_serial_baseline-cublas|--kernel cublas"
-  "03_stream_pool_gemm-tiled|--kernel tiled --streams-sweep off $only03"
-  "03_stream_pool_gemm-cublas|--kernel cublas --streams-sweep off $only03"
-  "03_stream_pool_gemm-cublas_tf32|--kernel cublas --tf32 --streams-sweep off $only03"
-  "04_graph_capture_gemm-cublas|--kernel cublas $only04"
-)
 
 step() { printf '[%5ds] %s\n' "$SECONDS" "$*" >&2; }
 failures=()
@@ -88,7 +62,11 @@ fail() {
   echo "!!! $1" >&2
 }
 
-step "results will go to $results"
+if [[ $mode == f ]]; then
+  step "results will go to $results (--full)"
+else
+  step "results will go to $results"
+fi
 
 # --- 0) set-up ------------------------------------------------------------------------
 setup_status=0
@@ -111,49 +89,52 @@ if ! cmake --build --preset "$preset" -j "$jobs" >&2; then
   exit 1
 fi
 
-# --- 2) the stages ------------------------------------------------------------------
-count=${#runs[@]}
+# --- 2) the runs --------------------------------------------------------------------
+mapfile -t rows < <(csg_runs_for "$mode")
+count=${#rows[@]}
 index=0
 started=0
-for run in "${runs[@]}"; do
+for row in "${rows[@]}"; do
   index=$((index + 1))
-  name="${run%%|*}"
-  read -r -a args <<<"${run#*|}"
-  if ! csg_run_files "$name" "$bin_dir" "$results"; then  # sets binary, json and log
-    step "2) ($index/$count) $name: skipped, ${name%%-*} is not built (that stage is not in this checkout)"
+  csg_run_fields "$row" "$results"  # run_name, run_binary, run_subcommand, run_args, run_exit, run_env
+  if ! csg_run_files "$run_name" "$run_binary" "$bin_dir" "$results"; then  # sets binary, json, log, trace
+    step "2) ($index/$count) $run_name: skipped, $run_binary is not built (that stage is not in this checkout)"
     continue
   fi
-  trace="$results/$name.trace.json"
   csg_results_create "$results"
   started=$((started + 1))
   rm -f "$json" "$trace"  # never report a stale result
-  if [[ $name != *-* ]]; then
-    # Captured whole, not piped into grep -q: an early grep exit could kill the stage with SIGPIPE.
-    help_text="$("$binary" --help 2>/dev/null || true)"
-    if [[ $help_text == *--trace* ]]; then
-      args+=(--trace "$trace")
-    fi
-  fi
-  step "2) ($index/$count) $name: ${binary#"$repo_root"/}${args[*]:+ ${args[*]}} --json $json"
-  run_start=$SECONDS
-  # The stage's tables go to the log; its progress lines (stderr) to the log
+  argv=("$binary" ${run_subcommand:+"$run_subcommand"} ${run_args[@]+"${run_args[@]}"} --json "$json")
+  shown="${argv[*]}"
+  step "2) ($index/$count) $run_name: ${run_env[*]:+${run_env[*]} }${shown#"$repo_root"/}"
+  run_start="${EPOCHREALTIME:-$SECONDS}"
+  # The run's tables go to the log; its progress lines (stderr) to the log
   # and to the terminal, so a long run is never silent.
   # Both writers append (O_APPEND), so their lines interleave and none is overwritten.
   : >"$log"
   status=0
   # shellcheck disable=SC2094
-  "$binary" "${args[@]}" --json "$json" 2>&1 >>"$log" | tee -a "$log" >&2 || status=$?
+  env ${run_env[@]+"${run_env[@]}"} "${argv[@]}" 2>&1 >>"$log" | tee -a "$log" >&2 || status=$?
+  seconds="$(csg_seconds_since "$run_start")"
+  csg_time_note "$run_name" "$seconds" "$status"
   if [[ $status -eq 77 ]]; then
     # Nothing was measured: its log holds only the message already shown above.
-    rm -f "$log" "$json" "$trace"
-    echo "run_suite.sh: no CUDA device (the message above is ${name%%-*}'s); nothing was measured, nothing kept." >&2
+    rm -f "$log" "$json" "$trace" "$results/run_times.tsv"
+    echo "run_suite.sh: no CUDA device (the message above is $run_binary's); nothing was measured, nothing kept." >&2
     exit 77
+  elif [[ $run_exit -ne 0 ]]; then
+    rm -f "$json"  # a demonstrated error leaves no result to report
+    if [[ $status -ne $run_exit ]]; then
+      fail "$run_name exited with $status, expected $run_exit (the error it demonstrates); see $log"
+    else
+      step "    $run_name exited with $run_exit as expected, in $seconds s"
+    fi
   elif [[ $status -ne 0 ]]; then
-    fail "$name exited with $status (1: a CUDA error or a batch that did not verify; 2: bad usage or not enough memory); see $log"
+    fail "$run_name exited with $status (1: a CUDA error or a batch that did not verify; 2: bad usage or not enough memory); see $log"
   elif [[ ! -s $json ]]; then
-    fail "$name exited 0 but wrote no $json"
+    fail "$run_name exited 0 but wrote no $json"
   else
-    step "    $name done in $((SECONDS - run_start)) s"
+    step "    $run_name done in $seconds s"
   fi
 done
 
@@ -161,6 +142,7 @@ done
 if [[ $started -eq 0 ]]; then
   fail "no stage ran (none is built in $bin_dir), so there is nothing to report"
 else
+  csg_time_summary "$results"
   # python3 is the interpreter set-up checked for matplotlib (.venv's, where it made one).
   step "3) python3 scripts/report.py $results"
   report_status=0
@@ -177,6 +159,10 @@ if [[ ${#failures[@]} -eq 0 ]]; then
   step "done: $results/report.md and its plots"
   exit 0
 fi
-step "done with ${#failures[@]} problem(s); results in $results"
+if [[ ${#failures[@]} -eq 1 ]]; then
+  step "done with 1 problem; results in $results"
+else
+  step "done with ${#failures[@]} problems; results in $results"
+fi
 printf '  - %s\n' "${failures[@]}" >&2
 exit 1

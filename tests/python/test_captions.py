@@ -88,7 +88,7 @@ class SweepPlateau(unittest.TestCase):
     def test_flat_from_the_first_pool(self) -> None:
         points = [(1, 10.1), (2, 10.0), (4, 10.05)]
         self.assertEqual(lib.sweep_plateau(points).kind, "flat")
-        self.assertIn("More streams do not help here: 1 stream(s)", lib.sweep_sentence(points))
+        self.assertIn("More streams do not help here: 1 stream,", lib.sweep_sentence(points))
 
     def test_still_improving_at_the_largest_pool(self) -> None:
         points = [(1, 30.0), (2, 20.0), (4, 15.0), (8, 12.0)]

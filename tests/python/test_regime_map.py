@@ -103,8 +103,8 @@ class RegimeMapDecisions(unittest.TestCase):
 
     def test_the_caption_follows_the_article_where_small_gemms_win(self) -> None:
         found = map_findings(regime_map(grid(MIXED)))
-        self.assertIn("the graph replay won 3 of the 8 cells measured, the stream pool 2, 3 tie(s) within ±3%; "
-                      "1 cell(s) skipped", found[0])
+        self.assertIn("the graph replay won 3 of the 8 cells measured, the stream pool 2, 3 ties within ±3%; "
+                      "1 cell skipped", found[0])
         self.assertIn("as the article says, the graph pays off for small kernels: it wins at 32³ and never at 1024³",
                       found[1])
 

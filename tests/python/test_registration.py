@@ -40,6 +40,13 @@ class CtestRegistration(unittest.TestCase):
         self.assertEqual(len(listed), len(set(listed)), "a class registered twice")
         self.assertEqual(set(listed), test_classes())
 
+    def test_each_ctest_name_is_at_most_80_characters(self) -> None:
+        for item in test_classes():
+            module, cls = item.split(".")
+            name = f"python.{module.removeprefix('test_')}.{cls}"
+            with self.subTest(test=name):
+                self.assertLessEqual(len(name), 80)
+
     def test_each_runs_as_a_cpu_test_without_bytecode(self) -> None:
         text = CMAKE.read_text()
         self.assertIn("LABELS cpu", text)

@@ -6,9 +6,12 @@ input, the one loader, a closed pipe, the usage.
 
     cd tests/python && python3 -m unittest -v test_report
 
-Runs on the sample results in tests/data/suite/ (one scripts/run_suite.sh run
-on an H200) and on small synthetic results built here. matplotlib must be
-installed: without it the plot tests FAIL (CI installs it).
+Runs on the frozen sample results in tests/data/suite/before_subcommands/ (one
+scripts/run_suite.sh run on an H200, one combined result per stage run: the
+format before the laboratory had subcommands, which the report still reads)
+and on small synthetic results built here; test_new_shape.py covers folders in
+today's shape. matplotlib must be installed: without it the plot tests FAIL
+(CI installs it).
 """
 
 from __future__ import annotations
@@ -285,7 +288,7 @@ class ReportRegimes(unittest.TestCase):
     def test_without_any_stage_03_run_there_is_no_table_and_no_plot(self) -> None:
         report, directory, _ = self.report_on(drop="03_stream_pool_gemm")
         text = section(report, REGIME_HEADING)
-        self.assertIn("_No 03_stream_pool_gemm run here", text)
+        self.assertIn("_No 03_stream_pool_gemm `kernels` run here", text)
         self.assertNotIn("| kernel |", text)
         self.assertFalse((directory / "regimes.png").exists())
         self.assertIn("### Regimes: the kernel alone vs the whole pipeline\n\n_Not drawn:", report)
@@ -316,7 +319,7 @@ class ReportWithMissingStages(unittest.TestCase):
         report = (directory / "report.md").read_text()
         self.assertIn("not in this folder: 02_pinned_vs_pageable, 03_stream_pool_gemm, 04_graph_capture_gemm", report)
         self.assertEqual(report.count("_Not drawn:"), 5)  # bandwidth, sweep, graph costs, regimes, timelines
-        self.assertIn("_No 03_stream_pool_gemm run here", report)  # the regime section says why it is empty
+        self.assertIn("_No 03_stream_pool_gemm `kernels` run here", report)  # the regime section says why it is empty
         self.assertTrue((directory / "stages.png").is_file())  # serial pageable vs pinned
         for name in ("bandwidth.png", "sweep.png", "graph_costs.png", "regimes.png"):
             self.assertFalse((directory / name).exists(), name)
@@ -327,11 +330,15 @@ class ReportWithMissingStages(unittest.TestCase):
         blocker.mkdir(parents=True)
         (blocker / "__init__.py").write_text("raise ImportError('matplotlib blocked by the test')\n")
         out = tmp / "out"
-        env = dict(os.environ, PYTHONPATH=str(blocker.parent))
+        # Marked as switched already: this interpreter is the one to report without matplotlib (test_python_env
+        # covers the switch to .venv/).
+        env = dict(os.environ, PYTHONPATH=str(blocker.parent), CSG_REPORT_UNDER_VENV="1")
         proc = run_report(DATA, "--out", out, env=env)
         self.assertEqual(proc.returncode, 3, proc.stderr)
-        self.assertIn("matplotlib", proc.stderr)
-        self.assertIn("pip install", proc.stderr)  # says what to install
+        notices = [line for line in proc.stderr.splitlines() if "matplotlib" in line]
+        self.assertEqual(len(notices), 1, "the notice, with what to do, is given once: " + proc.stderr)
+        self.assertIn("to get matplotlib: ", notices[0])  # says what to do
+        self.assertNotIn("--user", proc.stderr)  # a PEP 668 system refuses pip --user: never suggested
         self.assertNotIn("Traceback", proc.stderr)
         self.assertIn("matplotlib is not installed", (out / "report.md").read_text())
         self.assertIn("without plots", proc.stdout)
@@ -702,7 +709,7 @@ class CompareDigests(unittest.TestCase):
         proc = self.compare(pool_result([A, A, A]), pool_result([A, A, A]))
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertEqual(self.outputs(proc), {"serial": "equal", "stream_pool": "equal", "engine_streams": "equal"})
-        self.assertIn("digests compared in 3 row(s): 3 equal", proc.stdout)
+        self.assertIn("digests compared in 3 rows: 3 equal", proc.stdout)
         self.assertNotIn("OUTPUTS DIFFER", proc.stdout)
 
     def test_different_digests_from_the_same_config_are_a_finding(self) -> None:
@@ -710,7 +717,7 @@ class CompareDigests(unittest.TestCase):
         self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
         self.assertEqual(self.outputs(proc)["stream_pool"], "DIFFERENT")
         self.assertEqual(self.outputs(proc)["serial"], "equal")
-        self.assertIn("OUTPUTS DIFFER in 1 row(s) with the same config seed, m, n, k and batches", proc.stdout)
+        self.assertIn("OUTPUTS DIFFER in 1 row with the same config seed, m, n, k and batches", proc.stdout)
         self.assertIn(f"stream_pool  order=depth_first streams=8: OLD {A}, NEW {B}", proc.stdout)
 
     def test_different_digests_from_another_seed_are_expected(self) -> None:
@@ -730,7 +737,7 @@ class CompareDigests(unittest.TestCase):
         proc = self.compare(pool_result([A, A, A]), pool_result([A, None, None]))
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertEqual(self.outputs(proc), {"serial": "equal", "stream_pool": "-", "engine_streams": "-"})
-        self.assertIn("digests compared in 1 row(s): 1 equal", proc.stdout)
+        self.assertIn("digests compared in 1 row: 1 equal", proc.stdout)
 
 
 MODES = (("report", lambda d: [d, "--no-plots"]), ("table", lambda d: ["--table", d]),
@@ -817,7 +824,7 @@ class OneLoader(unittest.TestCase):
 
     def test_the_trace_is_a_trace_in_every_mode(self) -> None:
         proc = run_report(self.directory, "--no-plots")
-        self.assertIn("1 results, 1 timelines", proc.stdout)
+        self.assertIn("1 result, 1 timeline;", proc.stdout)
         for args in (["--table", self.directory], ["--compare", self.directory, self.directory]):
             with self.subTest(mode=args[0]):
                 proc = run_report(*args)

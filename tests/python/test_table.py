@@ -229,7 +229,7 @@ class TableOnSamples(unittest.TestCase):
             write_folder(Path(tmp), {"01_serial_baseline.json": doc})
             proc = run_report("--table", tmp)
         self.assertEqual(proc.returncode, 1, proc.stdout)
-        self.assertIn("1 measurement(s) not verified", proc.stdout)
+        self.assertIn("1 measurement not verified", proc.stdout)
         self.assertIn("not verified in 01_serial_baseline.json: h2d_sum (pageable)", proc.stdout)
 
 
