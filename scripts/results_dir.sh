@@ -98,7 +98,7 @@ csg_results_dir() {
 #   exit         the status it must end with, empty for 0: a demonstrated
 #                error, which leaves no result to report
 #   environment  VAR=value words for that run alone
-# The last column says what each run feeds in report.md (or why it runs).
+# The comment above a row says what it feeds in report.md (or why it runs).
 # To trim for time: take a run's q out; run_suite.sh prints each run's
 # seconds at the end (and <results>/run_times.tsv keeps them).
 # shellcheck disable=SC2034  # read by the scripts that source this file
@@ -163,9 +163,9 @@ csg_runs=(
   "qfc | 04_graph_capture_gemm-launch-chains       | 04_graph_capture_gemm | launch-chains   |"
   # ... with every kernel loaded at start
   "c   | 04_graph_capture_gemm-launch-chains-eager | 04_graph_capture_gemm | launch-chains   | | | CUDA_MODULE_LOADING=EAGER"
-  # where the graph starts to win: 3 sizes x 3 batch counts, the cells a short run affords
+  # where the graph starts to win, 3 sizes x 3 batch counts: regime map section, regime_map_*.png
   "q   | 04_graph_capture_gemm-regime-map          | 04_graph_capture_gemm | regime-map      | --map-sizes 32,128,512 --map-batches 10,100,1000"
-  # ... 6 sizes x 4 batch counts (--full)       regime map section, regime_map_*.png
+  # ... the whole map, 6 sizes x 4 batch counts (--full, and the check)
   "fc  | 04_graph_capture_gemm-regime-map          | 04_graph_capture_gemm | regime-map      |"
   # a small graph's structure, drawn            04_graph_capture_gemm-graph.dot
   "qfc | 04_graph_capture_gemm-graph               | 04_graph_capture_gemm | graph           | --batches 6 --streams 3 --dot {results}/04_graph_capture_gemm-graph.dot"

@@ -284,7 +284,7 @@ def validate(doc: dict[str, Any], path: Path) -> None:
                          "an ISO 8601 UTC time like 2026-12-01T10:22:33Z")
     require_text_or_null(device, path, "driver", "device.driver", bool, "a version string or null")  # bool: "" is none
     require_text_or_null(doc, path, "subcommand", "subcommand", bool, "a subcommand's name or null (the lesson)")
-    if "regime_map" in doc:
+    if doc.get("regime_map") is not None:  # null: not measured in this run, as the stages write other experiments
         _validate_regime_map(doc["regime_map"], path)
 
 
@@ -1271,7 +1271,8 @@ def map_cells(result: Result) -> list[dict[str, Any]]:
 
 
 def map_results(results: list[Result]) -> list[Result]:
-    return [r for r in results if regime_map_of(r) is not None]
+    """The runs with a regime map: 04's regime-map runs, found by their data (a combined --regime-map run too)."""
+    return with_key(results, "regime_map")
 
 
 def size_label(m: int) -> str:

@@ -67,6 +67,9 @@ class RunsOf(unittest.TestCase):
     def test_a_top_level_object_finds_its_experiment_and_null_is_none(self) -> None:
         self.assertEqual(self.names(with_key(self.results, "stream_count")), [f"{S03}-count-sweep"])
         self.assertEqual(with_key(self.results, "timeline"), [], "a null object is no experiment")
+        unmapped = {**stage03("naive", False, 16.0, 17.5, 17.3, 6200.0, "kernels"), "regime_map": None}
+        lib.validate(unmapped, Path("a.json"))  # null: not measured in that run, not a malformed map
+        self.assertEqual(lib.map_results(loaded({"a.json": unmapped})), [])
 
     def test_a_combined_result_holds_every_subcommand(self) -> None:
         combined = loaded({f"{S03}.json": stage03("naive", False, 16.0, 17.5, 17.3, 6200.0, "kernels")})[0]
