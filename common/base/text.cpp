@@ -1,0 +1,76 @@
+#include "base/text.hpp"
+
+#include <cstdio>
+
+namespace csg {
+namespace {
+
+bool ends_with(std::string_view text, std::string_view tail) {
+  return text.size() >= tail.size() && text.substr(text.size() - tail.size()) == tail;
+}
+
+bool is_vowel(char c) { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; }
+
+std::string regular_plural(std::string_view singular) {
+  const std::string word(singular);
+  if (ends_with(singular, "s") || ends_with(singular, "x") || ends_with(singular, "z") ||
+      ends_with(singular, "ch") || ends_with(singular, "sh")) {
+    return word + "es";
+  }
+  if (singular.size() >= 2 && singular.back() == 'y' && !is_vowel(singular[singular.size() - 2])) {
+    return word.substr(0, word.size() - 1) + "ies";
+  }
+  return word + "s";
+}
+
+bool is_one(long long count) { return count == 1 || count == -1; }
+
+}  // namespace
+
+std::string noun(long long count, std::string_view singular) {
+  return is_one(count) ? std::string(singular) : regular_plural(singular);
+}
+
+std::string noun(long long count, std::string_view singular, std::string_view plural_form) {
+  return std::string(is_one(count) ? singular : plural_form);
+}
+
+std::string plural(long long count, std::string_view singular) {
+  return std::to_string(count) + " " + noun(count, singular);
+}
+
+std::string plural(long long count, std::string_view singular, std::string_view plural_form) {
+  return std::to_string(count) + " " + noun(count, singular, plural_form);
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      char escape[5];
+      std::snprintf(escape, sizeof escape, "\\x%02x", static_cast<unsigned>(byte));
+      out += escape;
+    }
+  }
+  return out;
+}
+
+std::string in_quotes(std::string_view text) {
+  // Appended piece by piece: "'" + printable(text) + "'" trips GCC 12's false -Wrestrict.
+  std::string out(1, '\'');
+  out += printable(text);
+  out += '\'';
+  return out;
+}
+
+}  // namespace csg

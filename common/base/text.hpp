@@ -1,0 +1,31 @@
+// Text for people: a count with its noun in the right number ("1 batch",
+// "3 batches"), and text the user typed shown so that it can neither break
+// the one line of an error nor drive the terminal.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace csg {
+
+// The noun in the number `count` asks for: singular for exactly 1 (and -1),
+// else the plural. The plural adds "es" after s, x, z, ch and sh ("batch" ->
+// "batches"), turns y after a consonant into "ies" ("copy" -> "copies"), and
+// adds "s" otherwise ("stream" -> "streams", "key" -> "keys").
+std::string noun(long long count, std::string_view singular);
+// The same with the plural given, for a noun the rule gets wrong: noun(n, "child", "children").
+std::string noun(long long count, std::string_view singular, std::string_view plural_form);
+
+// The count, a space, and the noun: plural(1, "batch") = "1 batch",
+// plural(0, "batch") = "0 batches", plural(8, "stream") = "8 streams".
+std::string plural(long long count, std::string_view singular);
+std::string plural(long long count, std::string_view singular, std::string_view plural_form);
+
+// `text` with every control character (a newline, a tab, ESC, DEL ...) written
+// as an escape: \n \r \t, else \xNN. The rest, UTF-8 included, is kept.
+std::string printable(std::string_view text);
+// printable(text) between single quotes: how a message echoes what the user typed.
+// (Not "quoted": std::quoted would win overload resolution for a std::string.)
+std::string in_quotes(std::string_view text);
+
+}  // namespace csg
