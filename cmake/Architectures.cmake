@@ -1,6 +1,9 @@
-# The default GPU targets, chosen before project() so that a user's
-# -DCMAKE_CUDA_ARCHITECTURES=... or the CUDAARCHS environment variable still
-# win. One STATUS line says what was chosen and why.
+# The GPU targets of two kinds of target, each with one STATUS line saying
+# what was chosen and why.
+#
+# The stage binaries and the libraries (csg_choose_cuda_architectures, before
+# project() so that a user's -DCMAKE_CUDA_ARCHITECTURES=... or the CUDAARCHS
+# environment variable still win):
 #
 # - A GPU here (nvidia-smi lists one): build for it alone. One architecture
 #   instead of seven makes the first build several times faster, and the
@@ -14,13 +17,17 @@
 # remembers which value that was), so it follows the machine; a value the
 # user set is never touched.
 
+# The portable set. tests/cpu/test_readme_facts.cpp reads this line to compare
+# it with what the README says: keep it on one line.
+set(CSG_PORTABLE_CUDA_ARCHITECTURES "75-real;80-real;86-real;89-real;90-real;100-real;120-real;120-virtual")
+
 function(csg_choose_cuda_architectures)
-  set(csg_portable_cuda_architectures "75-real;80-real;86-real;89-real;90-real;100-real;120-real;120-virtual")
+  set(csg_portable_cuda_architectures "${CSG_PORTABLE_CUDA_ARCHITECTURES}")
   set(csg_change_hint "set CMAKE_CUDA_ARCHITECTURES or CUDAARCHS to choose")
 
   if(DEFINED CMAKE_CUDA_ARCHITECTURES
      AND NOT "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "$CACHE{CSG_DEFAULT_CUDA_ARCHITECTURES}")
-    message(STATUS "CUDA architectures: ${CMAKE_CUDA_ARCHITECTURES} "
+    message(STATUS "CUDA architectures of the stages and common: ${CMAKE_CUDA_ARCHITECTURES} "
                    "(CMAKE_CUDA_ARCHITECTURES as you set it, with -D or with CUDAARCHS at the first configure)")
     unset(CSG_DEFAULT_CUDA_ARCHITECTURES CACHE)
     return()
@@ -30,7 +37,7 @@ function(csg_choose_cuda_architectures)
     # project() reads CUDAARCHS only while the cache holds no value; ours gives way to it.
     set(CMAKE_CUDA_ARCHITECTURES "$ENV{CUDAARCHS}" CACHE STRING "CUDA architectures to build for" FORCE)
     unset(CSG_DEFAULT_CUDA_ARCHITECTURES CACHE)
-    message(STATUS "CUDA architectures: $ENV{CUDAARCHS} (from the CUDAARCHS environment variable)")
+    message(STATUS "CUDA architectures of the stages and common: $ENV{CUDAARCHS} (from the CUDAARCHS environment variable)")
     return()
   endif()
 
@@ -114,7 +121,34 @@ function(csg_choose_cuda_architectures)
   endif()
   set(CMAKE_CUDA_ARCHITECTURES "${csg_chosen}" CACHE STRING "CUDA architectures to build for" FORCE)
   set(CSG_DEFAULT_CUDA_ARCHITECTURES "${csg_chosen}" CACHE INTERNAL "the CUDA architectures cmake/Architectures.cmake chose")
-  message(STATUS "CUDA architectures: ${csg_chosen} (${csg_reason}; ${csg_change_hint})")
+  message(STATUS "CUDA architectures of the stages and common: ${csg_chosen} (${csg_reason}; ${csg_change_hint})")
+endfunction()
+
+# The test binaries (csg_choose_test_cuda_architectures, after project()):
+# they run only on the machine that built them, so they are built for its GPU
+# alone (CMake's "native": what CMake's compiler check found running here), or
+# where there is none for one architecture, sm_90 (the H200 the reference
+# figures come from) with its PTX: enough to compile every test and link it,
+# in an eighth of the portable set's time. Their own .cu files are what
+# compile per architecture; the stage libraries and common they link keep
+# the stage binaries' list. -DCSG_TEST_CUDA_ARCHITECTURES=... chooses.
+function(csg_choose_test_cuda_architectures)
+  set(CSG_TEST_CUDA_ARCHITECTURES "" CACHE STRING
+      "CUDA architectures of the test binaries (empty: the GPU here, else 90)")
+  if(NOT "${CSG_TEST_CUDA_ARCHITECTURES}" STREQUAL "")
+    set(csg_chosen "${CSG_TEST_CUDA_ARCHITECTURES}")
+    set(csg_reason "CSG_TEST_CUDA_ARCHITECTURES as you set it")
+  elseif(NOT "${CMAKE_CUDA_ARCHITECTURES_NATIVE}" STREQUAL "")
+    set(csg_chosen native)
+    list(JOIN CMAKE_CUDA_ARCHITECTURES_NATIVE ";" csg_native_text)
+    set(csg_reason "${csg_native_text}: the GPU here; they run only where they were built")
+  else()
+    set(csg_chosen 90)
+    set(csg_reason "no GPU found by CMake's compiler check: one architecture, enough to build them")
+  endif()
+  set(CSG_TEST_CUDA_ARCHITECTURES_CHOSEN "${csg_chosen}" PARENT_SCOPE)
+  message(STATUS "CUDA architectures of the test binaries: ${csg_chosen} (${csg_reason}; "
+                 "set CSG_TEST_CUDA_ARCHITECTURES to choose)")
 endfunction()
 
 csg_choose_cuda_architectures()

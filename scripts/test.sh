@@ -14,6 +14,10 @@
 # -DPython3_EXECUTABLE=<that python3>, so ctest's report tests use the
 # interpreter that has matplotlib.
 #
+# ctest runs as many tests at once as this machine has cores (-j $(nproc);
+# a -j among the ctest arguments wins): the GPU tests that hold a run to its
+# bound run alone after the others (RUN_SERIAL), the rest share the GPU.
+#
 # On a machine without a GPU the GPU tests skip themselves (exit code 77 or
 # GTEST_SKIP) and ctest lists them as "Not Run"/skipped: that is expected and
 # is not a failure. To make a missing GPU fail instead, export CSG_REQUIRE_GPU=1
@@ -66,9 +70,9 @@ echo "==> cmake --preset $preset${python_arg[*]:+ ${python_arg[*]}}" >&2
 cmake --preset "$preset" "${python_arg[@]}"
 echo "==> cmake --build --preset $preset -j $jobs" >&2
 cmake --build --preset "$preset" -j "$jobs"
-echo "==> ctest --preset $preset${*:+ $*}" >&2
+echo "==> ctest --preset $preset -j $jobs${*:+ $*}" >&2
 status=0
-ctest --preset "$preset" "$@" || status=$?
+ctest --preset "$preset" -j "$jobs" "$@" || status=$?
 if [[ $status -eq 0 ]]; then
   echo "==> tests passed (without a CUDA device the GPU tests are listed as skipped; that is expected)" >&2
 else

@@ -67,7 +67,13 @@ TEST_P(VerifyCatchesOneWrongElement, AndNamesIt) {
 
 INSTANTIATE_TEST_SUITE_P(Positions, VerifyCatchesOneWrongElement,
                          ::testing::Values(std::tuple{0, 0, 0}, std::tuple{5, 18, 22}, std::tuple{3, 7, 0},
-                                           std::tuple{1, 0, 22}, std::tuple{4, 11, 13}));
+                                           std::tuple{1, 0, 22}, std::tuple{4, 11, 13}),
+                         [](const ::testing::TestParamInfo<std::tuple<int, int, int>>& param_info) {
+                           // std::get, not a structured binding: its commas would split the macro's arguments.
+                           return "batch" + std::to_string(std::get<0>(param_info.param)) + "_row" +
+                                  std::to_string(std::get<1>(param_info.param)) + "_col" +
+                                  std::to_string(std::get<2>(param_info.param));
+                         });
 
 TEST(Verify, CatchesNaN) {
   Batches data(3, 16, 16, 16);

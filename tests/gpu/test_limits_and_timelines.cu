@@ -8,6 +8,7 @@
 
 #include "base/errors.hpp"
 #include "gpu_test.hpp"
+#include "param_names.hpp"
 #include "run_process.hpp"
 
 namespace csg {
@@ -15,7 +16,7 @@ namespace {
 
 class OversizeTest : public testing::GpuTest, public ::testing::WithParamInterface<const char*> {};
 
-TEST_P(OversizeTest, ARequestLargerThanTheMachineIsRefusedInUnderASecond) {
+TEST_P(OversizeTest, ARequestLargerThanTheMachineIsRefusedAtOnce) {
   // 10^6 batches at the article's size: 6 TB of host memory, and of device
   // memory for the per-batch layout.
   testing::TempDir dir;
@@ -33,7 +34,10 @@ TEST_P(OversizeTest, ARequestLargerThanTheMachineIsRefusedInUnderASecond) {
 }
 
 INSTANTIATE_TEST_SUITE_P(GemmStages, OversizeTest,
-                         ::testing::Values(CSG_STAGE01_BINARY, CSG_STAGE03_BINARY, CSG_STAGE04_BINARY));
+                         ::testing::Values(CSG_STAGE01_BINARY, CSG_STAGE03_BINARY, CSG_STAGE04_BINARY),
+                         [](const ::testing::TestParamInfo<const char*>& param_info) {
+                           return testing::stage_name(param_info.param);
+                         });
 
 class Stage02TimelineTest : public testing::GpuTest {};
 

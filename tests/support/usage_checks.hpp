@@ -44,22 +44,48 @@ inline ::testing::AssertionResult refused_as_usage(const ProcessResult& run, con
 }
 
 // A command line a stage must refuse, and what its one line on stderr must
-// mention. In `args`, "{dir}" stands for the run's own empty directory and
-// "{json}" for a file in it (see command_line).
+// mention. In `args`, "{dir}" (alone or at the start of a path) stands for
+// the run's own empty directory and "{json}" for a file in it (see command_line).
 struct BadCase {
   std::vector<std::string> args;
   std::string must_mention;
 };
 
-// `binary`, then `args` with "{dir}" replaced by `dir` and "{json}" by
-// <dir>/out.json.
+// `args` with "{dir}" replaced by `dir` (alone or at the start of a path) and "{json}" by <dir>/out.json.
+inline std::vector<std::string> in_dir(const std::vector<std::string>& args, const TempDir& dir) {
+  std::vector<std::string> words;
+  for (const std::string& arg : args) {
+    if (arg == "{json}") {
+      words.push_back(dir.file("out.json"));
+    } else if (arg.rfind("{dir}", 0) == 0) {
+      words.push_back(dir.path() + arg.substr(5));
+    } else {
+      words.push_back(arg);
+    }
+  }
+  return words;
+}
+
+// `binary`, then in_dir(args, dir).
 inline std::vector<std::string> command_line(const std::string& binary, const std::vector<std::string>& args,
                                              const TempDir& dir) {
   std::vector<std::string> argv{binary};
-  for (const std::string& arg : args) {
-    argv.push_back(arg == "{dir}" ? dir.path() : arg == "{json}" ? dir.file("out.json") : arg);
-  }
+  for (const std::string& arg : in_dir(args, dir)) argv.push_back(arg);
   return argv;
+}
+
+// The options a case uses ("--m 12x" uses m; "--tf32=yes" uses tf32), so that
+// it runs only against commands that have them. Names starting "no-such" are
+// the unknown options a case means to give, and nothing after a "--" is an option.
+inline std::vector<std::string> options_used(const std::vector<std::string>& args) {
+  std::vector<std::string> names;
+  for (const std::string& arg : args) {
+    if (arg == "--") break;
+    if (arg.size() < 3 || arg.rfind("--", 0) != 0) continue;
+    const std::string name = arg.substr(2, arg.find('=') == std::string::npos ? std::string::npos : arg.find('=') - 2);
+    if (name.rfind("no-such", 0) != 0) names.push_back(name);
+  }
+  return names;
 }
 
 // Runs `binary` with `bad.args`, then "--json <dir>/out.json" so that a run
