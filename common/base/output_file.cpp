@@ -1,5 +1,6 @@
 #include "base/output_file.hpp"
 
+#include <climits>
 #include <unistd.h>
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
+#include "base/text.hpp"
 
 namespace csg {
 
@@ -58,17 +60,53 @@ std::string unwritable_reason(const fs::path& path) {
   }
 }
 
+// The longest file name the file system holding `folder` takes (255 on ext4,
+// XFS, tmpfs); NAME_MAX where it can't say.
+std::size_t longest_name(const fs::path& folder) {
+  const long name_max = ::pathconf(folder.empty() ? "." : folder.c_str(), _PC_NAME_MAX);
+  return name_max > 0 ? static_cast<std::size_t>(name_max) : std::size_t{NAME_MAX};
+}
+
+// What write_file_whole appends to the target's name for its temporary file.
+std::string temporary_suffix() { return ".tmp." + std::to_string(::getpid()); }
+// The longest suffix any process could use (a pid has at most 10 digits).
+constexpr std::size_t kLongestTemporarySuffix = 5 + 10;
+
+// Why the path is too long to be written, or "" when it is not: one of its
+// names longer than the file system takes, or the whole longer than a path
+// may be (the system refuses it with ENAMETOOLONG, at the end of the run).
+std::string too_long_reason(const fs::path& path) {
+  const fs::path folder = path.parent_path();
+  const std::size_t name_max = longest_name(folder);
+  for (const fs::path& part : path) {
+    const std::string name = part.string();
+    if (name.size() > name_max) {
+      return "a name in it is " + std::to_string(name.size()) + " bytes long, longer than the " +
+             std::to_string(name_max) + " this file system takes";
+    }
+  }
+  const std::size_t length = resolved(path).string().size();
+  if (length + kLongestTemporarySuffix >= PATH_MAX) {
+    return "the path is " + std::to_string(length) + " bytes long once resolved, longer than the " +
+           std::to_string(PATH_MAX - 1 - kLongestTemporarySuffix) + " a file written whole may have";
+  }
+  return "";
+}
+
 }  // namespace
 
 void check_output_path(const std::string& flag, const std::string& path) {
-  const std::string prefix = "--" + flag + " " + path + ": ";
+  const std::string prefix = "--" + flag + " " + in_quotes(path) + ": ";
   if (path.empty()) throw UsageError("--" + flag + " needs a file name");
+  if (const std::string reason = too_long_reason(path); !reason.empty()) throw UsageError(prefix + reason);
   if (const std::string reason = unwritable_reason(path); !reason.empty()) throw UsageError(prefix + reason);
   std::error_code ec;
   fs::path dir = resolved(path).parent_path();
   if (dir.empty()) dir = ".";
-  if (!fs::is_directory(dir, ec)) throw UsageError(prefix + "directory " + dir.string() + " does not exist");
-  if (::access(dir.c_str(), W_OK) != 0) throw UsageError(prefix + "directory " + dir.string() + " is not writable");
+  if (!fs::is_directory(dir, ec)) throw UsageError(prefix + "directory " + in_quotes(dir.string()) + " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0) {
+    throw UsageError(prefix + "directory " + in_quotes(dir.string()) + " is not writable");
+  }
 }
 
 void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
@@ -77,7 +115,7 @@ void check_distinct_outputs(const std::vector<std::pair<std::string, std::string
       if (outputs[i].second.empty() || outputs[j].second.empty()) continue;
       if (resolved(outputs[i].second) == resolved(outputs[j].second)) {
         throw UsageError("--" + outputs[i].first + " and --" + outputs[j].first + " name the same file (" +
-                         outputs[j].second + "): one would overwrite the other");
+                         in_quotes(outputs[j].second) + "): one would overwrite the other");
       }
     }
   }
@@ -85,10 +123,17 @@ void check_distinct_outputs(const std::vector<std::pair<std::string, std::string
 
 void write_file_whole(const std::string& path, const std::function<void(const std::string& temporary)>& write) {
   if (const std::string reason = unwritable_reason(path); !reason.empty()) {
-    throw std::runtime_error("not writing " + path + ": it " + reason);
+    throw std::runtime_error("not writing " + in_quotes(path) + ": it " + reason);
   }
-  const std::string target = resolved(path).string();
-  const std::string temporary = target + ".tmp." + std::to_string(::getpid());
+  const fs::path target_path = resolved(path);
+  const std::string target = target_path.string();
+  // Beside the target, named after it, cut short where the name and the
+  // suffix together would be longer than the file system takes.
+  std::string temporary_name = target_path.filename().string();
+  const std::string suffix = temporary_suffix();
+  const std::size_t name_max = longest_name(target_path.parent_path());
+  if (temporary_name.size() + suffix.size() > name_max) temporary_name.resize(name_max - suffix.size());
+  const std::string temporary = (target_path.parent_path() / (temporary_name + suffix)).string();
   set_pending_temporary(temporary.c_str());
   std::error_code ignored;
   try {
@@ -102,16 +147,18 @@ void write_file_whole(const std::string& path, const std::function<void(const st
   fs::rename(temporary, target, error);
   if (error) fs::remove(temporary, ignored);
   set_pending_temporary(nullptr);
-  if (error) throw std::runtime_error("cannot rename " + temporary + " to " + path + ": " + error.message());
+  if (error) {
+    throw std::runtime_error("cannot rename " + in_quotes(temporary) + " to " + in_quotes(path) + ": " + error.message());
+  }
 }
 
 void write_text_file(const std::string& path, const std::string& text) {
   write_file_whole(path, [&text](const std::string& temporary) {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + temporary);
+    if (!out) throw std::runtime_error("cannot write " + in_quotes(temporary));
     out << text;
     out.flush();
-    if (!out) throw std::runtime_error("writing " + temporary + " failed");
+    if (!out) throw std::runtime_error("writing " + in_quotes(temporary) + " failed");
   });
 }
 

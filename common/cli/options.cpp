@@ -12,6 +12,7 @@
 
 #include "base/errors.hpp"
 #include "base/output_file.hpp"
+#include "base/text.hpp"
 #include "workload/gemm.hpp"
 #include "base/units.hpp"
 
@@ -19,6 +20,32 @@ namespace csg {
 namespace {
 
 constexpr long long kIntMax = INT_MAX;
+// --help fits a terminal of this many columns.
+constexpr std::size_t kHelpWidth = 100;
+
+// `text` with every line longer than `width` broken at its last space before
+// that width; the lines' own breaks are kept. A word longer than the width stays whole.
+std::string wrapped(const std::string& text, std::size_t width) {
+  std::string out;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', begin), text.size());
+    std::string line = text.substr(begin, end - begin);
+    while (line.size() > width) {
+      std::size_t cut = line.rfind(' ', width);
+      if (cut == std::string::npos || cut == 0) cut = line.find(' ', width);
+      if (cut == std::string::npos) break;
+      out += line.substr(0, cut) + "\n";
+      line = line.substr(line.find_first_not_of(' ', cut) == std::string::npos ? line.size()
+                                                                                : line.find_first_not_of(' ', cut));
+    }
+    out += line;
+    if (end == text.size()) break;
+    out += "\n";
+    begin = end + 1;
+  }
+  return out;
+}
 
 std::string range_text(long long min_value, long long max_value) {
   return "[" + std::to_string(min_value) + ", " + std::to_string(max_value) + "]";
@@ -34,12 +61,14 @@ std::string join(const std::vector<std::string>& items, const char* separator) {
 }
 
 // cxxopts only knows one-letter names as short options (-m), but the suite's
-// flags are --m, --n, --k like every other flag. Rewrite "--m V" and "--m=V"
-// to cxxopts' "-mV" before parsing; the value may then start with '-' and
-// still reach the strict integer parser, which names the flag in its error.
-std::vector<std::string> normalise_one_letter_flags(const std::vector<std::string>& args,
-                                                    const std::vector<std::string>& one_letter) {
-  std::vector<std::string> out;
+// flags are --m, --n, --k like every other flag. Their values are taken out
+// here ("--m V" and "--m=V"), before cxxopts sees the rest, and go to the
+// strict integer parser as typed: a value may start with '-' or hold any
+// character, and every message names --m and the value the user gave.
+std::vector<std::string> take_one_letter_flags(const std::vector<std::string>& args,
+                                               const std::vector<std::string>& one_letter,
+                                               std::map<std::string, std::vector<std::string>>& values) {
+  std::vector<std::string> rest;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg.size() >= 3 && arg.compare(0, 2, "--") == 0 && (arg.size() == 3 || arg[3] == '=')) {
@@ -54,13 +83,13 @@ std::vector<std::string> normalise_one_letter_flags(const std::vector<std::strin
           throw UsageError("--" + name + " needs a value");
         }
         if (value.empty()) throw UsageError("--" + name + " needs a value");
-        out.push_back("-" + name + value);
+        values[name].push_back(value);
         continue;
       }
     }
-    out.push_back(arg);
+    rest.push_back(arg);
   }
-  return out;
+  return rest;
 }
 
 }  // namespace
@@ -174,8 +203,10 @@ void validate(const CommonOptions& options) {
 StageCli::StageCli(std::string program, std::string description, CommonDefaults defaults)
     : program_(std::move(program)),
       defaults_(std::move(defaults)),
-      options_(std::make_unique<cxxopts::Options>(program_, std::move(description))) {
-  options_->set_width(120);
+      options_(std::make_unique<cxxopts::Options>(program_, wrapped(description, kHelpWidth))) {
+  // cxxopts wraps the options' descriptions at this width; the description
+  // above them is wrapped here (cxxopts prints it as given).
+  options_->set_width(kHelpWidth);
   options_->add_options()("h,help", "Show this help and exit");
   if (defaults_.gemm_workload) {
     add_int("batches", "Number of GEMMs C_i = A_i*B (the article: 100)", 100, 1, kIntMax);
@@ -275,7 +306,8 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
     if (name.size() == 1) one_letter.push_back(name);
   }
   check_values_given(raw_args);
-  const std::vector<std::string> args = normalise_one_letter_flags(raw_args, one_letter);
+  std::map<std::string, std::vector<std::string>> one_letter_values;
+  const std::vector<std::string> args = take_one_letter_flags(raw_args, one_letter, one_letter_values);
   std::vector<const char*> argv{program_.c_str()};
   for (const auto& arg : args) argv.push_back(arg.c_str());
 
@@ -298,8 +330,17 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   for (const auto& [name, spec] : int_specs_) all_names.push_back(name);
   for (const auto& [name, choices] : choice_specs_) all_names.push_back(name);
   all_names.push_back("json");
+  // How often the user gave an option, and its value (or its default).
+  auto count = [&](const std::string& name) {
+    const auto taken = one_letter_values.find(name);
+    return result.count(name) + (taken == one_letter_values.end() ? 0 : taken->second.size());
+  };
+  auto text = [&](const std::string& name) {
+    const auto taken = one_letter_values.find(name);
+    return taken == one_letter_values.end() ? result[name].as<std::string>() : taken->second.front();
+  };
   for (const auto& name : all_names) {
-    if (result.count(name) > 1) throw UsageError("--" + name + " is given twice");
+    if (count(name) > 1) throw UsageError("--" + name + " is given twice");
   }
   // No value of a text option starts with "--": "--sizes --json f" lacks the value.
   std::vector<std::string> valued = text_names_;
@@ -313,7 +354,7 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   if (result.count("help") != 0) return std::nullopt;
 
   for (const auto& [name, spec] : int_specs_) {
-    ints_[name] = parse_int(name, result[name].as<std::string>(), spec.min_value, spec.max_value);
+    ints_[name] = parse_int(name, text(name), spec.min_value, spec.max_value);
   }
   for (const auto& [name, choices] : choice_specs_) {
     const std::string value = result[name].as<std::string>();
@@ -326,7 +367,7 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   for (const auto& name : text_names_) {
     strings_[name] = result.count(name) != 0 || !text_defaults_.at(name).empty() ? result[name].as<std::string>() : "";
   }
-  for (const auto& [name, spec] : int_specs_) given_[name] = result.count(name) != 0;
+  for (const auto& [name, spec] : int_specs_) given_[name] = count(name) != 0;
   for (const auto& name : text_names_) given_[name] = result.count(name) != 0;
   for (const auto& [name, choices] : choice_specs_) given_[name] = result.count(name) != 0;
   for (const auto& name : flag_names_) given_[name] = flags_[name];
@@ -369,18 +410,37 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
 }
 
 void StageCli::check_values_given(const std::vector<std::string>& args) const {
+  auto is_switch = [this](const std::string& name) {
+    return name == "help" || std::find(flag_names_.begin(), flag_names_.end(), name) != flag_names_.end();
+  };
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg.rfind("--", 0) != 0 || arg.find('=') != std::string::npos) continue;
-    const std::string name = arg.substr(2);
-    if (name.empty()) continue;
-    const auto accepted = accepted_.find(name);
-    if (accepted == accepted_.end()) {
-      if (std::find(flag_names_.begin(), flag_names_.end(), name) == flag_names_.end() && name != "help") {
-        throw UsageError("unknown option '" + arg + "'");
+    if (arg == "--") {
+      // The end of the options; no command of the suite takes anything after it.
+      std::string rest;
+      for (std::size_t j = i + 1; j < args.size(); ++j) rest += (rest.empty() ? "" : " ") + args[j];
+      throw UsageError(rest.empty() ? "unexpected argument '--' (this command takes options only)"
+                                    : "unexpected arguments after '--': " + in_quotes(rest) +
+                                          " (this command takes options only)");
+    }
+    if (arg.rfind("--", 0) != 0) {
+      if (arg == "-h") continue;
+      if (arg.size() > 1 && arg[0] == '-') {
+        throw UsageError("unknown option " + in_quotes(arg) + " (the options start with --, as in --m)");
+      }
+      throw UsageError("unexpected argument " + in_quotes(arg));
+    }
+    const std::size_t equals = arg.find('=');
+    const std::string name = arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
+    if (is_switch(name)) {
+      if (equals != std::string::npos) {
+        throw UsageError("--" + name + " is a switch and takes no value, got " + in_quotes(arg));
       }
       continue;
     }
+    const auto accepted = accepted_.find(name);
+    if (accepted == accepted_.end()) throw UsageError("unknown option " + in_quotes("--" + name));
+    if (equals != std::string::npos) continue;  // "--batches=4": the strict parsers judge the value
     // A value-taking option as the last word, or followed by another option.
     if (i + 1 == args.size() || args[i + 1].rfind("--", 0) == 0) {
       throw UsageError(arg + " needs a value: " + accepted->second);

@@ -6,6 +6,7 @@
 
 #include "base/errors.hpp"
 #include "cli/options.hpp"
+#include "param_names.hpp"
 
 namespace csg {
 namespace {
@@ -56,6 +57,40 @@ TEST(Options, HelpReturnsNothingAndShowsDoubleDashOneLetterFlags) {
   for (const char* flag : {"--batches", "--m N", "--n N", "--k N", "--warmup", "--repeats", "--seed", "--json",
                            "--host-memory", "Exit codes"}) {
     EXPECT_NE(help.find(flag), std::string::npos) << flag << " missing from:\n" << help;
+  }
+}
+
+// Columns of a line of UTF-8 text: its characters (no wide ones in --help).
+std::size_t columns(const std::string& line) {
+  std::size_t count = 0;
+  for (const char c : line) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return count;
+}
+
+TEST(Options, HelpFitsOneHundredColumnsAndListsEveryExitCode) {
+  // A description and an option's help far longer than a line: both wrapped.
+  StageCli cli("test_stage",
+               "A stage whose description runs on and on, " + std::string(30, 'x') +
+                   " well past the hundredth column of a terminal, so that the help must wrap it at a space "
+                   "before that column.\nA second paragraph stays a line of its own.");
+  cli.add_text("sizes", "Sizes to measure: " + std::string(120, 's') + " and some words after it to wrap", "1K",
+               "LIST");
+  const std::string help = cli.help();
+  std::size_t begin = 0;
+  while (begin < help.size()) {
+    const std::size_t end = std::min(help.find('\n', begin), help.size());
+    const std::string line = help.substr(begin, end - begin);
+    // A single word longer than the line can't be broken; every other line fits.
+    if (line.find(std::string(120, 's')) == std::string::npos) {
+      EXPECT_LE(columns(line), 100U) << line;
+    }
+    begin = end + 1;
+  }
+  EXPECT_NE(help.find("\nA second paragraph stays a line of its own."), std::string::npos) << help;
+  const std::size_t codes = help.find("Exit codes:");
+  ASSERT_NE(codes, std::string::npos) << help;
+  for (const char* code : {" 0 ", " 1 ", " 2 ", " 77 ", " 130", " 143 "}) {
+    EXPECT_NE(help.find(code, codes), std::string::npos) << code << " missing from:\n" << help.substr(codes);
   }
 }
 
@@ -123,7 +158,24 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{"--kernel", "foo"}, "--kernel takes one of naive|tiled|cublas"},
                       BadInput{{"--kernel", "tiled", "--tf32"}, "--tf32 needs --kernel cublas"},  //
                       BadInput{{"--tf32"}, "--tf32 needs --kernel cublas"},                      // naive is the default
-                      BadInput{{"--kernel", "tiled", "--m", "4194305"}, "--m takes at most 4194240 rows"}));
+                      BadInput{{"--kernel", "tiled", "--m", "4194305"}, "--m takes at most 4194240 rows"},
+                      // A switch given a value, named with what was typed.
+                      BadInput{{"--kernel", "cublas", "--tf32=yes"}, "--tf32 is a switch and takes no value, got '--tf32=yes'"},
+                      BadInput{{"--help=no"}, "--help is a switch and takes no value"},
+                      // An unknown option with a value, and one with a single dash.
+                      BadInput{{"--no-such=3"}, "unknown option '--no-such'"},
+                      BadInput{{"-x"}, "unknown option '-x'"},
+                      // "--" ends the options; what follows is reported as typed, not as the parser rewrote it.
+                      BadInput{{"--", "--m", "64"}, "unexpected arguments after '--': '--m 64'"},
+                      BadInput{{"--batches", "3", "--"}, "unexpected argument '--'"},
+                      // A value the user typed is echoed with its control characters escaped.
+                      BadInput{{"--kernel", "ti\nled"}, "got 'ti\\nled'"},
+                      BadInput{{"--json", "/nonexistent\n-dir/out.json"}, "'/nonexistent\\n-dir/out.json'"},
+                      // A file name longer than the file system takes: refused here, not at the end of the run.
+                      BadInput{{"--json", "/tmp/" + std::string(300, 'a') + ".json"}, "305 bytes long, longer than the"}),
+    [](const ::testing::TestParamInfo<BadInput>& param_info) {
+      return testing::words_name(param_info.index, param_info.param.args);
+    });
 
 TEST(Options, KernelChoiceDefaultsToTheArticlesNaiveKernel) {
   const auto defaults = parse({});

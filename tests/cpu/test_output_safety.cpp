@@ -18,6 +18,7 @@
 #include "base/output_file.hpp"
 #include "run_process.hpp"
 #include "stage_binaries.hpp"
+#include "stage_commands.hpp"
 #include "usage_checks.hpp"
 
 namespace csg {
@@ -144,50 +145,113 @@ TEST(OutputSafety, TwoOutputsNamingOneFileAreRefusedEvenThroughALink) {
             "");
 }
 
-TEST(OutputSafety, EveryStageRefusesUnsafeOutputsWithOneLineAndLeavesThemAlone) {
+// Every command of every stage (its lesson and each subcommand), with the
+// output options it has: --json everywhere, --trace and --dot where offered.
+std::vector<testing::StageCommand> every_command() {
+  std::vector<testing::StageCommand> commands;
   for (const std::string& binary : stage_binaries()) {
+    for (testing::StageCommand& command : testing::stage_commands(binary)) commands.push_back(std::move(command));
+  }
+  return commands;
+}
+
+TEST(OutputSafety, EveryCommandRefusesUnsafeOutputsWithOneLineAndLeavesThemAlone) {
+  int traces = 0;
+  for (const testing::StageCommand& command : every_command()) {
     testing::TempDir dir;
     const std::string fifo = dir.file("pipe");
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     const std::string sub = dir.file("sub");
     fs::create_directory(sub);
-    const std::vector<testing::BadCase> cases = {
+    std::vector<testing::BadCase> cases = {
         {{"--json", fifo}, "is a FIFO"},
         {{"--json", sub}, "is a directory"},
         {{"--json", "/proc/version"}, "under /proc"},
-        {{"--trace", "/proc/self/status"}, "under /proc"},
-        {{"--json", dir.file("x.json"), "--trace", dir.file("x.json")}, "--json and --trace name the same file"},
     };
+    for (const char* output : {"trace", "dot"}) {
+      if (!command.has(output)) continue;
+      const std::string flag = std::string("--") + output;
+      traces += output == std::string("trace") ? 1 : 0;
+      cases.push_back({{flag, "/proc/self/status"}, "under /proc"});
+      cases.push_back({{flag, fifo}, "is a FIFO"});
+      cases.push_back({{"--json", dir.file("x.json"), flag, dir.file("x.json")}, "--json and " + flag + " name the same file"});
+    }
     for (const testing::BadCase& bad : cases) {
-      const testing::ProcessResult run = testing::run_process(testing::command_line(binary, bad.args, dir));
-      EXPECT_EQ(run.exit_code, kExitUsage) << binary << " " << ::testing::PrintToString(bad.args) << "\n" << run.err;
-      EXPECT_NE(run.err.find(bad.must_mention), std::string::npos) << run.err;
-      EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+      const testing::ProcessResult run = testing::run_process(command.argv(bad.args));
+      const std::string label = command.label() + " " + ::testing::PrintToString(bad.args);
+      EXPECT_EQ(run.exit_code, kExitUsage) << label << "\n" << run.err;
+      EXPECT_NE(run.err.find(bad.must_mention), std::string::npos) << label << ": " << run.err;
+      EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << label << ": " << run.err;
     }
     EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
     EXPECT_TRUE(fs::is_directory(sub));
-    EXPECT_EQ(dir.entries().size(), 2U) << binary;  // the FIFO and the folder, nothing written
+    EXPECT_EQ(dir.entries().size(), 2U) << command.label();  // the FIFO and the folder, nothing written
+  }
+  EXPECT_GE(traces, 1) << "no command offers --trace";
+}
+
+// The commands that write a DOT file of the captured graph (--dot).
+std::vector<testing::StageCommand> dot_writers() {
+  std::vector<testing::StageCommand> commands;
+  for (testing::StageCommand& command : every_command()) {
+    if (command.has("dot")) commands.push_back(std::move(command));
+  }
+  return commands;
+}
+
+TEST(OutputSafety, TheDotWriterRefusesItsDotAndJsonAsOneFileThroughALink) {
+  const std::vector<testing::StageCommand> commands = dot_writers();
+  ASSERT_FALSE(commands.empty()) << "no command offers --dot";
+  for (const testing::StageCommand& command : commands) {
+    testing::TempDir dir;
+    fs::create_symlink("run.json", dir.file("graph.dot"));
+    const testing::ProcessResult run =
+        testing::run_process(command.argv({"--dot", dir.file("graph.dot"), "--json", dir.file("run.json")}));
+    EXPECT_EQ(run.exit_code, kExitUsage) << command.label() << ": " << run.err;
+    EXPECT_NE(run.err.find("name the same file"), std::string::npos) << run.err;
+    EXPECT_EQ(dir.entries().size(), 1U);
   }
 }
 
-TEST(OutputSafety, StageFourRefusesItsDotAndJsonAsOneFileThroughALink) {
-  testing::TempDir dir;
-  fs::create_symlink("run.json", dir.file("graph.dot"));
-  const testing::ProcessResult run =
-      testing::run_process({CSG_STAGE04_BINARY, "--dot", dir.file("graph.dot"), "--json", dir.file("run.json")});
-  EXPECT_EQ(run.exit_code, kExitUsage) << run.err;
-  EXPECT_NE(run.err.find("name the same file"), std::string::npos) << run.err;
-  EXPECT_EQ(dir.entries().size(), 1U);
-}
-
-TEST(OutputSafety, StageFourRefusesADeviceAsItsDotFile) {
+TEST(OutputSafety, TheDotWriterRefusesADeviceAsItsDotFile) {
   testing::TempDir dir;
   const std::string node = dir.file("null");
   if (!make_null_device(node)) GTEST_SKIP() << "mknod needs root here";
-  const testing::ProcessResult run = testing::run_process({CSG_STAGE04_BINARY, "--dot", node});
-  EXPECT_EQ(run.exit_code, kExitUsage) << run.err;
-  EXPECT_NE(run.err.find("--dot " + node + ": is a device"), std::string::npos) << run.err;
-  EXPECT_TRUE(fs::is_character_file(fs::symlink_status(node)));
+  const std::vector<testing::StageCommand> commands = dot_writers();
+  ASSERT_FALSE(commands.empty()) << "no command offers --dot";
+  for (const testing::StageCommand& command : commands) {
+    const testing::ProcessResult run = testing::run_process(command.argv({"--dot", node}));
+    EXPECT_EQ(run.exit_code, kExitUsage) << command.label() << ": " << run.err;
+    EXPECT_NE(run.err.find("--dot '" + node + "': is a device"), std::string::npos) << run.err;
+    EXPECT_TRUE(fs::is_character_file(fs::symlink_status(node)));
+  }
+}
+
+TEST(OutputSafety, ANameLongerThanTheFileSystemTakesIsRefusedBeforeTheRun) {
+  testing::TempDir dir;
+  const std::string long_name = dir.file(std::string(300, 'r') + ".json");
+  const std::string message = usage_message([&] { check_output_path("json", long_name); });
+  EXPECT_NE(message.find("--json '" + long_name + "': a name in it is 305 bytes long"), std::string::npos) << message;
+  // 255 bytes, the most ext4 and tmpfs take: accepted, and written whole although
+  // the temporary's name (the name and ".tmp.<pid>") would be longer.
+  const std::string longest = dir.file(std::string(250, 'r') + ".json");
+  EXPECT_EQ(usage_message([&] { check_output_path("json", longest); }), "");
+  write_text_file(longest, "{}");
+  EXPECT_EQ(testing::read_text(longest), "{}");
+  EXPECT_EQ(dir.entries().size(), 1U);
+  // A path longer than the system takes, through names that each fit.
+  std::string deep = dir.path();
+  while (deep.size() < 4200) deep += "/" + std::string(200, 'd');
+  EXPECT_NE(usage_message([&] { check_output_path("json", deep + "/out.json"); }).find("bytes long once resolved"),
+            std::string::npos);
+}
+
+TEST(OutputSafety, AControlCharacterInAPathIsShownEscapedOnOneLine) {
+  testing::TempDir dir;
+  const std::string message = usage_message([&] { check_output_path("trace", dir.path() + "/a\nb\x1b[2J/t.json"); });
+  EXPECT_NE(message.find("a\\nb\\x1b[2J"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(message.find('\x1b'), std::string::npos) << message;
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include "base/errors.hpp"
 #include "cli/options.hpp"
 #include "run_process.hpp"
+#include "stage_binaries.hpp"
+#include "stage_commands.hpp"
 #include "usage_checks.hpp"
 #include "timeline/stage_timeline.hpp"
 
@@ -59,49 +61,56 @@ TEST(TimelineOptions, BadValuesAreUsageErrors) {
   EXPECT_THROW(parsed({"--trace", dir.path()}), UsageError);
 }
 
-std::vector<std::string> stages_with_timeline() {
-  std::vector<std::string> binaries;
-#ifdef CSG_STAGE01_BINARY
-  binaries.emplace_back(CSG_STAGE01_BINARY);
-#endif
-#ifdef CSG_STAGE03_BINARY
-  binaries.emplace_back(CSG_STAGE03_BINARY);
-#endif
-#ifdef CSG_STAGE04_BINARY
-  binaries.emplace_back(CSG_STAGE04_BINARY);
-#endif
-  return binaries;
+// Every command of every stage that records a timeline: those whose --help
+// lists --timeline-batches (each stage's "timeline" subcommand).
+std::vector<testing::StageCommand> timeline_commands() {
+  std::vector<testing::StageCommand> commands;
+  for (const std::string& binary : testing::stage_binaries()) {
+    for (testing::StageCommand& command : testing::stage_commands(binary)) {
+      if (command.has("timeline-batches")) commands.push_back(std::move(command));
+    }
+  }
+  return commands;
 }
 
-TEST(TimelineOptionsCli, EveryStageRefusesBadValuesBeforeAnyCudaCall) {
-  const std::vector<std::string> binaries = stages_with_timeline();
-  ASSERT_FALSE(binaries.empty()) << "no stage with timeline options is built";
+TEST(TimelineOptionsCli, EveryTimelineCommandRefusesBadValuesBeforeAnyCudaCall) {
+  const std::vector<testing::StageCommand> commands = timeline_commands();
+  // 01, 03 and 04 at least draw their runs.
+  ASSERT_GE(commands.size(), 3U) << "fewer than three commands with timeline options";
   const std::vector<testing::BadCase> cases = {
-      {{"--timeline", "--timeline-batches", "0"}, "--timeline-batches takes an integer in [1, "},
+      {{"--timeline-batches", "0"}, "--timeline-batches takes an integer in [1, "},
       {{"--timeline-batches", "abc"}, "--timeline-batches takes an integer"},
       {{"--trace", "/nonexistent-dir/trace.json"}, "--trace"},
       {{"--trace", "{dir}"}, "is a directory"},
   };
-  for (const std::string& binary : binaries) {
+  for (const testing::StageCommand& command : commands) {
+    EXPECT_TRUE(command.has("trace")) << command.label() << " has --timeline-batches but no --trace";
     for (const testing::BadCase& bad : cases) {
       // With every GPU hidden: 2 (usage), not 77 (no device), shows the check
       // comes before any CUDA call.
-      EXPECT_TRUE(testing::refuses_before_writing(binary, bad, {"CUDA_VISIBLE_DEVICES="}))
-          << binary << " " << ::testing::PrintToString(bad.args);
+      testing::TempDir dir;
+      std::vector<std::string> args = testing::in_dir(bad.args, dir);
+      args.insert(args.end(), {"--json", dir.file("out.json")});
+      EXPECT_TRUE(testing::refused_as_usage(testing::run_process(command.argv(args), {"CUDA_VISIBLE_DEVICES="}),
+                                            bad.must_mention, dir))
+          << command.label() << " " << ::testing::PrintToString(bad.args);
     }
   }
 }
 
-TEST(TimelineOptionsCli, EveryStageListsTheSameThreeFlags) {
-  const std::vector<std::string> binaries = stages_with_timeline();
-  ASSERT_FALSE(binaries.empty()) << "no stage with timeline options is built";
-  for (const std::string& binary : binaries) {
-    const testing::ProcessResult run = testing::run_process({binary, "--help"});
-    EXPECT_EQ(run.exit_code, kExitOk) << binary;
-    for (const char* flag : {"--timeline ", "--timeline-batches", "--trace"}) {
-      EXPECT_NE(run.out.find(flag), std::string::npos) << binary << " --help lacks " << flag << "\n" << run.out;
+TEST(TimelineOptionsCli, EveryTimelineSubcommandListsBothFlags) {
+  int timelines = 0;
+  for (const std::string& binary : testing::stage_binaries()) {
+    for (const testing::StageCommand& command : testing::stage_commands(binary)) {
+      if (command.subcommand != "timeline") continue;
+      ++timelines;
+      EXPECT_EQ(command.help_exit_code, kExitOk) << command.label();
+      EXPECT_TRUE(command.has("timeline-batches") && command.has("trace")) << command.label() << "\n" << command.help;
     }
   }
+  // Until the stages' laboratories have their timeline subcommands, the
+  // flags live elsewhere (the test above finds them by the flag).
+  if (timelines == 0) GTEST_SKIP() << "no stage has a timeline subcommand yet";
 }
 
 TEST(StageTimelineJson, KeepsEveryFieldAndSaysWhyWhenNothingWasRecorded) {
