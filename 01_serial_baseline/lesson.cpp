@@ -6,6 +6,8 @@
 
 #include <iostream>
 
+#include "lesson_report.hpp"
+
 #include "cli/options.hpp"
 #include "measure/estimate.hpp"
 #include "report.hpp"
@@ -69,19 +71,19 @@ void check_size(const Options& options) {
 
 bool report(const Options& options, const Figures& figures) {
   const int device = 0;  // require_device chose it
+  return report(std::cout, options, query_device_info(device), figures);
+}
+
+bool report(std::ostream& out, const Options& options, const DeviceInfo& device, const Figures& figures) {
   const CommonOptions common = common_options(options);
   const StageSums sums(summarize(figures.h2d_sum), summarize(figures.kernel_sum), summarize(figures.d2h_sum));
-  const StageResult result = serial::serial_result(kStage, query_device_info(device), common,
-                                                   summarize(figures.serial), sums, figures.serial_check,
-                                                   figures.sums_check);
-  std::ostream& out = std::cout;
+  const StageResult result = serial::serial_result(kStage, device, common, summarize(figures.serial), sums,
+                                                   figures.serial_check, figures.sums_check);
   serial::print_serial_result(out, result, common, sums);
   if (options.host_memory == HostMemory::pageable) {
-    out << "the article's next step, --host-memory pinned: h_A and h_C from cudaMallocHost instead of malloc, the\n"
-           "  copies at the link's speed (" << kStage << " --host-memory pinned; stage 02 takes it apart)\n";
+    out << "the article's next step: " << kStage << " --host-memory pinned (cudaMallocHost, not malloc)\n";
   }
-  out << "beyond the article: " << kStage << " --help lists the laboratory (faster kernels, the run drawn as a "
-      << "timeline)\n";
+  out << "beyond the article: " << kStage << " --help lists the laboratory (faster kernels, a timeline)\n";
 
   nlohmann::json doc = to_json(result);
   doc["subcommand"] = nullptr;

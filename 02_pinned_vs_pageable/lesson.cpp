@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <iostream>
 
+#include "lesson_report.hpp"
+
 #include "base/units.hpp"
 #include "cli/options.hpp"
 #include "copy_buffers.hpp"
@@ -152,7 +154,7 @@ void print_calls(std::ostream& out, const Figures& f) {
     }
   }
   out << "\nhow long cudaMemcpyAsync of " << format_size(f.async.bytes)
-      << " keeps the host: the host's clock around the call, events around the copy; medians\n";
+      << " keeps the host: a host clock around the call, medians\n";
   table.print(out);
   for (const std::string& verdict : verdicts) out << verdict << '\n';
 }
@@ -227,10 +229,12 @@ nlohmann::json result_json(const Options& options, const DeviceInfo& info, const
 
 }  // namespace
 
-bool report(const Options& options, const Figures& f) {
+bool report(const Options& options, const Figures& figures) {
   const int device = 0;  // require_device chose it
-  const DeviceInfo info = query_device_info(device);  // after the copies: the PCIe link as it is under load
-  std::ostream& out = std::cout;
+  return report(std::cout, options, query_device_info(device), figures);  // after the copies: the link under load
+}
+
+bool report(std::ostream& out, const Options& options, const DeviceInfo& info, const Figures& f) {
   out << kStage << ": pageable (malloc) against pinned (cudaMallocHost) host memory\n"
       << info.summary() << '\n'
       << "one cudaMemcpyAsync per copy, timed with events; median of " << options.repeats << " rounds after "

@@ -25,12 +25,11 @@ std::string host_blocked_text(double host_blocked_ms, double copy_alone_ms) {
 
 std::string async_call_text(HostMemory kind, CopyDirection direction, double call_ms, double copy_ms) {
   const double share = copy_ms > 0.0 ? call_ms / copy_ms : 0.0;
-  const std::string head = kind_name(kind) + " " + direction_label(direction) + ": the call returned after " +
-                           ms_text(call_ms) + " ms, " + percent_text(share) + " of the copy's " + ms_text(copy_ms) +
-                           " ms: ";
-  if (share >= kBlockedShare) return head + "only after the copy, so for the host it is not asynchronous";
-  if (share <= kAtOnceShare) return head + "at once; the host is free while the copy runs";
-  return head + "before the copy was done, but not at once (more than " + percent_text(kAtOnceShare) + " of it)";
+  const std::string head = kind_name(kind) + " " + direction_label(direction) + ": the call returned ";
+  const std::string of_it = percent_text(share) + " of its " + ms_text(copy_ms) + " ms";
+  if (share >= kBlockedShare) return head + "only after the copy (" + of_it + "): synchronous for the host";
+  if (share <= kAtOnceShare) return head + "at once (" + of_it + "): the host is free while it copies";
+  return head + "before the copy ended, but not at once (" + of_it + ", over " + percent_text(kAtOnceShare) + ")";
 }
 
 std::string staging_text(const std::string& size, double pageable_ms, double memcpy_ms, double pinned_ms) {

@@ -26,8 +26,8 @@ std::string host_blocked_text(double host_blocked_ms, double copy_alone_ms);
 
 // The lesson's: how long one cudaMemcpyAsync kept the host against the copy
 // itself. At least kBlockedShare of it: the call returned only after (most
-// of) the copy, not asynchronous for the host; at most kAtOnceShare: it
-// returned at once; between: before the copy was done, but not at once.
+// of) the copy, synchronous for the host; at most kAtOnceShare: it
+// returned at once; between: before the copy ended, but not at once.
 inline constexpr double kAtOnceShare = 0.10;
 std::string async_call_text(HostMemory kind, CopyDirection direction, double call_ms, double copy_ms);
 

@@ -4,18 +4,22 @@
 // write: the sweep's peaks, pinned/pageable ratios and both ways at once;
 // the overlap's sentence and JSON; the pinning's check; every branch of the
 // lesson's two conclusions (pinned against pageable at the largest size, how
-// long the call keeps the host); and the checks' summary.
+// long the call keeps the host); the lesson's report on one screen; and the
+// checks' summary.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <tuple>
 
 #include "02_pinned_vs_pageable/async_overlap.hpp"
+#include "02_pinned_vs_pageable/lesson_report.hpp"
 #include "02_pinned_vs_pageable/overlap.hpp"
 #include "02_pinned_vs_pageable/pinning_cost.hpp"
 #include "02_pinned_vs_pageable/report.hpp"
 #include "02_pinned_vs_pageable/sweep_report.hpp"
+#include "run_process.hpp"
 
 namespace csg::copies {
 namespace {
@@ -211,18 +215,16 @@ TEST(PinningReport, EveryAllocationMustBePageLockedAndOneMustHaveBeenMade) {
 // ---- the lesson's conclusions, every branch ---------------------------------------
 
 TEST(LessonConclusions, TheCallReturnedOnlyAfterTheCopyAtOnceOrBetween) {
-  const std::string after = async_call_text(HostMemory::pageable, CopyDirection::h2d, 8.3, 8.4);
-  EXPECT_TRUE(has(after, "pageable H2D: the call returned after 8.300 ms, 99% of the copy's 8.400 ms")) << after;
-  EXPECT_TRUE(has(after, "not asynchronous")) << after;
+  EXPECT_EQ(async_call_text(HostMemory::pageable, CopyDirection::h2d, 8.3, 8.4),
+            "pageable H2D: the call returned only after the copy (99% of its 8.400 ms): synchronous for the host");
   const std::string at_half = async_call_text(HostMemory::pageable, CopyDirection::d2h, 4.0, 8.0);
-  EXPECT_TRUE(has(at_half, "not asynchronous")) << "50% is the edge, included: " << at_half;
-  const std::string at_once = async_call_text(HostMemory::pinned, CopyDirection::h2d, 0.005, 1.2);
-  EXPECT_TRUE(has(at_once, "at once")) << at_once;
-  EXPECT_FALSE(has(at_once, "not asynchronous")) << at_once;
+  EXPECT_TRUE(has(at_half, "only after the copy")) << "50% is the edge, included: " << at_half;
+  EXPECT_EQ(async_call_text(HostMemory::pinned, CopyDirection::h2d, 0.005, 1.2),
+            "pinned H2D: the call returned at once (0% of its 1.200 ms): the host is free while it copies");
   const std::string at_ten = async_call_text(HostMemory::pinned, CopyDirection::d2h, 0.1, 1.0);
-  EXPECT_TRUE(has(at_ten, "at once")) << "10% is the edge, included: " << at_ten;
-  const std::string between = async_call_text(HostMemory::pageable, CopyDirection::h2d, 3.0, 10.0);
-  EXPECT_TRUE(has(between, "before the copy was done, but not at once")) << between;
+  EXPECT_TRUE(has(at_ten, "at once (10% of")) << "10% is the edge, included: " << at_ten;
+  EXPECT_EQ(async_call_text(HostMemory::pageable, CopyDirection::h2d, 3.0, 10.0),
+            "pageable H2D: the call returned before the copy ended, but not at once (30% of its 10.00 ms, over 10%)");
 }
 
 TEST(LessonConclusions, PinnedFasterTheSameOrSlowerAtTheLargestSize) {
@@ -232,6 +234,74 @@ TEST(LessonConclusions, PinnedFasterTheSameOrSlowerAtTheLargestSize) {
   EXPECT_TRUE(has(same, "about the same (within 3%)")) << same;
   const std::string slower = bandwidth_ratio_text(CopyDirection::h2d, "at 64 KiB", 3.0, 4.0);
   EXPECT_TRUE(has(slower, "pageable memory moved faster: the article's claim does not hold here")) << slower;
+}
+
+// ---- the lesson's report ----------------------------------------------------------
+
+void add_samples(lesson02::CopySamples& samples, double copy_ms, double call_ms) {
+  for (int round = 0; round < 3; ++round) {
+    samples.copy.push_back(Millis(copy_ms));
+    samples.call.push_back(Millis(call_ms));
+  }
+}
+
+// The H200's figures, roughly: pageable 8 GB/s H2D and 15 D2H at 256 MiB,
+// pinned 55; the 64 MiB pageable call held the host about as long as its copy.
+lesson02::Figures made_up_lesson() {
+  lesson02::Figures f;
+  for (const std::size_t bytes : {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{16} << 20, std::size_t{256} << 20}) {
+    lesson02::SizeFigures size;
+    size.bytes = bytes;
+    const double b = static_cast<double>(bytes);
+    add_samples(size.copies[0][0], b / 8e6, b / 8e6);    // pageable H2D
+    add_samples(size.copies[0][1], b / 15e6, b / 15e6);  // pageable D2H
+    add_samples(size.copies[1][0], b / 55e6, 0.005);     // pinned H2D
+    add_samples(size.copies[1][1], b / 55e6, 0.005);     // pinned D2H
+    f.sweep.push_back(size);
+  }
+  f.async.bytes = 64 * kMiB;
+  add_samples(f.async.copies[0][0], 8.4, 8.3);
+  add_samples(f.async.copies[0][1], 4.5, 4.6);
+  add_samples(f.async.copies[1][0], 1.22, 0.005);
+  add_samples(f.async.copies[1][1], 1.22, 0.004);
+  return f;
+}
+
+TEST(Lesson02Report, OneScreenWithBothConclusionsAndTheSweepsNames) {
+  testing::TempDir dir;
+  lesson02::Options options;
+  options.sizes = {64 << 10, 1 << 20, 16 << 20, 256 << 20};
+  options.async_bytes = 64 * kMiB;
+  options.json_path = dir.file("02.json");
+  std::ostringstream out;
+  EXPECT_TRUE(lesson02::report(out, options, DeviceInfo{}, made_up_lesson()));
+  const std::string text = out.str();
+  EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 40) << text;
+  EXPECT_TRUE(has(text, "H2D at 256 MiB: pinned 55.0 GB/s, pageable 8.0 GB/s: pinned memory moved 6.88x faster."))
+      << text;
+  EXPECT_TRUE(has(text, "pageable H2D: the call returned only after the copy (99% of its 8.400 ms)")) << text;
+  EXPECT_TRUE(has(text, "pinned H2D: the call returned at once (0% of its 1.220 ms)")) << text;
+  EXPECT_TRUE(has(text, "every byte arrived")) << text;
+  const nlohmann::json doc = testing::read_json(options.json_path);
+  EXPECT_TRUE(doc.at("subcommand").is_null());
+  std::map<std::string, int> names;
+  for (const auto& m : doc.at("measurements")) ++names[m.at("name").get<std::string>()];
+  EXPECT_EQ(names, (std::map<std::string, int>{{"copy", 16}, {"async_copy", 4}, {"async_call", 4}}));
+  EXPECT_NEAR(doc.at("bounds").at("pinned_h2d_peak_gbps").get<double>(), 55.0, 1e-9);
+  EXPECT_NEAR(doc.at("bounds").at("pinned_over_pageable_d2h_at_largest").get<double>(), 55.0 / 15.0, 1e-9);
+  EXPECT_DOUBLE_EQ(doc.at("bounds").at("pageable_h2d_async_host_blocked_ms").get<double>(), 8.3);
+}
+
+TEST(Lesson02Report, BytesThatDidNotArriveFailTheRunAndAreNamed) {
+  lesson02::Options options;
+  options.sizes = {64 << 10, 1 << 20, 16 << 20, 256 << 20};
+  options.async_bytes = 64 * kMiB;
+  lesson02::Figures f = made_up_lesson();
+  f.checks[1] = "after a round trip, byte 7 of 256 MiB is 0x00, expected 0x0b";
+  std::ostringstream out;
+  EXPECT_FALSE(lesson02::report(out, options, DeviceInfo{}, f));
+  EXPECT_TRUE(has(out.str(), "VERIFICATION FAILED: pinned memory, after a round trip, byte 7")) << out.str();
+  EXPECT_FALSE(has(out.str(), "every byte arrived")) << out.str();
 }
 
 // ---- the checks ---------------------------------------------------------------------
