@@ -10,25 +10,6 @@ std::string memory_name(HostMemory kind) { return std::string(to_string(kind)); 
 
 }  // namespace
 
-double estimate_seconds(const Workload& work, const RepeatPlan& plan, const PoolConfig& config,
-                        HostMemory pool_memory, const Rates& rates, bool timeline) {
-  const WorkSeconds pinned = work_seconds(work, rates, false);
-  const WorkSeconds pageable = work_seconds(work, rates, true);
-  const WorkSeconds& pool = pool_memory == HostMemory::pageable ? pageable : pinned;
-  std::vector<int> sizes = config.sweep;
-  sizes.push_back(config.streams);
-  std::sort(sizes.begin(), sizes.end());
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  const double pipelines = 2.0 + double(config.sweep.size()) + 1.0;  // both orders, the sweep, engine streams
-  const double round = pageable.serial() + pinned.serial() + pipelines * (pool_memory == HostMemory::pageable
-                                                                              ? pool.serial()
-                                                                              : pool.overlapped()) +
-                       pool.serial() + std::max(pool.h2d, pool.d2h) +
-                       double(sizes.size()) * (pool.serial() + std::max(pool.h2d, pool.d2h));
-  const int rounds = plan.warmup + plan.repeats;
-  return rounds * round + (timeline ? rounds * pool.overlapped() : 0.0);
-}
-
 std::string_view to_string(IssueOrder order) {
   return order == IssueOrder::depth_first ? "depth_first" : "breadth_first";
 }
@@ -87,13 +68,16 @@ void PoolMeasurements::add_engine_streams(BatchBuffers& buffers, const StreamPoo
   entries_.back().variant.side = std::move(issued);
 }
 
-void PoolMeasurements::add_resource_runs(const BatchOps& ops, const PoolRun& pool_run) {
+void PoolMeasurements::add_resource_runs(const BatchOps& ops, const StreamPool& one_stream, const PoolRun& pool_run) {
   static constexpr const char* kResources[] = {"kernels", "h2d", "d2h", "both_ways"};
-  const double batches = double(work_.batches);
-  const Work works[] = {{0.0, batches * work_.flops_per_batch()},
-                        {batches * double(work_.a_bytes()), 0.0},
-                        {batches * double(work_.c_bytes()), 0.0},
-                        {batches * double(work_.a_bytes() + work_.c_bytes()), 0.0}};
+  const int batches = work_.batches;
+  const Work kernels{0.0, double(batches) * work_.flops_per_batch()};
+  const Work both_ways{double(batches) * double(work_.a_bytes() + work_.c_bytes()), 0.0};
+  const Work works[] = {kernels,
+                        {double(batches) * double(work_.a_bytes()), 0.0},
+                        {double(batches) * double(work_.c_bytes()), 0.0},
+                        both_ways};
+  gemm_->prepare(one_stream[0]);  // the busiest streams' kernels
   std::vector<int> sizes;
   std::vector<const StreamPool*> pool_of_size;
   for (const Entry& entry : entries_) {
@@ -104,23 +88,33 @@ void PoolMeasurements::add_resource_runs(const BatchOps& ops, const PoolRun& poo
     sizes.push_back(entry.streams);
     pool_of_size.push_back(entry.pool);
   }
+  auto resource_entry = [](int streams, const char* resource, const Work& work, TimedVariant variant) {
+    Entry entry;
+    entry.kind = Kind::resource;
+    entry.name = "resource_alone";
+    entry.resource = resource;
+    entry.params = {{"streams", streams}, {"resource", resource}};
+    entry.streams = streams;
+    entry.work = work;
+    entry.verifiable = false;
+    entry.variant = std::move(variant);
+    return entry;
+  };
   for (std::size_t s = 0; s < sizes.size(); ++s) {
     if (pool_of_size[s] == nullptr) throw std::logic_error("add_resource_runs: a pool variant without its pool");
     const StreamPool& pool = *pool_of_size[s];
-    std::vector<TimedVariant> runs =
-        resource_variants(ops, [&pool, pool_run](const BatchOps& subset) { return pool_run(pool, subset); });
+    std::vector<TimedVariant> runs = resource_variants(
+        ops, [&pool, pool_run, batches](const BatchOps& subset) { return pool_run(pool, subset, batches); });
     for (std::size_t r = 0; r < runs.size(); ++r) {
-      Entry entry;
-      entry.kind = Kind::resource;
-      entry.name = "resource_alone";
-      entry.resource = kResources[r];
-      entry.params = {{"streams", sizes[s]}, {"resource", entry.resource}};
-      entry.streams = sizes[s];
-      entry.work = works[r];
-      entry.verifiable = false;
-      entry.variant = std::move(runs[r]);
-      entries_.push_back(std::move(entry));
+      entries_.push_back(resource_entry(sizes[s], kResources[r], works[r], std::move(runs[r])));
     }
+    // Stream 0 runs batches 0, S, 2S, ...: as many as batches 0 .. ceil(B/S) - 1 on one stream.
+    const int busiest = static_cast<int>(busiest_stream_batches(batches, sizes[s]));
+    const double share = double(busiest) / double(batches);
+    TimedVariant alone;
+    alone.run = [&one_stream, ops, pool_run, busiest] { return pool_run(one_stream, ops, busiest); };
+    entries_.push_back(resource_entry(sizes[s], "busiest_stream", {share * both_ways.bytes, share * kernels.flops},
+                                      std::move(alone)));
   }
 }
 
@@ -199,17 +193,27 @@ const PoolMeasurements::Entry& PoolMeasurements::find(Kind kind, const std::stri
 }
 
 const PoolMeasurements::Entry& PoolMeasurements::serial(HostMemory kind) const {
-  for (const Entry& entry : entries_) {
-    if (entry.kind == Kind::serial && entry.params.at("host_memory") == memory_name(kind)) return entry;
-  }
+  if (const Entry* entry = find_serial(kind)) return *entry;
   throw std::logic_error("PoolMeasurements: no serial measurement for " + memory_name(kind));
 }
 
 const PoolMeasurements::Entry& PoolMeasurements::pool(IssueOrder order) const {
-  for (const Entry& entry : entries_) {
-    if (entry.kind == Kind::pool && entry.order == order) return entry;
-  }
+  if (const Entry* entry = find_pool(order)) return *entry;
   throw std::logic_error("PoolMeasurements: no pool measurement");
+}
+
+const PoolMeasurements::Entry* PoolMeasurements::find_serial(HostMemory kind) const {
+  for (const Entry& entry : entries_) {
+    if (entry.kind == Kind::serial && entry.params.at("host_memory") == memory_name(kind)) return &entry;
+  }
+  return nullptr;
+}
+
+const PoolMeasurements::Entry* PoolMeasurements::find_pool(IssueOrder order) const {
+  for (const Entry& entry : entries_) {
+    if (entry.kind == Kind::pool && entry.order == order) return &entry;
+  }
+  return nullptr;
 }
 
 const PoolMeasurements::Entry* PoolMeasurements::engine_streams() const {

@@ -2,9 +2,11 @@
 // is a same-run ratio: the serial baselines (stage 01's loop, pageable and
 // pinned), the pool in each issue order and at each swept size, one stream
 // per engine, the isolated one-stream sums, and what each resource needs
-// alone on each pool's own streams (so that every pool variant's bound
-// bounds it, pipeline_bound.hpp). Each variant is verified after its last
-// timed run. The runs themselves are main.cu's: this file only registers
+// alone on each pool's own streams, with each pool's busiest stream alone on
+// one stream (so that every pool variant's bound bounds it,
+// pipeline_bound.hpp). Each variant is verified after its last timed run.
+// The runs themselves are the laboratory's (pool_experiment.hpp); the
+// lesson's figures come in through `measured`. This file only registers
 // them, times them and finds them again.
 #pragma once
 
@@ -41,11 +43,6 @@ enum class IssueOrder { depth_first, breadth_first };
 
 std::string_view to_string(IssueOrder order);
 
-// The run's time at `rates` (measure/estimate.hpp): every variant above,
-// every round, the pool re-timed once more with --timeline.
-double estimate_seconds(const Workload& work, const RepeatPlan& plan, const PoolConfig& config,
-                        HostMemory pool_memory, const Rates& rates, bool timeline);
-
 class PoolMeasurements {
  public:
   enum class Kind { serial, pool, pool_sweep, engines, bound, resource };
@@ -62,7 +59,8 @@ class PoolMeasurements {
     IssueOrder order = IssueOrder::depth_first;
     const StreamPool* pool = nullptr;       // pool variants: their pool, for their resource runs
     std::optional<Summary> host_issue;      // the host's time to issue each timed run, where read
-    std::string resource;                   // resource runs: "kernels", "h2d", "d2h" or "both_ways"
+    // resource runs: "kernels", "h2d", "d2h", "both_ways" or "busiest_stream"
+    std::string resource;
   };
 
   // Every GEMM of every variant runs on `gemm` (which must outlive this); each
@@ -86,9 +84,13 @@ class PoolMeasurements {
                           std::function<Millis()> issued);
   // What each resource needs alone (resource_variants) on every pool size
   // added so far, through `ops`, each run by `pool_run` (the stage's own
-  // depth-first run of a pool: fork, loop, join): the bound of each pool variant.
-  using PoolRun = std::function<Millis(const StreamPool& pool, const BatchOps& ops)>;
-  void add_resource_runs(const BatchOps& ops, const PoolRun& pool_run);
+  // depth-first run of a pool: fork, loop over the first `batches` batches,
+  // join): the bound of each pool variant. Per pool size of S streams also
+  // the busiest stream's ceil(B / S) batches, each H2D -> kernel -> D2H,
+  // alone on `one_stream` (a pool of one stream): the bound's measured
+  // busiest-stream path.
+  using PoolRun = std::function<Millis(const StreamPool& pool, const BatchOps& ops, int batches)>;
+  void add_resource_runs(const BatchOps& ops, const StreamPool& one_stream, const PoolRun& pool_run);
   // H2D, kernel and D2H sums through `ops` on `one`, then all copies both ways
   // at once on `one` and `two`. Verifiable only with a device slot per batch.
   void add_bounds(BatchBuffers& buffers, const BatchOps& ops, cudaStream_t one, cudaStream_t two, EventTimer& timer);
@@ -99,6 +101,9 @@ class PoolMeasurements {
   const std::vector<Entry>& entries() const { return entries_; }
   const Entry& serial(HostMemory kind) const;
   const Entry& pool(IssueOrder order) const;  // the main pool (not a sweep entry)
+  // The same, or nothing where that variant was not measured.
+  const Entry* find_serial(HostMemory kind) const;
+  const Entry* find_pool(IssueOrder order) const;
   const Entry* engine_streams() const;         // nothing if not measured
   StageSums sums() const;
   // The bound of a pool or engine-streams variant from its own resource runs;

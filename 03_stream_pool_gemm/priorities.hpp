@@ -42,8 +42,9 @@
 // (priorities_report.hpp) and its CPU tests need no GPU; measure_priorities
 // and measure_contention (priorities.cu) need a device already selected, and
 // set up everything they launch themselves (the large kernel's opt-in to more
-// than 48 KiB of shared memory included). The options and the estimate are in
-// priorities_options.cpp.
+// than 48 KiB of shared memory included). Each is a subcommand of the
+// laboratory, with its options and estimate: stream_priorities.cpp and
+// shared_memory_contention.cpp.
 #pragma once
 
 #include <cstdint>
@@ -64,6 +65,10 @@ inline constexpr int kFloodThreads = 256;
 // --priority-samples at most: 100,000 short kernels per mode and round take minutes.
 inline constexpr long long kMaxPrioritySamples = 100000;
 
+// Either experiment's setting up, for the estimates: streams, events,
+// buffers, the first launch of each kernel.
+inline constexpr double kExperimentSetupSeconds = 0.05;
+
 struct PriorityConfig {
   int samples = 200;         // short kernels per mode and round, launched one at a time
   int flood_streams = 4;     // streams that each run one flood kernel after another
@@ -74,7 +79,7 @@ struct PriorityConfig {
   int short_threads = 128;   // threads per short block
   int short_steps = 1024;    // dependent integer steps per short thread: a few us of work
   int gap_us = 20;           // host pause between one short kernel's end and the next launch
-  RepeatPlan plan{1, 3};     // rounds; each round runs every mode once
+  RepeatPlan plan{2, 10};    // rounds (--warmup, --repeats); each round runs every mode once
   std::uint32_t seed = 1;    // start of the short kernels' sequences
 };
 
@@ -142,28 +147,22 @@ struct ContentionResult {
   std::string failure;                 // the first wrong marker, when not verified
 };
 
-// What the stage runs of these two, and how.
-struct StreamExtrasConfig {
-  bool priorities = true;  // --priorities on|off
-  bool contention = true;  // --contention on|off
-  PriorityConfig priority_config;
-  ContentionConfig contention_config;
-};
+// --priority-samples N (short kernels per mode and round).
+void add_priority_options(StageCli& cli);
+// After cli.parse(): PriorityConfig's defaults with --priority-samples, and
+// the rounds (--warmup, --repeats) and the seed of the short kernels'
+// sequences (--seed) from `options`.
+PriorityConfig read_priority_options(const StageCli& cli, const CommonOptions& options);
 
-// --priorities on|off and --contention on|off (default on); a bad value is a
-// UsageError from cli.parse (exit 2), before any CUDA call.
-void add_stream_extras_options(StageCli& cli);
-// Reads them after cli.parse().
-StreamExtrasConfig read_stream_extras_options(const StageCli& cli);
-
-// Rough seconds both experiments take as configured, for the stage's
-// estimate; with the defaults ~0.35 s for the priorities (4 rounds of 600
-// short kernels, the 200 at the default priority waiting ~160 us each behind
-// the flood) and ~0.06 s for the contention (48 runs of 0.1-0.2 ms, plus
-// set-up). The latencies are unknown beforehand: the estimate takes the
-// default-priority wait as half the flood kernels queued ahead (one per
-// flood stream), the greatest-priority wait as half a flood block.
-double stream_extras_seconds(const StreamExtrasConfig& config);
+// Rough seconds each experiment takes as configured, for its estimate: with
+// the defaults about 1 s for the priorities (12 rounds of 600 short kernels,
+// the 200 at the default priority waiting ~160 us each behind the flood) and
+// ~0.06 s for the contention (48 runs of 0.1-0.2 ms, plus set-up). The
+// latencies are unknown beforehand: the estimate takes the default-priority
+// wait as half the flood kernels queued ahead (one per flood stream), the
+// greatest-priority wait as half a flood block.
+double priorities_seconds(const PriorityConfig& config);
+double contention_seconds(const ContentionConfig& config);
 
 // The two experiments (priorities.cu). Both throw std::invalid_argument for a
 // config with a zero or negative size, CudaError for a failed call; a failed

@@ -1,11 +1,15 @@
 #include "priorities_report.hpp"
 
 #include <cstdint>
+#include <iostream>
 
 #include "base/enum_names.hpp"
 #include "base/units.hpp"
+#include "lesson.hpp"
 #include "report/conclusions.hpp"
+#include "report/result.hpp"
 #include "report/table.hpp"
+#include "timeline/stage_timeline.hpp"
 
 namespace csg::pool {
 namespace {
@@ -288,6 +292,39 @@ nlohmann::json contention_json(const ContentionResult& r) {
       {"verdict", std::string(to_string(judge_contention(r)))},
       {"conclusion", contention_conclusion(r)},
   };
+}
+
+CommonDefaults experiment_defaults() {
+  CommonDefaults defaults;
+  defaults.gemm_workload = false;
+  defaults.host_memory_choice = false;
+  return defaults;
+}
+
+double experiment_seconds(const RepeatPlan& plan, double round_us) {
+  return kExperimentSetupSeconds + (plan.warmup + plan.repeats) * round_us * 1e-6;
+}
+
+DeviceInfo print_experiment_header(std::ostream& out, const char* subcommand, int device) {
+  const DeviceInfo info = query_device_info(device);
+  out << lesson03::kStage << ' ' << subcommand << " on " << info.summary() << "\n\n";
+  return info;
+}
+
+int finish_experiment(const char* subcommand, const DeviceInfo& device, nlohmann::json config, bool verified,
+                      const std::string& failure, const std::string& what_checked, const char* key,
+                      nlohmann::json figures, const std::string& json_path) {
+  StageResult result;
+  result.stage = lesson03::kStage;
+  result.device = device;
+  result.config = std::move(config);
+  result.verification.passed = verified;
+  result.verification.method = what_checked;
+  nlohmann::json doc = to_json(result);
+  if (!verified) doc["verification"]["failure"] = failure;
+  doc["subcommand"] = subcommand;
+  doc[key] = std::move(figures);
+  return finish_stage(std::cout, lesson03::kStage, doc, verified, std::nullopt, TimelineOptions{}, json_path);
 }
 
 }  // namespace csg::pool

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "priorities.hpp"
+#include "report/device_info.hpp"
 
 namespace csg::pool {
 
@@ -73,5 +74,21 @@ void print_contention(std::ostream& out, const ContentionResult& result);
 // samples), the derived ratios, "verified", "failure", "verdict" and "conclusion".
 nlohmann::json priorities_json(const PriorityResult& result);
 nlohmann::json contention_json(const ContentionResult& result);
+
+// What both subcommands share around their experiment: the StageCli
+// defaults (no GEMM workload: spin kernels of known length; no host memory
+// choice), the estimate of `round_us` of work in every round of `plan`
+// (warm-up or timed) plus setting up, and the header of the output.
+CommonDefaults experiment_defaults();
+double experiment_seconds(const RepeatPlan& plan, double round_us);
+DeviceInfo print_experiment_header(std::ostream& out, const char* subcommand, int device);
+
+// The end of either subcommand: its results JSON (the schema, the stage,
+// "subcommand", the device, `config`, no measurements, the verification of
+// `what_checked`, and `figures` under `key`), written to `json_path` when
+// given; returns kExitOk when `verified`, else kExitFailure.
+int finish_experiment(const char* subcommand, const DeviceInfo& device, nlohmann::json config, bool verified,
+                      const std::string& failure, const std::string& what_checked, const char* key,
+                      nlohmann::json figures, const std::string& json_path);
 
 }  // namespace csg::pool

@@ -13,25 +13,29 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/options.hpp"
 #include "measure/estimate.hpp"
 #include "measure/pipeline_bound.hpp"
+#include "measurements.hpp"
 
 namespace csg::pool {
 
 struct StreamCountConfig {
-  std::vector<int> sizes = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};  // empty: off
+  std::vector<int> sizes = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};  // ascending
   int batches = 1000;
   int size = 128;  // m = n = k
   Workload workload() const { return Workload{batches, GemmShape{size, size, size}}; }
 };
 
-// --count-sweep LIST|off, --count-batches N, --count-size N.
+// --count-sweep LIST (pool sizes, each at most once), --count-batches N, --count-size N.
 void add_stream_count_options(StageCli& cli);
+// After cli.parse(): the sizes ascending. Throws UsageError for a bad list.
 StreamCountConfig read_stream_count_options(const StageCli& cli);
 
 // Seconds the sweep takes at `rates` (each pool run at least as long as the
-// host needs to issue it), for the stage's estimate.
+// host needs to issue it, and each pool size's bound runs), for the estimate.
 double stream_count_seconds(const StreamCountConfig& config, const RepeatPlan& plan, const Rates& rates);
 
 // One pool size as measured: its time, the host's time to issue it, and what
@@ -50,5 +54,14 @@ struct CountPoint {
 // (streams sharing `queues` hardware queues); otherwise that the extra
 // streams only waited. Throws std::invalid_argument for no points.
 std::string stream_count_mechanism(std::vector<CountPoint> points, int queues);
+
+// The sweep as measured (`runs`: its pool_sweep entries, each with its own
+// bound): the table, the verdict, the mechanism, and any pool size that failed
+// its verification.
+void print_stream_count(std::ostream& out, const StreamCountConfig& config, const PoolMeasurements& runs);
+// The results JSON's "stream_count" object: the workload, one point per pool
+// size (median, min, p95, host issue, bound, limited_by, verified, digest),
+// "verified", and the verdict, conclusion and mechanism.
+nlohmann::json stream_count_json(const StreamCountConfig& config, const PoolMeasurements& runs);
 
 }  // namespace csg::pool

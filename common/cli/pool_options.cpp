@@ -10,26 +10,36 @@ namespace csg {
 
 std::string to_string(DeviceBuffers layout) { return layout == DeviceBuffers::slots ? "slots" : "per-batch"; }
 
-void add_pool_options(StageCli& cli, bool with_sweep) {
+void add_pool_options(StageCli& cli, bool with_sweep) { add_pool_options(cli, PoolFlags{.sweep = with_sweep}); }
+
+void add_pool_options(StageCli& cli, const PoolFlags& flags) {
   cli.add_int("streams", "Streams in the pool; batch i runs on stream i % streams (the article: 8)", 8, 1,
               kMaxPoolStreams);
-  cli.add_choice("device-buffers",
-                 "Device A and C: one pair per stream, reused by its batches (slots), or one pair per batch "
-                 "as in the article (per-batch)",
-                 "slots", {"slots", "per-batch"});
-  if (with_sweep) {
-    cli.add_text("streams-sweep", "Pool sizes to time as well, comma-separated, or 'off'", "1,2,4,8,16,32",
+  if (flags.device_buffers) {
+    cli.add_choice("device-buffers",
+                   "Device A and C: one pair per stream, reused by its batches (slots), or one pair per batch "
+                   "as in the article (per-batch)",
+                   "slots", {"slots", "per-batch"});
+  }
+  if (flags.sweep) {
+    cli.add_text("streams-sweep", "Pool sizes to time as well, comma-separated, or 'off'", flags.sweep_default,
                  "LIST");
   }
 }
 
 PoolConfig read_pool_options(const StageCli& cli, const CommonOptions& options, bool with_sweep) {
+  return read_pool_options(cli, options, PoolFlags{.sweep = with_sweep});
+}
+
+PoolConfig read_pool_options(const StageCli& cli, const CommonOptions& options, const PoolFlags& flags) {
   PoolConfig config;
   config.streams = static_cast<int>(cli.get_int("streams"));
-  config.device_buffers =
-      cli.get_string("device-buffers") == "slots" ? DeviceBuffers::slots : DeviceBuffers::per_batch;
-  if (with_sweep && cli.get_string("streams-sweep") != "off") {
-    for (long long size : parse_int_list("streams-sweep", cli.get_string("streams-sweep"), 1, kMaxPoolStreams)) {
+  if (flags.device_buffers && cli.get_string("device-buffers") == "per-batch") {
+    config.device_buffers = DeviceBuffers::per_batch;
+  }
+  if (flags.sweep && cli.get_string("streams-sweep") != "off") {
+    for (long long size :
+         parse_distinct_int_list("streams-sweep", cli.get_string("streams-sweep"), 1, kMaxPoolStreams)) {
       config.sweep.push_back(static_cast<int>(size));
     }
   }
@@ -40,6 +50,19 @@ PoolConfig read_pool_options(const StageCli& cli, const CommonOptions& options, 
                               " stream(s) get no work");
   }
   return config;
+}
+
+void add_kernel_option(StageCli& cli, GemmKernel default_kernel) {
+  cli.add_choice("kernel",
+                 "GEMM: naive (the article's kernel), tiled (shared-memory tiles, 4x4 per thread), cublas "
+                 "(cublasSgemm)",
+                 std::string(to_string(default_kernel)), {"naive", "tiled", "cublas"});
+  cli.add_flag("tf32", "With --kernel cublas: TF32 tensor cores (exact on the suite's integer data)");
+}
+
+void read_kernel_option(const StageCli& cli, CommonOptions& options) {
+  options.gemm = parse_gemm_choice(cli.get_string("kernel"), cli.get_flag("tf32"));
+  validate(options);
 }
 
 int streams_running_gemms(const PoolConfig& config) {

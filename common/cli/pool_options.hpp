@@ -29,14 +29,34 @@ struct PoolConfig {
 
 inline constexpr int kMaxPoolStreams = 1024;
 
+// Which of the pool's options a run offers: --streams always; --device-buffers
+// where the layout is the user's choice (otherwise one slot per stream, as
+// `slots`); --streams-sweep where the run times other pool sizes as well, and
+// its default ("off" for a run whose sweep is an extra).
+struct PoolFlags {
+  bool device_buffers = true;
+  bool sweep = false;
+  const char* sweep_default = "1,2,4,8,16,32";
+};
+
 // --streams N, --device-buffers slots|per-batch and, with `with_sweep`,
 // --streams-sweep LIST|off (default "1,2,4,8,16,32").
 void add_pool_options(StageCli& cli, bool with_sweep);
+void add_pool_options(StageCli& cli, const PoolFlags& flags);
 
-// Reads them after cli.parse(). Throws UsageError for a bad list. A pool
-// larger than the batch count is allowed (its extra streams get no work)
-// and noted in `warnings`.
+// Reads them after cli.parse(). Throws UsageError for a bad list (an item out
+// of range, an empty item, a size given twice). A pool larger than the batch
+// count is allowed (its extra streams get no work) and noted in `warnings`.
 PoolConfig read_pool_options(const StageCli& cli, const CommonOptions& options, bool with_sweep);
+PoolConfig read_pool_options(const StageCli& cli, const CommonOptions& options, const PoolFlags& flags);
+
+// --kernel naive|tiled|cublas and --tf32 for a run whose default kernel is
+// not the article's (StageCli's own --kernel starts from naive): give its
+// StageCli CommonDefaults::kernel_choice = false, then these.
+void add_kernel_option(StageCli& cli, GemmKernel default_kernel);
+// Reads them after cli.parse() into options.gemm, and checks the shape
+// against that kernel (validate). Throws UsageError.
+void read_kernel_option(const StageCli& cli, CommonOptions& options);
 
 // How many device slots (A and C pairs) the run allocates: with per_batch one
 // per batch; with slots the least common multiple of every pool size timed,

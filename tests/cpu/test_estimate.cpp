@@ -6,8 +6,8 @@
 #include <csignal>
 
 #include "01_serial_baseline/report.hpp"
-#include "03_stream_pool_gemm/measurements.hpp"
-#include "04_graph_capture_gemm/costs.hpp"
+#include "03_stream_pool_gemm/pool_experiment.hpp"
+#include "04_graph_capture_gemm/options.hpp"
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
 #include "cli/options.hpp"
@@ -75,20 +75,22 @@ TEST(Estimate, OverTheLimitIsRefusedWithTheEstimateAndTheWayOut) {
 }
 
 TEST(Estimate, TheHugeRequestFromTheIssueIsRefusedAndTheArticleSizeIsNot) {
-  // 03 --m 65536 --n 65536 --k 65536 --batches 1: hours of naive GEMMs.
+  // 03 kernels --m 65536 --n 65536 --k 65536 --batches 1: hours of naive GEMMs.
   const RepeatPlan plan{2, 10};
+  // Everything the laboratory's kernels and order subcommands time between them.
+  const pool::PoolVariants all{.serial_baselines = true, .orders = 2, .engine_streams = true, .bounds = true};
   PoolConfig config;
   config.sweep = {1, 2, 4, 8, 16, 32};
   const Workload huge{1, GemmShape{65536, 65536, 65536}};
-  const double huge_seconds = pool::estimate_seconds(huge, plan, config, HostMemory::pinned, kRates, false);
+  const double huge_seconds = pool::estimate_seconds(huge, plan, config, HostMemory::pinned, kRates, all);
   EXPECT_GT(huge_seconds, 3600.0);
   EXPECT_NE(refusal(huge_seconds, 10), "");
   const Workload article{100, GemmShape{512, 512, 256}};
-  const double article_seconds = pool::estimate_seconds(article, plan, config, HostMemory::pinned, kRates, false);
+  const double article_seconds = pool::estimate_seconds(article, plan, config, HostMemory::pinned, kRates, all);
   EXPECT_LT(article_seconds, kSayEstimateAbove);
   EXPECT_GT(article_seconds, 0.0);
   // More rounds, more time: the estimate counts warm-up and repeats.
-  EXPECT_NEAR(pool::estimate_seconds(article, RepeatPlan{4, 20}, config, HostMemory::pinned, kRates, false),
+  EXPECT_NEAR(pool::estimate_seconds(article, RepeatPlan{4, 20}, config, HostMemory::pinned, kRates, all),
               2.0 * article_seconds, 1e-9);
 }
 
@@ -102,13 +104,13 @@ TEST(Estimate, StagesOneAndFourCountTheirRoundsAndVariants) {
   EXPECT_NEAR(serial::estimate_seconds(small, kRates, false), 12.0 * one_round, 1e-12);
   EXPECT_NEAR(serial::estimate_seconds(small, kRates, true), 24.0 * one_round, 1e-12);
   EXPECT_NE(refusal(serial::estimate_seconds(huge, kRates, false), 10), "");
-  const double article = graphs::costs_seconds(small, kRates);
+  graphs::GraphOptions graph;
+  graph.common = small;
+  const double article = graphs::estimate_seconds(graph, kRates);
   EXPECT_GT(article, 0.0);
   EXPECT_LT(article, 60.0) << small.work.batches << " batches of " << small.work.shape.m;
-  CommonOptions twice = small;
-  twice.plan = RepeatPlan{2 * small.plan.warmup, 2 * small.plan.repeats};
-  EXPECT_NEAR(graphs::costs_seconds(twice, kRates), 2.0 * article, 1e-9) << "every round counts";
-  EXPECT_NE(refusal(graphs::costs_seconds(huge, kRates), 10), "");
+  graph.common = huge;
+  EXPECT_NE(refusal(graphs::estimate_seconds(graph, kRates), 10), "");
 }
 
 // A real SIGINT or SIGTERM, raised inside the stage frame, ends the "stage"

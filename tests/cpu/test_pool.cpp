@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 
 #include "03_stream_pool_gemm/conclusions.hpp"
 #include "03_stream_pool_gemm/report.hpp"
@@ -122,6 +123,33 @@ TEST(PipelineBound, TooFewStreamsAreBoundByTheStreamOrder) {
   EXPECT_THROW((void)busiest_stream_batches(8, 0), std::invalid_argument);
 }
 
+TEST(PipelineBound, TheBusiestStreamAsMeasuredSetsTheBoundWhenItIsTheLongestPath) {
+  // 1000 GEMMs of 128^3 on one stream (made up, the shape of an H200 run):
+  // the one-stream sums add up one batch's shares to 3.2 ms, but on a stream
+  // that alternates H2D, kernel and D2H each op also waits for the one
+  // before on another engine, and the busiest stream's 1000 batches alone
+  // took 5.0 ms: the measured path is the longest, and the pool's 5.1 ms
+  // reads 98% of it instead of 63% of the computed stream order.
+  const StageTimes sums{1.0, 1.2, 1.0, 0.006, 0.0072, 0.006};
+  const ResourceTimes one{1.2, 1.0, 1.0, 1.9, 3.0, 5.0};
+  const PipelineBound bound = pipeline_bound(one, sums, 1000, 1);
+  EXPECT_NEAR(bound.stream_order_ms, 1000 * (0.994 + 1.1928 + 0.994) / 999, 1e-9);
+  EXPECT_DOUBLE_EQ(bound.busiest_stream_ms, 5.0);
+  EXPECT_EQ(bound.limited_by, BoundPath::busiest_stream);
+  EXPECT_DOUBLE_EQ(bound.bound_ms, 5.0);
+  EXPECT_EQ(to_string(regime_of(bound)), "stream-order-bound");
+  EXPECT_NEAR(percent_of_bound(bound, 5.1), 98.04, 0.01);
+  // Two streams: each runs 500 batches; alone on one stream they took 2.6 ms,
+  // less than the host's 3.0 ms to issue the run, which then sets the bound.
+  const PipelineBound two = pipeline_bound({1.1, 1.0, 1.0, 1.9, 3.0, 2.6}, sums, 1000, 2);
+  EXPECT_DOUBLE_EQ(two.busiest_stream_ms, 2.6);
+  EXPECT_EQ(two.limited_by, BoundPath::host_issue);
+  // Not measured (0): the path plays no part, as before it existed.
+  const PipelineBound unmeasured = pipeline_bound({1.2, 1.0, 1.0, 1.9, 3.0}, sums, 1000, 1);
+  EXPECT_DOUBLE_EQ(unmeasured.busiest_stream_ms, 0.0);
+  EXPECT_EQ(unmeasured.limited_by, BoundPath::stream_order);
+}
+
 TEST(PipelineBound, AOneStreamSumThatRanSlowDoesNotStretchTheFillAndDrain) {
   // Measured on an H200: 6 batches on 3 streams, the 6 D2H copies took
   // 0.858 ms on one stream but 0.472 ms alone on the pool's 3 streams. The
@@ -181,6 +209,9 @@ TEST(Stage03Conclusions, RegimeEngineAndPageableSentencesFollowTheFigures) {
   bound.limited_by = BoundPath::stream_order;
   EXPECT_NE(pool::regime_text(bound).find("stream-order-bound"), std::string::npos);
   EXPECT_NE(pool::regime_text(bound).find("more streams"), std::string::npos);
+  bound.limited_by = BoundPath::busiest_stream;
+  EXPECT_NE(pool::regime_text(bound).find("stream-order-bound"), std::string::npos);
+  EXPECT_NE(pool::regime_text(bound).find("busiest stream's batches"), std::string::npos);
 
   EXPECT_NE(pool::engines_text(17.3, 16.0, BoundPath::kernels).find("one at a time"), std::string::npos);
   EXPECT_NE(pool::engines_text(7.6, 7.9, BoundPath::d2h).find("back to back"), std::string::npos);
@@ -373,6 +404,116 @@ TEST(Stage03Report, TheBoundsToleranceIncludesTheLimitingPathsOwnSpread) {
   EXPECT_NEAR(runs.tolerance_of(main), 0.2, 1e-9) << "the path's spread, above the run's 0.1% and the 2% floor";
 }
 
+TEST(Stage03Report, TheBusiestStreamsRunIsThePoolsMeasuredStreamOrderPath) {
+  using Kind = pool::PoolMeasurements::Kind;
+  std::vector<pool::PoolMeasurements::Entry> entries =
+      made_up_entries({entry(Kind::pool, "stream_pool", 1, 30.0), entry(Kind::pool, "stream_pool", 1, 29.9)}, 1,
+                      17.2, 4.0, 7.8, 12.7);
+  entries[3].order = pool::IssueOrder::breadth_first;
+  // The 100 batches alone on one stream: 29.6 ms, above the 28.97 ms the
+  // shares add up to; its fastest run 20% faster than its median.
+  entries.push_back(entry(Kind::resource, "resource_alone", 1, 29.6, "busiest_stream"));
+  entries.back().stats = testing::ms(29.6, 0.8, 1.2);
+  CommonOptions options;
+  options.host_memory = HostMemory::pinned;
+  const pool::PoolMeasurements runs = pool::PoolMeasurements::measured(options.work, entries);
+  const pool::PoolMeasurements::Entry& main = runs.pool(pool::IssueOrder::depth_first);
+  const PipelineBound bound = *runs.bound_of(main);
+  EXPECT_EQ(bound.limited_by, BoundPath::busiest_stream);
+  EXPECT_DOUBLE_EQ(bound.bound_ms, 29.6);
+  EXPECT_NEAR(bound.stream_order_ms, 100 * (0.04 + 17.0 / 99 + 0.078), 1e-9);
+  EXPECT_NEAR(runs.tolerance_of(main), 0.2, 1e-9) << "the busiest stream's own spread";
+
+  PoolConfig config;
+  config.streams = 1;
+  const StageResult result = pool::pool_result("03_stream_pool_gemm", DeviceInfo{}, options, config, 1, runs);
+  const nlohmann::json bounds = to_json(result).at("bounds");
+  EXPECT_DOUBLE_EQ(bounds.at("busiest_stream_ms").get<double>(), 29.6);
+  EXPECT_EQ(bounds.at("limited_by"), "busiest stream");
+  EXPECT_EQ(bounds.at("regime"), "stream-order-bound");
+  EXPECT_NEAR(bounds.at("percent_of_bound").get<double>(), 100.0 * 29.6 / 30.0, 1e-9);
+  std::ostringstream out;
+  pool::print_pool_bound(out, result, options.work, runs);
+  EXPECT_NE(out.str().find("the busiest stream's 100 batches alone on one stream, as measured: 29.60 ms"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("busiest stream ms"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("limited by busiest stream"), std::string::npos) << out.str();
+}
+
+TEST(Stage03Report, ThePoolAgainstSerialNamesBreadthFirstAndPageableOnlyWhereMeasured) {
+  using Kind = pool::PoolMeasurements::Kind;
+  CommonOptions options;
+  options.host_memory = HostMemory::pinned;
+  PoolConfig config;
+  const std::vector<pool::PoolMeasurements::Entry> depth_only =
+      made_up_entries({entry(Kind::pool, "stream_pool", 8, 16.05)}, 8, 15.9, 4.1, 7.9, 8.6);
+  std::ostringstream one_order;
+  pool::print_pool_against_serial(one_order, options, config,
+                                  pool::PoolMeasurements::measured(options.work, depth_only));
+  EXPECT_NE(one_order.str().find("5.05x faster than serial on pageable memory"), std::string::npos)
+      << one_order.str();
+  EXPECT_EQ(one_order.str().find("breadth-first"), std::string::npos) << one_order.str();
+  EXPECT_EQ(one_order.str().find("pageable host memory:"), std::string::npos) << one_order.str();
+
+  std::vector<pool::PoolMeasurements::Entry> both = made_up_entries(
+      {entry(Kind::pool, "stream_pool", 8, 78.0), entry(Kind::pool, "stream_pool", 8, 79.0)}, 8, 15.9, 4.1, 7.9, 8.6);
+  both[3].order = pool::IssueOrder::breadth_first;
+  options.host_memory = HostMemory::pageable;
+  std::ostringstream pageable;
+  pool::print_pool_against_serial(pageable, options, config, pool::PoolMeasurements::measured(options.work, both));
+  EXPECT_NE(pageable.str().find("breadth-first issue: 79.00 ms"), std::string::npos) << pageable.str();
+  EXPECT_NE(pageable.str().find("nothing overlapped"), std::string::npos) << pageable.str();
+}
+
+TEST(Stage03Report, WithoutSerialRunsTheJsonHasNoSpeedUpAndAVariantsCheckVerifies) {
+  using Kind = pool::PoolMeasurements::Kind;
+  std::vector<pool::PoolMeasurements::Entry> entries =
+      made_up_entries({entry(Kind::pool, "stream_pool", 8, 16.05), entry(Kind::engines, "engine_streams", 3, 17.3)},
+                      8, 15.9, 4.1, 7.9, 8.6);
+  entries.erase(entries.begin(), entries.begin() + 2);  // no serial runs: engine-streams times none
+  entries[0].host_issue = summarize({Millis(0.8)});
+  entries[1].host_issue = summarize({Millis(0.8)});
+  CommonOptions options;
+  options.host_memory = HostMemory::pinned;
+  const pool::PoolMeasurements runs = pool::PoolMeasurements::measured(options.work, entries);
+  const nlohmann::json doc =
+      pool::subcommand_json(pool::pool_result("03_stream_pool_gemm", DeviceInfo{}, options, PoolConfig{}, 8, runs),
+                            "engine-streams");
+  EXPECT_EQ(doc.at("subcommand"), "engine-streams");
+  EXPECT_FALSE(doc.at("bounds").contains("speedup_vs_serial_pinned")) << doc.at("bounds").dump();
+  EXPECT_TRUE(doc.at("bounds").contains("engine_streams_ms"));
+  EXPECT_EQ(doc.at("bounds").at("limited_by"), "kernels");
+  EXPECT_EQ(doc.at("verification").at("passed"), true);
+  EXPECT_EQ(doc.at("verification").at("batches_checked"), 100);
+  std::ostringstream out;
+  pool::print_engine_streams(out, runs);
+  EXPECT_NE(out.str().find("one stream per engine (H2D, kernels, D2H) took 17.30 ms"), std::string::npos)
+      << out.str();
+}
+
+TEST(Stage03Report, AFailedVariantIsTheVerificationAndTheJsonSaysWhichSubcommand) {
+  using Kind = pool::PoolMeasurements::Kind;
+  std::vector<pool::PoolMeasurements::Entry> entries =
+      made_up_entries({entry(Kind::pool, "stream_pool", 8, 16.05)}, 8, 15.9, 4.1, 7.9, 8.6);
+  entries[2].check.passed = false;
+  entries[2].check.first_failure = Mismatch{.batch = 7, .row = 1, .col = 2, .expected = 4.0, .got = 5.0,
+                                            .check = "sampled"};
+  CommonOptions options;
+  options.host_memory = HostMemory::pinned;
+  const pool::PoolMeasurements runs = pool::PoolMeasurements::measured(options.work, entries);
+  const StageResult result = pool::pool_result("03_stream_pool_gemm", DeviceInfo{}, options, PoolConfig{}, 8, runs);
+  EXPECT_FALSE(result.verification.passed);
+  EXPECT_EQ(result.variants_verified, 9) << "every checked variant but the pool: 2 serial runs, 7 of the bound's";
+  const nlohmann::json doc = pool::subcommand_json(result, "kernels");
+  EXPECT_EQ(doc.at("subcommand"), "kernels");
+  EXPECT_NE(doc.at("verification").at("failure").get<std::string>().find("batch 7"), std::string::npos);
+  EXPECT_TRUE(pool::subcommand_json(result, nullptr).at("subcommand").is_null()) << "the lesson's";
+  std::ostringstream out;
+  pool::print_verification(out, result);
+  EXPECT_NE(out.str().find("verification failed: batch 7"), std::string::npos) << out.str();
+}
+
 TEST(PoolConfig, SlotsAreOnePerStreamAndShareAStreamInEverySweptPool) {
   PoolConfig config;
   config.streams = 8;
@@ -415,22 +556,152 @@ TEST(PoolConfig, ReadsTheOptionsAndWarnsAboutIdleStreams) {
   EXPECT_EQ(off.device_buffers, DeviceBuffers::per_batch);
   EXPECT_TRUE(off.warnings.empty());
 
-  for (const char* bad : {"1,,2", ",", "0", "1,2000", "two"}) {
+  for (const char* bad : {"1,,2", ",", "0", "1,2000", "two", "2,4,2"}) {
     options = cli.parse(std::vector<std::string>{"--streams-sweep", bad});
     ASSERT_TRUE(options);
     EXPECT_THROW(read_pool_options(cli, *options, true), UsageError) << bad;
   }
 }
 
-#ifdef CSG_STAGE03_BINARY
-TEST(Stage03Cli, BadPoolOptionsExit2WithOneLineBeforeAnyCudaCall) {
-  const std::vector<std::vector<std::string>> cases = {
-      {"--streams", "0"}, {"--streams", "1025"}, {"--streams-sweep", "1,,2"}, {"--streams-sweep", ","},
-      {"--streams-sweep", "4,x"}, {"--device-buffers", "foo"}, {"--host-memory", "registered"}};
-  for (const auto& args : cases) {
-    // The one line names the flag.
-    EXPECT_TRUE(testing::refuses_before_writing(CSG_STAGE03_BINARY, {args, args[0]})) << args[0] << " " << args[1];
+TEST(PoolConfig, ASizeGivenTwiceIsRefusedNamingTheFlagAndTheSize) {
+  StageCli cli("test", "test");
+  add_pool_options(cli, /*with_sweep=*/true);
+  const auto options = cli.parse(std::vector<std::string>{"--streams-sweep", "1,8,4,8"});
+  ASSERT_TRUE(options);
+  try {
+    static_cast<void>(read_pool_options(cli, *options, true));
+    ADD_FAILURE() << "8 given twice was accepted";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("--streams-sweep lists 8 twice"), std::string::npos) << error.what();
   }
+}
+
+TEST(PoolConfig, FlagsOfferOnlyWhatTheRunUses) {
+  StageCli without_layout("test", "test");
+  const PoolFlags fixed_layout{.device_buffers = false, .sweep = false};
+  add_pool_options(without_layout, fixed_layout);
+  EXPECT_THROW(without_layout.parse(std::vector<std::string>{"--device-buffers", "per-batch"}), UsageError);
+  EXPECT_THROW(without_layout.parse(std::vector<std::string>{"--streams-sweep", "1,2"}), UsageError);
+  auto options = without_layout.parse(std::vector<std::string>{"--streams", "3"});
+  ASSERT_TRUE(options);
+  const PoolConfig config = read_pool_options(without_layout, *options, fixed_layout);
+  EXPECT_EQ(config.streams, 3);
+  EXPECT_EQ(config.device_buffers, DeviceBuffers::slots);
+  EXPECT_TRUE(config.sweep.empty());
+
+  StageCli sweep_off("test", "test");
+  const PoolFlags extra_sweep{.device_buffers = true, .sweep = true, .sweep_default = "off"};
+  add_pool_options(sweep_off, extra_sweep);
+  options = sweep_off.parse(std::vector<std::string>{});
+  ASSERT_TRUE(options);
+  EXPECT_TRUE(read_pool_options(sweep_off, *options, extra_sweep).sweep.empty()) << "off unless asked for";
+  options = sweep_off.parse(std::vector<std::string>{"--streams-sweep", "4,1"});
+  ASSERT_TRUE(options);
+  EXPECT_EQ(read_pool_options(sweep_off, *options, extra_sweep).sweep, (std::vector<int>{4, 1}));
+}
+
+TEST(PoolConfig, TheKernelOptionHasItsOwnDefaultAndChecksTheShapeForIt) {
+  // `rows`: a shape set after parsing, so that only read_kernel_option judges it.
+  auto parsed = [](const std::vector<std::string>& args, int rows = 1024) {
+    CommonDefaults defaults;
+    defaults.kernel_choice = false;
+    StageCli cli("test", "test", defaults);
+    add_kernel_option(cli, GemmKernel::cublas);
+    CommonOptions options = *cli.parse(args);
+    options.work.shape.m = rows;
+    read_kernel_option(cli, options);
+    return options.gemm;
+  };
+  EXPECT_EQ(parsed({}).kernel, GemmKernel::cublas);
+  EXPECT_FALSE(parsed({}).tf32);
+  EXPECT_TRUE(parsed({"--tf32"}).tf32);
+  EXPECT_EQ(parsed({"--kernel", "tiled"}).kernel, GemmKernel::tiled);
+  EXPECT_THROW(parsed({"--kernel", "naive", "--tf32"}), UsageError);
+  EXPECT_THROW(parsed({"--kernel", "fast"}), UsageError);
+  // cuBLAS takes any row count; the tiled kernel's grid covers at most 65535 x 64 rows.
+  EXPECT_EQ(parsed({}, 5000000).kernel, GemmKernel::cublas);
+  EXPECT_THROW(parsed({"--kernel", "tiled"}, 5000000), UsageError);
+}
+
+#ifdef CSG_STAGE03_BINARY
+TEST(Stage03Cli, BadOptionsOfEverySubcommandExit2WithOneLineBeforeAnyCudaCall) {
+  // The one line names the flag (or the word) at fault; with every GPU
+  // hidden, 2 and not 77 shows that the check comes before any CUDA call.
+  const std::vector<testing::BadCase> cases = {
+      {{"--streams-sweep", "8,8"}, "--streams-sweep lists 8 twice"},
+      {{"everything"}, "unknown subcommand 'everything'"},
+      {{"kernels", "--streams", "0"}, "--streams"},
+      {{"kernels", "--streams", "1025"}, "--streams"},
+      {{"kernels", "--streams-sweep", "1,,2"}, "--streams-sweep"},
+      {{"kernels", "--streams-sweep", "2,4,2"}, "--streams-sweep lists 2 twice"},
+      {{"kernels", "--device-buffers", "foo"}, "--device-buffers"},
+      {{"kernels", "--host-memory", "registered"}, "--host-memory"},
+      {{"kernels", "--kernel", "naive", "--tf32"}, "--tf32"},
+      {{"order", "--host-memory", "registered"}, "--host-memory"},
+      {{"order", "--device-buffers", "slots"}, "--device-buffers"},
+      {{"order", "--kernel", "tiled"}, "--kernel"},
+      {{"engine-streams", "--host-memory", "pageable"}, "--host-memory"},
+      {{"engine-streams", "--streams-sweep", "1,2"}, "--streams-sweep"},
+      {{"count-sweep", "--count-sweep", "4,1,4"}, "--count-sweep lists 4 twice"},
+      {{"count-sweep", "--count-sweep", "off"}, "--count-sweep"},
+      {{"count-sweep", "--batches", "3"}, "--batches"},
+      {{"priorities", "--priority-samples", "0"}, "--priority-samples"},
+      {{"priorities", "--m", "8"}, "--m"},
+      {{"contention", "--priority-samples", "20"}, "--priority-samples"},
+      {{"timeline", "--timeline"}, "--timeline"},
+      {{"timeline", "--timeline-batches", "0"}, "--timeline-batches"},
+      {{"timeline", "--trace", "{dir}"}, "is a directory"},
+  };
+  for (const testing::BadCase& bad : cases) {
+    EXPECT_TRUE(testing::refuses_before_writing(CSG_STAGE03_BINARY, bad, {"CUDA_VISIBLE_DEVICES="}))
+        << ::testing::PrintToString(bad.args);
+  }
+}
+
+// Each subcommand's --help shows its own flags and no other experiment's.
+TEST(Stage03Cli, EverySubcommandsHelpOffersOnlyTheFlagsItUses) {
+  struct Offer {
+    std::string subcommand;
+    std::vector<std::string> has, lacks;
+  };
+  const std::vector<Offer> offers = {
+      {"kernels", {"--kernel", "--tf32", "--host-memory", "--streams ", "--device-buffers", "--streams-sweep"},
+       {"--count-sweep", "--priority-samples", "--trace"}},
+      {"order", {"--host-memory", "--streams "}, {"--kernel", "--device-buffers", "--streams-sweep", "--trace"}},
+      {"engine-streams", {"--kernel", "--streams ", "--device-buffers"}, {"--host-memory", "--streams-sweep"}},
+      {"count-sweep", {"--count-sweep", "--count-batches", "--count-size", "--max-minutes"},
+       {"--batches", "--kernel", "--streams ", "--host-memory"}},
+      {"priorities", {"--priority-samples", "--repeats"}, {"--batches", "--kernel", "--streams ", "--host-memory"}},
+      {"contention", {"--repeats", "--json"}, {"--batches", "--priority-samples", "--streams "}},
+      {"timeline", {"--timeline-batches", "--trace", "--streams ", "--batches"}, {"--timeline ", "--streams-sweep"}},
+  };
+  for (const Offer& offer : offers) {
+    const testing::ProcessResult run = testing::run_process({CSG_STAGE03_BINARY, offer.subcommand, "--help"});
+    EXPECT_EQ(run.exit_code, kExitOk) << offer.subcommand << run.err;
+    EXPECT_NE(run.out.find("03_stream_pool_gemm " + offer.subcommand), std::string::npos) << run.out;
+    for (const std::string& flag : offer.has) {
+      EXPECT_NE(run.out.find(flag), std::string::npos) << offer.subcommand << " --help lacks " << flag << run.out;
+    }
+    for (const std::string& flag : offer.lacks) {
+      EXPECT_EQ(run.out.find(flag), std::string::npos) << offer.subcommand << " --help offers " << flag << run.out;
+    }
+  }
+  // cuBLAS is where the copies set the pace: the default of the two subcommands about it.
+  for (const char* subcommand : {"kernels", "engine-streams"}) {
+    std::string help = testing::run_process({CSG_STAGE03_BINARY, subcommand, "--help"}).out;
+    help.erase(std::remove_if(help.begin(), help.end(), [](char c) { return c == ' ' || c == '\n'; }), help.end());
+    EXPECT_NE(help.find("naive|tiled|cublas(default:cublas)"), std::string::npos) << subcommand << help;
+  }
+}
+
+TEST(Stage03Cli, TheStagesHelpListsEverySubcommandOnOneLine) {
+  const testing::ProcessResult run = testing::run_process({CSG_STAGE03_BINARY, "--help"});
+  EXPECT_EQ(run.exit_code, kExitOk) << run.err;
+  for (const char* subcommand :
+       {"kernels", "order", "engine-streams", "count-sweep", "priorities", "contention", "timeline"}) {
+    EXPECT_NE(run.out.find(std::string("\n  ") + subcommand + " "), std::string::npos) << subcommand << run.out;
+  }
+  EXPECT_EQ(run.out.find("everything"), std::string::npos) << run.out;
 }
 
 #endif

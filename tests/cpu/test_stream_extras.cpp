@@ -2,13 +2,16 @@
 // sentence about stream priorities and shared-memory contention follows from
 // made-up figures, branch by branch and at the thresholds; the JSON carries
 // every figure and the conclusion; a result whose check failed prints as a
-// failure; --priorities and --contention refuse anything but on|off; a bad
-// config is refused before any CUDA call.
+// failure; --priority-samples takes a count in range and the rounds and seed
+// come from the common flags; the estimates count what runs; a bad config is
+// refused before any CUDA call.
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "03_stream_pool_gemm/priorities.hpp"
 #include "03_stream_pool_gemm/priorities_report.hpp"
@@ -303,78 +306,72 @@ TEST(SharedMemoryContention, PrintsAndWritesEveryFigure) {
   EXPECT_EQ(doc.at("conclusion"), contention_conclusion(r));
 }
 
-std::optional<StreamExtrasConfig> parse_extras(const std::vector<std::string>& args) {
-  StageCli cli("test_stage", "test");
-  add_stream_extras_options(cli);
-  if (!cli.parse(args)) return std::nullopt;
-  return read_stream_extras_options(cli);
+// The priorities subcommand's options, as its StageCli has them.
+PriorityConfig parse_priorities(const std::vector<std::string>& args) {
+  CommonDefaults defaults;
+  defaults.gemm_workload = false;
+  StageCli cli("test_stage priorities", "test", defaults);
+  add_priority_options(cli);
+  const std::optional<CommonOptions> options = cli.parse(args);
+  if (!options) throw std::logic_error("--help in a test");
+  return read_priority_options(cli, *options);
 }
 
-TEST(StreamExtrasOptions, BothOnByDefaultEachCanBeTurnedOffAndTheSamplesSet) {
-  const auto defaults = parse_extras({});
-  ASSERT_TRUE(defaults.has_value());
-  EXPECT_TRUE(defaults->priorities);
-  EXPECT_TRUE(defaults->contention);
-  const auto no_priorities = parse_extras({"--priorities", "off"});
-  EXPECT_FALSE(no_priorities->priorities);
-  EXPECT_TRUE(no_priorities->contention);
-  const auto no_contention = parse_extras({"--contention=off", "--priorities", "on"});
-  EXPECT_TRUE(no_contention->priorities);
-  EXPECT_FALSE(no_contention->contention);
-  EXPECT_EQ(defaults->priority_config.samples, PriorityConfig{}.samples);
-  const auto fewer = parse_extras({"--priority-samples", "20"});
-  ASSERT_TRUE(fewer.has_value());
-  EXPECT_EQ(fewer->priority_config.samples, 20);
+TEST(StreamPriorityOptions, SamplesRoundsAndSeedComeFromTheFlags) {
+  const PriorityConfig defaults = parse_priorities({});
+  EXPECT_EQ(defaults.samples, PriorityConfig{}.samples);
+  EXPECT_EQ(defaults.plan.warmup, 2);
+  EXPECT_EQ(defaults.plan.repeats, 10);
+  EXPECT_EQ(defaults.seed, 1U);
+  const PriorityConfig set = parse_priorities({"--priority-samples", "20", "--warmup", "0", "--repeats", "3", "--seed", "9"});
+  EXPECT_EQ(set.samples, 20);
+  EXPECT_EQ(set.plan.warmup, 0);
+  EXPECT_EQ(set.plan.repeats, 3);
+  EXPECT_EQ(set.seed, 9U);
+  // The flood is the experiment's own, not the user's.
+  EXPECT_EQ(set.flood_streams, PriorityConfig{}.flood_streams);
+  EXPECT_EQ(set.flood_block_us, PriorityConfig{}.flood_block_us);
 }
 
-TEST(StreamExtrasOptions, AnythingButOnOrOffOrASampleCountInRangeIsAUsageError) {
+TEST(StreamPriorityOptions, ASampleCountOutOfRangeIsAUsageErrorNamingTheFlag) {
   auto refused = [](const std::vector<std::string>& args, const std::string& must_mention) {
     try {
-      parse_extras(args);
+      parse_priorities(args);
     } catch (const UsageError& error) {
       return has(error.what(), must_mention) ? ::testing::AssertionSuccess()
                                              : ::testing::AssertionFailure() << "message: " << error.what();
     }
     return ::testing::AssertionFailure() << "accepted";
   };
-  EXPECT_TRUE(refused({"--priorities", "maybe"}, "--priorities takes one of on|off, got 'maybe'"));
-  EXPECT_TRUE(refused({"--contention", "ON"}, "--contention takes one of on|off"));
-  EXPECT_TRUE(refused({"--contention"}, "--contention needs a value: one of on|off"));
-  EXPECT_TRUE(refused({"--priorities", "off", "--priorities", "on"}, "--priorities is given twice"));
   EXPECT_TRUE(refused({"--priority-samples", "0"}, "--priority-samples"));
   EXPECT_TRUE(refused({"--priority-samples", "100001"}, "--priority-samples"));
   EXPECT_TRUE(refused({"--priority-samples", "many"}, "--priority-samples"));
+  EXPECT_TRUE(refused({"--priority-samples", "5", "--priority-samples", "6"}, "--priority-samples is given twice"));
+  EXPECT_TRUE(refused({"--priorities", "on"}, "--priorities")) << "one experiment per subcommand: nothing to turn on";
 }
 
-TEST(StreamExtrasOptions, HelpListsBoth) {
-  StageCli cli("test_stage", "test");
-  add_stream_extras_options(cli);
-  const std::string help = cli.help();
-  EXPECT_TRUE(has(help, "--priorities")) << help;
-  EXPECT_TRUE(has(help, "--contention")) << help;
-  EXPECT_TRUE(has(help, "--priority-samples")) << help;
-}
-
-TEST(StreamExtrasEstimate, CountsOnlyWhatRunsAndGrowsWithTheWork) {
-  StreamExtrasConfig none;
-  none.priorities = false;
-  none.contention = false;
-  EXPECT_EQ(stream_extras_seconds(none), 0.0);
-  const StreamExtrasConfig both;
-  StreamExtrasConfig only_priorities;
-  only_priorities.contention = false;
-  EXPECT_GT(stream_extras_seconds(only_priorities), 0.0);
-  EXPECT_LT(stream_extras_seconds(only_priorities), stream_extras_seconds(both));
-  // The defaults are meant to take well under a few seconds in all.
-  EXPECT_LT(stream_extras_seconds(both), 2.0);
+TEST(StreamExtrasEstimate, EachGrowsWithItsOwnWork) {
+  const PriorityConfig priorities;
+  const ContentionConfig contention;
+  EXPECT_GT(priorities_seconds(priorities), kExperimentSetupSeconds);
+  EXPECT_GT(contention_seconds(contention), kExperimentSetupSeconds);
+  // The defaults are meant to take about a second in all.
+  EXPECT_LT(priorities_seconds(priorities) + contention_seconds(contention), 2.0);
   // The short kernels, one at a time, are nearly all of the priorities' time.
-  StreamExtrasConfig more = only_priorities;
-  more.priority_config.samples *= 10;
-  EXPECT_GT(stream_extras_seconds(more), 5.0 * stream_extras_seconds(only_priorities));
-  more = both;
-  more = both;
-  more.contention_config.plan.repeats *= 2;
-  EXPECT_GT(stream_extras_seconds(more), stream_extras_seconds(both));
+  PriorityConfig more = priorities;
+  more.samples *= 10;
+  EXPECT_GT(priorities_seconds(more), 5.0 * priorities_seconds(priorities));
+  // Every round counts, warm-up or timed.
+  PriorityConfig fewer_rounds = priorities;
+  fewer_rounds.plan = {0, 1};
+  EXPECT_NEAR(priorities_seconds(fewer_rounds) - kExperimentSetupSeconds,
+              (priorities_seconds(priorities) - kExperimentSetupSeconds) / 12.0, 1e-12);
+  ContentionConfig longer = contention;
+  longer.plan.repeats *= 2;
+  EXPECT_GT(contention_seconds(longer), contention_seconds(contention));
+  longer = contention;
+  longer.kernel_us *= 10;
+  EXPECT_GT(contention_seconds(longer), 2.0 * contention_seconds(contention) - kExperimentSetupSeconds);
 }
 
 TEST(StreamExtrasConfigs, BadSizesAreRefusedBeforeAnyCudaCall) {

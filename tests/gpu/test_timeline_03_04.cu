@@ -1,5 +1,5 @@
-// Stages 03 (stream pool) and 04 (graph replay) with --timeline, --trace and
-// --json, end to end at a small size: CUPTI records exactly 3 × batches
+// The timeline subcommands of stages 03 (stream pool) and 04 (graph replay),
+// with --trace and --json, end to end at a small size: CUPTI records exactly 3 × batches
 // operations, one H2D, one kernel and one D2H per batch, on the pool stream
 // the batch was issued to (batch b on stream b % 3), each batch in order
 // H2D -> kernel -> D2H; the results JSON carries the timeline object with
@@ -36,7 +36,6 @@ using Slice = testing::TraceSlice;
 struct StageCase {
   std::string name;
   std::string binary;
-  std::vector<std::string> extra_args;
   std::string labelling;  // what the JSON must say about how ops got their rows
 };
 
@@ -45,14 +44,11 @@ void PrintTo(const StageCase& stage, std::ostream* out) { *out << stage.name; }
 std::vector<StageCase> stage_cases() {
   std::vector<StageCase> cases;
 #ifdef CSG_STAGE03_BINARY
-  cases.push_back({"stage03", CSG_STAGE03_BINARY, {"--streams-sweep", "off", "--count-sweep", "off"}, "stream ids"});
+  cases.push_back({"stage03", CSG_STAGE03_BINARY, "stream ids"});
 #endif
 #ifdef CSG_STAGE04_BINARY
   // Graph nodes are labelled through CUPTI's clone callback (04_graph_capture_gemm/graph_inspect.hpp).
-  cases.push_back({"stage04", CSG_STAGE04_BINARY,
-                   {"--tiny-count", "5", "--tiny-size", "4", "--launch-chains", "off", "--shape-requests", "0",
-                    "--node-updates", "off"},
-                   "graph node ids"});
+  cases.push_back({"stage04", CSG_STAGE04_BINARY, "graph node ids"});
 #endif
   return cases;
 }
@@ -63,11 +59,11 @@ TEST_P(Timeline0304Test, RecordsThreeOpsPerBatchOnItsPoolStream) {
   const StageCase& stage = GetParam();
   testing::TempDir dir;
   const std::string trace_path = dir.file("trace.json");
-  std::vector<std::string> argv = {stage.binary, "--batches", std::to_string(kBatches), "--streams",
-                                   std::to_string(kStreams), "--m", std::to_string(kM), "--n", std::to_string(kN),
-                                   "--k", std::to_string(kK), "--warmup", "0", "--repeats", "2",
-                                   "--timeline-batches", "6", "--trace", trace_path};
-  argv.insert(argv.end(), stage.extra_args.begin(), stage.extra_args.end());
+  // Each stage's own timeline subcommand, with only the workload's and the timeline's flags.
+  const std::vector<std::string> argv = {stage.binary, "timeline", "--batches", std::to_string(kBatches),
+                                         "--streams", std::to_string(kStreams), "--m", std::to_string(kM), "--n",
+                                         std::to_string(kN), "--k", std::to_string(kK), "--warmup", "0", "--repeats",
+                                         "2", "--timeline-batches", "6", "--trace", trace_path};
   const testing::JsonRun run = testing::run_with_json(argv, dir, "result.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   if (run.out.find("timeline: not recorded:") != std::string::npos) {
@@ -86,6 +82,7 @@ TEST_P(Timeline0304Test, RecordsThreeOpsPerBatchOnItsPoolStream) {
   // The results JSON's timeline object.
   ASSERT_TRUE(run.wrote_json()) << "no JSON at " << run.json_path;
   const nlohmann::json result = run.doc();
+  EXPECT_EQ(result.at("subcommand"), "timeline");
   ASSERT_TRUE(result.contains("timeline")) << result.dump(1);
   const nlohmann::json& timeline = result.at("timeline");
   EXPECT_EQ(timeline.at("recorded"), true);

@@ -1,0 +1,29 @@
+// 03_stream_pool_gemm order: the same pool, issued in two orders. Depth-first
+// is the article's loop (batch 0: H2D K D2H, batch 1: H2D K D2H, ...);
+// breadth-first issues a wave of one batch per stream at a time, the wave's
+// H2Ds, then its kernels, then its D2Hs. Each stream runs the same work in
+// the same order either way; what changes is the order the host queues it,
+// which matters where streams share hardware queues (CUDA_DEVICE_MAX_CONNECTIONS).
+// With --host-memory pageable it shows the article's "async from pageable
+// memory is not async": every cudaMemcpyAsync holds the host while the
+// driver stages it, and the pool runs near the serial time.
+//   03_stream_pool_gemm order --host-memory pageable
+#include "laboratory.hpp"
+#include "pool_experiment.hpp"
+
+namespace csg::pool {
+
+int run_order(int argc, char** argv) {
+  PoolExperiment experiment;
+  experiment.subcommand = "order";
+  experiment.description =
+      "The stream pool in the article's depth-first issue order and in breadth-first order, against stage 01's "
+      "serial loop on pageable and on pinned memory, in the same rounds; --host-memory pageable: the pool on "
+      "pageable memory, where cudaMemcpyAsync holds the host.";
+  experiment.pool_flags = {.device_buffers = false, .sweep = false};  // the article's naive kernel, slots
+  experiment.variants = {.serial_baselines = true, .orders = 2, .engine_streams = false, .bounds = true};
+  experiment.orders = {IssueOrder::depth_first, IssueOrder::breadth_first};
+  return run_pool_experiment(experiment, argc, argv);
+}
+
+}  // namespace csg::pool

@@ -1,0 +1,25 @@
+// 03_stream_pool_gemm timeline: the pool (depth-first) timed in rounds, then
+// one more run recorded with CUPTI and drawn, a row per stream: the article's
+// second timeline, where one stream's copies run beside another's kernel.
+// The pool is re-timed after the recording, to show that recording costs the
+// timed runs nothing.
+//   03_stream_pool_gemm timeline --batches 16 --trace pool.trace.json
+#include "laboratory.hpp"
+#include "pool_experiment.hpp"
+
+namespace csg::pool {
+
+int run_timeline(int argc, char** argv) {
+  PoolExperiment experiment;
+  experiment.subcommand = "timeline";
+  experiment.description =
+      "The stream pool (depth-first) timed in rounds, then one more run recorded with CUPTI and drawn as a timeline, "
+      "a row per stream (H copy in, K kernel, D copy out), and re-timed after the recording.";
+  experiment.kernel = GemmKernel::naive;
+  experiment.pool_flags = {.device_buffers = true, .sweep = false};
+  experiment.variants = {.serial_baselines = false, .orders = 1, .engine_streams = false, .bounds = false,
+                         .timeline = true};
+  return run_pool_experiment(experiment, argc, argv);
+}
+
+}  // namespace csg::pool
