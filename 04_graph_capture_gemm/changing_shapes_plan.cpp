@@ -4,7 +4,6 @@
 #include <climits>
 #include <stdexcept>
 
-#include "base/errors.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -22,27 +21,19 @@ constexpr int kMaxRounds = 1000;
 constexpr double kStreamIssueSecondsPerBatch = 3 * 4e-6;          // 3 calls of ~4 µs
 constexpr double kCaptureInstantiateSecondsPerBatch = 2.1e-3 / 100;  // (0.6 + 1.5) ms per 100 batches
 
-// The options that only shape the sequence: refused while it is off.
-constexpr const char* kSequenceOptions[] = {"shape-max-batches", "shape-seed", "shape-size", "shape-rounds"};
-
 }  // namespace
 
 void add_changing_shapes_options(StageCli& cli) {
   cli.add_int("shape-requests",
-              "Requests in the changing-shapes experiment, each of a random batch count, run four ways "
-              "(streams, re-capture, exec update, buckets); 0: off",
-              kDefaultRequests, 0, kMaxRequests);
+              "Requests, each of a random batch count, run four ways (streams, re-capture, exec update, buckets)",
+              kDefaultRequests, 1, kMaxRequests);
   cli.add_int("shape-max-batches", "Largest batch count of a request: counts are uniform in 1..N",
               kDefaultMaxBatches, 1, kMaxMaxBatches);
   cli.add_int("shape-seed", "Seed of the sequence of batch counts", 1, 0, LLONG_MAX);
-  cli.add_int("shape-size", "m = n = k of the changing-shapes GEMMs; 0: the stage's --m --n --k", kDefaultSize, 0,
+  cli.add_int("shape-size", "m = n = k of the requests' GEMMs; 0: the article's 1024x1024x512", kDefaultSize, 0,
               kMaxSize);
   cli.add_int("shape-rounds", "Times the whole sequence is run; the median is reported", kDefaultRounds, 1,
               kMaxRounds);
-  cli.add_choice("node-updates",
-                 "Switch an instantiated graph to new buffers node by node (cudaGraphExec*NodeSetParams), "
-                 "against capture + cudaGraphExecUpdate and re-capture + instantiate",
-                 "on", {"on", "off"});
 }
 
 ChangingShapesConfig read_changing_shapes_options(const StageCli& cli) {
@@ -52,15 +43,6 @@ ChangingShapesConfig read_changing_shapes_options(const StageCli& cli) {
   config.seed = static_cast<std::uint64_t>(cli.get_int("shape-seed"));
   config.size = static_cast<int>(cli.get_int("shape-size"));
   config.rounds = static_cast<int>(cli.get_int("shape-rounds"));
-  config.node_updates = cli.get_string("node-updates") == "on";
-  if (!config.sequence_on()) {
-    for (const char* name : kSequenceOptions) {
-      if (cli.given(name)) {
-        throw UsageError(std::string("--") + name +
-                         " has no effect with --shape-requests 0: give a number of requests, or leave it out");
-      }
-    }
-  }
   return config;
 }
 
@@ -117,10 +99,10 @@ double padding_fraction(long long requested, long long computed) {
   return double(computed) / double(requested) - 1.0;
 }
 
-Workload changing_shapes_workload(const ChangingShapesConfig& config, GemmShape stage_shape) {
+Workload changing_shapes_workload(const ChangingShapesConfig& config, GemmShape article_shape) {
   Workload work;
   work.batches = bucket_capacity(config.max_batches);
-  work.shape = config.size > 0 ? GemmShape{config.size, config.size, config.size} : stage_shape;
+  work.shape = config.size > 0 ? GemmShape{config.size, config.size, config.size} : article_shape;
   return work;
 }
 

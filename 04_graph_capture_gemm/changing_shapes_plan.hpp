@@ -4,7 +4,7 @@
 // The article captures its 100 GEMMs once and replays them. A serving system
 // can't: every request brings its own batch count. This experiment sends a
 // seeded sequence of requests whose batch counts are drawn uniformly from
-// 1..max_batches, and runs each request four ways (changing_shapes.hpp):
+// 1..max_batches, and runs each request four ways (shape_requests.hpp):
 //   streams      issue the work on the pool every time (stage 03)
 //   re-capture   capture + instantiate a graph for this request, launch it
 //   exec update  capture, then cudaGraphExecUpdate one exec; refused whenever
@@ -34,21 +34,18 @@
 namespace csg::graphs {
 
 struct ChangingShapesConfig {
-  int requests = 50;             // --shape-requests; 0: the sequence is not run
+  int requests = 50;             // --shape-requests; 0 (in made-up runs only): no sequence
   int max_batches = 100;         // --shape-max-batches: batch counts are uniform in 1..max_batches
   std::uint64_t seed = 1;        // --shape-seed: the sequence of batch counts (the data use --seed)
-  int size = 256;                // --shape-size: m = n = k of the experiment's GEMMs; 0: the stage's shape
+  int size = 256;                // --shape-size: m = n = k of the experiment's GEMMs; 0: the article's shape
   int rounds = 3;                // --shape-rounds: the whole sequence this many times, the median reported
-  bool node_updates = true;      // --node-updates on|off: node-level exec updates for new pointers
   bool sequence_on() const { return requests > 0; }
 };
 
-// --shape-requests N (default 50, 0 = off), --shape-max-batches N (100),
-// --shape-seed N (1), --shape-size N (256; 0 = the stage's --m --n --k),
-// --shape-rounds N (3), --node-updates on|off (on).
+// --shape-requests N (default 50), --shape-max-batches N (100), --shape-seed N
+// (1), --shape-size N (256; 0 = the article's 1024x1024x512), --shape-rounds N (3).
 void add_changing_shapes_options(StageCli& cli);
-// After cli.parse(). Throws UsageError for a --shape-* option given while
-// --shape-requests is 0 (it would have no effect).
+// After cli.parse().
 ChangingShapesConfig read_changing_shapes_options(const StageCli& cli);
 
 // The batch count of every request, in order: uniform in 1..max_batches
@@ -74,19 +71,18 @@ long long requested_batches(const std::vector<int>& sequence);
 double padding_fraction(long long requested, long long computed);
 
 // The experiment's workload: bucket_capacity(max_batches) batches of
-// size³, or of `stage_shape` when size is 0. Allocate its BatchBuffers with
+// size³, or of `article_shape` when size is 0. Allocate its BatchBuffers with
 // any device slot count that keeps the batches sharing a slot on one stream
 // (device_slots_for), and fill its inputs before measuring.
-Workload changing_shapes_workload(const ChangingShapesConfig& config, GemmShape stage_shape);
+Workload changing_shapes_workload(const ChangingShapesConfig& config, GemmShape article_shape = {});
 
 // A rough estimate of the sequence's time, for check_estimate: every round
 // and the warm-up, the four ways, each batch computed at `per_batch_seconds`
 // (pass one batch's GPU time in a pipeline plus its host poison and
 // verification, e.g. work_seconds(...).overlapped() / batches + the host's
 // share), with at least the streams' launch cost per batch (3 calls of ~4 µs),
-// and the re-capture ways' ~21 µs per batch captured and instantiated. The
-// node-level updates (three switches and launches of the stage's graph) are
-// small beside the stage's own runs and not counted. 0 when the sequence is off.
+// and the re-capture ways' ~21 µs per batch captured and instantiated. 0 when
+// the sequence is off.
 double changing_shapes_seconds(const ChangingShapesConfig& config, double per_batch_seconds);
 
 // Requests of each way run untimed (and verified) before the timed rounds:

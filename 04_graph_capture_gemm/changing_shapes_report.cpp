@@ -257,7 +257,7 @@ void print_changing_shapes(std::ostream& out, const ChangingShapesRun& run) {
 nlohmann::json changing_shapes_json(const ChangingShapesRun& run) {
   const ChangingShapesConfig& c = run.config;
   nlohmann::json doc = {{"requests", c.requests}, {"max_batches", c.max_batches}, {"seed", c.seed},
-                        {"rounds", c.rounds},     {"node_updates_on", c.node_updates}};
+                        {"rounds", c.rounds},     {"node_updates_on", run.node_updates.has_value()}};
   doc["sequence"] = nullptr;
   if (run.sequence) {
     const ShapeSequenceCosts& seq = *run.sequence;

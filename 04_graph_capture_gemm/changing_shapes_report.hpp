@@ -1,6 +1,6 @@
 // Changing shapes: the figures and what they say: the results of the changing-shapes
-// sequence and of the node-level updates (changing_shapes.hpp measures
-// them), the sentences chosen by those figures with stated thresholds
+// sequence and of the node-level updates (shape_requests.hpp and exec_update.hpp
+// measure them), the sentences chosen by those figures with stated thresholds
 // (report/conclusions.hpp: times within 3% are equal), the printed section,
 // its JSON object and its measurements in the shared schema. Plain
 // arithmetic and text: the CPU tests feed every branch made-up figures.
@@ -85,8 +85,8 @@ struct ShapeSequenceCosts {
   ShapeWayCosts& way(ShapeWay w) { return ways[static_cast<std::size_t>(w)]; }
 };
 
-// One instantiated exec of the stage's graph switched to a second set of
-// buffers three ways (host time, median over the stage's repeats).
+// One instantiated exec of the article's graph switched to a second set of
+// buffers three ways (host time, median over the run's repeats).
 struct NodeUpdateCosts {
   int batches = 0;
   std::size_t kernel_nodes = 0;
@@ -102,8 +102,8 @@ struct NodeUpdateCosts {
 
 struct ChangingShapesRun {
   ChangingShapesConfig config;
-  std::optional<ShapeSequenceCosts> sequence;   // when config.sequence_on()
-  std::optional<NodeUpdateCosts> node_updates;  // when config.node_updates
+  std::optional<ShapeSequenceCosts> sequence;   // the changing-shapes subcommand's
+  std::optional<NodeUpdateCosts> node_updates;  // the node-updates subcommand's
 };
 
 // ---- conclusions ------------------------------------------------------------
@@ -148,7 +148,7 @@ std::vector<std::string> changing_shapes_conclusions(const ChangingShapesRun& ru
 // ways, the update counts, the node-level switches, the conclusions.
 void print_changing_shapes(std::ostream& out, const ChangingShapesRun& run);
 
-// "changing_shapes": {"requests", "max_batches", "seed", "rounds", "shape",
+// "changing_shapes": {"requests", "max_batches", "seed", "rounds", "node_updates_on", "shape",
 //   "batch_counts", "batches_requested", "buckets": {"sizes", "capture_ms",
 //   "instantiate_ms", "first_launch_ms", "batches_computed", "padding_percent",
 //   "wasted_gpu_ms"}, "ways": {"<way>": {"total_ms", "gpu_ms", "cpu_ms",

@@ -94,6 +94,8 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
                         .run = [&timer, &c, exec] { timer.start(c.stream); c.launch(*exec); return timer.stop(); },
                         .after_last = nullptr});
   }
+  const std::size_t first_also = variants.size();
+  variants.insert(variants.end(), c.also.begin(), c.also.end());
   std::vector<Measured> results = measure_rounds(plan, variants);
   costs.graph_replay = results[0].primary;
   costs.replay_issue = results[0].side;
@@ -110,7 +112,10 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
     costs.sums.d2h_first = results[first_sum + 5].primary;
   }
   for (std::size_t i = first_stream_resource; i < first_graph_resource; ++i) costs.stream_alone.push_back(results[i].primary);
-  for (std::size_t i = first_graph_resource; i < results.size(); ++i) costs.graph_alone.push_back(results[i].primary);
+  for (std::size_t i = first_graph_resource; i < first_also; ++i) {
+    costs.graph_alone.push_back(results[i].primary);
+  }
+  for (std::size_t i = first_also; i < results.size(); ++i) costs.also.push_back(results[i].primary);
   return costs;
 }
 

@@ -1,6 +1,7 @@
 // What a graph costs, each part measured on its own, and what it saves. The
-// article's steps are main.cu's (capture, instantiate, launch); these
-// functions only time them, in interleaved rounds (measure_interleaved).
+// article's steps (graph_steps.hpp: capture, instantiate, launch) come in as
+// callbacks; these functions only time them, in interleaved rounds
+// (measure_interleaved).
 //
 // measure_graph_lifecycle: per round, a fresh capture, a fresh instantiate,
 // the first launch of that exec (which also uploads it), a second launch of
@@ -21,7 +22,8 @@
 // after the timer stops). With them, in the same rounds, what each bound
 // needs: the one-stream sums (the fill and drain), and each resource's work
 // alone issued the way each variant issues it, on the pool's streams and as
-// replays of graphs captured from those streams.
+// replays of graphs captured from those streams; and whatever else a run
+// wants timed in the same rounds (`also`).
 #pragma once
 
 #include <functional>
@@ -36,7 +38,7 @@
 
 namespace csg::graphs {
 
-// The article's steps, as main.cu writes them.
+// The article's steps.
 struct GraphSteps {
   std::function<Graph()> capture;                       // steps 1-5a: begin, fork, work, join, end capture
   std::function<GraphExec(const Graph&)> instantiate;   // step 5b: cudaGraphInstantiateWithParams
@@ -79,6 +81,7 @@ struct ReplayComparison {
                                                           // optionally batch 0's three ops (first_op_variants)
   std::vector<TimedVariant> stream_resources;             // resource_variants, issued as the pool issues its run
   std::vector<const GraphExec*> graph_resources;          // the same four, captured from the pool
+  std::vector<TimedVariant> also;                         // timed last in each round, summarised in ReplayCosts::also
 };
 
 struct ReplayCosts {
@@ -91,6 +94,7 @@ struct ReplayCosts {
   StageSums sums;
   std::vector<Summary> stream_alone;    // kResources, on the streams
   std::vector<Summary> graph_alone;     // kResources, as graph replays
+  std::vector<Summary> also;            // ReplayComparison::also, in its order
   VerifyResult graph_check;
   VerifyResult streams_check;
 };

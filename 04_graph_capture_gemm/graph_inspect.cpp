@@ -41,6 +41,31 @@ GraphStructure inspect_graph(const Graph& graph) {
   return s;
 }
 
+std::string structure_text(const GraphStructure& g) {
+  std::string text = "the captured graph: " + std::to_string(g.nodes) + " nodes (" + std::to_string(g.kernel_nodes) +
+                     " kernel, " + std::to_string(g.memcpy_nodes) + " memcpy, " + std::to_string(g.event_nodes) +
+                     " event, " + std::to_string(g.empty_nodes + g.other_nodes) + " other), " +
+                     std::to_string(g.edges) + " edges, " + std::to_string(g.roots) + " roots, " +
+                     std::to_string(g.leaves) + " leaves";
+  if (g.chains > 0) text += ": " + std::to_string(g.chains) + " independent chains, one per stream used";
+  text += ".\n";
+  if (g.event_nodes == 0) {
+    return text + "the fork and join events added no nodes: they only told CUDA which work depends on which.";
+  }
+  return text + "the capture holds " + std::to_string(g.event_nodes) +
+         " event node(s): events recorded or waited on as nodes, not only as the fork's and join's dependencies.";
+}
+
+std::string fork_join_text(const GraphStructure& g, int streams) {
+  if (g.chains > 0) {
+    return "batch i was captured on stream i % " + std::to_string(streams) +
+           ", so each stream's batches form one chain H2D -> kernel -> D2H -> H2D -> ...; the fork made each "
+           "stream's first copy a root, and the join, capturing nothing after it, left each stream's last copy a leaf.";
+  }
+  return "the graph is not a set of chains: a node has up to " + std::to_string(g.max_in_degree) +
+         " dependencies and up to " + std::to_string(g.max_out_degree) + " dependents.";
+}
+
 void write_graph_dot(const Graph& graph, const std::string& path) {
   write_file_whole(path, [&graph](const std::string& temporary) {
     CUDA_CHECK(cudaGraphDebugDotPrint(graph.get(), temporary.c_str(), cudaGraphDebugDotFlagsVerbose));

@@ -46,6 +46,17 @@ struct GraphStructure {
 
 GraphStructure inspect_graph(const Graph& graph);
 
+// What the structure says, in two lines: "the captured graph: 300 nodes (100
+// kernel, 200 memcpy, 0 event, 0 other), 292 edges, 8 roots, 8 leaves: 8
+// independent chains, one per stream used." and, by its event nodes, whether
+// the fork and join events added nodes (a plain cudaEventRecord /
+// cudaStreamWaitEvent during capture adds none).
+std::string structure_text(const GraphStructure& structure);
+// What the fork and join made of a capture on `streams` streams: one chain
+// per stream used when the graph is a set of chains, else the degrees that
+// say it is not (more than one dependency or dependent on some node).
+std::string fork_join_text(const GraphStructure& structure, int streams);
+
 // cudaGraphDebugDotPrint with every detail (cudaGraphDebugDotFlagsVerbose),
 // written whole or not at all (a temporary file next to `path`, then rename).
 void write_graph_dot(const Graph& graph, const std::string& path);
@@ -63,7 +74,7 @@ nlohmann::json to_json(const GraphStructure& structure);
 // exactly one batch b, and each kernel node depends on its batch's H2D (the
 // capture put H2D -> kernel -> D2H on one stream). Batch b was captured on pool
 // stream b % pool, which is its row. Walking the graph after the capture
-// leaves the article's six steps in main.cu untouched.
+// leaves the article's six steps (graph_steps.hpp) untouched.
 //
 // CUPTI's records of a replay carry the ids of the EXEC's nodes, which
 // instantiation cloned from the captured ones; prepare_graph_timeline

@@ -44,7 +44,7 @@
 namespace csg::graphs {
 
 struct LaunchCostConfig {
-  std::vector<int> chains = {10, 100, 1000, 10000};  // empty: the study is off (--launch-chains off)
+  std::vector<int> chains = {10, 100, 1000, 10000};  // --launch-chains: the lengths, ascending
   int warmup = 3;
   int repeats = 31;          // per chain and figure: enough for a p95 to mean something
   int latched_max_ops = 1000;  // longest stream chain held behind the latch (the launch queue is finite)

@@ -1,52 +1,75 @@
-// Stage 04's command line: the common flags, the pool's (--streams,
-// --device-buffers, as in stage 03), the timeline's, and
-//   --dot FILE        write the captured graph as Graphviz DOT
-//   --skip-join       leave out step 4 (join): show the error CUDA gives, exit 1
-//   --tiny-count N    empty kernels and tiny GEMMs in the where-graphs-win runs
-//   --tiny-size N     m = n = k of the tiny GEMMs
-// Everything is checked before any CUDA call.
+// The options several of stage 04's subcommands share, all checked before
+// any CUDA call: pinned host memory by default (as stage 03: the pool needs
+// page-locked memory to overlap), the tiny work's, the launch chains', the
+// timeline's, and the refusal of an option a subcommand would not use.
+//   --tiny-count N        empty kernels and tiny GEMMs (tiny-work)
+//   --tiny-size N         m = n = k of the tiny GEMMs (tiny-work)
+//   --launch-chains LIST  chain lengths of empty kernels (launch-chains)
+//   --launch-repeats N    timed repeats per chain length and figure (launch-chains)
+//   --timeline-batches N  batches the timeline picture shows (timeline)
+//   --trace FILE          the recorded replay as Chrome trace-event JSON (timeline)
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "cli/options.hpp"
 #include "cli/pool_options.hpp"
-#include "measure/estimate.hpp"
-#include "regime_map_report.hpp"
-#include "timeline/stage_timeline.hpp"
-#include "changing_shapes_plan.hpp"
 #include "launch_costs.hpp"
-#include "tiny_work.hpp"
+#include "launch_overhead.hpp"
+#include "timeline/stage_timeline.hpp"
 
 namespace csg::graphs {
 
-struct GraphOptions {
+// The defaults of a subcommand on the article's workload: pinned host memory.
+CommonDefaults pinned_defaults();
+
+// A subcommand's common options and its pool's.
+struct ArticleOptions {
   CommonOptions common;
   PoolConfig pool;
-  std::string dot_path;  // empty: no DOT file
-  bool skip_join = false;
-  TinyConfig tiny;
-  LaunchCostConfig launch;  // chains empty: --launch-chains off
-  ChangingShapesConfig shapes;  // --shape-requests, --node-updates
-  TimelineOptions timeline;
-  RegimeMapConfig map;  // --regime-map, --map-sizes, --map-batches, --map-cell-seconds
 };
 
-// Adds the stage's options to `cli` (built with pinned memory as the default,
-// like stage 03), parses and checks them; nothing after printing --help.
-// Throws UsageError.
-std::optional<GraphOptions> parse_options(StageCli& cli, int argc, const char* const* argv);
+// Parses a subcommand whose StageCli has its own options and the pool's
+// (add_pool_options, without a sweep); prints --help and returns nothing when
+// asked for it. Throws UsageError.
+std::optional<ArticleOptions> parse_article_options(StageCli& cli, int argc, char** argv);
 
-// Refuses (ResourceError, with both numbers) a run whose buffers would not
-// fit: two sets of the workload's (the second for the update experiment) with
-// `slots` device slots, the tiny GEMMs, and cuBLAS's workspaces.
-void check_memory(const GraphOptions& options, int slots);
+// A subcommand that times nothing (it captures, launches once and reports):
+// pinned host memory, no --max-minutes; and its parse, which refuses
+// --warmup and --repeats (StageCli offers them to every run) saying what it
+// does instead (`what`).
+CommonDefaults untimed_defaults();
+std::optional<ArticleOptions> parse_untimed_options(StageCli& cli, int argc, char** argv, const std::string& what);
 
-// The run's time at `rates` (measure/estimate.hpp): the one-time costs'
-// launches, the replay and the streams with their bounds' runs, the updates'
-// two launches, every round; the tiny work is small beside them.
-double estimate_seconds(const GraphOptions& options, const Rates& rates);
+// --kernel naive|tiled|cublas and --tf32 for a subcommand whose shapes are
+// its own (changing-shapes, regime-map): StageCli offers them only beside
+// --batches --m --n --k.
+void add_kernel_options(StageCli& cli);
+// After cli.parse(): options.gemm, and options.work's shape checked against
+// the kernel's grid (validate). Throws UsageError.
+void read_kernel_options(const StageCli& cli, CommonOptions& options);
+
+// --tiny-count N (default 1000), --tiny-size N (64), --streams N (8): the
+// tiny GEMMs have a pool of their own, one device slot per GEMM.
+void add_tiny_options(StageCli& cli);
+TinyConfig read_tiny_options(const StageCli& cli, const CommonOptions& options);
+
+// --launch-chains LIST (default 10,100,1000,10000), --launch-repeats N (31).
+void add_launch_options(StageCli& cli);
+// After cli.parse(): the chain lengths sorted. Throws UsageError for an item
+// out of [1, 100000], an empty item or a length given twice.
+LaunchCostConfig read_launch_options(const StageCli& cli);
+
+// --timeline-batches N, --trace FILE: what the timeline subcommand records
+// whatever is given (TimelineOptions::record is true).
+void add_timeline_subcommand_options(StageCli& cli);
+TimelineOptions read_timeline_subcommand_options(const StageCli& cli);
+
+// Throws UsageError naming the first of `names` that was given: StageCli
+// offers them to every run (--warmup, --repeats), but a subcommand that does
+// not use them says so; `why` says what it does instead.
+void refuse_given(const StageCli& cli, std::initializer_list<const char*> names, const std::string& why);
 
 }  // namespace csg::graphs

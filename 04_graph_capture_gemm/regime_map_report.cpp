@@ -69,48 +69,19 @@ nlohmann::json ms_or_null(const MapCell& cell, const Summary& summary) {
 // ---- the options ------------------------------------------------------------
 
 void add_regime_map_options(StageCli& cli) {
-  cli.add_flag("regime-map",
-               "Instead of the stage's experiments: the stream pool vs one graph replay over GEMM sizes (m = n = k) "
-               "x batch counts, pinned memory, each cell verified; where the graph wins");
-  cli.add_text("map-sizes", "With --regime-map: m = n = k of each row, comma-separated, in [" +
-                                std::to_string(kMinMapSize) + ", " + std::to_string(kMaxMapSize) + "]",
+  cli.add_text("map-sizes", "m = n = k of each row, comma-separated, in [" + std::to_string(kMinMapSize) + ", " +
+                                std::to_string(kMaxMapSize) + "]",
                "32,64,128,256,512,1024", "LIST");
-  cli.add_text("map-batches", "With --regime-map: the batch counts, comma-separated, in [1, " +
+  cli.add_text("map-batches", "The batch counts, the columns, comma-separated, in [1, " +
                                   std::to_string(kMaxMapBatches) + "]",
                "10,100,1000,10000", "LIST");
   cli.add_int("map-cell-seconds",
-              "With --regime-map: skip a cell whose timed rounds are estimated to take longer (GPU time at this "
-              "GPU's measured rates)",
+              "Skip a cell whose timed rounds are estimated to take longer (GPU time at this GPU's measured rates)",
               kDefaultMapCellSeconds, 1, kMaxMapCellSeconds);
 }
 
-RegimeMapConfig read_regime_map_options(const StageCli& cli, const std::vector<std::string>& not_with_map) {
+RegimeMapConfig read_regime_map_options(const StageCli& cli) {
   RegimeMapConfig config;
-  config.enabled = cli.get_flag("regime-map");
-  if (!config.enabled) {
-    for (const char* name : {"map-sizes", "map-batches", "map-cell-seconds"}) {
-      if (cli.given(name)) throw UsageError(std::string("--") + name + " goes with --regime-map");
-    }
-    return config;
-  }
-  for (const char* name : {"batches", "m", "n", "k"}) {
-    if (cli.given(name)) {
-      throw UsageError(std::string("--regime-map chooses its own shapes: give the sizes (m = n = k) with "
-                                   "--map-sizes and the batch counts with --map-batches, not --") +
-                       name);
-    }
-  }
-  if (cli.get_string("host-memory") != "pinned") {
-    throw UsageError("--regime-map measures pinned host memory (without it copies don't overlap, and the map "
-                     "would show the staging buffer, not streams against graphs), got --host-memory " +
-                     cli.get_string("host-memory"));
-  }
-  for (const std::string& name : not_with_map) {
-    if (cli.given(name)) {
-      throw UsageError("--" + name + " does not go with --regime-map: the map runs none of the stage's other "
-                       "experiments");
-    }
-  }
   config.sizes = sorted_unique("map-sizes", parse_int_list("map-sizes", cli.get_string("map-sizes"), kMinMapSize,
                                                            kMaxMapSize));
   config.batches = sorted_unique(
@@ -384,7 +355,7 @@ nlohmann::json regime_map_json(const StageResult& result, const RegimeMap& map) 
 
 void print_regime_map(std::ostream& out, const StageResult& result, const RegimeMap& map) {
   const std::string kernel = result.config.value("kernel", std::string("naive"));
-  out << result.stage << " --regime-map on " << result.device.summary() << '\n'
+  out << result.stage << " regime-map on " << result.device.summary() << '\n'
       << "the stream pool (" << map.streams << " streams, fork/join) against one graph replay of the same work: "
       << "H2D, " << kernel << " GEMM (m = n = k), D2H per batch, pinned host memory, device buffers: "
       << map.device_buffers << "; GPU time, median of " << map.plan.repeats << " runs after " << map.plan.warmup

@@ -1,13 +1,13 @@
 // The regime map's half that needs no GPU: its options, the estimate that
 // decides which cells run, the winner rule, the crossover, the printed map
-// and its JSON. Plain arithmetic on the figures regime_map.cpp measures, so
+// and its JSON. Plain arithmetic on the figures regime_map_cells.cpp measures, so
 // the CPU tests feed every branch with made-up cells.
 //
 // A cell is one GEMM size (m = n = k) at one batch count: the article's work
 // (H2D, GEMM, D2H per batch, batch i on pool stream i % pool, fork/join) on
 // the stream pool and as one graph replay. The winner is the variant with
 // less GPU time, "tie" within kEqualWithin (3%, report/conclusions.hpp).
-//   --regime-map              the map instead of the stage's experiments
+// The regime-map subcommand's options:
 //   --map-sizes LIST          m = n = k of each row (default 32,64,128,256,512,1024)
 //   --map-batches LIST        batch counts, the columns (default 10,100,1000,10000)
 //   --map-cell-seconds N      a cell whose timed rounds are estimated longer is skipped (default 10)
@@ -44,22 +44,17 @@ inline constexpr int kDefaultMapCellSeconds = 10;
 inline constexpr int kMaxMapCellSeconds = 3600;
 
 struct RegimeMapConfig {
-  bool enabled = false;
   std::vector<int> sizes{32, 64, 128, 256, 512, 1024};  // ascending, no repeats
   std::vector<int> batches{10, 100, 1000, 10000};      // ascending, no repeats
   int cell_seconds = kDefaultMapCellSeconds;
 };
 
-// --regime-map, --map-sizes, --map-batches, --map-cell-seconds.
+// --map-sizes, --map-batches, --map-cell-seconds.
 void add_regime_map_options(StageCli& cli);
 
 // After cli.parse(). The lists are sorted; refused (UsageError, exit 2): an
-// item out of range (sizes [8, 8192], batches [1, 1000000]) or given twice;
-// --map-* without --regime-map; with --regime-map, --batches, --m, --n or
-// --k (the map chooses its own shapes), host memory other than pinned, and
-// each option named in `not_with_map` that was given (the stage's own
-// experiments' options, e.g. "dot", "skip-join": the map runs none of them).
-RegimeMapConfig read_regime_map_options(const StageCli& cli, const std::vector<std::string>& not_with_map = {});
+// item out of range (sizes [8, 8192], batches [1, 1000000]) or given twice.
+RegimeMapConfig read_regime_map_options(const StageCli& cli);
 
 // ---- which cells run ----------------------------------------------------------
 

@@ -1,54 +1,68 @@
-// Stage 04's results: one measurement per cost and variant in the shared
-// schema, the graph's structure and the update outcomes as extra JSON
-// objects, and the printed report (costs table, graph vs streams, break-even,
-// updates, tiny work, the missing join).
+// What every subcommand of stage 04's laboratory reports the same way: its
+// measurements in the shared schema (a cost with nothing to verify, a
+// verified variant), its verdict over every check it made, its title,
+// workload and verification lines, and its JSON with "subcommand". Plain
+// C++: the CPU tests build results from made-up figures through these.
 #pragma once
 
-#include <optional>
+#include <initializer_list>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "check.hpp"
-#include "graph_costs.hpp"
-#include "graph_inspect.hpp"
-#include "exec_update.hpp"
-#include "changing_shapes_report.hpp"
-#include "launch_costs.hpp"
-#include "tiny_work.hpp"
+#include "cli/pool_options.hpp"
 #include "report/result.hpp"
 
 namespace csg::graphs {
 
-struct GraphStageRun {
-  CommonOptions options;
-  int streams = 8;
-  std::string device_buffers;  // "slots" or "per-batch"
-  std::string dot_path;        // empty: none written
-  GraphStructure structure;
-  VerifyResult article_check;  // the six steps, run once
-  LifecycleCosts lifecycle;
-  ReplayCosts replay;
-  UpdateCosts updates;
-  TinyConfig tiny_config;
-  TinyCosts tiny;
-  std::optional<LaunchCosts> launch;  // the launch-cost study, unless --launch-chains off
-  ChangingShapesRun shapes;           // the changing shapes and node-level updates, where run
-};
+inline constexpr const char* kStage = "04_graph_capture_gemm";
 
-// The interleaved rounds' figures the launch-cost study compares itself with.
-struct InterleavedIssue;
-InterleavedIssue interleaved_issue(const GraphStageRun& run);
+// "04_graph_capture_gemm costs": a subcommand's name in its --help and its title.
+std::string program_name(const char* subcommand);
 
-StageResult graph_stage_result(const std::string& stage, const DeviceInfo& device, const GraphStageRun& run);
-// to_json(result) plus "graph" (structure), "updates", "tiny" and "launch_costs" objects.
-nlohmann::json graph_stage_json(const StageResult& result, const GraphStageRun& run);
-void print_graph_stage(std::ostream& out, const StageResult& result, const GraphStageRun& run);
+// A figure with no output to check (a host cost, an issue time): JSON "verified" null.
+Measurement cost(const std::string& name, const nlohmann::json& params, const Summary& stats);
+// A variant checked by verifying every batch: its verdict and its outputs' digest.
+Measurement checked(const std::string& name, const nlohmann::json& params, const Summary& stats, Work work,
+                    const VerifyResult& check);
+// Checked, without a digest to compare (another set of data, or a counter).
+Measurement checked_without_digest(const std::string& name, const nlohmann::json& params, const Summary& stats,
+                                   Work work, bool passed);
 
-// --skip-join: what cudaStreamEndCapture said, in plain words, and what
-// happened to the streams afterwards.
-void print_missing_join(std::ostream& out, const CudaError& error, int streams, bool still_capturing,
-                        const GraphStructure& recaptured);
+// The measurement named `name`; std::logic_error when there is none.
+const Measurement& find(const StageResult& result, const std::string& name);
+std::vector<Measurement> pick(const StageResult& result, std::initializer_list<const char*> names);
+
+// One run of the whole workload: every batch's A and C over PCIe, 2mnk FLOPs each.
+Work work_of(const Workload& work);
+// {"streams", "batches", "device_buffers"}: the params of a run on the pool.
+nlohmann::json pool_params(const PoolConfig& pool, int batches);
+
+// The common config (config_json) and the pool's "streams" and "device_buffers".
+StageResult pool_result(const DeviceInfo& device, const CommonOptions& options, const PoolConfig& pool);
+
+// The verdict: the first of `checks` that failed, else `whole` (the check of
+// the run whose batch count and digest the result reports); each check that
+// passed counts as a variant verified.
+void set_verdict(StageResult& result, const VerifyResult& whole, const std::vector<const VerifyResult*>& checks);
+// A check that is no VerifyResult (a counter, a study's own checks): when it
+// failed, the verdict fails naming `what`, unless a failure is named already.
+void add_failure(StageResult& result, bool passed, const std::string& what);
+
+// "04_graph_capture_gemm costs on <device>"
+void print_title(std::ostream& out, const StageResult& result, const char* subcommand);
+// "<the workload>, pinned host memory, a pool of 8 streams, device buffers:
+// slots; median of 10 runs after 2 warm-up"
+std::string pool_run_text(const CommonOptions& options, const PoolConfig& pool);
+// The verdict's message and how many runs were checked.
+void print_verification(std::ostream& out, const StageResult& result);
+
+// to_json(result) and "subcommand": `subcommand`.
+nlohmann::json subcommand_json(const StageResult& result, const char* subcommand);
+// The end of a subcommand without a timeline: the JSON when `json_path` is
+// not empty (with "measured_at"), then kExitOk when `verified`, else kExitFailure.
+int finish(std::ostream& out, const nlohmann::json& doc, bool verified, const std::string& json_path);
 
 }  // namespace csg::graphs

@@ -51,4 +51,6 @@ cmake --preset "$preset" "-DCSG_COMPUTE_SANITIZER=$sanitizer" >/dev/null
 cmake --build --preset "$preset" -j "$jobs"
 export CSG_REQUIRE_GPU=1  # on a GPU box a skipped sanitizer run is a failure
 export COMPUTE_SANITIZER="$sanitizer"
-ctest --test-dir "build/$preset" -L sanitizer --output-on-failure --no-tests=error
+# As many runs at once as there are cores: the runs that flood every SM hold
+# the lock "whole_gpu" and never meet (tests/CMakeLists.txt).
+ctest --test-dir "build/$preset" -L sanitizer --output-on-failure --no-tests=error -j "$jobs"

@@ -81,13 +81,13 @@ std::string too_long_reason(const fs::path& path) {
   for (const fs::path& part : path) {
     const std::string name = part.string();
     if (name.size() > name_max) {
-      return "a name in it is " + std::to_string(name.size()) + " bytes long, longer than the " +
+      return "a name in it is " + plural(static_cast<long long>(name.size()), "byte") + " long, longer than the " +
              std::to_string(name_max) + " this file system takes";
     }
   }
   const std::size_t length = resolved(path).string().size();
   if (length + kLongestTemporarySuffix >= PATH_MAX) {
-    return "the path is " + std::to_string(length) + " bytes long once resolved, longer than the " +
+    return "the path is " + plural(static_cast<long long>(length), "byte") + " long once resolved, longer than the " +
            std::to_string(PATH_MAX - 1 - kLongestTemporarySuffix) + " a file written whole may have";
   }
   return "";

@@ -3,12 +3,12 @@
 #include <cxxopts.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <charconv>
 #include <climits>
-#include <regex>
 
 #include "base/errors.hpp"
 #include "base/output_file.hpp"
@@ -285,9 +285,16 @@ void StageCli::add_text(const std::string& name, const std::string& help, const 
 }
 
 std::string StageCli::help() const {
-  // Show the one-letter flags the way the suite spells them (--m, not -m).
-  static const std::regex one_letter_line(R"(\n  -([a-z]) N {5})");
-  std::string text = std::regex_replace(options_->help(), one_letter_line, "\n      --$1 N");
+  // Show the one-letter flags the way the suite spells them (--m, not -m):
+  // cxxopts writes "\n  -m N     " where a long name would be "\n      --m N".
+  std::string text = options_->help();
+  for (std::size_t at = text.find("\n  -"); at != std::string::npos; at = text.find("\n  -", at + 1)) {
+    const std::string line_start = text.substr(at, 12);  // "\n  -m N     "
+    if (line_start.size() == 12 && std::islower(static_cast<unsigned char>(line_start[4])) != 0 &&
+        line_start.compare(5, 7, " N     ") == 0) {
+      text.replace(at, 12, std::string("\n      --") + line_start[4] + " N");
+    }
+  }
   text +=
       "\nExit codes: 0 ran and verified; 1 a CUDA error or a failed verification; 2 bad usage, or a run\n"
       "  too large for this machine; 77 no CUDA device; 130, 143 stopped by SIGINT (Ctrl-C), SIGTERM.\n";

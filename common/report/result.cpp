@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "base/output_file.hpp"
+#include "base/text.hpp"
 #include "report/table.hpp"
 
 namespace csg {
@@ -164,7 +165,7 @@ void print_measurements(std::ostream& out, const std::vector<Measurement>& measu
 std::string describe_workload(const Workload& work, const GemmChoice& gemm) {
   const auto& s = work.shape;
   auto dims = [](int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); };
-  return std::to_string(work.batches) + " batches of C_i = A_i*B: A_i " + dims(s.m, s.k) + ", B " + dims(s.k, s.n) +
+  return plural(work.batches, "batch") + " of C_i = A_i*B: A_i " + dims(s.m, s.k) + ", B " + dims(s.k, s.n) +
          ", C_i " + dims(s.m, s.n) + " (float), " + gemm_name(gemm) + " GEMM";
 }
 

@@ -7,7 +7,7 @@
 
 #include "01_serial_baseline/report.hpp"
 #include "03_stream_pool_gemm/pool_experiment.hpp"
-#include "04_graph_capture_gemm/options.hpp"
+#include "04_graph_capture_gemm/costs.hpp"
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
 #include "cli/options.hpp"
@@ -104,13 +104,13 @@ TEST(Estimate, StagesOneAndFourCountTheirRoundsAndVariants) {
   EXPECT_NEAR(serial::estimate_seconds(small, kRates, false), 12.0 * one_round, 1e-12);
   EXPECT_NEAR(serial::estimate_seconds(small, kRates, true), 24.0 * one_round, 1e-12);
   EXPECT_NE(refusal(serial::estimate_seconds(huge, kRates, false), 10), "");
-  graphs::GraphOptions graph;
-  graph.common = small;
-  const double article = graphs::estimate_seconds(graph, kRates);
+  const double article = graphs::costs_seconds(small, kRates);
   EXPECT_GT(article, 0.0);
   EXPECT_LT(article, 60.0) << small.work.batches << " batches of " << small.work.shape.m;
-  graph.common = huge;
-  EXPECT_NE(refusal(graphs::estimate_seconds(graph, kRates), 10), "");
+  CommonOptions twice = small;
+  twice.plan = RepeatPlan{2 * small.plan.warmup, 2 * small.plan.repeats};
+  EXPECT_NEAR(graphs::costs_seconds(twice, kRates), 2.0 * article, 1e-9) << "every round counts";
+  EXPECT_NE(refusal(graphs::costs_seconds(huge, kRates), 10), "");
 }
 
 // A real SIGINT or SIGTERM, raised inside the stage frame, ends the "stage"

@@ -1,6 +1,6 @@
 // Stage 04's launch-cost study on synthetic figures: the line fit, which
 // chains each figure's fit uses, the sentences chosen by the fits and the
-// spread, the JSON, and the options.
+// spread, the JSON, and the launch-chains subcommand's options.
 #include <gtest/gtest.h>
 
 #include "04_graph_capture_gemm/launch_report.hpp"
@@ -127,21 +127,21 @@ TEST(LaunchCosts, TheJsonKeepsEveryChainFitAndPair) {
       << launch_ratio_text(costs, InterleavedIssue{0.45, 0.9, std::nullopt, 0});
 }
 
-GraphOptions parse(std::vector<std::string> args) {
-  StageCli cli("04_graph_capture_gemm", "test");
-  std::vector<const char*> argv{"04_graph_capture_gemm"};
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  return *parse_options(cli, static_cast<int>(argv.size()), argv.data());
+LaunchCostConfig parse(const std::vector<std::string>& args) {
+  StageCli cli("04_graph_capture_gemm launch-chains", "test");
+  add_launch_options(cli);
+  if (!cli.parse(args)) throw std::logic_error("--help");
+  return read_launch_options(cli);
 }
 
-TEST(LaunchCosts, OptionsAreSortedDeduplicatedOrOffAndBadOnesRefused) {
-  EXPECT_EQ(parse({}).launch.chains, (std::vector<int>{10, 100, 1000, 10000}));
-  EXPECT_EQ(parse({"--launch-chains", "500,5,500"}).launch.chains, (std::vector<int>{5, 500}));
-  EXPECT_TRUE(parse({"--launch-chains", "off"}).launch.chains.empty());
-  EXPECT_EQ(parse({"--launch-repeats", "51"}).launch.repeats, 51);
+TEST(LaunchCosts, OptionsAreSortedAndBadOnesRefused) {
+  EXPECT_EQ(parse({}).chains, (std::vector<int>{10, 100, 1000, 10000}));
+  EXPECT_EQ(parse({"--launch-chains", "500,5"}).chains, (std::vector<int>{5, 500}));
+  EXPECT_EQ(parse({"--launch-repeats", "51"}).repeats, 51);
   for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
            {"--launch-chains", "0"}, {"--launch-chains", "10,,20"}, {"--launch-chains", "100001"},
-           {"--launch-chains", "on"}, {"--launch-repeats", "4"}}) {
+           {"--launch-chains", "on"}, {"--launch-chains", "off"}, {"--launch-chains", "500,5,500"},
+           {"--launch-repeats", "4"}}) {
     EXPECT_THROW(parse(bad), UsageError) << ::testing::PrintToString(bad);
   }
 }

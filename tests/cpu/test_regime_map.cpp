@@ -51,7 +51,6 @@ constexpr double kTie = 10.2;          // +2%: within 3%
 
 RegimeMap map_of(std::vector<int> sizes, std::vector<int> batches, std::vector<MapCell> cells) {
   RegimeMap map;
-  map.config.enabled = true;
   map.config.sizes = std::move(sizes);
   map.config.batches = std::move(batches);
   map.plan = RepeatPlan{2, 10};
@@ -177,7 +176,7 @@ TEST(RegimeMapEstimate, TimedRoundsGrowWithTheWorkAndTinyWorkPaysPerOperation) {
   EXPECT_LT(tiny.timed_seconds, 12 * 10000 * 9 * 5e-6);
 }
 
-TEST(RegimeMapEstimate, TheDefaultMapOnAnH200SkipsItsThreeLargestCellsAndFitsInFiveMinutes) {
+TEST(RegimeMapEstimate, TheDefaultMapOnAnH200SkipsThreeCellsAndFitsInFiveMinutes) {
   const RegimeMapConfig defaults;
   const RepeatPlan plan{2, 10};
   std::vector<std::string> skipped_cells;
@@ -408,29 +407,22 @@ TEST(RegimeMapReport, AMapWithEveryCellSkippedSaysSo) {
 // ---- the options --------------------------------------------------------------
 
 RegimeMapConfig parse(const std::vector<std::string>& args) {
-  StageCli cli("04_graph_capture_gemm", "test", {.host_memory = HostMemory::pinned});
+  StageCli cli("04_graph_capture_gemm regime-map", "test", {.host_memory = HostMemory::pinned, .gemm_workload = false});
   add_regime_map_options(cli);
-  cli.add_output("dot", "a DOT file");
-  cli.add_flag("skip-join", "leave out the join");
   if (!cli.parse(args)) throw std::logic_error("--help");
-  return read_regime_map_options(cli, {"dot", "skip-join"});
+  return read_regime_map_options(cli);
 }
 
 TEST(RegimeMapOptions, DefaultsAndSortedLists) {
-  const RegimeMapConfig off = parse({});
-  EXPECT_FALSE(off.enabled);
-  const RegimeMapConfig on = parse({"--regime-map"});
-  EXPECT_TRUE(on.enabled);
-  EXPECT_EQ(on.sizes, (std::vector<int>{32, 64, 128, 256, 512, 1024}));
-  EXPECT_EQ(on.batches, (std::vector<int>{10, 100, 1000, 10000}));
-  EXPECT_EQ(on.cell_seconds, kDefaultMapCellSeconds);
-  const RegimeMapConfig given =
-      parse({"--regime-map", "--map-sizes", "32,16", "--map-batches", "20,3", "--map-cell-seconds", "2"});
+  const RegimeMapConfig defaults = parse({});
+  EXPECT_EQ(defaults.sizes, (std::vector<int>{32, 64, 128, 256, 512, 1024}));
+  EXPECT_EQ(defaults.batches, (std::vector<int>{10, 100, 1000, 10000}));
+  EXPECT_EQ(defaults.cell_seconds, kDefaultMapCellSeconds);
+  const RegimeMapConfig given = parse({"--map-sizes", "32,16", "--map-batches", "20,3", "--map-cell-seconds", "2"});
   EXPECT_EQ(given.sizes, (std::vector<int>{16, 32}));
   EXPECT_EQ(given.batches, (std::vector<int>{3, 20}));
   EXPECT_EQ(given.cell_seconds, 2);
-  EXPECT_EQ(parse({"--regime-map", "--map-sizes", "8,8192", "--map-batches", "1,1000000"}).sizes,
-            (std::vector<int>{8, 8192}));
+  EXPECT_EQ(parse({"--map-sizes", "8,8192", "--map-batches", "1,1000000"}).sizes, (std::vector<int>{8, 8192}));
 }
 
 std::string refusal(const std::vector<std::string>& args) {
@@ -444,30 +436,22 @@ std::string refusal(const std::vector<std::string>& args) {
 
 TEST(RegimeMapOptions, RefusalsNameTheFlagAndWhatItAccepts) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--regime-map", "--map-sizes", "7"}, "--map-sizes takes an integer in [8, 8192], got 7"},
-      {{"--regime-map", "--map-sizes", "32,8193"}, "--map-sizes takes an integer in [8, 8192], got 8193"},
-      {{"--regime-map", "--map-sizes", "32,,64"}, "--map-sizes takes a comma-separated list"},
-      {{"--regime-map", "--map-sizes", "32x"}, "--map-sizes takes an integer"},
-      {{"--regime-map", "--map-sizes", "64,32,64"}, "--map-sizes lists 64 twice"},
-      {{"--regime-map", "--map-batches", "0"}, "--map-batches takes an integer in [1, 1000000], got 0"},
-      {{"--regime-map", "--map-batches", "1000001"}, "--map-batches takes an integer in [1, 1000000]"},
-      {{"--regime-map", "--map-batches", "10,10"}, "--map-batches lists 10 twice"},
-      {{"--regime-map", "--map-cell-seconds", "0"}, "--map-cell-seconds takes an integer in [1, 3600]"},
-      {{"--map-sizes", "32"}, "--map-sizes goes with --regime-map"},
-      {{"--map-batches", "32"}, "--map-batches goes with --regime-map"},
-      {{"--map-cell-seconds", "5"}, "--map-cell-seconds goes with --regime-map"},
-      {{"--regime-map", "--m", "64"}, "not --m"},
-      {{"--regime-map", "--batches", "64"}, "not --batches"},
-      {{"--regime-map", "--k", "64"}, "--map-sizes"},
-      {{"--regime-map", "--host-memory", "pageable"}, "--regime-map measures pinned host memory"},
-      {{"--regime-map", "--skip-join"}, "--skip-join does not go with --regime-map"},
-      {{"--regime-map", "--dot", "/tmp/map-test-never-written.dot"}, "--dot does not go with --regime-map"},
+      {{"--map-sizes", "7"}, "--map-sizes takes an integer in [8, 8192], got 7"},
+      {{"--map-sizes", "32,8193"}, "--map-sizes takes an integer in [8, 8192], got 8193"},
+      {{"--map-sizes", "32,,64"}, "--map-sizes takes a comma-separated list"},
+      {{"--map-sizes", "32x"}, "--map-sizes takes an integer"},
+      {{"--map-sizes", "64,32,64"}, "--map-sizes lists 64 twice"},
+      {{"--map-batches", "0"}, "--map-batches takes an integer in [1, 1000000], got 0"},
+      {{"--map-batches", "1000001"}, "--map-batches takes an integer in [1, 1000000]"},
+      {{"--map-batches", "10,10"}, "--map-batches lists 10 twice"},
+      {{"--map-cell-seconds", "0"}, "--map-cell-seconds takes an integer in [1, 3600]"},
+      // The map chooses its own shapes and batch counts, and measures pinned memory only.
+      {{"--m", "64"}, "unknown option '--m'"},
+      {{"--batches", "64"}, "unknown option '--batches'"},
   };
   for (const auto& [args, must_mention] : cases) {
     EXPECT_TRUE(has(refusal(args), must_mention)) << ::testing::PrintToString(args) << ": " << refusal(args);
   }
-  // The same options without the map are the stage's own business.
-  EXPECT_NO_THROW(parse({"--skip-join", "--m", "64"}));
 }
 
 }  // namespace

@@ -165,3 +165,16 @@ TEST(ResultTable, CompactParamsKeepWhatDistinguishesAVariant) {
 
 }  // namespace
 }  // namespace csg
+
+namespace csg {
+namespace {
+
+TEST(ResultTable, TheWorkloadLineCountsOneBatchInTheSingular) {
+  const GemmChoice naive{};
+  EXPECT_EQ(describe_workload(Workload{1, GemmShape{4, 2, 3}}, naive).rfind("1 batch of C_i = A_i*B: A_i 4x3", 0), 0U)
+      << describe_workload(Workload{1, GemmShape{4, 2, 3}}, naive);
+  EXPECT_EQ(describe_workload(Workload{100, GemmShape{4, 2, 3}}, naive).rfind("100 batches of C_i", 0), 0U);
+}
+
+}  // namespace
+}  // namespace csg

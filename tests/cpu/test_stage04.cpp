@@ -1,15 +1,20 @@
-// Stage 04's pieces that need no GPU: every sentence it prints about its
-// figures, each branch on made-up figures; the JSON built from made-up
-// measurements (break-even from its own fields, the bounds of both GPU
-// variants); and its own options, through the binary as a user runs it: bad
-// values exit 2 with one line naming the flag, before any CUDA call, and
-// write no file.
+// Stage 04's laboratory on the CPU: every sentence it prints about its
+// figures, each branch on made-up figures; each subcommand's result and JSON
+// built from made-up measurements (break-even from its own fields, the bounds
+// of both GPU variants, the verdict over every check); and each subcommand's
+// options through the binary as a user runs it: bad values exit 2 with one
+// line naming the flag, before any CUDA call, and write no file.
 #include <gtest/gtest.h>
 
-#include <algorithm>
+#include <sstream>
 
 #include "04_graph_capture_gemm/conclusions.hpp"
+#include "04_graph_capture_gemm/costs.hpp"
+#include "04_graph_capture_gemm/graph_inspect.hpp"
+#include "04_graph_capture_gemm/node_updates.hpp"
 #include "04_graph_capture_gemm/report.hpp"
+#include "04_graph_capture_gemm/skip_join.hpp"
+#include "04_graph_capture_gemm/tiny_work.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
 #include "run_process.hpp"
@@ -17,6 +22,12 @@
 
 namespace csg::graphs {
 namespace {
+
+using testing::ms;
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// ---- the sentences ------------------------------------------------------------
 
 TEST(Stage04Conclusions, BreakEvenCountsTheCaptureAndTheInstantiate) {
   EXPECT_DOUBLE_EQ(*break_even_replays(0.5, 0.7, 0.8, 0.5), (0.5 + 0.7) / 0.3);
@@ -62,15 +73,93 @@ TEST(Stage04Conclusions, TheUpdateIsComparedToTheReCaptureNotTheOtherWayRound) {
   EXPECT_NE(text.find("2.46x faster than re-capture + instantiate"), std::string::npos) << text;
 }
 
-using testing::ms;
+// The article's capture on 8 streams: 8 chains of 3 x batches / 8 nodes, no event nodes.
+GraphStructure article_graph() {
+  GraphStructure g;
+  g.nodes = 300;
+  g.edges = 292;
+  g.kernel_nodes = 100;
+  g.memcpy_nodes = 200;
+  g.roots = 8;
+  g.leaves = 8;
+  g.max_in_degree = 1;
+  g.max_out_degree = 1;
+  g.chains = 8;
+  return g;
+}
+
+TEST(Stage04Graph, TheStructureSaysChainsAndThatTheEventsAddedNoNodes) {
+  const std::string text = structure_text(article_graph());
+  EXPECT_TRUE(has(text, "the captured graph: 300 nodes (100 kernel, 200 memcpy, 0 event, 0 other), 292 edges, 8 "
+                        "roots, 8 leaves: 8 independent chains, one per stream used.")) << text;
+  EXPECT_TRUE(has(text, "the fork and join events added no nodes")) << text;
+}
+
+TEST(Stage04Graph, EventNodesAndAGraphOfNoChainsAreSaidAsTheyAre) {
+  GraphStructure g = article_graph();
+  g.event_nodes = 2;
+  g.chains = 0;
+  g.max_in_degree = 3;
+  const std::string text = structure_text(g);
+  EXPECT_FALSE(has(text, "independent chains")) << text;
+  EXPECT_FALSE(has(text, "added no nodes")) << text;
+  EXPECT_TRUE(has(text, "the capture holds 2 event node(s)")) << text;
+  EXPECT_TRUE(has(fork_join_text(g, 8), "not a set of chains: a node has up to 3 dependencies"));
+  EXPECT_TRUE(has(fork_join_text(article_graph(), 8), "batch i was captured on stream i % 8"));
+}
+
+// ---- what every subcommand's result is made of ---------------------------------
+
+VerifyResult passed(int batches = 100) {
+  VerifyResult check;
+  check.passed = true;
+  check.batches_checked = batches;
+  return check;
+}
+
+VerifyResult failed_at(int batch) {
+  VerifyResult check;
+  check.passed = false;
+  check.batches_checked = batch + 1;
+  check.method = "failed at batch " + std::to_string(batch);
+  return check;
+}
+
+TEST(Stage04Report, TheVerdictIsTheFirstFailureElseTheWholeRun) {
+  StageResult result;
+  const VerifyResult whole = passed(37);
+  const VerifyResult first = failed_at(3);
+  const VerifyResult second = failed_at(5);
+  set_verdict(result, whole, {&whole, &first, &second});
+  EXPECT_FALSE(result.verification.passed);
+  EXPECT_EQ(result.verification.method, "failed at batch 3");
+  EXPECT_EQ(result.variants_verified, 1);
+  StageResult good;
+  set_verdict(good, whole, {&whole, &whole});
+  EXPECT_TRUE(good.verification.passed);
+  EXPECT_EQ(good.verification.batches_checked, 37);
+  EXPECT_EQ(good.variants_verified, 2);
+  // A check that is no VerifyResult fails a passing verdict, and names itself...
+  add_failure(good, false, "a counter read 7");
+  EXPECT_FALSE(good.verification.passed);
+  EXPECT_EQ(good.verification.method, "a counter read 7");
+  // ... but never replaces the failure named first, and a passing one changes nothing.
+  add_failure(result, false, "a counter read 7");
+  EXPECT_EQ(result.verification.method, "failed at batch 3");
+  StageResult still_good;
+  set_verdict(still_good, whole, {&whole});
+  add_failure(still_good, true, "a counter");
+  EXPECT_TRUE(still_good.verification.passed);
+}
 
 // A run of 1000 batches on 8 streams where the host's issue bounds the streams.
-GraphStageRun made_up_run() {
-  GraphStageRun run;
-  run.streams = 8;
-  run.device_buffers = "slots";
-  run.article_check.passed = true;
-  run.lifecycle = {ms(0.5), ms(0.7), ms(16.0), ms(16.0), ms(0.3), ms(16.0), {}, {}, {}};
+CostsRun made_up_costs() {
+  CostsRun run;
+  run.pool.streams = 8;
+  run.options.work.batches = 1000;
+  run.structure = article_graph();
+  run.six_steps_check = passed(1000);
+  run.lifecycle = {ms(0.5), ms(0.7), ms(16.0), ms(16.0), ms(0.3), ms(16.0), passed(1000), passed(1000), passed(1000)};
   run.replay.graph_replay = ms(5.7);
   run.replay.stream_pool = ms(7.0);
   run.replay.issue_streams_cpu = ms(9.4);
@@ -80,38 +169,30 @@ GraphStageRun made_up_run() {
   run.replay.sums = {ms(2.0), ms(6.0), ms(2.0)};
   run.replay.stream_alone = {ms(4.0), ms(2.1), ms(2.1), ms(3.0)};
   run.replay.graph_alone = {ms(3.5), ms(2.0), ms(2.0), ms(2.9)};
-  run.updates = {ms(0.6), ms(0.25), ms(0.06), {}, {}, {}, std::nullopt, {}};
-  run.tiny_config = {1000, 64, HostMemory::pinned, 1};
-  run.tiny.empty_streams = ms(3.8);
-  run.tiny.empty_graph = ms(0.9);
-  run.tiny.gemm_streams = ms(3.9);
-  run.tiny.gemm_graph = ms(0.6);
-  run.tiny.gemm_graph_launch_cpu = ms(0.02);
-  run.tiny.empty_checked = true;
-  for (VerifyResult* check : {&run.lifecycle.first_launch_check, &run.lifecycle.relaunch_check,
-                              &run.lifecycle.uploaded_check, &run.replay.graph_check, &run.replay.streams_check,
-                              &run.updates.updated_check, &run.updates.reinstantiated_check,
-                              &run.tiny.gemm_streams_check, &run.tiny.gemm_graph_check, &run.tiny.gemm_launch_check}) {
-    check->passed = true;
-  }
-  run.options.work.batches = 1000;
+  run.replay.graph_check = passed(1000);
+  run.replay.streams_check = passed(1000);
+  run.kernels_graph_launch_cpu = ms(0.02);
   return run;
 }
 
-TEST(Stage04Report, TheJsonsFiguresFollowFromEachOther) {
-  const GraphStageRun run = made_up_run();
-  const StageResult result = graph_stage_result("04_graph_capture_gemm", DeviceInfo{}, run);
-  const nlohmann::json doc = graph_stage_json(result, run);
-  auto median = [&](const std::string& name) {
-    for (const auto& m : doc.at("measurements")) {
-      if (m.at("name") == name) return m.at("median_ms").get<double>();
-    }
-    ADD_FAILURE() << "no " << name;
-    return 0.0;
-  };
+double median_of(const nlohmann::json& doc, const std::string& name) {
+  for (const auto& m : doc.at("measurements")) {
+    if (m.at("name") == name) return m.at("median_ms").get<double>();
+  }
+  ADD_FAILURE() << "no " << name;
+  return 0.0;
+}
+
+TEST(Stage04Costs, TheJsonsFiguresFollowFromEachOther) {
+  const CostsRun run = made_up_costs();
+  const StageResult result = costs_result(DeviceInfo{}, run);
+  const nlohmann::json doc = costs_json(result, run);
+  EXPECT_EQ(doc.at("subcommand"), "costs");
+  EXPECT_EQ(doc.at("graph").at("nodes"), 300);
   const auto& bounds = doc.at("bounds");
   EXPECT_NEAR(bounds.at("break_even_replays").get<double>(),
-              (median("capture") + median("instantiate")) / (median("issue_streams_cpu") - median("issue_graph_cpu")),
+              (median_of(doc, "capture") + median_of(doc, "instantiate")) /
+                  (median_of(doc, "issue_streams_cpu") - median_of(doc, "issue_graph_cpu")),
               1e-9);
   // The streams' run can't end before the host queued it: 6.9 ms of issue is its bound.
   EXPECT_EQ(bounds.at("stream_pool_limited_by"), "host issue");
@@ -119,12 +200,13 @@ TEST(Stage04Report, TheJsonsFiguresFollowFromEachOther) {
   // The replay is bound by its kernels alone, replayed as a graph (3.5) plus fill and drain.
   EXPECT_EQ(bounds.at("graph_replay_limited_by"), "kernels");
   EXPECT_NEAR(bounds.at("graph_replay_bound_ms").get<double>(), 3.5 + 2.0 / 1000 + 2.0 / 1000, 1e-9);
-  EXPECT_NEAR(bounds.at("replay_over_stream_pool").get<double>(), median("graph_replay") / median("stream_pool"), 1e-9);
+  EXPECT_NEAR(bounds.at("replay_over_stream_pool").get<double>(),
+              median_of(doc, "graph_replay") / median_of(doc, "stream_pool"), 1e-9);
+  EXPECT_NEAR(median_of(doc, "issue_kernels_graph_cpu"), 0.02, 1e-9);
   for (const auto& m : doc.at("measurements")) {
     const std::string name = m.at("name");
     const bool checked = name == "first_launch" || name == "relaunch" || name == "launch_after_upload" ||
-                         name == "graph_replay" || name == "stream_pool" || name == "update_exec" ||
-                         name == "recapture_instantiate" || name.rfind("tiny_", 0) == 0;
+                         name == "graph_replay" || name == "stream_pool";
     if (checked) {
       EXPECT_EQ(m.at("verified"), true) << m.dump();
     } else {
@@ -132,50 +214,250 @@ TEST(Stage04Report, TheJsonsFiguresFollowFromEachOther) {
     }
     EXPECT_EQ(m.contains("bound"), name == "graph_replay" || name == "stream_pool") << name;
   }
+  EXPECT_EQ(doc.at("verification").at("passed"), true);
+  EXPECT_EQ(result.variants_verified, 6);
 }
 
-TEST(Stage04Report, OneStreamBoundsTheStreamsByTheirOrderAndSaysWhyTheReplaysBoundReadsLow) {
+TEST(Stage04Costs, AFailedRelaunchFailsTheRun) {
+  CostsRun run = made_up_costs();
+  run.lifecycle.relaunch_check = failed_at(12);
+  const StageResult result = costs_result(DeviceInfo{}, run);
+  EXPECT_FALSE(result.verification.passed);
+  EXPECT_EQ(result.verification.method, "failed at batch 12");
+}
+
+TEST(Stage04Costs, TheCopyNodesAreChargedAgainstTheKernelsAloneGraph) {
+  const CostsRun run = made_up_costs();
+  std::ostringstream out;
+  print_costs(out, costs_result(DeviceInfo{}, run), run);
+  // (0.4 - 0.02) ms over the 2000 copy nodes of 1000 batches.
+  EXPECT_TRUE(has(out.str(), "a graph of 1000 kernel nodes and no copies took 20.0 us: this graph's launch pays for "
+                             "its 2000 copy nodes of host memory, about 0.19 us each"))
+      << out.str();
+  EXPECT_TRUE(has(out.str(), "break-even: ")) << out.str();
+  EXPECT_TRUE(has(out.str(), "the captured graph: 300 nodes")) << out.str();
+}
+
+TEST(Stage04Costs, OneStreamIsBoundByItsOrderAndTheReplaysBoundSaysWhy) {
   // 100 batches on one stream: each batch's share of the sums is 0.02 + 0.06 + 0.02 ms,
   // so the stream runs 10 ms of work in a row, more than any resource alone or the issue.
-  GraphStageRun run = made_up_run();
-  run.streams = 1;
+  CostsRun run = made_up_costs();
+  run.pool.streams = 1;
   run.options.work.batches = 100;
   run.replay.stream_alone = {ms(6.0), ms(2.0), ms(2.0), ms(4.0)};  // on one stream: the sums
   run.replay.pool_issue = ms(0.8);
   run.replay.stream_pool = ms(10.4);
   run.replay.graph_replay = ms(10.3);
-  const StageResult result = graph_stage_result("04_graph_capture_gemm", DeviceInfo{}, run);
-  const nlohmann::json bounds = graph_stage_json(result, run).at("bounds");
+  const StageResult result = costs_result(DeviceInfo{}, run);
+  const nlohmann::json bounds = costs_json(result, run).at("bounds");
   EXPECT_EQ(bounds.at("stream_pool_limited_by"), "stream order");
   EXPECT_NEAR(bounds.at("stream_pool_bound_ms").get<double>(), 100 * (0.02 + 0.06 + 0.02), 1e-9);
   EXPECT_EQ(bounds.at("graph_replay_limited_by"), "kernels") << "a replay has no stream order";
   std::ostringstream out;
-  print_graph_stage(out, result, run);
-  EXPECT_NE(out.str().find("limited by stream order (the busiest stream's 100 batches one after another"),
-            std::string::npos)
+  print_costs(out, result, run);
+  EXPECT_TRUE(has(out.str(), "limited by stream order (the busiest stream's 100 batches one after another"))
       << out.str();
-  EXPECT_NE(out.str().find("the replay's bound has no stream order"), std::string::npos) << out.str();
+  EXPECT_TRUE(has(out.str(), "the replay's bound has no stream order")) << out.str();
   // With 8 streams the host's issue bounds the streams, and nothing is said about the stream order.
-  const GraphStageRun eight = made_up_run();
+  const CostsRun eight = made_up_costs();
   std::ostringstream eight_out;
-  print_graph_stage(eight_out, graph_stage_result("04_graph_capture_gemm", DeviceInfo{}, eight), eight);
-  EXPECT_EQ(eight_out.str().find("no stream order"), std::string::npos) << eight_out.str();
+  print_costs(eight_out, costs_result(DeviceInfo{}, eight), eight);
+  EXPECT_FALSE(has(eight_out.str(), "no stream order")) << eight_out.str();
+}
+
+TEST(Stage04Costs, TheEstimateCountsEveryRound) {
+  CommonOptions options;
+  options.host_memory = HostMemory::pinned;
+  const Rates rates{.kernel_flops_per_s = 2e12, .pinned_bytes_per_s = 50e9, .pageable_bytes_per_s = 20e9};
+  const double twelve = costs_seconds(options, rates);
+  options.plan = RepeatPlan{1, 5};
+  EXPECT_NEAR(costs_seconds(options, rates), twelve / 2.0, 1e-12);
+  EXPECT_GT(twelve, 0.0);
+}
+
+NodeUpdatesRun made_up_node_updates() {
+  NodeUpdatesRun run;
+  run.pool.streams = 8;
+  run.options.work.batches = 100;
+  UpdateCosts& u = run.updates;
+  u.recapture_instantiate = ms(2.1);
+  u.update_exec = ms(0.8);
+  u.update_call = ms(0.2);
+  u.updated_check = passed();
+  u.reinstantiated_check = passed();
+  u.smaller_batches = 99;
+  u.topology_change.status = cudaErrorGraphExecUpdateFailure;
+  u.topology_change.result = cudaGraphExecUpdateErrorTopologyChanged;
+  // 100 batches: 100 kernel and 200 copy nodes; whole graph 0.8 ms, node by
+  // node 0.3 ms, re-capture 2.1 ms; no note; every switch verified.
+  run.node_updates = {100, 100, 200, ms(0.8), ms(0.3), ms(2.1), "", passed(), passed(), passed()};
+  return run;
+}
+
+TEST(Stage04NodeUpdates, TheJsonKeepsTheUpdatesAndTheNodeLevelSwitches) {
+  const NodeUpdatesRun run = made_up_node_updates();
+  const StageResult result = node_updates_result(DeviceInfo{}, run);
+  const nlohmann::json doc = node_updates_json(result, run);
+  EXPECT_EQ(doc.at("subcommand"), "node-updates");
+  ASSERT_EQ(doc.at("updates").size(), 2u);
+  EXPECT_EQ(doc.at("updates")[0].at("allowed"), true);
+  EXPECT_EQ(doc.at("updates")[1].at("allowed"), false);
+  EXPECT_TRUE(has(doc.at("updates")[1].at("result").get<std::string>(), "TopologyChanged"));
+  EXPECT_EQ(doc.at("updates")[1].at("change"), "batches 100 -> 99");
+  const nlohmann::json& shapes = doc.at("changing_shapes");
+  EXPECT_TRUE(shapes.at("sequence").is_null()) << "the changing-shapes subcommand's";
+  EXPECT_EQ(shapes.at("node_updates").at("node_level_ms"), 0.3);
+  EXPECT_EQ(shapes.at("node_updates_on"), true);
+  int switches = 0;
+  for (const auto& m : doc.at("measurements")) {
+    if (m.at("name") == "update_call") {
+      EXPECT_TRUE(m.at("verified").is_null());
+    } else {
+      EXPECT_EQ(m.at("verified"), true) << m.dump();
+    }
+    switches += m.at("name") == "node_update";
+  }
+  EXPECT_EQ(switches, 3);
+  EXPECT_EQ(result.variants_verified, 5);
+  EXPECT_TRUE(result.verification.passed);
+}
+
+TEST(Stage04NodeUpdates, ThePrintedReportSaysWhatCudaAllowedAndWhatEachSwitchCost) {
+  NodeUpdatesRun run = made_up_node_updates();
+  std::ostringstream out;
+  print_node_updates(out, node_updates_result(DeviceInfo{}, run), run);
+  EXPECT_TRUE(has(out.str(), "(allowed: same topology)")) << out.str();
+  EXPECT_TRUE(has(out.str(), "batch count 100 -> 99: cudaGraphExecUpdate -> cudaErrorGraphExecUpdateFailure: "
+                             "cudaGraphExecUpdateErrorTopologyChanged (refused")) << out.str();
+  EXPECT_TRUE(has(out.str(), "the updated exec computed the new buffers' result")) << out.str();
+  EXPECT_TRUE(has(out.str(), "node by node (SetParams)")) << out.str();
+  // An exec that still reads the first buffers fails the run, and the report says so.
+  run.node_updates.node_level_check = failed_at(0);
+  const StageResult failed = node_updates_result(DeviceInfo{}, run);
+  EXPECT_FALSE(failed.verification.passed);
+  std::ostringstream failed_out;
+  print_node_updates(failed_out, failed, run);
+  EXPECT_TRUE(has(failed_out.str(), "FAILED: ")) << failed_out.str();
+}
+
+TinyRun made_up_tiny() {
+  TinyRun run;
+  run.config = {1000, 64, 8, HostMemory::pinned, 1};
+  run.options.work = tiny_gemm_workload(run.config);
+  TinyCosts& t = run.costs;
+  t.empty_streams = ms(3.8);
+  t.empty_graph = ms(0.9);
+  t.gemm_streams = ms(3.9);
+  t.gemm_graph = ms(0.6);
+  t.gemm_graph_launch_cpu = ms(0.02);
+  t.empty_checked = true;
+  t.empty_graph_nodes = 1000;
+  t.gemm_graph_nodes = 1000;
+  for (VerifyResult* check : {&t.gemm_streams_check, &t.gemm_graph_check, &t.gemm_launch_check}) {
+    *check = passed(1000);
+  }
+  return run;
+}
+
+TEST(Stage04TinyWork, PerOperationFiguresFollowFromTheMedians) {
+  const TinyRun run = made_up_tiny();
+  const StageResult result = tiny_result(DeviceInfo{}, run);
+  const nlohmann::json doc = tiny_json(result, run);
+  EXPECT_EQ(doc.at("subcommand"), "tiny-work");
+  EXPECT_NEAR(doc.at("bounds").at("tiny_empty_stream_us_per_launch").get<double>(), 3.8, 1e-9);
+  EXPECT_NEAR(doc.at("bounds").at("tiny_empty_graph_us_per_node").get<double>(), 0.9, 1e-9);
+  EXPECT_NEAR(doc.at("bounds").at("tiny_gemm_graph_launch_cpu_us").get<double>(), 20.0, 1e-9);
+  EXPECT_EQ(doc.at("tiny").at("gemm_graph_nodes"), 1000);
+  EXPECT_FALSE(doc.at("tiny").contains("empty_failure"));
+  EXPECT_EQ(doc.at("config").at("batches"), 1000) << "the tiny GEMMs are the run's workload";
+  EXPECT_EQ(doc.at("config").at("m"), 64);
+  EXPECT_TRUE(result.verification.passed);
+  std::ostringstream out;
+  print_tiny(out, result, run);
+  EXPECT_TRUE(has(out.str(), "empty kernels: 3.80 us each on a stream vs 0.90 us each as graph nodes")) << out.str();
+}
+
+TEST(Stage04TinyWork, AWrongCounterFailsTheRunAndIsNamed) {
+  TinyRun run = made_up_tiny();
+  run.costs.empty_checked = false;
+  run.costs.empty_failure = "counting chain as a graph run 2: the counter reads 999, expected 1000";
+  const StageResult result = tiny_result(DeviceInfo{}, run);
+  EXPECT_FALSE(result.verification.passed);
+  EXPECT_TRUE(has(result.verification.method, "empty-kernel counter: counting chain")) << result.verification.method;
+  EXPECT_TRUE(has(tiny_json(result, run).at("tiny").at("empty_failure").get<std::string>(), "reads 999"));
+  std::ostringstream out;
+  print_tiny(out, result, run);
+  EXPECT_TRUE(has(out.str(), "empty-kernel counter WRONG")) << out.str();
+}
+
+TEST(Stage04SkipJoin, TheRefusedCaptureIsSaidInPlainWords) {
+  MissingJoin run;
+  run.streams = 3;
+  run.end_capture = cudaErrorStreamCaptureUnjoined;
+  run.recaptured = article_graph();
+  run.recaptured_check = passed(100);
+  std::ostringstream out;
+  print_missing_join(out, run);
+  EXPECT_TRUE(has(out.str(), "cudaStreamEndCapture returned cudaErrorStreamCaptureUnjoined")) << out.str();
+  EXPECT_TRUE(has(out.str(), "never joined back")) << out.str();
+  EXPECT_TRUE(has(out.str(), "no pool stream is capturing (cudaStreamIsCapturing on all 3)")) << out.str();
+  EXPECT_TRUE(has(out.str(), "gave 300 nodes and 8 roots")) << out.str();
+  const nlohmann::json doc = to_json(run);
+  EXPECT_EQ(doc.at("end_capture_error"), "cudaErrorStreamCaptureUnjoined");
+  EXPECT_EQ(doc.at("still_capturing"), false);
+  EXPECT_EQ(doc.at("recaptured").at("nodes"), 300);
+  run.still_capturing = true;
+  std::ostringstream capturing;
+  print_missing_join(capturing, run);
+  EXPECT_TRUE(has(capturing.str(), "a pool stream is STILL capturing")) << capturing.str();
+}
+
+TEST(Stage04SkipJoin, ACaptureCudaAcceptsIsReportedAsNotWhatWasExpected) {
+  MissingJoin run;
+  run.streams = 2;
+  run.end_capture = cudaSuccess;
+  run.recaptured = article_graph();
+  std::ostringstream out;
+  print_missing_join(out, run);
+  EXPECT_TRUE(has(out.str(), "CUDA accepted a capture without the join")) << out.str();
+  EXPECT_FALSE(has(out.str(), "never joined back")) << out.str();
+  EXPECT_TRUE(to_json(run).at("end_capture_error").is_null());
 }
 
 #ifdef CSG_STAGE04_BINARY
 
-// Bad values of the stage's own options, each with what the one line on
+// ---- each subcommand's options, as a user types them ------------------------------
+
+// Bad values of each subcommand's options, each with what the one line on
 // stderr must say ("{dir}": the run's own directory).
 const std::vector<testing::BadCase> kBadOptions = {
-    {{"--streams", "0"}, "--streams takes an integer in [1, 1024]"},
-    {{"--streams", "abc"}, "--streams takes an integer"},
-    {{"--streams", "1025"}, "--streams takes an integer in [1, 1024]"},
-    {{"--device-buffers", "foo"}, "--device-buffers takes one of slots|per-batch"},
-    {{"--dot", "/nonexistent-dir/graph.dot"}, "does not exist"},
-    {{"--dot", "{dir}"}, "is a directory"},
-    {{"--tiny-count", "0"}, "--tiny-count takes an integer"},
-    {{"--tiny-size", "x"}, "--tiny-size takes an integer"},
-    {{"--skip-join", "--streams", "1"}, "--skip-join needs --streams 2 or more"},
+    {{"costs", "--streams", "0"}, "--streams takes an integer in [1, 1024]"},
+    {{"costs", "--streams", "abc"}, "--streams takes an integer"},
+    {{"costs", "--device-buffers", "foo"}, "--device-buffers takes one of slots|per-batch"},
+    {{"costs", "--kernel", "fast"}, "--kernel takes one of naive|tiled|cublas"},
+    {{"costs", "--dot", "g.dot"}, "unknown option '--dot'"},
+    {{"node-updates", "--streams", "1025"}, "--streams takes an integer in [1, 1024]"},
+    {{"node-updates", "--tiny-count", "5"}, "unknown option '--tiny-count'"},
+    {{"changing-shapes", "--shape-requests", "0"}, "--shape-requests takes an integer in [1, "},
+    {{"changing-shapes", "--repeats", "3"}, "--repeats does not apply here"},
+    {{"changing-shapes", "--batches", "3"}, "unknown option '--batches'"},
+    {{"tiny-work", "--tiny-count", "0"}, "--tiny-count takes an integer"},
+    {{"tiny-work", "--tiny-size", "x"}, "--tiny-size takes an integer"},
+    {{"tiny-work", "--device-buffers", "slots"}, "unknown option '--device-buffers'"},
+    {{"launch-chains", "--launch-chains", "5,5"}, "--launch-chains lists 5 twice"},
+    {{"launch-chains", "--launch-chains", "off"}, "--launch-chains takes an integer"},
+    {{"launch-chains", "--launch-repeats", "4"}, "--launch-repeats takes an integer in [5, "},
+    {{"regime-map", "--map-sizes", "7"}, "--map-sizes takes an integer in [8, 8192], got 7"},
+    {{"regime-map", "--host-memory", "pageable"}, "unknown option '--host-memory'"},
+    {{"regime-map", "--m", "64"}, "unknown option '--m'"},
+    {{"graph", "--dot", "/nonexistent-dir/graph.dot"}, "does not exist"},
+    {{"graph", "--dot", "{dir}"}, "is a directory"},
+    {{"graph", "--repeats", "3"}, "--repeats does not apply here"},
+    {{"skip-join", "--streams", "1"}, "skip-join needs 2 or more streams"},
+    {{"timeline", "--timeline-batches", "0"}, "--timeline-batches takes an integer in [1, "},
+    {{"timeline", "--trace", "{dir}"}, "is a directory"},
+    {{"timeline", "--timeline"}, "unknown option '--timeline'"},
+    {{"everything"}, "unknown subcommand 'everything'"},
 };
 
 TEST(Stage04Cli, BadOptionsExit2WithOneClearLine) {
@@ -186,19 +468,52 @@ TEST(Stage04Cli, BadOptionsExit2WithOneClearLine) {
 
 TEST(Stage04Cli, BadOptionsAreRefusedBeforeLookingForAGpu) {
   // With every GPU hidden, a bad option still gives 2 (usage), not 77 (no device).
-  const testing::ProcessResult run =
-      testing::run_process({CSG_STAGE04_BINARY, "--streams", "0"}, {"CUDA_VISIBLE_DEVICES="});
-  EXPECT_EQ(run.exit_code, kExitUsage) << run.err;
+  for (const char* subcommand : {"costs", "tiny-work", "regime-map", "timeline"}) {
+    const testing::ProcessResult run =
+        testing::run_process({CSG_STAGE04_BINARY, subcommand, "--streams", "0"}, {"CUDA_VISIBLE_DEVICES="});
+    EXPECT_EQ(run.exit_code, kExitUsage) << subcommand << ": " << run.err;
+  }
 }
 
-TEST(Stage04Cli, HelpListsTheStageOptions) {
+TEST(Stage04Cli, TheStagesHelpListsEverySubcommand) {
   const testing::ProcessResult run = testing::run_process({CSG_STAGE04_BINARY, "--help"});
   EXPECT_EQ(run.exit_code, kExitOk);
-  for (const char* flag : {"--streams", "--device-buffers", "--dot", "--skip-join", "--tiny-count", "--tiny-size"}) {
-    EXPECT_NE(run.out.find(flag), std::string::npos) << "--help lacks " << flag;
+  for (const char* name : {"costs", "node-updates", "changing-shapes", "tiny-work", "launch-chains", "regime-map",
+                           "graph", "skip-join", "timeline"}) {
+    EXPECT_TRUE(has(run.out, std::string("\n  ") + name + " ")) << "--help lacks " << name << "\n" << run.out;
   }
-  // Pinned host memory is this stage's default, as in the article's graph listing.
-  EXPECT_NE(run.out.find("(default: pinned)"), std::string::npos) << run.out;
+}
+
+struct HelpCase {
+  const char* subcommand;
+  std::vector<const char*> offered;
+  std::vector<const char*> not_offered;
+};
+
+TEST(Stage04Cli, EachSubcommandsHelpShowsItsFlagsOnly) {
+  const std::vector<HelpCase> cases = {
+      {"costs", {"--kernel", "--tf32", "--streams", "--device-buffers", "--host-memory", "--max-minutes"},
+       {"--dot", "--tiny-count", "--launch-chains", "--trace"}},
+      {"node-updates", {"--kernel", "--streams", "--batches"}, {"--dot", "--shape-requests", "--timeline-batches"}},
+      {"changing-shapes", {"--shape-requests", "--shape-size", "--shape-rounds", "--kernel", "--streams"},
+       {"--batches", "--m ", "--node-updates", "--tiny-size"}},
+      {"tiny-work", {"--tiny-count", "--tiny-size", "--streams"}, {"--batches", "--kernel", "--device-buffers"}},
+      {"launch-chains", {"--launch-chains", "--launch-repeats", "--batches"}, {"--tiny-count", "--dot"}},
+      {"regime-map", {"--map-sizes", "--map-batches", "--map-cell-seconds", "--kernel"},
+       {"--batches", "--host-memory", "--regime-map"}},
+      {"graph", {"--dot", "--streams", "--batches"}, {"--max-minutes", "--trace"}},
+      {"skip-join", {"--streams", "--batches"}, {"--skip-join", "--dot", "--max-minutes"}},
+      {"timeline", {"--timeline-batches", "--trace", "--streams"}, {"--timeline ", "--dot", "--tiny-count"}},
+  };
+  for (const HelpCase& c : cases) {
+    const testing::ProcessResult run = testing::run_process({CSG_STAGE04_BINARY, c.subcommand, "--help"});
+    EXPECT_EQ(run.exit_code, kExitOk) << c.subcommand;
+    EXPECT_TRUE(has(run.out, std::string("04_graph_capture_gemm ") + c.subcommand)) << run.out;
+    for (const char* flag : c.offered) EXPECT_TRUE(has(run.out, flag)) << c.subcommand << " lacks " << flag;
+    for (const char* flag : c.not_offered) EXPECT_FALSE(has(run.out, flag)) << c.subcommand << " offers " << flag;
+  }
+  // Pinned host memory is the default, as in the article's graph listing.
+  EXPECT_TRUE(has(testing::run_process({CSG_STAGE04_BINARY, "costs", "--help"}).out, "(default: pinned)"));
 }
 
 #endif  // CSG_STAGE04_BINARY

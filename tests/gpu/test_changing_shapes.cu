@@ -1,24 +1,21 @@
 // The changing-shapes experiment on a real GPU at a small size: the changing-shapes sequence run
 // the four ways and the node-level switch to new buffers, through the stage
-// folder's functions, with the article's steps written here as main.cu
-// writes them (capture with fork/join on a pool, instantiate, launch). What
-// is asserted is what must hold on any GPU: every output verified, no
+// folder's functions, with the article's steps as the laboratory binds them
+// (graph_steps.hpp: capture with fork/join on a pool, instantiate, launch).
+// What is asserted is what must hold on any GPU: every output verified, no
 // cudaGraphExecUpdate ever applied across different batch counts, the
 // bucket count, the node-level exec computing the second buffers' result.
 // No assertion on any time.
 #include <cstring>
-#include <functional>
 #include <string>
 
-#include "04_graph_capture_gemm/capture_guard.hpp"
-#include "04_graph_capture_gemm/changing_shapes.hpp"
-#include "cuda/graph.hpp"
+#include "04_graph_capture_gemm/exec_update.hpp"
+#include "04_graph_capture_gemm/graph_steps.hpp"
+#include "04_graph_capture_gemm/shape_requests.hpp"
 #include "cuda/stream_pool.hpp"
 #include "gpu_test.hpp"
-#include "measure/stage_sums.hpp"
 #include "batches.hpp"
 #include "workload/gemm.hpp"
-#include "common.cuh"
 
 namespace csg::graphs {
 namespace {
@@ -26,85 +23,18 @@ namespace {
 constexpr int kStreams = 3;
 constexpr std::uint64_t kDataSeed = 5;
 
-// main.cu's steps on a pool of the test's own.
-class ArticleSteps {
+// The laboratory's pool and GEMM, and its steps bound to them.
+class Lab {
  public:
-  explicit ArticleSteps(GemmKernel kernel) : gemm_(GemmChoice{kernel, false}), pool_(kStreams) {
-    for (int s = 0; s < kStreams; ++s) gemm_.prepare(pool_[s]);
-  }
-
-  cudaStream_t origin() const { return pool_[0]; }
-
-  BatchOps ops_for(BatchBuffers& b) const {
-    const Workload& w = b.work();
-    return BatchOps{
-        .h2d = [&b, &w](int i, cudaStream_t stream) {
-          CUDA_CHECK(cudaMemcpyAsync(b.device_a(i), b.host_a(i), w.a_bytes(), cudaMemcpyHostToDevice, stream));
-        },
-        .compute = [&b, &w, this](int i, cudaStream_t stream) {
-          if (gemm_.kernel() == GemmKernel::naive) {
-            csg::gemm_naive<<<naive_grid(w.shape), naive_block(), 0, stream>>>(b.device_a(i), b.device_b(),
-                                                                               b.device_c(i), w.shape.m, w.shape.n,
-                                                                               w.shape.k);
-            CUDA_CHECK_LAUNCH("gemm_naive");
-          } else {
-            gemm_.run(b.device_a(i), b.device_b(), b.device_c(i), w.shape, stream);
-          }
-        },
-        .d2h = [&b, &w](int i, cudaStream_t stream) {
-          CUDA_CHECK(cudaMemcpyAsync(b.host_c(i), b.device_c(i), w.c_bytes(), cudaMemcpyDeviceToHost, stream));
-        }};
-  }
-  void issue_batches(const BatchOps& o, int batches) const {
-    for (int i = 0; i < batches; ++i) {
-      const cudaStream_t stream = pool_[i % kStreams];
-      o.h2d(i, stream);
-      o.compute(i, stream);
-      o.d2h(i, stream);
-    }
-  }
-  void fork() const {
-    CUDA_CHECK(cudaEventRecord(pool_.fork_event(), pool_[0]));
-    for (int s = 1; s < kStreams; ++s) CUDA_CHECK(cudaStreamWaitEvent(pool_[s], pool_.fork_event(), 0));
-  }
-  void join() const {
-    for (int s = 1; s < kStreams; ++s) {
-      CUDA_CHECK(cudaEventRecord(pool_.join_event(s), pool_[s]));
-      CUDA_CHECK(cudaStreamWaitEvent(pool_[0], pool_.join_event(s), 0));
-    }
-  }
-  Graph capture(BatchBuffers& b, int batches) const {
-    const BatchOps o = ops_for(b);
-    CUDA_CHECK(cudaStreamBeginCapture(pool_[0], cudaStreamCaptureModeGlobal));
-    const CaptureGuard guard(pool_);
-    fork();
-    issue_batches(o, batches);
-    join();
-    cudaGraph_t graph = nullptr;
-    CUDA_CHECK(cudaStreamEndCapture(pool_[0], &graph));
-    return Graph(graph);
-  }
-  static GraphExec instantiate(const Graph& graph) {
-    cudaGraphInstantiateParams params{};
-    cudaGraphExec_t exec = nullptr;
-    const cudaError_t status = cudaGraphInstantiateWithParams(&exec, graph.get(), &params);
-    return GraphExec::from_instantiation(exec, status, params);
-  }
-  void launch(const GraphExec& exec) const { CUDA_CHECK(cudaGraphLaunch(exec.get(), pool_[0])); }
-  void issue_on_streams(BatchBuffers& b, int batches) const {
-    fork();
-    issue_batches(ops_for(b), batches);
-    join();
+  explicit Lab(GemmKernel kernel) : gemm_(GemmChoice{kernel, false}), pool_(kStreams) {
+    prepare_pool(gemm_, pool_);
   }
 
   ShapeRequestSteps request_steps(BatchBuffers& buffers) const {
-    return {[this](BatchBuffers& b, int n) { return capture(b, n); }, instantiate,
-            [this](const GraphExec& e) { launch(e); },
-            [this](BatchBuffers& b, int n) { issue_on_streams(b, n); }, &buffers, kDataSeed, origin()};
+    return shape_request_steps(pool_, gemm_, buffers, kDataSeed);
   }
-  UpdateExperiment update_experiment(BatchBuffers& first, BatchBuffers& second, std::uint64_t second_seed) const {
-    return {[this](BatchBuffers& b, int n) { return capture(b, n); }, instantiate,
-            [this](const GraphExec& e) { launch(e); }, &first, &second, second_seed, origin()};
+  UpdateExperiment updates(BatchBuffers& first, BatchBuffers& second, std::uint64_t second_seed) const {
+    return update_experiment(pool_, gemm_, first, second, second_seed);
   }
 
  private:
@@ -132,7 +62,7 @@ TEST_F(ChangingShapesTest, FourWaysVerifyAndNoUpdateCrossesBatchCounts) {
   }
   ASSERT_GT(changes, 0) << "the seed must give differing batch counts, or nothing below is tested";
 
-  const ArticleSteps steps(GemmKernel::naive);
+  const Lab steps(GemmKernel::naive);
   BatchBuffers buffers(changing_shapes_workload(config, {}), HostMemory::pinned, kStreams);
   ASSERT_EQ(buffers.work().batches, 16);
   ASSERT_EQ(buffers.work().shape.m, 32);
@@ -176,7 +106,7 @@ TEST_F(ChangingShapesTest, FourWaysVerifyAndNoUpdateCrossesBatchCounts) {
 
 TEST_F(ChangingShapesTest, BuffersSmallerThanTheTopBucketAreRefused) {
   const ChangingShapesConfig config = small_config();
-  const ArticleSteps steps(GemmKernel::naive);
+  const Lab steps(GemmKernel::naive);
   BatchBuffers buffers(Workload{config.max_batches, {32, 32, 32}}, HostMemory::pinned, kStreams);
   buffers.fill_inputs(kDataSeed);
   EXPECT_THROW(measure_changing_shapes(config, steps.request_steps(buffers)), std::invalid_argument);
@@ -193,15 +123,15 @@ struct UpdateBuffers {
     second.fill_inputs(kSecondSeed);
   }
   // measure_node_updates with `steps` moving the exec from the first buffers to the second.
-  NodeUpdateCosts measure(const ArticleSteps& steps, const RepeatPlan& plan, GemmKernel kernel) {
-    return measure_node_updates(plan, steps.update_experiment(first, second, kSecondSeed), kernel);
+  NodeUpdateCosts measure(const Lab& steps, const RepeatPlan& plan, GemmKernel kernel) {
+    return measure_node_updates(plan, steps.updates(first, second, kSecondSeed), kernel);
   }
   BatchBuffers first;
   BatchBuffers second;
 };
 
 TEST_F(ChangingShapesTest, NodeLevelUpdatesPointTheExecAtTheSecondBuffers) {
-  const ArticleSteps steps(GemmKernel::naive);
+  const Lab steps(GemmKernel::naive);
   const Workload work{7, {33, 17, 65}};
   UpdateBuffers buffers(work);
   const NodeUpdateCosts costs = buffers.measure(steps, RepeatPlan{1, 3}, GemmKernel::naive);
@@ -224,7 +154,7 @@ TEST_F(ChangingShapesTest, NodeLevelUpdatesPointTheExecAtTheSecondBuffers) {
 }
 
 TEST_F(ChangingShapesTest, NodeLevelUpdatesSayNaiveKernelOnlyForOtherKernels) {
-  const ArticleSteps steps(GemmKernel::tiled);
+  const Lab steps(GemmKernel::tiled);
   UpdateBuffers buffers(Workload{4, {32, 32, 32}});
   const NodeUpdateCosts costs = buffers.measure(steps, RepeatPlan{0, 2}, GemmKernel::tiled);
   EXPECT_FALSE(costs.node_level.has_value());

@@ -1,6 +1,6 @@
 // Stage 04's capture, as the stage itself runs it: the graph CUDA builds from
 // the article's fork/join capture, for several pool sizes, read from the
-// stage's JSON (one independent chain per stream, no event nodes); and the
+// graph subcommand's JSON (one independent chain per stream, no event nodes); and the
 // pieces of the stage folder on graphs of the tests' own: the capture guard,
 // a refused exec update, the graph inspection.
 #include <stdexcept>
@@ -36,9 +36,8 @@ TEST_P(StageGraphTest, OneIndependentChainPerStreamUsedAndNoEventNodes) {
   const auto [batches, streams] = GetParam();
   testing::TempDir dir;
   const testing::JsonRun run = testing::run_with_json(
-      {CSG_STAGE04_BINARY, "--batches", std::to_string(batches), "--m", "33", "--n", "17", "--k", "65", "--streams",
-       std::to_string(streams), "--warmup", "0", "--repeats", "1", "--tiny-count", "5", "--tiny-size", "4", "--launch-chains",
-       "off", "--shape-requests", "0", "--node-updates", "off"},
+      {CSG_STAGE04_BINARY, "graph", "--batches", std::to_string(batches), "--m", "33", "--n", "17", "--k", "65",
+       "--streams", std::to_string(streams)},
       dir, "04.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   const nlohmann::json doc = run.doc();

@@ -1,7 +1,7 @@
-// Stage 04's regime map on the GPU: the stage binary's --regime-map end to
-// end at tiny sizes (every cell verified and in the JSON, skipped cells
-// marked with their reason), and measure_regime_map called directly with the
-// article's calls written here, including broken ones that each variant's
+// Stage 04's regime map on the GPU: the regime-map subcommand end to end at
+// tiny sizes (every cell verified and in the JSON, skipped cells marked with
+// their reason), and measure_regime_map called directly with the
+// laboratory's steps, and with broken ones that each variant's
 // poison-and-verify must catch. No wall-clock assertions.
 #include <set>
 #include <string>
@@ -9,7 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "04_graph_capture_gemm/regime_map.hpp"
+#include "04_graph_capture_gemm/graph_steps.hpp"
+#include "04_graph_capture_gemm/regime_map_cells.hpp"
 #include "base/errors.hpp"
 #include "cuda/graph.hpp"
 #include "cuda/stream_pool.hpp"
@@ -30,7 +31,7 @@ const std::set<std::string> kWinners = {"graph", "streams", "tie"};
 TEST_F(RegimeMapTest, TheBinaryMeasuresAndVerifiesEveryCellOfATinyMap) {
   testing::TempDir dir;
   const testing::JsonRun run =
-      testing::run_with_json({CSG_STAGE04_BINARY, "--regime-map", "--map-sizes", "16,32", "--map-batches", "3,20",
+      testing::run_with_json({CSG_STAGE04_BINARY, "regime-map", "--map-sizes", "16,32", "--map-batches", "3,20",
                               "--warmup", "1", "--repeats", "2", "--streams", "3"},
                              dir, "map.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
@@ -42,6 +43,7 @@ TEST_F(RegimeMapTest, TheBinaryMeasuresAndVerifiesEveryCellOfATinyMap) {
 
   const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("stage"), "04_graph_capture_gemm");
+  EXPECT_EQ(doc.at("subcommand"), "regime-map");
   EXPECT_EQ(doc.at("config").at("mode"), "regime_map");
   EXPECT_EQ(doc.at("verification").at("passed"), true);
   EXPECT_EQ(doc.at("verification").at("batches_checked"), 2 * (3 + 20));
@@ -73,7 +75,7 @@ TEST_F(RegimeMapTest, TheBinaryMarksCellsItCannotAffordAndStillExitsZero) {
   // 16^3 x 100000 batches: ~4 us per operation is seconds, over a 1 s budget;
   // 8192^3 x 3: 1.1 TFLOP per GEMM, over it too; 8192^3 x 100000: 54 TB of host memory.
   const testing::JsonRun run = testing::run_with_json(
-      {CSG_STAGE04_BINARY, "--regime-map", "--map-sizes", "16,8192", "--map-batches", "3,100000",
+      {CSG_STAGE04_BINARY, "regime-map", "--map-sizes", "16,8192", "--map-batches", "3,100000",
        "--map-cell-seconds", "1", "--warmup", "0", "--repeats", "1"},
       dir, "map.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
@@ -95,84 +97,37 @@ TEST_F(RegimeMapTest, TheBinaryMarksCellsItCannotAffordAndStillExitsZero) {
 
 #endif  // CSG_STAGE04_BINARY
 
-// ---- measure_regime_map with the article's calls written here ----------------
+// ---- measure_regime_map with the laboratory's steps, whole and broken ----------
 
 // Which of the calls to break, to prove each variant's check sees its own outputs.
 enum class Broken { nothing, capture_drops_last_batch, pool_drops_last_batch };
 
-class ArticleCalls {
+class Lab {
  public:
-  explicit ArticleCalls(int streams) : pool_(streams) {
-    for (int s = 0; s < streams; ++s) gemm_.prepare(pool_[s]);
-  }
+  explicit Lab(int streams) : pool_(streams) { prepare_pool(gemm_, pool_); }
 
+  // regime_map_steps, with one of its calls leaving out the last batch.
   RegimeMapSteps steps(Broken broken) {
-    RegimeMapSteps steps;
-    steps.pool = &pool_;
-    steps.pool_config.streams = pool_.size();
-    steps.ops_for = [this](BatchBuffers& b) {
-      return BatchOps{
-          .h2d = [&b](int i, cudaStream_t stream) {
-            CUDA_CHECK(cudaMemcpyAsync(b.device_a(i), b.host_a(i), b.work().a_bytes(), cudaMemcpyHostToDevice, stream));
-          },
-          .compute = [this, &b](int i, cudaStream_t stream) {
-            gemm_.run(b.device_a(i), b.device_b(), b.device_c(i), b.work().shape, stream);
-          },
-          .d2h = [&b](int i, cudaStream_t stream) {
-            CUDA_CHECK(cudaMemcpyAsync(b.host_c(i), b.device_c(i), b.work().c_bytes(), cudaMemcpyDeviceToHost, stream));
-          }};
-    };
-    steps.capture = [this, broken](BatchBuffers& b, int batches) {
-      CUDA_CHECK(cudaStreamBeginCapture(pool_[0], cudaStreamCaptureModeGlobal));
-      issue(b, broken == Broken::capture_drops_last_batch ? batches - 1 : batches);
-      return end_capture(pool_[0]);
-    };
-    steps.instantiate = [](const Graph& graph) { return GraphExec::instantiate(graph); };
-    steps.launch = [this](const GraphExec& exec) { CUDA_CHECK(cudaGraphLaunch(exec.get(), pool_[0])); };
-    steps.issue_on_streams = [this, broken](const BatchOps& ops, int batches) {
-      fork();
-      for (int i = 0; i < (broken == Broken::pool_drops_last_batch ? batches - 1 : batches); ++i) {
-        ops.h2d(i, pool_.for_batch(i));
-        ops.compute(i, pool_.for_batch(i));
-        ops.d2h(i, pool_.for_batch(i));
-      }
-      join();
-    };
-    steps.rates = [this](GemmShape shape) { return measure_rates(gemm_, shape); };
-    ops_for_ = steps.ops_for;
+    PoolConfig config;
+    config.streams = pool_.size();
+    RegimeMapSteps steps = regime_map_steps(pool_, config, gemm_);
+    if (broken == Broken::capture_drops_last_batch) {
+      steps.capture = [this](BatchBuffers& b, int batches) {
+        return capture_batches(batch_ops(b, gemm_), pool_, batches - 1);
+      };
+    } else if (broken == Broken::pool_drops_last_batch) {
+      steps.issue_on_streams = [this](const BatchOps& ops, int batches) { issue_on_streams(ops, pool_, batches - 1); };
+    }
     return steps;
   }
 
  private:
-  void fork() {
-    CUDA_CHECK(cudaEventRecord(pool_.fork_event(), pool_[0]));
-    for (int s = 1; s < pool_.size(); ++s) CUDA_CHECK(cudaStreamWaitEvent(pool_[s], pool_.fork_event(), 0));
-  }
-  void join() {
-    for (int s = 1; s < pool_.size(); ++s) {
-      CUDA_CHECK(cudaEventRecord(pool_.join_event(s), pool_[s]));
-      CUDA_CHECK(cudaStreamWaitEvent(pool_[0], pool_.join_event(s), 0));
-    }
-  }
-  void issue(BatchBuffers& b, int batches) {
-    const BatchOps ops = ops_for_(b);
-    fork();
-    for (int i = 0; i < batches; ++i) {
-      ops.h2d(i, pool_.for_batch(i));
-      ops.compute(i, pool_.for_batch(i));
-      ops.d2h(i, pool_.for_batch(i));
-    }
-    join();
-  }
-
   StreamPool pool_;
   Gemm gemm_;
-  std::function<BatchOps(BatchBuffers&)> ops_for_;
 };
 
 RegimeMapConfig tiny_map() {
   RegimeMapConfig config;
-  config.enabled = true;
   config.sizes = {16, 24};
   config.batches = {5, 7};
   return config;
@@ -187,7 +142,7 @@ CommonOptions tiny_options() {
 }
 
 TEST_F(RegimeMapTest, EveryCellIsMeasuredAndVerifiedWithTheCallsItIsGiven) {
-  ArticleCalls calls(3);
+  Lab calls(3);
   const RegimeMap map = measure_regime_map(tiny_map(), tiny_options(), calls.steps(Broken::nothing));
   EXPECT_EQ(map.streams, 3);
   ASSERT_EQ(map.cells.size(), 4u);
@@ -214,7 +169,7 @@ TEST_F(RegimeMapTest, EveryCellIsMeasuredAndVerifiedWithTheCallsItIsGiven) {
 }
 
 TEST_F(RegimeMapTest, AGraphThatMissesABatchFailsOnlyTheReplaysCheck) {
-  ArticleCalls calls(2);
+  Lab calls(2);
   const RegimeMap map = measure_regime_map(tiny_map(), tiny_options(), calls.steps(Broken::capture_drops_last_batch));
   for (const MapCell& cell : map.cells) {
     ASSERT_TRUE(cell.measured());
@@ -228,7 +183,7 @@ TEST_F(RegimeMapTest, AGraphThatMissesABatchFailsOnlyTheReplaysCheck) {
 }
 
 TEST_F(RegimeMapTest, APoolThatMissesABatchFailsOnlyThePoolsCheck) {
-  ArticleCalls calls(2);
+  Lab calls(2);
   const RegimeMap map = measure_regime_map(tiny_map(), tiny_options(), calls.steps(Broken::pool_drops_last_batch));
   for (const MapCell& cell : map.cells) {
     ASSERT_TRUE(cell.measured());
@@ -243,7 +198,7 @@ TEST_F(RegimeMapTest, AMapOverMaxMinutesIsRefusedBeforeAnyCellRuns) {
   // Any GPU's estimate of a map is more than 0 minutes, so --max-minutes 0
   // must refuse it, with the estimate, before a single cell issues work
   // (the same map runs in the tests above with the default limit).
-  ArticleCalls calls(2);
+  Lab calls(2);
   RegimeMapSteps steps = calls.steps(Broken::nothing);
   int issued = 0;
   steps.capture = [inner = steps.capture, &issued](BatchBuffers& b, int batches) {

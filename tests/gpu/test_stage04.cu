@@ -1,5 +1,7 @@
-// Stage 04 end to end, as a user runs it, at small sizes: exit 0 with every
-// run verified and the JSON it writes; --dot; --skip-join's error and exit 1.
+// Stage 04's laboratory end to end, as a user runs each subcommand, at small
+// sizes: exit 0 with every run verified and the JSON it writes (its
+// "subcommand", its measurements, its extra objects); graph's --dot;
+// skip-join's error and exit 1.
 #include <map>
 #include <set>
 
@@ -16,17 +18,23 @@ namespace {
 
 class Stage04Test : public testing::GpuTest {};
 
-const std::vector<std::string> kTiny = {"--batches", "37", "--m", "33", "--n", "17", "--k", "65", "--warmup", "1",
-                                        "--repeats", "3", "--tiny-count", "40", "--tiny-size", "16",
-                                        "--launch-chains", "4,40,400", "--launch-repeats", "5",
-                                        "--shape-requests", "6", "--shape-max-batches", "9", "--shape-size", "16",
-                                        "--shape-rounds", "1"};
+// The article's work at a small, odd size: 37 batches on 3 streams.
+const std::vector<std::string> kTiny = {"--batches", "37", "--m", "33", "--n", "17", "--k", "65",
+                                        "--streams", "3", "--warmup", "1", "--repeats", "3"};
 
-std::vector<std::string> with(std::vector<std::string> extra) {
-  std::vector<std::string> argv{CSG_STAGE04_BINARY};
-  argv.insert(argv.end(), kTiny.begin(), kTiny.end());
+std::vector<std::string> command(const std::string& subcommand, const std::vector<std::string>& extra,
+                                 bool article_work = true) {
+  std::vector<std::string> argv{CSG_STAGE04_BINARY, subcommand};
+  if (article_work) argv.insert(argv.end(), kTiny.begin(), kTiny.end());
   argv.insert(argv.end(), extra.begin(), extra.end());
   return argv;
+}
+
+// Every measurement named in the document, with its median.
+std::map<std::string, double> medians(const nlohmann::json& doc) {
+  std::map<std::string, double> found;
+  for (const auto& m : doc.at("measurements")) found.emplace(m.at("name"), m.at("median_ms").get<double>());
+  return found;
 }
 
 // A bound bounds at one and at three batches of tiny GEMMs, where each op
@@ -35,14 +43,13 @@ std::vector<std::string> with(std::vector<std::string> extra) {
 // batches on 32 streams, where the pool's fork and join cost more than the
 // work: the resources alone must be issued with the same fork and join. And at
 // twelve on one stream, where the pool's stream order sets its bound.
-TEST_F(Stage04Test, TheBoundsHoldAtOneAndAtThreeTinyBatches) {
+TEST_F(Stage04Test, TheCostsBoundsHoldAtOneAndAtThreeTinyBatches) {
   for (const auto& [batches, streams] :
        {std::pair{"1", "8"}, std::pair{"3", "8"}, std::pair{"2", "32"}, std::pair{"12", "1"}}) {
     testing::TempDir dir;
     const testing::JsonRun run = testing::run_with_json(
-        {CSG_STAGE04_BINARY, "--batches", batches, "--streams", streams, "--m", "96", "--n", "80", "--k", "40",
-         "--repeats", "15",
-         "--launch-chains", "off", "--shape-requests", "0", "--node-updates", "off", "--tiny-count", "10"},
+        {CSG_STAGE04_BINARY, "costs", "--batches", batches, "--streams", streams, "--m", "96", "--n", "80", "--k",
+         "40", "--repeats", "15"},
         dir, "04.json");
     ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
     EXPECT_EQ(run.out.find("FASTER THAN ITS BOUND"), std::string::npos) << run.out;
@@ -62,9 +69,9 @@ TEST_F(Stage04Test, TheBoundsHoldAtOneAndAtThreeTinyBatches) {
   }
 }
 
-TEST_F(Stage04Test, WritesEveryMeasurementAndTheGraphStructure) {
+TEST_F(Stage04Test, CostsWritesEveryMeasurementAndTheGraphStructure) {
   testing::TempDir dir;
-  const testing::JsonRun run = testing::run_with_json(with({"--streams", "3"}), dir, "04.json");
+  const testing::JsonRun run = testing::run_with_json(command("costs", {}), dir, "04.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   EXPECT_NE(run.out.find("all 37 batches verified"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("break-even"), std::string::npos) << run.out;
@@ -72,41 +79,18 @@ TEST_F(Stage04Test, WritesEveryMeasurementAndTheGraphStructure) {
   const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v1");
   EXPECT_EQ(doc.at("stage"), "04_graph_capture_gemm");
+  EXPECT_EQ(doc.at("subcommand"), "costs");
   EXPECT_EQ(doc.at("config").at("streams"), 3);
   EXPECT_EQ(doc.at("config").at("host_memory"), "pinned");
   EXPECT_EQ(doc.at("verification").at("passed"), true);
   EXPECT_EQ(doc.at("verification").at("batches_checked"), 37);
 
-  // The launch-cost study: every chain length, every figure, checked, fitted.
-  const nlohmann::json& launch = doc.at("launch_costs");
-  EXPECT_EQ(launch.at("checked"), true) << launch.dump();
-  ASSERT_EQ(launch.at("chains").size(), 3U);
-  for (const auto& chain : launch.at("chains")) {
-    for (const char* figure : {"stream_cpu", "stream_queued", "stream_end_to_end", "graph_cpu", "graph_queued",
-                               "graph_end_to_end"}) {
-      EXPECT_GT(chain.at(figure).at("median_ms").get<double>(), 0.0) << figure << " " << chain.dump();
-      EXPECT_EQ(chain.at(figure).at("samples"), 15);  // 3 x 5: chains up to 1,000 ops
-    }
-  }
-  EXPECT_EQ(launch.at("fits").at("graph_queued").at("points"), 3);
-  EXPECT_GT(launch.at("steady").at("graph_launch_cpu").at("median_ms").get<double>(), 0.0);
-  EXPECT_NE(run.out.find("what one launch costs"), std::string::npos);
-
-  std::set<std::string> names;
-  // Verified wherever the stage checked an output; null exactly where there is none to check.
-  const std::set<std::string> checked = {"first_launch",     "relaunch",          "launch_after_upload",
-                                         "graph_replay",     "stream_pool",       "update_exec",
-                                         "recapture_instantiate", "tiny_empty_streams", "tiny_empty_graph",
-                                         "tiny_gemm_streams", "tiny_gemm_graph",  "tiny_gemm_graph_launch_cpu",
-                                         "changing_shapes",  "node_update"};
-  std::map<std::string, double> median;
+  // Verified wherever the run checked an output; null exactly where there is none to check.
+  const std::set<std::string> checked = {"first_launch", "relaunch", "launch_after_upload", "graph_replay",
+                                         "stream_pool"};
   for (const auto& m : doc.at("measurements")) {
     const std::string name = m.at("name");
-    names.insert(name);
-    median.emplace(name, m.at("median_ms").get<double>());
-    // The changing shapes sum a sequence per round (--shape-rounds 1): one sample each.
-    const bool shapes = name == "changing_shapes";
-    EXPECT_EQ(m.at("samples"), shapes ? 1 : 3) << m.dump();
+    EXPECT_EQ(m.at("samples"), 3) << m.dump();
     EXPECT_GT(m.at("median_ms").get<double>(), 0.0) << m.dump();
     if (checked.count(name) != 0) {
       EXPECT_EQ(m.at("verified"), true) << m.dump();
@@ -121,16 +105,11 @@ TEST_F(Stage04Test, WritesEveryMeasurementAndTheGraphStructure) {
           << m.dump();
     }
   }
-  for (const char* name : {"capture", "instantiate", "upload", "first_launch", "graph_replay", "stream_pool",
-                           "issue_streams_cpu", "issue_graph_cpu", "tiny_empty_streams", "tiny_empty_graph",
-                           "tiny_gemm_streams", "tiny_gemm_graph", "tiny_gemm_graph_launch_cpu", "update_exec",
-                           "recapture_instantiate"}) {
-    EXPECT_EQ(names.count(name), 1u) << "no measurement " << name;
-  }
-  for (const auto& m : doc.at("measurements")) {
-    if (m.at("name") == "capture" || m.at("name") == "instantiate") EXPECT_TRUE(m.at("verified").is_null());
-    if (m.at("name") == "graph_replay" || m.at("name") == "stream_pool") EXPECT_EQ(m.at("verified"), true);
-    if (m.at("name") == "tiny_gemm_graph_launch_cpu") EXPECT_EQ(m.at("verified"), true);  // outputs checked
+  const std::map<std::string, double> median = medians(doc);
+  for (const char* name : {"capture", "instantiate", "upload", "first_launch", "relaunch", "launch_after_upload",
+                           "graph_replay", "stream_pool", "issue_streams_cpu", "issue_graph_cpu",
+                           "issue_kernels_graph_cpu", "h2d_sum", "kernel_sum", "d2h_sum", "resource_alone"}) {
+    EXPECT_EQ(median.count(name), 1u) << "no measurement " << name;
   }
 
   const auto& graph = doc.at("graph");
@@ -150,34 +129,143 @@ TEST_F(Stage04Test, WritesEveryMeasurementAndTheGraphStructure) {
   }
   EXPECT_NEAR(doc.at("bounds").at("replay_over_stream_pool").get<double>(),
               median.at("graph_replay") / median.at("stream_pool"), 1e-9);
+}
+
+TEST_F(Stage04Test, NodeUpdatesShowTheRefusedUpdateAndVerifyEverySwitch) {
+  testing::TempDir dir;
+  const testing::JsonRun run = testing::run_with_json(command("node-updates", {}), dir, "04.json");
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  const nlohmann::json doc = run.doc();
+  EXPECT_EQ(doc.at("subcommand"), "node-updates");
   ASSERT_EQ(doc.at("updates").size(), 2u);
   EXPECT_EQ(doc.at("updates")[0].at("allowed"), true);
   EXPECT_EQ(doc.at("updates")[1].at("allowed"), false);
   EXPECT_NE(doc.at("updates")[1].at("result").get<std::string>().find("TopologyChanged"), std::string::npos);
+  const nlohmann::json& nodes = doc.at("changing_shapes").at("node_updates");
+  EXPECT_EQ(nodes.at("verified"), true) << nodes.dump();
+  EXPECT_EQ(nodes.at("kernel_nodes"), 37);
+  EXPECT_EQ(nodes.at("memcpy_nodes"), 74);
+  EXPECT_GT(nodes.at("node_level_ms").get<double>(), 0.0) << "the naive kernel's nodes can be re-pointed";
+  EXPECT_TRUE(doc.at("changing_shapes").at("sequence").is_null());
+  const std::map<std::string, double> median = medians(doc);
+  for (const char* name : {"update_exec", "update_call", "recapture_instantiate", "node_update"}) {
+    EXPECT_EQ(median.count(name), 1u) << "no measurement " << name;
+  }
+  EXPECT_EQ(doc.at("verification").at("passed"), true);
 }
 
 TEST_F(Stage04Test, PerBatchBuffersAndPageableMemoryVerify) {
-  const testing::ProcessResult run =
-      testing::run_process(with({"--streams", "8", "--device-buffers", "per-batch", "--host-memory", "pageable"}));
-  EXPECT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  for (const char* subcommand : {"costs", "node-updates"}) {
+    const testing::ProcessResult run = testing::run_process(
+        command(subcommand, {"--streams", "8", "--device-buffers", "per-batch", "--host-memory", "pageable"}));
+    EXPECT_EQ(run.exit_code, kExitOk) << subcommand << "\n" << run.out << run.err;
+  }
 }
 
-TEST_F(Stage04Test, DotWritesTheGraph) {
+TEST_F(Stage04Test, TinyWorkCountsEveryLaunchAndVerifiesEveryGemm) {
   testing::TempDir dir;
-  const testing::ProcessResult run = testing::run_process(with({"--streams", "2", "--dot", dir.file("g.dot")}));
-  ASSERT_EQ(run.exit_code, kExitOk) << run.err;
-  const std::string text = testing::read_text(dir.file("g.dot"));
-  EXPECT_NE(text.find("digraph"), std::string::npos);
+  const testing::JsonRun run = testing::run_with_json(
+      command("tiny-work", {"--tiny-count", "40", "--tiny-size", "16", "--streams", "3", "--repeats", "3"},
+              /*article_work=*/false),
+      dir, "04.json");
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  const nlohmann::json doc = run.doc();
+  EXPECT_EQ(doc.at("subcommand"), "tiny-work");
+  EXPECT_EQ(doc.at("tiny").at("empty_graph_nodes"), 40);
+  EXPECT_EQ(doc.at("tiny").at("gemm_graph_nodes"), 40);
+  for (const auto& m : doc.at("measurements")) {
+    EXPECT_EQ(m.at("verified"), true) << m.dump();
+    EXPECT_EQ(m.at("samples"), 3) << m.dump();
+  }
+  EXPECT_EQ(medians(doc).size(), 5u);
+  EXPECT_EQ(doc.at("verification").at("batches_checked"), 40);
+  EXPECT_GT(doc.at("bounds").at("tiny_empty_graph_us_per_node").get<double>(), 0.0);
+}
+
+TEST_F(Stage04Test, LaunchChainsFitEveryFigureAndCheckEveryChain) {
+  testing::TempDir dir;
+  const testing::JsonRun run = testing::run_with_json(
+      command("launch-chains", {"--launch-chains", "4,40,400", "--launch-repeats", "5"}), dir, "04.json");
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  EXPECT_NE(run.out.find("what one launch costs"), std::string::npos) << run.out;
+  const nlohmann::json doc = run.doc();
+  EXPECT_EQ(doc.at("subcommand"), "launch-chains");
+  const nlohmann::json& launch = doc.at("launch_costs");
+  EXPECT_EQ(launch.at("checked"), true) << launch.dump();
+  ASSERT_EQ(launch.at("chains").size(), 3U);
+  for (const auto& chain : launch.at("chains")) {
+    for (const char* figure : {"stream_cpu", "stream_queued", "stream_end_to_end", "graph_cpu", "graph_queued",
+                               "graph_end_to_end"}) {
+      EXPECT_GT(chain.at(figure).at("median_ms").get<double>(), 0.0) << figure << " " << chain.dump();
+      EXPECT_EQ(chain.at(figure).at("samples"), 15);  // 3 x 5: chains up to 1,000 ops
+    }
+  }
+  EXPECT_EQ(launch.at("fits").at("graph_queued").at("points"), 3);
+  EXPECT_GT(launch.at("steady").at("graph_launch_cpu").at("median_ms").get<double>(), 0.0);
+  // The interleaved halves of the pairs: the article's work measured in rounds in this run.
+  EXPECT_GT(launch.at("interleaved").at("graph_launch_cpu_ms").get<double>(), 0.0);
+  EXPECT_GT(launch.at("interleaved").at("streams_issue_cpu_ms").get<double>(), 0.0);
+  EXPECT_EQ(doc.at("verification").at("passed"), true);
+}
+
+TEST_F(Stage04Test, ChangingShapesVerifiesEveryRequestOfEveryWay) {
+  testing::TempDir dir;
+  const testing::JsonRun run = testing::run_with_json(
+      command("changing-shapes",
+              {"--shape-requests", "6", "--shape-max-batches", "9", "--shape-size", "16", "--shape-rounds", "1",
+               "--streams", "3"},
+              /*article_work=*/false),
+      dir, "04.json");
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  const nlohmann::json doc = run.doc();
+  EXPECT_EQ(doc.at("subcommand"), "changing-shapes");
+  const nlohmann::json& sequence = doc.at("changing_shapes").at("sequence");
+  for (const char* way : {"streams", "recapture", "exec_update", "buckets"}) {
+    EXPECT_EQ(sequence.at("ways").at(way).at("verified"), true) << way;
+  }
+  EXPECT_EQ(sequence.at("updates").at("applied_other_batches"), 0);
+  EXPECT_TRUE(doc.at("changing_shapes").at("node_updates").is_null());
+  int ways = 0;
+  for (const auto& m : doc.at("measurements")) {
+    EXPECT_EQ(m.at("name"), "changing_shapes");
+    EXPECT_EQ(m.at("verified"), true) << m.dump();
+    EXPECT_EQ(m.at("samples"), 1) << "one round: one sum per way";
+    ++ways;
+  }
+  EXPECT_EQ(ways, 4);
+}
+
+TEST_F(Stage04Test, GraphWritesItsStructureAndTheDotFile) {
+  testing::TempDir dir;
+  const testing::JsonRun run =
+      testing::run_with_json(command("graph", {"--m", "64", "--n", "48", "--k", "32", "--dot", dir.file("g.dot")},
+                                     /*article_work=*/false),
+                             dir, "04.json");
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  EXPECT_NE(testing::read_text(dir.file("g.dot")).find("digraph"), std::string::npos);
+  const nlohmann::json doc = run.doc();
+  EXPECT_EQ(doc.at("subcommand"), "graph");
+  EXPECT_EQ(doc.at("graph").at("dot_file"), dir.file("g.dot"));
+  EXPECT_EQ(doc.at("graph").at("nodes"), 300) << "the article's 100 batches, on its 8 streams";
+  EXPECT_EQ(doc.at("graph").at("chains"), 8);
+  EXPECT_EQ(doc.at("verification").at("batches_checked"), 100);
+  EXPECT_NE(run.out.find("batch i was captured on stream i % 8"), std::string::npos) << run.out;
 }
 
 TEST_F(Stage04Test, SkipJoinReportsTheUnjoinedCaptureAndExits1) {
   testing::TempDir dir;
-  const testing::ProcessResult run = testing::run_process(with({"--skip-join", "--json", dir.file("04.json")}));
+  const testing::JsonRun run = testing::run_with_json(
+      {CSG_STAGE04_BINARY, "skip-join", "--batches", "37", "--m", "33", "--n", "17", "--k", "65", "--streams", "3"},
+      dir, "04.json");
   EXPECT_EQ(run.exit_code, kExitFailure) << run.out << run.err;
   EXPECT_NE(run.out.find("cudaErrorStreamCaptureUnjoined"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("never joined back"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("no pool stream is capturing"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("gave 111 nodes"), std::string::npos) << run.out;
+  const nlohmann::json doc = run.doc();
+  EXPECT_EQ(doc.at("subcommand"), "skip-join");
+  EXPECT_EQ(doc.at("skip_join").at("end_capture_error"), "cudaErrorStreamCaptureUnjoined");
+  EXPECT_EQ(doc.at("skip_join").at("recaptured_verified"), true);
 }
 
 }  // namespace

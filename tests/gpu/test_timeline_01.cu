@@ -1,4 +1,4 @@
-// Stage 01 with --timeline and --trace, end to end at a small size: CUPTI
+// Stage 01's timeline experiment with --trace, end to end at a small size: CUPTI
 // records exactly 3 × batches operations (one H2D, one kernel, one D2H per
 // batch) on the one row of the default stream, in the serial order, and the
 // trace file says the same.
@@ -35,7 +35,7 @@ TEST_P(Timeline01Test, RecordsThreeOpsPerBatchInSerialOrder) {
   testing::TempDir dir;
   const std::string trace_path = dir.file("01.trace.json");
   const testing::ProcessResult run = testing::run_process(
-      {CSG_STAGE01_BINARY, "--batches", std::to_string(kBatches), "--m", std::to_string(kM), "--n", std::to_string(kN),
+      {CSG_STAGE01_BINARY, "timeline", "--batches", std::to_string(kBatches), "--m", std::to_string(kM), "--n", std::to_string(kN),
        "--k", std::to_string(kK), "--warmup", "0", "--repeats", "1", "--host-memory", host_memory,
        "--timeline-batches", "2", "--trace", trace_path});
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
@@ -85,17 +85,24 @@ TEST_P(Timeline01Test, RecordsThreeOpsPerBatchInSerialOrder) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(HostMemory, Timeline01Test, ::testing::Values("pageable", "pinned"));
+INSTANTIATE_TEST_SUITE_P(HostMemory, Timeline01Test, ::testing::Values("pageable", "pinned"),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) { return param_info.param; });
 
+// The lesson records nothing: the picture is the laboratory's.
 TEST(Timeline01, NoTimelineUnlessAskedFor) {
   if (!testing::has_cuda_device()) {
     if (std::getenv("CSG_REQUIRE_GPU") != nullptr) FAIL() << "no CUDA device";
     GTEST_SKIP() << "no CUDA device";
   }
-  const testing::ProcessResult run = testing::run_process(
-      {CSG_STAGE01_BINARY, "--batches", "2", "--m", "16", "--n", "16", "--k", "16", "--warmup", "0", "--repeats", "1"});
+  testing::TempDir dir;
+  const testing::JsonRun run = testing::run_with_json(
+      {CSG_STAGE01_BINARY, "--batches", "2", "--m", "16", "--n", "16", "--k", "16", "--warmup", "0", "--repeats", "1"},
+      dir, "01.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  EXPECT_EQ(run.out.find("timeline"), std::string::npos) << run.out;
+  // Its last line names the laboratory's timeline; no picture, no recording.
+  EXPECT_EQ(run.out.find("timeline of "), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("timeline run:"), std::string::npos) << run.out;
+  EXPECT_FALSE(run.doc().contains("timeline")) << run.doc().dump(1);
 }
 
 }  // namespace

@@ -9,8 +9,8 @@
 //                  host's time to issue them, read in the same runs
 //   sums           every H2D, every kernel, every D2H alone on pool stream 0
 // Both variants poison the outputs before every run and are verified (every
-// batch) after their last. The article's calls are main.cu's, passed in as
-// callbacks: this file only times them.
+// batch) after their last. The article's calls (graph_steps.hpp) come in as
+// callbacks: this file only times them, and the tests can hand it broken ones.
 //
 // Before anything is measured, each size's rates (measure_rates) give every
 // cell's estimate; a cell whose pinned host memory and device slots don't
@@ -39,14 +39,15 @@
 #include "measure/stats.hpp"
 #include "regime_map_report.hpp"
 #include "batches.hpp"
+#include "workload/gemm.hpp"
 
 namespace csg::graphs {
 
-// What main.cu passes in: its pool and the article's calls.
+// The pool and the article's calls.
 struct RegimeMapSteps {
   const StreamPool* pool = nullptr;  // the article's streams; timers, sums and launches on pool stream 0
   PoolConfig pool_config;            // --streams and --device-buffers: device_slots_for gives each cell's slots
-  // Batch i's H2D, compute and D2H on any buffers, as main.cu writes them.
+  // Batch i's H2D, compute and D2H on any buffers.
   std::function<BatchOps(BatchBuffers&)> ops_for;
   // Steps 1-5a with the join: begin capture, fork, the per-batch work of
   // batches 0 .. batches-1 of the buffers, join, end capture.
@@ -68,5 +69,9 @@ struct RegimeMapSteps {
 // verification is recorded in its cell, not thrown.
 RegimeMap measure_regime_map(const RegimeMapConfig& config, const CommonOptions& options,
                              const RegimeMapSteps& steps);
+
+// The steps as the laboratory binds them: graph_steps.hpp's calls on `pool`
+// with `gemm`, each cell's device slots as `pool_config` lays them out.
+RegimeMapSteps regime_map_steps(const StreamPool& pool, const PoolConfig& pool_config, const Gemm& gemm);
 
 }  // namespace csg::graphs

@@ -1,10 +1,10 @@
-// The article's "graphs suit stable work", measured: when the work's shape changes from one request to the
-// next, what each way of running it costs (changing_shapes_plan.hpp explains
-// the four ways and the napkin math), and how an exec is switched to new
-// buffers without instantiating again.
+// The article's "graphs suit stable work", measured: when the work's shape
+// changes from one request to the next, what each way of running it costs
+// (changing_shapes_plan.hpp explains the four ways and the napkin math).
 //
-// The article's steps stay main.cu's: these functions take them as
-// callbacks, as exec_update.hpp's measure_updates does, and only time them.
+// The article's steps (graph_steps.hpp) come in as callbacks, as
+// exec_update.hpp's measure_updates takes them: this file only times them,
+// and the tests can hand it broken ones.
 //
 // measure_changing_shapes: the seeded sequence of batch counts, each request
 // run the four ways one after the other (interleaved per request, so a slow
@@ -21,36 +21,22 @@
 //   an H200: ~11,000 batches per round (3 x 2,500 requested + 3,700 padded)
 //   of ~10 µs each on the GPU and about as much to poison and verify on the
 //   host, plus re-capture's ~21 µs per batch captured: about 2 s in all. At
-//   the stage's 1024x1024x512 (--shape-size 0) a batch takes ~0.17 ms of GPU
+//   the article's 1024x1024x512 (--shape-size 0) a batch takes ~0.17 ms of GPU
 //   and ~0.1 ms of host poison + verify: 10-15 s.
-//
-// measure_node_updates: one exec of the stage's graph (all batches of
-// `first`) switched to `second` three ways, each host-timed in interleaved
-// rounds (the stage's RepeatPlan), each round starting from an exec on
-// `first` again (untimed):
-//   whole graph  capture on `second` + cudaGraphExecUpdate(exec, graph, &info)
-//   node level   for every node of the instantiated graph (cudaGraphGetNodes,
-//                cudaGraphNodeGetType): kernel nodes get new arguments with
-//                cudaGraphExecKernelNodeSetParams, copies new pointers with
-//                cudaGraphExecMemcpyNodeSetParams1D. No capture at all.
-//                The naive kernel only (its arguments a, b, c, m, n, k are
-//                known); other kernels' nodes differ (cuBLAS's are not ours).
-//   re-capture   capture on `second` + cudaGraphInstantiateWithParams
-// Then each exec is launched on `second`'s poisoned outputs and every batch
-// verified against `second_seed`.
 #pragma once
 
 #include <functional>
 
 #include "changing_shapes_report.hpp"
 #include "cuda/graph.hpp"
+#include "cuda/stream_pool.hpp"
 #include "exec_update.hpp"
 #include "batches.hpp"
 #include "workload/gemm.hpp"
 
 namespace csg::graphs {
 
-// main.cu's pieces, for the sequence.
+// The article's steps, for the sequence.
 struct ShapeRequestSteps {
   CaptureWork capture;                                 // steps 1-5a for batches 0..n-1 of the buffers
   std::function<GraphExec(const Graph&)> instantiate;  // step 5b
@@ -70,13 +56,9 @@ struct ShapeRequestSteps {
 // count; Interrupted (base/interrupt.hpp) between requests after a signal.
 ShapeSequenceCosts measure_changing_shapes(const ChangingShapesConfig& config, const ShapeRequestSteps& steps);
 
-// `experiment` as measure_updates takes it (first, second, second_seed: two
-// sets of the stage's workload). `kernel`: the stage's --kernel; the node-level
-// switch runs only for GemmKernel::naive, otherwise node_level stays empty and
-// node_level_note says "node-level update: naive kernel only". A node the
-// runtime refuses to re-point when first tried, untimed (e.g. a copy from
-// pageable memory, under cudaGraphExecMemcpyNodeSetParams1D's rules), is
-// reported in the note the same way, not thrown.
-NodeUpdateCosts measure_node_updates(const RepeatPlan& plan, const UpdateExperiment& experiment, GemmKernel kernel);
+// The steps above as the laboratory binds them: graph_steps.hpp's capture,
+// instantiate, launch and stream loop on `pool` with `gemm`, on `buffers`.
+ShapeRequestSteps shape_request_steps(const StreamPool& pool, const Gemm& gemm, BatchBuffers& buffers,
+                                      std::uint64_t data_seed);
 
 }  // namespace csg::graphs

@@ -1,4 +1,4 @@
-#include "tiny_work.hpp"
+#include "launch_overhead.hpp"
 
 #include "launch_costs.hpp"  // the empty chain and its counting twin
 
@@ -14,16 +14,14 @@
 namespace csg::graphs {
 namespace {
 
-// The article's naive kernel whatever --kernel says: this run measures
-// launch costs, and a 64³ GEMM is a few µs of GPU work with any kernel.
-// Batch i on stream i % pool, between the stage's fork and join.
-void issue_tiny_gemms(BatchBuffers& gemms, const StreamPool& pool, const PoolForkJoin& fork_join) {
-  fork_join.fork();
+// Batch i on stream i % pool, between the laboratory's fork and join.
+void issue_tiny_gemms(BatchBuffers& gemms, const StreamPool& pool, const Gemm& gemm) {
+  csg::fork(pool);
   for (int batch = 0; batch < gemms.work().batches; ++batch) {
-    launch_gemm_naive(gemms.device_a(batch), gemms.device_b(), gemms.device_c(batch), gemms.work().shape,
-                      pool.for_batch(batch));
+    gemm.run(gemms.device_a(batch), gemms.device_b(), gemms.device_c(batch), gemms.work().shape,
+             pool.for_batch(batch));
   }
-  fork_join.join();
+  csg::join(pool);
 }
 
 // Captures whatever `issue` queues from pool stream 0 into one graph.
@@ -44,7 +42,7 @@ Workload tiny_gemm_workload(const TinyConfig& config) {
   return work;
 }
 
-TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const PoolForkJoin& fork_join,
+TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const Gemm& gemm,
                                   const TinyConfig& config) {
   const cudaStream_t stream = pool[0];
   TinyCosts costs;
@@ -68,7 +66,7 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
                                cudaMemcpyHostToDevice, stream));
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  const Graph gemm_graph = capture(pool, [&] { issue_tiny_gemms(gemms, pool, fork_join); });
+  const Graph gemm_graph = capture(pool, [&] { issue_tiny_gemms(gemms, pool, gemm); });
   costs.gemm_graph_nodes = gemm_graph.node_count();
   const GraphExec gemm_exec = GraphExec::instantiate(gemm_graph);
   CUDA_CHECK(cudaGraphUpload(gemm_exec.get(), stream));
@@ -128,7 +126,7 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
       },
       {
           .prepare = poison_gemms,
-          .run = [&] { timer.start(stream); issue_tiny_gemms(gemms, pool, fork_join); return timer.stop(); },
+          .run = [&] { timer.start(stream); issue_tiny_gemms(gemms, pool, gemm); return timer.stop(); },
           .after_last = [&] { costs.gemm_streams_check = verify_gemms(); },
       },
       {

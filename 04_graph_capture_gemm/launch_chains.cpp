@@ -1,0 +1,114 @@
+// 04_graph_capture_gemm launch-chains: what one launch costs, measured the
+// way cuda-samples' cudaGraphsPerfScaling and nvbench do: chains of empty
+// kernels of growing length, each issued launch by launch and replayed as one
+// graph, a line fitted through each figure (launch_costs.hpp measures,
+// launch_report.hpp reports). Beside them, the article's work issued back to
+// back and in interleaved rounds with the GPU busy: what may make a suite's
+// launch figures differ from a plain program's.
+#include <algorithm>
+#include <iostream>
+
+#include "article_run.hpp"
+#include "base/progress.hpp"
+#include "graph_costs.hpp"
+#include "graph_steps.hpp"
+#include "laboratory.hpp"
+#include "launch_report.hpp"
+#include "measure/estimate.hpp"
+#include "options.hpp"
+#include "report.hpp"
+#include "report/device_info.hpp"
+#include "stage.hpp"
+
+namespace csg::graphs {
+namespace {
+
+// A launch of an empty kernel costs the host a few µs: 12 µs a launch errs long.
+constexpr double kSecondsPerChainLaunch = 12e-6;
+
+double launch_chains_seconds(const CommonOptions& options, const LaunchCostConfig& config, const Rates& rates) {
+  const double pipeline = pipeline_seconds(options, rates);
+  double chains = 0.0;  // each length's six figures
+  for (const int ops : config.chains) {
+    chains += (config.warmup + repeats_for(config, ops)) * ops * kSecondsPerChainLaunch;
+  }
+  const double steady = (config.warmup + config.repeats) * 2.0 * pipeline;
+  const SteadyIssue defaults;
+  const double interleaved = (options.plan.warmup + options.plan.repeats) *
+                             (4.0 * pipeline + defaults.chain_ops * kSecondsPerChainLaunch);
+  return chains + steady + interleaved;
+}
+
+}  // namespace
+
+int run_launch_chains(int argc, char** argv) {
+  StageCli cli(program_name("launch-chains"),
+               "What one launch costs: chains of empty kernels, each length timed back to back launch by launch "
+               "and as one graph (host time, GPU time behind a latch, end to end), a line fitted through each; "
+               "beside them the article's work issued back to back and in interleaved rounds.",
+               pinned_defaults());
+  add_launch_options(cli);
+  add_pool_options(cli, /*with_sweep=*/false);
+  const std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
+  if (!options) return kExitOk;  // --help
+  const LaunchCostConfig config = read_launch_options(cli);
+  const CommonOptions& common = options->common;
+  const Workload& work = common.work;
+
+  const int device = require_device();
+  const Gemm gemm(common.gemm);
+  check_size(*options, gemm, article_memory(*options), nullptr);
+  check_estimate(launch_chains_seconds(common, config, measure_rates(gemm, work.shape)), common.max_minutes,
+                 "chains of " + std::to_string(config.chains.front()) + " to " + std::to_string(config.chains.back()) +
+                     " empty kernels");
+  ArticleWork article(*options, gemm);
+  const StreamPool& pool = article.pool;
+  BatchBuffers& buffers = article.buffers;
+  const BatchOps ops = batch_ops(buffers, gemm);
+  const GraphExec exec = instantiate(capture_batches(ops, pool, work.batches));
+  auto poison = [&] { buffers.poison_outputs(pool[0]); };
+  auto verify = [&] { return buffers.verify(common.seed); };
+  auto launch_step = [&pool](const GraphExec& e) { launch(e, pool); };
+  auto issue_step = [&] { issue_on_streams(ops, pool, work.batches); };
+
+  // The article's work in interleaved rounds, as the costs subcommand times
+  // it, with a chain of empty kernels among them: the "interleaved" halves
+  // of the pairs below.
+  progress("the article's work in interleaved rounds, and a chain of empty kernels among them");
+  EventTimer chain_timer;
+  const int chain_ops = SteadyIssue{}.chain_ops;
+  const TimedVariant empty_chain{.prepare = nullptr,
+                                 .run = [&] {
+                                   chain_timer.start(pool[0]);
+                                   issue_chain(chain_ops, pool[0]);
+                                   return chain_timer.stop();
+                                 },
+                                 .after_last = nullptr};
+  const ReplayCosts interleaved_runs = measure_replay_vs_streams(
+      common.plan, {&exec, launch_step, issue_step, poison, verify, pool[0], {}, {}, {}, {empty_chain}});
+  const InterleavedIssue interleaved{.graph_launch_cpu_ms = interleaved_runs.issue_graph_cpu.median_ms,
+                                     .streams_issue_cpu_ms = interleaved_runs.issue_streams_cpu.median_ms,
+                                     .empty_chain_end_to_end_ms = interleaved_runs.also.at(0).median_ms,
+                                     .empty_chain_ops = chain_ops};
+
+  progress("what one launch costs: chains of " + std::to_string(config.chains.front()) + " to " +
+           std::to_string(config.chains.back()) + " empty kernels, back to back");
+  const LaunchCosts costs = measure_launch_costs(config, {&exec, launch_step, issue_step, poison, verify, pool[0]});
+
+  StageResult result = pool_result(query_device_info(device), common, options->pool);
+  result.config["launch_chains"] = config.chains;
+  result.config["launch_repeats"] = config.repeats;
+  set_verdict(result, costs.steady.graph_check,
+              {&costs.steady.graph_check, &costs.steady.streams_check, &interleaved_runs.graph_check,
+               &interleaved_runs.streams_check});
+  add_failure(result, costs.checked, "launch-cost study: " + costs.failure);
+  print_title(std::cout, result, "launch-chains");
+  std::cout << "beside the chains: " << pool_run_text(common, options->pool) << '\n';
+  print_launch_costs(std::cout, costs, interleaved);
+  print_verification(std::cout, result);
+  nlohmann::json doc = subcommand_json(result, "launch-chains");
+  doc["launch_costs"] = launch_costs_json(costs, interleaved);
+  return finish(std::cout, doc, result.verification.passed, common.json_path);
+}
+
+}  // namespace csg::graphs
