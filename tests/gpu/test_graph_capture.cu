@@ -32,7 +32,7 @@ struct PoolCase {
 
 class StageGraphTest : public testing::GpuTest, public ::testing::WithParamInterface<PoolCase> {};
 
-TEST_P(StageGraphTest, OneIndependentChainPerStreamUsedAndNoEventNodes) {
+TEST_P(StageGraphTest, OneChainPerStreamAndNoEventNodes) {
   const auto [batches, streams] = GetParam();
   testing::TempDir dir;
   const testing::JsonRun run = testing::run_with_json(
