@@ -31,7 +31,7 @@ int run_changing_shapes(int argc, char** argv) {
                "captured up front (powers of two, the extra batches computed for nothing).",
                defaults);
   add_changing_shapes_options(cli);
-  add_kernel_options(cli);
+  add_kernel_option(cli, GemmKernel::naive);
   add_pool_options(cli, /*with_sweep=*/false);
   std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
   if (!options) return kExitOk;  // --help
@@ -41,7 +41,7 @@ int run_changing_shapes(int argc, char** argv) {
   const ChangingShapesConfig config = read_changing_shapes_options(cli);
   CommonOptions& common = options->common;
   common.work = changing_shapes_workload(config);  // the top bucket's batches, of the requests' shape
-  read_kernel_options(cli, common);
+  read_kernel_option(cli, common);
   const PoolConfig& pool_config = options->pool;
   const Workload& work = common.work;
 

@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "base/errors.hpp"
-#include "workload/gemm.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -46,27 +45,16 @@ std::optional<ArticleOptions> parse_untimed_options(StageCli& cli, int argc, cha
   return options;
 }
 
-void add_kernel_options(StageCli& cli) {
-  cli.add_choice("kernel", "The GEMM of every batch: naive (the article's), tiled or cublas", "naive",
-                 {"naive", "tiled", "cublas"});
-  cli.add_flag("tf32", "With --kernel cublas: its TF32 tensor cores (exact on the suite's data)");
-}
-
-void read_kernel_options(const StageCli& cli, CommonOptions& options) {
-  options.gemm = parse_gemm_choice(cli.get_string("kernel"), cli.get_flag("tf32"));
-  validate(options);
-}
-
 void add_tiny_options(StageCli& cli) {
   cli.add_int("tiny-count", "Empty kernels in the chain, and tiny GEMMs", kDefaultTinyCount, 1, kMaxTinyCount);
   cli.add_int("tiny-size", "m = n = k of the tiny GEMMs", kDefaultTinySize, 1, kMaxTinySize);
-  cli.add_int("streams", "Streams the tiny GEMMs are spread over: GEMM i on stream i % streams", 8, 1,
-              kMaxPoolStreams);
+  add_pool_options(cli, PoolFlags{.device_buffers = false});
 }
 
 TinyConfig read_tiny_options(const StageCli& cli, const CommonOptions& options) {
   return TinyConfig{static_cast<int>(cli.get_int("tiny-count")), static_cast<int>(cli.get_int("tiny-size")),
-                    static_cast<int>(cli.get_int("streams")), options.host_memory, options.seed};
+                    read_pool_options(cli, options, PoolFlags{.device_buffers = false}).streams,
+                    options.host_memory, options.seed};
 }
 
 void add_launch_options(StageCli& cli) {

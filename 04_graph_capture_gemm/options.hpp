@@ -43,16 +43,8 @@ std::optional<ArticleOptions> parse_article_options(StageCli& cli, int argc, cha
 CommonDefaults untimed_defaults();
 std::optional<ArticleOptions> parse_untimed_options(StageCli& cli, int argc, char** argv, const std::string& what);
 
-// --kernel naive|tiled|cublas and --tf32 for a subcommand whose shapes are
-// its own (changing-shapes, regime-map): StageCli offers them only beside
-// --batches --m --n --k.
-void add_kernel_options(StageCli& cli);
-// After cli.parse(): options.gemm, and options.work's shape checked against
-// the kernel's grid (validate). Throws UsageError.
-void read_kernel_options(const StageCli& cli, CommonOptions& options);
-
-// --tiny-count N (default 1000), --tiny-size N (64), --streams N (8): the
-// tiny GEMMs have a pool of their own, one device slot per GEMM.
+// --tiny-count N (default 1000), --tiny-size N (64), and the pool's --streams
+// N (8) alone: the tiny GEMMs have one device slot each.
 void add_tiny_options(StageCli& cli);
 TinyConfig read_tiny_options(const StageCli& cli, const CommonOptions& options);
 

@@ -28,14 +28,14 @@ int run_regime_map(int argc, char** argv) {
                "counts, pinned memory, each cell verified: where the graph starts to win.",
                defaults);
   add_regime_map_options(cli);
-  add_kernel_options(cli);
+  add_kernel_option(cli, GemmKernel::naive);
   add_pool_options(cli, /*with_sweep=*/false);
   std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
   if (!options) return kExitOk;  // --help
   const RegimeMapConfig config = read_regime_map_options(cli);
   CommonOptions& common = options->common;
   common.work.shape = GemmShape{config.sizes.back(), config.sizes.back(), config.sizes.back()};
-  read_kernel_options(cli, common);  // the largest size against the kernel's grid
+  read_kernel_option(cli, common);  // the largest size against the kernel's grid
 
   const int device = require_device();
   const Gemm gemm(common.gemm);
