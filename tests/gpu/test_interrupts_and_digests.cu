@@ -23,12 +23,10 @@ TEST_F(InterruptTest, SigintDuringTheTimingEndsWith130AndWritesNothing) {
   testing::TempDir dir;
   const std::string json = dir.file("01.json");
   { std::ofstream(json) << "old result"; }
-  // Long enough (thousands of rounds) that only the signal can end it; it
-  // comes once the progress line shows the rounds are running.
+  // The lesson, long enough (thousands of rounds) that only the signal can
+  // end it; it comes once the progress line shows the rounds are running.
   const testing::InterruptedRun run = testing::run_process_and_signal(
-      {CSG_STAGE01_BINARY, "--repeats", "100000", "--max-minutes", "100000", "--json", json, "--trace",
-       dir.file("01.trace.json")},
-      "done, about", SIGINT);
+      {CSG_STAGE01_BINARY, "--repeats", "100000", "--max-minutes", "100000", "--json", json}, "done, about", SIGINT);
   ASSERT_TRUE(run.signalled) << run.result.err;
   EXPECT_EQ(run.result.exit_code, 130) << run.result.err;
   const std::string& err = run.result.err;
@@ -37,7 +35,7 @@ TEST_F(InterruptTest, SigintDuringTheTimingEndsWith130AndWritesNothing) {
   EXPECT_NE(err.find("was not finished; no results were written\n"), std::string::npos) << err;
   EXPECT_EQ(err.substr(err.rfind('\n', err.size() - 2) + 1).find("interrupted"), 20U) << err;  // the last line
   EXPECT_EQ(testing::read_text(json), "old result");
-  EXPECT_EQ(dir.entries(), std::vector<std::string>{"01.json"});  // no trace, no temporary file
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"01.json"});  // no temporary file
 }
 
 TEST_F(InterruptTest, SigtermEndsStageFourWith143) {
@@ -54,8 +52,7 @@ TEST_F(InterruptTest, SigtermEndsStageFourWith143) {
 TEST_F(InterruptTest, AShortRunPrintsNoRoundProgress) {
   testing::TempDir dir;
   const testing::ProcessResult run = testing::run_process(
-      {CSG_STAGE03_BINARY, "--count-sweep", "off", "--batches", "8", "--m", "64", "--n", "64", "--k", "64", "--json",
-       dir.file("03.json")});
+      {CSG_STAGE03_BINARY, "--batches", "8", "--m", "64", "--n", "64", "--k", "64", "--json", dir.file("03.json")});
   ASSERT_EQ(run.exit_code, kExitOk) << run.err;
   EXPECT_EQ(run.err.find("round "), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find("estimated"), std::string::npos) << run.err;
@@ -103,8 +100,7 @@ TEST_F(InterruptTest, TwoStagesInTwoProcessesAgreeOnTheDigest) {
     return digests_of(result.json_path);
   };
   const std::set<std::string> serial = run(CSG_STAGE01_BINARY, "01.json", {});
-  const std::set<std::string> pool = run(CSG_STAGE03_BINARY, "03.json",
-                                          {"--streams", "5", "--streams-sweep", "1,3", "--count-sweep", "off"});
+  const std::set<std::string> pool = run(CSG_STAGE03_BINARY, "03.json", {"--streams", "5", "--streams-sweep", "1,3"});
   const std::set<std::string> graph = run(CSG_STAGE04_BINARY, "04.json", {}, "5", "costs");
   ASSERT_EQ(serial.size(), 1U) << "every variant of 01 has the same digest";
   EXPECT_EQ(pool, serial) << "every pool size and order of 03 matches 01";
