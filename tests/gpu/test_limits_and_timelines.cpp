@@ -1,6 +1,6 @@
 // A request larger than the machine is refused by every GEMM stage, cleanly
 // and at once (exit 2, one line with both numbers and a suggestion, no file);
-// stage 02 draws its overlap experiment with --timeline.
+// stage 02's timeline subcommand draws its overlap experiment.
 #include <chrono>
 #include <fstream>
 
@@ -45,8 +45,8 @@ TEST_F(Stage02TimelineTest, DrawsEachOverlapCaseOnTwoStreams) {
   testing::TempDir dir;
   const std::string trace_path = dir.file("02.trace.json");
   const testing::ProcessResult run = testing::run_process(
-      {CSG_STAGE02_BINARY, "--sizes", "4K", "--host-memory", "pageable,pinned", "--warmup", "0", "--repeats", "1",
-       "--overlap-mib", "4", "--kernel-ms", "2", "--pin-max-mib", "1", "--trace", trace_path});
+      {CSG_STAGE02_BINARY, "timeline", "--host-memory", "pageable,pinned", "--warmup", "0", "--repeats", "1",
+       "--overlap-mib", "4", "--kernel-ms", "2", "--trace", trace_path});
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   if (run.out.find("timeline: not recorded:") != std::string::npos) {
     if (std::getenv("CSG_REQUIRE_GPU") != nullptr) FAIL() << "CUPTI unavailable on the GPU box:\n" << run.out;
