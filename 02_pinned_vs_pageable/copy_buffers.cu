@@ -24,6 +24,29 @@ std::string_view to_string(CopyDirection direction) {
   return name_of(direction, {"h2d", "d2h", "bidirectional"});
 }
 
+HostBuffer<std::byte> allocate_host(HostMemory kind, std::size_t bytes) {
+  void* ptr = nullptr;
+  switch (kind) {
+    case HostMemory::pageable:  // the article's malloc (page-aligned, so that it can be registered too)
+      ptr = page_aligned_alloc(bytes);
+      break;
+    case HostMemory::pinned:  // the article's cudaMallocHost: page-locked, the DMA engines read it directly
+      CUDA_CHECK(cudaMallocHost(&ptr, bytes));
+      break;
+    case HostMemory::registered: {  // malloc'd memory, page-locked afterwards
+      HostBuffer<std::byte> plain = allocate_host(HostMemory::pageable, bytes);
+      CUDA_CHECK(cudaHostRegister(plain.data(), bytes, cudaHostRegisterDefault));
+      ptr = plain.data();
+      static_cast<void>(plain.release());  // now owned as registered memory
+      break;
+    }
+    case HostMemory::write_combined:  // page-locked and not cached by the CPU: for buffers the GPU only reads
+      CUDA_CHECK(cudaHostAlloc(&ptr, bytes, cudaHostAllocWriteCombined));
+      break;
+  }
+  return HostBuffer<std::byte>(static_cast<std::byte*>(ptr), bytes, kind);
+}
+
 std::vector<HostMemory> supported_kinds(const std::vector<HostMemory>& kinds, int device,
                                         std::vector<std::string>& notes) {
   int can_register = 0;

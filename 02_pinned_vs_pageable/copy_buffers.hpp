@@ -66,10 +66,15 @@ std::vector<HostMemory> supported_kinds(const std::vector<HostMemory>& kinds, in
 // Allocates `bytes` of host memory of `kind` and hands it to an owner.
 using HostAllocator = std::function<HostBuffer<std::byte>(HostMemory kind, std::size_t bytes)>;
 
+// The four kinds, each allocated the way the CUDA runtime offers it (the
+// calls written out in copy_buffers.cu): malloc, cudaMallocHost,
+// cudaHostRegister on malloc'd pages, cudaHostAlloc(cudaHostAllocWriteCombined).
+HostBuffer<std::byte> allocate_host(HostMemory kind, std::size_t bytes);
+
 class CopySet {
  public:
   // Allocates and fills everything, the host buffers through `allocate`
-  // (stage 02's main.cu writes the four allocation calls); checks that each
+  // (allocate_host, or a test's own); checks that each
   // is the kind it claims (cudaPointerGetAttributes: page-locked or not) and
   // throws std::logic_error otherwise. Returns with device_out holding the pattern.
   CopySet(std::size_t bytes, std::span<const HostMemory> kinds, std::uint64_t seed, const HostAllocator& allocate);

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <span>
 
 #include "base/errors.hpp"
 #include "base/units.hpp"
@@ -12,7 +13,7 @@
 namespace csg::copies {
 namespace {
 
-// Default sweep: 4 KiB (latency-bound, ~10 µs per copy) to 1 GiB (~20 ms pinned
+// Default sweep: 4 KiB (latency-bound, ~10 us per copy) to 1 GiB (~20 ms pinned
 // at 55 GB/s), powers of 4: 10 sizes.
 constexpr std::uint64_t kFirstDefaultBytes = 4 * kKiB;
 constexpr std::uint64_t kLastDefaultBytes = kGiB;
@@ -21,12 +22,11 @@ constexpr std::uint64_t kQuickSizes[] = {64 * kKiB, kMiB, 16 * kMiB, 256 * kMiB}
 constexpr int kQuickWarmup = 1;
 constexpr int kQuickRepeats = 5;
 
-constexpr long long kDefaultOverlapMiB = 64;  // the article's figure: 64 MiB pageable H2D blocked the host 8.3 ms
+constexpr long long kDefaultOverlapMiB = 64;  // 64 MiB pageable H2D held the host 8.3 ms on the H200
 constexpr long long kMaxOverlapMiB = 16384;
 constexpr long long kDefaultKernelMs = 10;    // longer than that 8.3 ms, so the copy fits inside the kernel
 constexpr long long kMaxKernelMs = 10000;
 constexpr long long kDefaultPinMaxMiB = 4096;  // cudaMallocHost 1 GiB took 0.4 s on the H200: 4 GiB ~ 1.7 s a call
-constexpr long long kQuickPinMaxMiB = 1024;
 constexpr long long kMaxPinMaxMiB = 1LL << 20;  // 1 TiB
 constexpr int kPinSizeCount = 4;                // max/64, max/16, max/4, max
 constexpr std::uint64_t kSmallestPinBytes = kMiB;
@@ -35,6 +35,8 @@ constexpr int kMaxPinRepeats = 3;
 
 constexpr HostMemory kAllKinds[] = {HostMemory::pageable, HostMemory::pinned, HostMemory::registered,
                                     HostMemory::write_combined};
+// The overlap compares the article's two kinds.
+constexpr HostMemory kOverlapKinds[] = {HostMemory::pageable, HostMemory::pinned};
 
 std::vector<std::uint64_t> pin_sizes_up_to(std::uint64_t max_bytes) {
   std::vector<std::uint64_t> sizes;
@@ -45,57 +47,48 @@ std::vector<std::uint64_t> pin_sizes_up_to(std::uint64_t max_bytes) {
   return sizes;
 }
 
-}  // namespace
-
-CommonDefaults cli_defaults() {
+// No GEMM, no --kernel; --host-memory as a list of the kinds to measure.
+CommonDefaults copy_defaults(std::span<const HostMemory> kinds) {
   CommonDefaults defaults;
-  defaults.host_memory_choices.assign(std::begin(kAllKinds), std::end(kAllKinds));
-  defaults.host_memory_list = true;  // --host-memory: which kinds to measure, default all four
-  defaults.gemm_workload = false;    // --batches, --m, --n, --k are accepted and unused
+  defaults.gemm_workload = false;
+  defaults.kernel_choice = false;
+  defaults.host_memory_choices.assign(kinds.begin(), kinds.end());
+  defaults.host_memory_list = true;
   return defaults;
 }
 
-std::string cli_description() {
-  return "Pinned vs pageable host memory, measured: H2D/D2H bandwidth over a size sweep for pageable, pinned, "
-         "registered and write-combined memory (and pinned both ways at once); where pageable copies lose their "
-         "time (the staging copy); how long cudaMemcpyAsync from pageable memory blocks the host beside a busy "
-         "kernel; what pinning itself costs.";
-}
+double seconds_at(double bytes, double bytes_per_s) { return bytes_per_s > 0.0 ? bytes / bytes_per_s : 0.0; }
 
-void add_options(StageCli& cli) {
-  cli.add_text("sizes",
-               "Transfer sizes of the bandwidth sweep, e.g. 4K,64K,1M,1G (bytes; K/M/G/T are 2^10..2^40; at most "
-               "1T). Default: powers of 4 from 4K to 1G; with --quick 64K,1M,16M,256M. --sizes wins over --quick",
-               "", "LIST");
-  cli.add_flag("quick",
-               "Short run: sizes 64K,1M,16M,256M, 1 warm-up + 5 repeats (unless --warmup/--repeats are given), "
-               "pinning cost up to 1 GiB");
-  cli.add_int("overlap-mib", "Copy size of the overlap experiment, MiB", kDefaultOverlapMiB, 1, kMaxOverlapMiB);
-  cli.add_int("kernel-ms", "How long the busy kernel of the overlap experiment runs, ms", kDefaultKernelMs, 1,
-              kMaxKernelMs);
-  cli.add_int("pin-max-mib",
-              "Largest size of the pinning-cost experiment, MiB (0: 4096, or 1024 with --quick); sizes max/64, "
-              "max/16, max/4, max (at least 1 MiB each), those beyond half the available memory skipped",
-              0, 0, kMaxPinMaxMiB);
-  add_timeline_options(cli);  // here: draw the overlap experiment's cases (--timeline-batches is unused)
-}
+}  // namespace
 
-std::optional<CopyOptions> parse_options(StageCli& cli, int argc, const char* const* argv) {
+std::vector<std::string> arguments(int argc, const char* const* argv) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
-  return parse_options(cli, args);
+  return args;
 }
 
-std::optional<CopyOptions> parse_options(StageCli& cli, const std::vector<std::string>& args) {
-  auto common = cli.parse(args);
-  if (!common) return std::nullopt;
-
-  CopyOptions options;
+std::optional<SweepOptions> parse_sweep_options(const std::string& program, const std::vector<std::string>& args) {
+  StageCli cli(program,
+               "H2D and D2H bandwidth over a size sweep for pageable, pinned, registered and write-combined host "
+               "memory, one cudaMemcpyAsync each, timed with events; pinned H2D and D2H at once on two streams; and "
+               "where pageable copies lose their time: the driver's staging copy, done by hand beside them.",
+               copy_defaults(kAllKinds));
+  cli.add_text("sizes",
+               "Transfer sizes, e.g. 4K,64K,1M,1G (bytes; K/M/G/T are 2^10..2^40; at most 1T). Default: powers of "
+               "4 from 4K to 1G; with --quick 64K,1M,16M,256M. --sizes wins over --quick",
+               "", "LIST");
+  cli.add_flag("quick", "Short run: sizes 64K,1M,16M,256M, 1 warm-up + 5 repeats (unless --warmup/--repeats are given)");
+  const std::optional<CommonOptions> common = cli.parse(args);
+  if (!common) {
+    print_help(cli.help());
+    return std::nullopt;
+  }
+  SweepOptions options;
   options.common = *common;
+  options.kinds = common->host_memories;
   options.quick = cli.get_flag("quick");
   if (options.quick && !cli.given("warmup")) options.common.plan.warmup = kQuickWarmup;
   if (options.quick && !cli.given("repeats")) options.common.plan.repeats = kQuickRepeats;
-
   if (cli.given("sizes")) {
     options.sizes = parse_size_list("sizes", cli.get_string("sizes"));
   } else if (options.quick) {
@@ -103,34 +96,107 @@ std::optional<CopyOptions> parse_options(StageCli& cli, const std::vector<std::s
   } else {
     options.sizes = powers_of_4(kFirstDefaultBytes, kLastDefaultBytes);
   }
-
-  options.kinds = options.common.host_memories;
-  options.timeline = read_timeline_options(cli);
-  for (HostMemory kind : options.kinds) {
-    if (kind == HostMemory::pageable || kind == HostMemory::pinned) options.overlap_kinds.push_back(kind);
-  }
-
-  options.overlap_bytes = static_cast<std::uint64_t>(cli.get_int("overlap-mib")) * kMiB;
-  options.kernel_ms = static_cast<int>(cli.get_int("kernel-ms"));
-  long long pin_max_mib = cli.get_int("pin-max-mib");
-  if (pin_max_mib == 0) pin_max_mib = options.quick ? kQuickPinMaxMiB : kDefaultPinMaxMiB;
-  options.pin_sizes = pin_sizes_up_to(static_cast<std::uint64_t>(pin_max_mib) * kMiB);
-  options.pin_repeats = std::min(options.common.plan.repeats, kMaxPinRepeats);
   return options;
 }
 
-MemoryNeeds memory_needs(const CopyOptions& options) {
-  const std::uint64_t largest = options.sizes.back();
-  const std::vector<HostMemory>& overlap_kinds = options.overlap_kinds;
+MemoryNeeds memory_needs(const SweepOptions& options) {
   MemoryNeeds needs;
   needs.host_kind = HostMemory::pinned;
-  needs.host_bytes = CopySet::host_bytes_needed(largest, options.kinds);
-  needs.device_bytes = CopySet::device_bytes_needed(largest);
-  if (!overlap_kinds.empty()) {
-    needs.host_bytes = std::max(needs.host_bytes, CopySet::host_bytes_needed(options.overlap_bytes, overlap_kinds));
-    needs.device_bytes = std::max(needs.device_bytes, CopySet::device_bytes_needed(options.overlap_bytes));
-  }
+  needs.host_bytes = CopySet::host_bytes_needed(options.sizes.back(), options.kinds);
+  needs.device_bytes = CopySet::device_bytes_needed(options.sizes.back());
   return needs;
+}
+
+double estimate_seconds(const SweepOptions& options, const Rates& rates) {
+  // Registered and write-combined memory copy about as fast as pinned; a
+  // host memcpy runs at roughly the pageable copy's rate.
+  double round = 0.0;
+  for (const std::uint64_t bytes : options.sizes) {
+    for (const HostMemory kind : options.kinds) {
+      const double rate = kind == HostMemory::pageable ? rates.pageable_bytes_per_s : rates.pinned_bytes_per_s;
+      round += 2.0 * seconds_at(double(bytes), rate);
+    }
+    round += seconds_at(2.0 * double(bytes), rates.pinned_bytes_per_s) +
+             seconds_at(double(bytes), rates.pageable_bytes_per_s);
+  }
+  return (options.common.plan.warmup + options.common.plan.repeats) * round;
+}
+
+std::optional<OverlapOptions> parse_overlap_options(const std::string& program, const std::vector<std::string>& args,
+                                                    bool timeline) {
+  StageCli cli(program,
+               timeline ? "The overlap experiment, then its telling cases once more each, recorded with CUPTI and "
+                          "drawn: pageable H2D with the kernel queued first and with the copy issued first, pinned "
+                          "H2D issued first."
+                        : "cudaMemcpyAsync on one stream beside a busy kernel on another, from pageable and from "
+                          "pinned memory, both directions, both issue orders: how long the call holds the host, and "
+                          "whether the copy runs while the kernel does.",
+               copy_defaults(kOverlapKinds));
+  cli.add_int("overlap-mib", "Size of the copy, MiB", kDefaultOverlapMiB, 1, kMaxOverlapMiB);
+  cli.add_int("kernel-ms", "How long the busy kernel runs, ms", kDefaultKernelMs, 1, kMaxKernelMs);
+  if (timeline) {
+    cli.add_output("trace", "Also write the recorded cases as Chrome trace-event JSON (https://ui.perfetto.dev)");
+  }
+  const std::optional<CommonOptions> common = cli.parse(args);
+  if (!common) {
+    print_help(cli.help());
+    return std::nullopt;
+  }
+  OverlapOptions options;
+  options.common = *common;
+  options.kinds = common->host_memories;
+  options.bytes = static_cast<std::uint64_t>(cli.get_int("overlap-mib")) * kMiB;
+  options.kernel_ms = static_cast<int>(cli.get_int("kernel-ms"));
+  if (timeline) options.trace_path = cli.get_string("trace");
+  return options;
+}
+
+MemoryNeeds memory_needs(const OverlapOptions& options) {
+  MemoryNeeds needs;
+  needs.host_kind = HostMemory::pinned;
+  needs.host_bytes = CopySet::host_bytes_needed(options.bytes, options.kinds);
+  needs.device_bytes = CopySet::device_bytes_needed(options.bytes);
+  return needs;
+}
+
+double estimate_seconds(const OverlapOptions& options, const Rates& rates, bool timeline) {
+  // Each case runs the kernel and the copy, at worst one after the other.
+  const double one_case = options.kernel_ms * 1e-3 + seconds_at(double(options.bytes), rates.pageable_bytes_per_s);
+  const double cases = 4.0 * double(options.kinds.size());  // each kind x 2 directions x 2 orders
+  const int rounds = options.common.plan.warmup + options.common.plan.repeats;
+  return rounds * (cases + 1.0) * one_case + (timeline ? 3.0 * one_case : 0.0);
+}
+
+std::optional<PinningOptions> parse_pinning_options(const std::string& program, const std::vector<std::string>& args) {
+  CommonDefaults defaults = copy_defaults(kOverlapKinds);
+  defaults.host_memory_choice = false;  // it allocates every kind it times
+  StageCli cli(program,
+               "What pinning host memory costs, call by call, timed on the host: cudaMallocHost and cudaFreeHost; "
+               "malloc and a first write to every page; cudaHostRegister and cudaHostUnregister of that range. Each "
+               "size allocated alone, at most 3 timed rounds (--repeats), after --warmup rounds at the smallest size.",
+               defaults);
+  cli.add_int("pin-max-mib",
+              "Largest size, MiB; sizes max/64, max/16, max/4, max (at least 1 MiB each), those beyond half the "
+              "available memory skipped",
+              kDefaultPinMaxMiB, 1, kMaxPinMaxMiB);
+  const std::optional<CommonOptions> common = cli.parse(args);
+  if (!common) {
+    print_help(cli.help());
+    return std::nullopt;
+  }
+  PinningOptions options;
+  options.common = *common;
+  options.sizes = pin_sizes_up_to(static_cast<std::uint64_t>(cli.get_int("pin-max-mib")) * kMiB);
+  options.repeats = std::min(common->plan.repeats, kMaxPinRepeats);
+  return options;
+}
+
+double estimate_seconds(const PinningOptions& options) {
+  // cudaMallocHost took ~0.4 s per GiB on an H200; register and touch about as long again.
+  constexpr double kPinSecondsPerByte = 0.8 / double(std::uint64_t{1} << 30);
+  double seconds = 0.0;
+  for (const std::uint64_t bytes : options.sizes) seconds += options.repeats * kPinSecondsPerByte * double(bytes);
+  return seconds;
 }
 
 }  // namespace csg::copies
@@ -229,28 +295,6 @@ std::string format_size(std::uint64_t bytes) {
     }
   }
   return std::to_string(bytes) + " B";
-}
-
-double estimate_seconds(const CopyOptions& options, const Rates& rates) {
-  // Registered and write-combined memory copy about as fast as pinned; a
-  // host memcpy runs at roughly the pageable copy's rate.
-  auto seconds = [](double bytes, double rate) { return rate > 0.0 ? bytes / rate : 0.0; };
-  double round = 0.0;
-  for (const std::uint64_t bytes : options.sizes) {
-    for (const HostMemory kind : options.kinds) {
-      const double rate = kind == HostMemory::pageable ? rates.pageable_bytes_per_s : rates.pinned_bytes_per_s;
-      round += 2.0 * seconds(double(bytes), rate);
-    }
-    round += seconds(2.0 * double(bytes), rates.pinned_bytes_per_s) + seconds(double(bytes), rates.pageable_bytes_per_s);
-  }
-  const double cases = 4.0 * double(options.overlap_kinds.size());  // each kind x 2 directions x 2 orders
-  round += (cases + 1.0) * (options.kernel_ms * 1e-3 + seconds(double(options.overlap_bytes), rates.pageable_bytes_per_s));
-  const int rounds = options.common.plan.warmup + options.common.plan.repeats;
-  // cudaMallocHost took ~0.4 s per GiB on an H200; register and touch about as long again.
-  constexpr double kPinSecondsPerByte = 0.8 / double(std::uint64_t{1} << 30);
-  double pinning = 0.0;
-  for (const std::uint64_t bytes : options.pin_sizes) pinning += options.pin_repeats * kPinSecondsPerByte * double(bytes);
-  return rounds * round + pinning;
 }
 
 }  // namespace csg::copies

@@ -1,15 +1,12 @@
-// Stage 02's command line: the common flags (StageCli) plus
-//   --sizes LIST        transfer sizes of the bandwidth sweep (default: powers of 4, 4K..1G)
-//   --host-memory LIST  which host memory kinds to measure (default: all four)
-//   --quick             a short sweep (64K,1M,16M,256M), fewer repeats, pinning cost up to 1 GiB
-//   --overlap-mib N     size of the copy in the overlap experiment (default 64)
-//   --kernel-ms N       how long the busy kernel of that experiment runs (default 10)
-//   --pin-max-mib N     largest size of the pinning-cost experiment (default 4096; 1024 with --quick)
-// --batches, --m, --n and --k are accepted (every stage takes them) and unused.
-//
-// --host-memory is StageCli's list form (CommonDefaults::host_memory_list);
-// --sizes is parsed strictly by parse_size_list (UsageError naming the flag).
-// Everything is checked before any CUDA call.
+// Stage 02's command lines: the byte sizes they take (--sizes 4K,64K,1M,1G)
+// and the options of each laboratory subcommand, each with only its flags:
+//   sweep         --sizes LIST, --host-memory LIST (all four kinds), --quick
+//   overlap       --host-memory LIST (pageable, pinned), --overlap-mib N, --kernel-ms N
+//   timeline      the overlap's flags and --trace FILE
+//   pinning-cost  --pin-max-mib N
+// and the flags every run takes (--warmup, --repeats, --seed, --json,
+// --max-minutes). Everything is checked before any CUDA call; a refusal is a
+// UsageError naming the flag and the value.
 #pragma once
 
 #include <cstdint>
@@ -18,46 +15,62 @@
 #include <string_view>
 #include <vector>
 
-#include "base/units.hpp"
 #include "cli/options.hpp"
 #include "measure/estimate.hpp"
-#include "timeline/stage_timeline.hpp"
 #include "stage.hpp"
 
 namespace csg::copies {
 
-struct CopyOptions {
-  CommonOptions common;                  // warmup, repeats, seed, json path (the GEMM fields are unused)
-  std::vector<std::uint64_t> sizes;      // ascending, bytes
-  std::vector<HostMemory> kinds;         // in the order pageable, pinned, registered, write-combined
-  std::vector<HostMemory> overlap_kinds; // those of `kinds` the overlap experiment compares: pageable, pinned
+// ---- sweep: bandwidth of every host memory kind over a size sweep ----------
+
+struct SweepOptions {
+  CommonOptions common;              // warmup, repeats, seed, json path, max-minutes
+  std::vector<std::uint64_t> sizes;  // ascending, bytes
+  std::vector<HostMemory> kinds;     // in the order pageable, pinned, registered, write-combined
   bool quick = false;
-  std::uint64_t overlap_bytes = 0;
-  int kernel_ms = 0;
-  std::vector<std::uint64_t> pin_sizes;  // ascending, bytes; before the free-memory bound
-  int pin_repeats = 0;
-  TimelineOptions timeline;              // --timeline / --trace: draw the overlap experiment's cases
 };
 
-// The CommonDefaults and the description stage 02 builds its StageCli with.
-CommonDefaults cli_defaults();
-std::string cli_description();
+// `program` names the run in --help ("02_pinned_vs_pageable sweep"); `args`
+// are the words after it. Nothing after printing --help. The run checks that
+// its memory_needs fit, before any CUDA call for the host's.
+std::optional<SweepOptions> parse_sweep_options(const std::string& program, const std::vector<std::string>& args);
 
-// Adds --sizes, --quick, --overlap-mib, --kernel-ms, --pin-max-mib and the
-// timeline options to `cli`.
-void add_options(StageCli& cli);
+// What a sweep holds at once: its buffers at the largest size.
+MemoryNeeds memory_needs(const SweepOptions& options);
+// Every copy of every size and kind, every round, at `rates`.
+double estimate_seconds(const SweepOptions& options, const Rates& rates);
 
-// Parses everything; nothing after printing --help; throws UsageError.
-std::optional<CopyOptions> parse_options(StageCli& cli, int argc, const char* const* argv);
-std::optional<CopyOptions> parse_options(StageCli& cli, const std::vector<std::string>& args);
+// ---- overlap (and timeline): cudaMemcpyAsync beside a busy kernel ---------
 
-// The most the run holds at once: the bandwidth sweep at its largest size, or
-// the overlap experiment (the pinning-cost experiment bounds itself).
-MemoryNeeds memory_needs(const CopyOptions& options);
+struct OverlapOptions {
+  CommonOptions common;
+  std::vector<HostMemory> kinds;  // pageable, pinned or both, in that order
+  std::uint64_t bytes = 0;        // --overlap-mib
+  int kernel_ms = 0;              // --kernel-ms
+  std::string trace_path;         // timeline's --trace; empty: none
+};
 
-// The run's time at `rates` (measure/estimate.hpp): every copy of the sweep,
-// the overlap cases, the pinning calls, every round.
-double estimate_seconds(const CopyOptions& options, const Rates& rates);
+// `timeline`: the timeline subcommand's options (the overlap's and --trace).
+std::optional<OverlapOptions> parse_overlap_options(const std::string& program, const std::vector<std::string>& args,
+                                                    bool timeline);
+MemoryNeeds memory_needs(const OverlapOptions& options);
+// Every case, every round, at `rates`; with `timeline`, each drawn case once more.
+double estimate_seconds(const OverlapOptions& options, const Rates& rates, bool timeline);
+
+// ---- pinning-cost: what allocating and pinning host memory costs -----------
+
+struct PinningOptions {
+  CommonOptions common;
+  std::vector<std::uint64_t> sizes;  // ascending, bytes; before the free-memory bound
+  int repeats = 0;                   // --repeats, at most 3: allocating GiBs again teaches nothing new
+};
+
+std::optional<PinningOptions> parse_pinning_options(const std::string& program, const std::vector<std::string>& args);
+// At ~0.8 s per GiB for the calls of one round.
+double estimate_seconds(const PinningOptions& options);
+
+// A subcommand's words as parse_*_options takes them: argv[1..].
+std::vector<std::string> arguments(int argc, const char* const* argv);
 
 }  // namespace csg::copies
 

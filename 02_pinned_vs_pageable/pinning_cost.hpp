@@ -5,14 +5,27 @@
 //                                   aligned_alloc, then one write per 4 KiB page
 //   cudaHostRegister / Unregister   lock (and map) an existing, already resident range
 // Every call is timed on the host with steady_clock; a call's failure throws
-// CudaError naming it, and owners free whatever was allocated.
+// CudaError naming it, and owners free whatever was allocated. Outside the
+// timed calls, each allocation is checked to be what it claims: the driver
+// must report the cudaMallocHost block and the registered range page-locked
+// (cudaPointerGetAttributes), else the figures time something else.
+//
+// 02_pinned_vs_pageable pinning-cost runs it (run_pinning_cost, laboratory.hpp)
+// and reports it: JSON measurements "pin_cost", one per (call, bytes), gbps =
+// bytes made usable per second (verified: null); "pinning" (the sizes, those
+// skipped, the available memory); bounds "pinning_peak_pinned_bytes".
 #pragma once
+
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <vector>
 
 #include "measure/stats.hpp"
+#include "options.hpp"
+#include "report/device_info.hpp"
 
 namespace csg::copies {
 
@@ -23,6 +36,8 @@ struct PinningCost {
   Summary malloc_touch;     // aligned_alloc + first touch of every page
   Summary host_register;    // cudaHostRegister of that resident range
   Summary host_unregister;  // cudaHostUnregister
+  int page_locked_checks = 0;  // allocations the driver reported page-locked, as they must be
+  int checks = 0;              // allocations checked
 };
 
 // Which sizes the experiment may pin: at most half the available host memory
@@ -36,8 +51,15 @@ struct PinningPlan {
 PinningPlan plan_pinning(const std::vector<std::uint64_t>& sizes, std::optional<std::uint64_t> available_bytes);
 
 // For each size in turn (only one block is allocated at any time, so the most
-// memory pinned at once is the largest size): one untimed warm-up round at
+// memory pinned at once is the largest size): `warmup` untimed rounds at
 // the smallest size, then `repeats` rounds of every call.
-std::vector<PinningCost> measure_pinning_costs(const std::vector<std::uint64_t>& sizes, int repeats);
+std::vector<PinningCost> measure_pinning_costs(const std::vector<std::uint64_t>& sizes, int repeats, int warmup = 1);
+
+// The table, the skipped sizes and what pinning takes from the system.
+void print_pinning(std::ostream& out, const PinningPlan& plan, const std::vector<PinningCost>& costs, int repeats);
+// Whether every allocation was page-locked (and there was one).
+bool pinning_verified(const std::vector<PinningCost>& costs);
+nlohmann::json pinning_json(const PinningOptions& options, const DeviceInfo& device, const PinningPlan& plan,
+                            const std::vector<PinningCost>& costs);
 
 }  // namespace csg::copies

@@ -1,123 +1,105 @@
-// Stage 02's results: what each of its four experiments measured, printed as
-// one table per experiment, and written as JSON (schema
-// cuda-streams-graphs/result/v1). JSON measurements:
-//   "copy"        one per (host_memory, direction, bytes); gbps from work.bytes
-//                 (both directions' bytes for "bidirectional")
-//   "host_memcpy" per bytes: the staging copy done by hand (verified: null)
-//   "busy_kernel", "overlap_copy_alone", "overlap_together",
-//   "overlap_host_blocked", "overlap_copy_end_after_kernel_end"
-//   "pin_cost"    one per (call, bytes); gbps = bytes made usable per second (verified: null)
-// and, beside the shared fields: "staging", "overlap" (ratios per case),
-// "pinning" (skipped sizes, peak pinned bytes), "notes". "bounds" holds the
-// headline figures: <kind>_<direction>_peak_gbps, bidirectional_peak_gbps, ...
+// What stage 02's lesson and its laboratory print and write alike: the
+// sentences that interpret the copies' figures (each chosen by them, with a
+// stated threshold), the bit-exact checks of every experiment that moves
+// bytes, the words and units of the tables, and the results JSON's frame
+// (schema cuda-streams-graphs/result/v1, with "subcommand").
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <functional>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
-#include "options.hpp"
 #include "copy_buffers.hpp"
-#include "report/device_info.hpp"
-#include "async_overlap.hpp"
-#include "pinning_cost.hpp"
-#include "measure/stats.hpp"
+#include "report/result.hpp"
 
 namespace csg::copies {
 
-enum class SweepOp { copy, host_memcpy };
+// ---- the sentences -----------------------------------------------------------
 
-struct SweepKey {
-  SweepOp op = SweepOp::copy;
-  HostMemory kind = HostMemory::pageable;
-  CopyDirection direction = CopyDirection::h2d;
-};
-
-// The variants of one size of the sweep, in the order they are timed.
-struct SweepVariants {
-  std::vector<SweepKey> keys;
-  std::vector<TimedVariant> timed;
-  void add(SweepKey key, std::function<Millis()> run) {
-    keys.push_back(key);
-    timed.push_back({.prepare = nullptr, .run = std::move(run), .after_last = nullptr});
-  }
-};
-
-// The sentences stage 02 prints about its figures, each chosen by them with a
-// stated threshold (report/conclusions.hpp: within 3% is equal).
-// Held the host for at least kBlockedShare of the copy's own time: not asynchronous for the host.
+// The overlap experiment's: a pageable H2D beside a busy kernel that held the
+// host at least kBlockedShare of the copy's own time is not asynchronous for the host.
 inline constexpr double kBlockedShare = 0.5;
 std::string host_blocked_text(double host_blocked_ms, double copy_alone_ms);
+
+// The lesson's: how long one cudaMemcpyAsync kept the host against the copy
+// itself. At least kBlockedShare of it: the call returned only after (most
+// of) the copy, synchronous for the host; at most kAtOnceShare: it
+// returned at once; between: before the copy ended, but not at once.
+inline constexpr double kAtOnceShare = 0.10;
+std::string async_call_text(HostMemory kind, CopyDirection direction, double call_ms, double copy_ms);
+
 // A pageable copy against a host memcpy plus the pinned copy, one after the
 // other: within kStagingWithin of it, the staging copy is the whole difference.
 inline constexpr double kStagingWithin = 0.10;
 std::string staging_text(const std::string& size, double pageable_ms, double memcpy_ms, double pinned_ms);
-// Pinned against pageable bandwidth, each at its best size.
+
+// Pinned against pageable bandwidth `where` ("peaks", "at 256 MiB"): faster,
+// the same within 3% (report/conclusions.hpp), or slower.
+std::string bandwidth_ratio_text(CopyDirection direction, const std::string& where, double pinned_gbps,
+                                 double pageable_gbps);
+// The same at each kind's best size: "H2D peaks: pinned 55.3 GB/s, ...".
 std::string peak_ratio_text(CopyDirection direction, double pinned_gbps, double pageable_gbps);
 
-class CopyReport {
+// ---- the checks --------------------------------------------------------------
+
+// Every bit-exact check of a run: one per experiment, size and kind.
+class ByteChecks {
  public:
-  CopyReport(const CopyOptions& options, DeviceInfo device, std::vector<HostMemory> kinds,
-             std::vector<std::string> notes);
-
-  const DeviceInfo& device() const { return device_; }
-  // The PCIe link can train down while the GPU idles: re-read it after the run.
-  void set_device(DeviceInfo device) { device_ = std::move(device); }
-  const std::vector<HostMemory>& kinds() const { return kinds_; }
-  bool measures(HostMemory kind) const;
-
-  void add_sweep(std::uint64_t bytes, const SweepVariants& variants, const std::vector<Summary>& summaries);
-  // One bit-exact check of `experiment` ("sweep", "overlap") at one size and
-  // kind; returns whether it passed.
-  bool add_check(const std::string& experiment, std::uint64_t bytes, HostMemory kind,
-                 const std::optional<ByteMismatch>& mismatch);
-  void set_overlap(std::uint64_t bytes, OverlapMeasurements overlap);
-  void set_pinning(PinningPlan plan, std::vector<PinningCost> costs);
-
+  // Returns whether it passed.
+  bool add(const std::string& experiment, std::uint64_t bytes, HostMemory kind,
+           const std::optional<ByteMismatch>& mismatch);
+  // Something was checked, and nothing differed.
   bool passed() const;
-  void print(std::ostream& out) const;
-  nlohmann::json to_json() const;
+  // Every check of `experiment` at `bytes` and `kind` passed, and there was one.
+  bool verified(const std::string& experiment, std::uint64_t bytes, HostMemory kind) const;
+  std::size_t size() const { return checks_.size(); }
+  int passed_count() const;
+  // The first failure ("round trip not bit-exact (sweep, 4 KiB, pinned memory):
+  // byte 12 expected 0x0b, got 0x00"), "nothing was checked", or "".
+  std::string failure_message() const;
+  // "all 18 round trips bit-exact" or "VERIFICATION FAILED: ..." (no newline).
+  std::string summary() const;
 
  private:
-  struct SweepPoint {
-    std::uint64_t bytes;
-    SweepKey key;
-    Summary stats;
-  };
   struct Check {
     std::string experiment;
     std::uint64_t bytes;
     HostMemory kind;
     std::optional<ByteMismatch> mismatch;
   };
-
-  const Summary* find(std::uint64_t bytes, SweepOp op, HostMemory kind, CopyDirection direction) const;
-  bool verified(const std::string& experiment, std::uint64_t bytes, HostMemory kind) const;
-  std::optional<double> peak_gbps(HostMemory kind, CopyDirection direction) const;
-  std::uint64_t sweep_peak_pinned_bytes() const;
-  std::string failure_message() const;
-
-  void print_bandwidth(std::ostream& out, CopyDirection direction) const;
-  void print_bidirectional(std::ostream& out) const;
-  void print_staging(std::ostream& out) const;
-  void print_overlap(std::ostream& out) const;
-  void print_pinning(std::ostream& out) const;
-
-  CopyOptions options_;
-  DeviceInfo device_;
-  std::vector<HostMemory> kinds_;
-  std::vector<std::string> notes_;
-  std::vector<SweepPoint> sweep_;
   std::vector<Check> checks_;
-  std::uint64_t overlap_bytes_ = 0;
-  std::optional<OverlapMeasurements> overlap_;
-  PinningPlan pinning_plan_;
-  std::vector<PinningCost> pinning_;
 };
+
+// ---- words, units and the JSON's frame ----------------------------------------
+
+std::string kind_name(HostMemory kind);  // "write-combined"
+std::string key_name(HostMemory kind);   // "write_combined": for JSON keys
+std::string direction_label(CopyDirection direction);  // "H2D", "D2H", "both ways"
+// Milliseconds with enough digits for microsecond-scale values.
+std::string ms_text(double ms);
+std::string gbps_text(double bytes, double ms);
+std::string byte_text(std::byte value);  // "0x0b"
+nlohmann::json sizes_json(const std::vector<std::uint64_t>& sizes);
+nlohmann::json kinds_json(const std::vector<HostMemory>& kinds);
+std::string kinds_text(const std::vector<HostMemory>& kinds);  // "pageable, pinned"
+
+// A stage-02 result being built: its measurements, each with whether it has
+// anything to check ("verified" is null where not), and what failed, if anything.
+struct CopyResult {
+  // Stage 02's result on `device`, with the run's `config`.
+  CopyResult(const DeviceInfo& device, nlohmann::json config);
+  StageResult result;
+  std::vector<bool> checkable;
+  std::string failure;  // written as verification.failure when not empty
+  void add(Measurement measurement, bool has_check);
+  // verification from `checks`: method "round-trip bit-exact", one entry per check.
+  void verify_with(const ByteChecks& checks);
+};
+
+// Its JSON, with "subcommand" (null for the lesson).
+nlohmann::json to_json(const CopyResult& copy, const std::optional<std::string>& subcommand);
 
 }  // namespace csg::copies

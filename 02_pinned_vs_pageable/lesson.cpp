@@ -1,0 +1,248 @@
+// Stage 02's lesson: its options, the check of its size, the bytes its copies
+// move, and the report of what main.cu measured, through the laboratory's
+// sentences and results frame (report.hpp), so that the lesson and the sweep
+// say the same thing the same way.
+#include "lesson.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+#include "lesson_report.hpp"
+
+#include "base/units.hpp"
+#include "cli/options.hpp"
+#include "copy_buffers.hpp"
+#include "measure/estimate.hpp"
+#include "options.hpp"
+#include "report.hpp"
+#include "report/conclusions.hpp"
+#include "report/device_info.hpp"
+#include "report/table.hpp"
+
+namespace csg::lesson02 {
+namespace {
+
+using copies::CopyDirection;
+using copies::format_size;
+
+// One size per regime of a PCIe copy: latency-bound, the ramp, near the
+// peak, the peak (256 MiB: ~5 ms pinned, ~30 ms pageable on an H200).
+constexpr const char* kDefaultSizes = "64K,1M,16M,256M";
+// The article's figure: 64 MiB of pageable H2D held the host 8.3 ms on the H200.
+constexpr long long kDefaultAsyncMiB = 64;
+constexpr long long kMaxAsyncMiB = 16384;
+
+constexpr CopyDirection kCopyDirections[kDirectionCount] = {CopyDirection::h2d, CopyDirection::d2h};
+
+CommonDefaults lesson_defaults() {
+  CommonDefaults defaults;
+  defaults.gemm_workload = false;       // copies only: no --batches, --m, --n, --k, no --kernel
+  defaults.host_memory_choice = false;  // the article's two kinds, both measured
+  return defaults;
+}
+
+// Each kind: a source and a destination on the host (the pinned half
+// page-locked), one buffer on the device.
+MemoryNeeds needs_of(const Options& options) {
+  MemoryNeeds needs;
+  needs.host_kind = HostMemory::pinned;
+  needs.host_bytes = checked_mul(options.buffer_bytes(), 2 * kKindCount).value_or(UINT64_MAX);
+  needs.device_bytes = options.buffer_bytes();
+  return needs;
+}
+
+const char* kSmaller = "choose smaller --sizes or --async-mib";
+
+Summary summary_of(const Samples& samples) { return summarize(samples); }
+
+std::string direction_key(int d) { return std::string(copies::to_string(kCopyDirections[d])); }
+
+}  // namespace
+
+std::size_t Options::buffer_bytes() const { return std::max(sizes.back(), async_bytes); }
+
+std::optional<Options> parse_options(int argc, char** argv) {
+  StageCli cli(kStage,
+               "The article's Pinned Memory: one cudaMemcpyAsync at a time, each way, from pageable (malloc) and from "
+               "pinned (cudaMallocHost) host memory: the bandwidth at a few sizes, and how long the call keeps the "
+               "host.",
+               lesson_defaults());
+  cli.add_text("sizes", "Sizes of the bandwidth copies, e.g. 64K,1M,16M,256M (bytes; K/M/G/T are 2^10..2^40)",
+               kDefaultSizes, "LIST");
+  cli.add_int("async-mib", "Size of the copy whose cudaMemcpyAsync call is timed on the host, MiB", kDefaultAsyncMiB,
+              1, kMaxAsyncMiB);
+  const std::optional<CommonOptions> common = cli.parse(argc, argv);
+  if (!common) {
+    print_help(cli.help() + laboratory_help(kStage, laboratory()));
+    return std::nullopt;
+  }
+  Options options;
+  const std::vector<std::uint64_t> sizes = copies::parse_size_list("sizes", cli.get_string("sizes"));
+  options.sizes.assign(sizes.begin(), sizes.end());
+  options.async_bytes = static_cast<std::size_t>(cli.get_int("async-mib")) * kMiB;
+  options.warmup = common->plan.warmup;
+  options.repeats = common->plan.repeats;
+  options.seed = common->seed;
+  options.json_path = common->json_path;
+  options.max_minutes = common->max_minutes;
+  check_host_fits(needs_of(options), kSmaller);  // needs no GPU: refused the same way everywhere
+  return options;
+}
+
+void check_size(const Options& options) {
+  check_fits(needs_of(options), kSmaller);
+  // Every size and the async copy, each kind and direction, every round.
+  const Rates rates = measure_copy_rates();
+  double round = 0.0;
+  std::vector<std::size_t> all = options.sizes;
+  all.push_back(options.async_bytes);
+  for (const std::size_t bytes : all) {
+    round += 2.0 * double(bytes) / rates.pageable_bytes_per_s + 2.0 * double(bytes) / rates.pinned_bytes_per_s;
+  }
+  check_estimate(round * options.rounds(), options.max_minutes,
+                 "the copies of " + std::to_string(all.size()) + " sizes up to " + format_size(options.buffer_bytes()));
+}
+
+void fill_pattern(std::span<std::byte> bytes, std::uint64_t seed) { copies::fill_pattern(bytes, seed); }
+
+std::string pattern_mismatch(std::span<const std::byte> bytes, std::uint64_t seed) {
+  const std::optional<copies::ByteMismatch> mismatch = copies::find_pattern_mismatch(bytes, seed);
+  if (!mismatch) return "";
+  return "byte " + std::to_string(mismatch->offset) + " of " + format_size(bytes.size()) + " is " +
+         copies::byte_text(mismatch->got) + ", expected " + copies::byte_text(mismatch->expected);
+}
+
+namespace {
+
+void print_bandwidth(std::ostream& out, const Figures& f) {
+  Table table({"size", "H2D pageable", "H2D pinned", "pinned/pageable", "D2H pageable", "D2H pinned",
+               "pinned/pageable"});
+  for (const SizeFigures& size : f.sweep) {
+    std::vector<std::string> row{format_size(size.bytes)};
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const double pageable = summary_of(size.copies[0][d].copy).median_ms;
+      const double pinned = summary_of(size.copies[1][d].copy).median_ms;
+      row.push_back(copies::gbps_text(double(size.bytes), pageable));
+      row.push_back(copies::gbps_text(double(size.bytes), pinned));
+      row.push_back(fixed(pageable / pinned, 2) + "x");
+    }
+    table.add_row(row);
+  }
+  out << "\nbandwidth, GB/s\n";
+  table.print(out);
+  // The claim at the largest size, where the link is at its peak.
+  const SizeFigures& largest = f.sweep.back();
+  const double bytes = double(largest.bytes);
+  for (int d = 0; d < kDirectionCount; ++d) {
+    out << copies::bandwidth_ratio_text(kCopyDirections[d], "at " + format_size(largest.bytes),
+                                        gbps(bytes, summary_of(largest.copies[1][d].copy).median_ms),
+                                        gbps(bytes, summary_of(largest.copies[0][d].copy).median_ms))
+        << '\n';
+  }
+}
+
+void print_calls(std::ostream& out, const Figures& f) {
+  Table table({"memory", "copy", "call returned after ms", "copy took ms", "of the copy"});
+  std::vector<std::string> verdicts;
+  for (int d = 0; d < kDirectionCount; ++d) {
+    for (int k = 0; k < kKindCount; ++k) {
+      const double call = summary_of(f.async.copies[k][d].call).median_ms;
+      const double copy = summary_of(f.async.copies[k][d].copy).median_ms;
+      table.add_row({copies::kind_name(kKinds[k]), copies::direction_label(kCopyDirections[d]), copies::ms_text(call),
+                     copies::ms_text(copy), percent_text(call / copy)});
+      verdicts.push_back(copies::async_call_text(kKinds[k], kCopyDirections[d], call, copy));
+    }
+  }
+  out << "\nhow long cudaMemcpyAsync of " << format_size(f.async.bytes)
+      << " keeps the host: a host clock around the call, medians\n";
+  table.print(out);
+  for (const std::string& verdict : verdicts) out << verdict << '\n';
+}
+
+// Whether every byte arrived; prints what did not.
+bool print_checks(std::ostream& out, const Options& options, const Figures& f) {
+  bool passed = true;
+  for (int k = 0; k < kKindCount; ++k) {
+    if (f.checks[k].empty()) continue;
+    out << "\nVERIFICATION FAILED: " << copies::kind_name(kKinds[k]) << " memory, " << f.checks[k] << '\n';
+    passed = false;
+  }
+  if (passed) {
+    out << "\nevery byte arrived: what the timed copies left, and a round trip of "
+        << format_size(options.buffer_bytes()) << " for each kind, bit-exact\n";
+  }
+  return passed;
+}
+
+// The sweep's names for the same figures ("copy", <kind>_<direction>_peak_gbps,
+// pinned_over_pageable_<direction>_at_largest), and the call's own:
+// "async_copy" and "async_call" per kind and direction, bounds
+// <kind>_<direction>_async_host_blocked_ms and _async_call_share.
+nlohmann::json result_json(const Options& options, const DeviceInfo& info, const Figures& f, bool passed) {
+  const std::vector<std::uint64_t> sizes(options.sizes.begin(), options.sizes.end());
+  copies::CopyResult copy(info, {{"sizes", copies::sizes_json(sizes)},
+                                 {"async_bytes", options.async_bytes},
+                                 {"host_memory", copies::kinds_json({kKinds[0], kKinds[1]})},
+                                 {"warmup", options.warmup},
+                                 {"repeats", options.repeats},
+                                 {"seed", options.seed}});
+  StageResult& result = copy.result;
+  for (int k = 0; k < kKindCount; ++k) {
+    const std::string kind = copies::kind_name(kKinds[k]);
+    const bool ok = f.checks[k].empty();
+    for (int d = 0; d < kDirectionCount; ++d) {
+      double peak = 0.0;
+      for (const SizeFigures& size : f.sweep) {
+        const Summary s = summary_of(size.copies[k][d].copy);
+        const nlohmann::json params = {{"host_memory", kind}, {"direction", direction_key(d)}, {"bytes", size.bytes}};
+        copy.add({"copy", params, s, Work{double(size.bytes), 0.0}, ok}, true);
+        peak = std::max(peak, gbps(double(size.bytes), s.median_ms));
+      }
+      const std::string key = copies::key_name(kKinds[k]) + "_" + direction_key(d);
+      result.bounds[key + "_peak_gbps"] = peak;
+      const nlohmann::json params = {{"host_memory", kind}, {"direction", direction_key(d)}, {"bytes", f.async.bytes}};
+      const Summary copied = summary_of(f.async.copies[k][d].copy);
+      const Summary call = summary_of(f.async.copies[k][d].call);
+      copy.add({"async_copy", params, copied, Work{double(f.async.bytes), 0.0}, ok}, true);
+      copy.add({"async_call", params, call, Work{}, ok}, true);
+      result.bounds[key + "_async_host_blocked_ms"] = call.median_ms;
+      result.bounds[key + "_async_call_share"] = call.median_ms / copied.median_ms;
+    }
+  }
+  const SizeFigures& largest = f.sweep.back();
+  for (int d = 0; d < kDirectionCount; ++d) {
+    result.bounds["pinned_over_pageable_" + direction_key(d) + "_at_largest"] =
+        summary_of(largest.copies[0][d].copy).median_ms / summary_of(largest.copies[1][d].copy).median_ms;
+  }
+  result.verification.passed = passed;
+  result.verification.batches_checked = kKindCount;
+  result.verification.method = "round-trip bit-exact";
+  for (int k = 0; k < kKindCount; ++k) {
+    result.variants_verified += f.checks[k].empty() ? 1 : 0;
+    if (!f.checks[k].empty() && copy.failure.empty()) copy.failure = copies::kind_name(kKinds[k]) + ": " + f.checks[k];
+  }
+  return copies::to_json(copy, std::nullopt);
+}
+
+}  // namespace
+
+bool report(const Options& options, const Figures& figures) {
+  const int device = 0;  // require_device chose it
+  return report(std::cout, options, query_device_info(device), figures);  // after the copies: the link under load
+}
+
+bool report(std::ostream& out, const Options& options, const DeviceInfo& info, const Figures& f) {
+  out << kStage << ": pageable (malloc) against pinned (cudaMallocHost) host memory\n"
+      << info.summary() << '\n'
+      << "one cudaMemcpyAsync per copy, timed with events; median of " << options.repeats << " rounds after "
+      << options.warmup << " warm-up; GB/s = 10^9 bytes/s\n";
+  print_bandwidth(out, f);
+  print_calls(out, f);
+  const bool passed = print_checks(out, options, f);
+  out << "beyond the article: " << kStage << " --help lists the laboratory (registered and write-combined memory,\n"
+      << "  both ways at once, the staging copy, copies beside a busy kernel, what pinning costs, a timeline)\n";
+  if (!options.json_path.empty()) write_json_file(options.json_path, result_json(options, info, f, passed));
+  return passed;
+}
+
+}  // namespace csg::lesson02
