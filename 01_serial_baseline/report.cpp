@@ -10,11 +10,11 @@ std::string overlap_verdict(double total_ms, double sum_ms) {
                            "x the sum of the stages: ";
   if (total_ms >= (1.0 - kOverlapWithin) * sum_ms) {
     return head + "nothing overlapped (within " + percent_text(kOverlapWithin) +
-           " of the sum). While the SMs compute, the PCIe link idles, and vice versa.";
+           " of the sum).\n  While the SMs compute, the PCIe link idles, and vice versa.";
   }
   return head + "more than " + percent_text(kOverlapWithin) +
-         " under the sum, so some work overlapped even here: the stages sum runs each kind alone, and one of them "
-         "is slower alone than inside the serial loop.";
+         " under the sum, so some work overlapped even here:\n  the stages sum runs each kind alone, and one of "
+         "them is slower alone than inside the serial loop.";
 }
 
 double estimate_seconds(const CommonOptions& options, const Rates& rates, bool timeline) {

@@ -1,15 +1,20 @@
 // Stage 02's pieces that need no GPU: the byte pattern every copy moves
 // catches every corruption; size lists (--sizes 4K,64K,1M,1G) parse strictly;
-// and the stage's command line as a user runs it: bad sizes and kinds exit 2
-// with one line naming the flag, before any CUDA call.
+// each subcommand takes its own flags and fills its options from them; and
+// the command lines as a user runs them: bad sizes and kinds exit 2 with one
+// line naming the flag, before any CUDA call, in the lesson and in every
+// subcommand, and each --help lists its own flags only.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "base/errors.hpp"
+#include "lesson_argv.hpp"
 #include "run_process.hpp"
+#include "subcommand_checks.hpp"
 #include "usage_checks.hpp"
 #include "02_pinned_vs_pageable/copy_buffers.hpp"
+#include "02_pinned_vs_pageable/lesson.hpp"
 #include "02_pinned_vs_pageable/options.hpp"
 
 namespace csg::copies {
@@ -42,8 +47,6 @@ TEST(BytePattern, FindsTheFirstWrongByteAnywhere) {
   fill_pattern(data, kSeed);
   EXPECT_TRUE(find_pattern_mismatch(data, kSeed + 1).has_value()) << "another seed's data passed";
 }
-
-
 
 TEST(SizeList, ParsesSuffixesAsPowersOfTwo) {
   EXPECT_EQ(parse_size("sizes", "1"), 1u);
@@ -118,12 +121,106 @@ TEST(SizeList, FormatsExactSizesShortly) {
   EXPECT_EQ(format_size(1000), "1000 B");
 }
 
+// ---- each subcommand's options ------------------------------------------------
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+TEST(SweepOptions, QuickSetsFourSizesAndFewerRoundsUnlessTold) {
+  const std::optional<SweepOptions> quick = parse_sweep_options("sweep", {"--quick"});
+  ASSERT_TRUE(quick.has_value());
+  EXPECT_EQ(quick->sizes, (std::vector<std::uint64_t>{64 * 1024, kMiB, 16 * kMiB, 256 * kMiB}));
+  EXPECT_EQ(quick->common.plan.warmup, 1);
+  EXPECT_EQ(quick->common.plan.repeats, 5);
+  EXPECT_EQ(quick->kinds.size(), 4U) << "every kind by default";
+  const std::optional<SweepOptions> told = parse_sweep_options("sweep", {"--quick", "--sizes", "4K", "--repeats", "7"});
+  ASSERT_TRUE(told.has_value());
+  EXPECT_EQ(told->sizes, (std::vector<std::uint64_t>{4096})) << "--sizes wins over --quick";
+  EXPECT_EQ(told->common.plan.repeats, 7);
+  const std::optional<SweepOptions> plain = parse_sweep_options("sweep", {"--host-memory", "pinned,pageable"});
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->sizes.size(), 10U) << "powers of 4 from 4K to 1G";
+  EXPECT_EQ(plain->kinds, (std::vector<HostMemory>{HostMemory::pageable, HostMemory::pinned}));
+}
+
+TEST(SweepOptions, TakesNoOtherSubcommandsFlags) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--overlap-mib", "4"}, {"--pin-max-mib", "4"}, {"--trace", "t.json"}, {"--batches", "2"}, {"--kernel", "tiled"}}) {
+    EXPECT_THROW(parse_sweep_options("sweep", args), UsageError) << args.front();
+  }
+}
+
+TEST(OverlapOptions, ComparesTheArticlesTwoKindsAndTimelineAddsTrace) {
+  const std::optional<OverlapOptions> overlap = parse_overlap_options("overlap", {"--overlap-mib", "3"}, false);
+  ASSERT_TRUE(overlap.has_value());
+  EXPECT_EQ(overlap->kinds, (std::vector<HostMemory>{HostMemory::pageable, HostMemory::pinned}));
+  EXPECT_EQ(overlap->bytes, 3 * kMiB);
+  EXPECT_EQ(overlap->kernel_ms, 10);
+  EXPECT_THROW(parse_overlap_options("overlap", {"--host-memory", "registered"}, false), UsageError);
+  EXPECT_THROW(parse_overlap_options("overlap", {"--trace", "t.json"}, false), UsageError) << "only the timeline's";
+  EXPECT_THROW(parse_overlap_options("overlap", {"--sizes", "4K"}, false), UsageError);
+  testing::TempDir dir;
+  const std::optional<OverlapOptions> timeline =
+      parse_overlap_options("timeline", {"--trace", dir.file("t.json"), "--host-memory", "pinned"}, true);
+  ASSERT_TRUE(timeline.has_value());
+  EXPECT_EQ(timeline->trace_path, dir.file("t.json"));
+  EXPECT_EQ(timeline->kinds, (std::vector<HostMemory>{HostMemory::pinned}));
+  EXPECT_TRUE(dir.entries().empty()) << "parsing must not create the trace file";
+}
+
+TEST(PinningOptions, FourSizesDownFromTheMaximumAndAtMostThreeRounds) {
+  const std::optional<PinningOptions> options = parse_pinning_options("pinning-cost", {"--pin-max-mib", "1024"});
+  ASSERT_TRUE(options.has_value());
+  EXPECT_EQ(options->sizes, (std::vector<std::uint64_t>{16 * kMiB, 64 * kMiB, 256 * kMiB, 1024 * kMiB}));
+  EXPECT_EQ(options->repeats, 3) << "--repeats 10 by default, capped";
+  const std::optional<PinningOptions> small =
+      parse_pinning_options("pinning-cost", {"--pin-max-mib", "2", "--repeats", "1"});
+  ASSERT_TRUE(small.has_value());
+  EXPECT_EQ(small->sizes, (std::vector<std::uint64_t>{2 * kMiB})) << "no size under 1 MiB";
+  EXPECT_EQ(small->repeats, 1);
+  EXPECT_THROW(parse_pinning_options("pinning-cost", {"--host-memory", "pinned"}), UsageError);
+  EXPECT_THROW(parse_pinning_options("pinning-cost", {"--pin-max-mib", "0"}), UsageError);
+}
+
+// ---- the lesson's options ----------------------------------------------------
+
+std::optional<lesson02::Options> lesson_options(const std::vector<std::string>& args) {
+  testing::LessonArgv words("02_pinned_vs_pageable", args);
+  return lesson02::parse_options(words.argc(), words.argv());
+}
+
+TEST(Lesson02Options, FourSizesAndA64MiBCallByDefault) {
+  const std::optional<lesson02::Options> options = lesson_options({});
+  ASSERT_TRUE(options.has_value());
+  EXPECT_EQ(options->sizes, (std::vector<std::size_t>{64 * 1024, kMiB, 16 * kMiB, 256 * kMiB}));
+  EXPECT_EQ(options->async_bytes, 64 * kMiB);
+  EXPECT_EQ(options->buffer_bytes(), 256 * kMiB) << "the largest copy";
+  const std::optional<lesson02::Options> small = lesson_options({"--sizes", "1000,4K", "--async-mib", "1"});
+  ASSERT_TRUE(small.has_value());
+  EXPECT_EQ(small->sizes, (std::vector<std::size_t>{1000, 4096}));
+  EXPECT_EQ(small->buffer_bytes(), kMiB) << "the async copy is the largest here";
+}
+
+TEST(Lesson02Options, TakesNoneOfTheLaboratorysFlags) {
+  for (const char* flag : {"--quick", "--host-memory", "--overlap-mib", "--pin-max-mib", "--batches", "--trace"}) {
+    EXPECT_THROW(lesson_options({flag, "1"}), UsageError) << flag;
+  }
+}
+
+TEST(Lesson02Pattern, AMismatchNamesTheByteAndAnIntactBufferNothing) {
+  std::vector<std::byte> data(5000);
+  lesson02::fill_pattern(data, kSeed);
+  EXPECT_EQ(lesson02::pattern_mismatch(data, kSeed), "");
+  data[4321] = std::byte{0};
+  const std::string text = lesson02::pattern_mismatch(data, kSeed);
+  EXPECT_NE(text.find("byte 4321 of 5000 B is 0x00"), std::string::npos) << text;
+}
+
 // ---- the stage binary --------------------------------------------------------
 
 #ifdef CSG_STAGE02_BINARY
 
-// Bad sizes, kinds and values of the stage's own options, each with what the
-// one line on stderr must say.
+// Bad sizes, kinds and values, in the lesson and in each subcommand, each
+// with what the one line on stderr must say.
 const std::vector<testing::BadCase> kBadSizesAndKinds = {
     {{"--sizes", "0"}, "--sizes takes sizes of at least 1 byte"},
     {{"--sizes", "4K,abc"}, "'abc'"},
@@ -132,20 +229,36 @@ const std::vector<testing::BadCase> kBadSizesAndKinds = {
     {{"--sizes", "99999999999999999999"}, "overflows 64 bits"},
     {{"--sizes"}, "--sizes needs a value"},
     {{"--sizes", "4K", "--sizes", "8K"}, "--sizes is given twice"},
-    // 1 TiB passes the parser; 2 buffers per kind of it fit in no machine's
-    // memory, checked against MemAvailable before any CUDA call.
-    {{"--sizes", "1T"}, "of host memory"},
-    {{"--sizes", "1T", "--host-memory", "pinned"}, "choose smaller --sizes"},
-    {{"--host-memory", "nowhere"}, "--host-memory takes one of"},
-    {{"--host-memory", "pinned,pinned"}, "lists pinned twice"},
-    {{"--overlap-mib", "0"}, "--overlap-mib takes an integer"},
-    {{"--kernel-ms", "abc"}, "--kernel-ms takes an integer"},
-    {{"--pin-max-mib", "-1"}, "--pin-max-mib takes an integer"},
+    // 1 TiB passes the parser; 4 buffers of it fit in no machine's memory,
+    // checked against MemAvailable before any CUDA call.
+    {{"--sizes", "1T"}, "choose smaller --sizes"},
+    {{"--async-mib", "0"}, "--async-mib takes an integer"},
+    {{"--quick"}, "unknown option '--quick'"},
+    {{"--host-memory", "pinned"}, "unknown option '--host-memory'"},
+    {{"--batches", "2"}, "unknown option '--batches'"},
+    {{"sweep", "--sizes", "0"}, "--sizes takes sizes of at least 1 byte"},
+    {{"sweep", "--sizes", "4K,4096"}, "twice"},
+    {{"sweep", "--sizes", "1T"}, "of host memory"},
+    {{"sweep", "--sizes", "1T", "--host-memory", "pinned"}, "choose smaller --sizes"},
+    {{"sweep", "--host-memory", "nowhere"}, "--host-memory takes one of"},
+    {{"sweep", "--host-memory", "pinned,pinned"}, "lists pinned twice"},
+    {{"sweep", "--overlap-mib", "4"}, "unknown option '--overlap-mib'"},
+    {{"overlap", "--overlap-mib", "0"}, "--overlap-mib takes an integer"},
+    {{"overlap", "--kernel-ms", "abc"}, "--kernel-ms takes an integer"},
+    {{"overlap", "--host-memory", "write-combined"}, "--host-memory takes one of"},
+    {{"overlap", "--sizes", "4K"}, "unknown option '--sizes'"},
+    {{"pinning-cost", "--pin-max-mib", "-1"}, "--pin-max-mib takes an integer"},
+    {{"pinning-cost", "--sizes", "4K"}, "unknown option '--sizes'"},
+    {{"timeline", "--trace", "/nonexistent-dir/trace.json"}, "--trace"},
+    {{"timeline", "--trace", "{dir}"}, "is a directory"},
+    {{"timeline", "--timeline-batches", "2"}, "unknown option '--timeline-batches'"},
+    {{"no-such-experiment"}, "unknown subcommand 'no-such-experiment'"},
 };
 
 TEST(Stage02Cli, BadSizesAndKindsExit2WithOneLineAndNoFile) {
   for (const testing::BadCase& bad : kBadSizesAndKinds) {
-    EXPECT_TRUE(testing::refuses_before_writing(CSG_STAGE02_BINARY, bad)) << ::testing::PrintToString(bad.args);
+    EXPECT_TRUE(testing::refuses_before_writing(CSG_STAGE02_BINARY, bad, {"CUDA_VISIBLE_DEVICES="}))
+        << ::testing::PrintToString(bad.args);
   }
 }
 
@@ -153,25 +266,28 @@ TEST(Stage02Cli, GoodOptionsReachTheDeviceCheck) {
   // With every GPU hidden, valid options get as far as require_device: exit 77,
   // which proves they were accepted (a refusal would have been exit 2).
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"--quick"},
-           {"--sizes", "4K,1000,3M", "--host-memory", "pageable,write-combined"},
-           {"--sizes=64K", "--host-memory=pinned", "--overlap-mib", "1", "--kernel-ms", "1", "--pin-max-mib", "1"},
-           {"--batches", "2", "--m", "8"},  // accepted by every stage, unused here
+           {},
+           {"--sizes", "4K,1000,3M", "--async-mib", "2"},
+           {"sweep", "--quick"},
+           {"sweep", "--sizes", "4K,1000,3M", "--host-memory", "pageable,write-combined"},
+           {"overlap", "--host-memory=pinned", "--overlap-mib", "1", "--kernel-ms", "1"},
+           {"pinning-cost", "--pin-max-mib", "1"},
+           {"timeline", "--overlap-mib", "1", "--kernel-ms", "1"},
        }) {
-    std::vector<std::string> argv{CSG_STAGE02_BINARY};
-    argv.insert(argv.end(), args.begin(), args.end());
-    const testing::ProcessResult run = testing::run_process(argv, {"CUDA_VISIBLE_DEVICES="});
-    EXPECT_EQ(run.exit_code, kExitNoDevice) << ::testing::PrintToString(args) << "\nstderr: " << run.err;
+    EXPECT_TRUE(testing::reaches_the_device_check(CSG_STAGE02_BINARY, args));
   }
 }
 
-TEST(Stage02Cli, HelpListsTheStageOptions) {
-  const testing::ProcessResult run = testing::run_process({CSG_STAGE02_BINARY, "--help"});
-  EXPECT_EQ(run.exit_code, kExitOk);
-  for (const char* flag : {"--sizes LIST", "--host-memory LIST", "--quick", "--overlap-mib", "--kernel-ms",
-                           "--pin-max-mib", "Unused by this stage"}) {
-    EXPECT_NE(run.out.find(flag), std::string::npos) << "--help lacks " << flag << "\n" << run.out;
-  }
+TEST(Stage02Cli, EachHelpListsItsOwnFlagsOnly) {
+  const std::vector<testing::HelpCase> cases = {
+      {"", {"--sizes LIST", "--async-mib", "sweep", "overlap", "pinning-cost", "timeline"},
+       {"--quick", "--host-memory", "--batches", "--kernel"}},
+      {"sweep", {"--sizes LIST", "--host-memory LIST", "--quick"}, {"--overlap-mib", "--pin-max-mib", "--batches"}},
+      {"overlap", {"--host-memory LIST", "--overlap-mib", "--kernel-ms"}, {"--sizes", "--trace", "--batches"}},
+      {"pinning-cost", {"--pin-max-mib"}, {"--sizes", "--host-memory", "--overlap-mib", "--batches"}},
+      {"timeline", {"--overlap-mib", "--kernel-ms", "--trace FILE"}, {"--sizes", "--timeline-batches", "--batches"}},
+  };
+  for (const testing::HelpCase& c : cases) EXPECT_TRUE(testing::help_lists_its_own_flags(CSG_STAGE02_BINARY, c));
 }
 
 #endif  // CSG_STAGE02_BINARY

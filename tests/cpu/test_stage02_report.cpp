@@ -1,17 +1,25 @@
 // Stage 02's figures from made-up measurements, no GPU: the overlap
 // experiment's bookkeeping (its ratios, the warm-up runs left out), which
-// sizes the pinning experiment may pin, and what the report prints and
-// writes: the peaks, the pinned/pageable ratios, both ways at once, and the
-// overlap sentence.
+// sizes the pinning experiment may pin, and what the reports print and
+// write: the sweep's peaks, pinned/pageable ratios and both ways at once;
+// the overlap's sentence and JSON; the pinning's check; every branch of the
+// lesson's two conclusions (pinned against pageable at the largest size, how
+// long the call keeps the host); the lesson's report on one screen; and the
+// checks' summary.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <tuple>
 
 #include "02_pinned_vs_pageable/async_overlap.hpp"
+#include "02_pinned_vs_pageable/lesson_report.hpp"
+#include "02_pinned_vs_pageable/overlap.hpp"
 #include "02_pinned_vs_pageable/pinning_cost.hpp"
 #include "02_pinned_vs_pageable/report.hpp"
+#include "02_pinned_vs_pageable/sweep_report.hpp"
+#include "run_process.hpp"
 
 namespace csg::copies {
 namespace {
@@ -71,15 +79,14 @@ TEST(PinningPlan, AtMostHalfOfTheAvailableMemoryIsPinnedEdgeIncluded) {
 
 // Two sizes, pageable and pinned. The pinned H2D peak is at the smaller size
 // (16 MiB in 0.35 ms), and so is the both-ways peak (2 x 16 MiB in 0.5 ms).
-CopyReport made_up_report() {
-  CopyOptions options;
+SweepReport made_up_report() {
+  SweepOptions options;
   options.sizes = {16 * kMiB, 64 * kMiB};
   options.kinds = {HostMemory::pageable, HostMemory::pinned};
-  options.pin_repeats = 3;
   DeviceInfo device;
   device.name = "Test GPU";
   device.async_engines = 2;
-  CopyReport report(options, device, options.kinds, {});
+  SweepReport report(options, device, options.kinds, {});
   struct Times {
     double pageable_h2d, pinned_h2d, pageable_d2h, pinned_d2h, both, memcpy;
   };
@@ -99,19 +106,22 @@ CopyReport made_up_report() {
     add({SweepOp::copy, HostMemory::pinned, CopyDirection::bidirectional}, t.both);
     add({SweepOp::host_memcpy, HostMemory::pageable, CopyDirection::h2d}, t.memcpy);
     report.add_sweep(bytes, variants, summaries);
-    for (const HostMemory kind : options.kinds) report.add_check("sweep", bytes, kind, std::nullopt);
+    for (const HostMemory kind : options.kinds) report.add_check(bytes, kind, std::nullopt);
   }
   return report;
 }
 
-TEST(CopyReport, ThePeaksAreTheFastestSizesAndBothWaysCountsBothCopies) {
-  const nlohmann::json bounds = made_up_report().to_json().at("bounds");
+TEST(SweepReport, ThePeaksAreTheFastestSizesAndBothWaysCountsBothCopies) {
+  const nlohmann::json doc = made_up_report().to_json();
+  EXPECT_EQ(doc.at("subcommand"), "sweep");
+  EXPECT_EQ(doc.at("verification").at("batches_checked"), 4) << "2 sizes x 2 kinds";
+  const nlohmann::json& bounds = doc.at("bounds");
   EXPECT_DOUBLE_EQ(bounds.at("pinned_h2d_peak_gbps").get<double>(), gbps(16.0 * kMiB, 0.35));
   EXPECT_DOUBLE_EQ(bounds.at("bidirectional_peak_gbps").get<double>(), gbps(2.0 * 16 * kMiB, 0.5));
   EXPECT_DOUBLE_EQ(bounds.at("pinned_over_pageable_h2d_at_largest").get<double>(), 5.0 / 2.0);
 }
 
-TEST(CopyReport, TheTablesShowPinnedOverPageableAndBothWaysAgainstTheSum) {
+TEST(SweepReport, TheTablesShowPinnedOverPageableAndBothWaysAgainstTheSum) {
   std::ostringstream out;
   made_up_report().print(out);
   const std::string text = out.str();
@@ -134,20 +144,183 @@ OverlapResult overlap_case(HostMemory kind, bool kernel_first, double ratio, dou
   return r;
 }
 
-TEST(CopyReport, AnOverlapRatioUnderFivePercentAboveOneIsNoOverlapAndTheCopyEndIsSignedRight) {
-  CopyReport report = made_up_report();
-  OverlapMeasurements overlap;
-  overlap.kernel_alone = at(10.0);
-  // The copy queued after the kernel ended 2 ms before it, with an overlap of only 1.03x.
-  overlap.cases = {overlap_case(HostMemory::pageable, true, 1.03, -2.0),
-                   overlap_case(HostMemory::pageable, false, 1.0, 5.0),
-                   overlap_case(HostMemory::pinned, false, 1.4, -1.0)};
-  report.set_overlap(64 * kMiB, overlap);
+OverlapFigures made_up_overlap(double pageable_after_ratio) {
+  OverlapFigures figures;
+  figures.bytes = 64 * kMiB;
+  figures.kernel_ms = 10;
+  figures.measured.kernel_alone = at(10.0);
+  // The copy queued after the kernel ended 2 ms before it.
+  figures.measured.cases = {overlap_case(HostMemory::pageable, true, pageable_after_ratio, -2.0),
+                            overlap_case(HostMemory::pageable, false, 1.0, 5.0),
+                            overlap_case(HostMemory::pinned, false, 1.4, -1.0)};
+  for (const HostMemory kind : {HostMemory::pageable, HostMemory::pinned}) {
+    figures.checks.add("overlap", figures.bytes, kind, std::nullopt);
+  }
+  return figures;
+}
+
+TEST(OverlapReport, UnderFivePercentOverOneIsNoOverlapAndTheCopyEndIsSignedRight) {
   std::ostringstream out;
-  report.print(out);
+  print_overlap(out, made_up_overlap(1.03));
   const std::string text = out.str();
   EXPECT_TRUE(has(text, "Here the copy did not run beside the kernel either")) << text;
   EXPECT_TRUE(has(text, "it ended 2.000 ms before the kernel (overlap 1.03x)")) << text;
+  EXPECT_TRUE(has(text, "all 2 round trips bit-exact")) << text;
+}
+
+TEST(OverlapReport, AboveFivePercentTheCopyRanBesideTheKernelAndTheClaimIsHalfTrue) {
+  const std::string text = overlap_conclusion(made_up_overlap(1.5));
+  EXPECT_TRUE(has(text, "Yet with the kernel already queued, the copy ran beside it")) << text;
+  EXPECT_TRUE(has(text, "is half true")) << text;
+  EXPECT_TRUE(has(text, "pinned memory returns in 0.0100 ms and gets 1.40x")) << text;
+}
+
+TEST(OverlapReport, TheJsonKeepsTheCombinedRunsNamesAndTheKernelFirstBounds) {
+  OverlapOptions options;
+  options.kinds = {HostMemory::pageable, HostMemory::pinned};
+  options.bytes = 64 * kMiB;
+  options.kernel_ms = 10;
+  const nlohmann::json doc = overlap_json(options, DeviceInfo{}, made_up_overlap(1.5), "overlap");
+  EXPECT_EQ(doc.at("subcommand"), "overlap");
+  std::map<std::string, int> names;
+  for (const auto& m : doc.at("measurements")) ++names[m.at("name").get<std::string>()];
+  EXPECT_EQ(names, (std::map<std::string, int>{{"busy_kernel", 1},
+                                               {"overlap_copy_alone", 1},
+                                               {"overlap_together", 3},
+                                               {"overlap_host_blocked", 3}}));
+  EXPECT_EQ(doc.at("overlap").size(), 3U);
+  EXPECT_DOUBLE_EQ(doc.at("bounds").at("pageable_h2d_overlap_ratio").get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(doc.at("bounds").at("pageable_h2d_async_host_blocked_ms").get<double>(), 4.9);
+  EXPECT_FALSE(doc.at("bounds").contains("pinned_h2d_overlap_ratio")) << "pinned was measured copy first only";
+  EXPECT_EQ(doc.at("verification").at("passed"), true);
+}
+
+// ---- the pinning's check --------------------------------------------------------
+
+TEST(PinningReport, EveryAllocationMustBePageLockedAndOneMustHaveBeenMade) {
+  PinningCost cost;
+  cost.bytes = kMiB;
+  cost.checks = 6;
+  cost.page_locked_checks = 6;
+  EXPECT_TRUE(pinning_verified({cost}));
+  EXPECT_FALSE(pinning_verified({})) << "nothing allocated, nothing verified";
+  cost.page_locked_checks = 5;
+  EXPECT_FALSE(pinning_verified({cost}));
+  std::ostringstream out;
+  print_pinning(out, PinningPlan{{kMiB}, {4 * kGiB}, 6 * kGiB}, {cost}, 3);
+  EXPECT_TRUE(has(out.str(), "VERIFICATION FAILED")) << out.str();
+  EXPECT_TRUE(has(out.str(), "skipped 4 GiB")) << out.str();
+}
+
+// ---- the lesson's conclusions, every branch ---------------------------------------
+
+TEST(LessonConclusions, TheCallReturnedOnlyAfterTheCopyAtOnceOrBetween) {
+  EXPECT_EQ(async_call_text(HostMemory::pageable, CopyDirection::h2d, 8.3, 8.4),
+            "pageable H2D: the call returned only after the copy (99% of its 8.400 ms): synchronous for the host");
+  const std::string at_half = async_call_text(HostMemory::pageable, CopyDirection::d2h, 4.0, 8.0);
+  EXPECT_TRUE(has(at_half, "only after the copy")) << "50% is the edge, included: " << at_half;
+  EXPECT_EQ(async_call_text(HostMemory::pinned, CopyDirection::h2d, 0.005, 1.2),
+            "pinned H2D: the call returned at once (0% of its 1.200 ms): the host is free while it copies");
+  const std::string at_ten = async_call_text(HostMemory::pinned, CopyDirection::d2h, 0.1, 1.0);
+  EXPECT_TRUE(has(at_ten, "at once (10% of")) << "10% is the edge, included: " << at_ten;
+  EXPECT_EQ(async_call_text(HostMemory::pageable, CopyDirection::h2d, 3.0, 10.0),
+            "pageable H2D: the call returned before the copy ended, but not at once (30% of its 10.00 ms, over 10%)");
+}
+
+TEST(LessonConclusions, PinnedFasterTheSameOrSlowerAtTheLargestSize) {
+  const std::string faster = bandwidth_ratio_text(CopyDirection::h2d, "at 256 MiB", 55.3, 8.2);
+  EXPECT_EQ(faster, "H2D at 256 MiB: pinned 55.3 GB/s, pageable 8.2 GB/s: pinned memory moved 6.74x faster.");
+  const std::string same = bandwidth_ratio_text(CopyDirection::d2h, "at 256 MiB", 50.0, 49.0);
+  EXPECT_TRUE(has(same, "about the same (within 3%)")) << same;
+  const std::string slower = bandwidth_ratio_text(CopyDirection::h2d, "at 64 KiB", 3.0, 4.0);
+  EXPECT_TRUE(has(slower, "pageable memory moved faster: the article's claim does not hold here")) << slower;
+}
+
+// ---- the lesson's report ----------------------------------------------------------
+
+void add_samples(lesson02::CopySamples& samples, double copy_ms, double call_ms) {
+  for (int round = 0; round < 3; ++round) {
+    samples.copy.push_back(Millis(copy_ms));
+    samples.call.push_back(Millis(call_ms));
+  }
+}
+
+// The H200's figures, roughly: pageable 8 GB/s H2D and 15 D2H at 256 MiB,
+// pinned 55; the 64 MiB pageable call held the host about as long as its copy.
+lesson02::Figures made_up_lesson() {
+  lesson02::Figures f;
+  for (const std::size_t bytes : {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{16} << 20, std::size_t{256} << 20}) {
+    lesson02::SizeFigures size;
+    size.bytes = bytes;
+    const double b = static_cast<double>(bytes);
+    add_samples(size.copies[0][0], b / 8e6, b / 8e6);    // pageable H2D
+    add_samples(size.copies[0][1], b / 15e6, b / 15e6);  // pageable D2H
+    add_samples(size.copies[1][0], b / 55e6, 0.005);     // pinned H2D
+    add_samples(size.copies[1][1], b / 55e6, 0.005);     // pinned D2H
+    f.sweep.push_back(size);
+  }
+  f.async.bytes = 64 * kMiB;
+  add_samples(f.async.copies[0][0], 8.4, 8.3);
+  add_samples(f.async.copies[0][1], 4.5, 4.6);
+  add_samples(f.async.copies[1][0], 1.22, 0.005);
+  add_samples(f.async.copies[1][1], 1.22, 0.004);
+  return f;
+}
+
+TEST(Lesson02Report, OneScreenWithBothConclusionsAndTheSweepsNames) {
+  testing::TempDir dir;
+  lesson02::Options options;
+  options.sizes = {64 << 10, 1 << 20, 16 << 20, 256 << 20};
+  options.async_bytes = 64 * kMiB;
+  options.json_path = dir.file("02.json");
+  std::ostringstream out;
+  EXPECT_TRUE(lesson02::report(out, options, DeviceInfo{}, made_up_lesson()));
+  const std::string text = out.str();
+  EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 40) << text;
+  EXPECT_TRUE(has(text, "H2D at 256 MiB: pinned 55.0 GB/s, pageable 8.0 GB/s: pinned memory moved 6.88x faster."))
+      << text;
+  EXPECT_TRUE(has(text, "pageable H2D: the call returned only after the copy (99% of its 8.400 ms)")) << text;
+  EXPECT_TRUE(has(text, "pinned H2D: the call returned at once (0% of its 1.220 ms)")) << text;
+  EXPECT_TRUE(has(text, "every byte arrived")) << text;
+  const nlohmann::json doc = testing::read_json(options.json_path);
+  EXPECT_TRUE(doc.at("subcommand").is_null());
+  std::map<std::string, int> names;
+  for (const auto& m : doc.at("measurements")) ++names[m.at("name").get<std::string>()];
+  EXPECT_EQ(names, (std::map<std::string, int>{{"copy", 16}, {"async_copy", 4}, {"async_call", 4}}));
+  EXPECT_NEAR(doc.at("bounds").at("pinned_h2d_peak_gbps").get<double>(), 55.0, 1e-9);
+  EXPECT_NEAR(doc.at("bounds").at("pinned_over_pageable_d2h_at_largest").get<double>(), 55.0 / 15.0, 1e-9);
+  EXPECT_DOUBLE_EQ(doc.at("bounds").at("pageable_h2d_async_host_blocked_ms").get<double>(), 8.3);
+}
+
+TEST(Lesson02Report, BytesThatDidNotArriveFailTheRunAndAreNamed) {
+  lesson02::Options options;
+  options.sizes = {64 << 10, 1 << 20, 16 << 20, 256 << 20};
+  options.async_bytes = 64 * kMiB;
+  lesson02::Figures f = made_up_lesson();
+  f.checks[1] = "after a round trip, byte 7 of 256 MiB is 0x00, expected 0x0b";
+  std::ostringstream out;
+  EXPECT_FALSE(lesson02::report(out, options, DeviceInfo{}, f));
+  EXPECT_TRUE(has(out.str(), "VERIFICATION FAILED: pinned memory, after a round trip, byte 7")) << out.str();
+  EXPECT_FALSE(has(out.str(), "every byte arrived")) << out.str();
+}
+
+// ---- the checks ---------------------------------------------------------------------
+
+TEST(ByteChecks, NothingCheckedIsNoPassAndTheFirstFailureIsNamed) {
+  ByteChecks checks;
+  EXPECT_FALSE(checks.passed());
+  EXPECT_EQ(checks.failure_message(), "nothing was checked");
+  checks.add("sweep", 4096, HostMemory::pinned, std::nullopt);
+  EXPECT_TRUE(checks.passed());
+  EXPECT_EQ(checks.summary(), "all 1 round trip bit-exact");
+  checks.add("sweep", 4096, HostMemory::pageable, ByteMismatch{12, std::byte{0x0b}, std::byte{0x00}});
+  EXPECT_FALSE(checks.passed());
+  EXPECT_FALSE(checks.verified("sweep", 4096, HostMemory::pageable));
+  EXPECT_TRUE(checks.verified("sweep", 4096, HostMemory::pinned));
+  EXPECT_FALSE(checks.verified("overlap", 4096, HostMemory::pinned)) << "no check of it";
+  EXPECT_EQ(checks.summary(),
+            "VERIFICATION FAILED: round trip not bit-exact (sweep, 4 KiB, pageable memory): byte 12 expected 0x0b, "
+            "got 0x00");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Stage 01 end to end, as a user runs it, at small sizes: exit 0, every batch
-// verified, and the JSON it writes carries the schema and the right counts.
+// Stage 01 end to end, as a user runs it, at small sizes: the lesson and the
+// kernels experiment exit 0 with every batch verified, and the JSON they
+// write carries the schema, the subcommand and the right counts.
 #include <nlohmann/json.hpp>
 
 #include "base/errors.hpp"
@@ -24,7 +25,9 @@ TEST_P(Stage01Test, VerifiesEveryBatchAndWritesTheSchema) {
   const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v1");
   EXPECT_EQ(doc.at("stage"), "01_serial_baseline");
+  EXPECT_TRUE(doc.at("subcommand").is_null()) << "the lesson";
   EXPECT_EQ(doc.at("config").at("batches"), 7);
+  EXPECT_EQ(doc.at("config").at("kernel"), "naive");
   EXPECT_EQ(doc.at("config").at("host_memory"), host_memory);
   EXPECT_EQ(doc.at("verification").at("passed"), true);
   EXPECT_EQ(doc.at("verification").at("batches_checked"), 7);
@@ -46,7 +49,36 @@ TEST_P(Stage01Test, VerifiesEveryBatchAndWritesTheSchema) {
               1e-9);
 }
 
-INSTANTIATE_TEST_SUITE_P(HostMemory, Stage01Test, ::testing::Values("pageable", "pinned"));
+// The parameter as the test's name: "pageable", not "\"pageable\"".
+std::string word(const ::testing::TestParamInfo<std::string>& param_info) { return param_info.param; }
+
+INSTANTIATE_TEST_SUITE_P(HostMemory, Stage01Test, ::testing::Values("pageable", "pinned"), word);
+
+class Stage01Kernels : public testing::GpuTest, public ::testing::WithParamInterface<std::string> {};
+
+// The laboratory's kernels: the same serial run and sums through Gemm, at a
+// shape that is no multiple of any tile.
+TEST_P(Stage01Kernels, VerifiesEveryBatchAndNamesTheKernel) {
+  const std::string kernel = GetParam();
+  std::vector<std::string> argv{CSG_STAGE01_BINARY, "kernels", "--batches", "5", "--m", "33", "--n", "17", "--k",
+                                "65", "--warmup", "0", "--repeats", "2"};
+  if (kernel == "cublas_tf32") {
+    argv.insert(argv.end(), {"--kernel", "cublas", "--tf32"});
+  } else {
+    argv.insert(argv.end(), {"--kernel", kernel});
+  }
+  testing::TempDir dir;
+  const testing::JsonRun run = testing::run_with_json(argv, dir, "kernels.json");
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  EXPECT_NE(run.out.find("all 5 batches verified"), std::string::npos) << run.out;
+  const nlohmann::json doc = run.doc();
+  EXPECT_EQ(doc.at("subcommand"), "kernels");
+  EXPECT_EQ(doc.at("bounds").at("kernel"), kernel == "cublas_tf32" ? "cublas+tf32" : kernel);
+  EXPECT_EQ(doc.at("verification").at("passed"), true);
+  EXPECT_EQ(doc.at("measurements").size(), 4U);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, Stage01Kernels, ::testing::Values("tiled", "cublas", "cublas_tf32"), word);
 
 TEST(Stage01Limits, ARequestLargerThanTheMachineIsRefusedWithExit2) {
   if (!testing::has_cuda_device()) {

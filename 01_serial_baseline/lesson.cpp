@@ -1,0 +1,94 @@
+// Stage 01's lesson: its options, the check of its size, and the report of
+// what main.cu measured. The figures go through the laboratory's serial
+// report (report.hpp), so that the lesson and the kernels experiment share
+// one table, one verdict and one results schema.
+#include "lesson.hpp"
+
+#include <iostream>
+
+#include "lesson_report.hpp"
+
+#include "cli/options.hpp"
+#include "measure/estimate.hpp"
+#include "report.hpp"
+#include "report/device_info.hpp"
+#include "report/result.hpp"
+#include "workload/gemm.hpp"
+
+namespace csg::lesson01 {
+namespace {
+
+CommonDefaults lesson_defaults() {
+  CommonDefaults defaults;
+  defaults.host_memory = HostMemory::pageable;  // the article's malloc
+  defaults.kernel_choice = false;  // the article's naive kernel; other kernels: the laboratory's "kernels"
+  return defaults;
+}
+
+// The lesson's options as the laboratory's report reads them.
+CommonOptions common_options(const Options& options) {
+  CommonOptions common;
+  common.work = options.work;
+  common.plan = {options.warmup, options.repeats};
+  common.seed = options.seed;
+  common.json_path = options.json_path;
+  common.host_memory = options.host_memory;
+  common.host_memories = {options.host_memory};
+  common.max_minutes = options.max_minutes;
+  return common;
+}
+
+}  // namespace
+
+std::optional<Options> parse_options(int argc, char** argv) {
+  StageCli cli(kStage,
+               "The article's first timeline: per batch cudaMemcpy H2D, gemm_naive and cudaMemcpy D2H on the legacy "
+               "default stream, one after the other; the serial total against the sum of the three stages alone.",
+               lesson_defaults());
+  const std::optional<CommonOptions> common = cli.parse(argc, argv);
+  if (!common) {
+    print_help(cli.help() + laboratory_help(kStage, laboratory()));
+    return std::nullopt;
+  }
+  Options options;
+  options.work = common->work;
+  options.host_memory = common->host_memory;
+  options.warmup = common->plan.warmup;
+  options.repeats = common->plan.repeats;
+  options.seed = common->seed;
+  options.json_path = common->json_path;
+  options.max_minutes = common->max_minutes;
+  return options;
+}
+
+void check_size(const Options& options) {
+  const Workload& w = options.work;
+  check_fits(memory_needs(w, options.host_memory), "try fewer --batches or smaller --m, --n, --k");
+  const Gemm naive;
+  check_estimate(serial::estimate_seconds(common_options(options), measure_rates(naive, w.shape), false),
+                 options.max_minutes, describe_workload(w, GemmChoice{}));
+}
+
+bool report(const Options& options, const Figures& figures) {
+  const int device = 0;  // require_device chose it
+  return report(std::cout, options, query_device_info(device), figures);
+}
+
+bool report(std::ostream& out, const Options& options, const DeviceInfo& device, const Figures& figures) {
+  const CommonOptions common = common_options(options);
+  const StageSums sums(summarize(figures.h2d_sum), summarize(figures.kernel_sum), summarize(figures.d2h_sum));
+  const StageResult result = serial::serial_result(kStage, device, common, summarize(figures.serial), sums,
+                                                   figures.serial_check, figures.sums_check);
+  serial::print_serial_result(out, result, common, sums);
+  if (options.host_memory == HostMemory::pageable) {
+    out << "the article's next step: " << kStage << " --host-memory pinned (cudaMallocHost, not malloc)\n";
+  }
+  out << "beyond the article: " << kStage << " --help lists the laboratory (faster kernels, a timeline)\n";
+
+  nlohmann::json doc = to_json(result);
+  doc["subcommand"] = nullptr;
+  if (!options.json_path.empty()) write_json_file(options.json_path, doc);
+  return result.verification.passed;
+}
+
+}  // namespace csg::lesson01
