@@ -107,14 +107,15 @@ std::string describe(const OverlapCase& c) {
          (c.kernel_first ? "kernel then copy" : "copy then kernel");
 }
 
-OverlapPicture record_overlap_timeline(const OverlapCase& c, cudaStream_t kernel_stream, cudaStream_t copy_stream,
+OverlapPicture record_overlap_timeline(const OverlapCase& c, cudaStream_t kernel_stream, cudaStream_t copy_stream, int pairs,
                                         const std::function<void()>& run) {
-  // Two rows, one op each: as a "pool" of 2 with 2 "batches", the kernel is
-  // batch 0 on row 0 and the copy batch 1 on row 1; the batch numbers mean
-  // nothing here, so they are cleared after labelling.
+  // Two rows, one op per pair each: as a "pool" of 2 with 2 "batches" per
+  // pair, the kernels are the even batches on row 0 and the copies the odd
+  // ones on row 1; the batch numbers mean nothing here, so they are cleared
+  // after labelling.
   OverlapPicture result{describe(c), record_timeline({.streams = {kernel_stream, copy_stream},
                                                        .row_names = {"kernel stream", "copy stream"},
-                                                       .batches = 2,
+                                                       .batches = 2 * pairs,
                                                        .pool = 2,
                                                        .flops_per_kernel = 0.0},
                                                       run)};

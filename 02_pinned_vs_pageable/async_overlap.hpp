@@ -87,9 +87,10 @@ struct OverlapPicture {
   RecordedTimeline recorded;
 };
 
-// Records `run` once with CUPTI: row 0 is `kernel_stream`, row 1 `copy_stream`.
+// Records `run` once with CUPTI: row 0 is `kernel_stream`, row 1 `copy_stream`;
+// `run` issues the case's kernel and copy `pairs` times, one pair after another.
 // When CUPTI can't start, the picture is not recorded and says why.
-OverlapPicture record_overlap_timeline(const OverlapCase& c, cudaStream_t kernel_stream, cudaStream_t copy_stream,
+OverlapPicture record_overlap_timeline(const OverlapCase& c, cudaStream_t kernel_stream, cudaStream_t copy_stream, int pairs,
                                         const std::function<void()>& run);
 
 // One picture per case, with its overlap figures; with a trace path, every

@@ -26,6 +26,8 @@ constexpr long long kDefaultOverlapMiB = 64;  // 64 MiB pageable H2D held the ho
 constexpr long long kMaxOverlapMiB = 16384;
 constexpr long long kDefaultKernelMs = 10;    // longer than that 8.3 ms, so the copy fits inside the kernel
 constexpr long long kMaxKernelMs = 10000;
+// A drawn case's batches: enough to see a pipeline issued from one thread settle.
+constexpr long long kMaxTimelinePairs = 1000;
 constexpr long long kDefaultPinMaxMiB = 4096;  // cudaMallocHost 1 GiB took 0.4 s on the H200: 4 GiB ~ 1.7 s a call
 constexpr long long kMaxPinMaxMiB = 1LL << 20;  // 1 TiB
 constexpr int kPinSizeCount = 4;                // max/64, max/16, max/4, max
@@ -135,6 +137,10 @@ std::optional<OverlapOptions> parse_overlap_options(const std::string& program, 
   cli.add_int("overlap-mib", "Size of the copy, MiB", kDefaultOverlapMiB, 1, kMaxOverlapMiB);
   cli.add_int("kernel-ms", "How long the busy kernel runs, ms", kDefaultKernelMs, 1, kMaxKernelMs);
   if (timeline) {
+    cli.add_int("timeline-batches",
+                "Batches each drawn case issues, a batch being its copy and its kernel, one batch after another "
+                "from one thread as a pipeline would (1: the case as measured)",
+                1, 1, kMaxTimelinePairs);
     cli.add_output("trace", "Also write the recorded cases as Chrome trace-event JSON (https://ui.perfetto.dev)");
   }
   const std::optional<CommonOptions> common = cli.parse(args);
@@ -147,7 +153,10 @@ std::optional<OverlapOptions> parse_overlap_options(const std::string& program, 
   options.kinds = common->host_memories;
   options.bytes = static_cast<std::uint64_t>(cli.get_int("overlap-mib")) * kMiB;
   options.kernel_ms = static_cast<int>(cli.get_int("kernel-ms"));
-  if (timeline) options.trace_path = cli.get_string("trace");
+  if (timeline) {
+    options.trace_path = cli.get_string("trace");
+    options.timeline_pairs = static_cast<int>(cli.get_int("timeline-batches"));
+  }
   return options;
 }
 
@@ -164,7 +173,7 @@ double estimate_seconds(const OverlapOptions& options, const Rates& rates, bool 
   const double one_case = options.kernel_ms * 1e-3 + seconds_at(double(options.bytes), rates.pageable_bytes_per_s);
   const double cases = 4.0 * double(options.kinds.size());  // each kind x 2 directions x 2 orders
   const int rounds = options.common.plan.warmup + options.common.plan.repeats;
-  return rounds * (cases + 1.0) * one_case + (timeline ? 3.0 * one_case : 0.0);
+  return rounds * (cases + 1.0) * one_case + (timeline ? 3.0 * options.timeline_pairs * one_case : 0.0);
 }
 
 std::optional<PinningOptions> parse_pinning_options(const std::string& program, const std::vector<std::string>& args) {

@@ -48,6 +48,7 @@ struct OverlapOptions {
   std::uint64_t bytes = 0;        // --overlap-mib
   int kernel_ms = 0;              // --kernel-ms
   std::string trace_path;         // timeline's --trace; empty: none
+  int timeline_pairs = 1;         // timeline's --timeline-batches: copy-and-kernel pairs each drawn case issues
 };
 
 // `timeline`: the timeline subcommand's options (the overlap's and --trace).

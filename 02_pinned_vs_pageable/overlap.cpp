@@ -68,10 +68,19 @@ OverlapExperiment run_overlap_experiment(const OverlapOptions& options, bool dra
     return OverlapRun{total, host_blocked, copy_end - kernel_end};
   };
   figures.measured = measure_overlap(plan, options.kinds, kernel_alone, copy_alone, together);
-  if (draw) {  // the telling cases once more, untimed, recorded with CUPTI
+  if (draw) {  // the telling cases once more, untimed, recorded with CUPTI: each its pairs in a row
     for (const OverlapCase& c : overlap_timeline_cases(options.kinds)) {
+      auto pairs = [&] {
+        for (int pair = 0; pair < options.timeline_pairs; ++pair) {
+          if (c.kernel_first) launch_spin(kernel_time, blocks, kernel_stream.get());
+          copy(c.kind, c.direction, copy_stream.get());
+          if (!c.kernel_first) launch_spin(kernel_time, blocks, kernel_stream.get());
+        }
+        CUDA_CHECK(cudaStreamSynchronize(kernel_stream.get()));
+        CUDA_CHECK(cudaStreamSynchronize(copy_stream.get()));
+      };
       experiment.pictures.push_back(
-          record_overlap_timeline(c, kernel_stream.get(), copy_stream.get(), [&] { together(c); }));
+          record_overlap_timeline(c, kernel_stream.get(), copy_stream.get(), options.timeline_pairs, pairs));
     }
   }
   for (const HostMemory kind : options.kinds) {

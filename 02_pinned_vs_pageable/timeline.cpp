@@ -11,7 +11,7 @@ namespace csg::copies {
 namespace {
 
 // "timeline": one entry per drawn case, and the trace file.
-nlohmann::json pictures_json(const std::vector<OverlapPicture>& pictures, const std::string& trace_path) {
+nlohmann::json pictures_json(const std::vector<OverlapPicture>& pictures, int pairs, const std::string& trace_path) {
   nlohmann::json cases = nlohmann::json::array();
   bool traced = false;  // report_overlap_timelines writes the trace only with something recorded
   for (const OverlapPicture& p : pictures) {
@@ -26,7 +26,7 @@ nlohmann::json pictures_json(const std::vector<OverlapPicture>& pictures, const 
     }
     cases.push_back(entry);
   }
-  return {{"cases", cases}, {"trace_file", trace_path.empty() || !traced ? nlohmann::json(nullptr) : nlohmann::json(trace_path)}};
+  return {{"cases", cases}, {"batches_per_case", pairs}, {"trace_file", trace_path.empty() || !traced ? nlohmann::json(nullptr) : nlohmann::json(trace_path)}};
 }
 
 }  // namespace
@@ -38,12 +38,16 @@ int run_timeline(int argc, char** argv) {
   if (!options) return kExitOk;
   const OverlapExperiment experiment = run_overlap_experiment(*options, true);
   print_overlap_heading(std::cout, program, *options, experiment.device);
-  std::cout << "then the telling cases once more each, recorded with CUPTI\n";
+  std::cout << "then the telling cases once more each, recorded with CUPTI"
+            << (options->timeline_pairs > 1
+                    ? ", " + std::to_string(options->timeline_pairs) + " batches of a copy and a kernel each"
+                    : "")
+            << '\n';
   print_overlap(std::cout, experiment.figures);
   report_overlap_timelines(std::cout, experiment.pictures, options->trace_path);
   if (!options->common.json_path.empty()) {
     nlohmann::json doc = overlap_json(*options, experiment.device, experiment.figures, "timeline");
-    doc["timeline"] = pictures_json(experiment.pictures, options->trace_path);
+    doc["timeline"] = pictures_json(experiment.pictures, options->timeline_pairs, options->trace_path);
     write_json_file(options->common.json_path, doc);
   }
   return experiment.figures.checks.passed() ? kExitOk : kExitFailure;

@@ -149,7 +149,7 @@ TEST(SweepOptions, TakesNoOtherSubcommandsFlags) {
   }
 }
 
-TEST(OverlapOptions, ComparesTheArticlesTwoKindsAndTimelineAddsTrace) {
+TEST(OverlapOptions, ComparesTheArticlesTwoKindsAndTimelineAddsItsTwoFlags) {
   const std::optional<OverlapOptions> overlap = parse_overlap_options("overlap", {"--overlap-mib", "3"}, false);
   ASSERT_TRUE(overlap.has_value());
   EXPECT_EQ(overlap->kinds, (std::vector<HostMemory>{HostMemory::pageable, HostMemory::pinned}));
@@ -159,10 +159,13 @@ TEST(OverlapOptions, ComparesTheArticlesTwoKindsAndTimelineAddsTrace) {
   EXPECT_THROW(parse_overlap_options("overlap", {"--trace", "t.json"}, false), UsageError) << "only the timeline's";
   EXPECT_THROW(parse_overlap_options("overlap", {"--sizes", "4K"}, false), UsageError);
   testing::TempDir dir;
-  const std::optional<OverlapOptions> timeline =
-      parse_overlap_options("timeline", {"--trace", dir.file("t.json"), "--host-memory", "pinned"}, true);
+  EXPECT_EQ(overlap->timeline_pairs, 1);
+  EXPECT_THROW(parse_overlap_options("overlap", {"--timeline-batches", "2"}, false), UsageError);
+  const std::optional<OverlapOptions> timeline = parse_overlap_options(
+      "timeline", {"--trace", dir.file("t.json"), "--host-memory", "pinned", "--timeline-batches", "4"}, true);
   ASSERT_TRUE(timeline.has_value());
   EXPECT_EQ(timeline->trace_path, dir.file("t.json"));
+  EXPECT_EQ(timeline->timeline_pairs, 4);
   EXPECT_EQ(timeline->kinds, (std::vector<HostMemory>{HostMemory::pinned}));
   EXPECT_TRUE(dir.entries().empty()) << "parsing must not create the trace file";
 }
@@ -251,7 +254,8 @@ const std::vector<testing::BadCase> kBadSizesAndKinds = {
     {{"pinning-cost", "--sizes", "4K"}, "unknown option '--sizes'"},
     {{"timeline", "--trace", "/nonexistent-dir/trace.json"}, "--trace"},
     {{"timeline", "--trace", "{dir}"}, "is a directory"},
-    {{"timeline", "--timeline-batches", "2"}, "unknown option '--timeline-batches'"},
+    {{"timeline", "--timeline-batches", "0"}, "--timeline-batches takes an integer in [1, 1000]"},
+    {{"overlap", "--timeline-batches", "2"}, "unknown option '--timeline-batches'"},
     {{"no-such-experiment"}, "unknown subcommand 'no-such-experiment'"},
 };
 
@@ -283,9 +287,10 @@ TEST(Stage02Cli, EachHelpListsItsOwnFlagsOnly) {
       {"", {"--sizes LIST", "--async-mib", "sweep", "overlap", "pinning-cost", "timeline"},
        {"--quick", "--host-memory", "--batches", "--kernel"}},
       {"sweep", {"--sizes LIST", "--host-memory LIST", "--quick"}, {"--overlap-mib", "--pin-max-mib", "--batches"}},
-      {"overlap", {"--host-memory LIST", "--overlap-mib", "--kernel-ms"}, {"--sizes", "--trace", "--batches"}},
+      {"overlap", {"--host-memory LIST", "--overlap-mib", "--kernel-ms"},
+       {"--sizes", "--trace", "--timeline-batches", "--batches"}},
       {"pinning-cost", {"--pin-max-mib"}, {"--sizes", "--host-memory", "--overlap-mib", "--batches"}},
-      {"timeline", {"--overlap-mib", "--kernel-ms", "--trace FILE"}, {"--sizes", "--timeline-batches", "--batches"}},
+      {"timeline", {"--overlap-mib", "--kernel-ms", "--timeline-batches", "--trace FILE"}, {"--sizes", "--batches"}},
   };
   for (const testing::HelpCase& c : cases) EXPECT_TRUE(testing::help_lists_its_own_flags(CSG_STAGE02_BINARY, c));
 }
