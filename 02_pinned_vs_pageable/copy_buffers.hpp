@@ -67,7 +67,7 @@ std::vector<HostMemory> supported_kinds(const std::vector<HostMemory>& kinds, in
 using HostAllocator = std::function<HostBuffer<std::byte>(HostMemory kind, std::size_t bytes)>;
 
 // The four kinds, each allocated the way the CUDA runtime offers it (the
-// calls written out in copy_buffers.cu): malloc, cudaMallocHost,
+// calls written out in copy_buffers.cpp): malloc, cudaMallocHost,
 // cudaHostRegister on malloc'd pages, cudaHostAlloc(cudaHostAllocWriteCombined).
 HostBuffer<std::byte> allocate_host(HostMemory kind, std::size_t bytes);
 

@@ -35,7 +35,7 @@ constexpr std::uint64_t kSeed = 7;
 
 using testing::memory_type;
 
-// The tests' own way to get each kind (the laboratory's is copy_buffers.cu's
+// The tests' own way to get each kind (the laboratory's is copy_buffers.cpp's
 // allocate_host, the lesson's in its main.cu; the runs below go through them).
 HostBuffer<std::byte> allocate_for_test(HostMemory kind, std::size_t bytes) {
   return HostBuffer<std::byte>(static_cast<std::byte*>(testing::allocate_host(kind, bytes)), bytes, kind);
