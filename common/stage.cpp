@@ -14,6 +14,7 @@
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
 #include "base/progress.hpp"
+#include "base/text.hpp"
 #include "base/units.hpp"
 
 namespace csg {
@@ -88,7 +89,7 @@ std::string laboratory_help(const char* stage, std::span<const Subcommand> labor
 int exit_code_of_current_exception(const char* stage) noexcept {
   const std::string name = stage_name().empty() ? std::string(stage) : stage_name();
   auto fail = [&name](int code, const std::string& text) {
-    std::fprintf(stderr, "%s: %s\n", name.c_str(), text.c_str());
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), printable(text).c_str());
     return code;
   };
   try {

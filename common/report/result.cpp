@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "base/output_file.hpp"
+#include "base/progress.hpp"
 #include "base/text.hpp"
 #include "report/table.hpp"
 
@@ -66,7 +67,8 @@ nlohmann::json to_json(const PipelineBound& bound, double achieved_ms, double to
             {"d2h_ms", bound.d2h_path_ms},
             {"both_ways_ms", bound.both_ways_ms},
             {"host_issue_ms", bound.host_issue_ms},
-            {"stream_order_ms", bound.stream_order_ms}}}};
+            {"stream_order_ms", bound.stream_order_ms},
+            {"busiest_stream_ms", bound.busiest_stream_ms}}}};
 }
 
 nlohmann::json to_json(const Measurement& m) {
@@ -108,7 +110,7 @@ nlohmann::json to_json(const StageResult& result) {
       {"schema", kResultSchema},   {"stage", result.stage},
       {"device", to_json(result.device)}, {"config", result.config},
       {"measurements", measurements}, {"bounds", result.bounds},
-      {"verification", verification},
+      {"verification", verification}, {"measured_at", started_at_utc()},
   };
 }
 
