@@ -138,6 +138,16 @@ std::vector<long long> parse_distinct_int_list(const std::string& flag, const st
   return values;
 }
 
+std::string subcommand_program(const char* stage, const char* subcommand) {
+  return std::string(stage) + " " + subcommand;
+}
+
+std::optional<CommonOptions> StageCli::parse_or_help(int argc, const char* const* argv) {
+  std::optional<CommonOptions> options = parse(argc, argv);
+  if (!options) print_help(help());
+  return options;
+}
+
 void print_help(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {

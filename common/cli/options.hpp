@@ -85,6 +85,8 @@ class StageCli {
   // throws UsageError for anything wrong.
   std::optional<CommonOptions> parse(int argc, const char* const* argv);
   std::optional<CommonOptions> parse(const std::vector<std::string>& args);  // args without argv[0]
+  // parse(), and when it was asked for --help, the help printed (print_help) and nothing returned.
+  std::optional<CommonOptions> parse_or_help(int argc, const char* const* argv);
 
   long long get_int(const std::string& name) const;
   const std::string& get_string(const std::string& name) const;
@@ -133,6 +135,9 @@ std::vector<long long> parse_int_list(const std::string& flag, const std::string
 // not a request to time 8 streams twice). Throws UsageError naming the flag.
 std::vector<long long> parse_distinct_int_list(const std::string& flag, const std::string& text, long long min_value,
                                                long long max_value);
+
+// "<stage> <subcommand>": the program a subcommand's StageCli names in its help and errors.
+std::string subcommand_program(const char* stage, const char* subcommand);
 
 // Writes --help's text to standard output; throws UsageError when it can't
 // be written (a closed pipe, a full disk: "--help > /dev/full"), so that the
