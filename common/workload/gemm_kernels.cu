@@ -35,6 +35,13 @@ constexpr int kALoadsPerThread = kTiledTileM * kTiledTileK / kTiledThreads;  // 
 constexpr int kBLoadsPerThread = kTiledTileK * kTiledTileN / kTiledThreads;  // 4
 static_assert(((kTiledTileM + kTiledPadM) * sizeof(float)) % 16 == 0, "float4 reads need 16-byte aligned rows");
 
+// Element (row, col) of a row-major rows×cols matrix, or 0 past its edges:
+// the padding of a partial slice, which leaves every sum unchanged.
+__device__ __forceinline__ float element_or_zero(const float* __restrict__ matrix, int rows, int cols, int row,
+                                                 int col) {
+  return (row < rows && col < cols) ? matrix[static_cast<long long>(row) * cols + col] : 0.0f;
+}
+
 __global__ void __launch_bounds__(kTiledThreads)
     gemm_tiled(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n, int k) {
   __shared__ __align__(16) float a_slice[kTiledTileK][kTiledTileM + kTiledPadM];  // a_slice[i][row]
@@ -54,17 +61,13 @@ __global__ void __launch_bounds__(kTiledThreads)
       const int element = thread + load * kTiledThreads;
       const int row = element / kTiledTileK;
       const int i = element % kTiledTileK;
-      const int global_row = first_row + row;
-      const int global_i = k0 + i;
-      a_slice[i][row] = (global_row < m && global_i < k) ? a[static_cast<long long>(global_row) * k + global_i] : 0.0f;
+      a_slice[i][row] = element_or_zero(a, m, k, first_row + row, k0 + i);
     }
     for (int load = 0; load < kBLoadsPerThread; ++load) {
       const int element = thread + load * kTiledThreads;
       const int i = element / kTiledTileN;
       const int col = element % kTiledTileN;
-      const int global_i = k0 + i;
-      const int global_col = first_col + col;
-      b_slice[i][col] = (global_i < k && global_col < n) ? b[static_cast<long long>(global_i) * n + global_col] : 0.0f;
+      b_slice[i][col] = element_or_zero(b, k, n, k0 + i, first_col + col);
     }
     __syncthreads();  // the slices are complete before anyone reads them
 
@@ -102,6 +105,5 @@ void launch_gemm_tiled(const float* a, const float* b, float* c, GemmShape shape
   gemm_tiled<<<grid, kTiledThreads, 0, stream>>>(a, b, c, shape.m, shape.n, shape.k);
   CUDA_CHECK_LAUNCH("gemm_tiled");
 }
-
 
 }  // namespace csg
