@@ -5,6 +5,7 @@
 
 #include "check.hpp"
 #include "base/errors.hpp"
+#include "base/text.hpp"
 
 namespace csg {
 namespace {
@@ -104,7 +105,7 @@ DeviceInfo query_device_info(int device) {
 
 std::string DeviceInfo::summary() const {
   std::string text = name + " (sm_" + std::to_string(cc_major) + std::to_string(cc_minor) + ", " +
-                     std::to_string(sm_count) + " SMs, " + std::to_string(async_engines) + " copy engines";
+                     plural(sm_count, "SM") + ", " + plural(async_engines, "copy engine");
   if (pcie_gen && pcie_width) {
     text += ", PCIe Gen" + std::to_string(*pcie_gen) + " x" + std::to_string(*pcie_width);
   }

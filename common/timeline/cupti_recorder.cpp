@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "check.hpp"
+#include "base/text.hpp"
 
 namespace csg {
 namespace {
@@ -50,17 +51,14 @@ Sink& sink() {
   return *instance;
 }
 
-// The fields CUPTI's memcpy and kernel records share: when, on which stream,
-// issued by which call, and as which graph node.
+// The fields of CUPTI's memcpy and kernel records that place an op on the
+// timeline: when, on which stream, and as which graph node.
 template <class CuptiRecord>
 void copy_when_and_where(const CuptiRecord& from, ActivityRecord& to) {
   to.start_ns = from.start;
   to.end_ns = from.end;
   to.stream_id = from.streamId;
-  to.context_id = from.contextId;
-  to.correlation_id = from.correlationId;
   to.graph_node_id = from.graphNodeId;
-  to.graph_id = from.graphId;
 }
 
 ActivityRecord from_memcpy(const CUpti_ActivityMemcpy6& memcpy_record) {
@@ -79,12 +77,6 @@ ActivityRecord from_kernel(const CUpti_ActivityKernel10& kernel_record) {
   ActivityRecord record;
   record.kind = OpKind::kernel;
   copy_when_and_where(kernel_record, record);
-  record.grid[0] = kernel_record.gridX;
-  record.grid[1] = kernel_record.gridY;
-  record.grid[2] = kernel_record.gridZ;
-  record.block[0] = kernel_record.blockX;
-  record.block[1] = kernel_record.blockY;
-  record.block[2] = kernel_record.blockZ;
   if (kernel_record.name != nullptr) record.name = kernel_record.name;
   return record;
 }
@@ -350,12 +342,14 @@ RecordedTimeline record_with_cupti(const TimelineRun& plan, const std::function<
   recorded.timeline = std::move(labelled.timeline);
   recorded.ignored = labelled.ignored;
   if (recorded.ignored > 0) {
-    recorded.notes.push_back(std::to_string(recorded.ignored) + " recorded operation(s) were not part of the run "
-                             "(another stream, another kind of copy, or past the last batch) and are left out");
+    const int n = recorded.ignored;
+    recorded.notes.push_back(plural(n, "recorded operation") + " " + noun(n, "was", "were") +
+                             " not part of the run (another stream, another kind of copy, or past the last batch) "
+                             "and " + noun(n, "is", "are") + " left out");
   }
   if (recorded.dropped > 0) {
-    recorded.notes.push_back("CUPTI dropped " + std::to_string(recorded.dropped) + " record(s): the picture is "
-                             "incomplete");
+    recorded.notes.push_back("CUPTI dropped " + plural(static_cast<long long>(recorded.dropped), "record") +
+                             ": the picture is incomplete");
   }
   return recorded;
 }
@@ -394,7 +388,8 @@ void report_timeline(std::ostream& out, const RecordedTimeline& recorded, int ma
   for (const auto& note : recorded.notes) out << "note: " << note << '\n';
   if (!trace_path.empty()) {
     write_chrome_trace(trace_path, recorded.timeline, process_name);
-    out << "trace (" << recorded.timeline.ops.size() << " operations) written to " << trace_path
+    out << "trace (" << plural(static_cast<long long>(recorded.timeline.ops.size()), "operation") << ") written to "
+        << trace_path
         << ": open it in https://ui.perfetto.dev\n";
   }
 }

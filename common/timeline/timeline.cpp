@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "base/output_file.hpp"
+#include "base/text.hpp"
 #include "report/table.hpp"  // fixed
 
 namespace csg {
@@ -279,9 +280,9 @@ std::string render_ascii(const Timeline& timeline, int columns, int max_batches)
   const double span_ms = span_us / kUsPerMs;
   out << "timeline of ";
   if (max_batches > 0 && last_batch_drawn + 1 < all_batches) {
-    out << "the first " << last_batch_drawn + 1 << " of " << all_batches << " batches";
+    out << "the first " << last_batch_drawn + 1 << " of " << plural(all_batches, "batch");
   } else if (all_batches > 0) {
-    out << "all " << all_batches << " batches";
+    out << "all " << plural(all_batches, "batch");
   } else {
     out << "the recorded operations";
   }

@@ -51,13 +51,8 @@ struct ActivityRecord {
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
   std::uint32_t stream_id = 0;       // CUPTI's id of the stream it ran on
-  std::uint32_t context_id = 0;
-  std::uint32_t correlation_id = 0;  // links to the API call that issued it
   std::uint64_t graph_node_id = 0;   // 0 unless it ran as a node of a graph launch
-  std::uint32_t graph_id = 0;        // 0 unless it ran as part of a graph launch
   std::uint64_t bytes = 0;           // copies
-  int grid[3] = {0, 0, 0};           // kernels
-  int block[3] = {0, 0, 0};
   std::string name;                  // kernel name (mangled, as the driver reports it)
 };
 
