@@ -4,11 +4,13 @@
 #include <cmath>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
 #include "base/interrupt.hpp"
 #include "base/progress.hpp"
+#include "base/text.hpp"
 
 namespace csg {
 namespace {
@@ -81,8 +83,8 @@ double gflops(double flops, double ms) { return ms > 0.0 ? flops / (ms * 1e-3) /
 void measure_interleaved_into(const RepeatPlan& plan, const std::vector<TimedVariant>& variants,
                               std::initializer_list<Summary*> into) {
   if (into.size() != variants.size()) {
-    throw std::invalid_argument("measure_interleaved_into: " + std::to_string(variants.size()) + " variants, " +
-                                std::to_string(into.size()) + " places for their summaries");
+    throw std::invalid_argument("measure_interleaved_into: " + plural(std::ssize(variants), "variant") + ", " +
+                                plural(std::ssize(into), "place") + " for their summaries");
   }
   std::vector<Summary> summaries = measure_interleaved(plan, variants);
   auto place = into.begin();

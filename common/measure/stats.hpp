@@ -13,6 +13,14 @@
 
 namespace csg {
 
+// The rounds a variant runs: `warmup` untimed, then `repeats` timed, one
+// sample each.
+struct RepeatPlan {
+  int warmup = 2;
+  int repeats = 10;
+};
+
+// What the timed samples say.
 struct Summary {
   double median_ms = 0.0;
   double min_ms = 0.0;
@@ -29,11 +37,6 @@ Summary summarize(std::vector<Millis> samples);
 // for a median of 0 (nothing measured).
 double relative_spread(double median_ms, double min_ms);
 inline double relative_spread(const Summary& s) { return relative_spread(s.median_ms, s.min_ms); }
-
-struct RepeatPlan {
-  int warmup = 2;
-  int repeats = 10;
-};
 
 // One variant for measure_interleaved: `prepare` runs untimed before every
 // run, `run` returns the time it measured, `after_last` (optional) runs right
