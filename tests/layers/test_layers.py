@@ -148,6 +148,26 @@ class ThisTree(unittest.TestCase):
             self.assertIn(f"{layer}/", readme, f"common/README.md does not describe {layer}/")
 
 
+# Each kind of wrong include: the file it is planted in, what it includes,
+# and what the checker must say about it.
+WRONG_INCLUDES = {
+    "a lower layer including a higher one":
+        ("common/cuda/graph.cpp", "report/table.hpp", "layer cuda includes report/table.hpp"),
+    "the card including the laboratory":
+        ("common/owners.hpp", "measure/stats.hpp", "the card includes measure/stats.hpp"),
+    "base including the card":
+        ("common/base/units.cpp", "check.hpp", "layer base includes the card's check.hpp"),
+    "common including a stage":
+        ("common/workload/gemm.cpp", "03_stream_pool_gemm/report.hpp", "stage folder's 03_stream_pool_gemm/report.hpp"),
+    "a stage including another stage":
+        ("04_graph_capture_gemm/report.cpp", "03_stream_pool_gemm/report.hpp",
+         "another stage's 03_stream_pool_gemm/report.hpp"),
+    "arithmetic reaching a CUDA header through another header":
+        ("common/measure/pipeline_bound.hpp", "measure/timers.hpp",
+         "pipeline_bound.hpp: arithmetic on plain numbers reaches a CUDA header"),
+}
+
+
 class PlantedMistakes(unittest.TestCase):
     """The checker itself fails on each kind of wrong include, planted in a copy of the tree."""
 
@@ -161,35 +181,17 @@ class PlantedMistakes(unittest.TestCase):
     def tearDown(self) -> None:
         shutil.rmtree(self.tmp)
 
-    def plant(self, relative: str, line: str) -> list[str]:
-        path = self.root / relative
-        path.write_text(line + "\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
-        return check_tree(self.root)
-
-    def test_a_lower_layer_including_a_higher_one(self) -> None:
-        problems = self.plant("common/cuda/graph.cpp", '#include "report/table.hpp"')
-        self.assertTrue(any("layer cuda includes report/table.hpp" in p for p in problems), problems)
-
-    def test_the_card_including_the_laboratory(self) -> None:
-        problems = self.plant("common/owners.hpp", '#include "measure/stats.hpp"')
-        self.assertTrue(any("the card includes measure/stats.hpp" in p for p in problems), problems)
-
-    def test_base_including_the_card(self) -> None:
-        problems = self.plant("common/base/units.cpp", '#include "check.hpp"')
-        self.assertTrue(any("layer base includes the card's check.hpp" in p for p in problems), problems)
-
-    def test_common_including_a_stage(self) -> None:
-        problems = self.plant("common/workload/gemm.cpp", '#include "03_stream_pool_gemm/report.hpp"')
-        self.assertTrue(any("stage folder's 03_stream_pool_gemm/report.hpp" in p for p in problems), problems)
-
-    def test_a_stage_including_another_stage(self) -> None:
-        problems = self.plant("04_graph_capture_gemm/report.cpp", '#include "03_stream_pool_gemm/report.hpp"')
-        self.assertTrue(any("another stage's 03_stream_pool_gemm/report.hpp" in p for p in problems), problems)
-
-    def test_arithmetic_reaching_a_cuda_header_through_another_header(self) -> None:
-        problems = self.plant("common/measure/pipeline_bound.hpp", '#include "measure/timers.hpp"')
-        self.assertTrue(any("pipeline_bound.hpp: arithmetic on plain numbers reaches a CUDA header" in p
-                            for p in problems), problems)
+    def test_each_kind_of_wrong_include(self) -> None:
+        for kind, (relative, included, problem) in WRONG_INCLUDES.items():
+            with self.subTest(kind):
+                path = self.root / relative
+                original = path.read_text(encoding="utf-8")
+                path.write_text(f'#include "{included}"\n' + original, encoding="utf-8")
+                try:
+                    problems = check_tree(self.root)
+                finally:
+                    path.write_text(original, encoding="utf-8")
+                self.assertTrue(any(problem in p for p in problems), problems)
 
     def test_an_undeclared_folder(self) -> None:
         (self.root / "common" / "misc").mkdir()
