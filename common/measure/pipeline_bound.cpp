@@ -50,19 +50,26 @@ PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_s
   bound.busiest_stream_ms = alone.busiest_stream_ms;
   bound.bound_ms = bound.kernel_path_ms;
   bound.limited_by = BoundPath::kernels;
-  auto consider = [&bound](double ms, BoundPath path) {
-    if (ms > bound.bound_ms) {
-      bound.bound_ms = ms;
+  for (const BoundPath path : kBoundPaths) {
+    if (path_ms(bound, path) > bound.bound_ms) {  // strictly longer: the first of equal paths wins
+      bound.bound_ms = path_ms(bound, path);
       bound.limited_by = path;
     }
-  };
-  consider(bound.h2d_path_ms, BoundPath::h2d);
-  consider(bound.d2h_path_ms, BoundPath::d2h);
-  consider(bound.both_ways_ms, BoundPath::both_ways);
-  consider(bound.host_issue_ms, BoundPath::host_issue);
-  consider(bound.stream_order_ms, BoundPath::stream_order);
-  consider(bound.busiest_stream_ms, BoundPath::busiest_stream);
+  }
   return bound;
+}
+
+double path_ms(const PipelineBound& bound, BoundPath path) {
+  switch (path) {
+    case BoundPath::kernels: return bound.kernel_path_ms;
+    case BoundPath::h2d: return bound.h2d_path_ms;
+    case BoundPath::d2h: return bound.d2h_path_ms;
+    case BoundPath::both_ways: return bound.both_ways_ms;
+    case BoundPath::host_issue: return bound.host_issue_ms;
+    case BoundPath::stream_order: return bound.stream_order_ms;
+    case BoundPath::busiest_stream: return bound.busiest_stream_ms;
+  }
+  return 0.0;
 }
 
 long long busiest_stream_batches(long long batches, int streams) {

@@ -73,6 +73,9 @@ struct ResourceTimes {
 
 // The paths, in the order the bound considers them (the first of equal paths wins).
 enum class BoundPath { kernels, h2d, d2h, both_ways, host_issue, stream_order, busiest_stream };
+inline constexpr BoundPath kBoundPaths[] = {BoundPath::kernels,    BoundPath::h2d,          BoundPath::d2h,
+                                            BoundPath::both_ways,  BoundPath::host_issue,   BoundPath::stream_order,
+                                            BoundPath::busiest_stream};
 // Their names in tables and the JSON's "limited_by": "kernels", "H2D copies",
 // "D2H copies", "PCIe both ways", "host issue", "stream order", "busiest stream".
 std::string_view to_string(BoundPath path);
@@ -94,6 +97,9 @@ struct PipelineBound {
   double bound_ms = 0.0;
   BoundPath limited_by = BoundPath::kernels;  // the path that sets the bound
 };
+
+// The length of one path of `bound`, in ms (0 for a path it leaves out).
+double path_ms(const PipelineBound& bound, BoundPath path);
 
 // `streams`: the variant runs batch i's H2D, kernel and D2H on stream
 // i % streams, launched from the host as the one-stream sums were (the

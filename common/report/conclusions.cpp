@@ -28,10 +28,8 @@ std::string bound_gap_text(const std::string& variant, double achieved_ms, const
   // The longest path that is one resource alone (the bound's own path when that is one).
   BoundPath resource = BoundPath::kernels;
   double resource_ms = bound.kernel_path_ms;
-  for (const auto& [path, ms] : {std::pair{BoundPath::h2d, bound.h2d_path_ms}, std::pair{BoundPath::d2h, bound.d2h_path_ms},
-                                 std::pair{BoundPath::both_ways, bound.both_ways_ms},
-                                 std::pair{BoundPath::host_issue, bound.host_issue_ms}}) {
-    if (ms > resource_ms) resource = path, resource_ms = ms;
+  for (const BoundPath path : {BoundPath::h2d, BoundPath::d2h, BoundPath::both_ways, BoundPath::host_issue}) {
+    if (path_ms(bound, path) > resource_ms) resource = path, resource_ms = path_ms(bound, path);
   }
   const double stream_ms = std::max(bound.stream_order_ms, bound.busiest_stream_ms);
   std::string text = variant + " reached " + fixed(percent_of_bound(bound, achieved_ms), 1) + "% of its bound: it took " +

@@ -156,6 +156,36 @@ TEST(ResultJson, Stage01BoundsAreTheTotalOverTheSumAndTheKernelsOwnRate) {
   EXPECT_DOUBLE_EQ(result.bounds.at("kernel_gflops").get<double>(), gflops(10 * options.work.flops_per_batch(), 20.0));
 }
 
+TEST(ResultJson, ABoundNamesEveryPathWithItsLength) {
+  const PipelineBound bound{.kernel_path_ms = 1.0,
+                            .h2d_path_ms = 2.0,
+                            .d2h_path_ms = 3.0,
+                            .both_ways_ms = 4.0,
+                            .host_issue_ms = 5.0,
+                            .stream_order_ms = 6.0,
+                            .busiest_stream_ms = 7.0,
+                            .bound_ms = 7.0,
+                            .limited_by = BoundPath::busiest_stream};
+  const nlohmann::json doc = to_json(bound, 8.0, 0.02);
+  const nlohmann::json expected_paths = {{"kernels_ms", 1.0},      {"h2d_ms", 2.0},          {"d2h_ms", 3.0},
+                                         {"both_ways_ms", 4.0},    {"host_issue_ms", 5.0},   {"stream_order_ms", 6.0},
+                                         {"busiest_stream_ms", 7.0}};
+  EXPECT_EQ(doc.at("paths"), expected_paths);
+  EXPECT_EQ(doc.at("limited_by"), "busiest stream");
+  EXPECT_EQ(doc.at("regime"), "stream-order-bound");
+  EXPECT_DOUBLE_EQ(doc.at("percent_of_bound").get<double>(), 87.5);
+  EXPECT_DOUBLE_EQ(doc.at("tolerance").get<double>(), 0.02);
+}
+
+TEST(PipelineBound, TheFirstOfEqualPathsSetsTheBound) {
+  // H2D and D2H alone take as long, longer than the kernels: the bound names H2D, the first in kBoundPaths.
+  const ResourceTimes alone{.kernels_ms = 1.0, .h2d_ms = 5.0, .d2h_ms = 5.0};
+  const PipelineBound bound = pipeline_bound(alone, StageTimes{}, 1, 0);
+  EXPECT_EQ(bound.limited_by, BoundPath::h2d);
+  EXPECT_DOUBLE_EQ(bound.bound_ms, 5.0);
+  EXPECT_DOUBLE_EQ(path_ms(bound, BoundPath::d2h), 5.0);
+}
+
 TEST(ResultTable, CompactParamsKeepWhatDistinguishesAVariant) {
   // Keys in nlohmann::json's (sorted) order.
   EXPECT_EQ(compact_params({{"streams", 8}, {"order", "depth_first"}, {"sweep", false}}), "depth_first streams=8");
