@@ -43,22 +43,26 @@ Millis EngineStreams::run(const BatchOps& ops, int batches, EventTimer& timer, M
   return timer.stop();
 }
 
+namespace {
+
 // 03_stream_pool_gemm engine-streams: the pool against one stream per
 // engine, each with its own bound, on pinned memory.
 //   03_stream_pool_gemm engine-streams --kernel cublas
-int run_engine_streams(int argc, char** argv) {
-  PoolExperiment experiment;
-  experiment.subcommand = "engine-streams";
-  experiment.description =
-      "The stream pool (a stream per batch) against one stream per engine (every H2D on one stream, every GEMM on "
-      "another, every D2H on a third, events carrying each batch along), each with its pipeline bound, in the same "
-      "rounds.";
-  experiment.kernel = GemmKernel::cublas;      // where the copies set the pace
-  experiment.host_memory_choice = false;       // both pipelines need page-locked memory to overlap
-  experiment.pool_flags = {.device_buffers = true, .sweep = false};
-  experiment.variants = {.serial_baselines = false, .orders = 1, .engine_streams = true, .bounds = true};
-  experiment.bound_details = true;
-  return run_pool_experiment(experiment, argc, argv);
-}
+const PoolExperiment kExperiment{
+    .subcommand = "engine-streams",
+    .description = "The stream pool (a stream per batch) against one stream per engine (every H2D on one stream, "
+                   "every GEMM on another, every D2H on a third, events carrying each batch along), each with its "
+                   "pipeline bound, in the same rounds.",
+    .kernel = GemmKernel::cublas,  // where the copies set the pace
+    .host_memory_choice = false,   // both pipelines need page-locked memory to overlap
+    .pool_flags = {.device_buffers = true, .sweep = false},
+    .variants = {.serial_baselines = false, .orders = 1, .engine_streams = true, .bounds = true},
+    .bound_details = true};
+
+}  // namespace
+
+const Subcommand kEngineStreams{"engine-streams",
+                                "the pool against one stream per engine (H2D, kernels, D2H), each with its bound",
+                                run_experiment<kExperiment>};
 
 }  // namespace csg::pool

@@ -12,18 +12,21 @@
 #include "pool_experiment.hpp"
 
 namespace csg::pool {
+namespace {
 
-int run_order(int argc, char** argv) {
-  PoolExperiment experiment;
-  experiment.subcommand = "order";
-  experiment.description =
-      "The stream pool in the article's depth-first issue order and in breadth-first order, against stage 01's "
-      "serial loop on pageable and on pinned memory, in the same rounds; --host-memory pageable: the pool on "
-      "pageable memory, where cudaMemcpyAsync holds the host.";
-  experiment.pool_flags = {.device_buffers = false, .sweep = false};  // the article's naive kernel, slots
-  experiment.variants = {.serial_baselines = true, .orders = 2, .engine_streams = false, .bounds = true};
-  experiment.orders = {IssueOrder::depth_first, IssueOrder::breadth_first};
-  return run_pool_experiment(experiment, argc, argv);
-}
+const PoolExperiment kExperiment{
+    .subcommand = "order",
+    .description =
+        "The stream pool in the article's depth-first issue order and in breadth-first order, against stage 01's "
+        "serial loop on pageable and on pinned memory, in the same rounds; --host-memory pageable: the pool on "
+        "pageable memory, where cudaMemcpyAsync holds the host.",
+    .pool_flags = {.device_buffers = false, .sweep = false},  // the article's naive kernel, slots
+    .variants = {.serial_baselines = true, .orders = 2, .engine_streams = false, .bounds = true},
+    .orders = {IssueOrder::depth_first, IssueOrder::breadth_first}};
+
+}  // namespace
+
+const Subcommand kOrder{"order", "depth-first against breadth-first issue, on pinned or on pageable memory",
+                        run_experiment<kExperiment>};
 
 }  // namespace csg::pool

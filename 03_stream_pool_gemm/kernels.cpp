@@ -10,19 +10,22 @@
 #include "pool_experiment.hpp"
 
 namespace csg::pool {
+namespace {
 
-int run_kernels(int argc, char** argv) {
-  PoolExperiment experiment;
-  experiment.subcommand = "kernels";
-  experiment.description =
-      "The stream pool with another GEMM: stage 01's serial loop, the pool (depth-first), one stream per engine and "
-      "the pipeline bound of each, measured in the same rounds; the bound's limiting path names the regime "
-      "(compute-, PCIe-, launch- or stream-order-bound).";
-  experiment.kernel = GemmKernel::cublas;  // where the copies, not the kernels, set the pace
-  experiment.pool_flags = {.device_buffers = true, .sweep = true, .sweep_default = "off"};
-  experiment.variants = {.serial_baselines = true, .orders = 1, .engine_streams = true, .bounds = true};
-  experiment.bound_details = true;
-  return run_pool_experiment(experiment, argc, argv);
-}
+const PoolExperiment kExperiment{
+    .subcommand = "kernels",
+    .description =
+        "The stream pool with another GEMM: stage 01's serial loop, the pool (depth-first), one stream per engine and "
+        "the pipeline bound of each, measured in the same rounds; the bound's limiting path names the regime "
+        "(compute-, PCIe-, launch- or stream-order-bound).",
+    .kernel = GemmKernel::cublas,  // where the copies, not the kernels, set the pace
+    .pool_flags = {.device_buffers = true, .sweep = true, .sweep_default = "off"},
+    .variants = {.serial_baselines = true, .orders = 1, .engine_streams = true, .bounds = true},
+    .bound_details = true};
+
+}  // namespace
+
+const Subcommand kKernels{"kernels", "the pool and its bound with a naive, tiled or cuBLAS GEMM: the regime",
+                          run_experiment<kExperiment>};
 
 }  // namespace csg::pool

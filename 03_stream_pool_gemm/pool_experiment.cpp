@@ -5,7 +5,6 @@
 #include <optional>
 
 #include "base/progress.hpp"
-#include "laboratory.hpp"
 #include "lesson.hpp"
 #include "report.hpp"
 #include "report/device_info.hpp"
@@ -261,7 +260,7 @@ int run_pool_experiment(const PoolExperiment& experiment, int argc, char** argv)
   defaults.host_memory = HostMemory::pinned;  // the pool needs page-locked memory to overlap (stage 02)
   defaults.host_memory_choice = experiment.host_memory_choice;
   defaults.kernel_choice = false;  // add_kernel_option below, with the experiment's own default
-  StageCli cli(subcommand_program(experiment.subcommand), experiment.description, defaults);
+  StageCli cli(subcommand_program(lesson03::kStage, experiment.subcommand), experiment.description, defaults);
   if (experiment.kernel) add_kernel_option(cli, *experiment.kernel);
   add_pool_options(cli, experiment.pool_flags);
   if (experiment.variants.timeline) {
@@ -269,7 +268,7 @@ int run_pool_experiment(const PoolExperiment& experiment, int argc, char** argv)
                 kMaxTimelineBatches);
     cli.add_output("trace", "Also write the recorded run as Chrome trace-event JSON (https://ui.perfetto.dev)");
   }
-  std::optional<CommonOptions> options = parse_or_print_help(cli, argc, argv);
+  std::optional<CommonOptions> options = cli.parse_or_help(argc, argv);
   if (!options) return kExitOk;
   if (experiment.kernel) read_kernel_option(cli, *options);
   const PoolConfig config = read_pool_options(cli, *options, experiment.pool_flags);

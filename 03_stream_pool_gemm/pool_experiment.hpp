@@ -109,15 +109,16 @@ double estimate_seconds(const Workload& work, const RepeatPlan& plan, const Pool
 
 // What sets the kernels, order, engine-streams and timeline subcommands
 // apart: the flags they offer, which variants they time, and which parts of
-// the report they print. Each defines one and hands it to run_pool_experiment.
+// the report they print. Each defines one, and its Subcommand runs it with
+// run_experiment.
 struct PoolExperiment {
   const char* subcommand = "";
   const char* description = "";  // the first lines of its --help
   // --kernel's default (with --tf32); nothing: the article's naive kernel, no --kernel.
-  std::optional<GemmKernel> kernel;
+  std::optional<GemmKernel> kernel{};
   bool host_memory_choice = true;  // --host-memory pageable|pinned (default pinned); else pinned
-  PoolFlags pool_flags;            // --streams, and --device-buffers, --streams-sweep where offered
-  PoolVariants variants;           // with .timeline: --timeline-batches and --trace
+  PoolFlags pool_flags{};          // --streams, and --device-buffers, --streams-sweep where offered
+  PoolVariants variants{};         // with .timeline: --timeline-batches and --trace
   std::vector<IssueOrder> orders = {IssueOrder::depth_first};  // of the main pool; depth-first first
   bool bound_details = false;  // the bound's paths and table, the regime, device memory
 };
@@ -130,5 +131,11 @@ struct PoolExperiment {
 // records the timeline where asked, prints the report, writes the JSON with
 // "subcommand" and returns the exit code.
 int run_pool_experiment(const PoolExperiment& experiment, int argc, char** argv);
+
+// run_pool_experiment(experiment, ...) as a Subcommand's run function.
+template <const PoolExperiment& experiment>
+int run_experiment(int argc, char** argv) {
+  return run_pool_experiment(experiment, argc, argv);
+}
 
 }  // namespace csg::pool

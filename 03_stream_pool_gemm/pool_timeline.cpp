@@ -8,18 +8,20 @@
 #include "pool_experiment.hpp"
 
 namespace csg::pool {
+namespace {
 
-int run_timeline(int argc, char** argv) {
-  PoolExperiment experiment;
-  experiment.subcommand = "timeline";
-  experiment.description =
-      "The stream pool (depth-first) timed in rounds, then one more run recorded with CUPTI and drawn as a timeline, "
-      "a row per stream (H copy in, K kernel, D copy out), and re-timed after the recording.";
-  experiment.kernel = GemmKernel::naive;
-  experiment.pool_flags = {.device_buffers = true, .sweep = false};
-  experiment.variants = {.serial_baselines = false, .orders = 1, .engine_streams = false, .bounds = false,
-                         .timeline = true};
-  return run_pool_experiment(experiment, argc, argv);
-}
+const PoolExperiment kExperiment{
+    .subcommand = "timeline",
+    .description = "The stream pool (depth-first) timed in rounds, then one more run recorded with CUPTI and drawn "
+                   "as a timeline, a row per stream (H copy in, K kernel, D copy out), and re-timed after the "
+                   "recording.",
+    .kernel = GemmKernel::naive,
+    .pool_flags = {.device_buffers = true, .sweep = false},
+    .variants = {.serial_baselines = false, .orders = 1, .engine_streams = false, .bounds = false, .timeline = true}};
+
+}  // namespace
+
+const Subcommand kTimeline{"timeline", "one pool run recorded with CUPTI and drawn, a row per stream",
+                           run_experiment<kExperiment>};
 
 }  // namespace csg::pool

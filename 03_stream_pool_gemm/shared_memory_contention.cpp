@@ -18,6 +18,12 @@
 namespace csg::pool {
 namespace {
 
+// The first lines of its --help.
+constexpr const char* kHelp =
+    "Two streams, each launching one kernel of one block per SM that holds its SM for a fixed time: with little "
+    "shared memory per block both kernels' blocks fit on an SM together, with more than half an SM's they queue. "
+    "Each round times both alone and on two streams at once.";
+
 // Per timed or warm-up run of a contention variant: launch, events, the check.
 constexpr double kContentionRunOverheadUs = 60.0;
 
@@ -34,13 +40,11 @@ double contention_seconds(const ContentionConfig& c) {
   return experiment_seconds(c.plan, 2.0 * (3.0 * c.kernel_us + 2.0 * kContentionRunOverheadUs));
 }
 
+namespace {
+
 int run_contention(int argc, char** argv) {
-  StageCli cli(subcommand_program("contention"),
-               "Two streams, each launching one kernel of one block per SM that holds its SM for a fixed time: with "
-               "little shared memory per block both kernels' blocks fit on an SM together, with more than half an "
-               "SM's they queue. Each round times both alone and on two streams at once.",
-               experiment_defaults());
-  const std::optional<CommonOptions> options = parse_or_print_help(cli, argc, argv);
+  StageCli cli(subcommand_program(lesson03::kStage, "contention"), kHelp, experiment_defaults());
+  const std::optional<CommonOptions> options = cli.parse_or_help(argc, argv);
   if (!options) return kExitOk;
   ContentionConfig config;
   config.plan = options->plan;
@@ -60,5 +64,10 @@ int run_contention(int argc, char** argv) {
                            "every block's marker", "shared_memory_contention", contention_json(result),
                            options->json_path);
 }
+
+}  // namespace
+
+const Subcommand kContention{"contention", "two streams' kernels with little and with much shared memory per block",
+                             run_contention};
 
 }  // namespace csg::pool

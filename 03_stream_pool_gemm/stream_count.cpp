@@ -21,6 +21,12 @@
 namespace csg::pool {
 namespace {
 
+// The first lines of its --help.
+constexpr const char* kHelp =
+    "The stream pool from 1 to 1,024 streams on a workload of short batches (1,000 GEMMs of 128^3), depth-first on "
+    "pinned memory, each pool size with its own pipeline bound and the host's time to issue it: where more streams "
+    "stop helping, and why.";
+
 constexpr int kMaxCountBatches = 100000;
 constexpr int kMaxCountSize = 1024;
 // The host's issue time is "most of the run" from this share on.
@@ -158,6 +164,8 @@ nlohmann::json stream_count_json(const StreamCountConfig& config, const PoolMeas
   return doc;
 }
 
+namespace {
+
 // 03_stream_pool_gemm count-sweep: "open 1000 streams when the PCIe link is
 // full after 5": the pool from 1 to 1,024 streams on short batches, each size
 // with its own bound, in interleaved rounds.
@@ -167,13 +175,9 @@ int run_count_sweep(int argc, char** argv) {
   defaults.gemm_workload = false;  // its own workload: --count-batches x --count-size^3, the article's kernel
   defaults.host_memory = HostMemory::pinned;
   defaults.host_memory_choice = false;
-  StageCli cli(subcommand_program("count-sweep"),
-               "The stream pool from 1 to 1,024 streams on a workload of short batches (1,000 GEMMs of 128^3), "
-               "depth-first on pinned memory, each pool size with its own pipeline bound and the host's time to issue "
-               "it: where more streams stop helping, and why.",
-               defaults);
+  StageCli cli(subcommand_program(lesson03::kStage, "count-sweep"), kHelp, defaults);
   add_stream_count_options(cli);
-  std::optional<CommonOptions> options = parse_or_print_help(cli, argc, argv);
+  std::optional<CommonOptions> options = cli.parse_or_help(argc, argv);
   if (!options) return kExitOk;
   const StreamCountConfig config = read_stream_count_options(cli);
   options->work = config.workload();
@@ -218,5 +222,11 @@ int run_count_sweep(int argc, char** argv) {
   return finish_stage(std::cout, lesson03::kStage, doc, result.verification.passed, std::nullopt, TimelineOptions{},
                       options->json_path);
 }
+
+}  // namespace
+
+const Subcommand kCountSweep{"count-sweep",
+                             "1 to 1,024 streams on short batches: where more streams stop helping, and why",
+                             run_count_sweep};
 
 }  // namespace csg::pool
