@@ -18,24 +18,9 @@
 namespace csg::lesson01 {
 namespace {
 
-CommonDefaults lesson_defaults() {
-  CommonDefaults defaults;
-  defaults.host_memory = HostMemory::pageable;  // the article's malloc
-  defaults.kernel_choice = false;  // the article's naive kernel; other kernels: the laboratory's "kernels"
-  return defaults;
-}
-
 // The lesson's options as the laboratory's report reads them.
 CommonOptions common_options(const Options& options) {
-  CommonOptions common;
-  common.work = options.work;
-  common.plan = {options.warmup, options.repeats};
-  common.seed = options.seed;
-  common.json_path = options.json_path;
-  common.host_memory = options.host_memory;
-  common.host_memories = {options.host_memory};
-  common.max_minutes = options.max_minutes;
-  return common;
+  return csg::common_options(options, options.work, options.host_memory);
 }
 
 }  // namespace
@@ -44,21 +29,10 @@ std::optional<Options> parse_options(int argc, char** argv) {
   StageCli cli(kStage,
                "The article's first timeline: per batch cudaMemcpy H2D, gemm_naive and cudaMemcpy D2H on the legacy "
                "default stream, one after the other; the serial total against the sum of the three stages alone.",
-               lesson_defaults());
-  const std::optional<CommonOptions> common = cli.parse(argc, argv);
-  if (!common) {
-    print_help(cli.help() + laboratory_help(kStage, laboratory()));
-    return std::nullopt;
-  }
-  Options options;
-  options.work = common->work;
-  options.host_memory = common->host_memory;
-  options.warmup = common->plan.warmup;
-  options.repeats = common->plan.repeats;
-  options.seed = common->seed;
-  options.json_path = common->json_path;
-  options.max_minutes = common->max_minutes;
-  return options;
+               lesson_defaults(HostMemory::pageable, /*host_memory_choice=*/true));  // the article's malloc
+  const std::optional<CommonOptions> common = cli.parse_or_help(argc, argv, laboratory_help(kStage, laboratory()));
+  if (!common) return std::nullopt;
+  return Options{lesson_options(*common), common->work, common->host_memory};
 }
 
 void check_size(const Options& options) {

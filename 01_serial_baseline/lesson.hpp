@@ -4,11 +4,8 @@
 // listed in laboratory.cpp.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <span>
-#include <string>
-#include <vector>
 
 #include "batches.hpp"
 #include "stage.hpp"
@@ -17,17 +14,11 @@ namespace csg::lesson01 {
 
 inline constexpr const char* kStage = "01_serial_baseline";
 
-struct Options {
-  Workload work;  // --batches --m --n --k: the article's 100 GEMMs of 1024x1024x512
+struct Options : LessonOptions {  // and --warmup, --repeats, --seed, --json, --max-minutes
+  Workload work;                   // --batches --m --n --k: the article's 100 GEMMs of 1024x1024x512
   // --host-memory: h_A and h_C from malloc (pageable, the article's first
   // timeline) or from cudaMallocHost (pinned, the article's next step).
   HostMemory host_memory = HostMemory::pageable;
-  int warmup = 2;          // --warmup: rounds run first and not kept
-  int repeats = 10;        // --repeats: timed rounds; each figure is the median over them
-  std::uint64_t seed = 1;  // --seed: of the data and of the verification
-  std::string json_path;   // --json FILE: every figure, schema cuda-streams-graphs/result/v1
-  int max_minutes = 10;    // --max-minutes: a run estimated longer is refused
-  int rounds() const { return warmup + repeats; }
 };
 
 // Parses and checks every argument before any CUDA call (UsageError: exit 2);
@@ -40,9 +31,6 @@ void check_size(const Options& options);
 
 // The laboratory: every experiment beyond the article, one subcommand each.
 std::span<const Subcommand> laboratory();
-
-// What main.cu measures: one sample per timed round of each.
-using Samples = std::vector<Millis>;
 
 struct Figures {
   Samples serial;                        // the article's loop: every batch's H2D, kernel and D2H in turn

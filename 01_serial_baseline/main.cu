@@ -42,10 +42,6 @@ csg::Millis serial_run(csg::BatchBuffers& b, csg::EventTimer& timer, unsigned op
   return timer.stop();
 }
 
-void keep(bool timed, Samples& samples, csg::Millis sample) {
-  if (timed) samples.push_back(sample);
-}
-
 // One round: the serial run (outputs poisoned first, every batch verified
 // after the last round), then the three stage sums, each every batch's op of
 // one kind alone. If nothing overlaps, the serial run takes their sum. The
@@ -54,46 +50,42 @@ void keep(bool timed, Samples& samples, csg::Millis sample) {
 void time_round(Figures& f, csg::BatchBuffers& b, csg::EventTimer& timer, bool timed, bool last,
                 std::uint64_t seed) {
   b.poison_outputs(nullptr);
-  keep(timed, f.serial, serial_run(b, timer));
+  csg::keep(timed, f.serial, serial_run(b, timer));
   if (last) f.serial_check = b.verify(seed);
-  keep(timed, f.h2d_sum, serial_run(b, timer, kH2d));
+  csg::keep(timed, f.h2d_sum, serial_run(b, timer, kH2d));
   b.poison_device_outputs(nullptr);
-  keep(timed, f.kernel_sum, serial_run(b, timer, kKernel));
+  csg::keep(timed, f.kernel_sum, serial_run(b, timer, kKernel));
   b.poison_host_outputs();
-  keep(timed, f.d2h_sum, serial_run(b, timer, kD2h));
+  csg::keep(timed, f.d2h_sum, serial_run(b, timer, kD2h));
   if (last) f.sums_check = b.verify(seed);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) try {
-  csg::start_stage(kStage);
-  if (const csg::Subcommand* experiment = csg::find_subcommand(argc, argv, laboratory())) {
-    return csg::run_subcommand(*experiment, argc, argv);
-  }
-  const std::optional<Options> options = parse_options(argc, argv);  // all checked before any CUDA call
-  if (!options) return csg::kExitOk;                                  // --help
+// The lesson: check the device and the size, allocate, time the serial run
+// and the stage sums in rounds, verify every batch, report.
+int lesson(const Options& options) {
   csg::require_device();
-  check_size(*options);
+  check_size(options);
 
   // The article's buffers: h_A, h_B, h_C on the host; one d_A and d_C per
   // batch and d_B on the device. Host memory from malloc (pageable), or with
   // --host-memory pinned from cudaMallocHost: the one call that changes.
-  csg::BatchBuffers buffers(options->work, options->host_memory);
-  buffers.fill_inputs(options->seed);  // init_data, and B copied to the device once
+  csg::BatchBuffers buffers(options.work, options.host_memory);
+  buffers.fill_inputs(options.seed);  // init_data, and B copied to the device once
   csg::EventTimer timer;
 
   // Every variant once per round, so a slow moment of the machine hits all
   // alike and the serial run compares with sums of the same rounds; the
   // warm-up rounds are not kept.
   Figures f;
-  for (int round = 0; round < options->rounds(); ++round) {
-    const bool timed = round >= options->warmup;
-    const bool last = round + 1 == options->rounds();
-    time_round(f, buffers, timer, timed, last, options->seed);
-    csg::round_done(round, options->rounds());
+  for (int round = 0; round < options.rounds(); ++round) {
+    const bool timed = round >= options.warmup;
+    const bool last = round + 1 == options.rounds();
+    time_round(f, buffers, timer, timed, last, options.seed);
+    csg::round_done(round, options.rounds());
   }
-  return report(*options, f) ? csg::kExitOk : csg::kExitFailure;
-} catch (...) {
-  return csg::exit_code_of_current_exception(kStage);
+  return report(options, f) ? csg::kExitOk : csg::kExitFailure;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return csg::run_stage(kStage, argc, argv, laboratory(), parse_options, lesson); }

@@ -34,10 +34,9 @@ constexpr long long kMaxAsyncMiB = 16384;
 
 constexpr CopyDirection kCopyDirections[kDirectionCount] = {CopyDirection::h2d, CopyDirection::d2h};
 
-CommonDefaults lesson_defaults() {
-  CommonDefaults defaults;
-  defaults.gemm_workload = false;       // copies only: no --batches, --m, --n, --k, no --kernel
-  defaults.host_memory_choice = false;  // the article's two kinds, both measured
+CommonDefaults copies_only() {
+  CommonDefaults defaults = lesson_defaults(HostMemory::pageable);  // the article's two kinds, both measured
+  defaults.gemm_workload = false;  // copies only: no --batches, --m, --n, --k
   return defaults;
 }
 
@@ -66,25 +65,16 @@ std::optional<Options> parse_options(int argc, char** argv) {
                "The article's Pinned Memory: one cudaMemcpyAsync at a time, each way, from pageable (malloc) and from "
                "pinned (cudaMallocHost) host memory: the bandwidth at a few sizes, and how long the call keeps the "
                "host.",
-               lesson_defaults());
+               copies_only());
   cli.add_text("sizes", "Sizes of the bandwidth copies, e.g. 64K,1M,16M,256M (bytes; K/M/G/T are 2^10..2^40)",
                kDefaultSizes, "LIST");
   cli.add_int("async-mib", "Size of the copy whose cudaMemcpyAsync call is timed on the host, MiB", kDefaultAsyncMiB,
               1, kMaxAsyncMiB);
-  const std::optional<CommonOptions> common = cli.parse(argc, argv);
-  if (!common) {
-    print_help(cli.help() + laboratory_help(kStage, laboratory()));
-    return std::nullopt;
-  }
-  Options options;
+  const std::optional<CommonOptions> common = cli.parse_or_help(argc, argv, laboratory_help(kStage, laboratory()));
+  if (!common) return std::nullopt;
+  Options options{lesson_options(*common), {}, static_cast<std::size_t>(cli.get_int("async-mib")) * kMiB};
   const std::vector<std::uint64_t> sizes = copies::parse_size_list("sizes", cli.get_string("sizes"));
   options.sizes.assign(sizes.begin(), sizes.end());
-  options.async_bytes = static_cast<std::size_t>(cli.get_int("async-mib")) * kMiB;
-  options.warmup = common->plan.warmup;
-  options.repeats = common->plan.repeats;
-  options.seed = common->seed;
-  options.json_path = common->json_path;
-  options.max_minutes = common->max_minutes;
   check_host_fits(needs_of(options), kSmaller);  // needs no GPU: refused the same way everywhere
   return options;
 }

@@ -18,15 +18,9 @@ namespace csg::lesson02 {
 
 inline constexpr const char* kStage = "02_pinned_vs_pageable";
 
-struct Options {
+struct Options : LessonOptions {   // and --warmup, --repeats, --seed (of the bytes), --json, --max-minutes
   std::vector<std::size_t> sizes;  // --sizes: the bandwidth's sizes, ascending (64K,1M,16M,256M)
   std::size_t async_bytes = 0;     // --async-mib: the cudaMemcpyAsync whose call is timed on the host (64 MiB)
-  int warmup = 2;                  // --warmup: rounds run first and not kept
-  int repeats = 10;                // --repeats: timed rounds; each figure is the median over them
-  std::uint64_t seed = 1;          // --seed: of the bytes every copy moves
-  std::string json_path;           // --json FILE: every figure, schema cuda-streams-graphs/result/v1
-  int max_minutes = 10;            // --max-minutes: a run estimated longer is refused
-  int rounds() const { return warmup + repeats; }
   // What every buffer holds: the largest copy of the run.
   std::size_t buffer_bytes() const;
 };
@@ -54,9 +48,6 @@ inline constexpr HostMemory kKinds[] = {HostMemory::pageable, HostMemory::pinned
 inline constexpr cudaMemcpyKind kDirections[] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost};
 inline constexpr int kKindCount = 2;
 inline constexpr int kDirectionCount = 2;
-
-// What main.cu measures: one sample per timed round of each.
-using Samples = std::vector<Millis>;
 
 struct CopySamples {
   Samples copy;  // the copy itself: CUDA events around it on its stream

@@ -93,22 +93,16 @@ std::string verify(HostCopies& host, csg::DeviceBuffer<std::byte>& device, cudaS
   return back.empty() ? "" : "after a round trip, " + back;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) try {
-  csg::start_stage(kStage);
-  if (const csg::Subcommand* experiment = csg::find_subcommand(argc, argv, laboratory())) {
-    return csg::run_subcommand(*experiment, argc, argv);
-  }
-  const std::optional<Options> options = parse_options(argc, argv);  // all checked before any CUDA call
-  if (!options) return csg::kExitOk;                                  // --help
+// The lesson: check the device and the size, allocate both kinds, time every
+// copy in rounds, check every byte, report.
+int lesson(const Options& options) {
   csg::require_device();
-  check_size(*options);
+  check_size(options);
 
   // Each kind's buffers, and one on the device, at the largest size: every
   // copy moves the first `bytes` of them.
-  const std::size_t bytes = options->buffer_bytes();
-  HostCopies host[kKindCount] = {{kKinds[0], bytes, options->seed}, {kKinds[1], bytes, options->seed}};
+  const std::size_t bytes = options.buffer_bytes();
+  HostCopies host[kKindCount] = {{kKinds[0], bytes, options.seed}, {kKinds[1], bytes, options.seed}};
   csg::DeviceBuffer<std::byte> device(bytes);
   csg::Stream stream;  // the article's cudaStreamCreate
   csg::EventTimer timer;
@@ -116,16 +110,18 @@ int main(int argc, char** argv) try {
   // Every copy once per round, so a slow moment of the machine hits both
   // kinds alike; the warm-up rounds are not kept.
   Figures f;
-  for (const std::size_t size : options->sizes) f.sweep.push_back({size, {}});
-  f.async.bytes = options->async_bytes;
-  for (int round = 0; round < options->rounds(); ++round) {
-    const bool timed = round >= options->warmup;
+  for (const std::size_t size : options.sizes) f.sweep.push_back({size, {}});
+  f.async.bytes = options.async_bytes;
+  for (int round = 0; round < options.rounds(); ++round) {
+    const bool timed = round >= options.warmup;
     for (SizeFigures& size : f.sweep) time_copies(size, host, device, stream.get(), timer, timed);
     time_copies(f.async, host, device, stream.get(), timer, timed);
-    csg::round_done(round, options->rounds());
+    csg::round_done(round, options.rounds());
   }
-  for (int k = 0; k < kKindCount; ++k) f.checks[k] = verify(host[k], device, stream.get(), options->seed);
-  return report(*options, f) ? csg::kExitOk : csg::kExitFailure;
-} catch (...) {
-  return csg::exit_code_of_current_exception(kStage);
+  for (int k = 0; k < kKindCount; ++k) f.checks[k] = verify(host[k], device, stream.get(), options.seed);
+  return report(options, f) ? csg::kExitOk : csg::kExitFailure;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return csg::run_stage(kStage, argc, argv, laboratory(), parse_options, lesson); }

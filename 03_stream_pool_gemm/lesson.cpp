@@ -5,6 +5,7 @@
 #include "lesson.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <iostream>
 
 #include "cli/options.hpp"
@@ -28,61 +29,33 @@ using Kind = PoolMeasurements::Kind;
 using Entry = PoolMeasurements::Entry;
 
 constexpr const char* kDefaultSweep = "1,2,4,8";
+constexpr const char* kDescription =
+    "The article's stream pool: batch i's cudaMemcpyAsync H2D, gemm_naive and cudaMemcpyAsync D2H on stream "
+    "i % streams, from pinned memory, against stage 01's serial loop.";
 
-CommonDefaults lesson_defaults() {
-  CommonDefaults defaults;
-  defaults.host_memory = HostMemory::pinned;
-  defaults.kernel_choice = false;  // the article's naive kernel; other kernels: the laboratory's "kernels"
-  defaults.host_memory_choice = false;
-  return defaults;
+// One of the laboratory's entries for figures measured here: a run of the
+// whole workload (checked), or a bound's run (nothing to check).
+Entry entry(Kind kind, std::string name, nlohmann::json params, const Samples& samples, Work work,
+            const VerifyResult* check = nullptr) {
+  Entry e;
+  e.kind = kind;
+  e.name = std::move(name);
+  e.params = std::move(params);
+  e.stats = summarize(samples);
+  e.work = work;
+  e.verifiable = check != nullptr;
+  if (check != nullptr) e.check = *check;
+  return e;
 }
 
-Summary summary_of(const Samples& samples) { return summarize(samples); }
-
-Entry whole_run(Kind kind, const Workload& work, const Samples& samples, const VerifyResult& check,
-                HostMemory memory) {
-  Entry entry;
-  entry.kind = kind;
-  entry.params = {{"host_memory", std::string(to_string(memory))}};
-  entry.stats = summary_of(samples);
-  entry.work = Work{double(work.batches) * double(work.a_bytes() + work.c_bytes()),
-                    double(work.batches) * work.flops_per_batch()};
-  entry.check = check;
-  return entry;
-}
-
-Entry pool_entry(const Workload& work, const PoolFigures& p, bool sweep) {
-  Entry entry = whole_run(sweep ? Kind::pool_sweep : Kind::pool, work, p.run, p.check, HostMemory::pinned);
-  entry.name = "stream_pool";
-  entry.params.update({{"streams", p.streams}, {"order", "depth_first"}, {"sweep", sweep}});
-  entry.streams = p.streams;
-  entry.order = IssueOrder::depth_first;
-  entry.host_issue = summary_of(p.issued);
-  return entry;
-}
-
-Entry bound_entry(const char* name, const Samples& samples, Work work, bool copies) {
-  Entry entry;
-  entry.kind = Kind::bound;
-  entry.name = name;
-  if (copies) entry.params = {{"host_memory", "pinned"}};
-  entry.stats = summary_of(samples);
-  entry.work = work;
-  entry.verifiable = false;
-  return entry;
-}
-
-Entry resource_entry(int streams, const char* resource, const Samples& samples, Work work) {
-  Entry entry;
-  entry.kind = Kind::resource;
-  entry.name = "resource_alone";
-  entry.resource = resource;
-  entry.params = {{"streams", streams}, {"resource", resource}};
-  entry.streams = streams;
-  entry.stats = summary_of(samples);
-  entry.work = work;
-  entry.verifiable = false;
-  return entry;
+Entry pool_entry(const PoolFigures& p, Work whole, bool sweep) {
+  Entry e = entry(sweep ? Kind::pool_sweep : Kind::pool, "stream_pool",
+                  {{"host_memory", "pinned"}, {"streams", p.streams}, {"order", "depth_first"}, {"sweep", sweep}}, p.run,
+                  whole, &p.check);
+  e.streams = p.streams;
+  e.order = IssueOrder::depth_first;
+  e.host_issue = summarize(p.issued);
+  return e;
 }
 
 // The lesson's figures as the laboratory's measurements: the same entries
@@ -94,28 +67,37 @@ PoolMeasurements measurements(const Options& options, const Figures& f) {
   const Work kernels{0.0, batches * w.flops_per_batch()};
   const Work d2h{batches * double(w.c_bytes()), 0.0};
   const Work both{h2d.bytes + d2h.bytes, 0.0};
-  std::vector<Entry> entries;
-  entries.push_back(whole_run(Kind::serial, w, f.serial_pageable, f.serial_pageable_check, HostMemory::pageable));
-  entries.push_back(whole_run(Kind::serial, w, f.serial_pinned, f.serial_pinned_check, HostMemory::pinned));
-  entries.front().name = entries.back().name = "serial";
+  const Work whole{h2d.bytes + d2h.bytes, kernels.flops};
+  const nlohmann::json pinned = {{"host_memory", "pinned"}};
+  std::vector<Entry> entries = {
+      entry(Kind::serial, "serial", {{"host_memory", "pageable"}}, f.serial_pageable, whole, &f.serial_pageable_check),
+      entry(Kind::serial, "serial", pinned, f.serial_pinned, whole, &f.serial_pinned_check)};
   for (const PoolFigures& p : f.pools) {
-    if (p.streams == options.streams) entries.push_back(pool_entry(w, p, false));
+    if (p.streams == options.streams) entries.push_back(pool_entry(p, whole, false));
   }
-  for (const PoolFigures& p : f.pools) entries.push_back(pool_entry(w, p, true));
-  entries.push_back(bound_entry("h2d_sum", f.h2d_sum, h2d, true));
-  entries.push_back(bound_entry("kernel_sum", f.kernel_sum, kernels, false));
-  entries.push_back(bound_entry("d2h_sum", f.d2h_sum, d2h, true));
-  entries.push_back(bound_entry("h2d_first_op", f.h2d_first, {double(w.a_bytes()), 0.0}, true));
-  entries.push_back(bound_entry("kernel_first_op", f.kernel_first, {0.0, w.flops_per_batch()}, false));
-  entries.push_back(bound_entry("d2h_first_op", f.d2h_first, {double(w.c_bytes()), 0.0}, true));
-  for (const PoolFigures& p : f.pools) {
-    const double busiest_share = double(busiest_stream_batches(w.batches, p.streams)) / batches;
-    entries.push_back(resource_entry(p.streams, "kernels", p.kernels, kernels));
-    entries.push_back(resource_entry(p.streams, "h2d", p.h2d, h2d));
-    entries.push_back(resource_entry(p.streams, "d2h", p.d2h, d2h));
-    entries.push_back(resource_entry(p.streams, "both_ways", p.both_ways, both));
-    entries.push_back(resource_entry(p.streams, "busiest_stream", p.busiest,
-                                     {busiest_share * both.bytes, busiest_share * kernels.flops}));
+  for (const PoolFigures& p : f.pools) entries.push_back(pool_entry(p, whole, true));
+  for (Entry& e : std::vector<Entry>{
+           entry(Kind::bound, "h2d_sum", pinned, f.h2d_sum, h2d),
+           entry(Kind::bound, "kernel_sum", nlohmann::json::object(), f.kernel_sum, kernels),
+           entry(Kind::bound, "d2h_sum", pinned, f.d2h_sum, d2h),
+           entry(Kind::bound, "h2d_first_op", pinned, f.h2d_first, {double(w.a_bytes()), 0.0}),
+           entry(Kind::bound, "kernel_first_op", nlohmann::json::object(), f.kernel_first, {0.0, w.flops_per_batch()}),
+           entry(Kind::bound, "d2h_first_op", pinned, f.d2h_first, {double(w.c_bytes()), 0.0})}) {
+    entries.push_back(std::move(e));
+  }
+  for (const PoolFigures& p : f.pools) {  // each resource alone on the pool, and its busiest stream
+    const double busiest = double(busiest_stream_batches(w.batches, p.streams)) / batches;
+    const std::pair<const char*, std::pair<const Samples*, Work>> runs[] = {
+        {"kernels", {&p.kernels, kernels}}, {"h2d", {&p.h2d, h2d}},          {"d2h", {&p.d2h, d2h}},
+        {"both_ways", {&p.both_ways, both}},
+        {"busiest_stream", {&p.busiest, {busiest * both.bytes, busiest * kernels.flops}}}};
+    for (const auto& [resource, run] : runs) {
+      Entry e = entry(Kind::resource, "resource_alone", {{"streams", p.streams}, {"resource", resource}}, *run.first,
+                      run.second);
+      e.resource = resource;
+      e.streams = p.streams;
+      entries.push_back(std::move(e));
+    }
   }
   return PoolMeasurements::measured(w, std::move(entries));
 }
@@ -123,26 +105,13 @@ PoolMeasurements measurements(const Options& options, const Figures& f) {
 }  // namespace
 
 std::optional<Options> parse_options(int argc, char** argv) {
-  StageCli cli(kStage,
-               "The article's stream pool: batch i's cudaMemcpyAsync H2D, gemm_naive and cudaMemcpyAsync D2H on "
-               "stream i % streams, from pinned memory, against stage 01's serial loop.",
-               lesson_defaults());
+  StageCli cli(kStage, kDescription, lesson_defaults(HostMemory::pinned));
   cli.add_int("streams", "Streams in the pool (the article's pool_size); batch i runs on stream i % streams", 8, 1,
               kMaxPoolStreams);
   cli.add_text("streams-sweep", "Pool sizes to time beside it, comma-separated, or 'off'", kDefaultSweep, "LIST");
-  const std::optional<CommonOptions> common = cli.parse(argc, argv);
-  if (!common) {
-    print_help(cli.help() + laboratory_help(kStage, laboratory()));
-    return std::nullopt;
-  }
-  Options options;
-  options.work = common->work;
-  options.streams = static_cast<int>(cli.get_int("streams"));
-  options.warmup = common->plan.warmup;
-  options.repeats = common->plan.repeats;
-  options.seed = common->seed;
-  options.json_path = common->json_path;
-  options.max_minutes = common->max_minutes;
+  const std::optional<CommonOptions> common = cli.parse_or_help(argc, argv, laboratory_help(kStage, laboratory()));
+  if (!common) return std::nullopt;
+  Options options{lesson_options(*common), common->work, static_cast<int>(cli.get_int("streams")), {}};
   if (cli.get_string("streams-sweep") != "off") {
     for (const long long size : parse_distinct_int_list("streams-sweep", cli.get_string("streams-sweep"), 1,
                                                         kMaxPoolStreams)) {
@@ -177,11 +146,7 @@ bool report(const Options& options, const Figures& figures) {
   const int device = 0;  // require_device chose it
   const DeviceInfo info = query_device_info(device);
   const PoolMeasurements runs = measurements(options, figures);
-  CommonOptions common;
-  common.work = options.work;
-  common.plan = {options.warmup, options.repeats};
-  common.seed = options.seed;
-  common.host_memory = HostMemory::pinned;
+  const CommonOptions common = common_options(options, options.work, HostMemory::pinned);
   PoolConfig config;
   config.streams = options.streams;
   config.device_buffers = DeviceBuffers::per_batch;
@@ -236,17 +201,10 @@ bool report(const Options& options, const Figures& figures) {
     if (!gap.empty()) out << gap << '\n';
   }
   out << pool::regime_text(bound) << '\n';
-  out << '\n' << result.verification.message() << " in each of the " << 2 + figures.pools.size() << " runs";
-  if (result.verification.passed && result.verification.digest) {
-    out << "; output digest " << digest_text(*result.verification.digest);
-  }
-  out << "\nbeyond the article: " << kStage << " --help lists the laboratory (other kernels, issue order, up to\n"
-      << "  1,024 streams, priorities, contention, a timeline)\n";
-
-  nlohmann::json doc = to_json(result);
-  doc["subcommand"] = nullptr;
-  if (!options.json_path.empty()) write_json_file(options.json_path, doc);
-  return result.verification.passed;
+  return finish_lesson(out, result, "the " + std::to_string(2 + figures.pools.size()) + " runs",
+                       "--help lists the laboratory (other kernels, issue order, up to\n"
+                       "  1,024 streams, priorities, contention, a timeline)",
+                       to_json(result), options.json_path);
 }
 
 }  // namespace csg::lesson03

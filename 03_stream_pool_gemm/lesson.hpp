@@ -4,10 +4,8 @@
 // laboratory's experiments are listed in laboratory.cpp.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "batches.hpp"
@@ -17,16 +15,10 @@ namespace csg::lesson03 {
 
 inline constexpr const char* kStage = "03_stream_pool_gemm";
 
-struct Options {
-  Workload work;                // --batches --m --n --k: the article's 100 GEMMs of 1024x1024x512
-  int streams = 8;              // --streams: the article's pool_size
-  std::vector<int> pool_sizes;  // every pool timed, ascending: --streams-sweep (1,2,4,8) and --streams
-  int warmup = 2;               // --warmup: rounds run first and not kept
-  int repeats = 10;             // --repeats: timed rounds; each variant's median over them is reported
-  std::uint64_t seed = 1;       // --seed: of the data and of the verification
-  std::string json_path;        // --json FILE: every figure, schema cuda-streams-graphs/result/v1
-  int max_minutes = 10;         // --max-minutes: a run estimated longer is refused
-  int rounds() const { return warmup + repeats; }
+struct Options : LessonOptions {  // and --warmup, --repeats, --seed, --json, --max-minutes
+  Workload work;                   // --batches --m --n --k: the article's 100 GEMMs of 1024x1024x512
+  int streams = 8;                 // --streams: the article's pool_size
+  std::vector<int> pool_sizes;     // every pool timed, ascending: --streams-sweep (1,2,4,8) and --streams
 };
 
 // Parses and checks every argument before any CUDA call (UsageError: exit 2);
@@ -39,9 +31,6 @@ void check_size(const Options& options);
 
 // The laboratory: every experiment beyond the article, one subcommand each.
 std::span<const Subcommand> laboratory();
-
-// What main.cu measures: one sample per timed round of each.
-using Samples = std::vector<Millis>;
 
 struct PoolFigures {
   int streams = 0;

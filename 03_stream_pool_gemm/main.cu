@@ -75,10 +75,6 @@ PoolTime pool_run(csg::BatchBuffers& b, const csg::StreamPool& pool, csg::EventT
   return {timer.stop(), issued};
 }
 
-void keep(bool timed, Samples& samples, csg::Millis sample) {
-  if (timed) samples.push_back(sample);
-}
-
 // One round of a pool: its run (outputs poisoned first, every batch verified
 // after the last round), then what its bound is made of: each resource's work
 // alone issued the same way, and the busiest stream's batches alone.
@@ -87,36 +83,30 @@ void time_pool(PoolFigures& f, const csg::StreamPool& pool, const csg::StreamPoo
   f.streams = pool.size();
   b.poison_outputs(pool[0]);
   const PoolTime t = pool_run(b, pool, timer);
-  keep(timed, f.run, t.gpu);
-  keep(timed, f.issued, t.issued);
+  csg::keep(timed, f.run, t.gpu);
+  csg::keep(timed, f.issued, t.issued);
   if (last) f.check = b.verify(seed);
-  keep(timed, f.kernels, pool_run(b, pool, timer, kKernel).gpu);
-  keep(timed, f.h2d, pool_run(b, pool, timer, kH2d).gpu);
-  keep(timed, f.d2h, pool_run(b, pool, timer, kD2h).gpu);
-  keep(timed, f.both_ways, pool_run(b, pool, timer, kH2d | kD2h).gpu);
+  csg::keep(timed, f.kernels, pool_run(b, pool, timer, kKernel).gpu);
+  csg::keep(timed, f.h2d, pool_run(b, pool, timer, kH2d).gpu);
+  csg::keep(timed, f.d2h, pool_run(b, pool, timer, kD2h).gpu);
+  csg::keep(timed, f.both_ways, pool_run(b, pool, timer, kH2d | kD2h).gpu);
   const int busiest = (b.work().batches + f.streams - 1) / f.streams;  // stream 0 runs batches 0, S, 2S, ...
-  keep(timed, f.busiest, pool_run(b, one_stream, timer, kAll, busiest).gpu);
+  csg::keep(timed, f.busiest, pool_run(b, one_stream, timer, kAll, busiest).gpu);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) try {
-  csg::start_stage(kStage);
-  if (const csg::Subcommand* experiment = csg::find_subcommand(argc, argv, laboratory())) {
-    return csg::run_subcommand(*experiment, argc, argv);
-  }
-  const std::optional<Options> options = parse_options(argc, argv);  // all checked before any CUDA call
-  if (!options) return csg::kExitOk;                                  // --help
+// The lesson: check the device and the size, allocate, time every variant in
+// rounds, verify every batch, report.
+int lesson(const Options& options) {
   csg::require_device();
-  check_size(*options);
+  check_size(options);
 
   // The article's buffers, twice: pageable (malloc) for stage 01's baseline, pinned (cudaMallocHost) for the pool.
-  csg::BatchBuffers pageable(options->work, csg::HostMemory::pageable);
-  csg::BatchBuffers pinned(options->work, csg::HostMemory::pinned);
-  pageable.fill_inputs(options->seed);  // init_data, and B copied to the device once
-  pinned.fill_inputs(options->seed);
+  csg::BatchBuffers pageable(options.work, csg::HostMemory::pageable);
+  csg::BatchBuffers pinned(options.work, csg::HostMemory::pinned);
+  pageable.fill_inputs(options.seed);  // init_data, and B copied to the device once
+  pinned.fill_inputs(options.seed);
   std::vector<csg::StreamPool> pools;  // the article's pool: cudaStreamCreate'd streams, a fork and join events
-  for (const int size : options->pool_sizes) pools.emplace_back(size);
+  for (const int size : options.pool_sizes) pools.emplace_back(size);
   const csg::StreamPool one_stream(1);  // the isolated sums and the busiest streams
   csg::EventTimer timer;
 
@@ -124,29 +114,31 @@ int main(int argc, char** argv) try {
   // alike and the ratios are same-run ratios; the warm-up rounds are not kept.
   Figures f;
   f.pools.resize(pools.size());
-  for (int round = 0; round < options->rounds(); ++round) {
-    const bool timed = round >= options->warmup;
-    const bool last = round + 1 == options->rounds();
+  for (int round = 0; round < options.rounds(); ++round) {
+    const bool timed = round >= options.warmup;
+    const bool last = round + 1 == options.rounds();
     pageable.poison_outputs(nullptr);
-    keep(timed, f.serial_pageable, serial_run(pageable, timer));
-    if (last) f.serial_pageable_check = pageable.verify(options->seed);
+    csg::keep(timed, f.serial_pageable, serial_run(pageable, timer));
+    if (last) f.serial_pageable_check = pageable.verify(options.seed);
     pinned.poison_outputs(nullptr);
-    keep(timed, f.serial_pinned, serial_run(pinned, timer));
-    if (last) f.serial_pinned_check = pinned.verify(options->seed);
+    csg::keep(timed, f.serial_pinned, serial_run(pinned, timer));
+    if (last) f.serial_pinned_check = pinned.verify(options.seed);
     for (std::size_t p = 0; p < pools.size(); ++p) {
-      time_pool(f.pools[p], pools[p], one_stream, pinned, timer, timed, last, options->seed);
+      time_pool(f.pools[p], pools[p], one_stream, pinned, timer, timed, last, options.seed);
     }
     // Each kind of work alone on one stream (their sum is what a serial run
     // takes), and batch 0's op alone (one batch's share of the fill and drain).
-    keep(timed, f.h2d_sum, pool_run(pinned, one_stream, timer, kH2d).gpu);
-    keep(timed, f.kernel_sum, pool_run(pinned, one_stream, timer, kKernel).gpu);
-    keep(timed, f.d2h_sum, pool_run(pinned, one_stream, timer, kD2h).gpu);
-    keep(timed, f.h2d_first, pool_run(pinned, one_stream, timer, kH2d, 1).gpu);
-    keep(timed, f.kernel_first, pool_run(pinned, one_stream, timer, kKernel, 1).gpu);
-    keep(timed, f.d2h_first, pool_run(pinned, one_stream, timer, kD2h, 1).gpu);
-    csg::round_done(round, options->rounds());
+    csg::keep(timed, f.h2d_sum, pool_run(pinned, one_stream, timer, kH2d).gpu);
+    csg::keep(timed, f.kernel_sum, pool_run(pinned, one_stream, timer, kKernel).gpu);
+    csg::keep(timed, f.d2h_sum, pool_run(pinned, one_stream, timer, kD2h).gpu);
+    csg::keep(timed, f.h2d_first, pool_run(pinned, one_stream, timer, kH2d, 1).gpu);
+    csg::keep(timed, f.kernel_first, pool_run(pinned, one_stream, timer, kKernel, 1).gpu);
+    csg::keep(timed, f.d2h_first, pool_run(pinned, one_stream, timer, kD2h, 1).gpu);
+    csg::round_done(round, options.rounds());
   }
-  return report(*options, f) ? csg::kExitOk : csg::kExitFailure;
-} catch (...) {
-  return csg::exit_code_of_current_exception(kStage);
+  return report(options, f) ? csg::kExitOk : csg::kExitFailure;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return csg::run_stage(kStage, argc, argv, laboratory(), parse_options, lesson); }

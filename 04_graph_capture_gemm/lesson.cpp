@@ -4,6 +4,7 @@
 #include "lesson.hpp"
 
 #include <iostream>
+#include <utility>
 
 #include "cli/options.hpp"
 #include "cli/pool_options.hpp"
@@ -19,13 +20,9 @@
 namespace csg::lesson04 {
 namespace {
 
-CommonDefaults lesson_defaults() {
-  CommonDefaults defaults;
-  defaults.host_memory = HostMemory::pinned;
-  defaults.kernel_choice = false;  // the article's naive kernel; other kernels: the laboratory's "costs"
-  defaults.host_memory_choice = false;
-  return defaults;
-}
+constexpr const char* kDescription =
+    "Stage 03's stream pool captured into a CUDA Graph in the article's six steps (capture, fork, work, join, end "
+    "capture and instantiate, launch), replayed against the same work on streams.";
 
 // A host-timed figure: nothing to verify.
 Measurement cost(const std::string& name, const nlohmann::json& params, const Samples& samples) {
@@ -49,26 +46,12 @@ Measurement whole_run(const std::string& name, const nlohmann::json& params, con
 }  // namespace
 
 std::optional<Options> parse_options(int argc, char** argv) {
-  StageCli cli(kStage,
-               "Stage 03's stream pool captured into a CUDA Graph in the article's six steps (capture, fork, "
-               "work, join, end capture and instantiate, launch), replayed against the same work on streams.",
-               lesson_defaults());
+  StageCli cli(kStage, kDescription, lesson_defaults(HostMemory::pinned));
   cli.add_int("streams", "Streams in the pool (the article's pool_size); batch i runs on stream i % streams", 8, 1,
               kMaxPoolStreams);
-  const std::optional<CommonOptions> common = cli.parse(argc, argv);
-  if (!common) {
-    print_help(cli.help() + laboratory_help(kStage, laboratory()));
-    return std::nullopt;
-  }
-  Options options;
-  options.work = common->work;
-  options.streams = static_cast<int>(cli.get_int("streams"));
-  options.warmup = common->plan.warmup;
-  options.repeats = common->plan.repeats;
-  options.seed = common->seed;
-  options.json_path = common->json_path;
-  options.max_minutes = common->max_minutes;
-  return options;
+  const std::optional<CommonOptions> common = cli.parse_or_help(argc, argv, laboratory_help(kStage, laboratory()));
+  if (!common) return std::nullopt;
+  return Options{lesson_options(*common), common->work, static_cast<int>(cli.get_int("streams"))};
 }
 
 void check_size(const Options& options) {
@@ -88,12 +71,7 @@ bool report(const Options& options, const Figures& f, const Graph& graph) {
   StageResult result;
   result.stage = kStage;
   result.device = query_device_info(0);  // require_device chose it
-  CommonOptions common;
-  common.work = w;
-  common.plan = {options.warmup, options.repeats};
-  common.seed = options.seed;
-  common.host_memory = HostMemory::pinned;
-  result.config = config_json(common);
+  result.config = config_json(common_options(options, w, HostMemory::pinned));
   result.config["streams"] = options.streams;
   result.config["device_buffers"] = "per-batch";
   const nlohmann::json params = {{"batches", w.batches}, {"streams", options.streams}, {"device_buffers", "per-batch"}};
@@ -147,19 +125,13 @@ bool report(const Options& options, const Figures& f, const Graph& graph) {
   out << '\n'
       << graphs::replay_text(replay.stats.median_ms, streams.stats.median_ms, issue_ms, operations) << '\n'
       << graphs::launch_cost_text(launch_ms, issue_ms) << '\n'
-      << graphs::break_even_text(capture.stats.median_ms, instantiate.stats.median_ms, issue_ms, launch_ms) << "\n\n"
-      << result.verification.message() << " in each of the 3 runs (the six steps once, the replay, the streams)";
-  if (result.verification.passed && result.verification.digest) {
-    out << "; output digest " << digest_text(*result.verification.digest);
-  }
-  out << "\nbeyond the article: " << kStage << " --help lists the laboratory (each cost apart, the bounds,\n"
-      << "  updates, changing shapes, tiny work, launch chains, the regime map, the missing join, a timeline)\n";
-
+      << graphs::break_even_text(capture.stats.median_ms, instantiate.stats.median_ms, issue_ms, launch_ms) << '\n';
   nlohmann::json doc = to_json(result);
-  doc["subcommand"] = nullptr;
   doc["graph"] = graphs::to_json(structure);
-  if (!options.json_path.empty()) write_json_file(options.json_path, doc);
-  return result.verification.passed;
+  return finish_lesson(out, result, "the 3 runs (the six steps once, the replay, the streams)",
+                       "--help lists the laboratory (each cost apart, the bounds, updates,\n"
+                       "  changing shapes, tiny work, launch chains, the regime map, the missing join, a timeline)",
+                       std::move(doc), options.json_path);
 }
 
 }  // namespace csg::lesson04

@@ -4,11 +4,8 @@
 // experiments are listed in laboratory.cu.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <span>
-#include <string>
-#include <vector>
 
 #include "batches.hpp"
 #include "stage.hpp"
@@ -17,15 +14,9 @@ namespace csg::lesson04 {
 
 inline constexpr const char* kStage = "04_graph_capture_gemm";
 
-struct Options {
-  Workload work;           // --batches --m --n --k: the article's 100 GEMMs of 1024x1024x512
-  int streams = 8;         // --streams: the article's pool_size
-  int warmup = 2;          // --warmup: rounds run first and not kept
-  int repeats = 10;        // --repeats: timed rounds; each figure's median over them is reported
-  std::uint64_t seed = 1;  // --seed: of the data and of the verification
-  std::string json_path;   // --json FILE: every figure, schema cuda-streams-graphs/result/v1
-  int max_minutes = 10;    // --max-minutes: a run estimated longer is refused
-  int rounds() const { return warmup + repeats; }
+struct Options : LessonOptions {  // and --warmup, --repeats, --seed, --json, --max-minutes
+  Workload work;                   // --batches --m --n --k: the article's 100 GEMMs of 1024x1024x512
+  int streams = 8;                 // --streams: the article's graph_stream_pool size
 };
 
 // Parses and checks every argument before any CUDA call (UsageError: exit 2);
@@ -38,9 +29,6 @@ void check_size(const Options& options);
 
 // The laboratory: every experiment beyond the article, one subcommand each.
 std::span<const Subcommand> laboratory();
-
-// What main.cu measures: one sample per timed round of each.
-using Samples = std::vector<Millis>;
 
 struct Figures {
   VerifyResult six_steps_check;  // the article's program once: capture, instantiate, launch, every batch

@@ -92,26 +92,16 @@ RunTime stream_run(csg::BatchBuffers& b, const csg::StreamPool& pool, csg::Event
   return {timer.stop(), issued};
 }
 
-void keep(bool timed, Samples& samples, csg::Millis sample) {
-  if (timed) samples.push_back(sample);
-}
-
-}  // namespace
-
-int main(int argc, char** argv) try {
-  csg::start_stage(kStage);
-  if (const csg::Subcommand* experiment = csg::find_subcommand(argc, argv, laboratory())) {
-    return csg::run_subcommand(*experiment, argc, argv);
-  }
-  const std::optional<Options> options = parse_options(argc, argv);  // all checked before any CUDA call
-  if (!options) return csg::kExitOk;                                  // --help
+// The lesson: check the device and the size, the article's program once,
+// then the graph's costs and its replay against the streams in rounds, report.
+int lesson(const Options& options) {
   csg::require_device();
-  check_size(*options);
+  check_size(options);
 
   // The article's buffers (h_A, h_B, h_C from cudaMallocHost; d_A, d_B, d_C) and its graph_stream_pool.
-  csg::BatchBuffers buffers(options->work, csg::HostMemory::pinned);
-  buffers.fill_inputs(options->seed);  // init_data, and B copied to the device once
-  const csg::StreamPool pool(options->streams);
+  csg::BatchBuffers buffers(options.work, csg::HostMemory::pinned);
+  buffers.fill_inputs(options.seed);  // init_data, and B copied to the device once
+  const csg::StreamPool pool(options.streams);
   csg::EventTimer timer;
 
   // The article's program: the six steps once, waited for, and every batch checked.
@@ -121,35 +111,37 @@ int main(int argc, char** argv) try {
   buffers.poison_outputs(pool[0]);
   CUDA_CHECK(cudaGraphLaunch(exec.get(), pool[0]));  // step 6
   CUDA_CHECK(cudaStreamSynchronize(pool[0]));        // the article's wait
-  f.six_steps_check = buffers.verify(options->seed);
+  f.six_steps_check = buffers.verify(options.seed);
 
   // Then in rounds, so that a slow moment of the machine hits every figure
   // alike: what making a graph costs (a new capture and a new exec), and a
   // replay of the graph against the same work issued on the pool.
-  for (int round = 0; round < options->rounds(); ++round) {
-    const bool timed = round >= options->warmup;
-    const bool last = round + 1 == options->rounds();
+  for (int round = 0; round < options.rounds(); ++round) {
+    const bool timed = round >= options.warmup;
+    const bool last = round + 1 == options.rounds();
     const csg::HostTimer capture_time;
     const csg::Graph again = capture_graph(buffers, pool);
-    keep(timed, f.capture, capture_time.elapsed());
+    csg::keep(timed, f.capture, capture_time.elapsed());
     const csg::HostTimer instantiate_time;
     const csg::GraphExec again_exec = instantiate(again);
-    keep(timed, f.instantiate, instantiate_time.elapsed());
+    csg::keep(timed, f.instantiate, instantiate_time.elapsed());
 
     buffers.poison_outputs(pool[0]);
     const RunTime graph_run = replay(exec, pool, timer);
-    keep(timed, f.replay, graph_run.gpu);
-    keep(timed, f.replay_issued, graph_run.issued);
-    if (last) f.replay_check = buffers.verify(options->seed);
+    csg::keep(timed, f.replay, graph_run.gpu);
+    csg::keep(timed, f.replay_issued, graph_run.issued);
+    if (last) f.replay_check = buffers.verify(options.seed);
 
     buffers.poison_outputs(pool[0]);
     const RunTime streams_run = stream_run(buffers, pool, timer);
-    keep(timed, f.streams, streams_run.gpu);
-    keep(timed, f.streams_issued, streams_run.issued);
-    if (last) f.streams_check = buffers.verify(options->seed);
-    csg::round_done(round, options->rounds());
+    csg::keep(timed, f.streams, streams_run.gpu);
+    csg::keep(timed, f.streams_issued, streams_run.issued);
+    if (last) f.streams_check = buffers.verify(options.seed);
+    csg::round_done(round, options.rounds());
   }
-  return report(*options, f, graph) ? csg::kExitOk : csg::kExitFailure;
-} catch (...) {
-  return csg::exit_code_of_current_exception(kStage);
+  return report(options, f, graph) ? csg::kExitOk : csg::kExitFailure;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return csg::run_stage(kStage, argc, argv, laboratory(), parse_options, lesson); }

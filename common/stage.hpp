@@ -1,15 +1,7 @@
 // The frame of every stage's main: the lesson runs when the stage is started
 // without a subcommand, an experiment of the laboratory when the first word
-// names one ("03_stream_pool_gemm priorities --help"). Around both:
-//   int main(int argc, char** argv) try {
-//     csg::start_stage(kStage);
-//     if (const csg::Subcommand* sub = csg::find_subcommand(argc, argv, laboratory())) {
-//       return csg::run_subcommand(*sub, argc, argv);
-//     }
-//     ... the lesson ...
-//   } catch (...) {
-//     return csg::exit_code_of_current_exception(kStage);
-//   }
+// names one ("03_stream_pool_gemm priorities --help"):
+//   int main(int argc, char** argv) { return csg::run_stage(kStage, argc, argv, laboratory(), parse_options, lesson); }
 // Exit codes: 0 ran and verified; 1 a CUDA error or a failed verification;
 // 2 bad usage, or a run too large for this machine (refused before any
 // allocation); 77 no CUDA device; 130 and 143 stopped by SIGINT and SIGTERM.
@@ -19,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "batches.hpp"
 
@@ -48,6 +41,41 @@ std::string laboratory_help(const char* stage, std::span<const Subcommand> labor
 // In main's catch (...): one line on stderr naming what went wrong, and the
 // exit code above that it maps to.
 int exit_code_of_current_exception(const char* stage) noexcept;
+
+// What every lesson's options hold besides its own (the workload, the pool).
+struct LessonOptions {
+  int warmup = 2;          // --warmup: rounds run first and not kept
+  int repeats = 10;        // --repeats: timed rounds; each figure is the median over them
+  std::uint64_t seed = 1;  // --seed: of the data and of the verification
+  std::string json_path;   // --json FILE: every figure, schema cuda-streams-graphs/result/v1
+  int max_minutes = 10;    // --max-minutes: a run estimated longer is refused
+  int rounds() const { return warmup + repeats; }
+};
+
+// What main.cu measures: one sample per timed round of each figure.
+using Samples = std::vector<Millis>;
+// Keeps a round's sample when the round is timed (the warm-up rounds are not kept).
+inline void keep(bool timed, Samples& samples, Millis sample) {
+  if (timed) samples.push_back(sample);
+}
+
+// main: the laboratory's subcommand when argv[1] names one, else `lesson` on
+// the options `parse` read (every argument checked before any CUDA call;
+// nothing after --help); every exception ends as its exit code.
+template <class Options>
+int run_stage(const char* stage, int argc, char** argv, std::span<const Subcommand> laboratory,
+              std::optional<Options> (*parse)(int, char**), int (*lesson)(const Options&)) noexcept {
+  try {
+    start_stage(stage);
+    if (const Subcommand* experiment = find_subcommand(argc, argv, laboratory)) {
+      return run_subcommand(*experiment, argc, argv);
+    }
+    const std::optional<Options> options = parse(argc, argv);
+    return options ? lesson(*options) : kExitOk;
+  } catch (...) {
+    return exit_code_of_current_exception(stage);
+  }
+}
 
 // ---- what a run needs ----------------------------------------------------------
 

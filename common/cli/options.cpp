@@ -142,9 +142,39 @@ std::string subcommand_program(const char* stage, const char* subcommand) {
   return std::string(stage) + " " + subcommand;
 }
 
-std::optional<CommonOptions> StageCli::parse_or_help(int argc, const char* const* argv) {
+std::optional<CommonOptions> StageCli::parse_or_help(int argc, const char* const* argv, const std::string& more_help) {
   std::optional<CommonOptions> options = parse(argc, argv);
-  if (!options) print_help(help());
+  if (!options) print_help(help() + more_help);
+  return options;
+}
+
+CommonDefaults lesson_defaults(HostMemory kind, bool host_memory_choice) {
+  CommonDefaults defaults;
+  defaults.host_memory = kind;
+  defaults.kernel_choice = false;  // the article's naive kernel; the laboratory's kernels subcommands offer the others
+  defaults.host_memory_choice = host_memory_choice;
+  return defaults;
+}
+
+CommonOptions common_options(const LessonOptions& options, const Workload& work, HostMemory host_memory) {
+  CommonOptions common;
+  common.work = work;
+  common.plan = {options.warmup, options.repeats};
+  common.seed = options.seed;
+  common.json_path = options.json_path;
+  common.host_memory = host_memory;
+  common.host_memories = {host_memory};
+  common.max_minutes = options.max_minutes;
+  return common;
+}
+
+LessonOptions lesson_options(const CommonOptions& common) {
+  LessonOptions options;
+  options.warmup = common.plan.warmup;
+  options.repeats = common.plan.repeats;
+  options.seed = common.seed;
+  options.json_path = common.json_path;
+  options.max_minutes = common.max_minutes;
   return options;
 }
 

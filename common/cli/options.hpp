@@ -21,6 +21,7 @@
 #include "base/output_file.hpp"  // check_output_path, for the stages' own output options
 #include "owners.hpp"
 #include "measure/stats.hpp"
+#include "stage.hpp"
 #include "batches.hpp"
 
 namespace cxxopts {
@@ -85,8 +86,9 @@ class StageCli {
   // throws UsageError for anything wrong.
   std::optional<CommonOptions> parse(int argc, const char* const* argv);
   std::optional<CommonOptions> parse(const std::vector<std::string>& args);  // args without argv[0]
-  // parse(), and when it was asked for --help, the help printed (print_help) and nothing returned.
-  std::optional<CommonOptions> parse_or_help(int argc, const char* const* argv);
+  // parse(), and when it was asked for --help, the help (and `more_help`
+  // after it: a lesson lists its laboratory) printed and nothing returned.
+  std::optional<CommonOptions> parse_or_help(int argc, const char* const* argv, const std::string& more_help = "");
 
   long long get_int(const std::string& name) const;
   const std::string& get_string(const std::string& name) const;
@@ -135,6 +137,15 @@ std::vector<long long> parse_int_list(const std::string& flag, const std::string
 // not a request to time 8 streams twice). Throws UsageError naming the flag.
 std::vector<long long> parse_distinct_int_list(const std::string& flag, const std::string& text, long long min_value,
                                                long long max_value);
+
+// A lesson's defaults: the article's naive kernel (no --kernel), host memory
+// `kind`, offered as --host-memory pageable|pinned only with `host_memory_choice`.
+CommonDefaults lesson_defaults(HostMemory kind, bool host_memory_choice = false);
+// The options every lesson holds (stage.hpp), from the parsed ones; and
+// back, with the lesson's workload and host memory, as the laboratory's
+// reports read them.
+LessonOptions lesson_options(const CommonOptions& common);
+CommonOptions common_options(const LessonOptions& options, const Workload& work, HostMemory host_memory);
 
 // "<stage> <subcommand>": the program a subcommand's StageCli names in its help and errors.
 std::string subcommand_program(const char* stage, const char* subcommand);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "base/enum_names.hpp"
 #include "base/output_file.hpp"
 #include "base/progress.hpp"
 #include "base/text.hpp"
@@ -19,6 +20,12 @@ nlohmann::json optional_int(const std::optional<int>& value) {
 
 // JSON has no NaN; a throughput that does not apply is written as null.
 nlohmann::json rate(double value) { return value > 0.0 && std::isfinite(value) ? nlohmann::json(value) : nullptr; }
+
+// A path's key in the bound's "paths".
+std::string_view path_key(BoundPath path) {
+  return name_of(path, {"kernels_ms", "h2d_ms", "d2h_ms", "both_ways_ms", "host_issue_ms", "stream_order_ms",
+                        "busiest_stream_ms"});
+}
 
 }  // namespace
 
@@ -56,19 +63,14 @@ nlohmann::json to_json(const DeviceInfo& device) {
 }
 
 nlohmann::json to_json(const PipelineBound& bound, double achieved_ms, double tolerance) {
+  nlohmann::json paths = nlohmann::json::object();
+  for (const BoundPath path : kBoundPaths) paths[std::string(path_key(path))] = path_ms(bound, path);
   return {{"bound_ms", bound.bound_ms},
           {"limited_by", to_string(bound.limited_by)},
           {"regime", to_string(regime_of(bound))},
           {"percent_of_bound", percent_of_bound(bound, achieved_ms)},
           {"tolerance", tolerance},
-          {"paths",
-           {{"kernels_ms", bound.kernel_path_ms},
-            {"h2d_ms", bound.h2d_path_ms},
-            {"d2h_ms", bound.d2h_path_ms},
-            {"both_ways_ms", bound.both_ways_ms},
-            {"host_issue_ms", bound.host_issue_ms},
-            {"stream_order_ms", bound.stream_order_ms},
-            {"busiest_stream_ms", bound.busiest_stream_ms}}}};
+          {"paths", paths}};
 }
 
 nlohmann::json to_json(const Measurement& m) {
@@ -112,6 +114,18 @@ nlohmann::json to_json(const StageResult& result) {
       {"measurements", measurements}, {"bounds", result.bounds},
       {"verification", verification}, {"measured_at", started_at_utc()},
   };
+}
+
+bool finish_lesson(std::ostream& out, const StageResult& result, const std::string& runs,
+                   const std::string& laboratory, nlohmann::json document, const std::string& json_path) {
+  out << '\n' << result.verification.message() << " in each of " << runs;
+  if (result.verification.passed && result.verification.digest) {
+    out << "; output digest " << digest_text(*result.verification.digest);
+  }
+  out << "\nbeyond the article: " << result.stage << ' ' << laboratory << '\n';
+  document["subcommand"] = nullptr;
+  if (!json_path.empty()) write_json_file(json_path, document);
+  return result.verification.passed;
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& document) {

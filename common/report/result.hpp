@@ -54,7 +54,8 @@ nlohmann::json config_json(const CommonOptions& options);
 nlohmann::json to_json(const DeviceInfo& device);
 // A measurement's JSON; with a bound, also
 //   "bound": {"bound_ms", "limited_by", "regime", "percent_of_bound", "tolerance",
-//             "paths": {"kernels_ms", "h2d_ms", "d2h_ms", "both_ways_ms", "host_issue_ms"}}
+//             "paths": {"kernels_ms", "h2d_ms", "d2h_ms", "both_ways_ms", "host_issue_ms",
+//                       "stream_order_ms", "busiest_stream_ms"}}
 // with a host issue time, "host_issue_ms" (its median) and "host_issue_p95_ms";
 // with a digest, "digest" (16 hex digits), else "digest": null.
 nlohmann::json to_json(const Measurement& measurement);
@@ -64,6 +65,14 @@ nlohmann::json to_json(const StageResult& result);
 // Writes whole or not at all: a temporary file next to `path`, then rename.
 // Throws std::runtime_error naming the path on failure.
 void write_json_file(const std::string& path, const nlohmann::json& document);
+
+// The end of a lesson's report: `result`'s verification line ("... in each of
+// <runs>", with the output digest when every batch verified), where to find the
+// laboratory (`laboratory`, a "--help lists ..." line), then `document` written
+// to `json_path` (when not empty) as the lesson's result ("subcommand": null).
+// Returns whether every batch verified.
+bool finish_lesson(std::ostream& out, const StageResult& result, const std::string& runs,
+                   const std::string& laboratory, nlohmann::json document, const std::string& json_path);
 
 // A measurement's params on one line: string values as they are, numbers as
 // key=value, true flags by their key, false flags left out
