@@ -11,7 +11,7 @@ namespace csg::serial {
 int run_kernels(int argc, char** argv) {
   CommonDefaults defaults;
   defaults.kernel_choice = false;  // its own --kernel below: the laboratory's kernels, not the lesson's
-  StageCli cli(std::string(lesson01::kStage) + " kernels",
+  StageCli cli(subcommand_program(lesson01::kStage, "kernels"),
                "The serial run (cudaMemcpy H2D -> GEMM -> cudaMemcpy D2H per batch on the legacy default stream) and "
                "its three stage sums, with a faster kernel than the article's naive one.",
                defaults);
@@ -20,11 +20,8 @@ int run_kernels(int argc, char** argv) {
   cli.add_text("kernel", "GEMM: tiled (shared-memory tiles, 4x4 per thread) or cublas (cublasSgemm): tiled|cublas",
                "tiled", "KIND");
   cli.add_flag("tf32", "With --kernel cublas: TF32 tensor cores (exact on the suite's integer data)");
-  std::optional<CommonOptions> options = cli.parse(argc, argv);  // every argument checked before any CUDA call
-  if (!options) {
-    print_help(cli.help());
-    return kExitOk;
-  }
+  std::optional<CommonOptions> options = cli.parse_or_help(argc, argv);  // every argument checked before any CUDA call
+  if (!options) return kExitOk;
   const std::string& kernel = cli.get_string("kernel");
   const bool known = kernel == "naive" || kernel == "tiled" || kernel == "cublas";
   if (known) options->gemm = parse_gemm_choice(kernel, cli.get_flag("tf32"));  // --tf32 needs --kernel cublas

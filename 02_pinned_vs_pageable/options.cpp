@@ -9,6 +9,7 @@
 #include "base/errors.hpp"
 #include "base/units.hpp"
 #include "copy_buffers.hpp"
+#include "lesson.hpp"
 
 namespace csg::copies {
 namespace {
@@ -59,18 +60,28 @@ CommonDefaults copy_defaults(std::span<const HostMemory> kinds) {
   return defaults;
 }
 
+// The sweep's sizes: --sizes, else --quick's four, else the default powers of 4.
+std::vector<std::uint64_t> sweep_sizes(const StageCli& cli) {
+  if (cli.given("sizes")) return parse_size_list("sizes", cli.get_string("sizes"));
+  if (cli.get_flag("quick")) return {std::begin(kQuickSizes), std::end(kQuickSizes)};
+  return powers_of_4(kFirstDefaultBytes, kLastDefaultBytes);
+}
+
+// What one CopySet of `bytes` for `kinds` holds at once, on the host and on the device.
+MemoryNeeds copy_set_needs(std::uint64_t bytes, std::span<const HostMemory> kinds) {
+  MemoryNeeds needs;
+  needs.host_kind = HostMemory::pinned;
+  needs.host_bytes = CopySet::host_bytes_needed(bytes, kinds);
+  needs.device_bytes = CopySet::device_bytes_needed(bytes);
+  return needs;
+}
+
 double seconds_at(double bytes, double bytes_per_s) { return bytes_per_s > 0.0 ? bytes / bytes_per_s : 0.0; }
 
 }  // namespace
 
-std::vector<std::string> arguments(int argc, const char* const* argv) {
-  std::vector<std::string> args;
-  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
-  return args;
-}
-
-std::optional<SweepOptions> parse_sweep_options(const std::string& program, const std::vector<std::string>& args) {
-  StageCli cli(program,
+std::optional<SweepOptions> parse_sweep_options(int argc, const char* const* argv) {
+  StageCli cli(subcommand_program(lesson02::kStage, "sweep"),
                "H2D and D2H bandwidth over a size sweep for pageable, pinned, registered and write-combined host "
                "memory, one cudaMemcpyAsync each, timed with events; pinned H2D and D2H at once on two streams; and "
                "where pageable copies lose their time: the driver's staging copy, done by hand beside them.",
@@ -80,34 +91,18 @@ std::optional<SweepOptions> parse_sweep_options(const std::string& program, cons
                "4 from 4K to 1G; with --quick 64K,1M,16M,256M. --sizes wins over --quick",
                "", "LIST");
   cli.add_flag("quick", "Short run: sizes 64K,1M,16M,256M, 1 warm-up + 5 repeats (unless --warmup/--repeats are given)");
-  const std::optional<CommonOptions> common = cli.parse(args);
-  if (!common) {
-    print_help(cli.help());
-    return std::nullopt;
-  }
-  SweepOptions options;
-  options.common = *common;
-  options.kinds = common->host_memories;
-  options.quick = cli.get_flag("quick");
+  const std::optional<CommonOptions> common = cli.parse_or_help(argc, argv);
+  if (!common) return std::nullopt;
+  SweepOptions options{.common = *common,
+                       .sizes = sweep_sizes(cli),
+                       .kinds = common->host_memories,
+                       .quick = cli.get_flag("quick")};
   if (options.quick && !cli.given("warmup")) options.common.plan.warmup = kQuickWarmup;
   if (options.quick && !cli.given("repeats")) options.common.plan.repeats = kQuickRepeats;
-  if (cli.given("sizes")) {
-    options.sizes = parse_size_list("sizes", cli.get_string("sizes"));
-  } else if (options.quick) {
-    options.sizes.assign(std::begin(kQuickSizes), std::end(kQuickSizes));
-  } else {
-    options.sizes = powers_of_4(kFirstDefaultBytes, kLastDefaultBytes);
-  }
   return options;
 }
 
-MemoryNeeds memory_needs(const SweepOptions& options) {
-  MemoryNeeds needs;
-  needs.host_kind = HostMemory::pinned;
-  needs.host_bytes = CopySet::host_bytes_needed(options.sizes.back(), options.kinds);
-  needs.device_bytes = CopySet::device_bytes_needed(options.sizes.back());
-  return needs;
-}
+MemoryNeeds memory_needs(const SweepOptions& options) { return copy_set_needs(options.sizes.back(), options.kinds); }
 
 double estimate_seconds(const SweepOptions& options, const Rates& rates) {
   // Registered and write-combined memory copy about as fast as pinned; a
@@ -124,9 +119,8 @@ double estimate_seconds(const SweepOptions& options, const Rates& rates) {
   return (options.common.plan.warmup + options.common.plan.repeats) * round;
 }
 
-std::optional<OverlapOptions> parse_overlap_options(const std::string& program, const std::vector<std::string>& args,
-                                                    bool timeline) {
-  StageCli cli(program,
+std::optional<OverlapOptions> parse_overlap_options(int argc, const char* const* argv, bool timeline) {
+  StageCli cli(subcommand_program(lesson02::kStage, timeline ? "timeline" : "overlap"),
                timeline ? "The overlap experiment, then its telling cases once more each, recorded with CUPTI and "
                           "drawn: pageable H2D with the kernel queued first and with the copy issued first, pinned "
                           "H2D issued first."
@@ -143,30 +137,17 @@ std::optional<OverlapOptions> parse_overlap_options(const std::string& program, 
                 1, 1, kMaxTimelinePairs);
     cli.add_output("trace", "Also write the recorded cases as Chrome trace-event JSON (https://ui.perfetto.dev)");
   }
-  const std::optional<CommonOptions> common = cli.parse(args);
-  if (!common) {
-    print_help(cli.help());
-    return std::nullopt;
-  }
-  OverlapOptions options;
-  options.common = *common;
-  options.kinds = common->host_memories;
-  options.bytes = static_cast<std::uint64_t>(cli.get_int("overlap-mib")) * kMiB;
-  options.kernel_ms = static_cast<int>(cli.get_int("kernel-ms"));
-  if (timeline) {
-    options.trace_path = cli.get_string("trace");
-    options.timeline_pairs = static_cast<int>(cli.get_int("timeline-batches"));
-  }
-  return options;
+  const std::optional<CommonOptions> common = cli.parse_or_help(argc, argv);
+  if (!common) return std::nullopt;
+  return OverlapOptions{.common = *common,
+                        .kinds = common->host_memories,
+                        .bytes = static_cast<std::uint64_t>(cli.get_int("overlap-mib")) * kMiB,
+                        .kernel_ms = static_cast<int>(cli.get_int("kernel-ms")),
+                        .trace_path = timeline ? cli.get_string("trace") : "",
+                        .timeline_pairs = timeline ? static_cast<int>(cli.get_int("timeline-batches")) : 1};
 }
 
-MemoryNeeds memory_needs(const OverlapOptions& options) {
-  MemoryNeeds needs;
-  needs.host_kind = HostMemory::pinned;
-  needs.host_bytes = CopySet::host_bytes_needed(options.bytes, options.kinds);
-  needs.device_bytes = CopySet::device_bytes_needed(options.bytes);
-  return needs;
-}
+MemoryNeeds memory_needs(const OverlapOptions& options) { return copy_set_needs(options.bytes, options.kinds); }
 
 double estimate_seconds(const OverlapOptions& options, const Rates& rates, bool timeline) {
   // Each case runs the kernel and the copy, at worst one after the other.
@@ -176,10 +157,10 @@ double estimate_seconds(const OverlapOptions& options, const Rates& rates, bool 
   return rounds * (cases + 1.0) * one_case + (timeline ? 3.0 * options.timeline_pairs * one_case : 0.0);
 }
 
-std::optional<PinningOptions> parse_pinning_options(const std::string& program, const std::vector<std::string>& args) {
+std::optional<PinningOptions> parse_pinning_options(int argc, const char* const* argv) {
   CommonDefaults defaults = copy_defaults(kOverlapKinds);
   defaults.host_memory_choice = false;  // it allocates every kind it times
-  StageCli cli(program,
+  StageCli cli(subcommand_program(lesson02::kStage, "pinning-cost"),
                "What pinning host memory costs, call by call, timed on the host: cudaMallocHost and cudaFreeHost; "
                "malloc and a first write to every page; cudaHostRegister and cudaHostUnregister of that range. Each "
                "size allocated alone, at most 3 timed rounds (--repeats), after --warmup rounds at the smallest size.",
@@ -188,16 +169,11 @@ std::optional<PinningOptions> parse_pinning_options(const std::string& program, 
               "Largest size, MiB; sizes max/64, max/16, max/4, max (at least 1 MiB each), those beyond half the "
               "available memory skipped",
               kDefaultPinMaxMiB, 1, kMaxPinMaxMiB);
-  const std::optional<CommonOptions> common = cli.parse(args);
-  if (!common) {
-    print_help(cli.help());
-    return std::nullopt;
-  }
-  PinningOptions options;
-  options.common = *common;
-  options.sizes = pin_sizes_up_to(static_cast<std::uint64_t>(cli.get_int("pin-max-mib")) * kMiB);
-  options.repeats = std::min(common->plan.repeats, kMaxPinRepeats);
-  return options;
+  const std::optional<CommonOptions> common = cli.parse_or_help(argc, argv);
+  if (!common) return std::nullopt;
+  return PinningOptions{.common = *common,
+                        .sizes = pin_sizes_up_to(static_cast<std::uint64_t>(cli.get_int("pin-max-mib")) * kMiB),
+                        .repeats = std::min(common->plan.repeats, kMaxPinRepeats)};
 }
 
 double estimate_seconds(const PinningOptions& options) {

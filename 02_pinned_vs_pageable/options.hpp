@@ -30,10 +30,10 @@ struct SweepOptions {
   bool quick = false;
 };
 
-// `program` names the run in --help ("02_pinned_vs_pageable sweep"); `args`
-// are the words after it. Nothing after printing --help. The run checks that
-// its memory_needs fit, before any CUDA call for the host's.
-std::optional<SweepOptions> parse_sweep_options(const std::string& program, const std::vector<std::string>& args);
+// Each parse_*_options takes the subcommand's words as run_subcommand passes
+// them (argv[0] its name) and returns nothing after printing --help. The run
+// checks that its memory_needs fit, before any CUDA call for the host's.
+std::optional<SweepOptions> parse_sweep_options(int argc, const char* const* argv);
 
 // What a sweep holds at once: its buffers at the largest size.
 MemoryNeeds memory_needs(const SweepOptions& options);
@@ -51,9 +51,8 @@ struct OverlapOptions {
   int timeline_pairs = 1;         // timeline's --timeline-batches: copy-and-kernel pairs each drawn case issues
 };
 
-// `timeline`: the timeline subcommand's options (the overlap's and --trace).
-std::optional<OverlapOptions> parse_overlap_options(const std::string& program, const std::vector<std::string>& args,
-                                                    bool timeline);
+// `timeline`: the timeline subcommand's options (the overlap's, --timeline-batches and --trace).
+std::optional<OverlapOptions> parse_overlap_options(int argc, const char* const* argv, bool timeline);
 MemoryNeeds memory_needs(const OverlapOptions& options);
 // Every case, every round, at `rates`; with `timeline`, each drawn case once more.
 double estimate_seconds(const OverlapOptions& options, const Rates& rates, bool timeline);
@@ -66,12 +65,9 @@ struct PinningOptions {
   int repeats = 0;                   // --repeats, at most 3: allocating GiBs again teaches nothing new
 };
 
-std::optional<PinningOptions> parse_pinning_options(const std::string& program, const std::vector<std::string>& args);
+std::optional<PinningOptions> parse_pinning_options(int argc, const char* const* argv);
 // At ~0.8 s per GiB for the calls of one round.
 double estimate_seconds(const PinningOptions& options);
-
-// A subcommand's words as parse_*_options takes them: argv[1..].
-std::vector<std::string> arguments(int argc, const char* const* argv);
 
 }  // namespace csg::copies
 

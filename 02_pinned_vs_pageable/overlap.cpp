@@ -9,6 +9,7 @@
 
 #include "base/progress.hpp"
 #include "laboratory.hpp"
+#include "lesson.hpp"
 #include "measure/timers.hpp"
 #include "overlap.hpp"
 #include "workload/spin.hpp"
@@ -90,18 +91,32 @@ OverlapExperiment run_overlap_experiment(const OverlapOptions& options, bool dra
   return experiment;
 }
 
-int run_overlap(int argc, char** argv) {
-  const std::string program = "02_pinned_vs_pageable overlap";
-  const std::optional<OverlapOptions> options =
-      parse_overlap_options(program, arguments(argc, argv), false);  // before any CUDA call
-  if (!options) return kExitOk;
-  const OverlapExperiment experiment = run_overlap_experiment(*options, false);
-  print_overlap_heading(std::cout, program, *options, experiment.device);
-  print_overlap(std::cout, experiment.figures);
-  if (!options->common.json_path.empty()) {
-    write_json_file(options->common.json_path, overlap_json(*options, experiment.device, experiment.figures, "overlap"));
+std::optional<MeasuredOverlap> run_and_print_overlap(int argc, char** argv, bool timeline) {
+  const std::optional<OverlapOptions> options = parse_overlap_options(argc, argv, timeline);  // before any CUDA call
+  if (!options) return std::nullopt;
+  MeasuredOverlap run{*options, run_overlap_experiment(*options, timeline)};
+  print_overlap_heading(std::cout, subcommand_program(lesson02::kStage, timeline ? "timeline" : "overlap"),
+                        run.options, run.experiment.device);
+  if (timeline) {
+    std::cout << "then the telling cases once more each, recorded with CUPTI"
+              << (run.options.timeline_pairs > 1
+                      ? ", " + std::to_string(run.options.timeline_pairs) + " batches of a copy and a kernel each"
+                      : "")
+              << '\n';
   }
-  return experiment.figures.checks.passed() ? kExitOk : kExitFailure;
+  print_overlap(std::cout, run.experiment.figures);
+  return run;
+}
+
+int finish_overlap(const MeasuredOverlap& run, const nlohmann::json& doc) {
+  if (!run.options.common.json_path.empty()) write_json_file(run.options.common.json_path, doc);
+  return run.experiment.figures.checks.passed() ? kExitOk : kExitFailure;
+}
+
+int run_overlap(int argc, char** argv) {
+  const std::optional<MeasuredOverlap> run = run_and_print_overlap(argc, argv, false);
+  if (!run) return kExitOk;
+  return finish_overlap(*run, overlap_json(run->options, run->experiment.device, run->experiment.figures, "overlap"));
 }
 
 }  // namespace csg::copies

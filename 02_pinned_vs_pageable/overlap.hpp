@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -41,6 +42,17 @@ struct OverlapExperiment {
 // Allocates, runs every case in interleaved rounds, checks the buffers; with
 // `draw`, records the telling cases once more each.
 OverlapExperiment run_overlap_experiment(const OverlapOptions& options, bool draw);
+
+// What the overlap and timeline subcommands both do first: their options
+// parsed (nothing after --help), the experiment run (drawn for the
+// timeline), "<stage> <subcommand> on <device>", what ran, and the table.
+struct MeasuredOverlap {
+  OverlapOptions options;
+  OverlapExperiment experiment;
+};
+std::optional<MeasuredOverlap> run_and_print_overlap(int argc, char** argv, bool timeline);
+// Writes `doc` to --json, if given; the exit code: whether every buffer checked out.
+int finish_overlap(const MeasuredOverlap& run, const nlohmann::json& doc);
 
 // "<program> on <device>", and what ran: the kinds, the rounds.
 void print_overlap_heading(std::ostream& out, const std::string& program, const OverlapOptions& options,

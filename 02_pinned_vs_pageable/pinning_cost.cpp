@@ -9,6 +9,7 @@
 #include "base/progress.hpp"
 #include "check.hpp"
 #include "laboratory.hpp"
+#include "lesson.hpp"
 #include "measure/timers.hpp"
 #include "owners.hpp"
 #include "report.hpp"
@@ -186,9 +187,7 @@ nlohmann::json pinning_json(const PinningOptions& options, const DeviceInfo& dev
 }
 
 int run_pinning_cost(int argc, char** argv) {
-  const std::string program = "02_pinned_vs_pageable pinning-cost";
-  const std::optional<PinningOptions> options =
-      parse_pinning_options(program, arguments(argc, argv));  // before any CUDA call
+  const std::optional<PinningOptions> options = parse_pinning_options(argc, argv);  // before any CUDA call
   if (!options) return kExitOk;
   const int device = require_device();
   const PinningPlan plan = plan_pinning(options->sizes, available_host_bytes());
@@ -203,7 +202,7 @@ int run_pinning_cost(int argc, char** argv) {
   const std::vector<PinningCost> costs =
       measure_pinning_costs(plan.sizes, options->repeats, options->common.plan.warmup);
   const DeviceInfo info = query_device_info(device);
-  std::cout << program << " on " << info.summary() << '\n';
+  std::cout << subcommand_program(lesson02::kStage, "pinning-cost") << " on " << info.summary() << '\n';
   print_pinning(std::cout, plan, costs, options->repeats);
   if (!options->common.json_path.empty()) {
     write_json_file(options->common.json_path, pinning_json(*options, info, plan, costs));

@@ -14,8 +14,7 @@
 namespace csg::copies {
 
 int run_sweep(int argc, char** argv) {
-  const std::optional<SweepOptions> options =
-      parse_sweep_options("02_pinned_vs_pageable sweep", arguments(argc, argv));  // before any CUDA call
+  const std::optional<SweepOptions> options = parse_sweep_options(argc, argv);  // before any CUDA call
   if (!options) return kExitOk;
   const RepeatPlan& plan = options->common.plan;
   const std::uint64_t seed = options->common.seed;

@@ -32,25 +32,12 @@ nlohmann::json pictures_json(const std::vector<OverlapPicture>& pictures, int pa
 }  // namespace
 
 int run_timeline(int argc, char** argv) {
-  const std::string program = "02_pinned_vs_pageable timeline";
-  const std::optional<OverlapOptions> options =
-      parse_overlap_options(program, arguments(argc, argv), true);  // before any CUDA call
-  if (!options) return kExitOk;
-  const OverlapExperiment experiment = run_overlap_experiment(*options, true);
-  print_overlap_heading(std::cout, program, *options, experiment.device);
-  std::cout << "then the telling cases once more each, recorded with CUPTI"
-            << (options->timeline_pairs > 1
-                    ? ", " + std::to_string(options->timeline_pairs) + " batches of a copy and a kernel each"
-                    : "")
-            << '\n';
-  print_overlap(std::cout, experiment.figures);
-  report_overlap_timelines(std::cout, experiment.pictures, options->trace_path);
-  if (!options->common.json_path.empty()) {
-    nlohmann::json doc = overlap_json(*options, experiment.device, experiment.figures, "timeline");
-    doc["timeline"] = pictures_json(experiment.pictures, options->timeline_pairs, options->trace_path);
-    write_json_file(options->common.json_path, doc);
-  }
-  return experiment.figures.checks.passed() ? kExitOk : kExitFailure;
+  const std::optional<MeasuredOverlap> run = run_and_print_overlap(argc, argv, true);
+  if (!run) return kExitOk;
+  report_overlap_timelines(std::cout, run->experiment.pictures, run->options.trace_path);
+  nlohmann::json doc = overlap_json(run->options, run->experiment.device, run->experiment.figures, "timeline");
+  doc["timeline"] = pictures_json(run->experiment.pictures, run->options.timeline_pairs, run->options.trace_path);
+  return finish_overlap(*run, doc);
 }
 
 }  // namespace csg::copies

@@ -22,8 +22,7 @@ namespace csg {
 namespace {
 
 std::optional<lesson01::Options> lesson_options(const std::vector<std::string>& args) {
-  testing::LessonArgv words("01_serial_baseline", args);
-  return lesson01::parse_options(words.argc(), words.argv());
+  return testing::parse_as_called(lesson01::parse_options, lesson01::kStage, args);
 }
 
 TEST(Lesson01Options, TheArticlesWorkloadOnPageableMemoryByDefault) {

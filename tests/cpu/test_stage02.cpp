@@ -125,18 +125,25 @@ TEST(SizeList, FormatsExactSizesShortly) {
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
+// Each subcommand's parse function as run_subcommand calls it: argv[0] its name.
+using Args = std::vector<std::string>;
+auto sweep_options(const Args& args) { return testing::parse_as_called(parse_sweep_options, "sweep", args); }
+auto overlap_options(const Args& args) { return testing::parse_as_called(parse_overlap_options, "overlap", args, false); }
+auto timeline_options(const Args& args) { return testing::parse_as_called(parse_overlap_options, "timeline", args, true); }
+auto pinning_options(const Args& args) { return testing::parse_as_called(parse_pinning_options, "pinning-cost", args); }
+
 TEST(SweepOptions, QuickSetsFourSizesAndFewerRoundsUnlessTold) {
-  const std::optional<SweepOptions> quick = parse_sweep_options("sweep", {"--quick"});
+  const std::optional<SweepOptions> quick = sweep_options({"--quick"});
   ASSERT_TRUE(quick.has_value());
   EXPECT_EQ(quick->sizes, (std::vector<std::uint64_t>{64 * 1024, kMiB, 16 * kMiB, 256 * kMiB}));
   EXPECT_EQ(quick->common.plan.warmup, 1);
   EXPECT_EQ(quick->common.plan.repeats, 5);
   EXPECT_EQ(quick->kinds.size(), 4U) << "every kind by default";
-  const std::optional<SweepOptions> told = parse_sweep_options("sweep", {"--quick", "--sizes", "4K", "--repeats", "7"});
+  const std::optional<SweepOptions> told = sweep_options({"--quick", "--sizes", "4K", "--repeats", "7"});
   ASSERT_TRUE(told.has_value());
   EXPECT_EQ(told->sizes, (std::vector<std::uint64_t>{4096})) << "--sizes wins over --quick";
   EXPECT_EQ(told->common.plan.repeats, 7);
-  const std::optional<SweepOptions> plain = parse_sweep_options("sweep", {"--host-memory", "pinned,pageable"});
+  const std::optional<SweepOptions> plain = sweep_options({"--host-memory", "pinned,pageable"});
   ASSERT_TRUE(plain.has_value());
   EXPECT_EQ(plain->sizes.size(), 10U) << "powers of 4 from 4K to 1G";
   EXPECT_EQ(plain->kinds, (std::vector<HostMemory>{HostMemory::pageable, HostMemory::pinned}));
@@ -145,24 +152,24 @@ TEST(SweepOptions, QuickSetsFourSizesAndFewerRoundsUnlessTold) {
 TEST(SweepOptions, TakesNoOtherSubcommandsFlags) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"--overlap-mib", "4"}, {"--pin-max-mib", "4"}, {"--trace", "t.json"}, {"--batches", "2"}, {"--kernel", "tiled"}}) {
-    EXPECT_THROW(parse_sweep_options("sweep", args), UsageError) << args.front();
+    EXPECT_THROW(sweep_options(args), UsageError) << args.front();
   }
 }
 
 TEST(OverlapOptions, ComparesTheArticlesTwoKindsAndTimelineAddsItsTwoFlags) {
-  const std::optional<OverlapOptions> overlap = parse_overlap_options("overlap", {"--overlap-mib", "3"}, false);
+  const std::optional<OverlapOptions> overlap = overlap_options({"--overlap-mib", "3"});
   ASSERT_TRUE(overlap.has_value());
   EXPECT_EQ(overlap->kinds, (std::vector<HostMemory>{HostMemory::pageable, HostMemory::pinned}));
   EXPECT_EQ(overlap->bytes, 3 * kMiB);
   EXPECT_EQ(overlap->kernel_ms, 10);
-  EXPECT_THROW(parse_overlap_options("overlap", {"--host-memory", "registered"}, false), UsageError);
-  EXPECT_THROW(parse_overlap_options("overlap", {"--trace", "t.json"}, false), UsageError) << "only the timeline's";
-  EXPECT_THROW(parse_overlap_options("overlap", {"--sizes", "4K"}, false), UsageError);
+  EXPECT_THROW(overlap_options({"--host-memory", "registered"}), UsageError);
+  EXPECT_THROW(overlap_options({"--trace", "t.json"}), UsageError) << "only the timeline's";
+  EXPECT_THROW(overlap_options({"--sizes", "4K"}), UsageError);
   testing::TempDir dir;
   EXPECT_EQ(overlap->timeline_pairs, 1);
-  EXPECT_THROW(parse_overlap_options("overlap", {"--timeline-batches", "2"}, false), UsageError);
-  const std::optional<OverlapOptions> timeline = parse_overlap_options(
-      "timeline", {"--trace", dir.file("t.json"), "--host-memory", "pinned", "--timeline-batches", "4"}, true);
+  EXPECT_THROW(overlap_options({"--timeline-batches", "2"}), UsageError);
+  const std::optional<OverlapOptions> timeline = timeline_options(
+      {"--trace", dir.file("t.json"), "--host-memory", "pinned", "--timeline-batches", "4"});
   ASSERT_TRUE(timeline.has_value());
   EXPECT_EQ(timeline->trace_path, dir.file("t.json"));
   EXPECT_EQ(timeline->timeline_pairs, 4);
@@ -171,25 +178,21 @@ TEST(OverlapOptions, ComparesTheArticlesTwoKindsAndTimelineAddsItsTwoFlags) {
 }
 
 TEST(PinningOptions, FourSizesDownFromTheMaximumAndAtMostThreeRounds) {
-  const std::optional<PinningOptions> options = parse_pinning_options("pinning-cost", {"--pin-max-mib", "1024"});
+  const std::optional<PinningOptions> options = pinning_options({"--pin-max-mib", "1024"});
   ASSERT_TRUE(options.has_value());
   EXPECT_EQ(options->sizes, (std::vector<std::uint64_t>{16 * kMiB, 64 * kMiB, 256 * kMiB, 1024 * kMiB}));
   EXPECT_EQ(options->repeats, 3) << "--repeats 10 by default, capped";
-  const std::optional<PinningOptions> small =
-      parse_pinning_options("pinning-cost", {"--pin-max-mib", "2", "--repeats", "1"});
+  const std::optional<PinningOptions> small = pinning_options({"--pin-max-mib", "2", "--repeats", "1"});
   ASSERT_TRUE(small.has_value());
   EXPECT_EQ(small->sizes, (std::vector<std::uint64_t>{2 * kMiB})) << "no size under 1 MiB";
   EXPECT_EQ(small->repeats, 1);
-  EXPECT_THROW(parse_pinning_options("pinning-cost", {"--host-memory", "pinned"}), UsageError);
-  EXPECT_THROW(parse_pinning_options("pinning-cost", {"--pin-max-mib", "0"}), UsageError);
+  EXPECT_THROW(pinning_options({"--host-memory", "pinned"}), UsageError);
+  EXPECT_THROW(pinning_options({"--pin-max-mib", "0"}), UsageError);
 }
 
 // ---- the lesson's options ----------------------------------------------------
 
-std::optional<lesson02::Options> lesson_options(const std::vector<std::string>& args) {
-  testing::LessonArgv words("02_pinned_vs_pageable", args);
-  return lesson02::parse_options(words.argc(), words.argv());
-}
+auto lesson_options(const Args& args) { return testing::parse_as_called(lesson02::parse_options, lesson02::kStage, args); }
 
 TEST(Lesson02Options, FourSizesAndA64MiBCallByDefault) {
   const std::optional<lesson02::Options> options = lesson_options({});

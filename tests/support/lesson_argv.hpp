@@ -1,5 +1,6 @@
-// A lesson's parse_options called as main calls it: argv[0] the stage's
-// name, then `args`, as writable C strings that live as long as this object.
+// A parse function called as main calls it (argv[0] the stage's name) or as
+// run_subcommand does (argv[0] the subcommand's): `name`, then `args`, as
+// writable C strings that live as long as this object.
 #pragma once
 
 #include <string>
@@ -7,9 +8,9 @@
 
 namespace csg::testing {
 
-class LessonArgv {
+class CommandArgv {
  public:
-  LessonArgv(const std::string& stage, const std::vector<std::string>& args) : words_{stage} {
+  CommandArgv(const std::string& name, const std::vector<std::string>& args) : words_{name} {
     words_.insert(words_.end(), args.begin(), args.end());
     for (std::string& word : words_) pointers_.push_back(word.data());
   }
@@ -20,5 +21,13 @@ class LessonArgv {
   std::vector<std::string> words_;
   std::vector<char*> pointers_;
 };
+
+// `parse(argc, argv, extra...)` with argv `name`, then `args`: a lesson's or a
+// subcommand's parse function as its caller calls it.
+template <typename Parse, typename... Extra>
+auto parse_as_called(Parse parse, const std::string& name, const std::vector<std::string>& args, Extra... extra) {
+  CommandArgv words(name, args);
+  return parse(words.argc(), words.argv(), extra...);
+}
 
 }  // namespace csg::testing
