@@ -106,13 +106,13 @@ nlohmann::json overlap_json(const OverlapOptions& options, const DeviceInfo& dev
     // When the copy ended relative to the kernel is a signed difference, not
     // a duration: it goes in the "overlap" rows, not in measurements.
     nlohmann::json row = params;
-    row["kernel_alone_ms"] = o.kernel_alone.median_ms;
-    row["copy_alone_ms"] = r.copy_alone.median_ms;
-    row["together_ms"] = r.together.median_ms;
-    row["host_blocked_ms"] = r.host_blocked.median_ms;
-    row["copy_end_after_kernel_end_ms"] = r.copy_end_after_kernel_end.median_ms;
-    row["overlap_ratio"] = r.overlap_ratio;
-    row["ideal_ratio"] = r.ideal_ratio;
+    row.update({{"kernel_alone_ms", o.kernel_alone.median_ms},
+                {"copy_alone_ms", r.copy_alone.median_ms},
+                {"together_ms", r.together.median_ms},
+                {"host_blocked_ms", r.host_blocked.median_ms},
+                {"copy_end_after_kernel_end_ms", r.copy_end_after_kernel_end.median_ms},
+                {"overlap_ratio", r.overlap_ratio},
+                {"ideal_ratio", r.ideal_ratio}});
     overlap.push_back(row);
     if (r.c.direction == CopyDirection::h2d && r.c.kernel_first) {
       result.bounds[key_name(r.c.kind) + "_h2d_async_host_blocked_ms"] = r.host_blocked.median_ms;

@@ -189,6 +189,18 @@ TEST(OverlapReport, TheJsonKeepsTheCombinedRunsNamesAndTheKernelFirstBounds) {
                                                {"overlap_together", 3},
                                                {"overlap_host_blocked", 3}}));
   EXPECT_EQ(doc.at("overlap").size(), 3U);
+  // Each row: the case's params, then every figure of it.
+  const nlohmann::json& row = doc.at("overlap").at(2);
+  EXPECT_EQ(row.at("host_memory"), "pinned");
+  EXPECT_EQ(row.at("order"), "copy_first");
+  EXPECT_EQ(row.at("bytes"), 64 * kMiB);
+  EXPECT_DOUBLE_EQ(row.at("kernel_alone_ms").get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(row.at("copy_alone_ms").get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(row.at("together_ms").get<double>(), 15.0 / 1.4);
+  EXPECT_DOUBLE_EQ(row.at("host_blocked_ms").get<double>(), 0.01);
+  EXPECT_DOUBLE_EQ(row.at("copy_end_after_kernel_end_ms").get<double>(), -1.0);
+  EXPECT_DOUBLE_EQ(row.at("overlap_ratio").get<double>(), 1.4);
+  EXPECT_DOUBLE_EQ(row.at("ideal_ratio").get<double>(), 1.5);
   EXPECT_DOUBLE_EQ(doc.at("bounds").at("pageable_h2d_overlap_ratio").get<double>(), 1.5);
   EXPECT_DOUBLE_EQ(doc.at("bounds").at("pageable_h2d_async_host_blocked_ms").get<double>(), 4.9);
   EXPECT_FALSE(doc.at("bounds").contains("pinned_h2d_overlap_ratio")) << "pinned was measured copy first only";
