@@ -90,7 +90,7 @@ fi
 
 # --- c) tests: all must run, none may skip ------------------------------------
 junit="$results/ctest-junit.xml"
-test_jobs=$((jobs < 6 ? jobs : 6))  # GPU tests assert structure, never speed: they may share the GPU
+test_jobs="$jobs"  # as scripts/test.sh: the GPU tests that time something run alone (tests/CMakeLists.txt)
 step "c) CSG_REQUIRE_GPU=1 ctest --preset $preset -j $test_jobs --output-junit $junit"
 export CSG_REQUIRE_GPU=1
 rm -f "$junit"

@@ -108,10 +108,12 @@ csg_runs=(
   # the same on pinned memory                  main table, stages.png
   "qfc | 01_serial_baseline-pinned                 | 01_serial_baseline    | -               | --host-memory pinned"
   # faster kernels, serial                     main table (--table rows)
-  "qfc | 01_serial_baseline-kernels-tiled          | 01_serial_baseline    | kernels         | --kernel tiled"
-  "qfc | 01_serial_baseline-kernels-cublas         | 01_serial_baseline    | kernels         | --kernel cublas"
+  "fc  | 01_serial_baseline-kernels-tiled          | 01_serial_baseline    | kernels         | --kernel tiled"
+  "q   | 01_serial_baseline-kernels-cublas         | 01_serial_baseline    | kernels         | --kernel cublas --warmup 1 --repeats 5"
+  "fc  | 01_serial_baseline-kernels-cublas         | 01_serial_baseline    | kernels         | --kernel cublas"
   # the article's first timeline               timeline_01_serial_baseline-timeline.png
-  "qfc | 01_serial_baseline-timeline               | 01_serial_baseline    | timeline        | --trace {trace}"
+  "q   | 01_serial_baseline-timeline               | 01_serial_baseline    | timeline        | --warmup 1 --repeats 3 --trace {trace}"
+  "fc  | 01_serial_baseline-timeline               | 01_serial_baseline    | timeline        | --trace {trace}"
   # 02: the lesson, pinned vs pageable          appendix
   "qfc | 02_pinned_vs_pageable                     | 02_pinned_vs_pageable | -               |"
   # bandwidth per host memory kind: 4 sizes     copy table, bandwidth.png, --table peaks
@@ -121,24 +123,33 @@ csg_runs=(
   # cudaMemcpyAsync beside a busy kernel        bounds, appendix
   "qfc | 02_pinned_vs_pageable-overlap             | 02_pinned_vs_pageable | overlap         |"
   # what pinning costs                          bounds, appendix
-  "qfc | 02_pinned_vs_pageable-pinning-cost        | 02_pinned_vs_pageable | pinning-cost    |"
+  "qc  | 02_pinned_vs_pageable-pinning-cost        | 02_pinned_vs_pageable | pinning-cost    | --pin-max-mib 256"
+  # ... up to 4 GiB (--full)
+  "f   | 02_pinned_vs_pageable-pinning-cost        | 02_pinned_vs_pageable | pinning-cost    |"
   # the overlap's cases on a timeline           timeline_02_pinned_vs_pageable-timeline.png
   "qfc | 02_pinned_vs_pageable-timeline            | 02_pinned_vs_pageable | timeline        | --trace {trace}"
   # 03: the article's pool, pool-size sweep      main table, sweep table, sweep.png, stages.png
   "qfc | 03_stream_pool_gemm                       | 03_stream_pool_gemm   | -               |"
   # each kernel: pool, engine streams, bound    regime table, regimes.png, main table
-  "qfc | 03_stream_pool_gemm-kernels-naive         | 03_stream_pool_gemm   | kernels         | --kernel naive"
-  "qfc | 03_stream_pool_gemm-kernels-tiled         | 03_stream_pool_gemm   | kernels         | --kernel tiled"
-  "qfc | 03_stream_pool_gemm-kernels-cublas        | 03_stream_pool_gemm   | kernels         | --kernel cublas"
-  "qfc | 03_stream_pool_gemm-kernels-cublas_tf32   | 03_stream_pool_gemm   | kernels         | --kernel cublas --tf32"
+  "q   | 03_stream_pool_gemm-kernels-naive         | 03_stream_pool_gemm   | kernels         | --kernel naive --warmup 1 --repeats 5"
+  "q   | 03_stream_pool_gemm-kernels-tiled         | 03_stream_pool_gemm   | kernels         | --kernel tiled --warmup 1 --repeats 5"
+  "q   | 03_stream_pool_gemm-kernels-cublas        | 03_stream_pool_gemm   | kernels         | --kernel cublas --warmup 1 --repeats 5"
+  "q   | 03_stream_pool_gemm-kernels-cublas_tf32   | 03_stream_pool_gemm   | kernels         | --kernel cublas --tf32 --warmup 1 --repeats 5"
+  # ... each with the default rounds (--full, and the check)
+  "fc  | 03_stream_pool_gemm-kernels-naive         | 03_stream_pool_gemm   | kernels         | --kernel naive"
+  "fc  | 03_stream_pool_gemm-kernels-tiled         | 03_stream_pool_gemm   | kernels         | --kernel tiled"
+  "fc  | 03_stream_pool_gemm-kernels-cublas        | 03_stream_pool_gemm   | kernels         | --kernel cublas"
+  "fc  | 03_stream_pool_gemm-kernels-cublas_tf32   | 03_stream_pool_gemm   | kernels         | --kernel cublas --tf32"
   # the pool on pageable memory, both orders     main table, stages.png (the pageable pool)
-  "qfc | 03_stream_pool_gemm-order-pageable        | 03_stream_pool_gemm   | order           | --host-memory pageable"
+  "q   | 03_stream_pool_gemm-order-pageable        | 03_stream_pool_gemm   | order           | --host-memory pageable --warmup 1 --repeats 3"
+  "fc  | 03_stream_pool_gemm-order-pageable        | 03_stream_pool_gemm   | order           | --host-memory pageable"
   # both orders on pinned memory                main table
   "fc  | 03_stream_pool_gemm-order                 | 03_stream_pool_gemm   | order           |"
   # one stream per engine                       main table
   "qfc | 03_stream_pool_gemm-engine-streams        | 03_stream_pool_gemm   | engine-streams  |"
   # 1 to 1,024 streams                          bounds, appendix
-  "qfc | 03_stream_pool_gemm-count-sweep           | 03_stream_pool_gemm   | count-sweep     |"
+  "q   | 03_stream_pool_gemm-count-sweep           | 03_stream_pool_gemm   | count-sweep     | --warmup 1 --repeats 5"
+  "fc  | 03_stream_pool_gemm-count-sweep           | 03_stream_pool_gemm   | count-sweep     |"
   # ... with 32 hardware queues instead of 8: the mechanism
   "c   | 03_stream_pool_gemm-count-sweep-connections32 | 03_stream_pool_gemm | count-sweep   | | | CUDA_DEVICE_MAX_CONNECTIONS=32"
   # short kernels beside a flood; shared memory  appendix
@@ -160,13 +171,15 @@ csg_runs=(
   "qfc | 04_graph_capture_gemm-node-updates        | 04_graph_capture_gemm | node-updates    |"
   "qfc | 04_graph_capture_gemm-changing-shapes     | 04_graph_capture_gemm | changing-shapes |"
   # what one launch costs                       appendix
-  "qfc | 04_graph_capture_gemm-launch-chains       | 04_graph_capture_gemm | launch-chains   |"
+  "qc  | 04_graph_capture_gemm-launch-chains       | 04_graph_capture_gemm | launch-chains   | --launch-chains 10,100,1000"
+  # ... up to 10,000 kernels (--full)
+  "f   | 04_graph_capture_gemm-launch-chains       | 04_graph_capture_gemm | launch-chains   |"
   # ... with every kernel loaded at start
   "c   | 04_graph_capture_gemm-launch-chains-eager | 04_graph_capture_gemm | launch-chains   | | | CUDA_MODULE_LOADING=EAGER"
-  # where the graph starts to win, 3 sizes x 3 batch counts: regime map section, regime_map_*.png
-  "q   | 04_graph_capture_gemm-regime-map          | 04_graph_capture_gemm | regime-map      | --map-sizes 32,128,512 --map-batches 10,100,1000"
-  # ... the whole map, 6 sizes x 4 batch counts (--full, and the check)
-  "fc  | 04_graph_capture_gemm-regime-map          | 04_graph_capture_gemm | regime-map      |"
+  # where the graph starts to win, 2 sizes x 3 batch counts: regime map section, regime_map_*.png
+  "qc  | 04_graph_capture_gemm-regime-map          | 04_graph_capture_gemm | regime-map      | --map-sizes 64,512 --map-batches 10,100,1000"
+  # ... the whole map, 6 sizes x 4 batch counts (--full)
+  "f   | 04_graph_capture_gemm-regime-map          | 04_graph_capture_gemm | regime-map      |"
   # a small graph's structure, drawn            04_graph_capture_gemm-graph.dot
   "qfc | 04_graph_capture_gemm-graph               | 04_graph_capture_gemm | graph           | --batches 6 --streams 3 --dot {results}/04_graph_capture_gemm-graph.dot"
   # the capture without the join: CUDA's error, exit 1

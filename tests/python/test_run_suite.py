@@ -131,18 +131,26 @@ class RunTable(unittest.TestCase):
                              ("cublas", ["--kernel", "cublas"]), ("cublas_tf32", ["--kernel", "cublas", "--tf32"])):
             with self.subTest(kernel=kernel):  # the regime table's rows
                 run03 = q[f"03_stream_pool_gemm-kernels-{kernel}"]
-                self.assertEqual((run03.subcommand, run03.args), ("kernels", args))
+                self.assertEqual((run03.subcommand, run03.args[:len(args)]), ("kernels", args))
         self.assertEqual(q["04_graph_capture_gemm-costs-cublas"].args, ["--kernel", "cublas"])
-        self.assertEqual(q["03_stream_pool_gemm-order-pageable"].args, ["--host-memory", "pageable"])
+        self.assertEqual(q["03_stream_pool_gemm-order-pageable"].args[:2], ["--host-memory", "pageable"])
         self.assertEqual(q["02_pinned_vs_pageable-sweep"].args, ["--quick"])
         for stage in ("01_serial_baseline", "03_stream_pool_gemm", "04_graph_capture_gemm"):
-            self.assertEqual(q[f"{stage}-timeline"].args, ["--trace", "{trace}"])
+            self.assertEqual(q[f"{stage}-timeline"].args[-2:], ["--trace", "{trace}"])
 
     def test_the_default_shortens_only_what_full_runs_whole(self) -> None:
         q, f = {r.name: r for r in runs_for("q")}, {r.name: r for r in runs_for("f")}
         self.assertEqual(set(q) - set(f), set(), "--full runs everything the default does")
         shortened = {name for name in q if q[name].args != f[name].args}
-        self.assertEqual(shortened, {"04_graph_capture_gemm-regime-map", "02_pinned_vs_pageable-sweep"})
+        # What the default trims so that it takes about a minute and a half on an H200: the map's
+        # grid, the sweep's sizes, the largest pinning and chain, and fewer rounds where many runs repeat.
+        self.assertEqual(shortened, {"04_graph_capture_gemm-regime-map", "02_pinned_vs_pageable-sweep",
+                                     "02_pinned_vs_pageable-pinning-cost", "04_graph_capture_gemm-launch-chains",
+                                     "01_serial_baseline-timeline", "01_serial_baseline-kernels-cublas",
+                                     "03_stream_pool_gemm-order-pageable",
+                                     "03_stream_pool_gemm-count-sweep", "03_stream_pool_gemm-kernels-naive",
+                                     "03_stream_pool_gemm-kernels-tiled", "03_stream_pool_gemm-kernels-cublas",
+                                     "03_stream_pool_gemm-kernels-cublas_tf32"})
         self.assertIn("--map-sizes", q["04_graph_capture_gemm-regime-map"].args)
         self.assertEqual(f["04_graph_capture_gemm-regime-map"].args, [], "--full: the whole map, at its defaults")
         self.assertEqual(f["02_pinned_vs_pageable-sweep"].args, [])
@@ -155,7 +163,7 @@ class RunTable(unittest.TestCase):
         self.assertEqual(c["04_graph_capture_gemm-launch-chains-eager"].env, ["CUDA_MODULE_LOADING=EAGER"])
         self.assertIn("--dot", c["04_graph_capture_gemm-graph"].args)
         self.assertEqual(c["02_pinned_vs_pageable-sweep"].args, ["--quick"])
-        self.assertEqual(c["04_graph_capture_gemm-regime-map"].args, [], "the check maps the whole grid")
+        self.assertIn("--map-sizes", c["04_graph_capture_gemm-regime-map"].args, "the check maps the default's grid")
         for name, r in c.items():
             if r.exit:
                 self.assertIn(name, ("04_graph_capture_gemm-skip-join", "03_stream_pool_gemm-hours"))
