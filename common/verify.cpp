@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/parallel.hpp"
+#include "base/text.hpp"
 
 namespace csg {
 namespace {
@@ -137,7 +138,10 @@ std::vector<std::pair<int, int>> sampled_elements(std::uint64_t seed, int batch,
 }
 
 std::string VerifyResult::message() const {
-  if (passed) return "all " + std::to_string(batches_checked) + " batches verified (" + method + ")";
+  if (passed) {
+    const std::string count = batches_checked == 1 ? "the 1 batch" : "all " + plural(batches_checked, "batch");
+    return count + " verified (" + method + ")";
+  }
   if (!first_failure) return "verification failed";
   const Mismatch& f = *first_failure;
   char text[256];
