@@ -22,17 +22,31 @@
 
 namespace csg::graphs {
 
+// The first lines of its --help.
+constexpr const char* kHelp =
+    "Requests of random batch counts, each run four ways: on the stream pool, re-captured and instantiated, one exec "
+    "updated with cudaGraphExecUpdate, or launched from buckets of graphs captured up front (powers of two, the "
+    "extra batches computed for nothing).";
+
+namespace {
+
+// The whole sequence at this GPU's rates: every batch of every request as
+// one batch in a pipeline, and the host's poison and verification of it
+// (about as long again).
+double sequence_seconds(const ChangingShapesConfig& config, const CommonOptions& common, const Gemm& gemm) {
+  const bool pageable = common.host_memory == HostMemory::pageable;
+  const GemmShape& shape = common.work.shape;
+  const WorkSeconds batch = work_seconds(Workload{1, shape}, measure_rates(gemm, shape), pageable);
+  return changing_shapes_seconds(config, 2.0 * batch.overlapped());
+}
+
+}  // namespace
+
 int run_changing_shapes(int argc, char** argv) {
-  CommonDefaults defaults = pinned_defaults();
-  defaults.gemm_workload = false;  // the requests choose their batch counts, --shape-size their shape
-  StageCli cli(program_name("changing-shapes"),
-               "Requests of random batch counts, each run four ways: on the stream pool, re-captured and "
-               "instantiated, one exec updated with cudaGraphExecUpdate, or launched from buckets of graphs "
-               "captured up front (powers of two, the extra batches computed for nothing).",
-               defaults);
+  // The requests choose their batch counts, --shape-size their shape.
+  StageCli cli(subcommand_program(kStage, "changing-shapes"), kHelp, own_workload_defaults());
   add_changing_shapes_options(cli);
   add_kernel_option(cli, GemmKernel::naive);
-  add_pool_options(cli, /*with_sweep=*/false);
   std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
   if (!options) return kExitOk;  // --help
   refuse_given(cli, {"warmup", "repeats"},
@@ -43,15 +57,11 @@ int run_changing_shapes(int argc, char** argv) {
   common.work = changing_shapes_workload(config);  // the top bucket's batches, of the requests' shape
   read_kernel_option(cli, common);
   const PoolConfig& pool_config = options->pool;
-  const Workload& work = common.work;
 
   const int device = require_device();
   const Gemm gemm(common.gemm);
   check_fits(article_memory(*options), "try a smaller --shape-max-batches or --shape-size, or --device-buffers slots");
-  const bool pageable = common.host_memory == HostMemory::pageable;
-  const WorkSeconds batch = work_seconds(Workload{1, work.shape}, measure_rates(gemm, work.shape), pageable);
-  // One batch in a pipeline, and the host's poison and verification of it (about as long again).
-  check_estimate(changing_shapes_seconds(config, 2.0 * batch.overlapped()), common.max_minutes,
+  check_estimate(sequence_seconds(config, common, gemm), common.max_minutes,
                  std::to_string(config.requests) + " requests of 1 to " + std::to_string(config.max_batches) +
                      " batches, four ways");
   ArticleWork article(*options, gemm);  // the top bucket's batches: a padded request computes real ones
@@ -76,5 +86,9 @@ int run_changing_shapes(int argc, char** argv) {
   doc["changing_shapes"] = changing_shapes_json(run);
   return finish(std::cout, doc, result.verification.passed, common.json_path);
 }
+
+const Subcommand kChangingShapes{"changing-shapes",
+                                 "requests of random batch counts: streams, re-capture, exec update or buckets",
+                                 run_changing_shapes};
 
 }  // namespace csg::graphs

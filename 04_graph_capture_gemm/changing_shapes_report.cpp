@@ -44,6 +44,10 @@ std::string bucket_sentence(const ShapeSequenceCosts& seq) {
 
 }  // namespace
 
+// Every count under its own name (UpdateCounts says what each counts).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(UpdateCounts, attempts, applied_same_batches, applied_other_batches, refused,
+                                   refused_same_batches, instantiations, refused_result)
+
 std::string_view to_string(ShapeWay way) { return name_of(way, {"streams", "recapture", "exec_update", "buckets"}); }
 
 std::string_view label(ShapeWay way) { return name_of(way, {"streams", "re-capture", "exec update", "buckets"}); }
@@ -276,7 +280,6 @@ nlohmann::json changing_shapes_json(const ChangingShapesRun& run) {
                                          {"verified", way.check.passed},
                                          {"batches_checked", way.check.batches_checked}};
     }
-    const UpdateCounts& u = seq.updates;
     const double recapture_ms = seq.way(ShapeWay::recapture).total.median_ms;
     const double streams_ms = seq.way(ShapeWay::streams).total.median_ms;
     doc["sequence"] = {
@@ -293,14 +296,7 @@ nlohmann::json changing_shapes_json(const ChangingShapesRun& run) {
           {"padding_percent", 100.0 * padding},
           {"wasted_gpu_ms", wasted_gpu_ms(b.gpu.median_ms, padding)}}},
         {"ways", ways},
-        {"updates",
-         {{"attempts", u.attempts},
-          {"applied_same_batches", u.applied_same_batches},
-          {"applied_other_batches", u.applied_other_batches},
-          {"refused", u.refused},
-          {"refused_same_batches", u.refused_same_batches},
-          {"instantiations", u.instantiations},
-          {"refused_result", u.refused_result}}},
+        {"updates", seq.updates},
         {"fastest", std::string(to_string(fastest_way(totals_of(seq))))},
         {"recapture_over_streams", recapture_ms / streams_ms},
         {"claim", std::string(to_string(recapture_verdict(recapture_ms, streams_ms)))},

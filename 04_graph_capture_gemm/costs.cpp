@@ -19,6 +19,12 @@
 #include "report/table.hpp"
 
 namespace csg::graphs {
+
+// The first lines of its --help.
+constexpr const char* kHelp =
+    "What the article's graph costs once (capture, instantiate, upload, first launch) and saves at each replay: its "
+    "GPU time and CPU issue time against the same work on the stream pool, both bounds, and the break-even.";
+
 namespace {
 
 // A GPU variant with its bound, the host's issue time read in its own runs,
@@ -181,12 +187,7 @@ double costs_seconds(const CommonOptions& options, const Rates& rates) {
 }
 
 int run_costs(int argc, char** argv) {
-  StageCli cli(program_name("costs"),
-               "What the article's graph costs once (capture, instantiate, upload, first launch) and saves at each "
-               "replay: its GPU time and CPU issue time against the same work on the stream pool, both bounds, "
-               "and the break-even.",
-               pinned_defaults());
-  add_pool_options(cli, /*with_sweep=*/false);
+  StageCli cli(subcommand_program(kStage, "costs"), kHelp, pinned_defaults());
   const std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
   if (!options) return kExitOk;  // --help
   const CommonOptions& common = options->common;
@@ -255,5 +256,8 @@ int run_costs(int argc, char** argv) {
   print_costs(std::cout, result, run);
   return finish(std::cout, costs_json(result, run), result.verification.passed, common.json_path);
 }
+
+const Subcommand kCosts{"costs", "capture, instantiate, upload; replay vs streams: bounds, CPU issue; break-even",
+                        run_costs};
 
 }  // namespace csg::graphs

@@ -18,16 +18,17 @@
 
 namespace csg::graphs {
 
+// The first lines of its --help.
+constexpr const char* kHelp =
+    "The article's six steps once (capture, fork, work, join, end capture and instantiate, launch), and the graph "
+    "CUDA built: nodes by type, edges, roots, leaves, the chains the fork and join leave.";
+
 int run_graph(int argc, char** argv) {
-  StageCli cli(program_name("graph"),
-               "The article's six steps once (capture, fork, work, join, end capture and instantiate, launch), "
-               "and the graph CUDA built: nodes by type, edges, roots, leaves, the chains the fork and join leave.",
-               untimed_defaults());
-  add_pool_options(cli, /*with_sweep=*/false);
+  StageCli cli(subcommand_program(kStage, "graph"), kHelp, untimed_defaults());
   cli.add_output("dot", "Write the captured graph as Graphviz DOT (cudaGraphDebugDotPrint) to FILE");
-  const std::optional<ArticleOptions> options =
-      parse_untimed_options(cli, argc, argv, "the graph is captured and launched once");
+  const std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
   if (!options) return kExitOk;  // --help
+  refuse_given(cli, {"warmup", "repeats"}, "the graph is captured and launched once, nothing is timed");
   const std::string dot_path = cli.get_string("dot");
   const CommonOptions& common = options->common;
 
@@ -57,5 +58,8 @@ int run_graph(int argc, char** argv) {
   if (!dot_path.empty()) doc["graph"]["dot_file"] = dot_path;
   return finish(std::cout, doc, result.verification.passed, common.json_path);
 }
+
+const Subcommand kGraph{"graph", "the captured graph: nodes by type, edges, the fork/join chains; --dot FILE",
+                        run_graph};
 
 }  // namespace csg::graphs

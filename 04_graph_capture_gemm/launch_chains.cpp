@@ -21,34 +21,16 @@
 #include "stage.hpp"
 
 namespace csg::graphs {
-namespace {
 
-// A launch of an empty kernel costs the host a few µs: 12 µs a launch errs long.
-constexpr double kSecondsPerChainLaunch = 12e-6;
-
-double launch_chains_seconds(const CommonOptions& options, const LaunchCostConfig& config, const Rates& rates) {
-  const double pipeline = pipeline_seconds(options, rates);
-  double chains = 0.0;  // each length's six figures
-  for (const int ops : config.chains) {
-    chains += (config.warmup + repeats_for(config, ops)) * ops * kSecondsPerChainLaunch;
-  }
-  const double steady = (config.warmup + config.repeats) * 2.0 * pipeline;
-  const SteadyIssue defaults;
-  const double interleaved = (options.plan.warmup + options.plan.repeats) *
-                             (4.0 * pipeline + defaults.chain_ops * kSecondsPerChainLaunch);
-  return chains + steady + interleaved;
-}
-
-}  // namespace
+// The first lines of its --help.
+constexpr const char* kHelp =
+    "What one launch costs: chains of empty kernels, each length timed back to back launch by launch and as one "
+    "graph (host time, GPU time behind a latch, end to end), a line fitted through each; beside them the article's "
+    "work issued back to back and in interleaved rounds.";
 
 int run_launch_chains(int argc, char** argv) {
-  StageCli cli(program_name("launch-chains"),
-               "What one launch costs: chains of empty kernels, each length timed back to back launch by launch "
-               "and as one graph (host time, GPU time behind a latch, end to end), a line fitted through each; "
-               "beside them the article's work issued back to back and in interleaved rounds.",
-               pinned_defaults());
+  StageCli cli(subcommand_program(kStage, "launch-chains"), kHelp, pinned_defaults());
   add_launch_options(cli);
-  add_pool_options(cli, /*with_sweep=*/false);
   const std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
   if (!options) return kExitOk;  // --help
   const LaunchCostConfig config = read_launch_options(cli);
@@ -58,7 +40,8 @@ int run_launch_chains(int argc, char** argv) {
   const int device = require_device();
   const Gemm gemm(common.gemm);
   check_size(*options, gemm, article_memory(*options), nullptr);
-  check_estimate(launch_chains_seconds(common, config, measure_rates(gemm, work.shape)), common.max_minutes,
+  const double pipeline = pipeline_seconds(common, measure_rates(gemm, work.shape));
+  check_estimate(launch_chains_seconds(config, common.plan, pipeline), common.max_minutes,
                  "chains of " + std::to_string(config.chains.front()) + " to " + std::to_string(config.chains.back()) +
                      " empty kernels");
   ArticleWork article(*options, gemm);
@@ -110,5 +93,9 @@ int run_launch_chains(int argc, char** argv) {
   doc["launch_costs"] = launch_costs_json(costs, interleaved);
   return finish(std::cout, doc, result.verification.passed, common.json_path);
 }
+
+const Subcommand kLaunchChains{"launch-chains",
+                               "what one launch costs: chains of empty kernels, launches vs graph nodes, fitted",
+                               run_launch_chains};
 
 }  // namespace csg::graphs

@@ -12,6 +12,9 @@
 namespace csg::graphs {
 namespace {
 
+// A launch of an empty kernel costs the host a few µs: 12 µs a launch errs long.
+constexpr double kSecondsPerChainLaunch = 12e-6;
+
 __global__ void empty_kernel() {}
 
 // The checkable twin: one thread adds 1; the launches are ordered, so no atomic.
@@ -96,6 +99,18 @@ Summary back_to_back(const LaunchCostConfig& config, const std::string& what, co
 
 int repeats_for(const LaunchCostConfig& config, int ops) {
   return ops <= kShortChain ? 3 * config.repeats : config.repeats;
+}
+
+double launch_chains_seconds(const LaunchCostConfig& config, const RepeatPlan& plan, double pipeline_seconds) {
+  double chains = 0.0;  // each length's six figures
+  for (const int ops : config.chains) {
+    chains += (config.warmup + repeats_for(config, ops)) * ops * kSecondsPerChainLaunch;
+  }
+  const double steady = (config.warmup + config.repeats) * 2.0 * pipeline_seconds;
+  const SteadyIssue defaults;
+  const double interleaved =
+      (plan.warmup + plan.repeats) * (4.0 * pipeline_seconds + defaults.chain_ops * kSecondsPerChainLaunch);
+  return chains + steady + interleaved;
 }
 
 void issue_chain(int ops, cudaStream_t stream) {

@@ -110,6 +110,12 @@ struct ArticleIssue {
 
 LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIssue& article);
 
+// The launch-chains subcommand's whole run, for its estimate, when one run of
+// the article's work through the pool takes `pipeline_seconds`: every chain
+// length's figures, the steady-state pairs, and the interleaved rounds of
+// `plan` (four runs of the work and a chain of empty kernels each).
+double launch_chains_seconds(const LaunchCostConfig& config, const RepeatPlan& plan, double pipeline_seconds);
+
 // `ops` empty kernels (<<<1, 1>>>, no body) one after another on `stream`:
 // a launch that costs only its scheduling.
 void issue_chain(int ops, cudaStream_t stream);

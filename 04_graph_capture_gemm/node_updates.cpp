@@ -14,6 +14,13 @@
 #include "report/device_info.hpp"
 
 namespace csg::graphs {
+
+// The first lines of its --help.
+constexpr const char* kHelp =
+    "When only the buffers change: cudaGraphExecUpdate after a new capture against re-capture + instantiate (and the "
+    "update CUDA refuses for a new batch count), then one exec switched node by node (cudaGraphExec*NodeSetParams, "
+    "naive kernel only).";
+
 namespace {
 
 // Capture 0.6 ms + instantiate 1.5 ms for the article's 300 nodes (H200): 7 µs a node.
@@ -94,12 +101,7 @@ double node_updates_seconds(const CommonOptions& options, const Rates& rates) {
 }
 
 int run_node_updates(int argc, char** argv) {
-  StageCli cli(program_name("node-updates"),
-               "When only the buffers change: cudaGraphExecUpdate after a new capture against re-capture + "
-               "instantiate (and the update CUDA refuses for a new batch count), then one exec switched node by "
-               "node (cudaGraphExec*NodeSetParams, naive kernel only).",
-               pinned_defaults());
-  add_pool_options(cli, /*with_sweep=*/false);
+  StageCli cli(subcommand_program(kStage, "node-updates"), kHelp, pinned_defaults());
   const std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
   if (!options) return kExitOk;  // --help
   const CommonOptions& common = options->common;
@@ -127,5 +129,9 @@ int run_node_updates(int argc, char** argv) {
   print_node_updates(std::cout, result, run);
   return finish(std::cout, node_updates_json(result, run), result.verification.passed, common.json_path);
 }
+
+const Subcommand kNodeUpdates{"node-updates",
+                              "the exec on new buffers: cudaGraphExecUpdate, node by node, or a new instantiate",
+                              run_node_updates};
 
 }  // namespace csg::graphs

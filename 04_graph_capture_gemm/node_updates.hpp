@@ -23,8 +23,8 @@ namespace csg::graphs {
 struct NodeUpdatesRun {
   CommonOptions options;
   PoolConfig pool;
-  UpdateCosts updates;
-  NodeUpdateCosts node_updates;
+  UpdateCosts updates;           // a new capture + cudaGraphExecUpdate against re-capture + instantiate
+  NodeUpdateCosts node_updates;  // one exec switched node by node, against the whole update and a new instantiate
 };
 
 // Measurements: update_exec, update_call, recapture_instantiate and

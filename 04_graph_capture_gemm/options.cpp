@@ -25,24 +25,22 @@ CommonDefaults pinned_defaults() {
 }
 
 std::optional<ArticleOptions> parse_article_options(StageCli& cli, int argc, char** argv) {
-  const std::optional<CommonOptions> common = cli.parse(argc, argv);  // all checked before any CUDA call
-  if (!common) {
-    print_help(cli.help());
-    return std::nullopt;
-  }
+  add_pool_options(cli, /*with_sweep=*/false);
+  const std::optional<CommonOptions> common = cli.parse_or_help(argc, argv);  // all checked before any CUDA call
+  if (!common) return std::nullopt;
   return ArticleOptions{*common, read_pool_options(cli, *common, /*with_sweep=*/false)};
+}
+
+CommonDefaults own_workload_defaults() {
+  CommonDefaults defaults = pinned_defaults();
+  defaults.gemm_workload = false;
+  return defaults;
 }
 
 CommonDefaults untimed_defaults() {
   CommonDefaults defaults = pinned_defaults();
   defaults.max_minutes = false;  // a capture or two and one launch
   return defaults;
-}
-
-std::optional<ArticleOptions> parse_untimed_options(StageCli& cli, int argc, char** argv, const std::string& what) {
-  std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
-  if (options) refuse_given(cli, {"warmup", "repeats"}, what + ", nothing is timed");
-  return options;
 }
 
 void add_tiny_options(StageCli& cli) {

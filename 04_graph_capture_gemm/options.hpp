@@ -24,6 +24,10 @@ namespace csg::graphs {
 
 // The defaults of a subcommand on the article's workload: pinned host memory.
 CommonDefaults pinned_defaults();
+// The defaults of a subcommand that sets its own workload with its own
+// options: pinned host memory, no --batches, --m, --n, --k (nor --kernel,
+// --tf32: it adds --kernel itself where it offers one).
+CommonDefaults own_workload_defaults();
 
 // A subcommand's common options and its pool's.
 struct ArticleOptions {
@@ -31,17 +35,15 @@ struct ArticleOptions {
   PoolConfig pool;
 };
 
-// Parses a subcommand whose StageCli has its own options and the pool's
-// (add_pool_options, without a sweep); prints --help and returns nothing when
-// asked for it. Throws UsageError.
+// The start of a subcommand on the article's pool: adds the pool's options
+// (add_pool_options, without a sweep) to `cli`, which has its own, and
+// parses; after --help, prints it and returns nothing. Throws UsageError.
 std::optional<ArticleOptions> parse_article_options(StageCli& cli, int argc, char** argv);
 
 // A subcommand that times nothing (it captures, launches once and reports):
-// pinned host memory, no --max-minutes; and its parse, which refuses
-// --warmup and --repeats (StageCli offers them to every run) saying what it
-// does instead (`what`).
+// pinned host memory, no --max-minutes. It refuses --warmup and --repeats
+// (StageCli offers them to every run) with refuse_given, saying what it does instead.
 CommonDefaults untimed_defaults();
-std::optional<ArticleOptions> parse_untimed_options(StageCli& cli, int argc, char** argv, const std::string& what);
 
 // --tiny-count N (default 1000), --tiny-size N (64), and the pool's --streams
 // N (8) alone: the tiny GEMMs have one device slot each.

@@ -17,19 +17,20 @@
 
 namespace csg::graphs {
 
+// The first lines of its --help.
+constexpr const char* kHelp =
+    "The stream pool against one graph replay of the same work over GEMM sizes (m = n = k) x batch counts, pinned "
+    "memory, each cell verified: where the graph starts to win.";
+
 int run_regime_map(int argc, char** argv) {
-  CommonDefaults defaults = pinned_defaults();
-  defaults.gemm_workload = false;  // the map chooses its shapes (--map-sizes) and batch counts (--map-batches)
+  // The map chooses its shapes (--map-sizes) and batch counts (--map-batches).
+  CommonDefaults defaults = own_workload_defaults();
   // Pinned only: without it copies don't overlap, and the map would show the
   // staging buffer, not streams against graphs.
   defaults.host_memory_choice = false;
-  StageCli cli(program_name("regime-map"),
-               "The stream pool against one graph replay of the same work over GEMM sizes (m = n = k) x batch "
-               "counts, pinned memory, each cell verified: where the graph starts to win.",
-               defaults);
+  StageCli cli(subcommand_program(kStage, "regime-map"), kHelp, defaults);
   add_regime_map_options(cli);
   add_kernel_option(cli, GemmKernel::naive);
-  add_pool_options(cli, /*with_sweep=*/false);
   std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
   if (!options) return kExitOk;  // --help
   const RegimeMapConfig config = read_regime_map_options(cli);
@@ -49,5 +50,8 @@ int run_regime_map(int argc, char** argv) {
   doc["subcommand"] = "regime-map";
   return finish(std::cout, doc, result.verification.passed, common.json_path);
 }
+
+const Subcommand kRegimeMap{"regime-map", "GEMM sizes x batch counts, the pool vs one replay: where the graph wins",
+                            run_regime_map};
 
 }  // namespace csg::graphs

@@ -7,8 +7,6 @@
 
 namespace csg::graphs {
 
-std::string program_name(const char* subcommand) { return std::string(kStage) + " " + subcommand; }
-
 Measurement cost(const std::string& name, const nlohmann::json& params, const Summary& stats) {
   Measurement m{name, params, stats, Work{}, false};
   m.verifiable = false;

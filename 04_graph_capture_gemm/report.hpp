@@ -19,9 +19,6 @@ namespace csg::graphs {
 
 inline constexpr const char* kStage = "04_graph_capture_gemm";
 
-// "04_graph_capture_gemm costs": a subcommand's name in its --help and its title.
-std::string program_name(const char* subcommand);
-
 // A figure with no output to check (a host cost, an issue time): JSON "verified" null.
 Measurement cost(const std::string& name, const nlohmann::json& params, const Summary& stats);
 // A variant checked by verifying every batch: its verdict and its outputs' digest.

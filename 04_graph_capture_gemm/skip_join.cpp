@@ -17,6 +17,11 @@
 
 namespace csg::graphs {
 
+// The first lines of its --help.
+constexpr const char* kHelp =
+    "The capture without step 4 (join): what cudaStreamEndCapture says, what becomes of the streams, the same "
+    "capture with the join; then exit 1.";
+
 void print_missing_join(std::ostream& out, const MissingJoin& run) {
   if (run.end_capture == cudaSuccess) {
     out << "skip-join: CUDA accepted a capture without the join on this system; expected "
@@ -46,14 +51,10 @@ nlohmann::json to_json(const MissingJoin& run) {
 }
 
 int run_skip_join(int argc, char** argv) {
-  StageCli cli(program_name("skip-join"),
-               "The capture without step 4 (join): what cudaStreamEndCapture says, what becomes of the streams, "
-               "the same capture with the join; then exit 1.",
-               untimed_defaults());
-  add_pool_options(cli, /*with_sweep=*/false);
-  const std::optional<ArticleOptions> options =
-      parse_untimed_options(cli, argc, argv, "the graph is captured twice and launched once");
+  StageCli cli(subcommand_program(kStage, "skip-join"), kHelp, untimed_defaults());
+  const std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
   if (!options) return kExitOk;  // --help
+  refuse_given(cli, {"warmup", "repeats"}, "the graph is captured twice and launched once, nothing is timed");
   if (options->pool.streams < 2) {
     throw UsageError("--streams " + std::to_string(options->pool.streams) +
                      ": skip-join needs 2 or more streams: with one stream nothing is forked, so there is nothing "
@@ -90,5 +91,8 @@ int run_skip_join(int argc, char** argv) {
   static_cast<void>(finish(std::cout, doc, result.verification.passed, common.json_path));
   return kExitFailure;  // without the join there is no graph: that is what this subcommand shows
 }
+
+const Subcommand kSkipJoin{"skip-join", "the capture without step 4 (join): what cudaStreamEndCapture says; exit 1",
+                           run_skip_join};
 
 }  // namespace csg::graphs

@@ -19,6 +19,12 @@
 #include "timeline/stage_timeline.hpp"
 
 namespace csg::graphs {
+
+// The first lines of its --help.
+constexpr const char* kHelp =
+    "The graph's replay timed, then one more replay recorded with CUPTI and drawn as a timeline (a row per pool "
+    "stream: H copy in, K kernel, D copy out), then re-timed after the recording.";
+
 namespace {
 
 // The rounds before the recording and again after it, a replay each.
@@ -29,15 +35,10 @@ double timeline_seconds(const CommonOptions& options, const Rates& rates) {
 }  // namespace
 
 int run_timeline(int argc, char** argv) {
-  StageCli cli(program_name("timeline"),
-               "The graph's replay timed, then one more replay recorded with CUPTI and drawn as a timeline (a row "
-               "per pool stream: H copy in, K kernel, D copy out), then re-timed after the recording.",
-               pinned_defaults());
-  add_pool_options(cli, /*with_sweep=*/false);
+  StageCli cli(subcommand_program(kStage, "timeline"), kHelp, pinned_defaults());
   add_timeline_subcommand_options(cli);
   const std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
   if (!options) return kExitOk;  // --help
-  const TimelineOptions timeline_options = read_timeline_subcommand_options(cli);
   const CommonOptions& common = options->common;
   const Workload& work = common.work;
 
@@ -88,7 +89,10 @@ int run_timeline(int argc, char** argv) {
   print_verification(std::cout, result);
   std::cout << '\n';
   return finish_stage(std::cout, kStage, subcommand_json(result, "timeline"), result.verification.passed, timeline,
-                      timeline_options, common.json_path);
+                      read_timeline_subcommand_options(cli), common.json_path);
 }
+
+const Subcommand kTimeline{"timeline", "one replay recorded with CUPTI, each node on its pool stream; --trace FILE",
+                           run_timeline};
 
 }  // namespace csg::graphs

@@ -15,6 +15,12 @@
 #include "report/device_info.hpp"
 
 namespace csg::graphs {
+
+// The first lines of its --help.
+constexpr const char* kHelp =
+    "Where graphs win: a chain of empty kernels on one stream and tiny GEMMs on the pool (the article's naive "
+    "kernel, no copies), each launched one by one and replayed as one graph.";
+
 namespace {
 
 // A launch on a stream costs the host about 4 µs (H200: 3.4-4.1 µs for an
@@ -95,18 +101,11 @@ double tiny_seconds(const TinyConfig& config, const RepeatPlan& plan, const Rate
 }
 
 int run_tiny_work(int argc, char** argv) {
-  CommonDefaults defaults = pinned_defaults();
-  defaults.gemm_workload = false;  // --tiny-count and --tiny-size set the work
-  StageCli cli(program_name("tiny-work"),
-               "Where graphs win: a chain of empty kernels on one stream and tiny GEMMs on the pool (the article's "
-               "naive kernel, no copies), each launched one by one and replayed as one graph.",
-               defaults);
+  // --tiny-count and --tiny-size set the work.
+  StageCli cli(subcommand_program(kStage, "tiny-work"), kHelp, own_workload_defaults());
   add_tiny_options(cli);
-  std::optional<CommonOptions> options = cli.parse(argc, argv);  // all checked before any CUDA call
-  if (!options) {
-    print_help(cli.help());
-    return kExitOk;
-  }
+  std::optional<CommonOptions> options = cli.parse_or_help(argc, argv);  // all checked before any CUDA call
+  if (!options) return kExitOk;  // --help
   TinyRun run;
   run.config = read_tiny_options(cli, *options);
   options->work = tiny_gemm_workload(run.config);
@@ -127,5 +126,8 @@ int run_tiny_work(int argc, char** argv) {
   print_tiny(std::cout, result, run);
   return finish(std::cout, tiny_json(result, run), result.verification.passed, options->json_path);
 }
+
+const Subcommand kTinyWork{"tiny-work", "where graphs win: many empty kernels and tiny GEMMs, launched vs replayed",
+                           run_tiny_work};
 
 }  // namespace csg::graphs

@@ -146,5 +146,21 @@ TEST(LaunchCosts, OptionsAreSortedAndBadOnesRefused) {
   }
 }
 
+// The estimate launch-chains checks against --max-minutes: every chain
+// length's launches, and each run of the article's work (the steady-state
+// pairs, twice per repeat; the interleaved rounds, four per round).
+TEST(LaunchCosts, TheEstimateCountsEveryChainAndEveryRunOfTheWork) {
+  LaunchCostConfig config;
+  config.chains = {10, 100};
+  const RepeatPlan plan{2, 10};
+  const double without_work = launch_chains_seconds(config, plan, 0.0);
+  EXPECT_GT(without_work, 0.0) << "the chains' launches and the interleaved chain";
+  LaunchCostConfig longer = config;
+  longer.chains = {10, 100, 1000};
+  EXPECT_GT(launch_chains_seconds(longer, plan, 0.0), without_work);
+  const double runs_of_the_work = (config.warmup + config.repeats) * 2.0 + (plan.warmup + plan.repeats) * 4.0;
+  EXPECT_NEAR(launch_chains_seconds(config, plan, 0.5) - without_work, 0.5 * runs_of_the_work, 1e-9);
+}
+
 }  // namespace
 }  // namespace csg::graphs
