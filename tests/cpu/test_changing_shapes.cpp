@@ -317,17 +317,10 @@ ChangingShapesRun made_up_run() {
   seq.updates = {12, 0, 0, 12, 0, 12, "cudaErrorGraphExecUpdateFailure: cudaGraphExecUpdateErrorTopologyChanged"};
   run.config = seq.config;
   run.sequence = seq;
-  NodeUpdateCosts nodes;
-  nodes.batches = 100;
-  nodes.kernel_nodes = 100;
-  nodes.memcpy_nodes = 200;
-  nodes.whole_graph = ms(0.6);
-  nodes.node_level = ms(0.2);
-  nodes.recapture_instantiate = ms(2.1);
-  nodes.whole_graph_check = passed(100);
-  nodes.node_level_check = passed(100);
-  nodes.recapture_check = passed(100);
-  run.node_updates = nodes;
+  // 100 batches: 100 kernel and 200 copy nodes; whole graph 0.6 ms, node by
+  // node 0.2 ms, re-capture 2.1 ms; no note; every switch verified.
+  run.node_updates =
+      NodeUpdateCosts{100, 100, 200, ms(0.6), ms(0.2), ms(2.1), "", passed(100), passed(100), passed(100)};
   return run;
 }
 

@@ -183,10 +183,35 @@ double median_of(const nlohmann::json& doc, const std::string& name) {
   return 0.0;
 }
 
+// What a subcommand makes of a run, as it makes it: its result, its JSON and
+// its printed report.
+struct Reported {
+  StageResult result;
+  nlohmann::json doc;
+  std::string text;
+};
+
+template <class Run>
+Reported reported(const Run& run, StageResult (*result_of)(const DeviceInfo&, const Run&),
+                  nlohmann::json (*json_of)(const StageResult&, const Run&),
+                  void (*print)(std::ostream&, const StageResult&, const Run&)) {
+  Reported r{result_of(DeviceInfo{}, run), {}, {}};
+  r.doc = json_of(r.result, run);
+  std::ostringstream out;
+  print(out, r.result, run);
+  r.text = out.str();
+  return r;
+}
+
+Reported reported(const CostsRun& run) { return reported(run, costs_result, costs_json, print_costs); }
+Reported reported(const NodeUpdatesRun& run) {
+  return reported(run, node_updates_result, node_updates_json, print_node_updates);
+}
+Reported reported(const TinyRun& run) { return reported(run, tiny_result, tiny_json, print_tiny); }
+
 TEST(Stage04Costs, TheJsonsFiguresFollowFromEachOther) {
-  const CostsRun run = made_up_costs();
-  const StageResult result = costs_result(DeviceInfo{}, run);
-  const nlohmann::json doc = costs_json(result, run);
+  const Reported costs = reported(made_up_costs());
+  const nlohmann::json& doc = costs.doc;
   EXPECT_EQ(doc.at("subcommand"), "costs");
   EXPECT_EQ(doc.at("graph").at("nodes"), 300);
   const auto& bounds = doc.at("bounds");
@@ -215,7 +240,7 @@ TEST(Stage04Costs, TheJsonsFiguresFollowFromEachOther) {
     EXPECT_EQ(m.contains("bound"), name == "graph_replay" || name == "stream_pool") << name;
   }
   EXPECT_EQ(doc.at("verification").at("passed"), true);
-  EXPECT_EQ(result.variants_verified, 6);
+  EXPECT_EQ(costs.result.variants_verified, 6);
 }
 
 TEST(Stage04Costs, AFailedRelaunchFailsTheRun) {
@@ -227,15 +252,13 @@ TEST(Stage04Costs, AFailedRelaunchFailsTheRun) {
 }
 
 TEST(Stage04Costs, TheCopyNodesAreChargedAgainstTheKernelsAloneGraph) {
-  const CostsRun run = made_up_costs();
-  std::ostringstream out;
-  print_costs(out, costs_result(DeviceInfo{}, run), run);
+  const std::string text = reported(made_up_costs()).text;
   // (0.4 - 0.02) ms over the 2000 copy nodes of 1000 batches.
-  EXPECT_TRUE(has(out.str(), "a graph of 1000 kernel nodes and no copies took 20.0 us: this graph's launch pays for "
-                             "its 2000 copy nodes of host memory, about 0.19 us each"))
-      << out.str();
-  EXPECT_TRUE(has(out.str(), "break-even: ")) << out.str();
-  EXPECT_TRUE(has(out.str(), "the captured graph: 300 nodes")) << out.str();
+  EXPECT_TRUE(has(text, "a graph of 1000 kernel nodes and no copies took 20.0 us: this graph's launch pays for "
+                        "its 2000 copy nodes of host memory, about 0.19 us each"))
+      << text;
+  EXPECT_TRUE(has(text, "break-even: ")) << text;
+  EXPECT_TRUE(has(text, "the captured graph: 300 nodes")) << text;
 }
 
 TEST(Stage04Costs, OneStreamIsBoundByItsOrderAndTheReplaysBoundSaysWhy) {
@@ -248,21 +271,17 @@ TEST(Stage04Costs, OneStreamIsBoundByItsOrderAndTheReplaysBoundSaysWhy) {
   run.replay.pool_issue = ms(0.8);
   run.replay.stream_pool = ms(10.4);
   run.replay.graph_replay = ms(10.3);
-  const StageResult result = costs_result(DeviceInfo{}, run);
-  const nlohmann::json bounds = costs_json(result, run).at("bounds");
+  const Reported one_stream = reported(run);
+  const nlohmann::json& bounds = one_stream.doc.at("bounds");
   EXPECT_EQ(bounds.at("stream_pool_limited_by"), "stream order");
   EXPECT_NEAR(bounds.at("stream_pool_bound_ms").get<double>(), 100 * (0.02 + 0.06 + 0.02), 1e-9);
   EXPECT_EQ(bounds.at("graph_replay_limited_by"), "kernels") << "a replay has no stream order";
-  std::ostringstream out;
-  print_costs(out, result, run);
-  EXPECT_TRUE(has(out.str(), "limited by stream order (the busiest stream's 100 batches one after another"))
-      << out.str();
-  EXPECT_TRUE(has(out.str(), "the replay's bound has no stream order")) << out.str();
+  EXPECT_TRUE(has(one_stream.text, "limited by stream order (the busiest stream's 100 batches one after another"))
+      << one_stream.text;
+  EXPECT_TRUE(has(one_stream.text, "the replay's bound has no stream order")) << one_stream.text;
   // With 8 streams the host's issue bounds the streams, and nothing is said about the stream order.
-  const CostsRun eight = made_up_costs();
-  std::ostringstream eight_out;
-  print_costs(eight_out, costs_result(DeviceInfo{}, eight), eight);
-  EXPECT_FALSE(has(eight_out.str(), "no stream order")) << eight_out.str();
+  const std::string eight = reported(made_up_costs()).text;
+  EXPECT_FALSE(has(eight, "no stream order")) << eight;
 }
 
 TEST(Stage04Costs, TheEstimateCountsEveryRound) {
@@ -295,9 +314,8 @@ NodeUpdatesRun made_up_node_updates() {
 }
 
 TEST(Stage04NodeUpdates, TheJsonKeepsTheUpdatesAndTheNodeLevelSwitches) {
-  const NodeUpdatesRun run = made_up_node_updates();
-  const StageResult result = node_updates_result(DeviceInfo{}, run);
-  const nlohmann::json doc = node_updates_json(result, run);
+  const Reported updates = reported(made_up_node_updates());
+  const nlohmann::json& doc = updates.doc;
   EXPECT_EQ(doc.at("subcommand"), "node-updates");
   ASSERT_EQ(doc.at("updates").size(), 2u);
   EXPECT_EQ(doc.at("updates")[0].at("allowed"), true);
@@ -318,51 +336,39 @@ TEST(Stage04NodeUpdates, TheJsonKeepsTheUpdatesAndTheNodeLevelSwitches) {
     switches += m.at("name") == "node_update";
   }
   EXPECT_EQ(switches, 3);
-  EXPECT_EQ(result.variants_verified, 5);
-  EXPECT_TRUE(result.verification.passed);
+  EXPECT_EQ(updates.result.variants_verified, 5);
+  EXPECT_TRUE(updates.result.verification.passed);
 }
 
 TEST(Stage04NodeUpdates, ThePrintedReportSaysWhatCudaAllowedAndWhatEachSwitchCost) {
   NodeUpdatesRun run = made_up_node_updates();
-  std::ostringstream out;
-  print_node_updates(out, node_updates_result(DeviceInfo{}, run), run);
-  EXPECT_TRUE(has(out.str(), "(allowed: same topology)")) << out.str();
-  EXPECT_TRUE(has(out.str(), "batch count 100 -> 99: cudaGraphExecUpdate -> cudaErrorGraphExecUpdateFailure: "
-                             "cudaGraphExecUpdateErrorTopologyChanged (refused")) << out.str();
-  EXPECT_TRUE(has(out.str(), "the updated exec computed the new buffers' result")) << out.str();
-  EXPECT_TRUE(has(out.str(), "node by node (SetParams)")) << out.str();
+  const std::string text = reported(run).text;
+  EXPECT_TRUE(has(text, "(allowed: same topology)")) << text;
+  EXPECT_TRUE(has(text, "batch count 100 -> 99: cudaGraphExecUpdate -> cudaErrorGraphExecUpdateFailure: "
+                        "cudaGraphExecUpdateErrorTopologyChanged (refused")) << text;
+  EXPECT_TRUE(has(text, "the updated exec computed the new buffers' result")) << text;
+  EXPECT_TRUE(has(text, "node by node (SetParams)")) << text;
   // An exec that still reads the first buffers fails the run, and the report says so.
   run.node_updates.node_level_check = failed_at(0);
-  const StageResult failed = node_updates_result(DeviceInfo{}, run);
-  EXPECT_FALSE(failed.verification.passed);
-  std::ostringstream failed_out;
-  print_node_updates(failed_out, failed, run);
-  EXPECT_TRUE(has(failed_out.str(), "FAILED: ")) << failed_out.str();
+  const Reported failed = reported(run);
+  EXPECT_FALSE(failed.result.verification.passed);
+  EXPECT_TRUE(has(failed.text, "FAILED: ")) << failed.text;
 }
 
 TinyRun made_up_tiny() {
   TinyRun run;
   run.config = {1000, 64, 8, HostMemory::pinned, 1};
   run.options.work = tiny_gemm_workload(run.config);
-  TinyCosts& t = run.costs;
-  t.empty_streams = ms(3.8);
-  t.empty_graph = ms(0.9);
-  t.gemm_streams = ms(3.9);
-  t.gemm_graph = ms(0.6);
-  t.gemm_graph_launch_cpu = ms(0.02);
-  t.empty_checked = true;
-  t.empty_graph_nodes = 1000;
-  t.gemm_graph_nodes = 1000;
-  for (VerifyResult* check : {&t.gemm_streams_check, &t.gemm_graph_check, &t.gemm_launch_check}) {
-    *check = passed(1000);
-  }
+  run.costs = {.empty_streams = ms(3.8), .empty_graph = ms(0.9), .gemm_streams = ms(3.9), .gemm_graph = ms(0.6),
+               .gemm_graph_launch_cpu = ms(0.02), .empty_checked = true, .empty_failure = "",
+               .gemm_streams_check = passed(1000), .gemm_graph_check = passed(1000), .gemm_launch_check = passed(1000),
+               .empty_graph_nodes = 1000, .gemm_graph_nodes = 1000};
   return run;
 }
 
 TEST(Stage04TinyWork, PerOperationFiguresFollowFromTheMedians) {
-  const TinyRun run = made_up_tiny();
-  const StageResult result = tiny_result(DeviceInfo{}, run);
-  const nlohmann::json doc = tiny_json(result, run);
+  const Reported tiny = reported(made_up_tiny());
+  const nlohmann::json& doc = tiny.doc;
   EXPECT_EQ(doc.at("subcommand"), "tiny-work");
   EXPECT_NEAR(doc.at("bounds").at("tiny_empty_stream_us_per_launch").get<double>(), 3.8, 1e-9);
   EXPECT_NEAR(doc.at("bounds").at("tiny_empty_graph_us_per_node").get<double>(), 0.9, 1e-9);
@@ -371,23 +377,20 @@ TEST(Stage04TinyWork, PerOperationFiguresFollowFromTheMedians) {
   EXPECT_FALSE(doc.at("tiny").contains("empty_failure"));
   EXPECT_EQ(doc.at("config").at("batches"), 1000) << "the tiny GEMMs are the run's workload";
   EXPECT_EQ(doc.at("config").at("m"), 64);
-  EXPECT_TRUE(result.verification.passed);
-  std::ostringstream out;
-  print_tiny(out, result, run);
-  EXPECT_TRUE(has(out.str(), "empty kernels: 3.80 us each on a stream vs 0.90 us each as graph nodes")) << out.str();
+  EXPECT_TRUE(tiny.result.verification.passed);
+  EXPECT_TRUE(has(tiny.text, "empty kernels: 3.80 us each on a stream vs 0.90 us each as graph nodes")) << tiny.text;
 }
 
 TEST(Stage04TinyWork, AWrongCounterFailsTheRunAndIsNamed) {
   TinyRun run = made_up_tiny();
   run.costs.empty_checked = false;
   run.costs.empty_failure = "counting chain as a graph run 2: the counter reads 999, expected 1000";
-  const StageResult result = tiny_result(DeviceInfo{}, run);
-  EXPECT_FALSE(result.verification.passed);
-  EXPECT_TRUE(has(result.verification.method, "empty-kernel counter: counting chain")) << result.verification.method;
-  EXPECT_TRUE(has(tiny_json(result, run).at("tiny").at("empty_failure").get<std::string>(), "reads 999"));
-  std::ostringstream out;
-  print_tiny(out, result, run);
-  EXPECT_TRUE(has(out.str(), "empty-kernel counter WRONG")) << out.str();
+  const Reported wrong = reported(run);
+  const std::string& method = wrong.result.verification.method;
+  EXPECT_FALSE(wrong.result.verification.passed);
+  EXPECT_TRUE(has(method, "empty-kernel counter: counting chain")) << method;
+  EXPECT_TRUE(has(wrong.doc.at("tiny").at("empty_failure").get<std::string>(), "reads 999"));
+  EXPECT_TRUE(has(wrong.text, "empty-kernel counter WRONG")) << wrong.text;
 }
 
 TEST(Stage04SkipJoin, TheRefusedCaptureIsSaidInPlainWords) {
@@ -454,9 +457,7 @@ const std::vector<testing::BadCase> kBadOptions = {
     {{"graph", "--dot", "{dir}"}, "is a directory"},
     {{"graph", "--repeats", "3"}, "--repeats does not apply here"},
     {{"skip-join", "--streams", "1"}, "skip-join needs 2 or more streams"},
-    {{"timeline", "--timeline-batches", "0"}, "--timeline-batches takes an integer in [1, "},
-    {{"timeline", "--trace", "{dir}"}, "is a directory"},
-    {{"timeline", "--timeline"}, "unknown option '--timeline'"},
+    {{"timeline", "--timeline"}, "unknown option '--timeline'"},  // its bad values: test_timeline_options
     {{"everything"}, "unknown subcommand 'everything'"},
 };
 
