@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include "base/text.hpp"
 #include "report/conclusions.hpp"
 #include "report/table.hpp"
 
@@ -63,7 +64,7 @@ void print_serial_result(std::ostream& out, const StageResult& result, const Com
                          const StageSums& sums) {
   out << result.stage << " on " << result.device.summary() << '\n'
       << describe_workload(options.work, options.gemm) << ", " << to_string(options.host_memory)
-      << " host memory; median of " << options.plan.repeats << " runs after " << options.plan.warmup
+      << " host memory; median of " << plural(options.plan.repeats, "run") << " after " << options.plan.warmup
       << " warm-up\n\n";
   print_measurements(out, result.measurements);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/progress.hpp"
+#include "base/text.hpp"
 #include "laboratory.hpp"
 #include "lesson.hpp"
 #include "measure/estimate.hpp"
@@ -30,7 +31,7 @@ int run_serial_experiment(const std::string& subcommand, const CommonOptions& op
   check_estimate(estimate_seconds(options, measure_rates(gemm, work.shape), timeline_options.record),
                  options.max_minutes, describe_workload(work, options.gemm));
 
-  progress("allocating and filling " + std::to_string(work.batches) + " batches (" +
+  progress("allocating and filling " + plural(work.batches, "batch") + " (" +
            std::string(to_string(options.host_memory)) + " host memory)");
   ScopedRange allocate_range("allocate");  // NVTX: named phases for nsys users
   BatchBuffers buffers(work, options.host_memory);
@@ -62,7 +63,7 @@ int run_serial_experiment(const std::string& subcommand, const CommonOptions& op
   };
 
   progress("timing the serial run and the stages alone: " + std::to_string(options.plan.warmup) + " warm-up + " +
-           std::to_string(options.plan.repeats) + " timed rounds");
+           plural(options.plan.repeats, "timed round"));
   VerifyResult serial_check;
   std::vector<TimedVariant> variants = {{
       .prepare = [&] { buffers.poison_outputs(nullptr); },  // each run must write every C_i

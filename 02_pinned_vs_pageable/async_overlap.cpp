@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/text.hpp"
 #include "timeline/timeline.hpp"
 
 namespace csg::copies {
@@ -145,7 +146,8 @@ void report_overlap_timelines(std::ostream& out, const std::vector<OverlapPictur
   }
   if (!trace_path.empty() && !all.ops.empty()) {
     write_chrome_trace(trace_path, all, "02_pinned_vs_pageable overlap");
-    out << "trace (" << all.ops.size() << " operations, " << timelines.size() << " cases) written to " << trace_path
+    out << "trace (" << plural(std::ssize(all.ops), "operation") << ", " << plural(std::ssize(timelines), "case")
+        << ") written to " << trace_path
         << ": open it in https://ui.perfetto.dev\n";
   }
 }

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "base/progress.hpp"
+#include "base/text.hpp"
 #include "laboratory.hpp"
 #include "lesson.hpp"
 #include "measure/timers.hpp"
@@ -100,7 +101,7 @@ std::optional<MeasuredOverlap> run_and_print_overlap(int argc, char** argv, bool
   if (timeline) {
     std::cout << "then the telling cases once more each, recorded with CUPTI"
               << (run.options.timeline_pairs > 1
-                      ? ", " + std::to_string(run.options.timeline_pairs) + " batches of a copy and a kernel each"
+                      ? ", " + plural(run.options.timeline_pairs, "batch") + " of a copy and a kernel each"
                       : "")
               << '\n';
   }

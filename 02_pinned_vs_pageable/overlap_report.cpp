@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "overlap.hpp"
+#include "base/text.hpp"
 #include "report/conclusions.hpp"
 #include "report/result.hpp"
 #include "report/table.hpp"
@@ -55,8 +56,8 @@ std::string overlap_conclusion(const OverlapFigures& figures) {
 void print_overlap_heading(std::ostream& out, const std::string& program, const OverlapOptions& options,
                            const DeviceInfo& device) {
   out << program << " on " << device.summary() << '\n'
-      << kinds_text(options.kinds) << " host memory; median of " << options.common.plan.repeats << " runs after "
-      << options.common.plan.warmup << " warm-up, in interleaved rounds\n";
+      << kinds_text(options.kinds) << " host memory; median of " << plural(options.common.plan.repeats, "run")
+      << " after " << options.common.plan.warmup << " warm-up, in interleaved rounds\n";
 }
 
 void print_overlap(std::ostream& out, const OverlapFigures& figures) {

@@ -7,6 +7,7 @@
 
 #include "base/errors.hpp"
 #include "base/progress.hpp"
+#include "base/text.hpp"
 #include "check.hpp"
 #include "laboratory.hpp"
 #include "lesson.hpp"
@@ -116,7 +117,8 @@ bool pinning_verified(const std::vector<PinningCost>& costs) {
 }
 
 void print_pinning(std::ostream& out, const PinningPlan& plan, const std::vector<PinningCost>& costs, int repeats) {
-  out << "\nwhat pinning costs, ms (median of " << repeats << " rounds; GB/s = bytes made usable per second)\n";
+  out << "\nwhat pinning costs, ms (median of " << plural(repeats, "round")
+      << "; GB/s = bytes made usable per second)\n";
   if (!costs.empty()) {
     Table table({"size", "cudaMallocHost", "GB/s", "cudaFreeHost", "malloc + touch", "GB/s", "cudaHostRegister",
                  "GB/s", "cudaHostUnregister"});
@@ -142,7 +144,8 @@ void print_pinning(std::ostream& out, const PinningPlan& plan, const std::vector
   int checks = 0;
   for (const PinningCost& c : costs) checks += c.checks;
   if (pinning_verified(costs)) {
-    out << "all " << checks << " cudaMallocHost and cudaHostRegister allocations page-locked, as the driver reports them\n";
+    out << "all " << plural(checks, "cudaMallocHost and cudaHostRegister allocation")
+        << " page-locked, as the driver reports them\n";
   } else {
     out << "VERIFICATION FAILED: " << (checks == 0 ? "nothing was allocated" : "an allocation the driver does not report page-locked") << '\n';
   }
@@ -196,9 +199,9 @@ int run_pinning_cost(int argc, char** argv) {
                         format_bytes(*plan.available_bytes) + " of host memory available; choose a smaller --pin-max-mib");
   }
   check_estimate(estimate_seconds(*options), options->common.max_minutes,
-                 "pinning " + std::to_string(plan.sizes.size()) + " sizes");
-  progress("pinning cost: " + std::to_string(plan.sizes.size()) + " sizes, " + std::to_string(options->repeats) +
-           " rounds each");
+                 "pinning " + plural(std::ssize(plan.sizes), "size"));
+  progress("pinning cost: " + plural(std::ssize(plan.sizes), "size") + ", " + plural(options->repeats, "round") +
+           " each");
   const std::vector<PinningCost> costs =
       measure_pinning_costs(plan.sizes, options->repeats, options->common.plan.warmup);
   const DeviceInfo info = query_device_info(device);

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "base/enum_names.hpp"
+#include "base/text.hpp"
 #include "options.hpp"
 #include "report/conclusions.hpp"
 #include "report/table.hpp"
@@ -111,8 +112,7 @@ std::string ByteChecks::failure_message() const {
 
 std::string ByteChecks::summary() const {
   if (!passed()) return "VERIFICATION FAILED: " + failure_message();
-  return "all " + std::to_string(checks_.size()) + (checks_.size() == 1 ? " round trip" : " round trips") +
-         " bit-exact";
+  return "all " + plural(static_cast<long long>(checks_.size()), "round trip") + " bit-exact";
 }
 
 // ---- words, units and the JSON's frame ------------------------------------------

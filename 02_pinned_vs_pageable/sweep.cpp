@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "base/progress.hpp"
+#include "base/text.hpp"
 #include "laboratory.hpp"
 #include "measure/timers.hpp"
 #include "report/device_info.hpp"
@@ -24,7 +25,7 @@ int run_sweep(int argc, char** argv) {
   const int device = require_device();
   check_fits(memory_needs(*options), smaller);
   check_estimate(estimate_seconds(*options, measure_copy_rates()), options->common.max_minutes,
-                 "the copies of " + std::to_string(options->sizes.size()) + " sizes up to " +
+                 "the copies of " + plural(std::ssize(options->sizes), "size") + " up to " +
                      format_size(options->sizes.back()));
   std::vector<std::string> notes;
   const std::vector<HostMemory> kinds = supported_kinds(options->kinds, device, notes);
@@ -74,8 +75,8 @@ int run_sweep(int argc, char** argv) {
       variants.add({SweepOp::copy, HostMemory::pinned, CopyDirection::bidirectional}, bidirectional);
     }
     if (report.measures(HostMemory::pageable)) variants.add({SweepOp::host_memcpy}, host_memcpy);
-    progress("sweep " + format_size(bytes) + ": " + std::to_string(variants.keys.size()) + " variants, " +
-             std::to_string(plan.warmup) + " warm-up + " + std::to_string(plan.repeats) + " interleaved rounds");
+    progress("sweep " + format_size(bytes) + ": " + plural(std::ssize(variants.keys), "variant") + ", " +
+             std::to_string(plan.warmup) + " warm-up + " + plural(plan.repeats, "interleaved round"));
     report.add_sweep(bytes, variants, measure_interleaved(plan, variants.timed));
 
     // What the timed D2H copies left, then a fresh round trip, bit-exact, for every kind.

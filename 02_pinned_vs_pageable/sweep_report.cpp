@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/text.hpp"
 #include "report/conclusions.hpp"
 #include "report/result.hpp"
 #include "report/table.hpp"
@@ -159,11 +160,11 @@ void SweepReport::print_peaks(std::ostream& out) const {
 
 void SweepReport::print(std::ostream& out) const {
   out << "02_pinned_vs_pageable sweep on " << device_.summary() << '\n'
-      << options_.sizes.size() << (options_.sizes.size() == 1 ? " size, " : " sizes from ")
+      << plural(std::ssize(options_.sizes), "size") << (options_.sizes.size() == 1 ? ", " : " from ")
       << format_size(options_.sizes.front());
   if (options_.sizes.size() > 1) out << " to " << format_size(options_.sizes.back());
-  out << "; " << kinds_text(kinds_) << " host memory; median of " << options_.common.plan.repeats << " runs after "
-      << options_.common.plan.warmup << " warm-up, in interleaved rounds; GB/s = 10^9 bytes/s\n";
+  out << "; " << kinds_text(kinds_) << " host memory; median of " << plural(options_.common.plan.repeats, "run")
+      << " after " << options_.common.plan.warmup << " warm-up, in interleaved rounds; GB/s = 10^9 bytes/s\n";
   for (const std::string& note : notes_) out << "note: " << note << '\n';
   print_bandwidth(out, CopyDirection::h2d);
   print_bandwidth(out, CopyDirection::d2h);

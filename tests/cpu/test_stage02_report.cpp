@@ -121,6 +121,20 @@ TEST(SweepReport, ThePeaksAreTheFastestSizesAndBothWaysCountsBothCopies) {
   EXPECT_DOUBLE_EQ(bounds.at("pinned_over_pageable_h2d_at_largest").get<double>(), 5.0 / 2.0);
 }
 
+TEST(SweepReport, TheHeadingCountsSizesAndRunsInTheRightNumber) {
+  SweepOptions options;
+  options.sizes = {kMiB};
+  options.kinds = {HostMemory::pinned};
+  options.common.plan.repeats = 1;
+  std::ostringstream out;
+  SweepReport(options, DeviceInfo{}, options.kinds, {}).print(out);
+  EXPECT_TRUE(has(out.str(), "1 size, 1 MiB; pinned host memory; median of 1 run after")) << out.str();
+  std::ostringstream two;
+  made_up_report().print(two);
+  EXPECT_TRUE(has(two.str(), "2 sizes from 16 MiB to 64 MiB; ")) << two.str();
+  EXPECT_TRUE(has(two.str(), "median of 10 runs after")) << two.str();
+}
+
 TEST(SweepReport, TheTablesShowPinnedOverPageableAndBothWaysAgainstTheSum) {
   std::ostringstream out;
   made_up_report().print(out);
@@ -222,6 +236,10 @@ TEST(PinningReport, EveryAllocationMustBePageLockedAndOneMustHaveBeenMade) {
   print_pinning(out, PinningPlan{{kMiB}, {4 * kGiB}, 6 * kGiB}, {cost}, 3);
   EXPECT_TRUE(has(out.str(), "VERIFICATION FAILED")) << out.str();
   EXPECT_TRUE(has(out.str(), "skipped 4 GiB")) << out.str();
+  EXPECT_TRUE(has(out.str(), "median of 3 rounds;")) << out.str();
+  std::ostringstream one;
+  print_pinning(one, PinningPlan{{kMiB}, {}, std::nullopt}, {cost}, 1);
+  EXPECT_TRUE(has(one.str(), "median of 1 round;")) << one.str();
 }
 
 // ---- the lesson's conclusions, every branch ---------------------------------------
