@@ -70,60 +70,82 @@ TEST(StreamCount, AWarmUpRoundCostsAsMuchAsATimedOne) {
   EXPECT_GT(seconds(5, 10), seconds(0, 10));
 }
 
-TEST(StreamCount, FlatTimesSayTheExtraStreamsOnlyWaited) {
-  const std::string text = stream_count_mechanism(
-      {{1, 9.0, 3.0, BoundPath::kernels}, {8, 6.7, 3.1, BoundPath::kernels}, {1024, 6.8, 4.5, BoundPath::kernels}}, 8);
-  EXPECT_NE(text.find("only waited"), std::string::npos) << text;
-  EXPECT_NE(text.find("1024 streams share 8 hardware queues"), std::string::npos) << text;
-  EXPECT_NE(text.find("3.10 ms at 8 streams to 4.50 ms at 1024"), std::string::npos) << text;
+// A sweep as measured, and what the mechanism sentence must and must not say about it.
+struct MechanismCase {
+  std::string name;
+  std::vector<CountPoint> points;  // {streams, ms, the host's issue ms, what the bound says limits it}
+  int queues = 8;
+  std::vector<std::string> says;
+  std::vector<std::string> never_says;
+};
+
+class StreamCountMechanism : public ::testing::TestWithParam<MechanismCase> {};
+
+TEST_P(StreamCountMechanism, SaysWhy) {
+  const MechanismCase& c = GetParam();
+  const std::string text = stream_count_mechanism(c.points, c.queues);
+  for (const std::string& part : c.says) EXPECT_NE(text.find(part), std::string::npos) << part << " in: " << text;
+  for (const std::string& part : c.never_says) EXPECT_EQ(text.find(part), std::string::npos) << part << " in: " << text;
 }
 
-TEST(StreamCount, UpToFivePercentAboveTheBestTheExtraStreamsOnlyWaited) {
-  // 1024 streams 4% slower than the best: within kWorseBy, no slowdown to explain.
-  const std::string text = stream_count_mechanism(
-      {{1, 9.0, 3.0, BoundPath::kernels}, {8, 6.7, 3.1, BoundPath::kernels}, {1024, 6.968, 4.5, BoundPath::kernels}}, 8);
-  EXPECT_NE(text.find("only waited"), std::string::npos) << text;
-}
+constexpr auto kKernels = BoundPath::kernels;
+constexpr auto kHostIssue = BoundPath::host_issue;
 
-TEST(StreamCount, AHostIssueBoundMakesTheLargestPoolHostPacedBelowNinetyPercent) {
-  // Issuing takes 7.0 of 9.22 ms (76%), but the bound says the host sets it,
-  // and the issue grew by 3.8 ms of the 2.48 ms lost.
-  const std::string text = stream_count_mechanism(
-      {{8, 6.74, 3.2, BoundPath::kernels}, {1024, 9.22, 7.0, BoundPath::host_issue}}, 8);
-  EXPECT_NE(text.find("the host sets the pace"), std::string::npos) << text;
-}
+INSTANTIATE_TEST_SUITE_P(
+    Sweeps, StreamCountMechanism,
+    ::testing::Values(
+        MechanismCase{"FlatTimesOnlyWaited",
+                      {{1, 9.0, 3.0, kKernels}, {8, 6.7, 3.1, kKernels}, {1024, 6.8, 4.5, kKernels}},
+                      8,
+                      {"only waited", "1024 streams share 8 hardware queues",
+                       "3.10 ms at 8 streams to 4.50 ms at 1024"},
+                      {}},
+        // 1024 streams 4% slower than the best: within kWorseBy, no slowdown to explain.
+        MechanismCase{"WithinFivePercentOnlyWaited",
+                      {{1, 9.0, 3.0, kKernels}, {8, 6.7, 3.1, kKernels}, {1024, 6.968, 4.5, kKernels}},
+                      8,
+                      {"only waited"},
+                      {}},
+        // Issuing takes 7.0 of 9.22 ms (76%), but the bound says the host sets
+        // it, and the issue grew by 3.8 ms of the 2.48 ms lost.
+        MechanismCase{"HostIssueBoundBelowNinetyPercent",
+                      {{8, 6.74, 3.2, kKernels}, {1024, 9.22, 7.0, kHostIssue}},
+                      8,
+                      {"the host sets the pace"},
+                      {}},
+        // The host's issue bounds the largest pool, but it grew by only 0.4 ms of the 1.0 ms lost.
+        MechanismCase{"HostPacedButIssueGrewLittle",
+                      {{8, 8.0, 7.7, kKernels}, {1024, 9.0, 8.1, kHostIssue}},
+                      8,
+                      {"lost on the GPU side"},
+                      {"the host sets the pace"}},
+        MechanismCase{"AsManyStreamsAsQueuesShareNothing",
+                      {{1, 9.0, 3.0, std::nullopt}, {8, 6.0, 3.0, std::nullopt}},
+                      8,
+                      {},
+                      {"share"}},
+        // Fewer streams than queues: nothing about sharing.
+        MechanismCase{"FewerStreamsThanQueuesShareNothing",
+                      {{1, 9.0, 3.0, std::nullopt}, {4, 6.0, 3.0, std::nullopt}},
+                      8,
+                      {},
+                      {"share"}},
+        // The measured H200 shape: 8 streams 6.74 ms, 1024 streams 9.22 ms, the
+        // host needing 9.0 ms (98%) to issue; (9.0 - 3.2) ms over 1016 added streams.
+        MechanismCase{"HostPacedSlowdownIsPutOnTheHost",
+                      {{8, 6.74, 3.2, kKernels}, {256, 7.70, 5.0, kKernels}, {1024, 9.22, 9.0, kHostIssue}},
+                      8,
+                      {"the host sets the pace", "98%", "5.71 us per added stream"},
+                      {}},
+        MechanismCase{"UnexplainedSlowdownIsOnTheGpuSide",
+                      {{8, 6.74, 3.2, kKernels}, {1024, 9.22, 3.5, kKernels}},
+                      32,
+                      {"lost on the GPU side", "1024 streams share 32 hardware queues"},
+                      {}}),
+    [](const ::testing::TestParamInfo<MechanismCase>& param_info) { return param_info.param.name; });
 
-TEST(StreamCount, AHostPacedRunWhoseIssueGrewLittleIsPutOnTheGpuSide) {
-  // The host's issue bounds the largest pool, but it grew by only 0.4 ms of the 1.0 ms lost.
-  const std::string text = stream_count_mechanism(
-      {{8, 8.0, 7.7, BoundPath::kernels}, {1024, 9.0, 8.1, BoundPath::host_issue}}, 8);
-  EXPECT_NE(text.find("lost on the GPU side"), std::string::npos) << text;
-  EXPECT_EQ(text.find("the host sets the pace"), std::string::npos) << text;
-}
-
-TEST(StreamCount, AsManyStreamsAsQueuesShareNothing) {
-  const std::string text = stream_count_mechanism({{1, 9.0, 3.0, std::nullopt}, {8, 6.0, 3.0, std::nullopt}}, 8);
-  EXPECT_EQ(text.find("share"), std::string::npos) << text;
-}
-
-TEST(StreamCount, AHostPacedSlowdownIsPutOnTheHost) {
-  // The measured H200 shape: 8 streams 6.74 ms, 1024 streams 9.22 ms, the host needing 9.0 ms to issue.
-  const std::string text = stream_count_mechanism(
-      {{8, 6.74, 3.2, BoundPath::kernels}, {256, 7.70, 5.0, BoundPath::kernels}, {1024, 9.22, 9.0, BoundPath::host_issue}}, 8);
-  EXPECT_NE(text.find("the host sets the pace"), std::string::npos) << text;
-  EXPECT_NE(text.find("98%"), std::string::npos) << text;  // 9.0 of 9.22 ms
-  // (9.0 - 3.2) ms over 1016 added streams.
-  EXPECT_NE(text.find("5.71 us per added stream"), std::string::npos) << text;
-}
-
-TEST(StreamCount, ASlowdownTheHostDoesNotExplainIsPutOnTheGpuSide) {
-  const std::string text = stream_count_mechanism(
-      {{8, 6.74, 3.2, BoundPath::kernels}, {1024, 9.22, 3.5, BoundPath::kernels}}, 32);
-  EXPECT_NE(text.find("lost on the GPU side"), std::string::npos) << text;
-  EXPECT_NE(text.find("1024 streams share 32 hardware queues"), std::string::npos) << text;
+TEST(StreamCount, AMechanismNeedsPoints) {
   EXPECT_THROW(static_cast<void>(stream_count_mechanism({}, 8)), std::invalid_argument);
-  // Fewer streams than queues: nothing about sharing.
-  EXPECT_EQ(stream_count_mechanism({{1, 9.0, 3.0, std::nullopt}, {4, 6.0, 3.0, std::nullopt}}, 8).find("share"), std::string::npos);
 }
 
 }  // namespace
