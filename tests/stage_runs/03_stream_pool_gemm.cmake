@@ -28,7 +28,7 @@ csg_add_stage_run(priorities_tiny 03_stream_pool_gemm WHOLE_GPU priorities
 csg_add_stage_run(contention_tiny 03_stream_pool_gemm WHOLE_GPU contention --warmup 0 --repeats 2)
 # One recorded pool run (a row per stream), verified, then the pool re-timed
 # after recording. Exit 0 also when CUPTI is unavailable (the output says
-# why); tests/gpu/test_timeline_03_04.cu checks what was recorded.
+# why); tests/gpu/test_timeline_03_04.cpp checks what was recorded.
 csg_add_stage_run(timeline_tiny 03_stream_pool_gemm timeline
   --batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --timeline-batches 6)
 

@@ -39,7 +39,7 @@ set_tests_properties(stage.04_graph_capture_gemm.skip_join_tiny PROPERTIES
 # One recorded replay of a second exec of the graph, nodes labelled by pool
 # stream and batch, verified, then the timed exec re-timed after recording.
 # Exit 0 also when CUPTI is unavailable (the output says why);
-# tests/gpu/test_timeline_03_04.cu checks what was recorded.
+# tests/gpu/test_timeline_03_04.cpp checks what was recorded.
 csg_add_stage_run(timeline_tiny 04_graph_capture_gemm timeline
   --batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --timeline-batches 6)
 # Under the sanitizers, at sizes that prove correctness in seconds: the

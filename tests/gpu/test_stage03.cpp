@@ -124,7 +124,9 @@ TEST_F(Stage03Binary, OrderVerifiesBothOrdersAndReportsTheBound) {
   std::set<std::string> orders;
   for (const auto& m : doc.at("measurements")) {
     EXPECT_EQ(m.at("samples"), 3);
-    if (whole_run(m)) EXPECT_EQ(m.at("verified"), true) << m.dump();
+    if (whole_run(m)) {
+      EXPECT_EQ(m.at("verified"), true) << m.dump();
+    }
     if (m.at("name") == "serial") ++serials;
     if (m.at("name") == "stream_pool") {
       ++pools;
@@ -132,7 +134,9 @@ TEST_F(Stage03Binary, OrderVerifiesBothOrdersAndReportsTheBound) {
     }
     // Every pool variant carries its own bound, from its own streams' resource runs.
     EXPECT_EQ(m.contains("bound"), m.at("name") == "stream_pool") << m.dump();
-    if (m.at("name") == "stream_pool") EXPECT_GT(m.at("host_issue_ms").get<double>(), 0.0) << m.dump();
+    if (m.at("name") == "stream_pool") {
+      EXPECT_GT(m.at("host_issue_ms").get<double>(), 0.0) << m.dump();
+    }
   }
   EXPECT_EQ(serials, 2);
   EXPECT_EQ(pools, 2);
@@ -294,7 +298,9 @@ TEST_F(Stage03Binary, TheCountSweepTimesVerifiesAndExplainsEveryPoolSize) {
   int busiest = 0;
   for (const auto& m : doc.at("measurements")) {
     if (m.at("name") == "resource_alone" && m.at("params").at("resource") == "busiest_stream") ++busiest;
-    if (m.at("name") == "d2h_sum") EXPECT_EQ(m.at("verified"), true) << "a device slot per batch";
+    if (m.at("name") == "d2h_sum") {
+      EXPECT_EQ(m.at("verified"), true) << "a device slot per batch";
+    }
   }
   EXPECT_EQ(busiest, 3);
   EXPECT_EQ(doc.at("config").at("batches"), 41);
