@@ -24,22 +24,28 @@ namespace {
 
 class Stage03Binary : public testing::GpuTest {};
 
-// `03_stream_pool_gemm <subcommand> <args> --json F`, which must exit 0.
-nlohmann::json run_stage03(const std::string& subcommand, const std::vector<std::string>& args,
-                           const testing::TempDir& dir, std::string* out = nullptr) {
+// What a subcommand wrote: its results JSON and its standard output.
+struct Stage03Run {
+  nlohmann::json doc = nlohmann::json::object();
+  std::string out;
+};
+
+// `03_stream_pool_gemm <subcommand> <args> --json F` in a directory of its
+// own, which must exit 0 and write a JSON that names its subcommand.
+Stage03Run run_stage03(const std::string& subcommand, const std::vector<std::string>& args) {
+  const testing::TempDir dir;
   std::vector<std::string> argv{CSG_STAGE03_BINARY, subcommand};
   argv.insert(argv.end(), args.begin(), args.end());
   const testing::JsonRun run = testing::run_with_json(argv, dir, "03.json");
   EXPECT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  if (out != nullptr) *out = run.out;
   if (!run.wrote_json()) {
     ADD_FAILURE() << "no JSON written\n" << run.err;
-    return nlohmann::json::object();
+    return {nlohmann::json::object(), run.out};
   }
   const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("subcommand"), subcommand);
   EXPECT_EQ(doc.at("stage"), "03_stream_pool_gemm");
-  return doc;
+  return {doc, run.out};
 }
 
 // Whether a measurement runs every batch to the end (so its check covers them all).
@@ -57,13 +63,11 @@ class Stage03Kernels : public testing::GpuTest, public ::testing::WithParamInter
 
 TEST_P(Stage03Kernels, EveryVariantVerifiesEveryBatch) {
   const auto& [kernel, layout, sweep] = GetParam();
-  testing::TempDir dir;
   // 37 batches: not a multiple of any pool size; odd sizes: partial tiles everywhere.
   const nlohmann::json doc =
       run_stage03("kernels",
                   {"--batches", "37", "--m", "33", "--n", "17", "--k", "65", "--streams", "3", "--streams-sweep", sweep,
-                   "--kernel", kernel, "--device-buffers", layout, "--warmup", "0", "--repeats", "1"},
-                  dir);
+                   "--kernel", kernel, "--device-buffers", layout, "--warmup", "0", "--repeats", "1"}).doc;
   ASSERT_TRUE(doc.contains("measurements"));
   // A device slot per batch (per-batch, or slots for every pool size timed
   // once their least common multiple reaches the batch count): the isolated
@@ -108,21 +112,18 @@ INSTANTIATE_TEST_SUITE_P(Kernels, Stage03Kernels,
                                   (param_info.param.device_buffers == "slots" ? "slots" : "per_batch");
                          });
 
-TEST_F(Stage03Binary, OrderVerifiesBothOrdersAndReportsTheBound) {
-  testing::TempDir dir;
-  std::string out;
-  const nlohmann::json doc = run_stage03(
+TEST_F(Stage03Binary, OrderVerifiesBothOrdersAndNamesTheLimitingPath) {
+  const Stage03Run run = run_stage03(
       "order", {"--batches", "37", "--m", "33", "--n", "17", "--k", "65", "--streams", "3", "--warmup", "1",
-                "--repeats", "3"},
-      dir, &out);
-  EXPECT_NE(out.find("all 37 batches verified"), std::string::npos) << out;
-  EXPECT_NE(out.find("breadth-first issue: "), std::string::npos) << out;
-  EXPECT_EQ(doc.at("config").at("streams"), 3);
-  EXPECT_EQ(doc.at("config").at("kernel"), "naive") << "the article's kernel";
-  EXPECT_EQ(doc.at("verification").at("passed"), true);
+                "--repeats", "3"});
+  EXPECT_NE(run.out.find("all 37 batches verified"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("breadth-first issue: "), std::string::npos) << run.out;
+  EXPECT_EQ(run.doc.at("config").at("streams"), 3);
+  EXPECT_EQ(run.doc.at("config").at("kernel"), "naive") << "the article's kernel";
+  EXPECT_EQ(run.doc.at("verification").at("passed"), true);
   int pools = 0, serials = 0;
   std::set<std::string> orders;
-  for (const auto& m : doc.at("measurements")) {
+  for (const auto& m : run.doc.at("measurements")) {
     EXPECT_EQ(m.at("samples"), 3);
     if (whole_run(m)) {
       EXPECT_EQ(m.at("verified"), true) << m.dump();
@@ -141,7 +142,7 @@ TEST_F(Stage03Binary, OrderVerifiesBothOrdersAndReportsTheBound) {
   EXPECT_EQ(serials, 2);
   EXPECT_EQ(pools, 2);
   EXPECT_EQ(orders, (std::set<std::string>{"depth_first", "breadth_first"}));
-  const auto& bounds = doc.at("bounds");
+  const auto& bounds = run.doc.at("bounds");
   // The bound is the largest of its paths, and the regime names that path.
   const std::vector<std::pair<const char*, const char*>> paths = {{"kernel_path_ms", "kernels"},
                                                                   {"h2d_path_ms", "H2D copies"},
@@ -171,34 +172,28 @@ TEST_F(Stage03Binary, OrderVerifiesBothOrdersAndReportsTheBound) {
 }
 
 TEST_F(Stage03Binary, OrderOnPageableMemorySaysWhetherThePoolOverlapped) {
-  testing::TempDir dir;
-  std::string out;
-  const nlohmann::json doc = run_stage03("order", {"--batches", "9", "--m", "40", "--n", "40", "--k", "40", "--streams",
-                                                   "2", "--host-memory", "pageable", "--warmup", "0", "--repeats", "1"},
-                                         dir, &out);
-  EXPECT_EQ(doc.at("config").at("host_memory"), "pageable");
-  EXPECT_NE(out.find("pageable host memory: the pool took"), std::string::npos) << out;
-  EXPECT_EQ(doc.at("verification").at("passed"), true);
+  const Stage03Run run = run_stage03("order", {"--batches", "9", "--m", "40", "--n", "40", "--k", "40", "--streams",
+                                                   "2", "--host-memory", "pageable", "--warmup", "0", "--repeats", "1"});
+  EXPECT_EQ(run.doc.at("config").at("host_memory"), "pageable");
+  EXPECT_NE(run.out.find("pageable host memory: the pool took"), std::string::npos) << run.out;
+  EXPECT_EQ(run.doc.at("verification").at("passed"), true);
 }
 
-TEST_F(Stage03Binary, EngineStreamsTimeThePoolAndOneStreamPerEngineWithTheirBounds) {
-  testing::TempDir dir;
-  std::string out;
-  const nlohmann::json doc = run_stage03(
+TEST_F(Stage03Binary, EngineStreamsTimeThePoolAndOneStreamPerEngineEachWithItsPaths) {
+  const Stage03Run run = run_stage03(
       "engine-streams", {"--batches", "13", "--m", "33", "--n", "17", "--k", "65", "--streams", "3", "--warmup", "0",
-                         "--repeats", "2"},
-      dir, &out);
-  EXPECT_NE(out.find("one stream per engine (H2D, kernels, D2H) took"), std::string::npos) << out;
-  EXPECT_EQ(doc.at("config").at("kernel"), "cublas") << "its default";
+                         "--repeats", "2"});
+  EXPECT_NE(run.out.find("one stream per engine (H2D, kernels, D2H) took"), std::string::npos) << run.out;
+  EXPECT_EQ(run.doc.at("config").at("kernel"), "cublas") << "its default";
   int bounded = 0;
-  for (const auto& m : doc.at("measurements")) {
+  for (const auto& m : run.doc.at("measurements")) {
     EXPECT_NE(m.at("name"), "serial") << "no serial baselines here";
     if (m.contains("bound")) ++bounded;
   }
   EXPECT_EQ(bounded, 2) << "the pool and the engine streams";
-  EXPECT_TRUE(doc.at("bounds").contains("engine_streams_ms"));
-  EXPECT_FALSE(doc.at("bounds").contains("speedup_vs_serial_pinned"));
-  EXPECT_EQ(doc.at("verification").at("passed"), true);
+  EXPECT_TRUE(run.doc.at("bounds").contains("engine_streams_ms"));
+  EXPECT_FALSE(run.doc.at("bounds").contains("speedup_vs_serial_pinned"));
+  EXPECT_EQ(run.doc.at("verification").at("passed"), true);
 }
 
 // A bound bounds: at sizes where the old one-stream bound was beaten (small
@@ -215,12 +210,11 @@ struct BoundCase {
 class Stage03Bound : public testing::GpuTest, public ::testing::WithParamInterface<BoundCase> {};
 
 TEST_P(Stage03Bound, NoVariantBeatsItsOwnBound) {
-  testing::TempDir dir;
   std::vector<std::string> args = GetParam().args;
   const std::string subcommand = args.front();
   args.erase(args.begin());
   args.insert(args.end(), {"--warmup", "2", "--repeats", "7"});
-  const nlohmann::json doc = run_stage03(subcommand, args, dir);
+  const nlohmann::json doc = run_stage03(subcommand, args).doc;
   ASSERT_TRUE(doc.contains("measurements"));
   int bounded = 0;
   for (const auto& m : doc.at("measurements")) {
@@ -273,15 +267,12 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<BoundCase>& param_info) { return param_info.param.name; });
 
 TEST_F(Stage03Binary, TheCountSweepTimesVerifiesAndExplainsEveryPoolSize) {
-  testing::TempDir dir;
-  std::string out;
-  const nlohmann::json doc =
+  const Stage03Run run =
       run_stage03("count-sweep", {"--count-sweep", "1,4,40", "--count-batches", "41", "--count-size", "24",
-                                  "--warmup", "0", "--repeats", "2"},
-                  dir, &out);
-  EXPECT_NE(out.find("stream count, all the way: 41 GEMMs of 24x24x24"), std::string::npos) << out;
-  EXPECT_NE(out.find("why: "), std::string::npos) << out;
-  const nlohmann::json& sweep = doc.at("stream_count");
+                                  "--warmup", "0", "--repeats", "2"});
+  EXPECT_NE(run.out.find("stream count, all the way: 41 GEMMs of 24x24x24"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("why: "), std::string::npos) << run.out;
+  const nlohmann::json& sweep = run.doc.at("stream_count");
   EXPECT_EQ(sweep.at("batches"), 41);
   EXPECT_EQ(sweep.at("verified"), true);
   ASSERT_EQ(sweep.at("points").size(), 3U);
@@ -296,15 +287,15 @@ TEST_F(Stage03Binary, TheCountSweepTimesVerifiesAndExplainsEveryPoolSize) {
   EXPECT_TRUE(sweep.at("conclusion").is_string());
   // Every figure is in the measurements too: a busiest-stream run per pool size, and the sums, checked.
   int busiest = 0;
-  for (const auto& m : doc.at("measurements")) {
+  for (const auto& m : run.doc.at("measurements")) {
     if (m.at("name") == "resource_alone" && m.at("params").at("resource") == "busiest_stream") ++busiest;
     if (m.at("name") == "d2h_sum") {
       EXPECT_EQ(m.at("verified"), true) << "a device slot per batch";
     }
   }
   EXPECT_EQ(busiest, 3);
-  EXPECT_EQ(doc.at("config").at("batches"), 41);
-  EXPECT_EQ(doc.at("verification").at("passed"), true);
+  EXPECT_EQ(run.doc.at("config").at("batches"), 41);
+  EXPECT_EQ(run.doc.at("verification").at("passed"), true);
 }
 
 TEST_F(Stage03Binary, APoolLargerThanTheBatchCountRunsAndWarns) {
@@ -317,11 +308,9 @@ TEST_F(Stage03Binary, APoolLargerThanTheBatchCountRunsAndWarns) {
 }
 
 TEST_F(Stage03Binary, SlotsLayoutVerifiesThePoolAndMarksSharedSlotSumsNotApplicable) {
-  testing::TempDir dir;
   const nlohmann::json doc = run_stage03("kernels",
                                          {"--kernel", "naive", "--batches", "20", "--m", "64", "--n", "32", "--k", "16",
-                                          "--streams", "4", "--warmup", "0", "--repeats", "2"},
-                                         dir);
+                                          "--streams", "4", "--warmup", "0", "--repeats", "2"}).doc;
   EXPECT_EQ(doc.at("config").at("device_slots"), 4);
   for (const auto& m : doc.at("measurements")) {
     if (whole_run(m)) {
@@ -335,9 +324,8 @@ TEST_F(Stage03Binary, SlotsLayoutVerifiesThePoolAndMarksSharedSlotSumsNotApplica
 // The two experiments that flood the GPU ("Priorities", "Contention" in the
 // names: they take the whole_gpu lock), each as its own subcommand.
 TEST_F(Stage03Binary, PrioritiesWriteTheirFiguresUnderTheirOldName) {
-  testing::TempDir dir;
   const nlohmann::json doc =
-      run_stage03("priorities", {"--priority-samples", "20", "--warmup", "0", "--repeats", "1"}, dir);
+      run_stage03("priorities", {"--priority-samples", "20", "--warmup", "0", "--repeats", "1"}).doc;
   ASSERT_TRUE(doc.contains("stream_priorities")) << doc.dump(1);
   EXPECT_EQ(doc.at("stream_priorities").at("verified"), true);
   EXPECT_EQ(doc.at("stream_priorities").at("config").at("samples"), 20);
@@ -346,8 +334,7 @@ TEST_F(Stage03Binary, PrioritiesWriteTheirFiguresUnderTheirOldName) {
 }
 
 TEST_F(Stage03Binary, ContentionWritesItsFiguresUnderItsOldName) {
-  testing::TempDir dir;
-  const nlohmann::json doc = run_stage03("contention", {"--warmup", "0", "--repeats", "2"}, dir);
+  const nlohmann::json doc = run_stage03("contention", {"--warmup", "0", "--repeats", "2"}).doc;
   ASSERT_TRUE(doc.contains("shared_memory_contention")) << doc.dump(1);
   EXPECT_EQ(doc.at("shared_memory_contention").at("verified"), true);
   EXPECT_EQ(doc.at("shared_memory_contention").at("config").at("repeats"), 2);
@@ -383,7 +370,7 @@ TEST_F(Stage03Loops, BothIssueOrdersAndTheSerialLoopVerifyEveryBatch) {
 
 // The bound of every pool size gets the busiest stream's batches alone on
 // one stream, with the share of the work they are.
-TEST_F(Stage03Loops, TheBoundRunsGiveEveryPoolSizeItsBusiestStream) {
+TEST_F(Stage03Loops, EveryPoolSizeGetsItsBusiestStreamTimedOnOneStream) {
   const Workload work{10, {16, 24, 8}};
   const Gemm gemm;
   BatchBuffers buffers(work, HostMemory::pinned);
