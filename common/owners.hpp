@@ -60,14 +60,17 @@ class UniqueHandle {
   Handle handle_ = nullptr;
 };
 
-struct StreamTraits {
-  using Handle = cudaStream_t;
-  static void destroy(Handle stream) noexcept { CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream)); }
+// The traits of a handle type destroyed by `Destroy` (cudaStreamDestroy, ...),
+// whose failure is reported: the message names this line, the error and its text.
+template <class H, cudaError_t (*Destroy)(H)>
+struct DestroyedBy {
+  using Handle = H;
+  static void destroy(Handle handle) noexcept { CUDA_CHECK_NOEXCEPT(Destroy(handle)); }
 };
-struct EventTraits {
-  using Handle = cudaEvent_t;
-  static void destroy(Handle event) noexcept { CUDA_CHECK_NOEXCEPT(cudaEventDestroy(event)); }
-};
+using StreamTraits = DestroyedBy<cudaStream_t, cudaStreamDestroy>;
+using EventTraits = DestroyedBy<cudaEvent_t, cudaEventDestroy>;
+using GraphTraits = DestroyedBy<cudaGraph_t, cudaGraphDestroy>;
+using GraphExecTraits = DestroyedBy<cudaGraphExec_t, cudaGraphExecDestroy>;
 
 // cudaStreamDefault is what the article's cudaStreamCreate gives: a blocking
 // stream, which synchronises with the legacy default stream (stream 0).
@@ -118,15 +121,6 @@ class StreamPool {
 };
 
 // ---- graphs -------------------------------------------------------------------
-
-struct GraphTraits {
-  using Handle = cudaGraph_t;
-  static void destroy(Handle graph) noexcept { CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph)); }
-};
-struct GraphExecTraits {
-  using Handle = cudaGraphExec_t;
-  static void destroy(Handle exec) noexcept { CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec)); }
-};
 
 // A graph, as cudaStreamEndCapture (or cudaGraphCreate) returns it.
 class Graph : public UniqueHandle<GraphTraits> {
