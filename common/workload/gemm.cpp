@@ -1,6 +1,7 @@
 #include "workload/gemm.hpp"
 
 #include <cublas_v2.h>
+#include <dlfcn.h>
 
 #include <cstddef>
 #include <cstdio>
@@ -14,12 +15,63 @@
 namespace csg {
 namespace {
 
+// cuBLAS, loaded when a GEMM first needs it rather than when the process
+// starts: loading libcublas and the half-gigabyte libcublasLt it needs takes
+// 80-100 ms, which every stage and test binary linking it paid at start,
+// though only --kernel cublas calls it. The entry points the suite calls,
+// typed by cublas_v2.h's own declarations (cublasCreate is cublasCreate_v2).
+struct Cublas {
+  decltype(&cublasCreate) create = nullptr;
+  decltype(&cublasDestroy) destroy = nullptr;
+  decltype(&cublasSetStream) set_stream = nullptr;
+  decltype(&cublasSetWorkspace) set_workspace = nullptr;
+  decltype(&cublasSetMathMode) set_math_mode = nullptr;
+  decltype(&cublasSgemm) sgemm = nullptr;
+  decltype(&cublasGetStatusName) status_name = nullptr;
+  decltype(&cublasGetStatusString) status_string = nullptr;
+};
+
+template <class Function>
+void find(void* library, const char* name, Function& function) {
+  function = reinterpret_cast<Function>(dlsym(library, name));
+  if (function == nullptr) throw std::runtime_error(std::string("cuBLAS has no ") + name + ": " + dlerror());
+}
+
+Cublas load_cublas() {
+  // By its name first (LD_LIBRARY_PATH, the binary's run path, the system's
+  // libraries), then where the build found it. Never closed: handles may be
+  // destroyed as late as the process's exit.
+  const std::string name = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
+  void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) library = dlopen(CSG_CUBLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    throw std::runtime_error("--kernel cublas: could not load " + name + " (" + dlerror() + ")");
+  }
+  Cublas cublas;
+  find(library, "cublasCreate_v2", cublas.create);
+  find(library, "cublasDestroy_v2", cublas.destroy);
+  find(library, "cublasSetStream_v2", cublas.set_stream);
+  find(library, "cublasSetWorkspace_v2", cublas.set_workspace);
+  find(library, "cublasSetMathMode", cublas.set_math_mode);
+  find(library, "cublasSgemm_v2", cublas.sgemm);
+  find(library, "cublasGetStatusName", cublas.status_name);
+  find(library, "cublasGetStatusString", cublas.status_string);
+  return cublas;
+}
+
+// Loaded on the first call (once, whichever thread asks first).
+const Cublas& cublas_library() {
+  static const Cublas cublas = load_cublas();
+  return cublas;
+}
+
 // A failed cuBLAS call, reported like a failed CUDA call: the call as
 // written, file:line, the status's name and description.
 void check_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
+  const Cublas& cublas = cublas_library();
   throw std::runtime_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
-                           cublasGetStatusName(status) + " (" + cublasGetStatusString(status) + ")");
+                           cublas.status_name(status) + " (" + cublas.status_string(status) + ")");
 }
 
 }  // namespace
@@ -34,22 +86,24 @@ struct Gemm::StreamHandle {
   DeviceBuffer<std::byte> workspace;
 
   StreamHandle(cudaStream_t stream, bool tf32) : workspace(kCublasWorkspaceBytes) {
-    CUBLAS_CHECK(cublasCreate(&handle));
+    const Cublas& cublas = cublas_library();
+    CUBLAS_CHECK(cublas.create(&handle));
     try {
       // SetStream first: it puts the handle back on cuBLAS's own workspace pool.
-      CUBLAS_CHECK(cublasSetStream(handle, stream));
-      CUBLAS_CHECK(cublasSetWorkspace(handle, workspace.data(), workspace.bytes()));
+      CUBLAS_CHECK(cublas.set_stream(handle, stream));
+      CUBLAS_CHECK(cublas.set_workspace(handle, workspace.data(), workspace.bytes()));
       // FP32 unless asked: cuBLAS's default math mode never uses TF32.
-      CUBLAS_CHECK(cublasSetMathMode(handle, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+      CUBLAS_CHECK(cublas.set_math_mode(handle, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
     } catch (...) {
-      cublasDestroy(handle);
+      cublas.destroy(handle);
       throw;
     }
   }
   ~StreamHandle() {
-    const cublasStatus_t status = cublasDestroy(handle);
+    const Cublas& cublas = cublas_library();
+    const cublasStatus_t status = cublas.destroy(handle);
     if (status != CUBLAS_STATUS_SUCCESS) {
-      std::fprintf(stderr, "cublasDestroy failed: %s\n", cublasGetStatusName(status));
+      std::fprintf(stderr, "cublasDestroy failed: %s\n", cublas.status_name(status));
     }
   }
   StreamHandle(const StreamHandle&) = delete;
@@ -90,8 +144,8 @@ void Gemm::run(const float* a, const float* b, float* c, GemmShape shape, cudaSt
   // the same bytes, read with leading dimensions n, k and n.
   const float alpha = 1.0f;
   const float beta = 0.0f;
-  CUBLAS_CHECK(cublasSgemm(found->second->handle, CUBLAS_OP_N, CUBLAS_OP_N, shape.n, shape.m, shape.k, &alpha, b,
-                           shape.n, a, shape.k, &beta, c, shape.n));
+  CUBLAS_CHECK(cublas_library().sgemm(found->second->handle, CUBLAS_OP_N, CUBLAS_OP_N, shape.n, shape.m, shape.k,
+                                      &alpha, b, shape.n, a, shape.k, &beta, c, shape.n));
 }
 
 std::uint64_t gemm_device_bytes(const GemmChoice& choice, int streams) {
@@ -147,6 +201,5 @@ long long max_gemm_rows(GemmKernel kernel) {
   }
   return 0;
 }
-
 
 }  // namespace csg
