@@ -10,6 +10,7 @@
 #include <charconv>
 #include <climits>
 
+#include "base/enum_names.hpp"
 #include "base/errors.hpp"
 #include "base/output_file.hpp"
 #include "base/text.hpp"
@@ -136,6 +137,24 @@ std::vector<long long> parse_distinct_int_list(const std::string& flag, const st
     }
   }
   return values;
+}
+
+void add_kernel_option(StageCli& cli, GemmKernel kernel, const std::vector<GemmKernel>& choices) {
+  std::vector<std::string> described;
+  std::vector<std::string> names;
+  for (GemmKernel choice : choices) {
+    names.emplace_back(to_string(choice));
+    described.push_back(names.back() + std::string(name_of(choice, {" (the article's kernel)",
+                                                                    " (shared-memory tiles, 4x4 per thread)",
+                                                                    " (cublasSgemm)"})));
+  }
+  cli.add_choice("kernel", "GEMM: " + join(described, ", "), std::string(to_string(kernel)), names);
+  cli.add_flag("tf32", "With --kernel cublas: TF32 tensor cores (exact on the suite's integer data)");
+}
+
+void read_kernel_option(const StageCli& cli, CommonOptions& options) {
+  options.gemm = parse_gemm_choice(cli.get_string("kernel"), cli.get_flag("tf32"));
+  validate(options);
 }
 
 std::string subcommand_program(const char* stage, const char* subcommand) {
@@ -267,11 +286,7 @@ StageCli::StageCli(std::string program, std::string description, CommonDefaults 
     add_choice("host-memory", "Host memory for A and C", std::string(to_string(defaults_.host_memory)), kinds);
   }
   if (defaults_.gemm_workload && defaults_.kernel_choice) {
-    add_choice("kernel",
-               "GEMM: naive (the article's kernel), tiled (shared-memory tiles, 4x4 per thread), cublas "
-               "(cublasSgemm)",
-               "naive", {"naive", "tiled", "cublas"});
-    add_flag("tf32", "With --kernel cublas: TF32 tensor cores (exact on the suite's integer data)");
+    add_kernel_option(*this, defaults_.kernel, defaults_.kernel_choices);
   }
   if (defaults_.max_minutes) {
     add_int("max-minutes", "Refuse a run estimated to take longer than this many minutes", 10, 1, 100000);
@@ -435,6 +450,7 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
     options.host_memories = {*parse_host_memory(strings_.at("host-memory"))};
   }
   options.host_memory = options.host_memories.front();
+  options.gemm.kernel = defaults_.kernel;
   if (defaults_.gemm_workload && defaults_.kernel_choice) {
     options.gemm = parse_gemm_choice(strings_.at("kernel"), flags_.at("tf32"));
   }

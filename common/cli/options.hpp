@@ -53,9 +53,15 @@ struct CommonDefaults {
   // false: the stage does not run the GEMM workload; --batches, --m, --n, --k
   // are not offered, nor --kernel and --tf32. true: they are.
   bool gemm_workload = true;
-  // false: the run uses the article's naive kernel, and --kernel and --tf32
-  // are not offered (the lessons); true: they are.
+  // false: the run uses `kernel` (the lessons: the article's naive one), and
+  // --kernel and --tf32 are not offered; true: they are.
   bool kernel_choice = true;
+  // The kernel the run starts from: --kernel's default, or the run's kernel
+  // where --kernel is not offered. The shape is checked against the kernel
+  // actually chosen (validate: each grid covers its own number of rows).
+  GemmKernel kernel = GemmKernel::naive;
+  // What --kernel offers, e.g. {tiled, cublas} where the naive kernel is the lesson's.
+  std::vector<GemmKernel> kernel_choices = {GemmKernel::naive, GemmKernel::tiled, GemmKernel::cublas};
   // false: --host-memory is not offered, and host_memory is the default's (the lessons).
   bool host_memory_choice = true;
   // --max-minutes: offered by runs whose length depends on their options.
@@ -146,6 +152,15 @@ CommonDefaults lesson_defaults(HostMemory kind, bool host_memory_choice = false)
 // reports read them.
 LessonOptions lesson_options(const CommonOptions& common);
 CommonOptions common_options(const LessonOptions& options, const Workload& work, HostMemory host_memory);
+
+// --kernel KIND from `choices` (default `kernel`) and --tf32: what StageCli
+// offers with CommonDefaults::kernel_choice. By hand (kernel_choice = false,
+// then these) only in a run that sets its shape after parsing:
+// read_kernel_option then reads them into options.gemm and checks the shape
+// against that kernel (validate). Throws UsageError.
+void add_kernel_option(StageCli& cli, GemmKernel kernel,
+                       const std::vector<GemmKernel>& choices = CommonDefaults{}.kernel_choices);
+void read_kernel_option(const StageCli& cli, CommonOptions& options);
 
 // "<stage> <subcommand>": the program a subcommand's StageCli names in its help and errors.
 std::string subcommand_program(const char* stage, const char* subcommand);

@@ -52,19 +52,6 @@ PoolConfig read_pool_options(const StageCli& cli, const CommonOptions& options, 
   return config;
 }
 
-void add_kernel_option(StageCli& cli, GemmKernel default_kernel) {
-  cli.add_choice("kernel",
-                 "GEMM: naive (the article's kernel), tiled (shared-memory tiles, 4x4 per thread), cublas "
-                 "(cublasSgemm)",
-                 std::string(to_string(default_kernel)), {"naive", "tiled", "cublas"});
-  cli.add_flag("tf32", "With --kernel cublas: TF32 tensor cores (exact on the suite's integer data)");
-}
-
-void read_kernel_option(const StageCli& cli, CommonOptions& options) {
-  options.gemm = parse_gemm_choice(cli.get_string("kernel"), cli.get_flag("tf32"));
-  validate(options);
-}
-
 int streams_running_gemms(const PoolConfig& config) {
   int streams = config.streams + 3;
   for (int size : config.sweep) streams += size;

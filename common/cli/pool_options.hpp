@@ -50,14 +50,6 @@ void add_pool_options(StageCli& cli, const PoolFlags& flags);
 PoolConfig read_pool_options(const StageCli& cli, const CommonOptions& options, bool with_sweep);
 PoolConfig read_pool_options(const StageCli& cli, const CommonOptions& options, const PoolFlags& flags);
 
-// --kernel naive|tiled|cublas and --tf32 for a run whose default kernel is
-// not the article's (StageCli's own --kernel starts from naive): give its
-// StageCli CommonDefaults::kernel_choice = false, then these.
-void add_kernel_option(StageCli& cli, GemmKernel default_kernel);
-// Reads them after cli.parse() into options.gemm, and checks the shape
-// against that kernel (validate). Throws UsageError.
-void read_kernel_option(const StageCli& cli, CommonOptions& options);
-
 // How many device slots (A and C pairs) the run allocates: with per_batch one
 // per batch; with slots the least common multiple of every pool size timed,
 // so that in every pool the batches sharing a slot share a stream, capped at

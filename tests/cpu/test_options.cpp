@@ -203,6 +203,40 @@ TEST(Options, KernelChoiceDefaultsToTheArticlesNaiveKernel) {
   EXPECT_EQ(max_gemm_rows(GemmKernel::cublas), 0);
 }
 
+// What parsing `args` with `defaults` refuses, or "" when it accepts them.
+std::string refusal(const CommonDefaults& defaults, const std::vector<std::string>& args) {
+  StageCli cli("test_stage sub", "test", defaults);
+  try {
+    cli.parse(args);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(Options, TheShapeIsCheckedAgainstTheKernelTheRunStartsFrom) {
+  // 3,000,000 rows: more than the naive kernel's grid covers (2,097,120), fewer than the tiled one's (4,194,240).
+  const CommonDefaults lesson{.kernel_choice = false};
+  EXPECT_NE(refusal(lesson, {"--m", "3000000"}).find("--m takes at most 2097120 rows with --kernel naive"),
+            std::string::npos);
+  const CommonDefaults cublas_only{.kernel_choice = false, .kernel = GemmKernel::cublas};
+  EXPECT_EQ(refusal(cublas_only, {"--m", "3000000"}), "");
+  EXPECT_EQ(StageCli("test_stage sub", "test", cublas_only).parse({})->gemm.kernel, GemmKernel::cublas);
+
+  // A laboratory's kernels without the lesson's: --kernel tiled|cublas, from tiled.
+  const CommonDefaults faster{.kernel = GemmKernel::tiled, .kernel_choices = {GemmKernel::tiled, GemmKernel::cublas}};
+  StageCli cli("test_stage sub", "test", faster);
+  EXPECT_NE(cli.help().find("tiled|cublas"), std::string::npos) << cli.help();
+  EXPECT_EQ(cli.help().find("naive"), std::string::npos) << cli.help();
+  EXPECT_EQ(cli.parse({})->gemm.kernel, GemmKernel::tiled);
+  EXPECT_EQ(refusal(faster, {"--kernel", "cublas", "--m", "3000000"}), "");
+  EXPECT_EQ(refusal(faster, {"--m", "3000000"}), "");
+  EXPECT_NE(refusal(faster, {"--m", "5000000"}).find("--m takes at most 4194240 rows with --kernel tiled"),
+            std::string::npos);
+  EXPECT_EQ(refusal(faster, {"--kernel", "naive"}), "--kernel takes one of tiled|cublas, got 'naive'");
+  EXPECT_NE(refusal(faster, {"--kernel", "tiled", "--tf32"}).find("--tf32 needs --kernel cublas"), std::string::npos);
+}
+
 TEST(Options, AStageWithoutTheGemmWorkloadHasNoKernelOption) {
   StageCli cli("test_stage", "test", CommonDefaults{.gemm_workload = false});
   EXPECT_EQ(cli.help().find("--kernel"), std::string::npos);
