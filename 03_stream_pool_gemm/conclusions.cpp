@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "base/text.hpp"
 #include "report/conclusions.hpp"
 #include "report/table.hpp"
 
@@ -38,12 +39,12 @@ SweepVerdict judge_sweep(std::vector<SweepPoint> points) {
 std::string sweep_text(const SweepVerdict& v) {
   std::string text;
   if (v.plateau_streams == v.largest_streams) {
-    return "time still improved up to the largest pool tried, " + std::to_string(v.largest_streams) + " streams (" +
+    return "time still improved up to the largest pool tried, " + plural(v.largest_streams, "stream") + " (" +
            fixed(v.best_ms, 2) + " ms): more streams helped as far as this sweep went";
   }
-  text = "time stops improving at " + std::to_string(v.plateau_streams) + " stream" +
-         (v.plateau_streams == 1 ? "" : "s") + " (within " + percent_text(kPlateauWithin) + " of the best, " +
-         fixed(v.best_ms, 2) + " ms at " + std::to_string(v.best_streams) + ")";
+  text = "time stops improving at " + plural(v.plateau_streams, "stream") + " (within " +
+         percent_text(kPlateauWithin) + " of the best, " + fixed(v.best_ms, 2) + " ms at " +
+         std::to_string(v.best_streams) + ")";
   if (v.worse.empty()) {
     text += "; no larger pool is more than " + percent_text(kWorseBy) +
             " slower than the best: past that point more streams neither help nor hurt";
@@ -126,7 +127,7 @@ std::string pageable_pool_text(double pool_ms, double serial_pageable_ms) {
 
 std::string partial_wave_text(double pool_kernels_ms, double one_stream_kernels_ms, int streams) {
   if (streams < 2 || compare_times(pool_kernels_ms, one_stream_kernels_ms) != Comparison::faster) return "";
-  return "the kernels alone on the pool's " + std::to_string(streams) + " streams took " + fixed(pool_kernels_ms, 2) +
+  return "the kernels alone on the pool's " + plural(streams, "stream") + " took " + fixed(pool_kernels_ms, 2) +
          " ms, " + compare_phrase(pool_kernels_ms, one_stream_kernels_ms) + " on one stream (" +
          fixed(one_stream_kernels_ms, 2) + " ms):\n  on one stream each kernel's last, partial wave of blocks leaves "
          "SMs idle; kernels of other streams fill them.\n  So the one-stream kernel sum is no bound for a pool: "

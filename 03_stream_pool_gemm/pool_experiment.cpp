@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "base/progress.hpp"
+#include "base/text.hpp"
 #include "lesson.hpp"
 #include "report.hpp"
 #include "report/device_info.hpp"
@@ -202,7 +203,7 @@ int run_checked(const PoolExperiment& experiment, const CommonOptions& options, 
 
   // The pool's buffers; with the serial baselines, one set on each host memory kind.
   const bool both_kinds = experiment.variants.serial_baselines;
-  progress("allocating " + std::to_string(work.batches) + " batches, " + std::to_string(slots) + " device slot(s), " +
+  progress("allocating " + plural(work.batches, "batch") + ", " + plural(slots, "device slot") + ", " +
            (both_kinds ? std::string("pageable and pinned") : std::string(to_string(options.host_memory))) +
            " host memory");
   std::optional<BatchBuffers> pageable, pinned;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/interrupt.hpp"
+#include "base/text.hpp"
 #include "cli/pool_options.hpp"
 #include "check.hpp"
 #include "owners.hpp"
@@ -248,8 +249,8 @@ class Flood {
       const unsigned long long launched = static_cast<unsigned long long>(issued_[s]) * blocks;
       const unsigned long long index_sum = static_cast<unsigned long long>(issued_[s]) * (blocks * (blocks + 1) / 2);
       if (o.failure.empty() && (c.full + c.skipped != launched || c.index_sum != index_sum)) {
-        o.failure = "flood stream " + std::to_string(s) + ": " + std::to_string(c.full + c.skipped) +
-                    " blocks counted (index sum " + std::to_string(c.index_sum) + "), " + std::to_string(launched) +
+        o.failure = "flood stream " + std::to_string(s) + ": " +
+                    plural(static_cast<long long>(c.full + c.skipped), "block") + " counted (index sum " + std::to_string(c.index_sum) + "), " + std::to_string(launched) +
                     " launched (index sum " + std::to_string(index_sum) + ")";
       }
       if (c.skipped == 0) ++o.gaps;

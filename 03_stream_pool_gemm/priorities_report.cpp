@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "base/enum_names.hpp"
+#include "base/text.hpp"
 #include "base/units.hpp"
 #include "lesson.hpp"
 #include "report/conclusions.hpp"
@@ -15,8 +16,6 @@ namespace csg::pool {
 namespace {
 
 std::string us(double ms) { return fixed(ms * 1e3, 1); }
-
-std::string times_text(int count) { return std::to_string(count) + (count == 1 ? " time" : " times"); }
 
 nlohmann::json summary_json(const Summary& s) {
   return {{"median_ms", s.median_ms}, {"min_ms", s.min_ms}, {"max_ms", s.max_ms}, {"p95_ms", s.p95_ms},
@@ -85,7 +84,7 @@ std::string priority_conclusion(const PriorityResult& r) {
       return "no conclusion about priorities: a check failed (" +
              (r.failure.empty() ? std::string("verification failed") : r.failure) + ").";
     case PriorityVerdict::flood_gaps:
-      return "no conclusion about priorities: a flood stream ran dry " + times_text(r.flood_gaps) +
+      return "no conclusion about priorities: a flood stream ran dry " + plural(r.flood_gaps, "time") +
              " before the short kernels were done,\n  so some of them found free slots: the GPU was not full "
              "throughout (a busy host can cause this: run again\n  on a quiet machine).";
     case PriorityVerdict::one_level:
@@ -147,7 +146,7 @@ std::string contention_conclusion(const ContentionResult& r) {
       return "no conclusion about contention: a check failed (" +
              (r.failure.empty() ? std::string("verification failed") : r.failure) + ").";
     case ContentionVerdict::not_exclusive:
-      return "the large kernel still fits " + std::to_string(r.large.blocks_per_sm) + " blocks per SM (" +
+      return "the large kernel still fits " + plural(r.large.blocks_per_sm, "block") + " per SM (" +
              large_memory + ", " + format_bytes(std::uint64_t(r.shared_per_sm_bytes)) +
              " per SM),\n  so nothing kept the two streams apart (concurrency " + fixed(small, 2) + " small, " +
              fixed(large, 2) + " large): no resource limit to show\n  on this GPU.";
@@ -177,11 +176,12 @@ std::string contention_conclusion(const ContentionResult& r) {
 
 void print_priorities(std::ostream& out, const PriorityResult& r) {
   const PriorityConfig& c = r.config;
-  out << "stream priorities beside a full GPU: " << c.flood_streams << " flood streams of "
-      << c.flood_block_us << "-us blocks, " << c.flood_waves << " waves per kernel\n  (" << r.sm_count << " SMs x "
-      << r.flood_blocks_per_sm << " blocks of " << kFloodThreads << " threads at once); " << c.samples
-      << " short kernels of " << c.short_blocks << "x" << c.short_threads << " threads per run, one at a time;\n  "
-      << c.plan.repeats << " rounds after " << c.plan.warmup << " warm-up; stream priorities from "
+  out << "stream priorities beside a full GPU: " << plural(c.flood_streams, "flood stream") << " of "
+      << c.flood_block_us << "-us blocks, " << plural(c.flood_waves, "wave") << " per kernel\n  ("
+      << plural(r.sm_count, "SM") << " x " << plural(r.flood_blocks_per_sm, "block") << " of "
+      << plural(kFloodThreads, "thread") << " at once); " << plural(c.samples, "short kernel") << " of "
+      << c.short_blocks << "x" << c.short_threads << " threads per run, one at a time;\n  "
+      << plural(c.plan.repeats, "round") << " after " << c.plan.warmup << " warm-up; stream priorities from "
       << r.least_priority << " (least, the default) to " << r.greatest_priority << " (greatest)\n";
   Table table(
       {"short kernels", "priority", "median us", "p95 us", "min us", "max us", "flood busy", "flood blocks/ms"});
@@ -196,7 +196,7 @@ void print_priorities(std::ostream& out, const PriorityResult& r) {
   table.print(out);
   if (const int streams = c.flood_streams + 2; r.hardware_queues < streams) {
     out << "note: CUDA_DEVICE_MAX_CONNECTIONS=" << r.hardware_queues << " gives fewer hardware queues than the "
-        << streams << " streams here: a short kernel\n  can wait behind a flood kernel on its own queue, whatever "
+        << plural(streams, "stream") << " here: a short kernel\n  can wait behind a flood kernel on its own queue, whatever "
         << "its priority\n";
   }
   out << "latency: from an event recorded on the short kernels' stream just before each kernel to one just after it\n"
@@ -206,11 +206,12 @@ void print_priorities(std::ostream& out, const PriorityResult& r) {
 
 void print_contention(std::ostream& out, const ContentionResult& r) {
   const ContentionConfig& c = r.config;
-  out << "two streams competing for shared memory: each kernel " << r.blocks << " blocks (one per SM, "
-      << r.sm_count << " SMs) of " << c.threads << "\n  threads holding its SM " << c.kernel_us << " us; "
+  out << "two streams competing for shared memory: each kernel " << plural(r.blocks, "block") << " (one per SM, "
+      << plural(r.sm_count, "SM") << ") of " << plural(c.threads, "thread") << "\n  holding its SM " << c.kernel_us
+      << " us; "
       << format_bytes(std::uint64_t(r.shared_per_sm_bytes)) << " of shared memory per SM, at most "
-      << format_bytes(std::uint64_t(r.shared_per_block_max_bytes)) << " per block;\n  median of " << c.plan.repeats
-      << " rounds after " << c.plan.warmup << " warm-up\n";
+      << format_bytes(std::uint64_t(r.shared_per_block_max_bytes)) << " per block;\n  median of "
+      << plural(c.plan.repeats, "round") << " after " << c.plan.warmup << " warm-up\n";
   Table table({"kernel", "shared memory per block", "blocks per SM", "alone us", "on two streams us", "concurrency"});
   auto row = [&](const std::string& name, const ContentionVariant& v) {
     table.add_row({name, format_bytes(std::uint64_t(v.shared_bytes)), std::to_string(v.blocks_per_sm),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/text.hpp"
 #include "base/units.hpp"
 #include "cli/pool_options.hpp"
 #include "conclusions.hpp"
@@ -47,7 +48,7 @@ void print_sweep(std::ostream& out, const PoolMeasurements& runs, const std::str
   if (sweep.empty()) return;
   const double first_ms = sweep.front()->stats.median_ms;
   out << '\n' << heading << '\n';
-  Table table({"streams", "median ms", "vs " + std::to_string(sweep.front()->streams) + " stream(s)",
+  Table table({"streams", "median ms", "vs " + plural(sweep.front()->streams, "stream"),
                "host issue ms", "% of bound", "limited by", "verified"});
   for (const auto* entry : sweep) {
     const std::optional<PipelineBound> own = runs.bound_of(*entry);
@@ -184,8 +185,8 @@ void print_pool_header(std::ostream& out, const StageResult& result, const std::
                        const CommonOptions& options, const PoolConfig& config) {
   out << result.stage << ' ' << what << " on " << result.device.summary() << '\n'
       << describe_workload(options.work, options.gemm) << "; pool on " << to_string(options.host_memory)
-      << " host memory, " << config.streams << (config.streams == 1 ? " stream" : " streams") << "; median of "
-      << options.plan.repeats << " interleaved rounds after " << options.plan.warmup << " warm-up\n";
+      << " host memory, " << plural(config.streams, "stream") << "; median of "
+      << plural(options.plan.repeats, "interleaved round") << " after " << options.plan.warmup << " warm-up\n";
   for (const std::string& warning : config.warnings) out << warning << '\n';
   out << '\n';
 }
@@ -203,7 +204,8 @@ void print_pool_against_serial(std::ostream& out, const CommonOptions& options, 
   const double pool_ms = runs.pool(IssueOrder::depth_first).stats.median_ms;
   const double pageable_ms = runs.serial(HostMemory::pageable).stats.median_ms;
   const double pinned_ms = runs.serial(HostMemory::pinned).stats.median_ms;
-  out << "\nstream pool, " << config.streams << " streams, depth-first (the article's loop): " << figure(pool_ms, 2)
+  out << "\nstream pool, " << plural(config.streams, "stream") << ", depth-first (the article's loop): "
+      << figure(pool_ms, 2)
       << " ms,\n  " << compare_phrase(pool_ms, pageable_ms) << " serial on pageable memory (" << figure(pageable_ms, 2)
       << " ms) and " << compare_phrase(pool_ms, pinned_ms) << " serial on pinned memory (" << figure(pinned_ms, 2)
       << " ms), same run\n";
@@ -233,16 +235,16 @@ void print_pool_bound(std::ostream& out, const StageResult& result, const Worklo
         << " us\n";
   }
   const long long busiest = busiest_stream_batches(work.batches, pool.streams);
-  out << "each resource alone on the pool's " << pool.streams << (pool.streams == 1 ? " stream" : " streams")
+  out << "each resource alone on the pool's " << plural(pool.streams, "stream")
       << ", plus one batch of fill and drain: kernels " << figure(bound.kernel_path_ms, 2) << ", H2D "
       << figure(bound.h2d_path_ms, 2) << ", D2H " << figure(bound.d2h_path_ms, 2) << ", both ways "
       << figure(bound.both_ways_ms, 2) << "; the host's issue " << figure(bound.host_issue_ms, 2) << " ms";
   if (work.batches > 1) {  // with one batch there is no share to chain (see above)
-    out << ";\n  the stream order (the busiest stream's " << busiest << " batches one after another) "
+    out << ";\n  the stream order (the busiest stream's " << plural(busiest, "batch") << " one after another) "
         << figure(bound.stream_order_ms, 2) << " ms";
   }
   if (bound.busiest_stream_ms > 0.0) {
-    out << ";\n  the busiest stream's " << busiest << (busiest == 1 ? " batch" : " batches")
+    out << ";\n  the busiest stream's " << plural(busiest, "batch")
         << " alone on one stream, as measured: " << figure(bound.busiest_stream_ms, 2) << " ms";
   }
   out << "\npipeline bound " << figure(bound.bound_ms, 2) << " ms, limited by " << to_string(bound.limited_by) << "; "
@@ -295,10 +297,10 @@ void print_regime(std::ostream& out, const CommonOptions& options, const PoolMea
 
 void print_device_memory(std::ostream& out, const StageResult& result, const PoolConfig& config, int batches) {
   const auto& bytes = result.config.at("device_bytes");
-  out << "\ndevice memory for A, B, C: slots layout (" << config.streams << " streams) "
+  out << "\ndevice memory for A, B, C: slots layout (" << plural(config.streams, "stream") << ") "
       << format_bytes(bytes.at("slots_layout").get<std::uint64_t>()) << ", the article's per-batch layout "
       << format_bytes(bytes.at("per_batch_layout").get<std::uint64_t>()) << "; this run: "
-      << to_string(config.device_buffers) << ", " << result.config.at("device_slots").get<int>() << " slot(s), "
+      << to_string(config.device_buffers) << ", " << plural(result.config.at("device_slots").get<int>(), "slot") << ", "
       << format_bytes(bytes.at("allocated_per_host_kind").get<std::uint64_t>()) << " per host memory kind\n";
   if (result.config.at("device_slots").get<int>() < batches) {
     out << "(the isolated sums share slots, so their copies can't be checked per batch: 'n/a' above)\n";

@@ -16,13 +16,14 @@
 #include "stage.hpp"
 
 namespace csg::pool {
-namespace {
 
 // The first lines of its --help.
 constexpr const char* kHelp =
     "Two streams, each launching one kernel of one block per SM that holds its SM for a fixed time: with little "
     "shared memory per block both kernels' blocks fit on an SM together, with more than half an SM's they queue. "
     "Each round times both alone and on two streams at once.";
+
+namespace {
 
 // Per timed or warm-up run of a contention variant: launch, events, the check.
 constexpr double kContentionRunOverheadUs = 60.0;
@@ -39,8 +40,6 @@ double contention_seconds(const ContentionConfig& c) {
   // streams (up to two kernel times).
   return experiment_seconds(c.plan, 2.0 * (3.0 * c.kernel_us + 2.0 * kContentionRunOverheadUs));
 }
-
-namespace {
 
 int run_contention(int argc, char** argv) {
   StageCli cli(subcommand_program(lesson03::kStage, "contention"), kHelp, experiment_defaults());
@@ -64,8 +63,6 @@ int run_contention(int argc, char** argv) {
                            "every block's marker", "shared_memory_contention", contention_json(result),
                            options->json_path);
 }
-
-}  // namespace
 
 const Subcommand kContention{"contention", "two streams' kernels with little and with much shared memory per block",
                              run_contention};

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "base/progress.hpp"
+#include "base/text.hpp"
 #include "cli/pool_options.hpp"
 #include "conclusions.hpp"
 #include "laboratory.hpp"
@@ -19,13 +20,14 @@
 #include "stage.hpp"
 
 namespace csg::pool {
-namespace {
 
 // The first lines of its --help.
 constexpr const char* kHelp =
     "The stream pool from 1 to 1,024 streams on a workload of short batches (1,000 GEMMs of 128^3), depth-first on "
     "pinned memory, each pool size with its own pipeline bound and the host's time to issue it: where more streams "
     "stop helping, and why.";
+
+namespace {
 
 constexpr int kMaxCountBatches = 100000;
 constexpr int kMaxCountSize = 1024;
@@ -79,13 +81,14 @@ std::string stream_count_mechanism(std::vector<CountPoint> points, int queues) {
                                    ? 1000.0 * (largest.issue_ms - best.issue_ms) / (largest.streams - best.streams)
                                    : 0.0;
   const std::string issue_growth = "the host's time to issue a run went from " + fixed(best.issue_ms, 2) + " ms at " +
-                                   std::to_string(best.streams) + " streams to " + fixed(largest.issue_ms, 2) +
+                                   plural(best.streams, "stream") + " to " + fixed(largest.issue_ms, 2) +
                                    " ms at " + std::to_string(largest.streams) + " (" + fixed(per_stream_us, 2) +
                                    " us per added stream: its wait on the fork event and its join event)";
-  const std::string sharing =
-      largest.streams > queues ? "; " + std::to_string(largest.streams) + " streams share " + std::to_string(queues) +
-                                     " hardware queues (CUDA_DEVICE_MAX_CONNECTIONS), so most of them only wait"
-                               : "";
+  const std::string sharing = largest.streams > queues
+                                  ? "; " + plural(largest.streams, "stream") + " share " +
+                                        plural(queues, "hardware queue") +
+                                        " (CUDA_DEVICE_MAX_CONNECTIONS), so most of them only wait"
+                                  : "";
   if (largest.ms <= best.ms * (1.0 + kWorseBy)) {
     return "why: extra streams only waited: " + issue_growth + ", and the run's time stayed within " +
            percent_text(kWorseBy) + " of the best" + sharing + ".";
@@ -94,8 +97,8 @@ std::string stream_count_mechanism(std::vector<CountPoint> points, int queues) {
   const double issue_grew_ms = largest.issue_ms - best.issue_ms;
   const bool host_paced = largest.issue_ms >= kHostPaced * largest.ms || largest.limited_by == BoundPath::host_issue;
   if (host_paced && issue_grew_ms >= 0.5 * lost_ms) {
-    return "why: the host sets the pace: " + issue_growth + "; at " + std::to_string(largest.streams) +
-           " streams issuing alone takes " + percent_text(largest.issue_ms / largest.ms) +
+    return "why: the host sets the pace: " + issue_growth + "; at " + plural(largest.streams, "stream") +
+           " issuing alone takes " + percent_text(largest.issue_ms / largest.ms) +
            " of the run, so every added stream adds host time the GPU waits for" + sharing + ".";
   }
   return "why: the host's issue grew by only " + fixed(std::max(0.0, issue_grew_ms), 2) + " ms of the " +
@@ -121,15 +124,15 @@ std::vector<CountPoint> count_points(const PoolMeasurements& runs) {
 void print_stream_count(std::ostream& out, const StreamCountConfig& config, const PoolMeasurements& runs) {
   const Workload work = config.workload();
   print_sweep(out, runs,
-              "stream count, all the way: " + std::to_string(work.batches) + " GEMMs of " + std::to_string(config.size) +
+              "stream count, all the way: " + plural(work.batches, "GEMM") + " of " + std::to_string(config.size) +
                   "x" + std::to_string(config.size) + "x" + std::to_string(config.size) +
                   " (short batches, so what each stream costs shows), depth-first, pinned:");
   const std::vector<CountPoint> points = count_points(runs);
   if (!points.empty()) out << stream_count_mechanism(points, max_connections_env().value_or(8)) << '\n';
   for (const auto* entry : sweep_entries(runs)) {
     if (!entry->check.passed) {
-      out << "stream-count sweep: verification FAILED at " << entry->streams << " streams: " << entry->check.message()
-          << '\n';
+      out << "stream-count sweep: verification FAILED at " << plural(entry->streams, "stream") << ": "
+          << entry->check.message() << '\n';
     }
   }
 }
@@ -164,8 +167,6 @@ nlohmann::json stream_count_json(const StreamCountConfig& config, const PoolMeas
   return doc;
 }
 
-namespace {
-
 // 03_stream_pool_gemm count-sweep: "open 1000 streams when the PCIe link is
 // full after 5": the pool from 1 to 1,024 streams on short batches, each size
 // with its own bound, in interleaved rounds.
@@ -199,9 +200,9 @@ int run_count_sweep(int argc, char** argv) {
   add_sweep_variants(runs, buffers, pools, config.sizes, ops, clock);
   const BoundStreams bound_streams;
   add_bound_variants(runs, buffers, ops, bound_streams, clock);
-  progress("stream count: " + std::to_string(config.sizes.size()) + " pool sizes from " +
-           std::to_string(config.sizes.front()) + " to " + std::to_string(config.sizes.back()) + " streams, " +
-           std::to_string(work.batches) + " GEMMs of " + std::to_string(config.size) + "^3");
+  progress("stream count: " + plural(static_cast<long long>(config.sizes.size()), "pool size") + " from " +
+           std::to_string(config.sizes.front()) + " to " + plural(config.sizes.back(), "stream") + ", " +
+           plural(work.batches, "GEMM") + " of " + std::to_string(config.size) + "^3");
   measure_variants(runs, options->plan);
 
   nlohmann::json config_doc = config_json(*options);
@@ -212,8 +213,8 @@ int run_count_sweep(int argc, char** argv) {
       connections ? nlohmann::json(*connections) : nlohmann::json("unset (driver default 8)");
   const StageResult result = measurements_result(lesson03::kStage, query_device_info(device), config_doc, runs);
   std::cout << lesson03::kStage << " count-sweep on " << result.device.summary() << '\n'
-            << describe_workload(work, options->gemm) << "; median of " << options->plan.repeats
-            << " interleaved rounds after " << options->plan.warmup << " warm-up\n";
+            << describe_workload(work, options->gemm) << "; median of "
+            << plural(options->plan.repeats, "interleaved round") << " after " << options->plan.warmup << " warm-up\n";
   print_stream_count(std::cout, config, runs);
   print_beaten_bounds(std::cout, result);
   print_verification(std::cout, result);
@@ -222,8 +223,6 @@ int run_count_sweep(int argc, char** argv) {
   return finish_stage(std::cout, lesson03::kStage, doc, result.verification.passed, std::nullopt, TimelineOptions{},
                       options->json_path);
 }
-
-}  // namespace
 
 const Subcommand kCountSweep{"count-sweep",
                              "1 to 1,024 streams on short batches: where more streams stop helping, and why",

@@ -16,13 +16,14 @@
 #include "stage.hpp"
 
 namespace csg::pool {
-namespace {
 
 // The first lines of its --help.
 constexpr const char* kHelp =
     "Stream priorities: short kernels launched one at a time beside a flood of long ones that keeps every SM full, "
     "on a stream of the default and of the greatest priority, and alone on an idle GPU; each round runs the three "
     "once.";
+
+namespace {
 
 // Host time around each short kernel beyond its own latency: the launch, two
 // event records, the synchronise and the top-up of the flood (measured order
@@ -61,8 +62,6 @@ double priorities_seconds(const PriorityConfig& p) {
   return experiment_seconds(p.plan, idle_us + same_us + high_us + 2.0 * fill_drain_us);
 }
 
-namespace {
-
 int run_priorities(int argc, char** argv) {
   StageCli cli(subcommand_program(lesson03::kStage, "priorities"), kHelp, experiment_defaults());
   add_priority_options(cli);
@@ -91,8 +90,6 @@ int run_priorities(int argc, char** argv) {
                            "every short kernel's output and every flood block's count", "stream_priorities",
                            priorities_json(result), options->json_path);
 }
-
-}  // namespace
 
 const Subcommand kPriorities{"priorities",
                              "short kernels beside a flood of long ones, at the default and greatest priority",

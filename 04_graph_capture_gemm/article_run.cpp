@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "base/progress.hpp"
+#include "base/text.hpp"
 #include "graph_steps.hpp"
 #include "report/result.hpp"
 
@@ -39,7 +40,7 @@ ArticleWork::ArticleWork(const ArticleOptions& options, const Gemm& gemm)
       buffers(options.common.work, options.common.host_memory,
               device_slots_for(options.pool, options.common.work.batches)) {
   prepare_pool(gemm, pool);
-  progress("filling " + std::to_string(options.common.work.batches) + " batches");
+  progress("filling " + plural(options.common.work.batches, "batch"));
   buffers.fill_inputs(options.common.seed);
 }
 

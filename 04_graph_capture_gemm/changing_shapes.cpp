@@ -8,6 +8,7 @@
 
 #include "article_run.hpp"
 #include "base/progress.hpp"
+#include "base/text.hpp"
 #include "changing_shapes_plan.hpp"
 #include "changing_shapes_report.hpp"
 #include "cli/pool_options.hpp"
@@ -62,12 +63,12 @@ int run_changing_shapes(int argc, char** argv) {
   const Gemm gemm(common.gemm);
   check_fits(article_memory(*options), "try a smaller --shape-max-batches or --shape-size, or --device-buffers slots");
   check_estimate(sequence_seconds(config, common, gemm), common.max_minutes,
-                 std::to_string(config.requests) + " requests of 1 to " + std::to_string(config.max_batches) +
-                     " batches, four ways");
+                 plural(config.requests, "request") + " of 1 to " + plural(config.max_batches, "batch") +
+                     ", four ways");
   ArticleWork article(*options, gemm);  // the top bucket's batches: a padded request computes real ones
 
-  progress("changing shapes: " + std::to_string(config.requests) + " requests of 1 to " +
-           std::to_string(config.max_batches) + " batches, four ways");
+  progress("changing shapes: " + plural(config.requests, "request") + " of 1 to " +
+           plural(config.max_batches, "batch") + ", four ways");
   ChangingShapesRun run;
   run.config = config;
   run.sequence =
@@ -78,8 +79,7 @@ int run_changing_shapes(int argc, char** argv) {
   result.measurements = changing_shapes_measurements(run);
   set_verdict(result, run.sequence->way(ShapeWay::streams).check, changing_shapes_checks(run));
   print_title(std::cout, result, "changing-shapes");
-  std::cout << gemm.name() << " GEMMs, " << to_string(common.host_memory) << " host memory, a pool of "
-            << pool_config.streams << " streams, device buffers: " << to_string(pool_config.device_buffers) << '\n';
+  std::cout << gemm.name() << " GEMMs, " << pool_text(common.host_memory, pool_config) << '\n';
   print_changing_shapes(std::cout, run);
   print_verification(std::cout, result);
   nlohmann::json doc = subcommand_json(result, "changing-shapes");

@@ -4,6 +4,7 @@
 #include <climits>
 #include <stdexcept>
 
+#include "base/text.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -77,7 +78,7 @@ int bucket_for(int batches, const std::vector<int>& buckets) {
   // buckets ascend, so the first one ≥ batches is the smallest.
   const auto it = std::find_if(buckets.begin(), buckets.end(), [&](int size) { return size >= batches; });
   if (it == buckets.end()) {
-    throw std::out_of_range("bucket_for: no bucket holds " + std::to_string(batches) + " batches");
+    throw std::out_of_range("bucket_for: no bucket holds " + plural(batches, "batch"));
   }
   return *it;
 }

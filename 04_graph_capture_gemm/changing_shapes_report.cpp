@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/enum_names.hpp"
+#include "base/text.hpp"
 #include "report/conclusions.hpp"
 #include "report/table.hpp"
 
@@ -65,7 +66,7 @@ ShapeWay fastest_way(const std::array<double, kShapeWays>& total_ms) {
 std::string fastest_text(const std::array<double, kShapeWays>& total_ms, int requests) {
   const ShapeWay best = fastest_way(total_ms);
   const double best_ms = ms_of(total_ms, best);
-  std::string text = "fastest end to end over " + std::to_string(requests) + " requests: " +
+  std::string text = "fastest end to end over " + plural(requests, "request") + ": " +
                      std::string(label(best)) + ", " + fixed(best_ms, 2) + " ms";
   for (ShapeWay w : kAllShapeWays) {
     if (w == best) continue;
@@ -151,8 +152,8 @@ std::string bucket_text(long long requested, long long computed, double buckets_
 
 std::string update_counts_text(const UpdateCounts& n, double update_total_ms, double recapture_total_ms) {
   if (n.applied_other_batches > 0) {
-    return "cudaGraphExecUpdate applied " + std::to_string(n.applied_other_batches) +
-           " update(s) between different batch counts: unexpected, since a different batch count changes the "
+    return "cudaGraphExecUpdate applied " + plural(n.applied_other_batches, "update") +
+           " between different batch counts: unexpected, since a different batch count changes the "
            "node count (3 per batch); check the capture.";
   }
   std::string text = "cudaGraphExecUpdate: " + std::to_string(n.applied_same_batches) + " of " +
@@ -217,10 +218,10 @@ void print_changing_shapes(std::ostream& out, const ChangingShapesRun& run) {
   if (run.sequence) {
     const ShapeSequenceCosts& seq = *run.sequence;
     const ChangingShapesConfig& c = seq.config;
-    out << "\nwhen shapes change: " << c.requests << " requests of 1.." << c.max_batches
-        << " batches each (seed " << c.seed << "), " << shape_text(seq.shape)
-        << " GEMMs, each run four ways, interleaved per request;\nsums over the sequence, median of " << c.rounds
-        << " rounds (every request's outputs verified):\n";
+    out << "\nwhen shapes change: " << plural(c.requests, "request") << " of 1.." << plural(c.max_batches, "batch")
+        << " each (seed " << c.seed << "), " << shape_text(seq.shape)
+        << " GEMMs, each run four ways, interleaved per request;\nsums over the sequence, median of "
+        << plural(c.rounds, "round") << " (every request's outputs verified):\n";
     out << "batch counts:";
     for (std::size_t i = 0; i < seq.sequence.size() && i < kBatchCountsPrinted; ++i) out << ' ' << seq.sequence[i];
     if (seq.sequence.size() > kBatchCountsPrinted) out << " ... (" << seq.sequence.size() << " in all)";

@@ -1,5 +1,6 @@
 #include "conclusions.hpp"
 
+#include "base/text.hpp"
 #include "report/conclusions.hpp"
 #include "report/table.hpp"
 
@@ -30,7 +31,7 @@ std::string replay_text(double replay_ms, double pool_ms, double pool_issue_ms, 
       return head + ".\nThe GPU does the same work either way: a graph does not make copies or kernels faster.";
     case Comparison::faster:
       if (pool_issue_ms >= replay_ms) {
-        return head + ".\nIssuing the streams' " + std::to_string(operations) + " operations took the host " +
+        return head + ".\nIssuing the streams' " + plural(operations, "operation") + " took the host " +
                fixed(pool_issue_ms, 2) + " ms, at least the replay's whole time: on streams the GPU waited for the\n"
                "host. One cudaGraphLaunch queues everything at once, so here the graph is faster on the GPU too.";
       }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/output_file.hpp"
+#include "base/text.hpp"
 #include "timeline/stage_timeline.hpp"
 
 namespace csg::graphs {
@@ -42,18 +43,18 @@ GraphStructure inspect_graph(const Graph& graph) {
 }
 
 std::string structure_text(const GraphStructure& g) {
-  std::string text = "the captured graph: " + std::to_string(g.nodes) + " nodes (" + std::to_string(g.kernel_nodes) +
+  std::string text = "the captured graph: " + plural(g.nodes, "node") + " (" + std::to_string(g.kernel_nodes) +
                      " kernel, " + std::to_string(g.memcpy_nodes) + " memcpy, " + std::to_string(g.event_nodes) +
                      " event, " + std::to_string(g.empty_nodes + g.other_nodes) + " other), " +
-                     std::to_string(g.edges) + " edges, " + std::to_string(g.roots) + " roots, " +
-                     std::to_string(g.leaves) + " leaves";
-  if (g.chains > 0) text += ": " + std::to_string(g.chains) + " independent chains, one per stream used";
+                     plural(g.edges, "edge") + ", " + plural(g.roots, "root") + ", " +
+                     plural(g.leaves, "leaf", "leaves");
+  if (g.chains > 0) text += ": " + plural(g.chains, "independent chain") + ", one per stream used";
   text += ".\n";
   if (g.event_nodes == 0) {
     return text + "the fork and join events added no nodes: they only told CUDA which work depends on which.";
   }
-  return text + "the capture holds " + std::to_string(g.event_nodes) +
-         " event node(s): events recorded or waited on as nodes, not only as the fork's and join's dependencies.";
+  return text + "the capture holds " + plural(g.event_nodes, "event node") +
+         ": events recorded or waited on as nodes, not only as the fork's and join's dependencies.";
 }
 
 std::string fork_join_text(const GraphStructure& g, int streams) {
@@ -161,7 +162,7 @@ std::map<cudaGraphNode_t, NodeLabel> label_captured_nodes(const Graph& graph, Ba
     }
   }
   if (unknown > 0) {
-    notes.push_back("the batch of " + std::to_string(unknown) + " captured node(s) could not be told from the "
+    notes.push_back("the batch of " + plural(unknown, "captured node") + " could not be told from the "
                     "graph; rows follow the order in which the replay's streams started work");
     return {};
   }
@@ -197,7 +198,7 @@ GraphTimelineRun prepare_graph_timeline(const Graph& graph, BatchBuffers& buffer
   }
   if (watched && out.plan.graph_nodes.empty()) {
     out.notes.push_back("CUPTI reported no clone of a captured node while instantiating (" +
-                        std::to_string(clone_to_original.size()) + " clone(s) of other nodes)");
+                        plural(static_cast<long long>(clone_to_original.size()), "clone") + " of other nodes)");
   }
   // And the captured nodes' own ids, in case a driver reports those instead.
   for (const auto& [node, label] : labels) {

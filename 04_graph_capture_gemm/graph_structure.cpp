@@ -46,9 +46,8 @@ int run_graph(int argc, char** argv) {
   StageResult result = pool_result(query_device_info(device), common, options->pool);
   set_verdict(result, check, {&check});
   print_title(std::cout, result, "graph");
-  std::cout << describe_workload(common.work, common.gemm) << ", " << to_string(common.host_memory)
-            << " host memory, a pool of " << options->pool.streams << " streams, device buffers: "
-            << to_string(options->pool.device_buffers) << "\n\n"
+  std::cout << describe_workload(common.work, common.gemm) << ", " << pool_text(common.host_memory, options->pool)
+            << "\n\n"
             << structure_text(structure) << '\n'
             << fork_join_text(structure, options->pool.streams) << '\n';
   if (!dot_path.empty()) std::cout << "DOT file written to " << dot_path << " (render: dot -Tsvg)\n";

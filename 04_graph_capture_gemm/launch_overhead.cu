@@ -1,5 +1,6 @@
 #include "launch_overhead.hpp"
 
+#include "base/text.hpp"
 #include "launch_costs.hpp"  // the empty chain and its counting twin
 
 #include <vector>
@@ -98,7 +99,7 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
   check_counter("counting chain as a graph");
   if (costs.empty_graph_nodes != static_cast<std::size_t>(config.count) && costs.empty_checked) {
     costs.empty_checked = false;
-    costs.empty_failure = "the empty chain's graph has " + std::to_string(costs.empty_graph_nodes) + " nodes, expected " +
+    costs.empty_failure = "the empty chain's graph has " + plural(costs.empty_graph_nodes, "node") + ", expected " +
                           std::to_string(config.count);
   }
   auto poison_gemms = [&] { gemms.poison_outputs(stream); };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/text.hpp"
 #include "report/conclusions.hpp"
 
 namespace csg::graphs {
@@ -106,7 +107,7 @@ std::string spread_text(const LaunchCosts& costs) {
       const double s = spread(figure_of(chain, f));
       if (s > worst) {
         worst = s;
-        where = std::string(kLaunchFigures[f]) + " at " + std::to_string(chain.ops) + " ops";
+        where = std::string(kLaunchFigures[f]) + " at " + plural(chain.ops, "op");
       }
     }
   }

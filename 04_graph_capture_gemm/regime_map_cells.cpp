@@ -8,6 +8,7 @@
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
 #include "base/progress.hpp"
+#include "base/text.hpp"
 #include "graph_steps.hpp"
 #include "stage.hpp"
 #include "measure/timers.hpp"
@@ -20,7 +21,7 @@ Workload cell_work(const MapCell& cell) { return Workload{cell.batches, GemmShap
 
 std::string cell_title(int index, int count, const MapCell& cell) {
   return "cell " + std::to_string(index) + " of " + std::to_string(count) + ": " + std::to_string(cell.m) +
-         "\u00b3 \u00d7 " + std::to_string(cell.batches) + " batches";
+         "\u00b3 \u00d7 " + plural(cell.batches, "batch");
 }
 
 // What check_fits says about the cell's buffers (pinned host memory for every
@@ -120,15 +121,16 @@ RegimeMap measure_regime_map(const RegimeMapConfig& config, const CommonOptions&
   map.estimated_seconds = timed_seconds + host_seconds;
   const int count = static_cast<int>(map.cells.size());
   const int to_measure = count - over_budget - no_memory;
-  progress("regime map: " + std::to_string(config.sizes.size()) + " sizes x " + std::to_string(config.batches.size()) +
-           " batch counts = " + std::to_string(count) + " cells, " + std::to_string(to_measure) + " to measure, " +
+  progress("regime map: " + plural(static_cast<long long>(config.sizes.size()), "size") + " x " +
+           plural(static_cast<long long>(config.batches.size()), "batch count") + " = " + plural(count, "cell") +
+           ", " + std::to_string(to_measure) + " to measure, " +
            std::to_string(over_budget) + " skipped over the " + std::to_string(config.cell_seconds) +
            " s per cell, " + std::to_string(no_memory) + " skipped for memory; estimated " +
            fixed(map.estimated_seconds, 0) + " s (" + fixed(timed_seconds, 0) + " s of timed rounds, " +
            fixed(host_seconds, 0) + " s on the host: pinning, filling, poisoning, verifying, capturing)");
   if (map.estimated_seconds > 60.0 * options.max_minutes) {
     check_estimate(map.estimated_seconds, options.max_minutes,
-                   "the regime map's " + std::to_string(to_measure) + " cells");  // refuses: UsageError
+                   "the regime map's " + plural(to_measure, "cell"));  // refuses: UsageError
   }
 
   int index = 0;

@@ -6,6 +6,7 @@
 
 #include "base/enum_names.hpp"
 #include "base/errors.hpp"
+#include "base/text.hpp"
 #include "base/units.hpp"
 #include "report/table.hpp"
 
@@ -51,7 +52,7 @@ std::string seconds_text(double seconds) { return fixed(seconds, seconds < 100.0
 std::string size_label(int m) { return std::to_string(m) + "^3"; }
 
 std::string cell_label(const MapCell& cell) {
-  return size_label(cell.m) + " x " + std::to_string(cell.batches) + " batches";
+  return size_label(cell.m) + " x " + plural(cell.batches, "batch");
 }
 
 std::string join_counts(const std::vector<int>& counts) {
@@ -222,16 +223,16 @@ std::string crossover_text(const RowCrossover& row, const RegimeMap& map) {
       return label + "the graph wins at every batch count measured (" + join_counts(measured) + ")";
     }
     if (first == measured.back()) {
-      return label + "the graph wins only at " + std::to_string(first) + " batches, the largest count measured";
+      return label + "the graph wins only at " + plural(first, "batch") + ", the largest count measured";
     }
-    return label + "the graph wins from " + std::to_string(first) + " batches on (at every larger count measured too)";
+    return label + "the graph wins from " + plural(first, "batch") + " on (at every larger count measured too)";
   }
   std::string exceptions;
   for (const auto& [batch_count, winner] : row.not_won_above) {
     exceptions += (exceptions.empty() ? "" : ", ") + std::to_string(batch_count) + ": " +
                   std::string(to_string(winner));
   }
-  return label + "the graph wins first at " + std::to_string(first) + " batches, but not at every larger count (" +
+  return label + "the graph wins first at " + plural(first, "batch") + ", but not at every larger count (" +
          exceptions + ")";
 }
 
@@ -356,9 +357,11 @@ nlohmann::json regime_map_json(const StageResult& result, const RegimeMap& map) 
 void print_regime_map(std::ostream& out, const StageResult& result, const RegimeMap& map) {
   const std::string kernel = result.config.value("kernel", std::string("naive"));
   out << result.stage << " regime-map on " << result.device.summary() << '\n'
-      << "the stream pool (" << map.streams << " streams, fork/join) against one graph replay of the same work: "
+      << "the stream pool (" << plural(map.streams, "stream")
+      << ", fork/join) against one graph replay of the same work: "
       << "H2D, " << kernel << " GEMM (m = n = k), D2H per batch, pinned host memory, device buffers: "
-      << map.device_buffers << "; GPU time, median of " << map.plan.repeats << " runs after " << map.plan.warmup
+      << map.device_buffers << "; GPU time, median of " << plural(map.plan.repeats, "run") << " after "
+      << map.plan.warmup
       << " warm-up per cell.\neach cell: the winner and the replay's time against the pool's (graph -12%: 12% "
          "less); within "
       << percent_text(map.equal_within) << ": tie\n\n";

@@ -3,6 +3,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "base/text.hpp"
 #include "timeline/stage_timeline.hpp"
 
 namespace csg::graphs {
@@ -79,11 +80,15 @@ void print_title(std::ostream& out, const StageResult& result, const char* subco
   out << result.stage << ' ' << subcommand << " on " << result.device.summary() << '\n';
 }
 
+std::string pool_text(HostMemory host_memory, const PoolConfig& pool) {
+  return std::string(to_string(host_memory)) + " host memory, a pool of " + plural(pool.streams, "stream") +
+         ", device buffers: " + std::string(to_string(pool.device_buffers));
+}
+
 std::string pool_run_text(const CommonOptions& options, const PoolConfig& pool) {
-  return describe_workload(options.work, options.gemm) + ", " + std::string(to_string(options.host_memory)) +
-         " host memory, a pool of " + std::to_string(pool.streams) + " streams, device buffers: " +
-         to_string(pool.device_buffers) + "; median of " + std::to_string(options.plan.repeats) + " runs after " +
-         std::to_string(options.plan.warmup) + " warm-up";
+  return describe_workload(options.work, options.gemm) + ", " + pool_text(options.host_memory, pool) +
+         "; median of " + plural(options.plan.repeats, "run") + " after " + std::to_string(options.plan.warmup) +
+         " warm-up";
 }
 
 void print_verification(std::ostream& out, const StageResult& result) {

@@ -50,8 +50,9 @@ void add_failure(StageResult& result, bool passed, const std::string& what);
 
 // "04_graph_capture_gemm costs on <device>"
 void print_title(std::ostream& out, const StageResult& result, const char* subcommand);
-// "<the workload>, pinned host memory, a pool of 8 streams, device buffers:
-// slots; median of 10 runs after 2 warm-up"
+// "pinned host memory, a pool of 8 streams, device buffers: slots"
+std::string pool_text(HostMemory host_memory, const PoolConfig& pool);
+// "<the workload>, <pool_text>; median of 10 runs after 2 warm-up"
 std::string pool_run_text(const CommonOptions& options, const PoolConfig& pool);
 // The verdict's message and how many runs were checked.
 void print_verification(std::ostream& out, const StageResult& result);

@@ -1,5 +1,6 @@
 // 04_graph_capture_gemm skip-join: the capture without step 4, the error
 // CUDA gives, and exit 1.
+#include "base/text.hpp"
 #include "skip_join.hpp"
 
 #include <iostream>
@@ -36,7 +37,7 @@ void print_missing_join(std::ostream& out, const MissingJoin& run) {
         << " (cudaStreamIsCapturing on all " << run.streams << ")";
   }
   out << (run.end_capture == cudaSuccess ? "" : "; ") << "a new capture with the join on the same streams gave "
-      << run.recaptured.nodes << " nodes and " << run.recaptured.roots << " roots, and its launch: "
+      << plural(run.recaptured.nodes, "node") << " and " << plural(run.recaptured.roots, "root") << ", and its launch: "
       << run.recaptured_check.message() << ".\n";
 }
 

@@ -1,6 +1,7 @@
 // 04_graph_capture_gemm tiny-work: many empty kernels and tiny GEMMs, each
 // launched on streams and replayed as a graph: per operation, what a launch
 // costs against what a graph node costs.
+#include "base/text.hpp"
 #include "tiny_work.hpp"
 
 #include <algorithm>
@@ -78,11 +79,11 @@ void print_tiny(std::ostream& out, const StageResult& result, const TinyRun& run
   const TinyCosts& tiny = run.costs;
   const int count = run.config.count;
   print_title(out, result, "tiny-work");
-  out << count << " empty kernels (<<<1, 1>>>, no body) on one stream, and " << count << " naive "
-      << run.config.size << "^3 GEMMs without copies on a pool of " << run.config.streams
-      << " streams; each launched one by one and replayed as one graph; median of " << run.options.plan.repeats
-      << " runs after " << run.options.plan.warmup << " warm-up\n";
-  out << "\nwhere graphs win: " << count << " tiny operations (GPU time, interleaved):\n";
+  out << plural(count, "empty kernel") << " (<<<1, 1>>>, no body) on one stream, and " << count << " naive "
+      << run.config.size << "^3 " << noun(count, "GEMM") << " without copies on a pool of "
+      << plural(run.config.streams, "stream") << "; each launched one by one and replayed as one graph; median of "
+      << plural(run.options.plan.repeats, "run") << " after " << run.options.plan.warmup << " warm-up\n";
+  out << "\nwhere graphs win: " << plural(count, "tiny operation") << " (GPU time, interleaved):\n";
   print_measurements(out, pick(result, {"tiny_empty_streams", "tiny_empty_graph", "tiny_gemm_streams",
                                         "tiny_gemm_graph", "tiny_gemm_graph_launch_cpu"}));
   out << per_op_text("empty kernels", per_op_us(tiny.empty_streams, count), per_op_us(tiny.empty_graph, count))

@@ -260,7 +260,7 @@ TEST(ChangingShapesConclusions, UpdateCountsSayWhyTheUpdateCantHelp) {
   EXPECT_FALSE(contains(all_applied, "can't help")) << all_applied;
   UpdateCounts odd = counts;
   odd.applied_other_batches = 1;
-  EXPECT_TRUE(contains(update_counts_text(odd, 30.0, 31.0), "applied 1 update(s) between different batch counts: "
+  EXPECT_TRUE(contains(update_counts_text(odd, 30.0, 31.0), "applied 1 update between different batch counts: "
                                                             "unexpected"));
 }
 

@@ -103,7 +103,7 @@ TEST(Stage04Graph, EventNodesAndAGraphOfNoChainsAreSaidAsTheyAre) {
   const std::string text = structure_text(g);
   EXPECT_FALSE(has(text, "independent chains")) << text;
   EXPECT_FALSE(has(text, "added no nodes")) << text;
-  EXPECT_TRUE(has(text, "the capture holds 2 event node(s)")) << text;
+  EXPECT_TRUE(has(text, "the capture holds 2 event nodes")) << text;
   EXPECT_TRUE(has(fork_join_text(g, 8), "not a set of chains: a node has up to 3 dependencies"));
   EXPECT_TRUE(has(fork_join_text(article_graph(), 8), "batch i was captured on stream i % 8"));
 }
