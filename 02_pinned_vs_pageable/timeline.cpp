@@ -10,11 +10,14 @@
 namespace csg::copies {
 namespace {
 
-// "timeline": one entry per drawn case, and the trace file.
+// "timeline": one entry per drawn case, every operation recorded in all of
+// them ("ops": the trace file's slices), and the trace file.
 nlohmann::json pictures_json(const std::vector<OverlapPicture>& pictures, int pairs, const std::string& trace_path) {
   nlohmann::json cases = nlohmann::json::array();
   bool traced = false;  // report_overlap_timelines writes the trace only with something recorded
+  std::size_t ops = 0;
   for (const OverlapPicture& p : pictures) {
+    if (p.recorded.available) ops += p.recorded.timeline.ops.size();
     traced = traced || (p.recorded.available && !p.recorded.timeline.ops.empty());
     nlohmann::json entry = {{"case", p.label}, {"recorded", p.recorded.available}};
     if (p.recorded.available) {
@@ -26,7 +29,10 @@ nlohmann::json pictures_json(const std::vector<OverlapPicture>& pictures, int pa
     }
     cases.push_back(entry);
   }
-  return {{"cases", cases}, {"batches_per_case", pairs}, {"trace_file", trace_path.empty() || !traced ? nlohmann::json(nullptr) : nlohmann::json(trace_path)}};
+  return {{"cases", cases},
+          {"ops", ops},
+          {"batches_per_case", pairs},
+          {"trace_file", trace_path.empty() || !traced ? nlohmann::json(nullptr) : nlohmann::json(trace_path)}};
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ int run_launch_chains(int argc, char** argv) {
   // of the pairs below.
   progress("the article's work in interleaved rounds, and a chain of empty kernels among them");
   EventTimer chain_timer;
-  const int chain_ops = SteadyIssue{}.chain_ops;
+  const int chain_ops = steady_chain_ops(config);
   const TimedVariant empty_chain{.prepare = nullptr,
                                  .run = [&] {
                                    chain_timer.start(pool[0]);

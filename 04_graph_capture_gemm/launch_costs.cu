@@ -1,5 +1,6 @@
 #include "launch_costs.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 
@@ -101,15 +102,22 @@ int repeats_for(const LaunchCostConfig& config, int ops) {
   return ops <= kShortChain ? 3 * config.repeats : config.repeats;
 }
 
+int steady_chain_ops(const LaunchCostConfig& config) {
+  int ops = config.chains.empty() ? kShortChain : config.chains.front();
+  for (const int length : config.chains) {
+    if (length <= kShortChain) ops = std::max(ops, length);
+  }
+  return ops;
+}
+
 double launch_chains_seconds(const LaunchCostConfig& config, const RepeatPlan& plan, double pipeline_seconds) {
   double chains = 0.0;  // each length's six figures
   for (const int ops : config.chains) {
     chains += (config.warmup + repeats_for(config, ops)) * ops * kSecondsPerChainLaunch;
   }
   const double steady = (config.warmup + config.repeats) * 2.0 * pipeline_seconds;
-  const SteadyIssue defaults;
   const double interleaved =
-      (plan.warmup + plan.repeats) * (4.0 * pipeline_seconds + defaults.chain_ops * kSecondsPerChainLaunch);
+      (plan.warmup + plan.repeats) * (4.0 * pipeline_seconds + steady_chain_ops(config) * kSecondsPerChainLaunch);
   return chains + steady + interleaved;
 }
 
@@ -211,6 +219,7 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIs
   // The article's work, issued back to back: poisoned before the first run,
   // verified after the last.
   SteadyIssue& steady = costs.steady;
+  steady.chain_ops = steady_chain_ops(config);
   article.poison();
   steady.graph_launch_cpu = back_to_back(
       config, "the article's graph", [&] { return host_issue_time(stream, [&] { article.launch(*article.exec); }); });

@@ -50,6 +50,13 @@ struct LaunchCostConfig {
   int latched_max_ops = 1000;  // longest stream chain held behind the latch (the launch queue is finite)
 };
 
+// The chain of empty launches timed beside the article's work (SteadyIssue,
+// and among its interleaved rounds): the longest of config.chains up to
+// kShortChain (1,000 at the defaults), or the shortest where all are longer,
+// so that one chain of the table matches it and a run of short chains (a
+// sanitizer's) stays short.
+int steady_chain_ops(const LaunchCostConfig& config);
+
 // Chains up to this long are timed with three times the repeats: they are
 // cheap, and a host figure of a few microseconds is noisy.
 inline constexpr int kShortChain = 1000;
@@ -83,9 +90,9 @@ struct SteadyIssue {
   Summary graph_launch_cpu;   // one cudaGraphLaunch of the stage's graph
   Summary streams_issue_cpu;  // fork, 3 x batches operations, join
   VerifyResult graph_check, streams_check;
-  Summary blocking_chain_cpu;      // 1,000 empty launches on the pool's (blocking) stream 0
+  Summary blocking_chain_cpu;      // chain_ops empty launches on the pool's (blocking) stream 0
   Summary non_blocking_chain_cpu;  // the same on a cudaStreamNonBlocking stream
-  int chain_ops = 1000;
+  int chain_ops = 0;               // steady_chain_ops(config)
 };
 
 struct LaunchCosts {

@@ -149,6 +149,17 @@ TEST(LaunchCosts, OptionsAreSortedAndBadOnesRefused) {
 // The estimate launch-chains checks against --max-minutes: every chain
 // length's launches, and each run of the article's work (the steady-state
 // pairs, twice per repeat; the interleaved rounds, four per round).
+TEST(LaunchCosts, TheSteadyChainIsTheLongestChainUpToAThousand) {
+  LaunchCostConfig config;  // 10, 100, 1000, 10000
+  EXPECT_EQ(steady_chain_ops(config), 1000);
+  config.chains = {3, 30};  // a sanitizer's run: no chain of 1,000 beside them
+  EXPECT_EQ(steady_chain_ops(config), 30);
+  config.chains = {10, 100, 5000};
+  EXPECT_EQ(steady_chain_ops(config), 100);
+  config.chains = {2000, 5000};
+  EXPECT_EQ(steady_chain_ops(config), 2000);
+}
+
 TEST(LaunchCosts, TheEstimateCountsEveryChainAndEveryRunOfTheWork) {
   LaunchCostConfig config;
   config.chains = {10, 100};

@@ -37,7 +37,7 @@ TEST_F(CudaFailureTest, AnIllegalCallDuringCaptureIsNamedAndLeavesNoStreamCaptur
     FAIL() << "synchronising a capturing stream went unreported";
   } catch (const CudaError& error) {
     const std::string message = error.what();
-    EXPECT_NE(message.find("cudaStreamSynchronize(pool[1]) failed at tests/gpu/test_cuda_failures.cu:"),
+    EXPECT_NE(message.find("cudaStreamSynchronize(pool[1]) failed at tests/gpu/test_cuda_failures.cpp:"),
               std::string::npos)
         << message;
     EXPECT_NE(message.find(cudaGetErrorName(error.code())), std::string::npos) << message;
@@ -66,7 +66,7 @@ TEST_F(CudaFailureTest, AStageFrameTurnsACudaFailureIntoExit1AndOneLine) {
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(code, kExitFailure) << err;
   EXPECT_NE(err.find("test_stage: CUDA error: cudaMemcpy(buffer.data(), nullptr, 64, cudaMemcpyHostToDevice) "
-                     "failed at tests/gpu/test_cuda_failures.cu:"),
+                     "failed at tests/gpu/test_cuda_failures.cpp:"),
             std::string::npos)
       << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;

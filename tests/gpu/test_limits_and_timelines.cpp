@@ -46,7 +46,7 @@ TEST_F(Stage02TimelineTest, DrawsEachOverlapCaseOnTwoStreams) {
   const std::string trace_path = dir.file("02.trace.json");
   const testing::ProcessResult run = testing::run_process(
       {CSG_STAGE02_BINARY, "timeline", "--host-memory", "pageable,pinned", "--warmup", "0", "--repeats", "1",
-       "--overlap-mib", "4", "--kernel-ms", "2", "--trace", trace_path});
+       "--overlap-mib", "4", "--kernel-ms", "2", "--trace", trace_path, "--json", dir.file("02.json")});
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
   if (run.out.find("timeline: not recorded:") != std::string::npos) {
     if (std::getenv("CSG_REQUIRE_GPU") != nullptr) FAIL() << "CUPTI unavailable on the GPU box:\n" << run.out;
@@ -68,6 +68,10 @@ TEST_F(Stage02TimelineTest, DrawsEachOverlapCaseOnTwoStreams) {
   }
   EXPECT_EQ(copies, 3);  // one copy and one busy kernel per case
   EXPECT_EQ(kernels, 3);
+  // The result names every operation the trace holds.
+  std::ifstream result(dir.file("02.json"));
+  ASSERT_TRUE(result.good()) << run.out;
+  EXPECT_EQ(nlohmann::json::parse(result).at("timeline").at("ops"), copies + kernels);
 }
 
 }  // namespace

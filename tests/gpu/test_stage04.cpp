@@ -158,7 +158,7 @@ TEST_F(Stage04Test, NodeUpdatesShowTheRefusedUpdateAndVerifyEverySwitch) {
 TEST_F(Stage04Test, PerBatchBuffersAndPageableMemoryVerify) {
   for (const char* subcommand : {"costs", "node-updates"}) {
     const testing::ProcessResult run = testing::run_process(
-        command(subcommand, {"--streams", "8", "--device-buffers", "per-batch", "--host-memory", "pageable"}));
+        command(subcommand, {"--device-buffers", "per-batch", "--host-memory", "pageable"}));
     EXPECT_EQ(run.exit_code, kExitOk) << subcommand << "\n" << run.out << run.err;
   }
 }
