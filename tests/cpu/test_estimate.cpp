@@ -4,15 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <optional>
 
 #include "01_serial_baseline/report.hpp"
 #include "03_stream_pool_gemm/pool_experiment.hpp"
 #include "04_graph_capture_gemm/costs.hpp"
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
+#include "stage.hpp"
 #include "cli/options.hpp"
 #include "measure/estimate.hpp"
-#include "report/stage_main.hpp"
 
 namespace csg {
 namespace {
@@ -113,14 +114,24 @@ TEST(Estimate, StagesOneAndFourCountTheirRoundsAndVariants) {
   EXPECT_NE(refusal(graphs::costs_seconds(huge, kRates), 10), "");
 }
 
-// A real SIGINT or SIGTERM, raised inside the stage frame, ends the "stage"
-// at its next check with 128 + the signal and one line naming what was cut short.
+// A real SIGINT or SIGTERM, raised inside the stage frame (run_stage, the
+// lessons' main), ends the "stage" at its next check with 128 + the signal
+// and one line naming what was cut short. The lesson raises `g_signal`.
+int g_signal = 0;
+
+std::optional<int> no_options(int, char**) { return 0; }
+
+int lesson_raising_the_signal(const int&) {
+  if (g_signal != 0) ::raise(g_signal);
+  throw_if_interrupted("the timing of 3 variants");
+  return 0;
+}
+
 int interrupted_stage(int signal) {
-  return run_stage("csg_test_stage", [signal] {
-    ::raise(signal);
-    throw_if_interrupted("the timing of 3 variants");
-    return 0;
-  });
+  g_signal = signal;
+  char program[] = "csg_test_stage";
+  char* argv[] = {program, nullptr};
+  return run_stage<int>("csg_test_stage", 1, argv, {}, no_options, lesson_raising_the_signal);
 }
 
 TEST(Interrupt, SigintEndsTheStageWith130AndOneLine) {
@@ -137,11 +148,7 @@ TEST(Interrupt, SigtermEndsTheStageWith143) {
 
 TEST(Interrupt, WithoutASignalTheStageRunsToTheEnd) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(std::exit(run_stage("csg_test_stage", [] {
-                throw_if_interrupted("nothing");
-                return 0;
-              })),
-              ::testing::ExitedWithCode(0), "^$");
+  EXPECT_EXIT(std::exit(interrupted_stage(0)), ::testing::ExitedWithCode(0), "^$");
 }
 
 }  // namespace

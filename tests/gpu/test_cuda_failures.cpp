@@ -3,6 +3,7 @@
 // one line on stderr; owners release everything and no stream is left capturing.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include <algorithm>
@@ -11,8 +12,8 @@
 #include "base/errors.hpp"
 #include "cuda/stream_pool.hpp"
 #include "gpu_test.hpp"
-#include "report/stage_main.hpp"
 #include "batches.hpp"
+#include "stage.hpp"
 #include "workload/gemm.hpp"
 
 namespace csg {
@@ -56,13 +57,19 @@ TEST_F(CudaFailureTest, AnIllegalCallDuringCaptureIsNamedAndLeavesNoStreamCaptur
   EXPECT_TRUE(std::none_of(c, c + work.c_elems(), [](float v) { return v != v; })) << "batch 1 left unwritten";
 }
 
+std::optional<int> no_options(int, char**) { return 0; }
+
+int lesson_copying_from_null(const int&) {
+  DeviceBuffer<float> buffer(16);
+  CUDA_CHECK(cudaMemcpy(buffer.data(), nullptr, 64, cudaMemcpyHostToDevice));  // a null source
+  return kExitOk;
+}
+
 TEST_F(CudaFailureTest, AStageFrameTurnsACudaFailureIntoExit1AndOneLine) {
   ::testing::internal::CaptureStderr();
-  const int code = run_stage("test_stage", [] {
-    DeviceBuffer<float> buffer(16);
-    CUDA_CHECK(cudaMemcpy(buffer.data(), nullptr, 64, cudaMemcpyHostToDevice));  // a null source
-    return kExitOk;
-  });
+  char program[] = "test_stage";
+  char* argv[] = {program, nullptr};
+  const int code = run_stage<int>("test_stage", 1, argv, {}, no_options, lesson_copying_from_null);
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(code, kExitFailure) << err;
   EXPECT_NE(err.find("test_stage: CUDA error: cudaMemcpy(buffer.data(), nullptr, 64, cudaMemcpyHostToDevice) "
