@@ -128,23 +128,9 @@ class SamplesWithinBounds(unittest.TestCase):
                          {"01_serial_baseline", "02_pinned_vs_pageable", "03_stream_pool_gemm",
                           "04_graph_capture_gemm"})
 
-    # EXPECTED TO FAIL until the samples are measured again. Today's samples were written before the stages
-    # recorded measured_at and device.driver, so every one of them lacks both (their bounds are fine: they
-    # carry none per measurement). tests/data/suite/README.md says how to refresh them on a GPU; once they are,
-    # this test passes, unittest reports an "unexpected success", the test run fails, and this marker must go.
-    @unittest.expectedFailure
     def test_every_sample_is_within_its_bounds_dated_and_names_its_driver(self) -> None:
         problems = [p for name, doc in self.docs.items() for p in problems_of(name, doc)]
         self.assertEqual(problems, [], "\n".join(problems))
-
-    def test_todays_samples_fail_only_for_what_they_predate(self) -> None:
-        # What the marker above excuses, and nothing else: a sample of today's shape (with "subcommand") must
-        # pass every check; one of the first suite's combined results may lack the date and the driver only.
-        for name, doc in self.docs.items():
-            with self.subTest(sample=name):
-                self.assertEqual(bound_problems(name, doc), [])
-                if "subcommand" in doc:
-                    self.assertEqual(provenance_problems(name, doc), [])
 
 
 class ReportOnTheSamples(unittest.TestCase):
