@@ -1,7 +1,7 @@
 // Stage 04's lesson, beside main.cu: its options, the figures main.cu
 // measures, and their report (the table, the conclusions chosen by the
 // figures, the JSON). The work is in lesson.cpp; the laboratory's
-// experiments are listed in laboratory.cu.
+// experiments are listed in laboratory.cpp.
 #pragma once
 
 #include <optional>

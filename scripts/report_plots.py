@@ -28,7 +28,7 @@ matplotlib.use("Agg")  # files only, no display needed (CI, GPU boxes over ssh)
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from results_lib import (BOUND_RUNS, COPY_SWEEP_RUNS, GRAPH_COST_RUNS, POOL_BAR_RUNS,  # noqa: E402
+from results_lib import (speed_label, BOUND_RUNS, COPY_SWEEP_RUNS, GRAPH_COST_RUNS, POOL_BAR_RUNS,  # noqa: E402
                          POOL_SWEEP_RUNS, REPLAY_BAR_RUNS, SERIAL_RUNS, STAGE01, STAGE02, STAGE03, STAGE04, Result,
                          StageFigures, Suite, Trace, bound_verdict, copy_findings, find_in, find_measurement,
                          findings_sentence, gain_sentence, graph_findings, human_bytes, is_measured, is_number,
@@ -252,7 +252,7 @@ def stage_bars(suite: Suite, out_dir: Path) -> Plot:
     ax.bar(xs, [b[1] for b in bars], color=[b[2] for b in bars], width=0.6)
     first = bars[0][1]
     for x, (_, ms, _) in zip(xs, bars):
-        text = ms_label(ms) + ("" if x == 0 else f"\n{first / ms:.1f}× faster")
+        text = ms_label(ms) + ("" if x == 0 else f"\n{speed_label(first, ms)}")
         ax.annotate(text, (x, ms), xytext=(0, 4), textcoords="offset points", ha="center", va="bottom", fontsize=12)
     pool = next((r for r in runs_of(suite.results, STAGE03, BOUND_RUNS, kernel="naive")
                  if r.config.get("host_memory") == "pinned" and is_number(r.bounds.get("pipeline_bound_ms"))), None)
@@ -269,7 +269,7 @@ def stage_bars(suite: Suite, out_dir: Path) -> Plot:
             verdict_box(ax, "\n".join(f"{what}: {ms / bound:.2f}× the bound, {BOUND_WORDS[bound_verdict(ms, bound)]}"
                                       for what, ms in against))
     ax.set_xticks(list(xs), [b[0] for b in bars])
-    ax.set_xlabel(f"separate runs; × faster than the first bar ({bars[0][0].replace(chr(10), ' ')})")
+    ax.set_xlabel(f"separate runs; each against the first bar ({bars[0][0].replace(chr(10), ' ')})")
     batches = batches_of(sources)
     ax.set_ylabel(f"time for all {plural(batches, 'batch')} (ms)" if batches else "time for all batches (ms)")
     ax.set_ylim(0, max(b[1] for b in bars) * 1.45)  # room above the bars for the verdict and the legend

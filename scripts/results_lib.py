@@ -817,6 +817,11 @@ def rate_verdict(rate_gbps: float, reference_gbps: float) -> str:
     return "slower" if ratio < 1.0 - SAME_RATE else "about equal"
 
 
+def speed_label(first_ms: float, ms: float) -> str:
+    """'2.9× faster' than a first time, or '1.1× slower' where it took longer: never '0.9× faster'."""
+    return f"{first_ms / ms:.1f}× faster" if ms <= first_ms else f"{ms / first_ms:.1f}× slower"
+
+
 def copy_sentence(direction: str, size: float, pinned_gbps: float, pageable_gbps: float) -> str:
     verdict = rate_verdict(pinned_gbps, pageable_gbps)
     figures = (f"{direction} at {human_bytes(size)}: pinned {pinned_gbps:.1f} GB/s, pageable "

@@ -115,6 +115,13 @@ class SweepPlateau(unittest.TestCase):
         self.assertIn("Too few pool sizes", lib.sweep_sentence([(8, 16.0)]))
 
 
+class SpeedLabel(unittest.TestCase):
+    def test_a_longer_time_is_slower_never_a_fraction_faster(self) -> None:
+        self.assertEqual(lib.speed_label(79.6, 27.4), "2.9× faster")
+        self.assertEqual(lib.speed_label(79.6, 87.2), "1.1× slower")
+        self.assertEqual(lib.speed_label(10.0, 10.0), "1.0× faster")
+
+
 class CopyVerdicts(unittest.TestCase):
     """Pinned against pageable (±10%), and both directions at once against one (more than 25% above)."""
 
