@@ -163,21 +163,25 @@ csg_runs=(
   # 04: the article's six steps                 main table, stages.png
   "qfc | 04_graph_capture_gemm                     | 04_graph_capture_gemm | -               |"
   # one-time costs, replay vs streams, issue    graph costs table, graph_costs.png, regime table's 04 replay
-  "qfc | 04_graph_capture_gemm-costs               | 04_graph_capture_gemm | costs           |"
-  "qfc | 04_graph_capture_gemm-costs-cublas        | 04_graph_capture_gemm | costs           | --kernel cublas"
+  "q   | 04_graph_capture_gemm-costs               | 04_graph_capture_gemm | costs           | --warmup 1 --repeats 5"
+  "fc  | 04_graph_capture_gemm-costs               | 04_graph_capture_gemm | costs           |"
+  "q   | 04_graph_capture_gemm-costs-cublas        | 04_graph_capture_gemm | costs           | --kernel cublas --warmup 1 --repeats 5"
+  "fc  | 04_graph_capture_gemm-costs-cublas        | 04_graph_capture_gemm | costs           | --kernel cublas"
   # where graphs win: many tiny operations      graph costs table, graph_costs.png
   "qfc | 04_graph_capture_gemm-tiny-work           | 04_graph_capture_gemm | tiny-work       |"
   # exec update vs re-capture                   graph costs table
   "qfc | 04_graph_capture_gemm-node-updates        | 04_graph_capture_gemm | node-updates    |"
   "qfc | 04_graph_capture_gemm-changing-shapes     | 04_graph_capture_gemm | changing-shapes |"
   # what one launch costs                       appendix
-  "qc  | 04_graph_capture_gemm-launch-chains       | 04_graph_capture_gemm | launch-chains   | --launch-chains 10,100,1000"
+  "q   | 04_graph_capture_gemm-launch-chains       | 04_graph_capture_gemm | launch-chains   | --launch-chains 10,100,1000 --launch-repeats 11"
+  "c   | 04_graph_capture_gemm-launch-chains       | 04_graph_capture_gemm | launch-chains   | --launch-chains 10,100,1000"
   # ... up to 10,000 kernels (--full)
   "f   | 04_graph_capture_gemm-launch-chains       | 04_graph_capture_gemm | launch-chains   |"
   # ... with every kernel loaded at start
   "c   | 04_graph_capture_gemm-launch-chains-eager | 04_graph_capture_gemm | launch-chains   | | | CUDA_MODULE_LOADING=EAGER"
   # where the graph starts to win, 2 sizes x 3 batch counts: regime map section, regime_map_*.png
-  "qc  | 04_graph_capture_gemm-regime-map          | 04_graph_capture_gemm | regime-map      | --map-sizes 64,512 --map-batches 10,100,1000"
+  "q   | 04_graph_capture_gemm-regime-map          | 04_graph_capture_gemm | regime-map      | --map-sizes 64,512 --map-batches 10,100,1000 --warmup 1 --repeats 5"
+  "c   | 04_graph_capture_gemm-regime-map          | 04_graph_capture_gemm | regime-map      | --map-sizes 64,512 --map-batches 10,100,1000"
   # ... the whole map, 6 sizes x 4 batch counts (--full)
   "f   | 04_graph_capture_gemm-regime-map          | 04_graph_capture_gemm | regime-map      |"
   # a small graph's structure, drawn            04_graph_capture_gemm-graph.dot
