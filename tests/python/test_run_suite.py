@@ -132,7 +132,7 @@ class RunTable(unittest.TestCase):
             with self.subTest(kernel=kernel):  # the regime table's rows
                 run03 = q[f"03_stream_pool_gemm-kernels-{kernel}"]
                 self.assertEqual((run03.subcommand, run03.args[:len(args)]), ("kernels", args))
-        self.assertEqual(q["04_graph_capture_gemm-costs-cublas"].args, ["--kernel", "cublas"])
+        self.assertEqual(q["04_graph_capture_gemm-costs-cublas"].args[:2], ["--kernel", "cublas"])
         self.assertEqual(q["03_stream_pool_gemm-order-pageable"].args[:2], ["--host-memory", "pageable"])
         self.assertEqual(q["02_pinned_vs_pageable-sweep"].args, ["--quick"])
         for stage in ("01_serial_baseline", "03_stream_pool_gemm", "04_graph_capture_gemm"):
@@ -150,7 +150,8 @@ class RunTable(unittest.TestCase):
                                      "03_stream_pool_gemm-order-pageable",
                                      "03_stream_pool_gemm-count-sweep", "03_stream_pool_gemm-kernels-naive",
                                      "03_stream_pool_gemm-kernels-tiled", "03_stream_pool_gemm-kernels-cublas",
-                                     "03_stream_pool_gemm-kernels-cublas_tf32"})
+                                     "03_stream_pool_gemm-kernels-cublas_tf32", "04_graph_capture_gemm-costs",
+                                     "04_graph_capture_gemm-costs-cublas"})
         self.assertIn("--map-sizes", q["04_graph_capture_gemm-regime-map"].args)
         self.assertEqual(f["04_graph_capture_gemm-regime-map"].args, [], "--full: the whole map, at its defaults")
         self.assertEqual(f["02_pinned_vs_pageable-sweep"].args, [])
