@@ -793,7 +793,9 @@ def table_rows(results: list[Result], baseline: Result | None) -> list[list[str]
             # the baseline: not a sum of one resource, a cost, or 04's tiny kernels.
             comparable = baseline is not None and m["name"] in WHOLE_WORKLOAD and same_workload(result, baseline)
             speedup = f"{baseline_ms / median:.2f}x" if comparable and baseline_ms and median > 0 else "-"
-            rows.append([result.stage, m["name"], format_params(m.get("params")), format_ms(median), speedup,
+            # "03_stream_pool_gemm kernels": the lesson's rows and each subcommand's apart.
+            run = result.stage + (f" {result.subcommand}" if result.subcommand else "")
+            rows.append([run, m["name"], format_params(m.get("params")), format_ms(median), speedup,
                          verified_text(m)])
     return rows
 

@@ -15,7 +15,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from report_fixtures import (ARTICLE, DATA, find, load, measurement, result, results_in, run_report, stage03,
+from report_fixtures import (ARTICLE, DATA, SAMPLES, find, load, measurement, result, results_in, run_report, stage03,
                              write_folder)
 
 import report  # noqa: E402  (scripts/ is on the path: report_fixtures)
@@ -161,6 +161,18 @@ class SpeedUpColumn(unittest.TestCase):
                             ("03_stream_pool_gemm", "kernel_first_op"), ("03_stream_pool_gemm", "resource_alone"),
                             ("04_graph_capture_gemm", "tiny_gemm_graph")]:
             self.assertEqual(speedups[(stage, name)], "-", (stage, name))
+
+
+class TableNamesTheSubcommand(unittest.TestCase):
+    """--table on today's samples: a subcommand's rows say which one wrote them, the lesson's only the stage."""
+
+    def test_each_run_is_named_by_its_stage_and_subcommand(self) -> None:
+        proc = run_report("--table", SAMPLES)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        first_cells = {tuple(line.split()[:2]) for line in proc.stdout.splitlines() if line.startswith("0")}
+        self.assertIn(("03_stream_pool_gemm", "kernels"), first_cells)
+        self.assertIn(("04_graph_capture_gemm", "costs"), first_cells)
+        self.assertIn(("03_stream_pool_gemm", "stream_pool"), first_cells)  # the lesson's pool: no subcommand
 
 
 class TableOnSamples(unittest.TestCase):

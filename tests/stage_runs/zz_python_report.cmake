@@ -18,7 +18,7 @@ if(Python3_Interpreter_FOUND)
       test_report.ReportOutput test_report.Provenance test_report.DigestsInReportAndTable test_report.Compare
       test_report.CompareDigests test_report.BadInput test_report.OneLoader test_report.ClosedPipe
       test_report.Usage test_report.OwnBounds
-      test_table.RegimeTable test_table.SpeedUpColumn test_table.TableOnSamples
+      test_table.RegimeTable test_table.SpeedUpColumn test_table.TableNamesTheSubcommand test_table.TableOnSamples
       test_captions.BoundVerdict test_captions.TimeVerdict test_captions.SweepPlateau test_captions.SpeedLabel test_captions.CopyVerdicts
       test_captions.Overlap test_captions.Gain test_captions.Spread test_captions.StagesSentences
       test_captions.DigestDecisions test_captions.DriverAndDates test_captions.CaptionsInReport
