@@ -10,16 +10,10 @@ int run_timeline(int argc, char** argv) {
   StageCli cli(subcommand_program(lesson01::kStage, "timeline"),
                "The serial run and its stage sums, then one more serial run recorded with CUPTI and drawn as a "
                "timeline (H copy in, K kernel, D copy out), re-timed after the recording.");
-  cli.add_int("timeline-batches", "Batches the timeline picture shows", kDefaultTimelineBatches, 1,
-              kMaxTimelineBatches);
-  cli.add_output("trace", "Also write the recorded run as Chrome trace-event JSON (https://ui.perfetto.dev)");
+  add_timeline_options(cli);
   const std::optional<CommonOptions> options = cli.parse_or_help(argc, argv);  // all checked before any CUDA call
   if (!options) return kExitOk;
-  TimelineOptions timeline;
-  timeline.record = true;
-  timeline.picture_batches = static_cast<int>(cli.get_int("timeline-batches"));
-  timeline.trace_path = cli.get_string("trace");
-  return run_serial_experiment("timeline", *options, timeline);
+  return run_serial_experiment("timeline", *options, read_timeline_options(cli));
 }
 
 }  // namespace csg::serial

@@ -264,21 +264,12 @@ int run_pool_experiment(const PoolExperiment& experiment, int argc, char** argv)
   StageCli cli(subcommand_program(lesson03::kStage, experiment.subcommand), experiment.description, defaults);
   if (experiment.kernel) add_kernel_option(cli, *experiment.kernel);
   add_pool_options(cli, experiment.pool_flags);
-  if (experiment.variants.timeline) {
-    cli.add_int("timeline-batches", "Batches the timeline picture shows", kDefaultTimelineBatches, 1,
-                kMaxTimelineBatches);
-    cli.add_output("trace", "Also write the recorded run as Chrome trace-event JSON (https://ui.perfetto.dev)");
-  }
+  if (experiment.variants.timeline) add_timeline_options(cli);
   std::optional<CommonOptions> options = cli.parse_or_help(argc, argv);
   if (!options) return kExitOk;
   if (experiment.kernel) read_kernel_option(cli, *options);
   const PoolConfig config = read_pool_options(cli, *options, experiment.pool_flags);
-  TimelineOptions timeline;
-  if (experiment.variants.timeline) {
-    timeline.record = true;
-    timeline.picture_batches = static_cast<int>(cli.get_int("timeline-batches"));
-    timeline.trace_path = cli.get_string("trace");
-  }
+  const TimelineOptions timeline = experiment.variants.timeline ? read_timeline_options(cli) : TimelineOptions{};
   return run_checked(experiment, *options, config, timeline);
 }
 

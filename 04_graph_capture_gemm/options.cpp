@@ -74,20 +74,6 @@ LaunchCostConfig read_launch_options(const StageCli& cli) {
   return config;
 }
 
-void add_timeline_subcommand_options(StageCli& cli) {
-  cli.add_int("timeline-batches", "Batches the timeline picture shows", kDefaultTimelineBatches, 1,
-              kMaxTimelineBatches);
-  cli.add_output("trace", "Also write the recorded replay as Chrome trace-event JSON (https://ui.perfetto.dev)");
-}
-
-TimelineOptions read_timeline_subcommand_options(const StageCli& cli) {
-  TimelineOptions timeline;
-  timeline.record = true;
-  timeline.picture_batches = static_cast<int>(cli.get_int("timeline-batches"));
-  timeline.trace_path = cli.get_string("trace");
-  return timeline;
-}
-
 void refuse_given(const StageCli& cli, std::initializer_list<const char*> names, const std::string& why) {
   for (const char* name : names) {
     if (cli.given(name)) throw UsageError(std::string("--") + name + " does not apply here: " + why);

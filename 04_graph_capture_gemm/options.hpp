@@ -1,13 +1,12 @@
 // The options several of stage 04's subcommands share, all checked before
 // any CUDA call: pinned host memory by default (as stage 03: the pool needs
-// page-locked memory to overlap), the tiny work's, the launch chains', the
-// timeline's, and the refusal of an option a subcommand would not use.
+// page-locked memory to overlap), the tiny work's, the launch chains', and
+// the refusal of an option a subcommand would not use. (The timeline's are
+// timeline/stage_timeline.hpp's, as in stages 01 and 03.)
 //   --tiny-count N        empty kernels and tiny GEMMs (tiny-work)
 //   --tiny-size N         m = n = k of the tiny GEMMs (tiny-work)
 //   --launch-chains LIST  chain lengths of empty kernels (launch-chains)
 //   --launch-repeats N    timed repeats per chain length and figure (launch-chains)
-//   --timeline-batches N  batches the timeline picture shows (timeline)
-//   --trace FILE          the recorded replay as Chrome trace-event JSON (timeline)
 #pragma once
 
 #include <initializer_list>
@@ -18,7 +17,6 @@
 #include "cli/pool_options.hpp"
 #include "launch_costs.hpp"
 #include "launch_overhead.hpp"
-#include "timeline/stage_timeline.hpp"
 
 namespace csg::graphs {
 
@@ -55,11 +53,6 @@ void add_launch_options(StageCli& cli);
 // After cli.parse(): the chain lengths sorted. Throws UsageError for an item
 // out of [1, 100000], an empty item or a length given twice.
 LaunchCostConfig read_launch_options(const StageCli& cli);
-
-// --timeline-batches N, --trace FILE: what the timeline subcommand records
-// whatever is given (TimelineOptions::record is true).
-void add_timeline_subcommand_options(StageCli& cli);
-TimelineOptions read_timeline_subcommand_options(const StageCli& cli);
 
 // Throws UsageError naming the first of `names` that was given: StageCli
 // offers them to every run (--warmup, --repeats), but a subcommand that does

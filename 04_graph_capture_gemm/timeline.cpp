@@ -36,7 +36,7 @@ double timeline_seconds(const CommonOptions& options, const Rates& rates) {
 
 int run_timeline(int argc, char** argv) {
   StageCli cli(subcommand_program(kStage, "timeline"), kHelp, pinned_defaults());
-  add_timeline_subcommand_options(cli);
+  add_timeline_options(cli);
   const std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
   if (!options) return kExitOk;  // --help
   const CommonOptions& common = options->common;
@@ -89,7 +89,7 @@ int run_timeline(int argc, char** argv) {
   print_verification(std::cout, result);
   std::cout << '\n';
   return finish_stage(std::cout, kStage, subcommand_json(result, "timeline"), result.verification.passed, timeline,
-                      read_timeline_subcommand_options(cli), common.json_path);
+                      read_timeline_options(cli), common.json_path);
 }
 
 const Subcommand kTimeline{"timeline", "one replay recorded with CUPTI, each node on its pool stream; --trace FILE",

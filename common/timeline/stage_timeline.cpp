@@ -15,18 +15,16 @@ constexpr double kPercent = 100.0;
 }  // namespace
 
 void add_timeline_options(StageCli& cli) {
-  cli.add_flag("timeline",
-               "After the timed runs, record one more run with CUPTI and draw it as a timeline");
   cli.add_int("timeline-batches", "Batches the timeline picture shows", kDefaultTimelineBatches, 1,
               kMaxTimelineBatches);
-  cli.add_output("trace", "Write the recorded run as Chrome trace-event JSON (Perfetto); implies --timeline");
+  cli.add_output("trace", "Also write the recorded run as Chrome trace-event JSON (https://ui.perfetto.dev)");
 }
 
 TimelineOptions read_timeline_options(const StageCli& cli) {
   TimelineOptions options;
-  options.trace_path = cli.get_string("trace");
-  options.record = cli.get_flag("timeline") || !options.trace_path.empty();
+  options.record = true;
   options.picture_batches = static_cast<int>(cli.get_int("timeline-batches"));
+  options.trace_path = cli.get_string("trace");
   return options;
 }
 

@@ -1,9 +1,8 @@
-// A stage's --timeline, end to end, and the end of every GEMM stage.
+// A stage's timeline subcommand, end to end, and the end of every GEMM stage.
 //
-// The options, spelled the same in every stage that records one:
-//   --timeline              record one more, untimed run and draw it
+// The options, spelled the same in the timeline subcommands of 01, 03 and 04:
 //   --timeline-batches N    how many batches the picture shows (default 16)
-//   --trace FILE            also write that run as Chrome trace-event JSON; implies --timeline
+//   --trace FILE            also write the recorded run as Chrome trace-event JSON
 // After the timed rounds: poison, record one run with CUPTI, verify it, then
 // re-time the stage's main variant with CUPTI loaded but recording nothing
 // (recording must not change the timed medians, and this shows it), and
@@ -42,15 +41,17 @@ inline constexpr int kDefaultTimelineBatches = 16;
 inline constexpr int kMaxTimelineBatches = 1000000;
 
 struct TimelineOptions {
-  bool record = false;                            // --timeline or --trace
+  bool record = false;                            // true in a timeline subcommand
   int picture_batches = kDefaultTimelineBatches;  // --timeline-batches
   std::string trace_path;                         // --trace; empty: no trace file
 };
 
+// --timeline-batches and --trace, for a timeline subcommand's StageCli.
 void add_timeline_options(StageCli& cli);
 
-// After cli.parse(). Throws UsageError when --trace names a path that can't
-// be written (its directory is missing, or it is a directory).
+// After cli.parse(): record set, the picture's batches and the trace path.
+// Throws UsageError when --trace names a path that can't be written (its
+// directory is missing, or it is a directory).
 TimelineOptions read_timeline_options(const StageCli& cli);
 
 // ---- recording after the timed rounds --------------------------------------

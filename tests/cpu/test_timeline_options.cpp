@@ -1,4 +1,4 @@
-// The timeline options (--timeline, --timeline-batches, --trace), shared
+// The timeline options (--timeline-batches, --trace), shared
 // through timeline/stage_timeline.hpp: parsed the same way in process, and
 // refused the same way (exit 2, one line naming the flag, before any CUDA
 // call, no file written) by every command that has them (each stage's
@@ -30,26 +30,24 @@ TimelineOptions parsed(const std::vector<std::string>& args) {
   return read_timeline_options(cli);
 }
 
-TEST(TimelineOptions, OffUnlessAskedFor) {
+TEST(TimelineOptions, ATimelineSubcommandRecordsSixteenBatchesByDefault) {
   const TimelineOptions options = parsed({});
-  EXPECT_FALSE(options.record);
+  EXPECT_TRUE(options.record);
   EXPECT_EQ(options.picture_batches, kDefaultTimelineBatches);
   EXPECT_TRUE(options.trace_path.empty());
 }
 
-TEST(TimelineOptions, TimelineAndPictureBatches) {
-  const TimelineOptions options = parsed({"--timeline", "--timeline-batches", "3"});
+TEST(TimelineOptions, PictureBatchesAndTrace) {
+  testing::TempDir dir;
+  const TimelineOptions options = parsed({"--timeline-batches", "3", "--trace", dir.file("t.json")});
   EXPECT_TRUE(options.record);
   EXPECT_EQ(options.picture_batches, 3);
-  EXPECT_TRUE(options.trace_path.empty());
-}
-
-TEST(TimelineOptions, TraceImpliesTimeline) {
-  testing::TempDir dir;
-  const TimelineOptions options = parsed({"--trace", dir.file("t.json")});
-  EXPECT_TRUE(options.record);
   EXPECT_EQ(options.trace_path, dir.file("t.json"));
   EXPECT_TRUE(dir.entries().empty()) << "parsing must not create the trace file";
+}
+
+TEST(TimelineOptions, ThereIsNoTimelineSwitch) {  // the subcommand is the switch
+  EXPECT_THROW(parsed({"--timeline"}), UsageError);
 }
 
 TEST(TimelineOptions, BadValuesAreUsageErrors) {
