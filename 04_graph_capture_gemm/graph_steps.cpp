@@ -1,5 +1,7 @@
 #include "graph_steps.hpp"
 
+#include <algorithm>
+
 #include "capture_guard.hpp"
 
 namespace csg::graphs {
@@ -23,12 +25,21 @@ BatchOps batch_ops(BatchBuffers& buffers, const Gemm& gemm) {
       }};
 }
 
-void issue_batches(const BatchOps& ops, const StreamPool& pool, int batches) {
-  for (int i = 0; i < batches; ++i) {
-    const cudaStream_t stream = pool.for_batch(i);
-    ops.h2d(i, stream);
-    ops.compute(i, stream);
-    ops.d2h(i, stream);
+void issue_batches(const BatchOps& ops, const StreamPool& pool, int batches, BatchOrder order) {
+  if (order == BatchOrder::depth_first) {
+    for (int i = 0; i < batches; ++i) {
+      const cudaStream_t stream = pool.for_batch(i);
+      ops.h2d(i, stream);
+      ops.compute(i, stream);
+      ops.d2h(i, stream);
+    }
+    return;
+  }
+  for (int wave = 0; wave < batches; wave += pool.size()) {
+    const int end = std::min(batches, wave + pool.size());
+    for (int i = wave; i < end; ++i) ops.h2d(i, pool.for_batch(i));
+    for (int i = wave; i < end; ++i) ops.compute(i, pool.for_batch(i));
+    for (int i = wave; i < end; ++i) ops.d2h(i, pool.for_batch(i));
   }
 }
 
@@ -38,12 +49,12 @@ void issue_on_streams(const BatchOps& ops, const StreamPool& pool, int batches) 
   csg::join(pool);
 }
 
-Graph capture_batches(const BatchOps& ops, const StreamPool& pool, int batches, Join with_join) {
+Graph capture_batches(const BatchOps& ops, const StreamPool& pool, int batches, Join with_join, BatchOrder order) {
   // step 1: capture, on stream 0, which becomes the graph's entry
   CUDA_CHECK(cudaStreamBeginCapture(pool[0], cudaStreamCaptureModeGlobal));
   const CaptureGuard guard(pool);  // a throw before step 5 ends the capture and drops it
   csg::fork(pool);                 // step 2: the other streams join the capture
-  issue_batches(ops, pool, batches);  // step 3
+  issue_batches(ops, pool, batches, order);  // step 3
   if (with_join == Join::yes) csg::join(pool);  // step 4
   // step 5: end the capture ...
   cudaGraph_t graph = nullptr;

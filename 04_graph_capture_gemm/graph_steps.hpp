@@ -31,8 +31,14 @@ void prepare_pool(const Gemm& gemm, const StreamPool& pool);
 // outlive the ops.
 BatchOps batch_ops(BatchBuffers& buffers, const Gemm& gemm);
 
+// The order step 3 issues the batches in: the article's, batch by batch
+// (each batch's three calls, then the next batch's), or in waves of one batch
+// per stream (the wave's copies in, then its kernels, then its copies out).
+enum class BatchOrder { depth_first, breadth_first };
+
 // Step 3: batches 0 .. batches-1 through `ops`, batch i on pool stream i % pool.
-void issue_batches(const BatchOps& ops, const StreamPool& pool, int batches);
+void issue_batches(const BatchOps& ops, const StreamPool& pool, int batches,
+                   BatchOrder order = BatchOrder::depth_first);
 
 // Stage 03's loop on the pool, without capture: fork, step 3, join.
 void issue_on_streams(const BatchOps& ops, const StreamPool& pool, int batches);
@@ -45,7 +51,8 @@ enum class Join { yes, no };
 // batches 0 .. batches-1, join (unless Join::no), end the capture. A throw
 // anywhere (a capture-time call failing, cudaStreamEndCapture refusing the
 // graph) leaves no stream of the pool capturing (CaptureGuard).
-Graph capture_batches(const BatchOps& ops, const StreamPool& pool, int batches, Join join = Join::yes);
+Graph capture_batches(const BatchOps& ops, const StreamPool& pool, int batches, Join join = Join::yes,
+                      BatchOrder order = BatchOrder::depth_first);
 
 // Step 5b: cudaGraphInstantiateWithParams, CUDA 12's call that says why an
 // instantiation failed (result_out, errNode_out); the article's five-argument

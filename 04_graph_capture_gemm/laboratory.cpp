@@ -6,9 +6,9 @@
 namespace csg::lesson04 {
 
 std::span<const Subcommand> laboratory() {
-  static const Subcommand kLaboratory[] = {graphs::kCosts,    graphs::kNodeUpdates,  graphs::kChangingShapes,
-                                           graphs::kTinyWork, graphs::kLaunchChains, graphs::kRegimeMap,
-                                           graphs::kGraph,    graphs::kSkipJoin,     graphs::kTimeline};
+  static const Subcommand kLaboratory[] = {
+      graphs::kCosts,     graphs::kNodeUpdates, graphs::kChangingShapes, graphs::kTinyWork, graphs::kLaunchChains,
+      graphs::kLaunchAnatomy, graphs::kRegimeMap, graphs::kGraph,       graphs::kSkipJoin,  graphs::kTimeline};
   return kLaboratory;
 }
 

@@ -1,0 +1,54 @@
+// The launch anatomy (launch_anatomy.hpp) in words, tables and JSON: the
+// fits by node kind and shape, the comparison with NVIDIA's published
+// figure, and the article's graph built four ways. Plain C++: the CPU tests
+// call these on made-up figures.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "launch_anatomy.hpp"
+#include "launch_costs.hpp"
+
+namespace csg::graphs {
+
+// NVIDIA's figure for the launch of a straight-line graph since CUDA 12.x's
+// constant-time launch: about 2.5 us, plus about 1 ns per node.
+inline constexpr double kNvidiaFixedUs = 2.5;
+inline constexpr double kNvidiaPerNodeUs = 0.001;
+// A node kind is launched in constant time when each node adds at most this
+// much host time: a 10,000-node line then costs at most 0.2 ms more than an
+// empty one, and a node stays 100x cheaper than a kernel launch on a stream.
+inline constexpr double kConstantTimePerNodeUs = 0.02;
+// A variant of the article's graph launches differently from the article's
+// own only when its median is outside the article's middle half of launches
+// and more than this far from its median.
+inline constexpr double kArticleLaunchNoise = 0.10;
+
+// The line fixed + per node x nodes through one kind and shape's figures:
+// the host's time of the launch, or the GPU's time of the graph.
+LineFit fit_chains(const Anatomy& anatomy, NodeKind kind, GraphShape shape, bool host);
+
+// The straight line of kernel nodes against NVIDIA's figure: "matches",
+// "close to constant time" (per node at most kConstantTimePerNodeUs) or
+// "not constant time on this system".
+std::string nvidia_text(const LineFit& kernel_line_host);
+// One kind's host cost per node: constant time or not, against the kernel's.
+std::string kind_text(NodeKind kind, const LineFit& line_host, const LineFit& kernel_line_host);
+// The fork of `chains` lines against the line, for one kind: GPU time per
+// node (the lines run side by side) and the launch's fixed host cost.
+std::string fork_text(NodeKind kind, int chains, const LineFit& line_host, const LineFit& fork_host,
+                      const LineFit& line_gpu, const LineFit& fork_gpu);
+
+// The first and third quartile of a figure's samples, in ms (nearest rank).
+double quartile_ms(const Summary& summary, int quarter);
+// Each variant of the graph against the article's own: none differs
+// beyond the noise, or which launched cheaper or dearer and by how much.
+std::string article_text(const Anatomy& anatomy);
+
+void print_anatomy(std::ostream& out, const Anatomy& anatomy);
+nlohmann::json anatomy_json(const Anatomy& anatomy);
+
+}  // namespace csg::graphs
