@@ -1,4 +1,5 @@
-// The one table of stage 04's laboratory, in the order the stage's --help lists it.
+// The one table of stage 04's laboratory, in the order the stage's --help lists it:
+// the article's graph taken apart, then the features CUDA added after the article.
 #include "laboratory.hpp"
 
 #include "lesson.hpp"
@@ -7,8 +8,18 @@ namespace csg::lesson04 {
 
 std::span<const Subcommand> laboratory() {
   static const Subcommand kLaboratory[] = {
-      graphs::kCosts,     graphs::kNodeUpdates, graphs::kChangingShapes, graphs::kTinyWork, graphs::kLaunchChains,
-      graphs::kLaunchAnatomy, graphs::kRegimeMap, graphs::kGraph,       graphs::kSkipJoin,  graphs::kTimeline};
+      graphs::kCosts,
+      graphs::kNodeUpdates,
+      graphs::kChangingShapes,
+      graphs::kTinyWork,
+      graphs::kLaunchChains,
+      graphs::kLaunchAnatomy,
+      graphs::kRegimeMap,
+      graphs::kGraph,
+      graphs::kSkipJoin,
+      graphs::kTimeline,
+      graphs::kDeviceLaunch,
+  };
   return kLaboratory;
 }
 

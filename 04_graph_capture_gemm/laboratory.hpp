@@ -14,13 +14,14 @@
 //   graph (graph_structure.cpp): the captured graph's structure, and its DOT file
 //   skip-join (skip_join.cpp): the capture without step 4: the error CUDA gives, exit 1
 //   timeline (timeline.cpp): one replay recorded with CUPTI and drawn
+// After the article: the graph features CUDA added since (12.x, 13):
+//   device-launch (device_launch.cpp): graphs launched from the GPU: tail launch, fire-and-forget, a device scheduler
 #pragma once
 
 #include "stage.hpp"
 
 namespace csg::graphs {
 
-extern const Subcommand kCosts, kNodeUpdates, kChangingShapes, kTinyWork, kLaunchChains, kLaunchAnatomy, kRegimeMap,
-    kGraph, kSkipJoin, kTimeline;
+extern const Subcommand kCosts, kNodeUpdates, kChangingShapes, kTinyWork, kLaunchChains, kLaunchAnatomy, kRegimeMap, kGraph, kSkipJoin, kTimeline, kDeviceLaunch;
 
 }  // namespace csg::graphs
