@@ -13,6 +13,7 @@
 //   graph (graph_structure.cpp): the captured graph's structure, and its DOT file
 //   skip-join (skip_join.cpp): the capture without step 4: the error CUDA gives, exit 1
 //   timeline (timeline.cpp): one replay recorded with CUPTI and drawn
+//   memory-nodes (memory_nodes.cpp): buffers allocated inside the graph vs preallocated: replay, footprint, trim
 #pragma once
 
 #include "stage.hpp"
@@ -20,6 +21,6 @@
 namespace csg::graphs {
 
 extern const Subcommand kCosts, kNodeUpdates, kChangingShapes, kTinyWork, kLaunchChains, kRegimeMap, kGraph,
-    kSkipJoin, kTimeline;
+    kSkipJoin, kTimeline, kMemoryNodes;
 
 }  // namespace csg::graphs
