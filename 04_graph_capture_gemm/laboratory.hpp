@@ -16,12 +16,13 @@
 //   timeline (timeline.cpp): one replay recorded with CUPTI and drawn
 // After the article: the graph features CUDA added since (12.x, 13):
 //   device-launch (device_launch.cpp): graphs launched from the GPU: tail launch, fire-and-forget, a device scheduler
+//   memory-nodes (memory_nodes.cpp): buffers allocated inside the graph vs preallocated: replay, footprint, trim
 #pragma once
 
 #include "stage.hpp"
 
 namespace csg::graphs {
 
-extern const Subcommand kCosts, kNodeUpdates, kChangingShapes, kTinyWork, kLaunchChains, kLaunchAnatomy, kRegimeMap, kGraph, kSkipJoin, kTimeline, kDeviceLaunch;
+extern const Subcommand kCosts, kNodeUpdates, kChangingShapes, kTinyWork, kLaunchChains, kLaunchAnatomy, kRegimeMap, kGraph, kSkipJoin, kTimeline, kDeviceLaunch, kMemoryNodes;
 
 }  // namespace csg::graphs
