@@ -23,6 +23,17 @@
 
 namespace csg::graphs {
 
-extern const Subcommand kCosts, kNodeUpdates, kChangingShapes, kTinyWork, kLaunchChains, kLaunchAnatomy, kRegimeMap, kGraph, kSkipJoin, kTimeline, kDeviceLaunch, kMemoryNodes;
+extern const Subcommand kCosts;
+extern const Subcommand kNodeUpdates;
+extern const Subcommand kChangingShapes;
+extern const Subcommand kTinyWork;
+extern const Subcommand kLaunchChains;
+extern const Subcommand kLaunchAnatomy;
+extern const Subcommand kRegimeMap;
+extern const Subcommand kGraph;
+extern const Subcommand kSkipJoin;
+extern const Subcommand kTimeline;
+extern const Subcommand kDeviceLaunch;
+extern const Subcommand kMemoryNodes;
 
 }  // namespace csg::graphs
