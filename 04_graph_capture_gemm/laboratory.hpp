@@ -13,6 +13,7 @@
 //   graph (graph_structure.cpp): the captured graph's structure, and its DOT file
 //   skip-join (skip_join.cpp): the capture without step 4: the error CUDA gives, exit 1
 //   timeline (timeline.cpp): one replay recorded with CUPTI and drawn
+//   conditional (conditional.cpp): a WHILE node's loop and a SWITCH node's bucket, decided on the GPU vs by the host
 #pragma once
 
 #include "stage.hpp"
@@ -20,6 +21,6 @@
 namespace csg::graphs {
 
 extern const Subcommand kCosts, kNodeUpdates, kChangingShapes, kTinyWork, kLaunchChains, kRegimeMap, kGraph,
-    kSkipJoin, kTimeline;
+    kSkipJoin, kTimeline, kConditional;
 
 }  // namespace csg::graphs
