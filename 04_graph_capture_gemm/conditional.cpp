@@ -33,6 +33,8 @@ int run_conditional(int argc, char** argv) {
   add_conditional_options(cli);
   std::optional<CommonOptions> options = cli.parse_or_help(argc, argv);  // all checked before any CUDA call
   if (!options) return kExitOk;  // --help
+  refuse_given(cli, {"host-memory"},
+               "its few small buffers are pinned, and so is the flag the host-decided loop reads back");
   const ConditionalConfig config = read_conditional_options(cli);
   options->work = Workload{1, GemmShape{config.size, config.size, config.size}};
 
@@ -67,7 +69,7 @@ int run_conditional(int argc, char** argv) {
 }
 
 const Subcommand kConditional{"conditional",
-                              "conditional nodes: a WHILE loop decided on the GPU, a SWITCH choosing a shape bucket",
+                              "conditional nodes: a WHILE loop and a SWITCH bucket choice decided on the GPU",
                               run_conditional};
 
 }  // namespace csg::graphs
