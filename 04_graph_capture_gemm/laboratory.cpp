@@ -19,6 +19,7 @@ std::span<const Subcommand> laboratory() {
       graphs::kSkipJoin,
       graphs::kTimeline,
       graphs::kDeviceLaunch,
+      graphs::kConditional,
       graphs::kPdl,
       graphs::kMemoryNodes,
   };

@@ -16,6 +16,7 @@
 //   timeline (timeline.cpp): one replay recorded with CUPTI and drawn
 // After the article: the graph features CUDA added since (12.x, 13):
 //   device-launch (device_launch.cpp): graphs launched from the GPU: tail launch, fire-and-forget, a device scheduler
+//   conditional (conditional.cpp): WHILE, IF and SWITCH nodes against the host's loops and choices
 //   pdl (pdl.cpp): programmatic dependent launch: chains of dependent kernels, plain, PDL, graph
 //   memory-nodes (memory_nodes.cpp): buffers allocated inside the graph vs preallocated: replay, footprint, trim
 #pragma once
@@ -35,6 +36,7 @@ extern const Subcommand kGraph;
 extern const Subcommand kSkipJoin;
 extern const Subcommand kTimeline;
 extern const Subcommand kDeviceLaunch;
+extern const Subcommand kConditional;
 extern const Subcommand kPdl;
 extern const Subcommand kMemoryNodes;
 

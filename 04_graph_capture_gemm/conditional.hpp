@@ -1,0 +1,111 @@
+// The conditional subcommand's measurements: conditional graph nodes, which
+// let the graph itself decide on the GPU what runs next.
+//
+// WHILE: a loop whose trip count lives in device memory. Every variant runs
+// the same body N times: the body is one small GEMM (the article's naive
+// kernel at --cond-size) and a step kernel, or the step kernel alone (the
+// empty body). The step kernel adds 1 to a device counter and compares it
+// with a target N that lies in device memory; what it does with the answer
+// is what the variants differ in:
+//   while_node    one cudaGraphLaunch of [start -> WHILE(body)]: the step
+//                 kernel sets the WHILE node's condition (cudaGraphSetConditional)
+//   kernel_loop   the host launches the body's kernels N times (N known on the host)
+//   graph_loop    the host launches a one-body graph N times
+//   unrolled      one graph of N bodies in a chain (its instantiation timed apart)
+//   host_decided  the host copies the step's answer back after every body,
+//                 synchronises and decides whether to launch the next one:
+//                 what a WHILE node replaces when the trip count depends on the data
+// Each run starts with a kernel that zeroes the counter; after every run the
+// counter must equal N exactly (a body run once too often or too few shows),
+// and the GEMM body's output is poisoned before each run and verified after
+// the variant's last.
+//
+// SWITCH: requests of changing sizes (stage 04's changing-shapes case), each
+// served by the GEMM of the smallest shape bucket that holds it. A kernel
+// writes each request's size to device memory (as a request arriving on the
+// GPU would); then either a SWITCH node picks the bucket's body graph on the
+// device (one graph launch per request, no host round trip), or the host
+// copies the size back, synchronises, and launches that bucket's graph. Each
+// bucket's body counts its runs: the counts must match the buckets the host
+// computes from the same sizes, and every bucket's output is verified.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "measure/stats.hpp"
+#include "batches.hpp"
+
+namespace csg::graphs {
+
+struct ConditionalConfig {
+  std::vector<int> iterations = {10, 100, 1000, 10000};  // --cond-iterations: N, ascending
+  int size = 64;                                          // --cond-size: m = n = k of the body's GEMM
+  int unroll_max = 10000;                                 // --cond-unroll-max: longest unrolled graph
+  std::vector<int> buckets = {32, 64, 128, 256};          // --cond-buckets: square GEMM sizes, ascending
+  int requests = 200;                                     // --cond-requests: per SWITCH run; 0: no SWITCH part
+};
+
+enum class LoopBody { empty, gemm };
+inline constexpr int kLoopBodies = 2;
+const char* to_string(LoopBody body);  // "empty", "gemm"
+
+enum LoopVariant { kWhileNode, kKernelLoop, kGraphLoop, kUnrolled, kHostDecided, kLoopVariants };
+inline constexpr const char* kLoopVariantNames[kLoopVariants] = {"while_node", "kernel_loop", "graph_loop",
+                                                                 "unrolled", "host_decided"};
+
+// One N of one body: each variant's GPU time for the whole loop (events
+// around it, median of the runs), and the unrolled graph's instantiation.
+struct LoopPoint {
+  int iterations = 0;
+  Summary variant[kLoopVariants];
+  bool unrolled_measured = false;   // false: N above --cond-unroll-max
+  double unrolled_instantiate_ms = 0.0;  // capture and instantiate, host time, once
+};
+
+struct LoopFigures {
+  LoopBody body = LoopBody::empty;
+  std::vector<LoopPoint> points;  // one per N, ascending
+};
+
+struct SwitchFigures {
+  bool measured = false;
+  int requests = 0;
+  Summary device_chosen;  // SWITCH node: one graph launch per request
+  Summary host_chosen;    // copy back, synchronise, launch the bucket's graph
+  std::vector<int> per_bucket;  // requests each bucket served in one run
+};
+
+struct ConditionalCosts {
+  LoopFigures loops[kLoopBodies];
+  SwitchFigures switch_node;
+  // The GEMM outputs, one check per verified variant run (every bucket's included).
+  std::vector<VerifyResult> gemm_checks;
+  int counter_checks = 0;  // runs whose counters were read and compared
+  bool checked = true;     // every counter right, every unused bucket untouched
+  std::string failure;     // the first failed counter check
+};
+
+// The bucket a request of `size` goes to: the first of `buckets` (ascending)
+// that holds it; -1 when none does.
+int bucket_of(int size, const std::vector<int>& buckets);
+// The sizes of `count` requests, 1..buckets.back(), from `seed`.
+std::vector<int> request_sizes(int count, int largest, std::uint64_t seed);
+
+// Driver and runtime versions (1000 x major + 10 x minor) a part needs.
+inline constexpr int kWhileNeedsVersion = 12030;
+inline constexpr int kSwitchNeedsVersion = 12080;
+// "" when `driver` and `runtime` run the parts the config asks for, else the
+// one line of what is missing ("SWITCH nodes need CUDA 12.8 or newer: the
+// driver supports 12.4").
+std::string unsupported_reason(const ConditionalConfig& config, int driver, int runtime);
+
+// Seconds for the whole run at `gemm_seconds` per body GEMM (each bucket's
+// at its own size scaled by the cube of the ratio) with `plan`'s rounds.
+double conditional_seconds(const ConditionalConfig& config, const RepeatPlan& plan, double gemm_seconds);
+
+// Runs both parts on `stream`. Throws CudaError for a CUDA failure.
+ConditionalCosts measure_conditional(const ConditionalConfig& config, const RepeatPlan& plan, std::uint64_t seed,
+                                     cudaStream_t stream);
+
+}  // namespace csg::graphs
