@@ -124,18 +124,47 @@ Conclusion decision_conclusion(const DeviceLaunchRun& run) {
           "deciding on the device does not pay off here: " + figures + ", no clear difference" + kThreshold};
 }
 
+FlagEffect flag_effect(double plain_us, double flagged_us) {
+  if (plain_us <= 0.0 || flagged_us <= 0.0) return FlagEffect::none;
+  if (flagged_us >= kFlagRatio * plain_us && flagged_us - plain_us >= kFlagExtraUs) return FlagEffect::costs;
+  if (plain_us >= kFlagRatio * flagged_us && plain_us - flagged_us >= kFlagExtraUs) return FlagEffect::saves;
+  return FlagEffect::none;
+}
+
 Conclusion flag_conclusion(const DeviceLaunchRun& run) {
   const DeviceLaunchFigures& f = run.figures;
-  const double plain = cpu_us(f.empty_plain_cpu), flagged = cpu_us(f.empty_flag_cpu);
-  const double extra = flagged - plain;
-  const std::string figures = "one host cudaGraphLaunch of the empty graph " + us(flagged) + " with the flag, " +
-                              us(plain) + " without; of the work " + us(cpu_us(f.work_flag_cpu)) + " and " +
-                              us(cpu_us(f.work_plain_cpu));
+  struct Graph {
+    const char* name;
+    double plain, flagged;
+  };
+  const Graph graphs[] = {{"the empty graph", cpu_us(f.empty_plain_cpu), cpu_us(f.empty_flag_cpu)},
+                          {"the work's graph", cpu_us(f.work_plain_cpu), cpu_us(f.work_flag_cpu)}};
+  std::string parts;
+  bool costs = false, saves = false;
+  for (const Graph& g : graphs) {
+    const FlagEffect effect = flag_effect(g.plain, g.flagged);
+    costs = costs || effect == FlagEffect::costs;
+    saves = saves || effect == FlagEffect::saves;
+    if (!parts.empty()) parts += "; ";
+    parts += std::string(g.name) + " " + us(g.flagged) + " with the flag, " + us(g.plain) + " without";
+    if (effect == FlagEffect::costs) parts += " (" + us(g.flagged - g.plain) + " more)";
+    if (effect == FlagEffect::saves) parts += " (" + times(g.plain, g.flagged) + " less)";
+  }
+  const std::string figures = "one host cudaGraphLaunch of " + parts;
   const std::string threshold = " (noticeable: " + num(kFlagRatio, 1) + "x and " + num(kFlagExtraUs, 1) + " µs)";
-  if (plain > 0.0 && flagged >= kFlagRatio * plain && extra >= kFlagExtraUs) {
-    return {"flag_costs_host", "the device-launch flag costs a graph the host launches " + us(extra) +
-                                   " per launch: " + figures + threshold +
+  if (costs && saves) {
+    return {"flag_mixed", "the device-launch flag made one graph dearer and the other cheaper for the host to "
+                          "launch: " + figures + threshold +
+                              "; a graph with copy nodes of host memory is prepared once at instantiate, a "
+                              "one-kernel graph pays for the device-launch bookkeeping"};
+  }
+  if (costs) {
+    return {"flag_costs_host", "the device-launch flag costs a graph the host launches: " + figures + threshold +
                                    "; instantiate with it only the graphs a kernel launches"};
+  }
+  if (saves) {
+    return {"flag_saves_host", "the device-launch flag made host launches cheaper: " + figures + threshold +
+                                   "; a graph the host launches often may be worth instantiating with it"};
   }
   return {"flag_free", "the device-launch flag costs host launches nothing noticeable: " + figures + threshold};
 }

@@ -56,8 +56,14 @@ Conclusion work_conclusion(const DeviceLaunchRun& run);
 // Who decides what runs next, per decision. ids: device_decides_faster,
 // host_decides_faster, decisions_even.
 Conclusion decision_conclusion(const DeviceLaunchRun& run);
-// The flag's cost to a graph the host launches (the empty graph's figures,
-// the work's beside them). ids: flag_costs_host, flag_free.
+// What the flag does to each graph the host launches (the empty graph and
+// the work's): `costs` at least kFlagRatio times as long and kFlagExtraUs
+// longer, `saves` the same the other way, else `none`.
+enum class FlagEffect { costs, saves, none };
+FlagEffect flag_effect(double plain_us, double flagged_us);
+// Both graphs' effects in one sentence. ids: flag_costs_host (some graph
+// dearer, none cheaper), flag_saves_host (the other way), flag_mixed (one
+// each), flag_free (neither).
 Conclusion flag_conclusion(const DeviceLaunchRun& run);
 // Whether the article's graph took the flag: "" when it did, else the refusal
 // and what was measured instead.

@@ -9,7 +9,7 @@
 //   changing-shapes (changing_shapes.cpp): requests of changing batch counts, four ways
 //   tiny-work (tiny_work.cpp): many empty kernels and tiny GEMMs: stream launches vs graph nodes
 //   launch-chains (launch_chains.cpp): what one launch costs: chains of 10 to 10,000 empty kernels
-//   launch-anatomy (launch_anatomy.cpp): a launch by node kind and shape; the article's graph four ways
+//   launch-anatomy (launch_anatomy.cpp): a launch by node kind and shape; the article's graph five ways
 //   regime-map (regime_map.cpp): GEMM sizes x batch counts: where the graph wins
 //   graph (graph_structure.cpp): the captured graph's structure, and its DOT file
 //   skip-join (skip_join.cpp): the capture without step 4: the error CUDA gives, exit 1

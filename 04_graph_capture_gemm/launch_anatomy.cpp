@@ -1,6 +1,6 @@
 // 04_graph_capture_gemm launch-anatomy: what one cudaGraphLaunch costs by
 // the kind of its nodes and the shape of the graph, beside NVIDIA's
-// published figure, and the article's graph built four ways, launched in the
+// published figure, and the article's graph built five ways, launched in the
 // same rounds (launch_anatomy.hpp says what and how; the chains are in
 // launch_anatomy.cu, the words in launch_anatomy_report.cpp).
 #include "launch_anatomy.hpp"
@@ -24,8 +24,9 @@ namespace csg::graphs {
 constexpr const char* kHelp =
     "The anatomy of a graph launch: chains of kernel, memcpy, memset and host-copy nodes, as one line and as a fork "
     "into --streams lines, each launched back to back (host time of the call, GPU time of the graph, a line fitted "
-    "over the node counts, beside NVIDIA's constant-time figure); then the article's graph built four ways "
-    "(its own layout, a slot per stream, breadth-first, registered host memory) launched in the same rounds.";
+    "over the node counts, beside NVIDIA's constant-time figure); then the article's graph built five ways "
+    "(its own layout, a slot per stream, breadth-first, registered host memory, the device-launch flag) launched "
+    "in the same rounds.";
 
 namespace {
 
@@ -79,9 +80,9 @@ double anatomy_seconds(const AnatomyConfig& config, const CommonOptions& options
                n * kSecondsPerNodeLaunch);
   }
   const double poison = double(options.work.batches) * double(options.work.c_bytes()) / kPoisonBytesPerSecond;
-  const double article = (options.plan.warmup + options.plan.repeats) * 4.0 *
+  const double article = (options.plan.warmup + options.plan.repeats) * 5.0 *
                          (pipeline_seconds(options, rates) + poison);
-  return chains + article + 4.0 * poison;  // and each variant's verification
+  return chains + article + 5.0 * poison;  // and each variant's verification
 }
 
 struct VariantRun {
@@ -128,15 +129,16 @@ int run_launch_anatomy(int argc, char** argv) {
            plural(static_cast<long long>(anatomy.config.kinds.size()), "kind") + ", two shapes");
   measure_chain_launches(anatomy);
 
-  progress("the article's graph built four ways: filling " + plural(3 * work.batches, "batch"));
+  progress("the article's graph built five ways: filling " + plural(3 * work.batches, "batch"));
   const StreamPool pool(pool_config.streams);
   prepare_pool(gemm, pool);
   BatchBuffers article_buffers(work, HostMemory::pinned, 0);
   BatchBuffers slot_buffers(work, HostMemory::pinned, pool_config.streams);
   BatchBuffers registered_buffers(work, HostMemory::registered, 0);
   for (BatchBuffers* b : {&article_buffers, &slot_buffers, &registered_buffers}) b->fill_inputs(common.seed);
-  auto exec_of = [&](BatchBuffers& b, BatchOrder order) {
-    return instantiate(capture_batches(batch_ops(b, gemm), pool, work.batches, Join::yes, order));
+  auto exec_of = [&](BatchBuffers& b, BatchOrder order, unsigned long long flags = 0) {
+    const Graph graph = capture_batches(batch_ops(b, gemm), pool, work.batches, Join::yes, order);
+    return flags == 0 ? instantiate(graph) : GraphExec::instantiate(graph, {.flags = flags});
   };
   std::vector<VariantRun> runs;
   runs.push_back({ArticleVariant::article, &article_buffers, exec_of(article_buffers, BatchOrder::depth_first)});
@@ -145,10 +147,12 @@ int run_launch_anatomy(int argc, char** argv) {
       {ArticleVariant::breadth_first, &article_buffers, exec_of(article_buffers, BatchOrder::breadth_first)});
   runs.push_back(
       {ArticleVariant::registered, &registered_buffers, exec_of(registered_buffers, BatchOrder::depth_first)});
+  runs.push_back({ArticleVariant::device_launch_flag, &article_buffers,
+                  exec_of(article_buffers, BatchOrder::depth_first, cudaGraphInstantiateFlagDeviceLaunch)});
   for (VariantRun& r : runs) CUDA_CHECK(cudaGraphUpload(r.exec.get(), pool[0]));
   CUDA_CHECK(cudaStreamSynchronize(pool[0]));
 
-  progress("the article's graph built four ways, launched in " + plural(common.plan.warmup + common.plan.repeats, "round"));
+  progress("the article's graph built five ways, launched in " + plural(common.plan.warmup + common.plan.repeats, "round"));
   EventTimer timer;
   std::vector<VerifyResult> checks(runs.size());
   std::vector<TimedVariant> variants;
@@ -209,7 +213,7 @@ int run_launch_anatomy(int argc, char** argv) {
 }
 
 const Subcommand kLaunchAnatomy{"launch-anatomy",
-                                "a launch by node kind and shape vs NVIDIA's figure; the article's graph 4 ways",
+                                "a launch by node kind and shape vs NVIDIA's figure; the article's graph 5 ways",
                                 run_launch_anatomy};
 
 }  // namespace csg::graphs

@@ -22,7 +22,9 @@
 //    article and stage 04's lesson build it (a device buffer per batch,
 //    depth-first, cudaMallocHost), and with one thing changed at a time: a
 //    device slot per stream (the laboratory's default layout), the
-//    breadth-first issue order, host memory registered with cudaHostRegister.
+//    breadth-first issue order, host memory registered with cudaHostRegister,
+//    and the exec instantiated with cudaGraphInstantiateFlagDeviceLaunch
+//    (launched from the host all the same).
 //    Each launch timed as the lesson times it (outputs poisoned, the GPU
 //    idle, an event recorded first). Same process, same rounds, so the round
 //    to round noise of a launch (which differs more between processes than
@@ -63,9 +65,10 @@ struct ChainLaunch {
 };
 
 // The article's graph, one way of building it.
-enum class ArticleVariant { article, slots, breadth_first, registered };
+enum class ArticleVariant { article, slots, breadth_first, registered, device_launch_flag };
 inline constexpr ArticleVariant kArticleVariants[] = {ArticleVariant::article, ArticleVariant::slots,
-                                                      ArticleVariant::breadth_first, ArticleVariant::registered};
+                                                      ArticleVariant::breadth_first, ArticleVariant::registered,
+                                                      ArticleVariant::device_launch_flag};
 const char* to_string(ArticleVariant variant);
 // One line of what the variant changes: "a device slot per stream (the laboratory's default layout)".
 const char* describe(ArticleVariant variant);

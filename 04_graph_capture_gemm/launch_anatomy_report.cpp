@@ -48,6 +48,7 @@ const char* to_string(ArticleVariant variant) {
     case ArticleVariant::slots: return "slots";
     case ArticleVariant::breadth_first: return "breadth_first";
     case ArticleVariant::registered: return "registered";
+    case ArticleVariant::device_launch_flag: return "device_launch_flag";
   }
   return "?";
 }
@@ -58,6 +59,7 @@ const char* describe(ArticleVariant variant) {
     case ArticleVariant::slots: return "a device slot per stream (the laboratory's default layout)";
     case ArticleVariant::breadth_first: return "issued breadth-first (a wave of copies in, kernels, copies out)";
     case ArticleVariant::registered: return "host memory malloc'd and cudaHostRegister'ed";
+    case ArticleVariant::device_launch_flag: return "instantiated with cudaGraphInstantiateFlagDeviceLaunch";
   }
   return "?";
 }
@@ -200,7 +202,7 @@ void print_anatomy(std::ostream& out, const Anatomy& anatomy) {
   }
 
   if (anatomy.article.empty()) return;
-  out << "\nthe article's graph built four ways, launched in the same interleaved rounds (host us of one "
+  out << "\nthe article's graph built " << anatomy.article.size() << " ways, launched in the same interleaved rounds (host us of one "
          "cudaGraphLaunch; the GPU ms of the replay):\n";
   Table article({"variant", "launch us", "middle half us", "GPU ms", "verified", "what changed"});
   for (const ArticleLaunch& a : anatomy.article) {

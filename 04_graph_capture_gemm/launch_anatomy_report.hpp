@@ -1,6 +1,6 @@
 // The launch anatomy (launch_anatomy.hpp) in words, tables and JSON: the
 // fits by node kind and shape, the comparison with NVIDIA's published
-// figure, and the article's graph built four ways. Plain C++: the CPU tests
+// figure, and the article's graph built five ways. Plain C++: the CPU tests
 // call these on made-up figures.
 #pragma once
 

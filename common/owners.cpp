@@ -134,11 +134,25 @@ void* host_allocate(std::size_t bytes, HostMemory kind) {
       }
       return ptr;
     }
-    case HostMemory::registered:
+    case HostMemory::registered: {
+      void* ptr = nullptr;
+      try {
+        ptr = page_aligned_alloc(bytes);
+      } catch (const std::bad_alloc&) {
+        throw std::runtime_error("host allocation of " + format_bytes(bytes) + " (to register) failed");
+      }
+      const cudaError_t status = cudaHostRegister(ptr, bytes, cudaHostRegisterDefault);
+      if (status != cudaSuccess) {
+        std::free(ptr);
+        const std::string what = "cudaHostRegister of " + format_bytes(bytes);
+        throw_cuda_error(status, what.c_str(), __FILE__, __LINE__);
+      }
+      return ptr;
+    }
     case HostMemory::write_combined:
       break;
   }
-  throw std::invalid_argument("HostBuffer allocates pageable and pinned memory; allocate " +
+  throw std::invalid_argument("HostBuffer allocates pageable, pinned and registered memory; allocate " +
                               std::string(to_string(kind)) + " memory yourself and hand the pointer over");
 }
 

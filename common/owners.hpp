@@ -4,7 +4,7 @@
 // cudaEventRecord, cudaStreamWaitEvent, the launches, the capture) are
 // written by the stages themselves.
 //   DeviceBuffer<T>  cudaMalloc / cudaFree
-//   HostBuffer<T>    malloc or cudaMallocHost, and the matching free
+//   HostBuffer<T>    malloc, cudaMallocHost or malloc + cudaHostRegister, and the matching free
 //   Stream, Event    cudaStreamCreate / cudaEventCreate and their destroy
 //   StreamPool       the article's pool of streams, with its fork and join events
 //   Graph, GraphExec cudaStreamEndCapture's graph and its instantiation
@@ -228,8 +228,9 @@ void host_release(void* ptr, HostMemory kind) noexcept;   // every kind
 }  // namespace detail
 
 // `count` elements of host memory of one kind. HostBuffer(count, kind)
-// allocates pageable or pinned memory; stage 02 allocates the other two
-// kinds with the calls written out and hands the pointer over.
+// allocates pageable, pinned or registered memory (page-aligned malloc, then
+// cudaHostRegister); stage 02 writes those calls out itself and hands the
+// pointer over, and allocates write-combined memory the same way.
 template <class T>
 class HostBuffer {
  public:

@@ -33,6 +33,7 @@ struct Made {
   double work_host = 40.0, work_tail = 39.0, work_fire = 41.0;
   double decide_host = 15.0, decide_device = 3.0;
   double plain_cpu = 2.0, flag_cpu = 2.1;
+  double work_plain_cpu = 5.0, work_flag_cpu = 5.2;
 };
 
 DeviceLaunchRun made(const Made& m) {
@@ -52,8 +53,8 @@ DeviceLaunchRun made(const Made& m) {
   f.decide_device.end_to_end = total(m.decide_device, 1000);
   f.empty_plain_cpu = at_ms(m.plain_cpu / 1000.0);
   f.empty_flag_cpu = at_ms(m.flag_cpu / 1000.0);
-  f.work_plain_cpu = at_ms(5.0 / 1000.0);
-  f.work_flag_cpu = at_ms(5.5 / 1000.0);
+  f.work_plain_cpu = at_ms(m.work_plain_cpu / 1000.0);
+  f.work_flag_cpu = at_ms(m.work_flag_cpu / 1000.0);
   f.work_nodes = 25;
   f.decide_a = 480;
   f.decide_b = 520;
@@ -155,7 +156,32 @@ TEST(DeviceLaunch, FlagCostsHostLaunches) {
   m.flag_cpu = 2.5;  // 1.25x and 0.5 µs
   const Conclusion c = flag_conclusion(made(m));
   EXPECT_EQ(c.id, "flag_costs_host");
-  EXPECT_NE(c.text.find("0.50 µs per launch"), std::string::npos) << c.text;
+  EXPECT_NE(c.text.find("the empty graph 2.50 µs with the flag, 2.00 µs without (0.50 µs more)"), std::string::npos)
+      << c.text;
+}
+
+TEST(DeviceLaunch, FlagSavesHostLaunches) {
+  Made m;
+  m.work_plain_cpu = 27.6;  // a graph with copy nodes of pinned host memory
+  m.work_flag_cpu = 5.9;
+  const Conclusion c = flag_conclusion(made(m));
+  EXPECT_EQ(c.id, "flag_saves_host");
+  EXPECT_NE(c.text.find("(4.7x less)"), std::string::npos) << c.text;
+  EXPECT_EQ(flag_effect(5.0, 5.6), FlagEffect::costs);
+  EXPECT_EQ(flag_effect(5.6, 5.0), FlagEffect::saves);
+  EXPECT_EQ(flag_effect(1.0, 1.15), FlagEffect::none);  // 1.15x but only 0.15 µs
+  EXPECT_EQ(flag_effect(0.0, 1.0), FlagEffect::none);   // nothing measured
+}
+
+TEST(DeviceLaunch, FlagDearerForOneGraphCheaperForTheOther) {
+  Made m;
+  m.flag_cpu = 3.7;  // the empty graph: dearer
+  m.work_plain_cpu = 27.6;
+  m.work_flag_cpu = 5.9;  // the work: cheaper
+  const Conclusion c = flag_conclusion(made(m));
+  EXPECT_EQ(c.id, "flag_mixed");
+  EXPECT_NE(c.text.find("(1.70 µs more)"), std::string::npos) << c.text;
+  EXPECT_NE(c.text.find("(4.7x less)"), std::string::npos) << c.text;
 }
 
 TEST(DeviceLaunch, ResultVerdictFailsOnAWrongCounter) {
