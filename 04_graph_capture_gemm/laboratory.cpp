@@ -8,7 +8,8 @@ namespace csg::lesson04 {
 std::span<const Subcommand> laboratory() {
   static const Subcommand kLaboratory[] = {graphs::kCosts,    graphs::kNodeUpdates,  graphs::kChangingShapes,
                                            graphs::kTinyWork, graphs::kLaunchChains, graphs::kRegimeMap,
-                                           graphs::kGraph,    graphs::kSkipJoin,     graphs::kTimeline};
+                                           graphs::kGraph,    graphs::kSkipJoin,     graphs::kTimeline,
+                                           graphs::kStartup};
   return kLaboratory;
 }
 

@@ -13,6 +13,7 @@
 //   graph (graph_structure.cpp): the captured graph's structure, and its DOT file
 //   skip-join (skip_join.cpp): the capture without step 4: the error CUDA gives, exit 1
 //   timeline (timeline.cpp): one replay recorded with CUPTI and drawn
+//   startup (startup.cpp): K bucket graphs before the first request: capture, instantiate, upload, memory, padding
 #pragma once
 
 #include "stage.hpp"
@@ -20,6 +21,6 @@
 namespace csg::graphs {
 
 extern const Subcommand kCosts, kNodeUpdates, kChangingShapes, kTinyWork, kLaunchChains, kRegimeMap, kGraph,
-    kSkipJoin, kTimeline;
+    kSkipJoin, kTimeline, kStartup;
 
 }  // namespace csg::graphs
