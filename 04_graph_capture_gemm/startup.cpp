@@ -106,7 +106,7 @@ int run_startup(int argc, char** argv) {
 }
 
 const Subcommand kStartup{"startup",
-                          "what K bucket graphs cost before the first request: capture, instantiate, upload, memory",
+                          "K bucket graphs before the first request: capture, instantiate, upload, memory",
                           run_startup};
 
 }  // namespace csg::graphs

@@ -133,7 +133,9 @@ std::string budget_text(const StartupFigures& figures) {
   return std::to_string(over.buckets) + " buckets are the first over the " + budget + " on the shared pool (" +
          num(over.shared.total.median_ms, 0) + " ms; " + clause + "); the most buckets within it, " +
          std::to_string(within.buckets) + ", start in " + num(within.shared.total.median_ms, 0) + " ms and waste " +
-         waste_text(within) + " padding, against " + waste_text(fewest) + " with " + buckets_text(fewest) + ".";
+         waste_text(within) + " padding" +
+         (*v.most_within == 0 ? std::string(".") :
+                                ", against " + waste_text(fewest) + " with " + buckets_text(fewest) + ".");
 }
 
 std::string parts_text(const StartupFigures& figures) {

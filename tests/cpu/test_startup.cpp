@@ -198,6 +198,10 @@ TEST(StartupConclusions, TheFirstBucketCountOverTheBudgetAndTheMostWithinIt) {
   EXPECT_TRUE(contains(text, "separate buffers per bucket: 128 buckets first, at 520 ms)")) << text;
   EXPECT_TRUE(contains(text, "the most buckets within it, 128, start in 300 ms")) << text;
   EXPECT_TRUE(contains(text, "with 8 buckets")) << text;
+  // Over at the second bucket count: the most within is the fewest, with nothing to compare its padding to.
+  const std::string second = budget_text(made_up(kKs, {20, 600, 700, 800}, {25, 90, 520, 700}));
+  EXPECT_TRUE(contains(second, "the most buckets within it, 8, start in 20 ms and waste 11.")) << second;
+  EXPECT_FALSE(contains(second, "against")) << second;
   // Exactly at the budget is within it.
   const StartupFigures at_budget = made_up(kKs, {20, 80, 500, 600}, {25, 90, 500, 700});
   EXPECT_EQ(at_budget.rows[*budget_verdict(at_budget, BufferLayout::shared).first_over].buckets, 256);
