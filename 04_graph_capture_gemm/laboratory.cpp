@@ -22,6 +22,7 @@ std::span<const Subcommand> laboratory() {
       graphs::kConditional,
       graphs::kPdl,
       graphs::kMemoryNodes,
+      graphs::kStartup,
   };
   return kLaboratory;
 }

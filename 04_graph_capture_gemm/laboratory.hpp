@@ -19,6 +19,7 @@
 //   conditional (conditional.cpp): WHILE, IF and SWITCH nodes against the host's loops and choices
 //   pdl (pdl.cpp): programmatic dependent launch: chains of dependent kernels, plain, PDL, graph
 //   memory-nodes (memory_nodes.cpp): buffers allocated inside the graph vs preallocated: replay, footprint, trim
+//   startup (startup.cpp): a serving engine's startup: 8 to 256 bucket graphs, time, memory, padding
 #pragma once
 
 #include "stage.hpp"
@@ -39,5 +40,6 @@ extern const Subcommand kDeviceLaunch;
 extern const Subcommand kConditional;
 extern const Subcommand kPdl;
 extern const Subcommand kMemoryNodes;
+extern const Subcommand kStartup;
 
 }  // namespace csg::graphs

@@ -1,0 +1,187 @@
+#include "startup_graphs.hpp"
+
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "base/interrupt.hpp"
+#include "base/progress.hpp"
+#include "base/text.hpp"
+#include "graph_steps.hpp"
+#include "measure/timers.hpp"
+
+namespace csg::graphs {
+namespace {
+
+// One round of one layout at one bucket count.
+struct BuildFigures {
+  Millis capture{0};
+  Millis instantiate{0};
+  Millis upload{0};
+  Millis launches{0};
+  std::int64_t graph_bytes = 0;
+  std::int64_t buffer_bytes = 0;
+  VerifyResult check;
+};
+
+// Batches 0..n-1 of some buffers (one device slot per batch): NaN into their
+// outputs before a graph of n batches runs, their check after it.
+class PrefixCheck {
+ public:
+  PrefixCheck(std::uint64_t seed, GemmShape shape, cudaStream_t stream)
+      : seed_(seed), stream_(stream), host_b_(Workload{1, shape}.b_elems()) {
+    fill_matrix(host_b_, seed, 0);  // B as fill_inputs makes it (matrix id 0)
+  }
+
+  void poison(BatchBuffers& buffers, int batches) const {
+    const std::size_t elems = std::size_t(batches) * buffers.work().c_elems();
+    poison_device(buffers.device_c(0), elems, stream_);
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    poison_host(std::span<float>(buffers.host_c(0), elems));
+  }
+
+  VerifyResult verify(BatchBuffers& buffers, int batches) const {
+    const Workload& all = buffers.work();
+    const Workload prefix{batches, all.shape};
+    return verify_batches(prefix, std::span<const float>(buffers.host_a(0), prefix.batch_count() * all.a_elems()),
+                          host_b_, std::span<const float>(buffers.host_c(0), prefix.batch_count() * all.c_elems()),
+                          VerifyOptions{seed_, 32});
+  }
+
+ private:
+  std::uint64_t seed_;
+  cudaStream_t stream_;
+  std::vector<float> host_b_;
+};
+
+// Folds one graph's check into a cell's: the first failure stays; no digest
+// (the graphs' outputs overlap in the shared pool).
+void add_check(VerifyResult& total, const VerifyResult& graph) {
+  const bool passed_so_far = total.passed || total.batches_checked == 0;
+  if (passed_so_far && !graph.passed) {
+    total.first_failure = graph.first_failure;
+    total.method = graph.method;
+  }
+  total.passed = passed_so_far && graph.passed;
+  total.batches_checked += graph.batches_checked;
+  total.digest.reset();
+}
+
+struct Builder {
+  const StartupConfig& config;
+  const StreamPool& pool;
+  const Gemm& gemm;
+  BatchBuffers& shared;
+  PrefixCheck check;
+
+  // Builds the graphs of `sizes` on `layout`'s buffers, then launches and verifies each once.
+  BuildFigures build(const std::vector<int>& sizes, BufferLayout layout) const {
+    BuildFigures out;
+    const cudaStream_t stream = pool[0];
+    const std::int64_t before_buffers = free_device_bytes();
+    std::vector<std::unique_ptr<BatchBuffers>> own;  // separate: one set per bucket
+    if (layout == BufferLayout::separate) {
+      for (int size : sizes) {
+        own.push_back(std::make_unique<BatchBuffers>(startup_workload(config, size), shared.host_kind(), 0));
+        own.back()->fill_inputs(config.seed);
+      }
+    }
+    auto buffers_of = [&](std::size_t i) -> BatchBuffers& {
+      return layout == BufferLayout::separate ? *own[i] : shared;
+    };
+    const std::int64_t before_graphs = free_device_bytes();
+    std::vector<GraphExec> execs;
+    execs.reserve(sizes.size());
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const BatchOps ops = batch_ops(buffers_of(i), gemm);
+      const HostTimer capture_timer;
+      const Graph graph = capture_batches(ops, pool, sizes[i]);
+      out.capture += capture_timer.elapsed();
+      const HostTimer instantiate_timer;
+      execs.push_back(instantiate(graph));
+      out.instantiate += instantiate_timer.elapsed();
+      out.upload += host_synchronised(stream, [&] { CUDA_CHECK(cudaGraphUpload(execs.back().get(), stream)); });
+    }
+    const std::int64_t after_graphs = free_device_bytes();
+    out.graph_bytes = before_graphs - after_graphs;
+    out.buffer_bytes = before_buffers - before_graphs;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      check.poison(buffers_of(i), sizes[i]);
+      out.launches += host_synchronised(stream, [&] { launch(execs[i], pool); });
+      add_check(out.check, check.verify(buffers_of(i), sizes[i]));
+    }
+    return out;
+  }
+};
+
+void summarise(StartupCell& cell, const std::vector<BuildFigures>& rounds) {
+  std::vector<Millis> capture, instantiate, upload, total, launches;
+  for (const BuildFigures& r : rounds) {
+    capture.push_back(r.capture);
+    instantiate.push_back(r.instantiate);
+    upload.push_back(r.upload);
+    total.push_back(r.capture + r.instantiate + r.upload);
+    launches.push_back(r.launches);
+    add_check(cell.check, r.check);
+  }
+  cell.capture = summarize(capture);
+  cell.instantiate = summarize(instantiate);
+  cell.upload = summarize(upload);
+  cell.total = summarize(total);
+  cell.launches = summarize(launches);
+  cell.graph_bytes = rounds.back().graph_bytes;
+  cell.buffer_bytes = rounds.back().buffer_bytes;
+}
+
+}  // namespace
+
+std::int64_t free_device_bytes() {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return static_cast<std::int64_t>(free_bytes);
+}
+
+std::vector<StartupRow> measure_startup(const StartupConfig& config, const StreamPool& pool, const Gemm& gemm,
+                                        BatchBuffers& shared, std::int64_t shared_bytes) {
+  if (shared.work().batches < config.max_batches || shared.device_slots() < shared.work().batches) {
+    throw std::invalid_argument("measure_startup: the shared pool must hold " +
+                                plural(config.max_batches, "batch") + ", one device slot each");
+  }
+  const Builder builder{config, pool, gemm, shared, PrefixCheck(config.seed, shared.work().shape, pool[0])};
+
+  // The process's first capture, instantiate, upload and launch, untimed (and verified).
+  const BuildFigures first = builder.build({1}, BufferLayout::shared);
+  if (!first.check.passed) throw std::runtime_error("the first graph of 1 batch: " + first.check.message());
+
+  std::vector<StartupRow> rows;
+  std::vector<std::vector<BuildFigures>> shared_rounds(config.bucket_counts.size());
+  std::vector<std::vector<BuildFigures>> separate_rounds(config.bucket_counts.size());
+  for (int k : config.bucket_counts) {
+    StartupRow row;
+    row.buckets = k;
+    row.sizes = even_buckets(k, config.max_batches);
+    row.batches_captured = captured_batches(row.sizes);
+    rows.push_back(row);
+  }
+  for (int round = 0; round < config.rounds; ++round) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      throw_if_interrupted("the startup experiment");
+      progress("startup: " + plural(rows[i].buckets, "bucket") + ", " + plural(rows[i].batches_captured, "batch") +
+               " captured per layout" + (config.rounds > 1 ? ", round " + std::to_string(round + 1) : ""));
+      shared_rounds[i].push_back(builder.build(rows[i].sizes, BufferLayout::shared));
+      separate_rounds[i].push_back(builder.build(rows[i].sizes, BufferLayout::separate));
+    }
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    summarise(rows[i].shared, shared_rounds[i]);
+    rows[i].shared.buffer_bytes = shared_bytes;  // allocated once, before everything
+    summarise(rows[i].separate, separate_rounds[i]);
+  }
+  return rows;
+}
+
+}  // namespace csg::graphs

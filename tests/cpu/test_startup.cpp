@@ -1,0 +1,335 @@
+// The startup experiment's pieces that need no GPU: the evenly spaced bucket
+// layouts, the two request mixes and their padding waste, the estimate, every
+// branch of the conclusion on made-up figures, the JSON, the measurements and
+// the options (refusals are UsageError, before any CUDA call).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "04_graph_capture_gemm/startup_plan.hpp"
+#include "04_graph_capture_gemm/startup_report.hpp"
+#include "base/errors.hpp"
+#include "made_up.hpp"
+
+namespace csg::graphs {
+namespace {
+
+using csg::testing::ms;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// ---- the plan ---------------------------------------------------------------
+
+TEST(StartupPlan, BucketsAreSpacedEvenlyUpToMax) {
+  EXPECT_EQ(even_buckets(8, 256), (std::vector<int>{32, 64, 96, 128, 160, 192, 224, 256}));
+  EXPECT_EQ(even_buckets(3, 10), (std::vector<int>{4, 7, 10}));  // ceil(10/3), ceil(20/3), 10
+  EXPECT_EQ(even_buckets(1, 7), std::vector<int>{7});
+  std::vector<int> every(256);
+  for (int i = 0; i < 256; ++i) every[std::size_t(i)] = i + 1;
+  EXPECT_EQ(even_buckets(256, 256), every) << "K = max: one graph per batch count";
+  for (int k : {5, 17, 100, 255}) {
+    const std::vector<int> sizes = even_buckets(k, 256);
+    ASSERT_EQ(sizes.size(), std::size_t(k));
+    EXPECT_EQ(sizes.back(), 256);
+    EXPECT_TRUE(std::adjacent_find(sizes.begin(), sizes.end(), std::greater_equal<int>()) == sizes.end())
+        << "strictly ascending at K = " << k;
+  }
+  EXPECT_THROW(even_buckets(0, 8), std::invalid_argument);
+  EXPECT_THROW(even_buckets(9, 8), std::invalid_argument);
+  EXPECT_EQ(captured_batches(even_buckets(8, 256)), 1152);  // 8 * (32 + 256) / 2
+  EXPECT_EQ(captured_batches(even_buckets(256, 256)), 32896);  // 256 * 257 / 2
+}
+
+TEST(StartupPlan, RequestMixesAreSeededWithinRangeAndShaped) {
+  const std::vector<int> uniform = request_sizes(RequestMix::uniform, 20000, 256, 3);
+  const std::vector<int> skewed = request_sizes(RequestMix::skewed, 20000, 256, 3);
+  EXPECT_EQ(uniform, request_sizes(RequestMix::uniform, 20000, 256, 3));
+  EXPECT_EQ(skewed, request_sizes(RequestMix::skewed, 20000, 256, 3));
+  EXPECT_NE(skewed, request_sizes(RequestMix::skewed, 20000, 256, 4));
+  for (const std::vector<int>* mix : {&uniform, &skewed}) {
+    ASSERT_EQ(mix->size(), 20000u);
+    EXPECT_GE(*std::min_element(mix->begin(), mix->end()), 1);
+    EXPECT_LE(*std::max_element(mix->begin(), mix->end()), 256);
+  }
+  std::vector<int> sorted = skewed;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_NEAR(sorted[sorted.size() / 2], 32, 4) << "the skewed mix's median is max/8";
+  double uniform_mean = 0.0, skewed_mean = 0.0;
+  for (int b : uniform) uniform_mean += b / 20000.0;
+  for (int b : skewed) skewed_mean += b / 20000.0;
+  EXPECT_NEAR(uniform_mean, 128.5, 3.0);
+  EXPECT_NEAR(skewed_mean, 64.5, 3.0) << "ceil(256 u^3): mean 256/4 + about 1/2";
+  EXPECT_TRUE(request_sizes(RequestMix::skewed, 0, 8, 1).empty());
+  EXPECT_THROW(request_sizes(RequestMix::skewed, -1, 8, 1), std::invalid_argument);
+  EXPECT_THROW(request_sizes(RequestMix::skewed, 5, 0, 1), std::invalid_argument);
+}
+
+TEST(StartupPlan, PaddingWasteIsPaddedOverRequestedMinusOne) {
+  EXPECT_DOUBLE_EQ(padding_waste({1, 2, 3}, {2, 4}), 8.0 / 6.0 - 1.0);  // padded 2 + 2 + 4
+  const std::vector<int> requests = request_sizes(RequestMix::uniform, 5000, 64, 1);
+  EXPECT_DOUBLE_EQ(padding_waste(requests, even_buckets(64, 64)), 0.0) << "one bucket per count wastes nothing";
+  EXPECT_GT(padding_waste(requests, even_buckets(8, 64)), padding_waste(requests, even_buckets(32, 64)));
+  // One bucket of 64 for uniform 1..64 requests: 64 / 32.5 - 1, about 97%.
+  EXPECT_NEAR(padding_waste(requests, even_buckets(1, 64)), 64.0 / 32.5 - 1.0, 0.05);
+}
+
+TEST(StartupPlan, TheEstimateCountsEveryBatchCapturedBothWaysEveryRound) {
+  StartupConfig config;
+  config.bucket_counts = {8};
+  config.max_batches = 256;
+  const double one = startup_seconds(config, 0.0);
+  EXPECT_GT(one, 2.0 * 1152 * 20e-6) << "1152 batches captured both ways at ~25 us each";
+  EXPECT_LT(one, 1.0);
+  EXPECT_NEAR(startup_seconds(config, 1e-3) - one, 2.0 * 1152 * 1e-3, 1e-9) << "each batch launched once per way";
+  config.rounds = 3;
+  EXPECT_NEAR(startup_seconds(config, 0.0), 3.0 * one, 1e-12);
+  config.rounds = 1;
+  config.bucket_counts = {8, 256};
+  EXPECT_GT(startup_seconds(config, 0.0), 20.0 * one);
+}
+
+StartupConfig parse(const std::vector<std::string>& args) {
+  StageCli cli("04_graph_capture_gemm startup", "test");
+  add_startup_options(cli);
+  const std::optional<CommonOptions> common = cli.parse(args);
+  if (!common) throw std::logic_error("--help");
+  return read_startup_options(cli, common->seed);
+}
+
+TEST(StartupOptions, DefaultsAndValues) {
+  const StartupConfig defaults = parse({});
+  EXPECT_EQ(defaults.bucket_counts, (std::vector<int>{8, 16, 32, 64, 128, 256}));
+  EXPECT_EQ(defaults.max_batches, 256);
+  EXPECT_EQ(defaults.size, 64);
+  EXPECT_EQ(defaults.budget_ms, 500.0);
+  EXPECT_EQ(defaults.requests, 10000);
+  EXPECT_EQ(defaults.rounds, 1);
+  const StartupConfig given = parse({"--startup-buckets", "9,2", "--startup-max-batches", "9", "--startup-size", "8",
+                                     "--startup-budget-ms", "20", "--startup-requests", "7", "--startup-rounds", "3",
+                                     "--seed", "5"});
+  EXPECT_EQ(given.bucket_counts, (std::vector<int>{2, 9}));
+  EXPECT_EQ(given.max_batches, 9);
+  EXPECT_EQ(given.size, 8);
+  EXPECT_EQ(given.budget_ms, 20.0);
+  EXPECT_EQ(given.requests, 7);
+  EXPECT_EQ(given.rounds, 3);
+  EXPECT_EQ(given.seed, 5u);
+}
+
+TEST(StartupOptions, BadValuesAreUsageErrors) {
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"--startup-buckets", "8,300"},  // above the default max of 256
+           {"--startup-max-batches", "100"},  // the default 128 and 256 buckets are above it
+           {"--startup-buckets", "8,8"},
+           {"--startup-buckets", "8,,16"},
+           {"--startup-buckets", "0"},
+           {"--startup-buckets", "1025"},
+           {"--startup-max-batches", "1025"},
+           {"--startup-size", "0"},
+           {"--startup-budget-ms", "0"},
+           {"--startup-requests", "0"},
+           {"--startup-rounds", "0"},
+           {"--startup-rounds", "101"}}) {
+    EXPECT_THROW(parse(bad), UsageError) << ::testing::PrintToString(bad);
+  }
+  EXPECT_NO_THROW(parse({"--startup-max-batches", "100", "--startup-buckets", "4,100"}));
+}
+
+// ---- made-up figures --------------------------------------------------------
+
+// Rows of bucket counts `ks` over 1..256 whose shared-pool totals are
+// `shared_ms` (capture 30%, instantiate 60%, upload 10%) and whose separate
+// totals are `separate_ms`.
+StartupFigures made_up(const std::vector<int>& ks, const std::vector<double>& shared_ms,
+                       const std::vector<double>& separate_ms, double budget_ms = 500.0) {
+  StartupFigures f;
+  f.config.bucket_counts = ks;
+  f.config.max_batches = 256;
+  f.config.budget_ms = budget_ms;
+  f.config.requests = 2000;
+  for (std::size_t i = 0; i < ks.size(); ++i) {
+    StartupRow row;
+    row.buckets = ks[i];
+    row.sizes = even_buckets(ks[i], 256);
+    row.batches_captured = captured_batches(row.sizes);
+    for (BufferLayout layout : kAllBufferLayouts) {
+      const double total = layout == BufferLayout::shared ? shared_ms[i] : separate_ms[i];
+      StartupCell& c = row.cell(layout);
+      c.capture = ms(0.3 * total);
+      c.instantiate = ms(0.6 * total);
+      c.upload = ms(0.1 * total);
+      c.total = ms(total);
+      c.launches = ms(0.5 * total);
+      c.check.passed = true;
+      c.check.batches_checked = int(row.batches_captured);
+      c.graph_bytes = 64 * 1024 * std::int64_t(ks[i]);
+    }
+    row.shared.buffer_bytes = 8 << 20;
+    row.separate.buffer_bytes = std::int64_t(row.batches_captured) * 32 * 1024;
+    f.rows.push_back(row);
+  }
+  fill_padding(f);
+  return f;
+}
+
+const std::vector<int> kKs = {8, 32, 128, 256};
+
+TEST(StartupConclusions, NoBucketCountOverTheBudget) {
+  const StartupFigures f = made_up(kKs, {20, 80, 300, 450}, {25, 90, 320, 480});
+  const BudgetVerdict v = budget_verdict(f, BufferLayout::shared);
+  EXPECT_FALSE(v.first_over);
+  ASSERT_TRUE(v.most_within);
+  EXPECT_EQ(*v.most_within, 3u);
+  const std::string text = budget_text(f);
+  EXPECT_TRUE(contains(text, "no bucket count exceeded the 500 ms budget")) << text;
+  EXPECT_TRUE(contains(text, "all 256 buckets start in 450 ms and waste 0.0% (uniform) / 0.0% (skewed)")) << text;
+  EXPECT_TRUE(contains(text, "separate buffers per bucket: none over")) << text;
+}
+
+TEST(StartupConclusions, TheFirstBucketCountOverTheBudgetAndTheMostWithinIt) {
+  const StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 520, 700});
+  const BudgetVerdict v = budget_verdict(f, BufferLayout::shared);
+  ASSERT_TRUE(v.first_over && v.most_within);
+  EXPECT_EQ(f.rows[*v.first_over].buckets, 256);
+  EXPECT_EQ(f.rows[*v.most_within].buckets, 128);
+  const std::string text = budget_text(f);
+  EXPECT_TRUE(contains(text, "256 buckets are the first over the 500 ms budget on the shared pool (600 ms; ")) << text;
+  EXPECT_TRUE(contains(text, "separate buffers per bucket: 128 buckets first, at 520 ms)")) << text;
+  EXPECT_TRUE(contains(text, "the most buckets within it, 128, start in 300 ms")) << text;
+  EXPECT_TRUE(contains(text, "with 8 buckets")) << text;
+  // Over at the second bucket count: the most within is the fewest, with nothing to compare its padding to.
+  const std::string second = budget_text(made_up(kKs, {20, 600, 700, 800}, {25, 90, 520, 700}));
+  EXPECT_TRUE(contains(second, "the most buckets within it, 8, start in 20 ms and waste 11.")) << second;
+  EXPECT_FALSE(contains(second, "against")) << second;
+  // Exactly at the budget is within it.
+  const StartupFigures at_budget = made_up(kKs, {20, 80, 500, 600}, {25, 90, 500, 700});
+  EXPECT_EQ(at_budget.rows[*budget_verdict(at_budget, BufferLayout::shared).first_over].buckets, 256);
+  EXPECT_EQ(at_budget.rows[*budget_verdict(at_budget, BufferLayout::separate).first_over].buckets, 256);
+}
+
+TEST(StartupConclusions, EvenTheFewestBucketsExceedTheBudget) {
+  const StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 320, 700}, 10.0);
+  const BudgetVerdict v = budget_verdict(f, BufferLayout::shared);
+  ASSERT_TRUE(v.first_over);
+  EXPECT_EQ(*v.first_over, 0u);
+  EXPECT_FALSE(v.most_within);
+  const std::string text = budget_text(f);
+  EXPECT_TRUE(contains(text, "even 8 buckets exceed the 10 ms budget on the shared pool (20 ms; ")) << text;
+  EXPECT_TRUE(contains(text, "fewer buckets, a smaller top bucket or a larger budget")) << text;
+}
+
+TEST(StartupConclusions, ThePaddingWasteFallsWithMoreBuckets) {
+  const StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 320, 700});
+  for (std::size_t i = 1; i < f.rows.size(); ++i) {
+    EXPECT_LT(f.rows[i].waste_uniform, f.rows[i - 1].waste_uniform);
+    EXPECT_LT(f.rows[i].waste_skewed, f.rows[i - 1].waste_skewed);
+  }
+  EXPECT_DOUBLE_EQ(f.rows.back().waste_uniform, 0.0);
+  EXPECT_GT(f.rows.front().waste_skewed, f.rows.front().waste_uniform) << "small requests waste more of a bucket";
+  EXPECT_GT(f.mean_uniform, f.mean_skewed);
+}
+
+TEST(StartupConclusions, TheLargestPartOfStartupIsNamed) {
+  StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 320, 700});
+  EXPECT_TRUE(contains(parts_text(f), "instantiate is the largest part of starting 256 buckets (capture 30.0%, "
+                                      "instantiate 60.0%, upload 10.0%): 2.34 ms per graph"))
+      << parts_text(f);
+  f.rows.back().shared.capture = ms(500);
+  EXPECT_TRUE(contains(parts_text(f), "capture is the largest part")) << parts_text(f);
+  f.rows.back().shared.upload = ms(900);
+  EXPECT_TRUE(contains(parts_text(f), "upload is the largest part")) << parts_text(f);
+  f.rows.back().shared = StartupCell{};
+  EXPECT_EQ(parts_text(f), "nothing was timed");
+}
+
+TEST(StartupConclusions, SeparateBuffersAgainstOneSharedPool) {
+  StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 320, 700});
+  // Separate: 32896 batches x 32 KiB + 16 MiB of graphs; shared: 8 + 16 MiB.
+  std::string text = memory_text(f);
+  EXPECT_TRUE(contains(text, "each exec holds about 64 KiB of device memory (16.0 MiB for 256 graphs)")) << text;
+  EXPECT_TRUE(contains(text, "separate buffers per bucket take 1044.0 MiB")) << text;
+  EXPECT_TRUE(contains(text, "against 24.0 MiB for one shared pool, 43.5x")) << text;
+  f.rows.back().separate.buffer_bytes = f.rows.back().shared.buffer_bytes + (2 << 20);  // 26 MiB: within 1.1x
+  text = memory_text(f);
+  EXPECT_TRUE(contains(text, "about as much device memory as one shared pool (26.0 MiB against 24.0 MiB")) << text;
+  f.rows.back().shared.graph_bytes = 0;
+  text = memory_text(f);
+  EXPECT_TRUE(contains(text, "less device memory than cudaMemGetInfo resolves")) << text;
+}
+
+// ---- the JSON, the measurements and the printout ---------------------------------
+
+TEST(StartupReport, TheJsonHoldsEveryRowAndTheVerdict) {
+  StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 520, 700});
+  const nlohmann::json doc = startup_json(f);
+  EXPECT_EQ(doc.at("bucket_layout"), "even");
+  EXPECT_EQ(doc.at("budget_ms"), 500.0);
+  EXPECT_EQ(doc.at("budget_layout"), "shared");
+  EXPECT_TRUE(contains(doc.at("mixes").at("skewed").at("text").get<std::string>(), "ceil(256 * u^3)"));
+  ASSERT_EQ(doc.at("rows").size(), 4u);
+  const nlohmann::json& last = doc.at("rows")[3];
+  EXPECT_EQ(last.at("buckets"), 256);
+  EXPECT_EQ(last.at("sizes").size(), 256u);
+  EXPECT_EQ(last.at("batches_captured"), 32896);
+  EXPECT_NEAR(last.at("shared").at("total_ms").get<double>(), 600.0, 1e-9);
+  EXPECT_NEAR(last.at("shared").at("ms_per_graph").get<double>(), 600.0 / 256, 1e-9);
+  EXPECT_NEAR(last.at("shared").at("us_per_batch").get<double>(), 600000.0 / 32896, 1e-9);
+  EXPECT_NEAR(last.at("shared").at("graph_bytes_per_graph").get<double>(), 65536.0, 1e-9);
+  EXPECT_EQ(last.at("separate").at("device_bytes"), 32896LL * 32 * 1024 + 256LL * 65536);
+  EXPECT_EQ(last.at("separate").at("verified"), true);
+  EXPECT_FALSE(last.at("separate").contains("failure"));
+  EXPECT_EQ(doc.at("first_over_budget").at("shared"), 256);
+  EXPECT_EQ(doc.at("first_over_budget").at("separate"), 128);
+  EXPECT_EQ(doc.at("most_within_budget").at("separate"), 32);
+  EXPECT_EQ(doc.at("conclusion").size(), 3u);
+  f.config.budget_ms = 1000.0;
+  EXPECT_EQ(startup_json(f).at("first_over_budget").at("shared"), nullptr);
+  f.config.budget_ms = 1.0;
+  EXPECT_EQ(startup_json(f).at("most_within_budget").at("shared"), nullptr);
+  f.rows[1].separate.check.passed = false;
+  f.rows[1].separate.check.first_failure = Mismatch{3, 1, 2, 16.0, -1.0, "sampled"};
+  const nlohmann::json failed = startup_json(f).at("rows")[1].at("separate");
+  EXPECT_EQ(failed.at("verified"), false);
+  EXPECT_TRUE(contains(failed.at("failure").get<std::string>(), "batch 3")) << failed.at("failure");
+}
+
+TEST(StartupReport, MeasurementsChecksAndBoundsCoverEveryRowAndLayout) {
+  StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 520, 700});
+  const std::vector<Measurement> m = startup_measurements(f);
+  ASSERT_EQ(m.size(), 4u * 2u * 5u);
+  EXPECT_EQ(m[0].name, "startup_capture");
+  EXPECT_EQ(m[3].name, "startup_total");
+  EXPECT_FALSE(m[3].verifiable);
+  EXPECT_EQ(m[4].name, "startup_launches");
+  EXPECT_TRUE(m[4].verified);
+  EXPECT_EQ(m[5].params.at("layout"), "separate");
+  EXPECT_EQ(m.back().params.at("buckets"), 256);
+  const std::vector<const VerifyResult*> checks = startup_checks(f);
+  ASSERT_EQ(checks.size(), 8u);
+  EXPECT_EQ(checks[3], &f.rows[1].separate.check);
+  const nlohmann::json bounds = startup_bounds(f);
+  EXPECT_NEAR(bounds.at("startup_shared_ms_per_graph_k8").get<double>(), 20.0 / 8, 1e-12);
+  EXPECT_NEAR(bounds.at("startup_separate_us_per_batch_k256").get<double>(), 700000.0 / 32896, 1e-9);
+  f.rows[2].shared.check.passed = false;
+  EXPECT_FALSE(startup_measurements(f)[20].verified);  // row 2, shared, startup_launches
+}
+
+TEST(StartupReport, ThePrintoutHasTheTableTheMixesAndTheConclusion) {
+  const StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 520, 700});
+  std::ostringstream out;
+  print_startup(out, f);
+  const std::string text = out.str();
+  EXPECT_TRUE(contains(text, "bucket i holds ceil(i * 256 / K)")) << text;
+  EXPECT_TRUE(contains(text, "instantiate")) << text;
+  EXPECT_TRUE(contains(text, "K=8 11.8% / 29.5%, K=32")) << text;
+  EXPECT_TRUE(contains(text, "separate")) << text;
+  EXPECT_TRUE(contains(text, "b uniform in 1..256")) << text;
+  EXPECT_TRUE(contains(text, budget_text(f))) << text;
+  EXPECT_TRUE(contains(text, parts_text(f))) << text;
+  EXPECT_TRUE(contains(text, memory_text(f))) << text;
+  EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 20);
+}
+
+}  // namespace
+}  // namespace csg::graphs

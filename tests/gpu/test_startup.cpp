@@ -1,0 +1,65 @@
+// The startup subcommand end to end at a small size, as a user runs it:
+// exit 0 with every bucket graph of every layout launched and verified, and
+// the JSON it writes (its rows, their sizes, the budget's verdict). What is
+// asserted is what must hold on any GPU; no assertion on any time except that
+// each was measured.
+#include <nlohmann/json.hpp>
+
+#include "base/errors.hpp"
+#include "gpu_test.hpp"
+#include "run_process.hpp"
+
+#ifdef CSG_STAGE04_BINARY
+
+namespace csg {
+namespace {
+
+class StartupTest : public testing::GpuTest {};
+
+TEST_F(StartupTest, EveryBucketGraphOfEveryLayoutIsBuiltAndVerified) {
+  testing::TempDir dir;
+  const testing::JsonRun run = testing::run_with_json(
+      {CSG_STAGE04_BINARY, "startup", "--startup-buckets", "2,9", "--startup-max-batches", "9", "--startup-size",
+       "16", "--startup-rounds", "2", "--startup-requests", "500", "--streams", "3", "--startup-budget-ms",
+       "100000"},
+      dir, "04.json");
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  const nlohmann::json doc = run.doc();
+  EXPECT_EQ(doc.at("subcommand"), "startup");
+  const nlohmann::json& startup = doc.at("startup");
+  ASSERT_EQ(startup.at("rows").size(), 2u);
+  const nlohmann::json& two = startup.at("rows")[0];
+  EXPECT_EQ(two.at("sizes"), (std::vector<int>{5, 9}));
+  EXPECT_EQ(two.at("batches_captured"), 14);
+  const nlohmann::json& nine = startup.at("rows")[1];
+  EXPECT_EQ(nine.at("batches_captured"), 45);  // 1 + 2 + ... + 9
+  EXPECT_DOUBLE_EQ(nine.at("padding_waste").at("uniform").get<double>(), 0.0);
+  for (const nlohmann::json* row : {&two, &nine}) {
+    for (const char* layout : {"shared", "separate"}) {
+      const nlohmann::json& cell = row->at(layout);
+      EXPECT_EQ(cell.at("verified"), true) << layout << " " << cell.dump();
+      EXPECT_EQ(cell.at("batches_checked"), 2 * row->at("batches_captured").get<int>()) << "two rounds";
+      EXPECT_EQ(cell.at("rounds"), 2);
+      EXPECT_GT(cell.at("capture_ms").get<double>(), 0.0);
+      EXPECT_GT(cell.at("instantiate_ms").get<double>(), 0.0);
+      EXPECT_GT(cell.at("upload_ms").get<double>(), 0.0);
+    }
+  }
+  EXPECT_GT(nine.at("shared").at("buffer_bytes").get<long long>(), 0) << "the shared pool's allocation";
+  EXPECT_EQ(startup.at("first_over_budget").at("shared"), nullptr);
+  EXPECT_EQ(startup.at("most_within_budget").at("shared"), 9);
+  EXPECT_EQ(doc.at("verification").at("passed"), true);
+  int launches = 0;
+  for (const auto& m : doc.at("measurements")) {
+    if (m.at("name") != "startup_launches") continue;
+    EXPECT_EQ(m.at("verified"), true) << m.dump();
+    ++launches;
+  }
+  EXPECT_EQ(launches, 4);
+  EXPECT_NE(run.out.find("no bucket count exceeded the 100000 ms budget"), std::string::npos) << run.out;
+}
+
+}  // namespace
+}  // namespace csg
+
+#endif  // CSG_STAGE04_BINARY
