@@ -190,6 +190,21 @@ csg_runs=(
   "qfc | 04_graph_capture_gemm-skip-join           | 04_graph_capture_gemm | skip-join       | --batches 12 --streams 3 | 1"
   # one replay on a timeline                    timeline_04_graph_capture_gemm-timeline.png
   "qfc | 04_graph_capture_gemm-timeline            | 04_graph_capture_gemm | timeline        | --trace {trace}"
+  # after the article: the launch by node kind and shape   after-the-article table, after_article.png
+  "q   | 04_graph_capture_gemm-launch-anatomy      | 04_graph_capture_gemm | launch-anatomy  | --anatomy-nodes 8,80,800 --warmup 1 --repeats 5"
+  "fc  | 04_graph_capture_gemm-launch-anatomy      | 04_graph_capture_gemm | launch-anatomy  |"
+  # graphs launched from the GPU                after-the-article table, after_article.png
+  "qfc | 04_graph_capture_gemm-device-launch       | 04_graph_capture_gemm | device-launch   |"
+  # WHILE and SWITCH nodes; N to 1,000 by default, to 10,000 with --full
+  "q   | 04_graph_capture_gemm-conditional         | 04_graph_capture_gemm | conditional     | --cond-iterations 10,100,1000 --warmup 1 --repeats 5"
+  "fc  | 04_graph_capture_gemm-conditional         | 04_graph_capture_gemm | conditional     |"
+  # programmatic dependent launch               after-the-article table, after_article.png
+  "q   | 04_graph_capture_gemm-pdl                 | 04_graph_capture_gemm | pdl             | --warmup 1 --repeats 5"
+  "fc  | 04_graph_capture_gemm-pdl                 | 04_graph_capture_gemm | pdl             |"
+  # graph memory nodes                          after-the-article table, after_article.png
+  "qfc | 04_graph_capture_gemm-memory-nodes        | 04_graph_capture_gemm | memory-nodes    |"
+  # a serving engine's startup, 8 to 256 bucket graphs   after-the-article table, after_article.png
+  "qfc | 04_graph_capture_gemm-startup             | 04_graph_capture_gemm | startup         |"
   # a run of some seconds prints its progress
   "c   | 01_serial_baseline-progress               | 01_serial_baseline    | -               | --host-memory pinned --repeats 100"
 )

@@ -34,7 +34,8 @@ SUBCOMMANDS = {
     "03_stream_pool_gemm": {"kernels", "order", "engine-streams", "count-sweep", "priorities", "contention",
                             "timeline"},
     "04_graph_capture_gemm": {"costs", "node-updates", "changing-shapes", "tiny-work", "launch-chains",
-                              "regime-map", "graph", "skip-join", "timeline"},
+                              "launch-anatomy", "regime-map", "graph", "skip-join", "timeline", "device-launch",
+                              "conditional", "pdl", "memory-nodes", "startup"},
 }
 
 
@@ -151,7 +152,8 @@ class RunTable(unittest.TestCase):
                                      "03_stream_pool_gemm-count-sweep", "03_stream_pool_gemm-kernels-naive",
                                      "03_stream_pool_gemm-kernels-tiled", "03_stream_pool_gemm-kernels-cublas",
                                      "03_stream_pool_gemm-kernels-cublas_tf32", "04_graph_capture_gemm-costs",
-                                     "04_graph_capture_gemm-costs-cublas"})
+                                     "04_graph_capture_gemm-costs-cublas", "04_graph_capture_gemm-launch-anatomy",
+                                     "04_graph_capture_gemm-conditional", "04_graph_capture_gemm-pdl"})
         self.assertIn("--map-sizes", q["04_graph_capture_gemm-regime-map"].args)
         self.assertEqual(f["04_graph_capture_gemm-regime-map"].args, [], "--full: the whole map, at its defaults")
         self.assertEqual(f["02_pinned_vs_pageable-sweep"].args, [])
