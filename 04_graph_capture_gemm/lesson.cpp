@@ -130,7 +130,8 @@ bool report(const Options& options, const Figures& f, const Graph& graph) {
   doc["graph"] = graphs::to_json(structure);
   return finish_lesson(out, result, "the 3 runs (the six steps once, the replay, the streams)",
                        "--help lists the laboratory (each cost apart, the bounds, updates,\n"
-                       "  changing shapes, tiny work, launch chains, the regime map, the missing join, a timeline)",
+                       "  changing shapes, tiny work, launch chains and anatomy, the regime map, the missing join, a\n"
+                       "  timeline; after the article: device launch, conditional nodes, PDL, memory nodes, startup)",
                        std::move(doc), options.json_path);
 }
 
