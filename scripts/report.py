@@ -22,9 +22,14 @@ one per stage run and without "subcommand", read the same.
                           alone vs the whole pipeline: 03's kernels runs, 04's
                           costs runs); copy bandwidths (02 sweep), the
                           pool-size sweep (03's lesson), graph costs (04);
-                          stage 04's regime map where a run has one; every
-                          plot; every measurement
+                          stage 04's regime map where a run has one; after
+                          the article: stage 04's runs of CUDA's newer graph
+                          features (device launch, conditional nodes, PDL,
+                          memory nodes, startup, launch anatomy), the old way
+                          against the new, where any ran; every plot; every
+                          measurement
         bandwidth.png, stages.png, sweep.png, graph_costs.png, regimes.png,
+        after_article.png (where the after-the-article table has a row),
         timeline_<run>.png (one per trace), regime_map_<run>.png (one per
         04 regime-map result)
       and prints a short summary. Run by a python3 without matplotlib where
@@ -59,16 +64,16 @@ from pathlib import Path
 from typing import Any
 
 from results_lib import (BOUND_RUNS, COPY_SWEEP_RUNS, KERNEL_ORDER, POOL_SWEEP_RUNS, REGIME_POOL_SUBCOMMAND,
-                         SERIAL_RUNS, STAGE01, STAGE02, STAGE03, STAGE04, WORKLOAD_RUNS, Regime, Result, ResultError,
-                         Suite, config_difference, copy_findings, crossover_sentence, describe_device,
-                         describe_devices, digest_comparison, digest_lines, failed_verifications, find_measurement,
-                         findings_sentence, format_ms, format_params, gain_sentence, graph_findings, human_bytes,
-                         is_measured, is_number, is_unverified, kernel_of, load_results_from, load_suite, map_cell,
-                         map_cell_label, map_cell_text, map_equal_within, map_findings, map_ratio, map_results,
-                         map_rows, md_table, measured_dates, missing_kernels, params_of, percent,
-                         plateau_of_rates_sentence, plural, rate, regime_map_of, regimes, replay_sentence, run_name,
-                         run_name_for_kernel, runs_of, size_label, sweep_sentence, text_table, variant_label,
-                         verified_text)
+                         SERIAL_RUNS, STAGE01, STAGE02, STAGE03, STAGE04, WORKLOAD_RUNS, AfterArticle, Regime, Result,
+                         ResultError, Suite, after_article, after_article_figure, config_difference, copy_findings,
+                         crossover_sentence, describe_device, describe_devices, digest_comparison, digest_lines,
+                         failed_verifications, find_measurement, findings_sentence, format_ms, format_params,
+                         gain_sentence, graph_findings, human_bytes, is_measured, is_number, is_unverified, kernel_of,
+                         load_results_from, load_suite, map_cell, map_cell_label, map_cell_text, map_equal_within,
+                         map_findings, map_ratio, map_results, map_rows, md_table, measured_dates, missing_kernels,
+                         params_of, percent, plateau_of_rates_sentence, plural, rate, regime_map_of, regimes,
+                         replay_sentence, run_name, run_name_for, run_name_for_kernel, runs_of, size_label,
+                         sweep_sentence, text_table, variant_label, verified_text)
 
 EXIT_OK, EXIT_UNVERIFIED, EXIT_USAGE, EXIT_NO_PLOTS = 0, 1, 2, 3
 
@@ -481,6 +486,112 @@ def regime_section(suite: Suite) -> list[str]:
     return lines
 
 
+AFTER_TITLE = "After the article: CUDA's newer graph features"
+AFTER_PLOT = "after_article.png"
+AFTER_HEADERS = ["feature", "figure", "old way", "old", "new way", "new", "new vs old", "the run's conclusion"]
+AFTER_OLD_COLOUR = "#1f77b4"   # the old way: blue
+AFTER_NEW_COLOUR = "#8c564b"   # the new way: brown, as the graph in graph_costs.png
+
+
+def after_article_rows(after: AfterArticle) -> list[list[str]]:
+    return [[r.feature, r.figure, r.old_way, after_article_figure(r.old, r.unit), r.new_way,
+             after_article_figure(r.new, r.unit), r.ratio_text, r.conclusion] for r in after.rows]
+
+
+def after_article_section(suite: Suite) -> list[str]:
+    """Stage 04's runs of CUDA's newer graph features: one row per figure compared, the old way against the new;
+    nothing where none of them ran (a folder of an older suite)."""
+    after = after_article(suite.results)
+    if not after.rows and not after.skipped:
+        return []
+    lines = ["", f"## {AFTER_TITLE}", ""]
+    files = [f"{run_name_for(GRAPH_STAGE, subcommand)}.json" for subcommand in after.missing]
+    if after.rows:
+        lines.append("Stage 04's laboratory runs of what CUDA added after the article: graphs launched from the GPU, "
+                     "conditional (WHILE) nodes, programmatic dependent launch, memory nodes; and what a serving "
+                     "engine's startup and one graph launch cost. Each row: one figure, per operation, the old way "
+                     "against the new (startup: the fewest buckets against the most), from one run. new vs old: the old way's time / the new way's (2.0× faster: "
+                     "the new way takes half the time), or the memory the new way holds against the old's. The "
+                     "conclusion is the run's own verdict, its id in backticks, with the stage's thresholds; "
+                     "launch-anatomy writes figures only, so its rows apply the stage's rules to them.")
+        lines.append("")
+        lines += md_table(AFTER_HEADERS, after_article_rows(after), {3, 5, 6})
+        lines += ["", "From " + ", ".join(r.path.name for r in after.runs) + "."]
+    else:
+        lines.append("_No row: no run here that the table can read (below, why)._")
+    if after.missing:
+        lines += ["", f"Not run here: {', '.join(after.missing)} (no {', '.join(files)}; scripts/run_suite.sh "
+                  "runs them)."]
+    if after.skipped:
+        lines += ["", "Left out, malformed or incomplete:", "", *(f"- {s}" for s in after.skipped)]
+    return lines
+
+
+def after_article_caption(after: AfterArticle) -> str:
+    drawn = [r for r in after.rows if r.is_time and r.comparable]
+    text = ("Blue: the old way, brown: the new way, each row's time per operation (µs, log scale), from the "
+            "runs' JSON. " + "; ".join(f"{r.feature}, {r.figure}: {r.new_way} {r.ratio_text} than {r.old_way}"
+                                       for r in drawn) + ".")
+    left = [r for r in after.rows if r not in drawn]
+    if left:
+        text += " In the table only: " + "; ".join(
+            f"{r.feature}, {r.figure}" + (" (not a time)" if not r.is_time else " (a figure not above 0)")
+            for r in left) + "."
+    return text
+
+
+def draw_after_article(plots: Any, after: AfterArticle, out_dir: Path) -> Any:
+    """after_article.png: a pair of horizontal bars per row of the table that compares two times, the old way
+    above the new, on a log axis of µs, each labelled with its figure and the new one with the ratio."""
+    rows = [r for r in after.rows if r.is_time and r.comparable]
+    if not rows:
+        raise plots.SkipPlot("no row of the table compares two times above 0 (a memory figure is in the table only)")
+    plt = plots.plt
+    fig, ax = plt.subplots(figsize=(plots.SLIDE_WIDE[0], max(plots.SLIDE[1], 1.6 + 0.75 * len(rows))))
+    height = 0.38
+    ys = list(range(len(rows)))
+    values = []
+    for offset, side, colour, label in ((-height / 2, "old", AFTER_OLD_COLOUR, "the old way"),
+                                        (height / 2, "new", AFTER_NEW_COLOUR, "the new way")):
+        us = [r.us(getattr(r, side)) for r in rows]
+        values += us
+        ax.barh([y + offset for y in ys], us, height=height, color=colour, label=label)
+        for y, r, value in zip(ys, rows, us):
+            way = r.old_way if side == "old" else r.new_way
+            text = f"{after_article_figure(value, 'µs')}  {way}"
+            if side == "new":
+                text += f"  ({r.ratio_text})"
+            ax.annotate(text, (value, y + offset), xytext=(4, 0), textcoords="offset points", va="center",
+                        fontsize=10)
+    ax.set_xscale("log")
+    # The labels run on past the longest bar, beyond the axes: the saved picture is cut to fit them.
+    ax.set_xlim(min(values) / 3, max(values) * 3)
+    ax.set_yticks(ys, [f"{r.feature}\n{r.figure}" for r in rows], fontsize=10)
+    ax.invert_yaxis()  # the table's order, top to bottom
+    ax.set_xlabel("time per operation (µs, log scale)")
+    ax.grid(axis="y", visible=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=11, frameon=False)
+    fig.suptitle(f"{AFTER_TITLE} — {plots.device_line(after.runs)}")
+    ax.set_title("The old way (blue) against the new (brown), per operation: launches, loop iterations, kernels, "
+                 "replays, startups", fontsize=12)
+    fig.tight_layout()
+    plots.save(fig, out_dir, AFTER_PLOT)
+    return plots.Plot(AFTER_PLOT, AFTER_TITLE, after_article_caption(after))
+
+
+def after_article_plots(plots: Any, suite: Suite, out_dir: Path) -> list[tuple[str, Any, str]]:
+    """The plot's entry in the Plots section: none where the table has no row (the section says why)."""
+    after = after_article(suite.results)
+    if not after.rows:
+        (out_dir / AFTER_PLOT).unlink(missing_ok=True)  # a picture of an earlier report of this folder
+        return []
+    try:
+        return [(AFTER_TITLE, draw_after_article(plots, after, out_dir), "")]
+    except plots.SkipPlot as reason:
+        (out_dir / AFTER_PLOT).unlink(missing_ok=True)
+        return [(AFTER_TITLE, None, str(reason))]
+
+
 def format_bound(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
@@ -690,6 +801,7 @@ def write_report(directory: Path, out_dir: Path | None, plots: bool) -> tuple[li
     lines += ["", "## Verification", "", *verify]
     lines += regime_section(suite)
     lines += copy_section(suite) + sweep_section(suite) + graph_section(suite) + regime_map_section(suite)
+    lines += after_article_section(suite)
     lines += bounds_section(suite)
 
     status = EXIT_UNVERIFIED if failed else EXIT_OK
@@ -707,6 +819,7 @@ def write_report(directory: Path, out_dir: Path | None, plots: bool) -> tuple[li
         else:
             try:
                 drawn = report_plots.draw_all(suite, out_dir)
+                drawn += after_article_plots(report_plots, suite, out_dir)
             except OSError as error:
                 raise ResultError(f"{given}: cannot write a plot into it: {error.strerror}") from None
             plotted = sum(plot is not None for _, plot, _ in drawn)

@@ -1414,3 +1414,408 @@ def map_findings(rm: dict[str, Any]) -> list[str]:
             found.append(f"the graph wins at the smallest size, {size_label(small.m)}, and at the largest, "
                          f"{size_label(large.m)}, alike")
     return found
+
+
+# --- after the article: stage 04's runs of CUDA's newer graph features ------------------
+#
+# One run per laboratory subcommand, each with its own top-level object; report.md's section "After the
+# article" puts one or two rows of each beside each other: the old way and the new, per operation, and the
+# run's own conclusion. The thresholds below are the stage's, restated where its JSON does not carry the
+# verdict (launch-anatomy writes figures only).
+
+AFTER_ARTICLE_RUNS = (("device-launch", "device_launch"), ("conditional", "conditional"), ("pdl", "pdl"),
+                      ("memory-nodes", "memory_nodes"), ("startup", "startup"),
+                      ("launch-anatomy", "launch_anatomy"))
+# launch_anatomy_report.hpp: a variant of the article's graph launches differently only when its median is
+# outside the article's middle half and more than kArticleLaunchNoise from its median; a node kind is
+# launched in constant time at most kConstantTimePerNodeUs per node; "matches NVIDIA" within 2x of both figures.
+ARTICLE_LAUNCH_NOISE = 0.10
+CONSTANT_TIME_PER_NODE_US = 0.02
+NVIDIA_MATCH = 2.0
+TIME_UNITS = {"µs": 1.0, "ms": 1000.0}
+MIB = 1 << 20
+
+
+class Malformed(Exception):
+    """A field of a feature's object that is missing or not what the report needs; the message names it."""
+
+
+@dataclass(frozen=True)
+class AfterRow:
+    """One row of the table: a figure of the old way and of the new way, in `unit`, from run `run`."""
+    feature: str       # the subcommand: "device-launch"
+    figure: str        # what is compared, per what: "empty graph, per launch"
+    old_way: str
+    old: float
+    new_way: str
+    new: float
+    unit: str          # "µs", "ms" or "MiB"
+    conclusion: str
+    run: str
+
+    @property
+    def is_time(self) -> bool:
+        return self.unit in TIME_UNITS
+
+    @property
+    def comparable(self) -> bool:
+        return self.old > 0 and self.new > 0
+
+    def us(self, value: float) -> float:
+        return value * TIME_UNITS[self.unit]
+
+    @property
+    def ratio_text(self) -> str:
+        """The new way against the old: speed_label's words for a time, "more"/"less" for memory; "-" where a
+        figure is not positive (nothing to divide by)."""
+        if not self.comparable:
+            return "-"
+        if self.is_time:
+            return speed_label(self.old, self.new)
+        if self.new <= self.old:
+            return f"{self.old / self.new:.1f}× less memory"
+        return f"{self.new / self.old:.1f}× more memory"
+
+
+@dataclass
+class AfterArticle:
+    rows: list[AfterRow] = field(default_factory=list)
+    runs: list[Result] = field(default_factory=list)     # the runs the rows come from
+    missing: list[str] = field(default_factory=list)     # subcommands with no run here
+    skipped: list[str] = field(default_factory=list)     # "what: why" for a run or a row left out
+
+
+def _field(section: dict[str, Any], key: str, *path: Any) -> Any:
+    """section[path[0]][path[1]]...; Malformed naming `key`.path where a step is missing."""
+    value: Any = section
+    label = key
+    for step in path:
+        label += f"[{step}]" if isinstance(step, int) else f".{step}"
+        if isinstance(step, int):
+            if not isinstance(value, list) or not -len(value) <= step < len(value):
+                raise Malformed(f"{label} is missing")
+        elif not isinstance(value, dict) or step not in value:
+            raise Malformed(f"{label} is missing")
+        value = value[step]
+    return value
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON, cut short: for a note on a malformed field."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _number(section: dict[str, Any], key: str, *path: Any, positive: bool = True) -> float:
+    value = _field(section, key, *path)
+    label = key + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in path)
+    if not is_number(value) or (positive and value <= 0):
+        raise Malformed(f"{label} is {_shown(value)}, not a {'positive ' if positive else ''}number")
+    return float(value)
+
+
+def _text(section: dict[str, Any], key: str, *path: Any) -> str:
+    value = _field(section, key, *path)
+    if not isinstance(value, str) or not value:
+        raise Malformed(f"{key}.{'.'.join(map(str, path))} is {_shown(value)}, not a word")
+    return value
+
+
+def _verdict(section: dict[str, Any], key: str, path: tuple[Any, ...], words: dict[str, tuple[str, str | None]],
+             old: float, new: float) -> str:
+    """The run's own conclusion `section[path]` (an id the stage writes) in a few words, with the id; "-" where
+    the run has none. `words`: id -> (words, which way it says is faster or smaller: "new", "old" or None for
+    neither); an id the figures contradict is named, not repeated."""
+    try:
+        verdict = _text(section, key, *path)
+    except Malformed:
+        return "- (no conclusion in the run)"
+    if verdict not in words:
+        return f"`{verdict}`"
+    text, way = words[verdict]
+    if (way == "new" and new > old) or (way == "old" and new < old):
+        return f"not shown: the run's `{verdict}` contradicts these figures"
+    return f"{text} (`{verdict}`)"
+
+
+# device_launch.conclusions: the words of device_launch_report.cpp's conclusions, in short.
+DEVICE_LAUNCH_WORDS = {
+    "device_launch_faster": ("launching from the device pays off", "new"),
+    "host_launch_faster": ("launching from the device does not pay off", "old"),
+    "launches_even": ("about the same from the device and the host", None),
+    "work_device_faster": ("device launch still pays off for the work", "new"),
+    "work_host_faster": ("device launch does not pay off for the work", "old"),
+    "work_even": ("the launch hides behind the work", None),
+}
+
+
+def _device_launch_rows(doc: dict[str, Any], run: str) -> list[Callable[[], AfterRow]]:
+    key = "device_launch"
+    section = doc[key]
+
+    def row(graph: str, figure: str, conclusion: str) -> AfterRow:
+        host = _number(section, key, "per_launch_us", graph, "host")
+        tail = _number(section, key, "per_launch_us", graph, "tail")
+        fire = _number(section, key, "per_launch_us", graph, "fire_and_forget")
+        name, device = ("tail launch", tail) if tail <= fire else ("fire-and-forget", fire)
+        return AfterRow("device-launch", figure, "the host's cudaGraphLaunch", host,
+                        f"from the device ({name}, the faster way)", device, "µs",
+                        _verdict(section, key, ("conclusions", conclusion), DEVICE_LAUNCH_WORDS, host, device), run)
+
+    def work() -> AfterRow:
+        kernels_only = isinstance(section.get("work"), dict) and section["work"].get("kernels_only") is True
+        return row("work", f"the article's {'kernels' if kernels_only else 'work'}, per run", "work")
+
+    return [lambda: row("empty", "an empty graph, per launch", "launches"), work]
+
+
+# conditional.loops.<body>.while_node_versus.host_decided (conditional_report.cpp's versus_word), at every N
+# against the host deciding each iteration.
+def _while_words(margin: str) -> dict[str, tuple[str, str | None]]:
+    return {"wins": (f"the WHILE node wins at every N, by more than {margin}", "new"),
+            "costs_more": (f"the WHILE node costs more at every N, by more than {margin}", "old"),
+            "even": (f"within {margin} at every N", None),
+            "wins_from": ("the WHILE node wins from some N on", None),
+            "costs_more_from": ("the WHILE node costs more from some N on", None),
+            "mixed": ("mixed: it depends on N", None),
+            "not_measured": ("not measured", None)}
+
+
+def _conditional_rows(doc: dict[str, Any], run: str) -> list[Callable[[], AfterRow]]:
+    key = "conditional"
+    section = doc[key]
+    margin = section.get("clear_margin")
+    words = _while_words(percent(margin - 1.0) if is_number(margin) and margin > 1 else "the stage's margin")
+
+    def row(body: str) -> AfterRow:
+        host = _number(section, key, "loops", body, "fits", "host_decided", "per_iteration_us")
+        node = _number(section, key, "loops", body, "fits", "while_node", "per_iteration_us")
+        size = section.get("size")
+        what = "an empty body" if body == "empty" else (f"a {size}³ GEMM body" if is_number(size) else "a GEMM body")
+        return AfterRow("conditional", f"{what}, per iteration (fitted over N)", "the host decides each iteration",
+                        host, "a WHILE node decides on the GPU", node, "µs",
+                        _verdict(section, key, ("loops", body, "while_node_versus", "host_decided"), words, host,
+                                 node), run)
+
+    bodies = section.get("loops") if isinstance(section.get("loops"), dict) else {"empty": None}
+    return [lambda b=body: row(b) for body in ("empty", "gemm") if body in bodies] or [lambda: row("empty")]
+
+
+def _pdl_words(threshold: str) -> dict[str, tuple[str, str | None]]:
+    return {"saves": (f"PDL saves time, more than the {threshold} threshold", "new"),
+            "costs": (f"PDL costs time, beyond the {threshold} threshold", "old"),
+            "no_gain": (f"no saving, within {threshold}", None),
+            "gap_is_noise": (f"no saving: the gap is noise, within {threshold}", None)}
+
+
+def _pdl_rows(doc: dict[str, Any], run: str) -> list[Callable[[], AfterRow]]:
+    key = "pdl"
+    section = doc[key]
+
+    def row(chain: str) -> AfterRow:
+        plain = _number(section, key, chain, "ways", "stream_plain", "per_kernel_us")
+        pdl = _number(section, key, chain, "ways", "stream_pdl", "per_kernel_us")
+        figures = _field(section, key, chain)
+        count = figures.get("kernels")
+        what = "a GEMM chain" if chain == "gemm" else "an empty-kernel chain"
+        if is_number(count):
+            what += f" ({plural(count, 'kernel')})"
+        streams = figures.get("streams")
+        threshold = streams.get("threshold") if isinstance(streams, dict) else None
+        words = _pdl_words(percent(threshold) if is_number(threshold) else "the stage's")
+        return AfterRow("pdl", f"{what}, per kernel, on streams", "plain launches", plain,
+                        "programmatic dependent launch", pdl, "µs",
+                        _verdict(section, key, (chain, "streams", "verdict"), words, plain, pdl), run)
+
+    return [lambda: row("gemm"), lambda: row("empty")]
+
+
+def _memory_nodes_rows(doc: dict[str, Any], result: Result) -> list[Callable[[], AfterRow]]:
+    key = "memory_nodes"
+    section = doc[key]
+    run = run_name(result)
+
+    def replay() -> AfterRow:
+        memory, pre = find_measurement(result, "memory_graph_replay"), find_measurement(result,
+                                                                                       "preallocated_graph_replay")
+        if memory is None or pre is None:
+            raise Malformed("the measurements memory_graph_replay and preallocated_graph_replay are missing")
+        old, new = pre["median_ms"], memory["median_ms"]
+        if old <= 0 or new <= 0:
+            raise Malformed("a replay's median_ms is 0")
+        noise = section.get("replay_noise")
+        within = percent(noise) if is_number(noise) else "the stage's"
+        words = {"same": (f"no replay cost, within the {within} noise", None),
+                 "slower": (f"allocating inside the graph costs replay time, beyond {within}", "old"),
+                 "faster": (f"the memory graph replays faster, beyond {within}", "new")}
+        batches = params_of(memory).get("batches")
+        what = f"a replay of {plural(batches, 'batch')}" if is_number(batches) else "a replay"
+        return AfterRow("memory-nodes", what, "buffers preallocated", old,
+                        "allocated inside the graph (memory nodes)", new, "ms",
+                        _verdict(section, key, ("verdicts", "replay"), words, old, new), run)
+
+    def footprint() -> AfterRow:
+        pre = _number(section, key, "preallocated_bytes")
+        moments = section.get("footprint") if isinstance(section.get("footprint"), list) else []
+        at = next((p for p in moments if isinstance(p, dict) and p.get("moment") == "replays"), None)
+        if at is not None:
+            reserved = _number(at, f"{key}.footprint[replays]", "reserved_current")
+        else:
+            reserved = _number(result.bounds, "bounds", "reserved_after_replays_bytes")
+        words = {"larger": ("the graph holds more memory than preallocating", "old"),
+                 "smaller": ("the graph holds less memory than preallocating", "new"),
+                 "same": ("about the same memory either way", None),
+                 "none": ("no graph memory reported", None)}
+        return AfterRow("memory-nodes", "device memory held after the replays", "preallocated A and C",
+                        pre / MIB, "reserved by the graph allocator", reserved / MIB, "MiB",
+                        _verdict(section, key, ("verdicts", "footprint"), words, pre, reserved), run)
+
+    return [replay, footprint]
+
+
+def _startup_rows(doc: dict[str, Any], run: str) -> list[Callable[[], AfterRow]]:
+    key = "startup"
+    section = doc[key]
+
+    def row() -> AfterRow:
+        layout = _text(section, key, "budget_layout")
+        budget = _number(section, key, "budget_ms")
+        rows = _field(section, key, "rows")
+        if not isinstance(rows, list) or len(rows) < 2:
+            raise Malformed(f"{key}.rows holds fewer than two bucket counts: nothing to compare")
+        figures = []
+        for i, r in enumerate(rows):
+            if not isinstance(r, dict):
+                raise Malformed(f"{key}.rows[{i}] is not an object")
+            figures.append((_number(r, f"{key}.rows[{i}]", "buckets"),
+                            _number(r, f"{key}.rows[{i}]", layout, "total_ms")))
+        figures.sort()
+        (fewest, first_ms), (most, last_ms) = figures[0], figures[-1]
+        # The stage's first_over_budget, checked against the rows: the fewest buckets whose startup took longer.
+        over = next((k for k, ms in figures if ms > budget), None)
+        stated_by_layout = section.get("first_over_budget")
+        if not isinstance(stated_by_layout, dict) or layout not in stated_by_layout:
+            conclusion = "- (no conclusion in the run)"
+        elif stated_by_layout[layout] is None and over is None:
+            conclusion = f"within the {budget:.0f} ms budget at every bucket count (`first_over_budget` null)"
+        elif is_number(stated_by_layout[layout]) and over is not None and stated_by_layout[layout] == over:
+            conclusion = f"first over the {budget:.0f} ms budget at {plural(over, 'bucket')} (`first_over_budget`)"
+        else:
+            conclusion = (f"not shown: the run's first_over_budget ({json.dumps(stated_by_layout[layout])}) "
+                          "contradicts its rows' totals")
+        return AfterRow("startup", f"capture + instantiate + upload of every bucket's graph ({layout} buffers)",
+                        plural(fewest, "bucket"), first_ms, plural(most, "bucket"), last_ms, "ms", conclusion, run)
+
+    return [row]
+
+
+def _article_launch(section: dict[str, Any], key: str, variant: str) -> dict[str, Any]:
+    article = _field(section, key, "article")
+    if not isinstance(article, list):
+        raise Malformed(f"{key}.article is not an array")
+    found = next((a for a in article if isinstance(a, dict) and a.get("variant") == variant), None)
+    if found is None:
+        raise Malformed(f"{key}.article has no variant {json.dumps(variant)}")
+    return found
+
+
+def _launch_anatomy_rows(doc: dict[str, Any], run: str) -> list[Callable[[], AfterRow]]:
+    key = "launch_anatomy"
+    section = doc[key]
+
+    def article() -> AfterRow:
+        base = _article_launch(section, key, "article")
+        flag = _article_launch(section, key, "device_launch_flag")
+        label = f"{key}.article[article]"
+        median = _number(base, label, "launch_us")
+        q1, q3 = _number(base, label, "launch_q1_us"), _number(base, label, "launch_q3_us")
+        flagged = _number(flag, f"{key}.article[device_launch_flag]", "launch_us")
+        beyond = (flagged < q1 or flagged > q3) and abs(flagged / median - 1.0) > ARTICLE_LAUNCH_NOISE
+        if not beyond:
+            conclusion = (f"within the noise (the article's middle half {q1:.0f}-{q3:.0f} µs, or within "
+                          f"{percent(ARTICLE_LAUNCH_NOISE)})")
+        else:
+            conclusion = (f"the flag makes the host's launch {'cheaper' if flagged < median else 'dearer'}, beyond "
+                          f"the noise (outside {q1:.0f}-{q3:.0f} µs and more than {percent(ARTICLE_LAUNCH_NOISE)})")
+        return AfterRow("launch-anatomy", "the article's graph, the host's cudaGraphLaunch",
+                        "as the article builds it", median, "instantiated with the device-launch flag", flagged,
+                        "µs", conclusion, run)
+
+    def per_node() -> AfterRow:
+        fits = _field(section, key, "fits")
+        fit = next((f for f in fits if isinstance(f, dict) and f.get("kind") == "kernel" and f.get("shape") == "line"),
+                   None) if isinstance(fits, list) else None
+        if fit is None:
+            raise Malformed(f"{key}.fits has no fit of a straight line of kernel nodes")
+        label = f"{key}.fits[kernel line]"
+        measured = _number(fit, label, "host_per_node_us", positive=False)
+        fixed = _number(fit, label, "host_fixed_us", positive=False)
+        nvidia = _number(section, key, "nvidia", "per_node_us")
+        nvidia_fixed = _number(section, key, "nvidia", "fixed_us")
+        if measured <= NVIDIA_MATCH * nvidia and fixed <= NVIDIA_MATCH * nvidia_fixed:
+            conclusion = f"this system matches NVIDIA's figure (within {NVIDIA_MATCH:.0f}× of both)"
+        elif measured <= CONSTANT_TIME_PER_NODE_US:
+            conclusion = f"close to constant time (at most {CONSTANT_TIME_PER_NODE_US} µs per node)"
+        else:
+            conclusion = f"NOT constant time here (more than {CONSTANT_TIME_PER_NODE_US} µs per node)"
+        return AfterRow("launch-anatomy", "a straight line of kernel nodes, host time per node",
+                        "NVIDIA's published figure", nvidia, "measured here (fitted)", measured, "µs", conclusion,
+                        run)
+
+    return [article, per_node]
+
+
+def _after_rows(result: Result, key: str) -> list[Callable[[], AfterRow]]:
+    doc, run = result.doc, run_name(result)
+    if key == "memory_nodes":
+        return _memory_nodes_rows(doc, result)
+    builders = {"device_launch": _device_launch_rows, "conditional": _conditional_rows, "pdl": _pdl_rows,
+                "startup": _startup_rows, "launch_anatomy": _launch_anatomy_rows}
+    return builders[key](doc, run)
+
+
+def after_article(results: list[Result]) -> AfterArticle:
+    """The rows of report.md's "After the article" table, in AFTER_ARTICLE_RUNS' order: from each subcommand's
+    run (the one run_suite.sh names first), the rows its object allows; a run without its object, or a row
+    whose fields are missing or malformed, is left out with the reason in `skipped`."""
+    out = AfterArticle()
+    for subcommand, key in AFTER_ARTICLE_RUNS:
+        runs = [r for r in runs_of(results, STAGE04, [subcommand]) if r.subcommand == subcommand]
+        if not runs:
+            out.missing.append(subcommand)
+            continue
+        result = runs[0]
+        name = f"{subcommand} ({result.path.name})"
+        if not isinstance(result.doc.get(key), dict):
+            out.skipped.append(f"{name}: no `{key}` object in it")
+            continue
+        rows = []
+        for build in _after_rows(result, key):
+            try:
+                rows.append(build())
+            except Malformed as error:
+                out.skipped.append(f"{name}: a row left out, {error}")
+            except (TypeError, ValueError, AttributeError, KeyError) as error:  # a field of an unexpected type
+                out.skipped.append(f"{name}: a row left out, a field of the wrong type ({error})")
+        if rows:
+            out.rows += rows
+            out.runs.append(result)
+    return out
+
+
+def after_article_figure(value: float, unit: str) -> str:
+    """A figure of the table with its unit: 1.36 µs, 163 µs, 0.001 µs, 16.02 ms, 48 MiB."""
+    if unit == "MiB":
+        return f"{value:.0f} MiB" if value == int(value) else f"{value:.1f} MiB"
+    magnitude = abs(value)
+    if unit == "ms" and 1 <= magnitude < 100:
+        text = f"{value:,.2f}"
+    elif magnitude >= 100:
+        text = f"{value:,.0f}"
+    elif magnitude >= 10:
+        text = f"{value:.1f}"
+    elif magnitude >= 0.1:
+        text = f"{value:.2f}"
+    else:
+        text = f"{value:.3g}"
+    return f"{text} {unit}"

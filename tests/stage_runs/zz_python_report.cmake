@@ -22,6 +22,8 @@ if(Python3_Interpreter_FOUND)
       test_captions.BoundVerdict test_captions.TimeVerdict test_captions.SweepPlateau test_captions.SpeedLabel test_captions.CopyVerdicts
       test_captions.Overlap test_captions.Gain test_captions.Spread test_captions.StagesSentences
       test_captions.DigestDecisions test_captions.DriverAndDates test_captions.CaptionsInReport
+      test_after_article.AfterArticleTable test_after_article.AfterArticleMissingAndMalformed
+      test_after_article.AfterArticleDecisions test_after_article.AfterArticlePlot
       test_regime_map.RegimeMapDecisions test_regime_map.RegimeMapReport test_regime_map.RegimeMapTable
       test_new_shape.RunsOf test_new_shape.NewShapeReport test_new_shape.NewShapeTable
       test_new_shape.NewShapeMissingRuns test_new_shape.Plural
