@@ -77,9 +77,10 @@ int run_startup(int argc, char** argv) {
                      plural(config.max_batches, "batch") + ", two ways");
   const StreamPool pool(pool_config.streams);
   prepare_pool(naive, pool);
-  const std::int64_t before_pool = free_device_bytes();
   BatchBuffers shared(options->work, options->host_memory, 0);  // one device slot per batch
-  const std::int64_t shared_bytes = before_pool - free_device_bytes();
+  // What the pool allocated, counted (cudaMemGetInfo sees every process on the GPU).
+  const auto shared_bytes =
+      static_cast<std::int64_t>(memory_needs(options->work, options->host_memory, 0).device_bytes);
   progress("filling " + plural(config.max_batches, "batch"));
   shared.fill_inputs(config.seed);
 

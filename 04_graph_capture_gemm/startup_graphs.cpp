@@ -80,12 +80,14 @@ struct Builder {
   BuildFigures build(const std::vector<int>& sizes, BufferLayout layout) const {
     BuildFigures out;
     const cudaStream_t stream = pool[0];
-    const std::int64_t before_buffers = free_device_bytes();
     std::vector<std::unique_ptr<BatchBuffers>> own;  // separate: one set per bucket
     if (layout == BufferLayout::separate) {
       for (int size : sizes) {
-        own.push_back(std::make_unique<BatchBuffers>(startup_workload(config, size), shared.host_kind(), 0));
+        const Workload work = startup_workload(config, size);
+        own.push_back(std::make_unique<BatchBuffers>(work, shared.host_kind(), 0));
         own.back()->fill_inputs(config.seed);
+        // Counted, not read from cudaMemGetInfo, which sees every process on the GPU.
+        out.buffer_bytes += static_cast<std::int64_t>(memory_needs(work, shared.host_kind(), 0).device_bytes);
       }
     }
     auto buffers_of = [&](std::size_t i) -> BatchBuffers& {
@@ -106,7 +108,6 @@ struct Builder {
     }
     const std::int64_t after_graphs = free_device_bytes();
     out.graph_bytes = before_graphs - after_graphs;
-    out.buffer_bytes = before_buffers - before_graphs;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       check.poison(buffers_of(i), sizes[i]);
       out.launches += host_synchronised(stream, [&] { launch(execs[i], pool); });

@@ -45,17 +45,17 @@ const char* to_string(RequestMix mix);
 std::string mix_text(RequestMix mix, int max_batches);
 
 struct StartupConfig {
-  std::vector<int> bucket_counts{8, 16, 32, 64, 128, 256};  // --startup-buckets, ascending
+  std::vector<int> bucket_counts{8, 64, 256};  // --startup-buckets, ascending
   int max_batches = 256;     // --startup-max-batches: requests of 1..max batches
   int size = 64;             // --startup-size: m = n = k of the GEMMs
-  double budget_ms = 500.0;  // --startup-budget-ms: capture + instantiate + upload of all buckets
+  double budget_ms = 250.0;  // --startup-budget-ms: capture + instantiate + upload of all buckets
   int requests = 10000;      // --startup-requests: per request mix, for the padding waste
   int rounds = 1;            // --startup-rounds: every layout built this many times, the median reported
   std::uint64_t seed = 1;    // --seed: the request sizes (and the data)
 };
 
-// --startup-buckets LIST (default 8,16,32,64,128,256), --startup-max-batches N
-// (256), --startup-size N (64), --startup-budget-ms N (500),
+// --startup-buckets LIST (default 8,64,256), --startup-max-batches N
+// (256), --startup-size N (64), --startup-budget-ms N (250),
 // --startup-requests N (10000), --startup-rounds N (1).
 void add_startup_options(StageCli& cli);
 // After cli.parse(): the bucket counts sorted. Throws UsageError for an item

@@ -223,9 +223,14 @@ TEST_F(OwnersTest, AnUnjoinedForkFailsTheCaptureAndLeavesNothingCapturing) {
 }
 
 TEST_F(OwnersTest, HostBufferAllocatesOnlyTheKindsItCanFreeTheSameWay) {
-  // Registered and write-combined memory need the caller's own calls.
-  EXPECT_THROW(HostBuffer<float>(16, HostMemory::registered), std::invalid_argument);
+  // Write-combined memory needs the caller's own calls; registered memory is
+  // malloc'd and registered, and the device sees it as host memory.
   EXPECT_THROW(HostBuffer<float>(16, HostMemory::write_combined), std::invalid_argument);
+  {
+    const HostBuffer<float> registered(16, HostMemory::registered);
+    ASSERT_NE(registered.data(), nullptr);
+    EXPECT_EQ(memory_type(registered.data()), cudaMemoryTypeHost) << "registered with cudaHostRegister";
+  }
   HostBuffer<float> pinned(16, HostMemory::pinned);
   float* const ptr = pinned.release();
   EXPECT_EQ(pinned.data(), nullptr);
