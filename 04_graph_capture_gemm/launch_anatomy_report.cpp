@@ -110,18 +110,24 @@ std::string fork_text(NodeKind kind, int chains, const LineFit& line_host, const
   if (line_gpu.points == 0 || fork_gpu.points == 0) return "";
   std::string text = std::string(to_string(kind)) + ", a fork into " + plural(chains, "line") + " against one line: ";
   const double line_node = line_gpu.per_op_us, fork_node = fork_gpu.per_op_us;
-  if (fork_node > 0.0 && line_node / fork_node >= 1.5) {
-    text += "the GPU ran its nodes " + fixed(line_node / fork_node, 1) + "x faster (" + figure(fork_node, 3) +
-            " against " + figure(line_node, 3) + " us per node: the lines ran side by side)";
-  } else if (fork_node > 0.0 && line_node / fork_node > 1.0 / 1.5) {
-    text += "the GPU took about as long per node (" + figure(fork_node, 3) + " against " + figure(line_node, 3) +
-            " us: the lines did not overlap)";
+  const std::string figures = " (" + figure(fork_node, 3) + " against " + figure(line_node, 3) + " us per node";
+  const double ratio = fork_node > 0.0 ? line_node / fork_node : 0.0;
+  if (ratio >= kForkSideBySide) {
+    text += "the GPU ran its nodes " + fixed(ratio, 1) + "x faster" + figures + ": the lines ran side by side)";
+  } else if (ratio >= kForkPartly) {
+    text += "the GPU ran its nodes " + fixed(ratio, 1) + "x faster" + figures + ": the lines partly overlapped)";
+  } else if (ratio > 1.0 / kForkPartly) {
+    text += "the GPU took about as long per node" + figures + ": the lines did not overlap)";
   } else {
-    text += "the GPU took longer per node (" + figure(fork_node, 3) + " against " + figure(line_node, 3) + " us)";
+    text += "the GPU took longer per node" + figures + ")";
   }
-  text += "; the launch's fixed host cost " + fixed(fork_host.fixed_us, 1) + " against " +
-          fixed(line_host.fixed_us, 1) + " us.";
-  return text;
+  // A fixed part means something only where the launch is constant time:
+  // elsewhere the line through the node counts is no line.
+  if (line_host.per_op_us <= kConstantTimePerNodeUs && fork_host.per_op_us <= kConstantTimePerNodeUs) {
+    text += "; the launch's fixed host cost " + fixed(fork_host.fixed_us, 1) + " against " +
+            fixed(line_host.fixed_us, 1) + " us";
+  }
+  return text + ".";
 }
 
 double quartile_ms(const Summary& summary, int quarter) {
@@ -147,6 +153,11 @@ std::string article_text(const Anatomy& anatomy) {
     if (!differs.empty()) differs += "; ";
     differs += std::string(describe(a.variant)) + ": " + fixed(1000.0 * m, 0) + " us, " +
                (m < median ? fixed(median / m, 2) + "x cheaper" : fixed(m / median, 2) + "x dearer");
+    const double gpu = a.gpu.median_ms, base_gpu = base->gpu.median_ms;
+    if (gpu > 0.0 && base_gpu > 0.0 && std::abs(gpu / base_gpu - 1.0) > kArticleReplayNoise) {
+      differs += ", but its replay took " + fixed(gpu, 2) + " ms on the GPU against " + fixed(base_gpu, 2) + " ms (" +
+                 (gpu > base_gpu ? fixed(gpu / base_gpu, 2) + "x slower" : fixed(base_gpu / gpu, 2) + "x faster") + ")";
+    }
   }
   const std::string noise = "the article's graph: median " + fixed(1000.0 * median, 0) + " us, middle half " +
                             fixed(1000.0 * q1, 0) + " to " + fixed(1000.0 * q3, 0) + " us";
@@ -181,7 +192,7 @@ void print_anatomy(std::ostream& out, const Anatomy& anatomy) {
       }
       const LineFit host = fit_chains(anatomy, kind, shape, true), gpu = fit_chains(anatomy, kind, shape, false);
       row.push_back(host.points ? figure(host.per_op_us, 4) : "-");
-      row.push_back(host.points ? figure(host.fixed_us, 1) : "-");
+      row.push_back(host.points && host.fixed_us >= 0.0 ? figure(host.fixed_us, 1) : "-");
       row.push_back(gpu.points ? figure(gpu.per_op_us, 3) : "-");
       table.add_row(row);
     }

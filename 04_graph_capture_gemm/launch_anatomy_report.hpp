@@ -27,6 +27,14 @@ inline constexpr double kConstantTimePerNodeUs = 0.02;
 // and more than this far from its median.
 inline constexpr double kArticleLaunchNoise = 0.10;
 
+// A variant's replay differs on the GPU from the article's when their
+// medians are more than this far apart (16 ms replays vary by well under 1%).
+inline constexpr double kArticleReplayNoise = 0.03;
+// The fork's GPU time per node against the line's: at least kForkSideBySide
+// times faster, the lines ran side by side; at least kForkPartly, partly.
+inline constexpr double kForkSideBySide = 1.5;
+inline constexpr double kForkPartly = 1.2;
+
 // The line fixed + per node x nodes through one kind and shape's figures:
 // the host's time of the launch, or the GPU's time of the graph.
 LineFit fit_chains(const Anatomy& anatomy, NodeKind kind, GraphShape shape, bool host);
@@ -38,14 +46,16 @@ std::string nvidia_text(const LineFit& kernel_line_host);
 // One kind's host cost per node: constant time or not, against the kernel's.
 std::string kind_text(NodeKind kind, const LineFit& line_host, const LineFit& kernel_line_host);
 // The fork of `chains` lines against the line, for one kind: GPU time per
-// node (the lines run side by side) and the launch's fixed host cost.
+// node (side by side, partly overlapped, about as long, longer), and the
+// launch's fixed host cost of each where both are constant time.
 std::string fork_text(NodeKind kind, int chains, const LineFit& line_host, const LineFit& fork_host,
                       const LineFit& line_gpu, const LineFit& fork_gpu);
 
 // The first and third quartile of a figure's samples, in ms (nearest rank).
 double quartile_ms(const Summary& summary, int quarter);
 // Each variant of the graph against the article's own: none differs
-// beyond the noise, or which launched cheaper or dearer and by how much.
+// beyond the noise, or which launched cheaper or dearer and by how much,
+// and whether such a variant's replay was slower or faster on the GPU.
 std::string article_text(const Anatomy& anatomy);
 
 void print_anatomy(std::ostream& out, const Anatomy& anatomy);

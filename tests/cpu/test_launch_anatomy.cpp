@@ -97,17 +97,30 @@ TEST(LaunchAnatomy, KindsInConstantTimeOrNot) {
   EXPECT_NE(memcpy.find("launched in constant time, like kernels"), std::string::npos) << memcpy;
 }
 
-TEST(LaunchAnatomy, ForkFasterSameOrSlowerOnTheGpu) {
+TEST(LaunchAnatomy, ForkFasterPartlySameOrSlowerOnTheGpu) {
   const LineFit host_line{.fixed_us = 2.0, .per_op_us = 0.006, .r2 = 1, .points = 4};
   const LineFit host_fork{.fixed_us = 10.0, .per_op_us = 0.002, .r2 = 1, .points = 4};
   auto gpu = [](double per_node) { return LineFit{.fixed_us = 1.0, .per_op_us = per_node, .r2 = 1, .points = 4}; };
   const std::string faster = fork_text(NodeKind::kernel, 8, host_line, host_fork, gpu(0.684), gpu(0.174));
   EXPECT_NE(faster.find("the GPU ran its nodes 3.9x faster"), std::string::npos) << faster;
+  EXPECT_NE(faster.find("the lines ran side by side"), std::string::npos) << faster;
   EXPECT_NE(faster.find("fixed host cost 10.0 against 2.0 us"), std::string::npos) << faster;
+  const std::string partly = fork_text(NodeKind::kernel, 8, host_line, host_fork, gpu(2.15), gpu(1.545));
+  EXPECT_NE(partly.find("1.4x faster"), std::string::npos) << partly;
+  EXPECT_NE(partly.find("the lines partly overlapped"), std::string::npos) << partly;
   const std::string same = fork_text(NodeKind::memset, 8, host_line, host_fork, gpu(0.92), gpu(0.93));
   EXPECT_NE(same.find("about as long per node"), std::string::npos) << same;
   const std::string slower = fork_text(NodeKind::memset, 8, host_line, host_fork, gpu(0.5), gpu(0.9));
   EXPECT_NE(slower.find("the GPU took longer per node"), std::string::npos) << slower;
+}
+
+TEST(LaunchAnatomy, ForkSaysNoFixedCostWhereTheLaunchIsNotConstantTime) {
+  const LineFit memset_line{.fixed_us = -65.6, .per_op_us = 0.79, .r2 = 1, .points = 4};
+  const LineFit memset_fork{.fixed_us = 1.1, .per_op_us = 0.51, .r2 = 1, .points = 4};
+  auto gpu = [](double per_node) { return LineFit{.fixed_us = 1.0, .per_op_us = per_node, .r2 = 1, .points = 4}; };
+  const std::string text = fork_text(NodeKind::memset, 8, memset_line, memset_fork, gpu(0.894), gpu(0.889));
+  EXPECT_EQ(text.find("fixed host cost"), std::string::npos) << text;
+  EXPECT_EQ(text.find("-65.6"), std::string::npos) << text;
 }
 
 TEST(LaunchAnatomy, QuartilesByNearestRank) {
@@ -134,11 +147,24 @@ TEST(LaunchAnatomy, ArticleGraphVariantCheaperAndDearer) {
                article(ArticleVariant::breadth_first, {700, 710, 720, 730, 740, 750, 760}),
                article(ArticleVariant::slots, {495, 500, 505, 505, 505, 505, 510})};
   const std::string text = article_text(a);
-  EXPECT_NE(text.find("cudaHostRegister'ed: 330 us, 1.52x cheaper"), std::string::npos) << text;
+  EXPECT_NE(text.find("cudaHostRegister'ed: 330 us, 1.52x cheaper;"), std::string::npos) << text;
+  EXPECT_EQ(text.find("but its replay"), std::string::npos) << "the same GPU time: nothing to add\n" << text;
   EXPECT_NE(text.find("breadth-first (a wave of copies in, kernels, copies out): 730 us, 1.46x dearer"),
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("slot per stream"), std::string::npos) << "within 10%: not a difference\n" << text;
+}
+
+TEST(LaunchAnatomy, ArticleGraphCheaperToLaunchButSlowerOnTheGpu) {
+  Anatomy a;
+  a.article = {article(ArticleVariant::article, {590, 620, 641, 641, 660, 672, 700}),
+               article(ArticleVariant::device_launch_flag, {36, 37, 38, 38, 40, 42, 44})};
+  a.article[1].gpu = at_us(27250.0);
+  const std::string text = article_text(a);
+  EXPECT_NE(text.find("instantiated with cudaGraphInstantiateFlagDeviceLaunch: 38 us, 16.87x cheaper, but its replay "
+                      "took 27.25 ms on the GPU against 16.00 ms (1.70x slower)"),
+            std::string::npos)
+      << text;
 }
 
 TEST(LaunchAnatomy, JsonHoldsLaunchesFitsAndTheArticleVariants) {
