@@ -1430,6 +1430,8 @@ AFTER_ARTICLE_RUNS = (("device-launch", "device_launch"), ("conditional", "condi
 # outside the article's middle half and more than kArticleLaunchNoise from its median; a node kind is
 # launched in constant time at most kConstantTimePerNodeUs per node; "matches NVIDIA" within 2x of both figures.
 ARTICLE_LAUNCH_NOISE = 0.10
+# launch_anatomy_report.hpp's kArticleReplayNoise: a replay slower or faster on the GPU beyond this.
+ARTICLE_REPLAY_NOISE = 0.03
 CONSTANT_TIME_PER_NODE_US = 0.02
 NVIDIA_MATCH = 2.0
 TIME_UNITS = {"µs": 1.0, "ms": 1000.0}
@@ -1597,8 +1599,20 @@ def _conditional_rows(doc: dict[str, Any], run: str) -> list[Callable[[], AfterR
                         _verdict(section, key, ("loops", body, "while_node_versus", "host_decided"), words, host,
                                  node), run)
 
+    def against_graph_loop(body: str) -> AfterRow:
+        loop = _number(section, key, "loops", body, "fits", "graph_loop", "per_iteration_us")
+        node = _number(section, key, "loops", body, "fits", "while_node", "per_iteration_us")
+        what = "an empty body" if body == "empty" else "a GEMM body"
+        return AfterRow("conditional", f"{what}, per iteration (fitted over N), N known on the host",
+                        "the host launches a one-body graph N times", loop, "a WHILE node decides on the GPU", node,
+                        "µs", _verdict(section, key, ("loops", body, "while_node_versus", "graph_loop"), words, loop,
+                                       node), run)
+
     bodies = section.get("loops") if isinstance(section.get("loops"), dict) else {"empty": None}
-    return [lambda b=body: row(b) for body in ("empty", "gemm") if body in bodies] or [lambda: row("empty")]
+    rows = [lambda b=body: row(b) for body in ("empty", "gemm") if body in bodies] or [lambda: row("empty")]
+    if "empty" in bodies:
+        rows.append(lambda: against_graph_loop("empty"))
+    return rows
 
 
 def _pdl_words(threshold: str) -> dict[str, tuple[str, str | None]]:
@@ -1737,6 +1751,11 @@ def _launch_anatomy_rows(doc: dict[str, Any], run: str) -> list[Callable[[], Aft
         else:
             conclusion = (f"the flag makes the host's launch {'cheaper' if flagged < median else 'dearer'}, beyond "
                           f"the noise (outside {q1:.0f}-{q3:.0f} µs and more than {percent(ARTICLE_LAUNCH_NOISE)})")
+        base_gpu, flag_gpu = base.get("gpu_ms"), flag.get("gpu_ms")
+        if is_number(base_gpu) and is_number(flag_gpu) and base_gpu > 0 and flag_gpu > 0 \
+                and abs(flag_gpu / base_gpu - 1.0) > ARTICLE_REPLAY_NOISE:
+            conclusion += (f"; but its replay took {flag_gpu:.2f} ms on the GPU against {base_gpu:.2f} ms "
+                           f"({speed_label(base_gpu, flag_gpu)})")
         return AfterRow("launch-anatomy", "the article's graph, the host's cudaGraphLaunch",
                         "as the article builds it", median, "instantiated with the device-launch flag", flagged,
                         "µs", conclusion, run)

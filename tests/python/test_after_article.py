@@ -30,7 +30,7 @@ STAGE04 = "04_graph_capture_gemm"
 HEADING = "## After the article: CUDA's newer graph features"
 PLOT = "after_article.png"
 SUBCOMMANDS = ("device-launch", "conditional", "pdl", "memory-nodes", "startup", "launch-anatomy")
-ROWS_PER_FEATURE = {"device-launch": 2, "conditional": 2, "pdl": 2, "memory-nodes": 2, "startup": 1,
+ROWS_PER_FEATURE = {"device-launch": 2, "conditional": 3, "pdl": 2, "memory-nodes": 2, "startup": 1,
                     "launch-anatomy": 2}
 # The table's columns.
 FEATURE, FIGURE, OLD_WAY, OLD, NEW_WAY, NEW, RATIO, CONCLUSION = range(8)
@@ -84,13 +84,14 @@ def startup_doc(totals: dict[int, float] | None = None, budget: float = 500.0,
 
 
 def anatomy_doc(article_us: float = 120.0, flag_us: float = 26.0, q1: float = 110.0, q3: float = 135.0,
-                per_node_us: float = 0.0016, fixed_us: float = 3.1) -> dict[str, Any]:
+                per_node_us: float = 0.0016, fixed_us: float = 3.1, flag_gpu_ms: float = 16.0) -> dict[str, Any]:
     """A launch-anatomy run: the article's graph launched as the article builds it (median, middle half) and
     with the device-launch flag; a straight line of kernel nodes fitted at `fixed_us` + `per_node_us` a node."""
     variants = {"article": article_us, "slots": article_us * 0.98, "breadth_first": article_us * 1.01,
                 "registered": article_us * 1.02, "device_launch_flag": flag_us}
     article = [{"variant": v, "launch_us": us, "launch_q1_us": q1 if v == "article" else us * 0.95,
-                "launch_q3_us": q3 if v == "article" else us * 1.05, "gpu_ms": 16.0, "verified": True}
+                "launch_q3_us": q3 if v == "article" else us * 1.05,
+                "gpu_ms": flag_gpu_ms if v == "device_launch_flag" else 16.0, "verified": True}
                for v, us in variants.items()]
     fits = [{"kind": kind, "shape": shape, "host_fixed_us": fixed_us * (1 if kind == "kernel" else 2),
              "host_per_node_us": per_node_us if kind == "kernel" else 0.9, "host_r2": 0.99,
@@ -142,6 +143,10 @@ def expected_rows(files: dict[str, dict[str, Any]]) -> list[tuple[str, float, fl
             rows.append(("conditional", fits["host_decided"]["per_iteration_us"],
                          fits["while_node"]["per_iteration_us"], "µs",
                          loops[body]["while_node_versus"]["host_decided"]))
+        # And where the WHILE node costs more: against the host launching a one-body graph N times.
+        fits = loops["empty"]["fits"]
+        rows.append(("conditional", fits["graph_loop"]["per_iteration_us"], fits["while_node"]["per_iteration_us"],
+                     "µs", loops["empty"]["while_node_versus"]["graph_loop"]))
     if file_of("pdl") in files:
         pdl = files[file_of("pdl")]["pdl"]
         for chain in ("gemm", "empty"):
@@ -238,8 +243,15 @@ class AfterArticleTable(unittest.TestCase):
         article, per_node = [r for r in self.rows if r[FEATURE] == "launch-anatomy"]
         # 26 µs with the flag against 120 (middle half 110-135): outside it and more than 10% off.
         self.assertIn("the flag makes the host's launch cheaper, beyond the noise", article[CONCLUSION])
+        self.assertNotIn("but its replay", article[CONCLUSION], "the same 16 ms replay: nothing to add")
         self.assertEqual(per_node[OLD_WAY], "NVIDIA's published figure")
         self.assertIn("matches NVIDIA's figure", per_node[CONCLUSION])  # 1.6 ns and 3.1 µs: within 2x of both
+
+    def test_a_cheaper_launch_whose_replay_is_slower_says_so(self) -> None:
+        files = {file_of("launch-anatomy"): anatomy_doc(flag_gpu_ms=27.25)}
+        report, _ = report_of(self, files)
+        article = next(r for r in after_rows(report) if r[FEATURE] == "launch-anatomy")
+        self.assertIn("but its replay took 27.25 ms on the GPU against 16.00 ms (1.7× slower)", article[CONCLUSION])
 
     def test_the_section_comes_after_the_graph_sections_before_the_bounds_and_the_appendix(self) -> None:
         at = self.report.index(HEADING)
