@@ -154,9 +154,8 @@ Conclusion flag_conclusion(const DeviceLaunchRun& run) {
   const std::string threshold = " (noticeable: " + num(kFlagRatio, 1) + "x and " + num(kFlagExtraUs, 1) + " µs)";
   if (costs && saves) {
     return {"flag_mixed", "the device-launch flag made one graph dearer and the other cheaper for the host to "
-                          "launch: " + figures + threshold +
-                              "; a graph with copy nodes of host memory is prepared once at instantiate, a "
-                              "one-kernel graph pays for the device-launch bookkeeping"};
+                          "launch: " + figures + threshold + "; the host's call only: what the flag does to "
+                              "the replay on the GPU is not timed here (launch-anatomy times it)"};
   }
   if (costs) {
     return {"flag_costs_host", "the device-launch flag costs a graph the host launches: " + figures + threshold +
@@ -164,7 +163,8 @@ Conclusion flag_conclusion(const DeviceLaunchRun& run) {
   }
   if (saves) {
     return {"flag_saves_host", "the device-launch flag made host launches cheaper: " + figures + threshold +
-                                   "; a graph the host launches often may be worth instantiating with it"};
+                                   "; the host's call only: what the flag does to the replay on the GPU is not "
+                                   "timed here (launch-anatomy times it)"};
   }
   return {"flag_free", "the device-launch flag costs host launches nothing noticeable: " + figures + threshold};
 }
