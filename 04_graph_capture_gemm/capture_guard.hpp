@@ -9,6 +9,8 @@
 
 #include <exception>
 
+#include "check.hpp"
+#include "cuda/graph.hpp"
 #include "cuda/stream_pool.hpp"
 
 namespace csg::graphs {
@@ -23,6 +25,23 @@ bool any_capturing(const StreamPool& pool);
 // the origin takes every stream that joined its capture out of capture mode),
 // destroys whatever graph that returns, and clears the runtime's last error.
 void abandon_capture(const StreamPool& pool) noexcept;
+
+// One stream's capture of what `issue` queues on it (ThreadLocal mode: other
+// threads' CUDA calls can't invalidate it), as a graph. A throw inside
+// `issue` ends the capture and drops its partial graph before it leaves.
+template <class Issue>
+Graph capture_on(cudaStream_t stream, Issue&& issue) {
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  try {
+    issue();
+  } catch (...) {
+    cudaGraph_t dropped = nullptr;
+    static_cast<void>(cudaStreamEndCapture(stream, &dropped));
+    if (dropped != nullptr) static_cast<void>(cudaGraphDestroy(dropped));
+    throw;
+  }
+  return end_capture(stream);
+}
 
 class CaptureGuard {
  public:

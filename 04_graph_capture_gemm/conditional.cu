@@ -2,6 +2,7 @@
 // kernels, the graphs with WHILE and SWITCH nodes, and the timed variants
 // (conditional.hpp says what each one is).
 #include "conditional.hpp"
+#include "capture_guard.hpp"
 
 #include <cmath>
 #include <memory>
@@ -106,20 +107,6 @@ void capture_into(cudaGraph_t graph, cudaStream_t stream, Issue&& issue) {
   }
   cudaGraph_t captured = nullptr;
   CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
-}
-
-template <class Issue>
-Graph capture(cudaStream_t stream, Issue&& issue) {
-  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  try {
-    issue();
-  } catch (...) {
-    cudaGraph_t dropped = nullptr;
-    static_cast<void>(cudaStreamEndCapture(stream, &dropped));
-    if (dropped != nullptr) static_cast<void>(cudaGraphDestroy(dropped));
-    throw;
-  }
-  return end_capture(stream);
 }
 
 // A <<<1, 1>>> kernel node of `kernel` with `args`, after `deps`.
@@ -273,11 +260,11 @@ class Study {
     CUDA_CHECK(cudaStreamSynchronize(stream_));
 
     const GraphExec while_exec = while_graph(body);
-    const GraphExec one_body = uploaded(capture(stream_, [&] { issue_body(body, stream_, nullptr); }), stream_);
+    const GraphExec one_body = uploaded(capture_on(stream_, [&] { issue_body(body, stream_, nullptr); }), stream_);
     GraphExec unrolled;
     if (n <= config_.unroll_max) {
       const HostTimer timer;
-      const Graph graph = capture(stream_, [&] {
+      const Graph graph = capture_on(stream_, [&] {
         issue_start(stream_);
         for (int i = 0; i < n; ++i) issue_body(body, stream_, nullptr);
       });
@@ -377,7 +364,7 @@ class Study {
     // The host's choice: one graph per bucket.
     std::vector<GraphExec> bucket_graphs;
     for (int b = 0; b < count; ++b) {
-      bucket_graphs.push_back(uploaded(capture(stream_, [&] { issue_bucket(b, stream_); }), stream_));
+      bucket_graphs.push_back(uploaded(capture_on(stream_, [&] { issue_bucket(b, stream_); }), stream_));
     }
     // The device's: [next_request -> choose_bucket -> SWITCH(one body per bucket)].
     Graph graph = new_graph();

@@ -1,4 +1,5 @@
 #include "device_launch_measure.hpp"
+#include "capture_guard.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -98,20 +99,6 @@ __global__ void schedule(Decisions* state, cudaGraphExec_t a, cudaGraphExec_t b)
   cudaError_t status = cudaGraphLaunch(state->choice == 0 ? a : b, cudaStreamGraphTailLaunch);
   if (status == cudaSuccess) status = cudaGraphLaunch(cudaGetCurrentGraphExec(), cudaStreamGraphTailLaunch);
   if (status != cudaSuccess && state->error == 0) state->error = static_cast<int>(status);
-}
-
-template <class Issue>
-Graph capture_on(cudaStream_t stream, Issue&& issue) {
-  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  try {
-    issue();
-  } catch (...) {
-    cudaGraph_t dropped = nullptr;
-    static_cast<void>(cudaStreamEndCapture(stream, &dropped));
-    if (dropped != nullptr) static_cast<void>(cudaGraphDestroy(dropped));
-    throw;
-  }
-  return end_capture(stream);
 }
 
 // Instantiated for device launch and uploaded, so that a kernel may launch it.

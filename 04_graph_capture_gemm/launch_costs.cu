@@ -1,4 +1,5 @@
 #include "launch_costs.hpp"
+#include "capture_guard.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -67,20 +68,6 @@ class Latch {
   int* host_ = nullptr;
   int* device_ = nullptr;
 };
-
-template <class Issue>
-Graph capture_chain(cudaStream_t stream, Issue&& issue) {
-  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  try {
-    issue();
-  } catch (...) {
-    cudaGraph_t dropped = nullptr;
-    static_cast<void>(cudaStreamEndCapture(stream, &dropped));
-    if (dropped != nullptr) static_cast<void>(cudaGraphDestroy(dropped));
-    throw;
-  }
-  return end_capture(stream);
-}
 
 // Steady state: `warmup` untimed runs, then `repeats` timed ones back to back.
 Summary back_to_back(const LaunchCostConfig& config, const std::string& what, const std::function<Millis()>& run,
@@ -177,7 +164,7 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIs
     ChainFigures chain;
     chain.ops = ops;
     const std::string label = "chain of " + std::to_string(ops);
-    const Graph graph = capture_chain(stream, [&] { issue_chain(ops, stream); });
+    const Graph graph = capture_on(stream, [&] { issue_chain(ops, stream); });
     if (graph.node_count() != static_cast<std::size_t>(ops)) {
       fail(label + ": the graph has " + std::to_string(graph.node_count()) + " nodes");
     }
@@ -185,7 +172,7 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIs
     CUDA_CHECK(cudaGraphUpload(exec.get(), stream));
     // The counting twin, on the stream and as a graph.
     const GraphExec counting = GraphExec::instantiate(
-        capture_chain(stream, [&] { issue_counting_chain(counter.data(), ops, stream); }));
+        capture_on(stream, [&] { issue_counting_chain(counter.data(), ops, stream); }));
     reset_counter();
     issue_counting_chain(counter.data(), ops, stream);
     if (const auto n = read_counter(); n != static_cast<unsigned long long>(ops)) {

@@ -1,4 +1,5 @@
 #include "pdl_chains.hpp"
+#include "capture_guard.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -128,19 +129,6 @@ EdgeCount count_edges(const Graph& graph) {
   return edges;
 }
 
-Graph capture(cudaStream_t stream, const std::function<void()>& issue) {
-  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  try {
-    issue();
-  } catch (...) {
-    cudaGraph_t dropped = nullptr;
-    static_cast<void>(cudaStreamEndCapture(stream, &dropped));
-    if (dropped != nullptr) static_cast<void>(cudaGraphDestroy(dropped));
-    throw;
-  }
-  return end_capture(stream);
-}
-
 // One timed run: the spin kernel holds the stream for `hold_ms` while the
 // host queues `issue`; the events time what follows the hold. Stores the
 // host's issue time in `issue_ms`.
@@ -185,8 +173,8 @@ void note_failure(PdlChainRun& run, const std::string& why) {
 // the spin kernel and timed with events.
 void drive(const RepeatPlan& plan, const ChainDriver& d) {
   PdlChainRun& run = d.run;
-  const Graph plain_graph = capture(d.stream, [&] { d.issue_chain(PdlWay::graph_plain); });
-  const Graph pdl_graph = capture(d.stream, [&] { d.issue_chain(PdlWay::graph_pdl); });
+  const Graph plain_graph = capture_on(d.stream, [&] { d.issue_chain(PdlWay::graph_plain); });
+  const Graph pdl_graph = capture_on(d.stream, [&] { d.issue_chain(PdlWay::graph_pdl); });
   const EdgeCount plain_edges = count_edges(plain_graph);
   const EdgeCount pdl_edges = count_edges(pdl_graph);
   run.programmatic_edges = pdl_edges.programmatic;
