@@ -66,9 +66,6 @@ struct ChainLaunch {
 
 // The article's graph, one way of building it.
 enum class ArticleVariant { article, slots, breadth_first, registered, device_launch_flag };
-inline constexpr ArticleVariant kArticleVariants[] = {ArticleVariant::article, ArticleVariant::slots,
-                                                      ArticleVariant::breadth_first, ArticleVariant::registered,
-                                                      ArticleVariant::device_launch_flag};
 const char* to_string(ArticleVariant variant);
 // One line of what the variant changes: "a device slot per stream (the laboratory's default layout)".
 const char* describe(ArticleVariant variant);

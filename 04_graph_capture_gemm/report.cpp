@@ -69,6 +69,17 @@ void set_verdict(StageResult& result, const VerifyResult& whole, const std::vect
   }
 }
 
+void fold_check(VerifyResult& total, const VerifyResult& part) {
+  const bool passed_so_far = total.passed || total.batches_checked == 0;
+  if (passed_so_far && !part.passed) {
+    total.first_failure = part.first_failure;
+    total.method = part.method;
+  }
+  total.passed = passed_so_far && part.passed;
+  total.batches_checked += part.batches_checked;
+  total.digest.reset();
+}
+
 void add_failure(StageResult& result, bool passed, const std::string& what) {
   if (passed || !result.verification.passed) return;
   result.verification.passed = false;

@@ -47,6 +47,10 @@ void set_verdict(StageResult& result, const VerifyResult& whole, const std::vect
 // A check that is no VerifyResult (a counter, a study's own checks): when it
 // failed, the verdict fails naming `what`, unless a failure is named already.
 void add_failure(StageResult& result, bool passed, const std::string& what);
+// Folds one part's check (a request's, a bucket graph's) into the whole
+// run's: the batches add up, the first failure stays. No digest: the parts'
+// outputs overlap or differ, so no one hash stands for them.
+void fold_check(VerifyResult& total, const VerifyResult& part);
 
 // "04_graph_capture_gemm costs on <device>"
 void print_title(std::ostream& out, const StageResult& result, const char* subcommand);

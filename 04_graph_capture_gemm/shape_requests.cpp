@@ -8,6 +8,7 @@
 
 #include "base/interrupt.hpp"
 #include "graph_steps.hpp"
+#include "report.hpp"
 #include "measure/timers.hpp"
 #include "workload/gemm.hpp"
 
@@ -48,17 +49,6 @@ class PrefixCheck {
   cudaStream_t stream_;
   std::vector<float> host_b_;
 };
-
-// Folds one request's check into a way's: the first failure stays.
-void add_check(VerifyResult& total, const VerifyResult& request) {
-  const bool passed_so_far = total.passed || total.batches_checked == 0;
-  if (passed_so_far && !request.passed) {
-    total.first_failure = request.first_failure;
-    total.method = request.method;
-  }
-  total.passed = passed_so_far && request.passed;
-  total.batches_checked += request.batches_checked;
-}
 
 struct RequestTimes {
   Millis total{0};
@@ -113,7 +103,7 @@ ShapeSequenceCosts measure_changing_shapes(const ChangingShapesConfig& config, c
     const int size = costs.buckets.sizes[i];
     check.poison(size);
     costs.buckets.first_launch_ms += host_synchronised(steps.stream, [&] { steps.launch(bucket_execs[i]); }).count();
-    add_check(costs.buckets.check, check.verify(size));
+    fold_check(costs.buckets.check, check.verify(size));
   }
 
   GraphExec update_exec_of_way;  // c.: the one exec that cudaGraphExecUpdate keeps changing
@@ -193,7 +183,7 @@ ShapeSequenceCosts measure_changing_shapes(const ChangingShapesConfig& config, c
       w.batches_requested += batches;
       w.batches_computed += computed;
     }
-    add_check(w.check, check.verify(computed));
+    fold_check(w.check, check.verify(computed));
     return t;
   };
 

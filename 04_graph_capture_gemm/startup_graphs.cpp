@@ -10,6 +10,7 @@
 #include "base/progress.hpp"
 #include "base/text.hpp"
 #include "graph_steps.hpp"
+#include "report.hpp"
 #include "measure/timers.hpp"
 
 namespace csg::graphs {
@@ -56,19 +57,6 @@ class PrefixCheck {
   std::vector<float> host_b_;
 };
 
-// Folds one graph's check into a cell's: the first failure stays; no digest
-// (the graphs' outputs overlap in the shared pool).
-void add_check(VerifyResult& total, const VerifyResult& graph) {
-  const bool passed_so_far = total.passed || total.batches_checked == 0;
-  if (passed_so_far && !graph.passed) {
-    total.first_failure = graph.first_failure;
-    total.method = graph.method;
-  }
-  total.passed = passed_so_far && graph.passed;
-  total.batches_checked += graph.batches_checked;
-  total.digest.reset();
-}
-
 struct Builder {
   const StartupConfig& config;
   const StreamPool& pool;
@@ -111,7 +99,7 @@ struct Builder {
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       check.poison(buffers_of(i), sizes[i]);
       out.launches += host_synchronised(stream, [&] { launch(execs[i], pool); });
-      add_check(out.check, check.verify(buffers_of(i), sizes[i]));
+      fold_check(out.check, check.verify(buffers_of(i), sizes[i]));
     }
     return out;
   }
@@ -125,7 +113,7 @@ void summarise(StartupCell& cell, const std::vector<BuildFigures>& rounds) {
     upload.push_back(r.upload);
     total.push_back(r.capture + r.instantiate + r.upload);
     launches.push_back(r.launches);
-    add_check(cell.check, r.check);
+    fold_check(cell.check, r.check);
   }
   cell.capture = summarize(capture);
   cell.instantiate = summarize(instantiate);

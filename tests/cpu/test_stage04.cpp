@@ -521,3 +521,38 @@ TEST(Stage04Cli, EachSubcommandsHelpShowsItsFlagsOnly) {
 
 }  // namespace
 }  // namespace csg::graphs
+
+namespace csg::graphs {
+namespace {
+
+VerifyResult part(bool passed, int batches, int failing_batch = -1) {
+  VerifyResult v;
+  v.passed = passed;
+  v.batches_checked = batches;
+  v.digest = 42;
+  if (failing_batch >= 0) {
+    v.first_failure = Mismatch{};
+    v.first_failure->batch = failing_batch;
+    v.method = "freivalds";
+  }
+  return v;
+}
+
+TEST(Stage04Report, FoldedChecksAddTheirBatchesAndKeepTheFirstFailure) {
+  VerifyResult total;  // nothing checked yet
+  fold_check(total, part(true, 3));
+  EXPECT_TRUE(total.passed);
+  EXPECT_EQ(total.batches_checked, 3);
+  EXPECT_FALSE(total.digest.has_value()) << "parts' outputs overlap: no one digest stands for them";
+  fold_check(total, part(false, 5, 2));
+  fold_check(total, part(false, 4, 1));
+  fold_check(total, part(true, 2));
+  EXPECT_FALSE(total.passed) << "a failed part fails the whole, whatever passes after it";
+  EXPECT_EQ(total.batches_checked, 14);
+  ASSERT_TRUE(total.first_failure.has_value());
+  EXPECT_EQ(total.first_failure->batch, 2) << "the first failure folded in stays";
+  EXPECT_EQ(total.method, "freivalds");
+}
+
+}  // namespace
+}  // namespace csg::graphs
