@@ -76,17 +76,23 @@ LineFit fit_chains(const Anatomy& anatomy, NodeKind kind, GraphShape shape, bool
 
 std::string nvidia_text(const LineFit& kernel_line_host) {
   if (kernel_line_host.points == 0) return "";
+  // A fixed part below zero: the node counts measured lie on no line through
+  // small graphs, so only the per-node cost is quoted, and nothing matches.
+  const bool has_fixed = kernel_line_host.fixed_us >= 0.0;
   const std::string measured = "a straight line of kernel nodes cost the host " +
-                               fixed(kernel_line_host.fixed_us, 1) + " us + " + ns(kernel_line_host.per_op_us) +
-                               " per node to launch; NVIDIA publishes about " + fixed(kNvidiaFixedUs, 1) +
-                               " us + " + ns(kNvidiaPerNodeUs) + " per node";
-  if (kernel_line_host.per_op_us <= 2.0 * kNvidiaPerNodeUs && kernel_line_host.fixed_us <= 2.0 * kNvidiaFixedUs) {
+                               (has_fixed ? fixed(kernel_line_host.fixed_us, 1) + " us + " : std::string()) +
+                               ns(kernel_line_host.per_op_us) + " per node to launch" +
+                               (has_fixed ? "" : " (no fixed part: the fit's is below zero)") +
+                               "; NVIDIA publishes about " + fixed(kNvidiaFixedUs, 1) + " us + " +
+                               ns(kNvidiaPerNodeUs) + " per node";
+  if (has_fixed && kernel_line_host.per_op_us <= 2.0 * kNvidiaPerNodeUs &&
+      kernel_line_host.fixed_us <= 2.0 * kNvidiaFixedUs) {
     return measured + ": this system matches it (within 2x of both).";
   }
   if (kernel_line_host.per_op_us <= kConstantTimePerNodeUs) {
     return measured + ": close to constant time (at most " + ns(kConstantTimePerNodeUs) + " per node), though " +
            fixed(kernel_line_host.per_op_us / kNvidiaPerNodeUs, 0) + "x NVIDIA's per node: a 10,000-node line costs " +
-           fixed(kernel_line_host.fixed_us + 1e4 * kernel_line_host.per_op_us, 0) + " us to launch.";
+           fixed(std::max(0.0, kernel_line_host.fixed_us) + 1e4 * kernel_line_host.per_op_us, 0) + " us to launch.";
   }
   return measured + ": NOT constant time on this system (" + ns(kernel_line_host.per_op_us) +
          " per node, more than " + ns(kConstantTimePerNodeUs) + ").";

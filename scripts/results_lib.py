@@ -1771,7 +1771,7 @@ def _launch_anatomy_rows(doc: dict[str, Any], run: str) -> list[Callable[[], Aft
         fixed = _number(fit, label, "host_fixed_us", positive=False)
         nvidia = _number(section, key, "nvidia", "per_node_us")
         nvidia_fixed = _number(section, key, "nvidia", "fixed_us")
-        if measured <= NVIDIA_MATCH * nvidia and fixed <= NVIDIA_MATCH * nvidia_fixed:
+        if 0 <= fixed <= NVIDIA_MATCH * nvidia_fixed and measured <= NVIDIA_MATCH * nvidia:
             conclusion = f"this system matches NVIDIA's figure (within {NVIDIA_MATCH:.0f}× of both)"
         elif measured <= CONSTANT_TIME_PER_NODE_US:
             conclusion = f"close to constant time (at most {CONSTANT_TIME_PER_NODE_US} µs per node)"

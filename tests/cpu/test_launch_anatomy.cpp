@@ -80,6 +80,15 @@ TEST(LaunchAnatomy, NvidiasFigureCloseToConstantTime) {
   EXPECT_EQ(text.find("matches"), std::string::npos) << text;
 }
 
+TEST(LaunchAnatomy, NvidiasFigureNotClaimedFromALineBelowZero) {
+  // Node counts far from small graphs (say 8000 and 16000) can put the fit's fixed part below zero.
+  const std::string text = nvidia_text({.fixed_us = -4.0, .per_op_us = 0.0012, .r2 = 1.0, .points = 2});
+  EXPECT_EQ(text.find("matches"), std::string::npos) << text;
+  EXPECT_EQ(text.find("-4.0"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.2 ns per node to launch (no fixed part: the fit's is below zero)"), std::string::npos) << text;
+  EXPECT_NE(text.find("close to constant time"), std::string::npos) << text;
+}
+
 TEST(LaunchAnatomy, NvidiasFigureNotConstantTime) {
   const std::string text = nvidia_text({.fixed_us = 2.0, .per_op_us = 0.5, .r2 = 1.0, .points = 4});
   EXPECT_NE(text.find("NOT constant time on this system"), std::string::npos) << text;
