@@ -1,7 +1,6 @@
 #include "shape_requests.hpp"
 
 #include <algorithm>
-#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,39 +15,6 @@ namespace csg::graphs {
 namespace {
 
 // ---- the sequence -----------------------------------------------------------
-
-// NaN into, and the check of, batches 0..n-1 of the buffers only: a request
-// of 3 batches poisons and verifies 3, not the buffers' 128.
-class PrefixCheck {
- public:
-  PrefixCheck(BatchBuffers& buffers, std::uint64_t seed, cudaStream_t stream)
-      : buffers_(buffers), seed_(seed), stream_(stream), host_b_(buffers.work().b_elems()) {
-    fill_matrix(host_b_, seed, 0);  // B as fill_inputs made it (matrix id 0): the host's copy for the check
-  }
-
-  void poison(int batches) {
-    const Workload& work = buffers_.work();
-    // Batches 0..n-1 use device slots 0..min(n, slots)-1: contiguous from slot 0.
-    const int slots = std::min(batches, buffers_.device_slots());
-    poison_device(buffers_.device_c(0), std::size_t(slots) * work.c_elems(), stream_);
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
-    poison_host(std::span<float>(buffers_.host_c(0), std::size_t(batches) * work.c_elems()));
-  }
-
-  VerifyResult verify(int batches) {
-    const Workload& all = buffers_.work();
-    const Workload prefix{batches, all.shape};
-    return verify_batches(prefix, std::span<const float>(buffers_.host_a(0), prefix.batch_count() * all.a_elems()),
-                          host_b_, std::span<const float>(buffers_.host_c(0), prefix.batch_count() * all.c_elems()),
-                          VerifyOptions{seed_, 32});
-  }
-
- private:
-  BatchBuffers& buffers_;
-  std::uint64_t seed_;
-  cudaStream_t stream_;
-  std::vector<float> host_b_;
-};
 
 struct RequestTimes {
   Millis total{0};
@@ -84,7 +50,6 @@ ShapeSequenceCosts measure_changing_shapes(const ChangingShapesConfig& config, c
     throw std::invalid_argument("measure_changing_shapes: the buffers hold " + std::to_string(buffers.work().batches) +
                                 " batches; the largest bucket needs " + std::to_string(costs.buckets.sizes.back()));
   }
-  PrefixCheck check(buffers, steps.data_seed, steps.stream);
   EventTimer timer;
 
   // d. the buckets: captured and instantiated up front, each launched once
@@ -101,9 +66,9 @@ ShapeSequenceCosts measure_changing_shapes(const ChangingShapesConfig& config, c
   }
   for (std::size_t i = 0; i < bucket_execs.size(); ++i) {
     const int size = costs.buckets.sizes[i];
-    check.poison(size);
+    buffers.poison_first(size, steps.stream);
     costs.buckets.first_launch_ms += host_synchronised(steps.stream, [&] { steps.launch(bucket_execs[i]); }).count();
-    fold_check(costs.buckets.check, check.verify(size));
+    fold_check(costs.buckets.check, buffers.verify_first(steps.data_seed, size));
   }
 
   GraphExec update_exec_of_way;  // c.: the one exec that cudaGraphExecUpdate keeps changing
@@ -113,7 +78,7 @@ ShapeSequenceCosts measure_changing_shapes(const ChangingShapesConfig& config, c
   // One request of `batches`, one way: untimed poison before, verify after.
   auto run_request = [&](ShapeWay way, int batches) {
     const int computed = way == ShapeWay::buckets ? bucket_for(batches, costs.buckets.sizes) : batches;
-    check.poison(computed);
+    buffers.poison_first(computed, steps.stream);
     RequestTimes t;
     // Graphs and execs made or replaced here are destroyed after the timers are read.
     Graph graph;
@@ -183,7 +148,7 @@ ShapeSequenceCosts measure_changing_shapes(const ChangingShapesConfig& config, c
       w.batches_requested += batches;
       w.batches_computed += computed;
     }
-    fold_check(w.check, check.verify(computed));
+    fold_check(w.check, buffers.verify_first(steps.data_seed, computed));
     return t;
   };
 

@@ -1,7 +1,6 @@
 #include "startup_graphs.hpp"
 
 #include <memory>
-#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,42 +26,11 @@ struct BuildFigures {
   VerifyResult check;
 };
 
-// Batches 0..n-1 of some buffers (one device slot per batch): NaN into their
-// outputs before a graph of n batches runs, their check after it.
-class PrefixCheck {
- public:
-  PrefixCheck(std::uint64_t seed, GemmShape shape, cudaStream_t stream)
-      : seed_(seed), stream_(stream), host_b_(Workload{1, shape}.b_elems()) {
-    fill_matrix(host_b_, seed, 0);  // B as fill_inputs makes it (matrix id 0)
-  }
-
-  void poison(BatchBuffers& buffers, int batches) const {
-    const std::size_t elems = std::size_t(batches) * buffers.work().c_elems();
-    poison_device(buffers.device_c(0), elems, stream_);
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
-    poison_host(std::span<float>(buffers.host_c(0), elems));
-  }
-
-  VerifyResult verify(BatchBuffers& buffers, int batches) const {
-    const Workload& all = buffers.work();
-    const Workload prefix{batches, all.shape};
-    return verify_batches(prefix, std::span<const float>(buffers.host_a(0), prefix.batch_count() * all.a_elems()),
-                          host_b_, std::span<const float>(buffers.host_c(0), prefix.batch_count() * all.c_elems()),
-                          VerifyOptions{seed_, 32});
-  }
-
- private:
-  std::uint64_t seed_;
-  cudaStream_t stream_;
-  std::vector<float> host_b_;
-};
-
 struct Builder {
   const StartupConfig& config;
   const StreamPool& pool;
   const Gemm& gemm;
   BatchBuffers& shared;
-  PrefixCheck check;
 
   // Builds the graphs of `sizes` on `layout`'s buffers, then launches and verifies each once.
   BuildFigures build(const std::vector<int>& sizes, BufferLayout layout) const {
@@ -97,9 +65,9 @@ struct Builder {
     const std::int64_t after_graphs = free_device_bytes();
     out.graph_bytes = before_graphs - after_graphs;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      check.poison(buffers_of(i), sizes[i]);
+      buffers_of(i).poison_first(sizes[i], stream);
       out.launches += host_synchronised(stream, [&] { launch(execs[i], pool); });
-      fold_check(out.check, check.verify(buffers_of(i), sizes[i]));
+      fold_check(out.check, buffers_of(i).verify_first(config.seed, sizes[i]));
     }
     return out;
   }
@@ -140,7 +108,7 @@ std::vector<StartupRow> measure_startup(const StartupConfig& config, const Strea
     throw std::invalid_argument("measure_startup: the shared pool must hold " +
                                 plural(config.max_batches, "batch") + ", one device slot each");
   }
-  const Builder builder{config, pool, gemm, shared, PrefixCheck(config.seed, shared.work().shape, pool[0])};
+  const Builder builder{config, pool, gemm, shared};
 
   // The process's first capture, instantiate, upload and launch, untimed (and verified).
   const BuildFigures first = builder.build({1}, BufferLayout::shared);

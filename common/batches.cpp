@@ -1,6 +1,8 @@
 #include "batches.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 #include <stdexcept>
 
 #include "base/parallel.hpp"
@@ -16,6 +18,14 @@ int checked_slots(int device_slots, const Workload& work) {
     throw std::invalid_argument("BatchBuffers: device_slots must be 0 or in [1, batches]");
   }
   return device_slots;
+}
+
+Workload first_batches(const Workload& work, int batches) {
+  if (batches < 1 || batches > work.batches) {
+    throw std::invalid_argument("BatchBuffers: a prefix of " + std::to_string(batches) + " batches of " +
+                                std::to_string(work.batches));
+  }
+  return Workload{batches, work.shape};
 }
 
 }  // namespace
@@ -74,9 +84,23 @@ void BatchBuffers::poison_outputs(cudaStream_t stream) {
   poison_host_outputs();
 }
 
-VerifyResult BatchBuffers::verify(std::uint64_t seed) const {
-  VerifyResult result = verify_batches(work_, h_a_.span(), h_b_.span(), h_c_.span(), VerifyOptions{seed, 32});
-  result.digest = output_digest(work_, h_c_.span());
+VerifyResult BatchBuffers::verify(std::uint64_t seed) const { return verify_first(seed, work_.batches); }
+
+void BatchBuffers::poison_first(int batches, cudaStream_t stream) {
+  const Workload first = first_batches(work_, batches);
+  // Batches 0..n-1 use device slots 0..min(n, slots)-1.
+  const int slots = std::min(batches, device_slots_);
+  poison_device(d_c_.data(), std::size_t(slots) * work_.c_elems(), stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  poison_host(h_c_.span().first(first.batch_count() * work_.c_elems()));
+}
+
+VerifyResult BatchBuffers::verify_first(std::uint64_t seed, int batches) const {
+  const Workload first = first_batches(work_, batches);
+  const auto a = h_a_.span().first(first.batch_count() * work_.a_elems());
+  const auto c = h_c_.span().first(first.batch_count() * work_.c_elems());
+  VerifyResult result = verify_batches(first, a, h_b_.span(), c, VerifyOptions{seed, 32});
+  result.digest = output_digest(first, c);
   return result;
 }
 

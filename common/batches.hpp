@@ -146,6 +146,9 @@ class BatchBuffers {
   void poison_host_outputs();
   // Every batch of host C against A and B, and its digest.
   VerifyResult verify(std::uint64_t seed) const;
+  // The same for batches 0..batches-1 only (a graph of fewer batches than the buffers hold).
+  void poison_first(int batches, cudaStream_t stream);
+  VerifyResult verify_first(std::uint64_t seed, int batches) const;
 
  private:
   Workload work_;

@@ -2,6 +2,7 @@
 // poison is NaN, and a bad launch or a failed call names itself. (Every
 // kernel against the CPU reference: test_gemm_backends.cu.)
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "batches.hpp"
@@ -32,6 +33,51 @@ TEST_F(PoisonTest, AnOutputNobodyWroteFailsVerification) {
   ASSERT_FALSE(result.passed);
   EXPECT_EQ(result.first_failure->batch, 2);
   EXPECT_TRUE(std::isnan(result.first_failure->got));
+}
+
+// A graph of fewer batches than the buffers hold: only its batches are
+// poisoned and checked, on buffers with fewer device slots than batches too.
+TEST_F(PoisonTest, APrefixIsPoisonedAndCheckedAloneAndItsBoundsAreEnforced) {
+  Workload work;
+  work.batches = 5;
+  work.shape = GemmShape{16, 16, 16};
+  BatchBuffers buffers(work, HostMemory::pinned, 2);
+  buffers.fill_inputs(3);
+  Stream stream;
+  buffers.poison_outputs(stream.get());
+  for (int b = 0; b < work.batches; ++b) {  // every batch computed, in order on one stream
+    CUDA_CHECK(cudaMemcpy(buffers.device_a(b), buffers.host_a(b), work.a_bytes(), cudaMemcpyHostToDevice));
+    launch_gemm_naive(buffers.device_a(b), buffers.device_b(), buffers.device_c(b), work.shape, nullptr);
+    CUDA_CHECK(cudaMemcpy(buffers.host_c(b), buffers.device_c(b), work.c_bytes(), cudaMemcpyDeviceToHost));
+  }
+  ASSERT_TRUE(buffers.verify(3).passed);
+  buffers.poison_first(3, stream.get());
+  EXPECT_TRUE(std::isnan(buffers.host_c(2)[0]));
+  EXPECT_FALSE(std::isnan(buffers.host_c(3)[0])) << "batch 3 is beyond the prefix and keeps its output";
+  std::vector<float> slot(work.c_elems(), 0.0f);
+  for (int s = 0; s < 2; ++s) {  // both device slots (batches 0..2 use slots 0, 1, 0)
+    CUDA_CHECK(cudaMemcpy(slot.data(), buffers.device_c(s), work.c_bytes(), cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(std::isnan(slot.back())) << "device slot " << s;
+  }
+  const VerifyResult prefix = buffers.verify_first(3, 3);
+  ASSERT_FALSE(prefix.passed);
+  EXPECT_EQ(prefix.batches_checked, 3);
+  EXPECT_EQ(prefix.first_failure->batch, 0);
+  EXPECT_FALSE(buffers.verify(3).passed);
+  for (int b = 0; b < 3; ++b) {  // batches 0..2 again: the prefix passes alone
+    CUDA_CHECK(cudaMemcpy(buffers.device_a(b), buffers.host_a(b), work.a_bytes(), cudaMemcpyHostToDevice));
+    launch_gemm_naive(buffers.device_a(b), buffers.device_b(), buffers.device_c(b), work.shape, nullptr);
+    CUDA_CHECK(cudaMemcpy(buffers.host_c(b), buffers.device_c(b), work.c_bytes(), cudaMemcpyDeviceToHost));
+  }
+  EXPECT_TRUE(buffers.verify_first(3, 3).passed);
+  buffers.host_c(1)[5] += 1.0f;  // a wrong element in batch 1: the prefix of 1 does not see it, of 2 does
+  EXPECT_TRUE(buffers.verify_first(3, 1).passed);
+  const VerifyResult two = buffers.verify_first(3, 2);
+  ASSERT_FALSE(two.passed);
+  EXPECT_EQ(two.first_failure->batch, 1);
+  EXPECT_THROW(buffers.poison_first(0, stream.get()), std::invalid_argument);
+  EXPECT_THROW(buffers.poison_first(6, stream.get()), std::invalid_argument);
+  EXPECT_THROW((void)buffers.verify_first(3, 6), std::invalid_argument);
 }
 
 TEST_F(PoisonTest, DevicePoisonIsNaN) {
