@@ -375,6 +375,7 @@ void print_conditional(std::ostream& out, const StageResult& result, const Commo
               : std::string())
       << "; median of " << plural(options.plan.repeats, "run") << " after " << options.plan.warmup
       << " warm-up, interleaved\n";
+  bool below_zero = false;  // a fit whose fixed part fell below zero
   for (const LoopFigures& figures : costs.loops) {
     std::vector<std::string> headers = {std::string(to_string(figures.body)) + " body"};
     for (const LoopPoint& point : figures.points) headers.push_back("N=" + std::to_string(point.iterations) + " ms");
@@ -388,11 +389,16 @@ void print_conditional(std::ostream& out, const StageResult& result, const Commo
       }
       const LineFit fit = loop_fit(figures, static_cast<LoopVariant>(v));
       row.push_back(fit.points > 0 ? figure(fit.per_op_us, 2) : "-");
-      row.push_back(fit.points > 0 ? figure(fit.fixed_us, 1) : "-");
+      row.push_back(has_fixed_part(fit) ? figure(fit.fixed_us, 1) : "-");
+      if (fit.points > 0 && !has_fixed_part(fit)) below_zero = true;
       table.add_row(row);
     }
     out << '\n';
     table.print(out);
+  }
+  if (below_zero) {
+    out << "fixed us -: the fitted line crosses zero above N = 0, so that loop's fixed part is smaller than the fit "
+           "resolves; its slope stands\n";
   }
   double instantiate_ms = 0.0;
   int instantiate_n = 0;

@@ -78,7 +78,7 @@ std::string nvidia_text(const LineFit& kernel_line_host) {
   if (kernel_line_host.points == 0) return "";
   // A fixed part below zero: the node counts measured lie on no line through
   // small graphs, so only the per-node cost is quoted, and nothing matches.
-  const bool has_fixed = kernel_line_host.fixed_us >= 0.0;
+  const bool has_fixed = has_fixed_part(kernel_line_host);
   const std::string measured = "a straight line of kernel nodes cost the host " +
                                (has_fixed ? fixed(kernel_line_host.fixed_us, 1) + " us + " : std::string()) +
                                ns(kernel_line_host.per_op_us) + " per node to launch" +
@@ -127,9 +127,10 @@ std::string fork_text(NodeKind kind, int chains, const LineFit& line_host, const
   } else {
     text += "the GPU took longer per node" + figures + ")";
   }
-  // A fixed part means something only where the launch is constant time:
-  // elsewhere the line through the node counts is no line.
-  if (line_host.per_op_us <= kConstantTimePerNodeUs && fork_host.per_op_us <= kConstantTimePerNodeUs) {
+  // A fixed part means something only where the launch is constant time
+  // (elsewhere the line through the node counts is no line) and the fit has one.
+  if (line_host.per_op_us <= kConstantTimePerNodeUs && fork_host.per_op_us <= kConstantTimePerNodeUs &&
+      has_fixed_part(line_host) && has_fixed_part(fork_host)) {
     text += "; the launch's fixed host cost " + fixed(fork_host.fixed_us, 1) + " against " +
             fixed(line_host.fixed_us, 1) + " us";
   }
@@ -198,7 +199,7 @@ void print_anatomy(std::ostream& out, const Anatomy& anatomy) {
       }
       const LineFit host = fit_chains(anatomy, kind, shape, true), gpu = fit_chains(anatomy, kind, shape, false);
       row.push_back(host.points ? figure(host.per_op_us, 4) : "-");
-      row.push_back(host.points && host.fixed_us >= 0.0 ? figure(host.fixed_us, 1) : "-");
+      row.push_back(has_fixed_part(host) ? figure(host.fixed_us, 1) : "-");
       row.push_back(gpu.points ? figure(gpu.per_op_us, 3) : "-");
       table.add_row(row);
     }

@@ -71,6 +71,10 @@ struct LineFit {
 };
 // Least squares; fewer than two distinct x give points = 0 (no fit).
 LineFit fit_line(const std::vector<double>& ops, const std::vector<double>& us);
+// Whether the fit has a fixed part worth printing: not when there is no fit,
+// nor when its intercept fell below zero (a fixed part smaller than the
+// fit resolves from counts far from zero; the slope still stands).
+inline bool has_fixed_part(const LineFit& fit) { return fit.points > 0 && fit.fixed_us >= 0.0; }
 
 struct ChainFigures {
   int ops = 0;

@@ -273,6 +273,30 @@ TEST(Conditional, TheScreenSaysWhereTheWhileNodeWinsAndWhereItCostsMore) {
   EXPECT_TRUE(has(text, "unrolled up to N = 10"));
 }
 
+TEST(Conditional, AFitWhoseFixedPartFellBelowZeroShowsNoneAndSaysWhy) {
+  ConditionalCosts costs = made_up_costs();
+  // Ratios that shrink with N: every line meets N = 0 at or above zero.
+  costs.loops[0].points[0].variant[kHostDecided] = at(0.02 * 9.0);
+  costs.loops[1].points[0].variant[kKernelLoop] = at(0.02 * 5.0);
+  costs.loops[1].points[1].variant[kKernelLoop] = at(0.2 * 4.0);
+  CommonOptions options;
+  std::ostringstream plain;
+  print_conditional(plain, conditional_result(DeviceInfo{}, options, small_config(), costs), options, small_config(),
+                    costs);
+  EXPECT_FALSE(has(plain.str(), "crosses zero")) << plain.str();
+  // The host loop of graph launches: 0.5 ms at N = 10, 20.4 ms at N = 100 (a line through -1.7 ms at N = 0).
+  costs.loops[1].points[0].variant[kGraphLoop] = at(0.5);
+  costs.loops[1].points[1].variant[kGraphLoop] = at(20.4);
+  ASSERT_LT(loop_fit(costs.loops[1], kGraphLoop).fixed_us, 0.0);
+  std::ostringstream out;
+  print_conditional(out, conditional_result(DeviceInfo{}, options, small_config(), costs), options, small_config(),
+                    costs);
+  const std::string text = out.str();
+  EXPECT_TRUE(has(text, "fixed us -: the fitted line crosses zero above N = 0")) << text;
+  EXPECT_FALSE(has(text, "-1711")) << text;
+  EXPECT_FALSE(has(text, "-1,711")) << text;
+}
+
 ConditionalConfig parse(const std::vector<std::string>& args) {
   StageCli cli("04_graph_capture_gemm conditional", "test", own_workload_defaults());
   add_conditional_options(cli);

@@ -132,6 +132,16 @@ TEST(LaunchAnatomy, ForkSaysNoFixedCostWhereTheLaunchIsNotConstantTime) {
   EXPECT_EQ(text.find("-65.6"), std::string::npos) << text;
 }
 
+TEST(LaunchAnatomy, ForkQuotesNoFixedCostBelowZero) {
+  const LineFit line{.fixed_us = -3.4, .per_op_us = 0.0013, .r2 = 1, .points = 4};
+  const LineFit fork{.fixed_us = 1.1, .per_op_us = 0.0011, .r2 = 1, .points = 4};
+  auto gpu = [](double per_node) { return LineFit{.fixed_us = 1.0, .per_op_us = per_node, .r2 = 1, .points = 4}; };
+  const std::string text = fork_text(NodeKind::kernel, 8, line, fork, gpu(0.684), gpu(0.174));
+  EXPECT_EQ(text.find("fixed host cost"), std::string::npos) << text;
+  EXPECT_EQ(text.find("-3.4"), std::string::npos) << text;
+  EXPECT_NE(text.find("the lines ran side by side"), std::string::npos) << text;
+}
+
 TEST(LaunchAnatomy, QuartilesByNearestRank) {
   const Summary s = samples_us({5, 1, 4, 2, 3, 8, 7, 6});
   EXPECT_DOUBLE_EQ(quartile_ms(s, 1), 0.002);
