@@ -7,10 +7,10 @@
 
 namespace csg {
 
-void parallel_for(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body) {
+void parallel_for(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body, std::size_t grain) {
   if (count == 0) return;
   const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t threads = std::min(cores, count);
+  const std::size_t threads = std::min(cores, std::max<std::size_t>(1, count / std::max<std::size_t>(1, grain)));
   if (threads == 1) {
     body(0, count);
     return;

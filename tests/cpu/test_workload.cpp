@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <mutex>
 #include <set>
+#include <thread>
+#include <utility>
 #include <vector>
 
+#include "base/parallel.hpp"
 #include "base/units.hpp"
 #include "batches.hpp"
 
@@ -61,6 +66,30 @@ TEST(Workload, PoisonIsNaNEverywhere) {
   std::vector<float> data(1000, 1.0f);
   poison_host(data);
   EXPECT_TRUE(std::all_of(data.begin(), data.end(), [](float v) { return std::isnan(v); }));
+}
+
+TEST(ParallelFor, EveryIndexOnceWhateverTheGrain) {
+  for (std::size_t grain : {std::size_t(1), std::size_t(7), std::size_t(1000), std::size_t(1) << 20}) {
+    std::vector<std::atomic<int>> seen(5000);
+    parallel_for(seen.size(), [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) seen[i].fetch_add(1);
+    }, grain);
+    for (std::size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i].load(), 1) << "index " << i << ", grain " << grain;
+  }
+}
+
+TEST(ParallelFor, WorkBelowTwoGrainsRunsOnTheCallingThreadInOneChunk) {
+  std::mutex mutex;
+  std::vector<std::pair<std::size_t, std::size_t>> chunks;
+  std::set<std::thread::id> threads;
+  parallel_for(4096, [&](std::size_t begin, std::size_t end) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    chunks.emplace_back(begin, end);
+    threads.insert(std::this_thread::get_id());
+  }, std::size_t(1) << 16);
+  ASSERT_EQ(chunks.size(), 1u);
+  EXPECT_EQ(chunks[0], (std::pair<std::size_t, std::size_t>{0, 4096}));
+  EXPECT_EQ(*threads.begin(), std::this_thread::get_id());
 }
 
 TEST(Units, CheckedArithmetic) {
