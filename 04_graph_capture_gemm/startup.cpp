@@ -84,9 +84,7 @@ int run_startup(int argc, char** argv) {
   progress("filling " + plural(config.max_batches, "batch"));
   shared.fill_inputs(config.seed);
 
-  StartupFigures figures;
-  figures.config = config;
-  figures.rows = measure_startup(config, pool, naive, shared, shared_bytes);
+  StartupFigures figures = measure_startup(config, pool, naive, shared, shared_bytes);
   fill_padding(figures);
 
   StageResult result = pool_result(query_device_info(device), *options, pool_config);

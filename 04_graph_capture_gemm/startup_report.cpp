@@ -64,14 +64,35 @@ nlohmann::json cell_json(const StartupRow& row, BufferLayout layout) {
                         {"ms_per_graph", ms_per_graph(row, layout)},
                         {"us_per_batch", us_per_batch(row, layout)},
                         {"launches_ms", c.launches.median_ms},
-                        {"graph_bytes", c.graph_bytes},
-                        {"graph_bytes_per_graph", row.buckets > 0 ? double(c.graph_bytes) / row.buckets : 0.0},
                         {"buffer_bytes", c.buffer_bytes},
-                        {"device_bytes", c.device_bytes()},
                         {"verified", c.check.passed},
                         {"batches_checked", c.check.batches_checked}};
   if (!c.check.passed) out["failure"] = c.check.message();
   return out;
+}
+
+nlohmann::json first_build_json(const FirstBuild& first) {
+  nlohmann::json out = {{"buckets", first.buckets},
+                        {"layout", "shared"},
+                        {"batches_captured", first.batches_captured},
+                        {"capture_ms", first.capture_ms},
+                        {"instantiate_ms", first.instantiate_ms},
+                        {"upload_ms", first.upload_ms},
+                        {"total_ms", first.total_ms()},
+                        {"graph_bytes", first.graph_bytes},
+                        {"graph_bytes_per_graph", first.buckets > 0 ? double(first.graph_bytes) / first.buckets : 0.0},
+                        {"verified", first.check.passed},
+                        {"batches_checked", first.check.batches_checked}};
+  if (!first.check.passed) out["failure"] = first.check.message();
+  return out;
+}
+
+// The row built with as many buckets as the first build: the same graphs, built again.
+const StartupRow* rebuilt(const StartupFigures& figures) {
+  for (const StartupRow& row : figures.rows) {
+    if (row.buckets == figures.first.buckets && figures.first.batches_captured > 0) return &row;
+  }
+  return nullptr;
 }
 
 nlohmann::json bucket_count_or_null(const StartupFigures& figures, std::optional<std::size_t> index) {
@@ -156,25 +177,70 @@ std::string parts_text(const StartupFigures& figures) {
          num(us_per_batch(row, BufferLayout::shared), 1) + " us per batch captured.";
 }
 
+std::string first_build_text(const StartupFigures& figures) {
+  const StartupRow* again = rebuilt(figures);
+  if (again == nullptr) return "";
+  const FirstBuild& first = figures.first;
+  const StartupCell& cell = again->shared;
+  const double first_ms = first.total_ms();
+  const double again_ms = cell.total.median_ms;
+  std::string text = "the process's first build of " + plural(first.buckets, "graph") + " took " + num(first_ms, 0) +
+                     " ms against " + num(again_ms, 0) + " ms for the same graphs built again";
+  if (first_ms <= 0.0 || again_ms <= 0.0) return text + ".";
+  const double ratio = first_ms / again_ms;
+  const bool dearer = ratio > kFirstBuildRatioThreshold;
+  if (!dearer && ratio >= 1.0 / kFirstBuildRatioThreshold) {
+    return text + " (within " + percent(kFirstBuildRatioThreshold - 1.0) +
+           "): the table's figures hold for a fresh process too.";
+  }
+  // The part that moved the most the way the total did.
+  const double firsts[3] = {first.capture_ms, first.instantiate_ms, first.upload_ms};
+  const double agains[3] = {cell.capture.median_ms, cell.instantiate.median_ms, cell.upload.median_ms};
+  const char* names[3] = {"capture", "instantiate", "upload"};
+  std::size_t part = 0;
+  for (std::size_t i = 1; i < 3; ++i) {
+    const double moved = dearer ? firsts[i] - agains[i] : agains[i] - firsts[i];
+    const double most = dearer ? firsts[part] - agains[part] : agains[part] - firsts[part];
+    if (moved > most) part = i;
+  }
+  const std::string bracket = std::string(names[part]) + " " + num(firsts[part], 0) + " against " +
+                              num(agains[part], 0) + " ms";
+  if (dearer) {
+    return text + " (" + num(ratio, 1) + "x; " + bracket + "): a fresh process's startup costs more than the " +
+           "table's figures, which are of graphs built after it.";
+  }
+  return text + " (" + num(1.0 / ratio, 1) + "x less; " + bracket + "): here the first build was the cheaper one.";
+}
+
 std::string memory_text(const StartupFigures& figures) {
   if (figures.rows.empty()) return "";
   const StartupRow& row = figures.rows.back();
+  const FirstBuild& first = figures.first;
   std::string text;
-  if (row.shared.graph_bytes <= 0) {
-    text = "the " + buckets_text(row) + "' execs hold less device memory than cudaMemGetInfo resolves";
+  std::int64_t graphs = 0;
+  if (rebuilt(figures) != &row) {
+    text = "the execs' device memory was not measured";
+  } else if (first.graph_bytes <= 0) {
+    text = "the first build's " + plural(first.buckets, "exec") +
+           " took less device memory than cudaMemGetInfo resolves";
   } else {
-    text = "each exec holds about " + num(double(row.shared.graph_bytes) / row.buckets / 1024.0, 0) +
-           " KiB of device memory (" + mib_text(row.shared.graph_bytes) + " for " + plural(row.buckets, "graph") + ")";
+    graphs = first.graph_bytes;
+    text = "the first build's " + plural(first.buckets, "exec") + " took " + mib_text(graphs) +
+           " of device memory (about " + num(double(graphs) / first.buckets / 1024.0, 0) + " KiB each, " +
+           num(double(graphs) / double(first.batches_captured) / 1024.0, 1) + " KiB per batch captured)";
   }
-  const double shared = double(row.shared.device_bytes());
-  const double separate = double(row.separate.device_bytes());
+  const std::int64_t shared_bytes = row.shared.buffer_bytes + graphs;
+  const std::int64_t separate_bytes = row.separate.buffer_bytes + graphs;
+  const double shared = double(shared_bytes);
+  const double separate = double(separate_bytes);
+  const std::string what = graphs > 0 ? " (buffers + the same graphs)" : " (buffers)";
   if (shared > 0.0 && separate > kMemoryRatioThreshold * shared) {
-    return text + "; separate buffers per bucket take " + mib_text(row.separate.device_bytes()) +
-           " of device memory (buffers + graphs) against " + mib_text(row.shared.device_bytes()) +
-           " for one shared pool, " + num(separate / shared, 1) + "x: share one pool, the graphs run one at a time.";
+    return text + "; separate buffers per bucket take " + mib_text(separate_bytes) + " of device memory" + what +
+           " against " + mib_text(shared_bytes) + " for one shared pool, " + num(separate / shared, 1) +
+           "x: share one pool, the graphs run one at a time.";
   }
   return text + "; separate buffers per bucket take about as much device memory as one shared pool (" +
-         mib_text(row.separate.device_bytes()) + " against " + mib_text(row.shared.device_bytes()) + ", within " +
+         mib_text(separate_bytes) + " against " + mib_text(shared_bytes) + what + ", within " +
          num(kMemoryRatioThreshold, 1) + "x).";
 }
 
@@ -184,19 +250,24 @@ void print_startup(std::ostream& out, const StartupFigures& figures) {
       << " / K)), one graph of naive " << c.size << "^3 GEMMs each; host ms summed over the K graphs";
   if (c.rounds > 1) out << ", median of " << c.rounds << " rounds";
   out << ":\n";
-  Table table({"K", "buffers", "batches", "capture", "instantiate", "upload", "total", "per graph", "graphs MiB",
-               "buffers MiB"});
+  Table table({"K", "buffers", "batches", "capture", "instantiate", "upload", "total", "per graph", "buffers MiB"});
   for (const StartupRow& row : figures.rows) {
     for (BufferLayout layout : kAllBufferLayouts) {
       const StartupCell& cell = row.cell(layout);
       table.add_row({std::to_string(row.buckets), to_string(layout), std::to_string(row.batches_captured),
                      figure(cell.capture.median_ms, 1), figure(cell.instantiate.median_ms, 1),
                      figure(cell.upload.median_ms, 1), figure(cell.total.median_ms, 1),
-                     figure(ms_per_graph(row, layout), 2), num(mib(cell.graph_bytes), 1),
-                     num(mib(cell.buffer_bytes), 1)});
+                     figure(ms_per_graph(row, layout), 2), num(mib(cell.buffer_bytes), 1)});
     }
   }
   table.print(out);
+  const FirstBuild& first = figures.first;
+  if (first.batches_captured > 0) {
+    out << "the first build, before the rows: " << first.buckets << " shared, " << first.batches_captured
+        << " batches, capture " << figure(first.capture_ms, 1) << ", instantiate " << figure(first.instantiate_ms, 1)
+        << ", upload " << figure(first.upload_ms, 1) << ", total " << figure(first.total_ms(), 1) << " ms; its execs "
+        << num(mib(first.graph_bytes), 1) << " MiB of device memory, which the driver keeps for the rows' graphs\n";
+  }
   out << "padding waste, uniform / skewed:";
   for (const StartupRow& row : figures.rows) {
     out << (&row == &figures.rows.front() ? " " : ", ") << "K=" << row.buckets << " " << percent(row.waste_uniform)
@@ -205,11 +276,20 @@ void print_startup(std::ostream& out, const StartupFigures& figures) {
   out << "\n  " << plural(c.requests, "request") << " per mix, each in the smallest bucket >= it: uniform "
       << mix_text(RequestMix::uniform, c.max_batches) << " (mean " << num(figures.mean_uniform, 1) << "); skewed "
       << mix_text(RequestMix::skewed, c.max_batches) << " (mean " << num(figures.mean_skewed, 1) << ")\n";
-  out << '\n' << budget_text(figures) << '\n' << parts_text(figures) << '\n' << memory_text(figures) << '\n';
+  out << '\n' << budget_text(figures) << '\n' << parts_text(figures) << '\n';
+  const std::string first_text = first_build_text(figures);
+  if (!first_text.empty()) out << first_text << '\n';
+  out << memory_text(figures) << '\n';
 }
 
 std::vector<Measurement> startup_measurements(const StartupFigures& figures) {
   std::vector<Measurement> out;
+  const FirstBuild& first = figures.first;
+  if (first.batches_captured > 0) {
+    out.push_back(cost("startup_first_build",
+                       {{"buckets", first.buckets}, {"layout", "shared"}, {"batches_captured", first.batches_captured}},
+                       summarize({Millis{first.total_ms()}})));
+  }
   for (const StartupRow& row : figures.rows) {
     for (BufferLayout layout : kAllBufferLayouts) {
       const StartupCell& c = row.cell(layout);
@@ -227,6 +307,7 @@ std::vector<Measurement> startup_measurements(const StartupFigures& figures) {
 
 std::vector<const VerifyResult*> startup_checks(const StartupFigures& figures) {
   std::vector<const VerifyResult*> checks;
+  if (figures.first.batches_captured > 0) checks.push_back(&figures.first.check);
   for (const StartupRow& row : figures.rows) {
     for (BufferLayout layout : kAllBufferLayouts) checks.push_back(&row.cell(layout).check);
   }
@@ -264,6 +345,11 @@ nlohmann::json startup_json(const StartupFigures& figures) {
     first_over[to_string(layout)] = bucket_count_or_null(figures, v.first_over);
     most_within[to_string(layout)] = bucket_count_or_null(figures, v.most_within);
   }
+  nlohmann::json conclusion = nlohmann::json::array();
+  for (const std::string& sentence : {budget_text(figures), parts_text(figures), first_build_text(figures),
+                                      memory_text(figures)}) {
+    if (!sentence.empty()) conclusion.push_back(sentence);
+  }
   return {{"bucket_layout", "even"},
           {"bucket_counts", c.bucket_counts},
           {"max_batches", c.max_batches},
@@ -275,10 +361,11 @@ nlohmann::json startup_json(const StartupFigures& figures) {
           {"mixes",
            {{"uniform", {{"text", mix_text(RequestMix::uniform, c.max_batches)}, {"mean_batches", figures.mean_uniform}}},
             {"skewed", {{"text", mix_text(RequestMix::skewed, c.max_batches)}, {"mean_batches", figures.mean_skewed}}}}},
+          {"first_build", first_build_json(figures.first)},
           {"rows", rows},
           {"first_over_budget", first_over},
           {"most_within_budget", most_within},
-          {"conclusion", {budget_text(figures), parts_text(figures), memory_text(figures)}}};
+          {"conclusion", conclusion}};
 }
 
 }  // namespace csg::graphs

@@ -47,14 +47,30 @@ struct StartupCell {
   Summary upload;        // cudaGraphUpload + stream synchronise
   Summary total;         // the three together: what startup costs
   Summary launches;      // every graph launched once + synchronise (the verified run; not startup)
-  // cudaMemGetInfo: free memory before the instantiations minus after the
-  // last upload (the K execs, last round), and around the buffers'
-  // allocation (shared: the one pool, allocated once before everything).
-  std::int64_t graph_bytes = 0;
+  // The buffers' device bytes, counted (shared: the one pool, allocated once
+  // before everything). The execs' memory is the first build's (FirstBuild).
   std::int64_t buffer_bytes = 0;
   VerifyResult check;  // every graph's outputs, every round: passed, or the first failure
-  std::int64_t device_bytes() const { return graph_bytes + buffer_bytes; }
 };
+
+// The process's first build of the most buckets on the shared pool, before
+// the rows: host ms of its parts summed over its graphs, and the device
+// memory its execs took (cudaMemGetInfo: free memory before its first
+// instantiate minus after its last upload). The driver keeps that memory for
+// the graphs built later, so the rows read none of their own.
+struct FirstBuild {
+  int buckets = 0;
+  long long batches_captured = 0;
+  double capture_ms = 0.0;
+  double instantiate_ms = 0.0;
+  double upload_ms = 0.0;
+  std::int64_t graph_bytes = 0;
+  VerifyResult check;
+  double total_ms() const { return capture_ms + instantiate_ms + upload_ms; }
+};
+// The first build is called dearer (or cheaper) than the same graphs built
+// again past this ratio either way; within it, about the same.
+inline constexpr double kFirstBuildRatioThreshold = 1.1;
 
 struct StartupRow {
   int buckets = 0;
@@ -70,6 +86,7 @@ struct StartupRow {
 
 struct StartupFigures {
   StartupConfig config;
+  FirstBuild first;              // of config.bucket_counts.back() buckets
   std::vector<StartupRow> rows;  // ascending bucket counts
   double mean_uniform = 0.0;     // the mixes' mean request, in batches
   double mean_skewed = 0.0;
@@ -97,26 +114,33 @@ std::string budget_text(const StartupFigures& figures);
 // parts_text: which of capture, instantiate, upload takes the largest share
 // of the largest bucket count's startup (shared pool), with all three shares.
 std::string parts_text(const StartupFigures& figures);
-// memory_text: per graph, the device memory of an exec (or "below what
-// cudaMemGetInfo resolves" when the delta is 0 or less), and separate
-// buffers against the shared pool at the largest bucket count: dearer past
-// kMemoryRatioThreshold, else about the same.
+// first_build_text: the process's first build against the same graphs built
+// again (the last row's shared pool), in total and in its largest part:
+// dearer or cheaper past kFirstBuildRatioThreshold, else about the same.
+std::string first_build_text(const StartupFigures& figures);
+// memory_text: per graph, the device memory of an exec from the first build
+// (or "below what cudaMemGetInfo resolves" when the delta is 0 or less), and
+// separate buffers against the shared pool at the largest bucket count, the
+// same graphs' memory added to both: dearer past kMemoryRatioThreshold, else
+// about the same.
 std::string memory_text(const StartupFigures& figures);
 
 void print_startup(std::ostream& out, const StartupFigures& figures);
 
 // The measurements, per row and layout: startup_capture, startup_instantiate,
 // startup_upload, startup_total (costs) and startup_launches (checked), params
-// {"buckets", "layout", "batches_captured"}.
+// {"buckets", "layout", "batches_captured"}; and startup_first_build (a cost
+// of one sample), params {"buckets", "layout": "shared", "batches_captured"}.
 std::vector<Measurement> startup_measurements(const StartupFigures& figures);
-// Every cell's check, in row order, shared before separate.
+// The first build's check, then every cell's, in row order, shared before separate.
 std::vector<const VerifyResult*> startup_checks(const StartupFigures& figures);
 // "startup_<layout>_ms_per_graph_k<K>" and "startup_<layout>_us_per_batch_k<K>".
 nlohmann::json startup_bounds(const StartupFigures& figures);
 // The "startup" section: the config (layout "even", the mixes as text, the
-// budget and its layout), each row (sizes, padding waste, each layout's
-// medians, per graph and per batch, device bytes, verified), the budget
-// verdict per layout (bucket counts or null) and the conclusion's sentences.
+// budget and its layout), the first build (its parts, graph bytes, verified),
+// each row (sizes, padding waste, each layout's medians, per graph and per
+// batch, buffer bytes, verified), the budget verdict per layout (bucket
+// counts or null) and the conclusion's sentences.
 nlohmann::json startup_json(const StartupFigures& figures);
 
 }  // namespace csg::graphs

@@ -79,11 +79,16 @@ TEST(StartupPlan, TheEstimateCountsEveryBatchCapturedBothWaysEveryRound) {
   config.bucket_counts = {8};
   config.max_batches = 256;
   const double one = startup_seconds(config, 0.0);
-  EXPECT_GT(one, 2.0 * 1152 * 20e-6) << "1152 batches captured both ways at ~25 us each";
+  EXPECT_GT(one, 3.0 * 1152 * 20e-6) << "1152 batches captured both ways and by the first build, at ~25 us each";
   EXPECT_LT(one, 1.0);
-  EXPECT_NEAR(startup_seconds(config, 1e-3) - one, 2.0 * 1152 * 1e-3, 1e-9) << "each batch launched once per way";
+  EXPECT_NEAR(startup_seconds(config, 1e-3) - one, 3.0 * 1152 * 1e-3, 1e-9)
+      << "each batch launched once per way, and once more by the first build";
   config.rounds = 3;
-  EXPECT_NEAR(startup_seconds(config, 0.0), 3.0 * one, 1e-12);
+  const double three = startup_seconds(config, 0.0);
+  EXPECT_NEAR(startup_seconds(config, 1e-3) - three, 7.0 * 1152 * 1e-3, 1e-9)
+      << "three rounds both ways, and the first build once";
+  EXPECT_GT(three, 2.0 * one);
+  EXPECT_LT(three, 3.0 * one);
   config.rounds = 1;
   config.bucket_counts = {8, 256};
   EXPECT_GT(startup_seconds(config, 0.0), 20.0 * one);
@@ -163,12 +168,22 @@ StartupFigures made_up(const std::vector<int>& ks, const std::vector<double>& sh
       c.launches = ms(0.5 * total);
       c.check.passed = true;
       c.check.batches_checked = int(row.batches_captured);
-      c.graph_bytes = 64 * 1024 * std::int64_t(ks[i]);
     }
     row.shared.buffer_bytes = 8 << 20;
     row.separate.buffer_bytes = std::int64_t(row.batches_captured) * 32 * 1024;
     f.rows.push_back(row);
   }
+  // The first build: the most buckets, as dear as the last row's shared pool
+  // built again, its 256 execs 64 KiB each.
+  FirstBuild& first = f.first;
+  first.buckets = ks.back();
+  first.batches_captured = f.rows.back().batches_captured;
+  first.capture_ms = 0.3 * shared_ms.back();
+  first.instantiate_ms = 0.6 * shared_ms.back();
+  first.upload_ms = 0.1 * shared_ms.back();
+  first.graph_bytes = 64 * 1024 * std::int64_t(ks.back());
+  first.check.passed = true;
+  first.check.batches_checked = int(first.batches_captured);
   fill_padding(f);
   return f;
 }
@@ -247,15 +262,43 @@ TEST(StartupConclusions, SeparateBuffersAgainstOneSharedPool) {
   StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 320, 700});
   // Separate: 32896 batches x 32 KiB + 16 MiB of graphs; shared: 8 + 16 MiB.
   std::string text = memory_text(f);
-  EXPECT_TRUE(contains(text, "each exec holds about 64 KiB of device memory (16.0 MiB for 256 graphs)")) << text;
-  EXPECT_TRUE(contains(text, "separate buffers per bucket take 1044.0 MiB")) << text;
-  EXPECT_TRUE(contains(text, "against 24.0 MiB for one shared pool, 43.5x")) << text;
+  EXPECT_TRUE(contains(text, "the first build's 256 execs took 16.0 MiB of device memory (about 64 KiB each, 0.5 KiB "
+                             "per batch captured)"))
+      << text;
+  EXPECT_TRUE(contains(text, "separate buffers per bucket take 1044.0 MiB of device memory (buffers + the same "
+                             "graphs) against 24.0 MiB for one shared pool, 43.5x"))
+      << text;
   f.rows.back().separate.buffer_bytes = f.rows.back().shared.buffer_bytes + (2 << 20);  // 26 MiB: within 1.1x
   text = memory_text(f);
   EXPECT_TRUE(contains(text, "about as much device memory as one shared pool (26.0 MiB against 24.0 MiB")) << text;
-  f.rows.back().shared.graph_bytes = 0;
+  f.first.graph_bytes = 0;  // the buffers alone: 10 MiB against 8
   text = memory_text(f);
-  EXPECT_TRUE(contains(text, "less device memory than cudaMemGetInfo resolves")) << text;
+  EXPECT_TRUE(contains(text, "the first build's 256 execs took less device memory than cudaMemGetInfo resolves"))
+      << text;
+  EXPECT_TRUE(contains(text, "take 10.0 MiB of device memory (buffers) against 8.0 MiB")) << text;
+  f.first.batches_captured = 0;  // no first build
+  EXPECT_TRUE(contains(memory_text(f), "the execs' device memory was not measured")) << memory_text(f);
+}
+
+TEST(StartupConclusions, TheFirstBuildAgainstTheSameGraphsBuiltAgain) {
+  StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 320, 700});
+  std::string text = first_build_text(f);
+  EXPECT_TRUE(contains(text, "the process's first build of 256 graphs took 600 ms against 600 ms for the same graphs "
+                             "built again (within 10.0%): the table's figures hold for a fresh process too."))
+      << text;
+  f.first.instantiate_ms += 600.0;  // 1200 ms: dearer, by its instantiate
+  text = first_build_text(f);
+  EXPECT_TRUE(contains(text, "took 1200 ms against 600 ms for the same graphs built again (2.0x; instantiate 960 "
+                             "against 360 ms): a fresh process's startup costs more than the table's figures"))
+      << text;
+  f.first.instantiate_ms -= 600.0;
+  f.first.upload_ms = 0.0;
+  f.first.capture_ms = 10.0;  // 10 + 360 + 0 = 370 ms: cheaper, most by its capture
+  text = first_build_text(f);
+  EXPECT_TRUE(contains(text, "(1.6x less; capture 10 against 180 ms): here the first build was the cheaper one."))
+      << text;
+  f.first.batches_captured = 0;
+  EXPECT_EQ(first_build_text(f), "");
 }
 
 // ---- the JSON, the measurements and the printout ---------------------------------
@@ -275,14 +318,23 @@ TEST(StartupReport, TheJsonHoldsEveryRowAndTheVerdict) {
   EXPECT_NEAR(last.at("shared").at("total_ms").get<double>(), 600.0, 1e-9);
   EXPECT_NEAR(last.at("shared").at("ms_per_graph").get<double>(), 600.0 / 256, 1e-9);
   EXPECT_NEAR(last.at("shared").at("us_per_batch").get<double>(), 600000.0 / 32896, 1e-9);
-  EXPECT_NEAR(last.at("shared").at("graph_bytes_per_graph").get<double>(), 65536.0, 1e-9);
-  EXPECT_EQ(last.at("separate").at("device_bytes"), 32896LL * 32 * 1024 + 256LL * 65536);
+  EXPECT_EQ(last.at("separate").at("buffer_bytes"), 32896LL * 32 * 1024);
+  EXPECT_FALSE(last.at("shared").contains("graph_bytes")) << "the rows' graphs reuse the first build's memory";
+  const nlohmann::json& first = doc.at("first_build");
+  EXPECT_EQ(first.at("buckets"), 256);
+  EXPECT_EQ(first.at("layout"), "shared");
+  EXPECT_EQ(first.at("batches_captured"), 32896);
+  EXPECT_NEAR(first.at("total_ms").get<double>(), 600.0, 1e-9);
+  EXPECT_NEAR(first.at("instantiate_ms").get<double>(), 360.0, 1e-9);
+  EXPECT_EQ(first.at("graph_bytes"), 256LL * 65536);
+  EXPECT_NEAR(first.at("graph_bytes_per_graph").get<double>(), 65536.0, 1e-9);
+  EXPECT_EQ(first.at("verified"), true);
   EXPECT_EQ(last.at("separate").at("verified"), true);
   EXPECT_FALSE(last.at("separate").contains("failure"));
   EXPECT_EQ(doc.at("first_over_budget").at("shared"), 256);
   EXPECT_EQ(doc.at("first_over_budget").at("separate"), 128);
   EXPECT_EQ(doc.at("most_within_budget").at("separate"), 32);
-  EXPECT_EQ(doc.at("conclusion").size(), 3u);
+  EXPECT_EQ(doc.at("conclusion").size(), 4u);
   f.config.budget_ms = 1000.0;
   EXPECT_EQ(startup_json(f).at("first_over_budget").at("shared"), nullptr);
   f.config.budget_ms = 1.0;
@@ -296,8 +348,12 @@ TEST(StartupReport, TheJsonHoldsEveryRowAndTheVerdict) {
 
 TEST(StartupReport, MeasurementsChecksAndBoundsCoverEveryRowAndLayout) {
   StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 520, 700});
-  const std::vector<Measurement> m = startup_measurements(f);
-  ASSERT_EQ(m.size(), 4u * 2u * 5u);
+  const std::vector<Measurement> all = startup_measurements(f);
+  ASSERT_EQ(all.size(), 1u + 4u * 2u * 5u);
+  EXPECT_EQ(all[0].name, "startup_first_build");
+  EXPECT_EQ(all[0].params.at("buckets"), 256);
+  EXPECT_NEAR(all[0].stats.median_ms, 600.0, 1e-9);
+  const std::vector<Measurement> m(all.begin() + 1, all.end());
   EXPECT_EQ(m[0].name, "startup_capture");
   EXPECT_EQ(m[3].name, "startup_total");
   EXPECT_FALSE(m[3].verifiable);
@@ -306,13 +362,14 @@ TEST(StartupReport, MeasurementsChecksAndBoundsCoverEveryRowAndLayout) {
   EXPECT_EQ(m[5].params.at("layout"), "separate");
   EXPECT_EQ(m.back().params.at("buckets"), 256);
   const std::vector<const VerifyResult*> checks = startup_checks(f);
-  ASSERT_EQ(checks.size(), 8u);
-  EXPECT_EQ(checks[3], &f.rows[1].separate.check);
+  ASSERT_EQ(checks.size(), 9u);
+  EXPECT_EQ(checks[0], &f.first.check);
+  EXPECT_EQ(checks[4], &f.rows[1].separate.check);
   const nlohmann::json bounds = startup_bounds(f);
   EXPECT_NEAR(bounds.at("startup_shared_ms_per_graph_k8").get<double>(), 20.0 / 8, 1e-12);
   EXPECT_NEAR(bounds.at("startup_separate_us_per_batch_k256").get<double>(), 700000.0 / 32896, 1e-9);
   f.rows[2].shared.check.passed = false;
-  EXPECT_FALSE(startup_measurements(f)[20].verified);  // row 2, shared, startup_launches
+  EXPECT_FALSE(startup_measurements(f)[21].verified);  // row 2, shared, startup_launches
 }
 
 TEST(StartupReport, ThePrintoutHasTheTableTheMixesAndTheConclusion) {
@@ -327,8 +384,10 @@ TEST(StartupReport, ThePrintoutHasTheTableTheMixesAndTheConclusion) {
   EXPECT_TRUE(contains(text, "b uniform in 1..256")) << text;
   EXPECT_TRUE(contains(text, budget_text(f))) << text;
   EXPECT_TRUE(contains(text, parts_text(f))) << text;
+  EXPECT_TRUE(contains(text, first_build_text(f))) << text;
   EXPECT_TRUE(contains(text, memory_text(f))) << text;
-  EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 20);
+  EXPECT_TRUE(contains(text, "the first build, before the rows: 256 shared, 32896 batches")) << text;
+  EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 22);
 }
 
 }  // namespace

@@ -50,16 +50,28 @@ TEST_F(StartupTest, EveryBucketGraphOfEveryLayoutIsBuiltAndVerifiedAlone) {
   const long long shared_bytes = nine.at("shared").at("buffer_bytes").get<long long>();
   EXPECT_GT(shared_bytes, 0) << "the shared pool's allocation";
   EXPECT_GT(nine.at("separate").at("buffer_bytes").get<long long>(), 4 * shared_bytes) << nine.dump();
+  // The first build: the most buckets (9) on the shared pool, before the rows, verified.
+  const nlohmann::json& first = startup.at("first_build");
+  EXPECT_EQ(first.at("buckets"), 9);
+  EXPECT_EQ(first.at("layout"), "shared");
+  EXPECT_EQ(first.at("batches_captured"), 45);
+  EXPECT_EQ(first.at("verified"), true) << first.dump();
+  EXPECT_EQ(first.at("batches_checked"), 45);
+  EXPECT_GT(first.at("instantiate_ms").get<double>(), 0.0);
+  EXPECT_GE(first.at("graph_bytes").get<long long>(), 0) << "execs take device memory, never give it";
   EXPECT_EQ(startup.at("first_over_budget").at("shared"), nullptr);
   EXPECT_EQ(startup.at("most_within_budget").at("shared"), 9);
   EXPECT_EQ(doc.at("verification").at("passed"), true);
-  int launches = 0;
+  int launches = 0, first_builds = 0;
   for (const auto& m : doc.at("measurements")) {
+    if (m.at("name") == "startup_first_build") ++first_builds;
     if (m.at("name") != "startup_launches") continue;
     EXPECT_EQ(m.at("verified"), true) << m.dump();
     ++launches;
   }
   EXPECT_EQ(launches, 4);
+  EXPECT_EQ(first_builds, 1);
+  EXPECT_NE(run.out.find("the process's first build of 9 graphs took"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("no bucket count exceeded the 100000 ms budget"), std::string::npos) << run.out;
 }
 

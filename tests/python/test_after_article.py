@@ -60,9 +60,7 @@ def startup_doc(totals: dict[int, float] | None = None, budget: float = 500.0,
             cells[layout] = {"capture_ms": 0.4 * ms, "instantiate_ms": 0.5 * ms, "upload_ms": 0.1 * ms,
                              "total_ms": ms, "total_min_ms": ms, "total_max_ms": ms, "rounds": 1,
                              "ms_per_graph": ms / buckets, "us_per_batch": 20.0, "launches_ms": 2.0,
-                             "graph_bytes": 1 << 20, "graph_bytes_per_graph": (1 << 20) / buckets,
-                             "buffer_bytes": 1 << 24, "device_bytes": (1 << 24) + (1 << 20), "verified": True,
-                             "batches_checked": 256}
+                             "buffer_bytes": 1 << 24, "verified": True, "batches_checked": 256}
             params = {"buckets": buckets, "layout": layout, "batches_captured": 128 * (buckets + 1)}
             measurements.append(measurement("startup_total", ms, None, params=params))
         rows.append({"buckets": buckets, "sizes": [], "batches_captured": 128 * (buckets + 1),
