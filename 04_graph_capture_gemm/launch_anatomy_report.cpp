@@ -154,9 +154,10 @@ std::string article_text(const Anatomy& anatomy) {
   for (const ArticleLaunch& a : anatomy.article) {
     if (a.variant == ArticleVariant::article) continue;
     const double m = a.launch.median_ms;
-    const bool outside = m < q1 || m > q3;
+    // Clear of each other: the variant's middle half all below or all above the article's.
+    const bool clear = quartile_ms(a.launch, 3) < q1 || quartile_ms(a.launch, 1) > q3;
     const bool far = std::abs(m / median - 1.0) > kArticleLaunchNoise;
-    if (!(outside && far)) continue;
+    if (!(clear && far)) continue;
     if (!differs.empty()) differs += "; ";
     differs += std::string(describe(a.variant)) + ": " + fixed(1000.0 * m, 0) + " us, " +
                (m < median ? fixed(median / m, 2) + "x cheaper" : fixed(m / median, 2) + "x dearer");
@@ -170,8 +171,8 @@ std::string article_text(const Anatomy& anatomy) {
                             fixed(1000.0 * q1, 0) + " to " + fixed(1000.0 * q3, 0) + " us";
   if (differs.empty()) {
     return "no way of building the graph changed what its launch costs beyond the noise (" + noise +
-           "; a variant counts when it is outside that and more than " + fixed(100.0 * kArticleLaunchNoise, 0) +
-           "% from the median): the laboratory's graph launches as cheaply as the article's.";
+           "; a variant counts when its own middle half is clear of that one and its median more than " +
+           fixed(100.0 * kArticleLaunchNoise, 0) + "% away): the laboratory's graph launches as cheaply as the article's.";
   }
   return "beyond the noise (" + noise + "), " + differs + ".";
 }

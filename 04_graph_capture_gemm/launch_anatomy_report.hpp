@@ -23,8 +23,10 @@ inline constexpr double kNvidiaPerNodeUs = 0.001;
 // empty one, and a node stays 100x cheaper than a kernel launch on a stream.
 inline constexpr double kConstantTimePerNodeUs = 0.02;
 // A variant of the article's graph launches differently from the article's
-// own only when its median is outside the article's middle half of launches
-// and more than this far from its median.
+// own only when the middle halves of their launches do not overlap and their
+// medians are more than this far apart. (A median merely outside the
+// article's middle half flipped from cheaper to dearer between two processes
+// on the H200.)
 inline constexpr double kArticleLaunchNoise = 0.10;
 
 // A variant's replay differs on the GPU from the article's when their

@@ -152,7 +152,10 @@ TEST(LaunchAnatomy, ArticleGraphNoVariantBeyondTheNoise) {
   Anatomy a;
   a.article = {article(ArticleVariant::article, {400, 450, 500, 550, 600, 700, 800}),
                article(ArticleVariant::slots, {420, 560, 590, 620, 640, 660, 700}),  // +11% but inside the middle half
-               article(ArticleVariant::registered, {500, 540, 550, 560, 570, 580, 590})};
+               article(ArticleVariant::registered, {500, 540, 550, 560, 570, 580, 590}),
+               // Its median 31% above the article's and outside its middle half, but its own middle half overlaps.
+               article(ArticleVariant::breadth_first, {600, 680, 710, 720, 730, 760, 900})};
+  ASSERT_GT(quartile_ms(a.article[3].launch, 2), quartile_ms(a.article[0].launch, 3));
   const std::string text = article_text(a);
   EXPECT_NE(text.find("no way of building the graph changed what its launch costs beyond the noise"), std::string::npos)
       << text;
