@@ -1,7 +1,8 @@
 // Stage 01's lesson: its options, the check of its size, and the report of
-// what main.cu measured. The figures go through the laboratory's serial
-// report (report.hpp), so that the lesson and the kernels experiment share
-// one table, one verdict and one results schema.
+// what main.cu measured. The figures go through the stage's serial report
+// (report.hpp), so that the lesson and the laboratory's kernels share one
+// table, one verdict and one results schema, and end as every run ends
+// (experiment/report.hpp).
 #include "lesson.hpp"
 
 #include <iostream>
@@ -12,7 +13,6 @@
 #include "measure/estimate.hpp"
 #include "report.hpp"
 #include "report/device_info.hpp"
-#include "report/result.hpp"
 #include "workload/gemm.hpp"
 
 namespace csg::lesson01 {
@@ -49,20 +49,15 @@ bool report(const Options& options, const Figures& figures) {
 }
 
 bool report(std::ostream& out, const Options& options, const DeviceInfo& device, const Figures& figures) {
-  const CommonOptions common = common_options(options);
   const StageSums sums(summarize(figures.h2d_sum), summarize(figures.kernel_sum), summarize(figures.d2h_sum));
-  const StageResult result = serial::serial_result(kStage, device, common, summarize(figures.serial), sums,
-                                                   figures.serial_check, figures.sums_check);
-  serial::print_serial_result(out, result, common, sums);
+  Report report(kStage, nullptr, device);
+  serial::report_serial(report, common_options(options), summarize(figures.serial), sums, figures.serial_check,
+                        figures.sums_check);
   if (options.host_memory == HostMemory::pageable) {
-    out << "the article's next step: " << kStage << " --host-memory pinned (cudaMallocHost, not malloc)\n";
+    report.out() << "the article's next step: " << kStage << " --host-memory pinned (cudaMallocHost, not malloc)\n";
   }
-  out << "beyond the article: " << kStage << " --help lists the laboratory (faster kernels, a timeline)\n";
-
-  nlohmann::json doc = to_json(result);
-  doc["subcommand"] = nullptr;
-  if (!options.json_path.empty()) write_json_file(options.json_path, doc);
-  return result.verification.passed;
+  report.out() << "beyond the article: " << kStage << " --help lists the laboratory (faster kernels, a timeline)\n";
+  return report.finish(out, options.json_path) == kExitOk;
 }
 
 }  // namespace csg::lesson01

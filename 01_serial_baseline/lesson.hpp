@@ -5,7 +5,6 @@
 #pragma once
 
 #include <optional>
-#include <span>
 
 #include "batches.hpp"
 #include "stage.hpp"
@@ -29,8 +28,9 @@ std::optional<Options> parse_options(int argc, char** argv);
 // not fit, or which would take longer than --max-minutes on this GPU.
 void check_size(const Options& options);
 
-// The laboratory: every experiment beyond the article, one subcommand each.
-std::span<const Subcommand> laboratory();
+// The stage's registry (laboratory.cpp): the lesson's runs, and every
+// experiment beyond the article, one subcommand each.
+Laboratory laboratory();
 
 struct Figures {
   Samples serial;                        // the article's loop: every batch's H2D, kernel and D2H in turn

@@ -6,16 +6,23 @@
 
 namespace csg::serial {
 
-std::string overlap_verdict(double total_ms, double sum_ms) {
+Verdict overlap_verdict(double total_ms, double sum_ms) {
+  Verdict verdict{.id = "serial.overlap",
+                  .figures = {{"total_ms", total_ms}, {"stage_sum_ms", sum_ms}, {"total_over_sum", total_ms / sum_ms}},
+                  .threshold = kOverlapWithin};
   const std::string head = "serial total " + fixed(total_ms, 2) + " ms = " + fixed(total_ms / sum_ms, 2) +
                            "x the sum of the stages: ";
   if (total_ms >= (1.0 - kOverlapWithin) * sum_ms) {
-    return head + "nothing overlapped (within " + percent_text(kOverlapWithin) +
-           " of the sum).\n  While the SMs compute, the PCIe link idles, and vice versa.";
+    verdict.outcome = "nothing_overlapped";
+    verdict.sentence = head + "nothing overlapped (within " + percent_text(kOverlapWithin) +
+                       " of the sum).\n  While the SMs compute, the PCIe link idles, and vice versa.";
+  } else {
+    verdict.outcome = "some_overlapped";
+    verdict.sentence = head + "more than " + percent_text(kOverlapWithin) +
+                       " under the sum, so some work overlapped even here:\n  the stages sum runs each kind alone, "
+                       "and one of them is slower alone than inside the serial loop.";
   }
-  return head + "more than " + percent_text(kOverlapWithin) +
-         " under the sum, so some work overlapped even here:\n  the stages sum runs each kind alone, and one of "
-         "them is slower alone than inside the serial loop.";
+  return verdict;
 }
 
 double estimate_seconds(const CommonOptions& options, const Rates& rates, bool timeline) {
@@ -60,27 +67,29 @@ StageResult serial_result(const std::string& stage, const DeviceInfo& device, co
   return result;
 }
 
-void print_serial_result(std::ostream& out, const StageResult& result, const CommonOptions& options,
-                         const StageSums& sums) {
-  out << result.stage << " on " << result.device.summary() << '\n'
-      << describe_workload(options.work, options.gemm) << ", " << to_string(options.host_memory)
+void report_serial(Report& report, const CommonOptions& options, const Summary& total, const StageSums& sums,
+                   const VerifyResult& serial_check, const VerifyResult& sums_check) {
+  report.result = serial_result(report.result.stage, report.result.device, options, total, sums, serial_check,
+                                sums_check);
+  report.checked_runs(report.result.variants_verified == 2 ? "in both passes" : "");
+  std::ostream& out = report.out();
+  out << describe_workload(options.work, options.gemm) << ", " << to_string(options.host_memory)
       << " host memory; median of " << plural(options.plan.repeats, "run") << " after " << options.plan.warmup
       << " warm-up\n\n";
-  print_measurements(out, result.measurements);
+  report.measurements();
 
-  const double total_ms = result.measurements.front().stats.median_ms;
+  const double total_ms = total.median_ms;
   const double sum_ms = sums.sum_ms();
   out << "\nstage sums: H2D " << figure(sums.h2d.median_ms, 2) << " + kernels " << figure(sums.kernel.median_ms, 2)
-      << " + D2H " << figure(sums.d2h.median_ms, 2) << " = " << figure(sum_ms, 2) << " ms\n"
-      << overlap_verdict(total_ms, sum_ms) << '\n';
+      << " + D2H " << figure(sums.d2h.median_ms, 2) << " = " << figure(sum_ms, 2) << " ms\n";
+  report.verdict(overlap_verdict(total_ms, sum_ms));
   out << "the " << gemm_name(options.gemm) << " kernels alone: "
       << figure(gflops(options.work.batches * options.work.flops_per_batch(), sums.kernel.median_ms), 0, 2)
       << " GFLOP/s; the serial run end to end: "
       << figure(gflops(options.work.batches * options.work.flops_per_batch(), total_ms), 0, 2) << " GFLOP/s\n";
   const double longest = std::max({sums.h2d.median_ms, sums.kernel.median_ms, sums.d2h.median_ms});
   out << "an overlapped pipeline could approach the longest stage, " << figure(longest, 2) << " ms ("
-      << fixed(total_ms / longest, 1) << "x less).\n\n"
-      << result.verification.message() << (result.variants_verified == 2 ? ", in both passes" : "") << '\n';
+      << fixed(total_ms / longest, 1) << "x less).\n";
 }
 
 }  // namespace csg::serial

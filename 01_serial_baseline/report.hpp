@@ -1,10 +1,12 @@
-// Stage 01's results: the serial run and its stage sums, as one table, the
-// lines that say what they mean, and the JSON.
+// Stage 01's results, for the lesson and the laboratory alike: the serial run
+// and its stage sums, as one table, the verdict that says what they mean,
+// and the JSON.
 #pragma once
 
 #include <ostream>
 #include <string>
 
+#include "experiment/report.hpp"
 #include "report/result.hpp"
 #include "measure/estimate.hpp"
 #include "measure/stage_sums.hpp"
@@ -17,19 +19,20 @@ StageResult serial_result(const std::string& stage, const DeviceInfo& device, co
                           const Summary& total, const StageSums& sums, const VerifyResult& serial_check,
                           const VerifyResult& sums_check);
 
-// The serial total against the sum of its stages: within kOverlapWithin of the
-// sum (or above it) nothing overlapped, the article's first timeline; below
-// it, something did, and the sentence says so.
+// The serial total against the sum of its stages (verdict "serial.overlap"):
+// within kOverlapWithin of the sum (or above it) nothing overlapped, the
+// article's first timeline ("nothing_overlapped"); below it, something did
+// ("some_overlapped"), and the sentence says so.
 inline constexpr double kOverlapWithin = 0.10;
-std::string overlap_verdict(double total_ms, double sum_ms);
+Verdict overlap_verdict(double total_ms, double sum_ms);
 
 // The run's time at `rates` (measure/estimate.hpp): the serial run and the
 // three sums, each round, and once more re-timed with --timeline.
 double estimate_seconds(const CommonOptions& options, const Rates& rates, bool timeline);
 
-// The workload line, the table, the sums line and what they mean, the verification.
-void print_serial_result(std::ostream& out, const StageResult& result, const CommonOptions& options,
-                         const StageSums& sums);
-
+// serial_result into `report`, then the workload line, the table, the sums
+// line and the verdict on what they mean.
+void report_serial(Report& report, const CommonOptions& options, const Summary& total, const StageSums& sums,
+                   const VerifyResult& serial_check, const VerifyResult& sums_check);
 
 }  // namespace csg::serial

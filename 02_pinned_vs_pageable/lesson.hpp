@@ -35,7 +35,7 @@ std::optional<Options> parse_options(int argc, char** argv);
 void check_size(const Options& options);
 
 // The laboratory: every experiment beyond the article, one subcommand each.
-std::span<const Subcommand> laboratory();
+Laboratory laboratory();
 
 // The bytes every copy moves: a pattern from the seed in which no byte is
 // zero, so that a destination filled with zeros first shows any byte no copy reached.

@@ -30,7 +30,7 @@ std::optional<Options> parse_options(int argc, char** argv);
 void check_size(const Options& options);
 
 // The laboratory: every experiment beyond the article, one subcommand each.
-std::span<const Subcommand> laboratory();
+Laboratory laboratory();
 
 struct PoolFigures {
   int streams = 0;

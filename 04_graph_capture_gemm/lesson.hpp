@@ -28,7 +28,7 @@ std::optional<Options> parse_options(int argc, char** argv);
 void check_size(const Options& options);
 
 // The laboratory: every experiment beyond the article, one subcommand each.
-std::span<const Subcommand> laboratory();
+Laboratory laboratory();
 
 struct Figures {
   VerifyResult six_steps_check;  // the article's program once: capture, instantiate, launch, every batch

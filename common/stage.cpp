@@ -13,6 +13,7 @@
 
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
+#include "base/output_file.hpp"
 #include "base/progress.hpp"
 #include "base/text.hpp"
 #include "base/units.hpp"
@@ -56,14 +57,16 @@ void start_stage(const char* stage) {
   catch_interrupts();
 }
 
-const Subcommand* find_subcommand(int argc, char** argv, std::span<const Subcommand> laboratory) {
+const Subcommand* find_subcommand(int argc, char** argv, const Laboratory& laboratory) {
   if (argc < 2 || argv[1][0] == '-') return nullptr;
   const std::string_view word = argv[1];
-  for (const Subcommand& subcommand : laboratory) {
+  for (const Subcommand& subcommand : laboratory.subcommands) {
     if (word == subcommand.name) return &subcommand;
   }
   std::string names;
-  for (const Subcommand& subcommand : laboratory) names += std::string(names.empty() ? "" : ", ") + subcommand.name;
+  for (const Subcommand& subcommand : laboratory.subcommands) {
+    names += std::string(names.empty() ? "" : ", ") + subcommand.name;
+  }
   throw UsageError("unknown subcommand '" + std::string(word) + "' (the laboratory's are: " + names + ")");
 }
 
@@ -73,17 +76,51 @@ int run_subcommand(const Subcommand& subcommand, int argc, char** argv) {
   return subcommand.run(argc - 1, argv + 1);
 }
 
-std::string laboratory_help(const char* stage, std::span<const Subcommand> laboratory) {
+std::string laboratory_help(const char* stage, const Laboratory& laboratory) {
   std::size_t width = 0;
-  for (const Subcommand& subcommand : laboratory) width = std::max(width, std::string_view(subcommand.name).size());
+  for (const Subcommand& subcommand : laboratory.subcommands) {
+    width = std::max(width, std::string_view(subcommand.name).size());
+  }
   std::string text = "\nThe laboratory, beyond the article (" + std::string(stage) +
                      " SUBCOMMAND --help for its options):\n";
-  for (const Subcommand& subcommand : laboratory) {
+  for (const Subcommand& subcommand : laboratory.subcommands) {
     std::string name = subcommand.name;
     name.resize(width, ' ');
     text += "  " + name + "  " + subcommand.summary + "\n";
   }
   return text;
+}
+
+namespace {
+
+// A field of --list: "-" for an empty one, so that every line has every field.
+std::string field(const char* text) { return text != nullptr && *text != '\0' ? std::string(text) : "-"; }
+
+void list_runs(std::ostream& out, const char* subcommand, std::span<const Run> runs) {
+  for (const Run& run : runs) {
+    out << "run\t" << field(subcommand) << '\t' << field(run.name) << '\t' << run.modes << '\t' << run.exit << '\t'
+        << field(run.env) << '\t' << field(run.ctest) << '\t' << field(run.expect) << '\t' << run.args << '\n';
+  }
+}
+
+}  // namespace
+
+bool list_laboratory(const char* stage, int argc, char** argv, const Laboratory& laboratory) {
+  if (argc < 2 || std::string_view(argv[1]) != "--list") return false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") return false;  // --help wins: the lesson's parser prints it
+  }
+  if (argc > 2) throw UsageError("--list takes no other argument, got '" + std::string(argv[2]) + "'");
+  std::ostringstream out;
+  out << "stage\t" << stage << '\n';
+  list_runs(out, nullptr, laboratory.lesson);
+  for (const Subcommand& subcommand : laboratory.subcommands) {
+    out << "subcommand\t" << subcommand.name << '\t' << subcommand.summary << '\n';
+    list_runs(out, subcommand.name, subcommand.runs);
+  }
+  print_to_stdout(out.str(), "--list");
+  return true;
 }
 
 int exit_code_of_current_exception(const char* stage) noexcept {

@@ -19,11 +19,38 @@ namespace csg {
 
 // ---- the laboratory's subcommands ----------------------------------------------
 
+// One run of a stage that the scripts and ctest make, declared beside what it
+// runs (a subcommand's declaration, or the stage's table for the lesson) and
+// listed by "STAGE --list": scripts/run_suite.sh, the GPU-box check, ctest
+// and report.py read that list, and nothing else writes it again.
+struct Run {
+  // Who makes it: q scripts/run_suite.sh, f run_suite.sh --full, c the
+  // GPU-box check; t a ctest run (tiny sizes), s ctest under the four
+  // compute-sanitizer tools.
+  const char* modes;
+  const char* name = "";    // what sets it apart among its subcommand's runs ("cublas"); "" for none
+  const char* args = "";    // its arguments after the subcommand
+  int exit = 0;             // the status it must end with (a demonstrated error), 0 for most
+  const char* env = "";     // VAR=value words for this run alone
+  // For ctest: "whole_gpu" (it floods every SM: never beside another such
+  // run), "alone" (it holds a figure to its bound: RUN_SERIAL),
+  // "api_errors_expected" (under the sanitizers: it provokes CUDA errors on purpose).
+  const char* ctest = "";
+  const char* expect = "";  // for ctest: output that passes the run whatever its exit code
+};
+
 struct Subcommand {
-  const char* name;     // the word after the stage's name
+  const char* name;     // the word after the stage's name, and its folder lab/<name>/
   const char* summary;  // one line of the stage's --help
   // Runs it with its own arguments: argv[0] is the subcommand's name.
   int (*run)(int argc, char** argv);
+  std::span<const Run> runs{};  // what the scripts and ctest run of it
+};
+
+// A stage's one registry: the lesson's runs and the laboratory's table.
+struct Laboratory {
+  std::span<const Run> lesson;
+  std::span<const Subcommand> subcommands;
 };
 
 // Names the stage in progress lines and errors; Ctrl-C and SIGTERM then end
@@ -33,10 +60,15 @@ void start_stage(const char* stage);
 // The subcommand that argv[1] names; nullptr when there is none (no
 // arguments, or a flag first: the lesson's). Throws UsageError for a word
 // that names no subcommand.
-const Subcommand* find_subcommand(int argc, char** argv, std::span<const Subcommand> laboratory);
+const Subcommand* find_subcommand(int argc, char** argv, const Laboratory& laboratory);
 int run_subcommand(const Subcommand& subcommand, int argc, char** argv);
 // The --help lines that list the laboratory, one per subcommand.
-std::string laboratory_help(const char* stage, std::span<const Subcommand> laboratory);
+std::string laboratory_help(const char* stage, const Laboratory& laboratory);
+// "STAGE --list": the registry, one tab-separated line each:
+//   subcommand <name> <summary>
+//   run <subcommand or -> <name or -> <modes> <exit> <env or -> <ctest or -> <expect or -> <args>
+// Returns whether argv asked for it (and then printed it).
+bool list_laboratory(const char* stage, int argc, char** argv, const Laboratory& laboratory);
 
 // In main's catch (...): one line on stderr naming what went wrong, and the
 // exit code above that it maps to.
@@ -47,7 +79,7 @@ struct LessonOptions {
   int warmup = 2;          // --warmup: rounds run first and not kept
   int repeats = 10;        // --repeats: timed rounds; each figure is the median over them
   std::uint64_t seed = 1;  // --seed: of the data and of the verification
-  std::string json_path;   // --json FILE: every figure, schema cuda-streams-graphs/result/v1
+  std::string json_path;   // --json FILE: every figure, schema cuda-streams-graphs/result/v2
   int max_minutes = 10;    // --max-minutes: a run estimated longer is refused
   int rounds() const { return warmup + repeats; }
 };
@@ -63,10 +95,11 @@ inline void keep(bool timed, Samples& samples, Millis sample) {
 // the options `parse` read (every argument checked before any CUDA call;
 // nothing after --help); every exception ends as its exit code.
 template <class Options>
-int run_stage(const char* stage, int argc, char** argv, std::span<const Subcommand> laboratory,
+int run_stage(const char* stage, int argc, char** argv, const Laboratory& laboratory,
               std::optional<Options> (*parse)(int, char**), int (*lesson)(const Options&)) noexcept {
   try {
     start_stage(stage);
+    if (list_laboratory(stage, argc, argv, laboratory)) return kExitOk;
     if (const Subcommand* experiment = find_subcommand(argc, argv, laboratory)) {
       return run_subcommand(*experiment, argc, argv);
     }

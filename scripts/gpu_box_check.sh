@@ -19,12 +19,12 @@
 #   c) ctest --preset default with CSG_REQUIRE_GPU=1, so a GPU test that finds
 #      no device FAILS instead of skipping; no test may be skipped
 #      -> ctest.log, ctest-junit.xml
-#   d) the runs of the table csg_runs in scripts/results_dir.sh marked c:
+#   d) the runs the stages declare for the check (marked c in STAGE --list):
 #      each stage's lesson and every subcommand, as scripts/run_suite.sh --full
 #      runs them but stage 02's sweep (4 sizes), plus the checks of their own:
 #      the missing join (exit 1), 32 hardware queues, eager module loading, a
 #      refused request of hours (exit 2), a run long enough to show progress
-#      -> <run>.json (schema cuda-streams-graphs/result/v1) and <run>.log; the
+#      -> <run>.json (schema cuda-streams-graphs/result/v2) and <run>.log; the
 #      timelines -> <run>.trace.json, each holding every operation it recorded
 #      (3 per batch for stages 01, 03 and 04)
 #   e) python3 scripts/report.py --table <results-dir>: the table, read from the JSON
@@ -138,7 +138,7 @@ if [[ $skip_status -ne 0 ]]; then
 fi
 
 # --- d) every lesson and subcommand, and the checks' own runs -------------------
-mapfile -t rows < <(csg_runs_for c)
+mapfile -t rows < <(csg_runs_for c "$bin_dir")
 traced=()
 for row in "${rows[@]}"; do
   csg_run_fields "$row" "$results"  # run_name, run_binary, run_subcommand, run_args, run_exit, run_env

@@ -84,11 +84,13 @@ csg_results_dir() {
 
 # --- the runs -----------------------------------------------------------------
 #
-# Every run of run_suite.sh and gpu_box_check.sh, one a line, in the order
-# they run: "modes | name | binary | subcommand | arguments | exit | environment"
+# The runs are declared in the stages themselves, beside what they run, and
+# each stage binary lists them: "STAGE --list" (common/stage.hpp). csg_runs_for
+# reads those lists and prints the rows one script makes, in the order they
+# run, each as "modes | name | binary | subcommand | arguments | exit | environment":
 #   modes        which script runs it: q run_suite.sh, f run_suite.sh --full,
-#                c gpu_box_check.sh
-#   name         its files: <results>/<name>.json and .log (and .trace.json);
+#                c gpu_box_check.sh (t and s are ctest's, not run here)
+#   name         its files: <results>/<name>.json and .log (and .trace.json):
 #                the stage, the subcommand, then what sets the run apart
 #   binary       the stage's executable in build/<preset>/bin/
 #   subcommand   the laboratory's experiment; - for the lesson
@@ -98,116 +100,38 @@ csg_results_dir() {
 #   exit         the status it must end with, empty for 0: a demonstrated
 #                error, which leaves no result to report
 #   environment  VAR=value words for that run alone
-# The comment above a row says what it feeds in report.md (or why it runs).
-# To trim for time: take a run's q out; run_suite.sh prints each run's
-# seconds at the end (and <results>/run_times.tsv keeps them).
-# shellcheck disable=SC2034  # read by the scripts that source this file
-csg_runs=(
-  # 01: the article's serial loop            main table, stages.png, speed-up baseline
-  "qfc | 01_serial_baseline                        | 01_serial_baseline    | -               |"
-  # the same on pinned memory                  main table, stages.png
-  "qfc | 01_serial_baseline-pinned                 | 01_serial_baseline    | -               | --host-memory pinned"
-  # faster kernels, serial                     main table (--table rows)
-  "fc  | 01_serial_baseline-kernels-tiled          | 01_serial_baseline    | kernels         | --kernel tiled"
-  "q   | 01_serial_baseline-kernels-cublas         | 01_serial_baseline    | kernels         | --kernel cublas --warmup 1 --repeats 5"
-  "fc  | 01_serial_baseline-kernels-cublas         | 01_serial_baseline    | kernels         | --kernel cublas"
-  # the article's first timeline               timeline_01_serial_baseline-timeline.png
-  "q   | 01_serial_baseline-timeline               | 01_serial_baseline    | timeline        | --warmup 1 --repeats 3 --trace {trace}"
-  "fc  | 01_serial_baseline-timeline               | 01_serial_baseline    | timeline        | --trace {trace}"
-  # 02: the lesson, pinned vs pageable          appendix
-  "qfc | 02_pinned_vs_pageable                     | 02_pinned_vs_pageable | -               |"
-  # bandwidth per host memory kind: 4 sizes     copy table, bandwidth.png, --table peaks
-  "qc  | 02_pinned_vs_pageable-sweep               | 02_pinned_vs_pageable | sweep           | --quick"
-  # ... every size up to 1 GiB (--full)
-  "f   | 02_pinned_vs_pageable-sweep               | 02_pinned_vs_pageable | sweep           |"
-  # cudaMemcpyAsync beside a busy kernel        bounds, appendix
-  "qfc | 02_pinned_vs_pageable-overlap             | 02_pinned_vs_pageable | overlap         |"
-  # what pinning costs                          bounds, appendix
-  "qc  | 02_pinned_vs_pageable-pinning-cost        | 02_pinned_vs_pageable | pinning-cost    | --pin-max-mib 256"
-  # ... up to 4 GiB (--full)
-  "f   | 02_pinned_vs_pageable-pinning-cost        | 02_pinned_vs_pageable | pinning-cost    |"
-  # the overlap's cases on a timeline           timeline_02_pinned_vs_pageable-timeline.png
-  "qfc | 02_pinned_vs_pageable-timeline            | 02_pinned_vs_pageable | timeline        | --trace {trace}"
-  # 03: the article's pool, pool-size sweep      main table, sweep table, sweep.png, stages.png
-  "qfc | 03_stream_pool_gemm                       | 03_stream_pool_gemm   | -               |"
-  # each kernel: pool, engine streams, bound    regime table, regimes.png, main table
-  "q   | 03_stream_pool_gemm-kernels-naive         | 03_stream_pool_gemm   | kernels         | --kernel naive --warmup 1 --repeats 5"
-  "q   | 03_stream_pool_gemm-kernels-tiled         | 03_stream_pool_gemm   | kernels         | --kernel tiled --warmup 1 --repeats 5"
-  "q   | 03_stream_pool_gemm-kernels-cublas        | 03_stream_pool_gemm   | kernels         | --kernel cublas --warmup 1 --repeats 5"
-  "q   | 03_stream_pool_gemm-kernels-cublas_tf32   | 03_stream_pool_gemm   | kernels         | --kernel cublas --tf32 --warmup 1 --repeats 5"
-  # ... each with the default rounds (--full, and the check)
-  "fc  | 03_stream_pool_gemm-kernels-naive         | 03_stream_pool_gemm   | kernels         | --kernel naive"
-  "fc  | 03_stream_pool_gemm-kernels-tiled         | 03_stream_pool_gemm   | kernels         | --kernel tiled"
-  "fc  | 03_stream_pool_gemm-kernels-cublas        | 03_stream_pool_gemm   | kernels         | --kernel cublas"
-  "fc  | 03_stream_pool_gemm-kernels-cublas_tf32   | 03_stream_pool_gemm   | kernels         | --kernel cublas --tf32"
-  # the pool on pageable memory, both orders     main table, stages.png (the pageable pool)
-  "q   | 03_stream_pool_gemm-order-pageable        | 03_stream_pool_gemm   | order           | --host-memory pageable --warmup 1 --repeats 3"
-  "fc  | 03_stream_pool_gemm-order-pageable        | 03_stream_pool_gemm   | order           | --host-memory pageable"
-  # both orders on pinned memory                main table
-  "fc  | 03_stream_pool_gemm-order                 | 03_stream_pool_gemm   | order           |"
-  # one stream per engine                       main table
-  "qfc | 03_stream_pool_gemm-engine-streams        | 03_stream_pool_gemm   | engine-streams  |"
-  # 1 to 1,024 streams                          bounds, appendix
-  "q   | 03_stream_pool_gemm-count-sweep           | 03_stream_pool_gemm   | count-sweep     | --warmup 1 --repeats 5"
-  "fc  | 03_stream_pool_gemm-count-sweep           | 03_stream_pool_gemm   | count-sweep     |"
-  # ... with 32 hardware queues instead of 8: the mechanism
-  "c   | 03_stream_pool_gemm-count-sweep-connections32 | 03_stream_pool_gemm | count-sweep   | | | CUDA_DEVICE_MAX_CONNECTIONS=32"
-  # short kernels beside a flood; shared memory  appendix
-  "qfc | 03_stream_pool_gemm-priorities            | 03_stream_pool_gemm   | priorities      |"
-  "qfc | 03_stream_pool_gemm-contention            | 03_stream_pool_gemm   | contention      |"
-  # the pool on a timeline                      timeline_03_stream_pool_gemm-timeline.png
-  "qfc | 03_stream_pool_gemm-timeline              | 03_stream_pool_gemm   | timeline        | --trace {trace}"
-  "c   | 03_stream_pool_gemm-timeline-cublas       | 03_stream_pool_gemm   | timeline        | --kernel cublas --trace {trace}"
-  # a request of hours, refused up front with its estimate
-  "c   | 03_stream_pool_gemm-hours                 | 03_stream_pool_gemm   | -               | --m 65536 --n 65536 --k 65536 --batches 1 | 2"
-  # 04: the article's six steps                 main table, stages.png
-  "qfc | 04_graph_capture_gemm                     | 04_graph_capture_gemm | -               |"
-  # one-time costs, replay vs streams, issue    graph costs table, graph_costs.png, regime table's 04 replay
-  "q   | 04_graph_capture_gemm-costs               | 04_graph_capture_gemm | costs           | --warmup 1 --repeats 5"
-  "fc  | 04_graph_capture_gemm-costs               | 04_graph_capture_gemm | costs           |"
-  "q   | 04_graph_capture_gemm-costs-cublas        | 04_graph_capture_gemm | costs           | --kernel cublas --warmup 1 --repeats 5"
-  "fc  | 04_graph_capture_gemm-costs-cublas        | 04_graph_capture_gemm | costs           | --kernel cublas"
-  # where graphs win: many tiny operations      graph costs table, graph_costs.png
-  "qfc | 04_graph_capture_gemm-tiny-work           | 04_graph_capture_gemm | tiny-work       |"
-  # exec update vs re-capture                   graph costs table
-  "qfc | 04_graph_capture_gemm-node-updates        | 04_graph_capture_gemm | node-updates    |"
-  "qfc | 04_graph_capture_gemm-changing-shapes     | 04_graph_capture_gemm | changing-shapes |"
-  # what one launch costs                       appendix
-  "q   | 04_graph_capture_gemm-launch-chains       | 04_graph_capture_gemm | launch-chains   | --launch-chains 10,100,1000 --launch-repeats 11"
-  "c   | 04_graph_capture_gemm-launch-chains       | 04_graph_capture_gemm | launch-chains   | --launch-chains 10,100,1000"
-  # ... up to 10,000 kernels (--full)
-  "f   | 04_graph_capture_gemm-launch-chains       | 04_graph_capture_gemm | launch-chains   |"
-  # ... with every kernel loaded at start
-  "c   | 04_graph_capture_gemm-launch-chains-eager | 04_graph_capture_gemm | launch-chains   | | | CUDA_MODULE_LOADING=EAGER"
-  # where the graph starts to win, 2 sizes x 3 batch counts: regime map section, regime_map_*.png
-  "q   | 04_graph_capture_gemm-regime-map          | 04_graph_capture_gemm | regime-map      | --map-sizes 64,512 --map-batches 10,100,1000 --warmup 1 --repeats 5"
-  "c   | 04_graph_capture_gemm-regime-map          | 04_graph_capture_gemm | regime-map      | --map-sizes 64,512 --map-batches 10,100,1000"
-  # ... the whole map, 6 sizes x 4 batch counts (--full)
-  "f   | 04_graph_capture_gemm-regime-map          | 04_graph_capture_gemm | regime-map      |"
-  # a small graph's structure, drawn            04_graph_capture_gemm-graph.dot
-  "qfc | 04_graph_capture_gemm-graph               | 04_graph_capture_gemm | graph           | --batches 6 --streams 3 --dot {results}/04_graph_capture_gemm-graph.dot"
-  # the capture without the join: CUDA's error, exit 1
-  "qfc | 04_graph_capture_gemm-skip-join           | 04_graph_capture_gemm | skip-join       | --batches 12 --streams 3 | 1"
-  # one replay on a timeline                    timeline_04_graph_capture_gemm-timeline.png
-  "qfc | 04_graph_capture_gemm-timeline            | 04_graph_capture_gemm | timeline        | --trace {trace}"
-  # after the article: the launch by node kind and shape   after-the-article table, after_article.png
-  "q   | 04_graph_capture_gemm-launch-anatomy      | 04_graph_capture_gemm | launch-anatomy  | --anatomy-nodes 8,80,800 --warmup 1 --repeats 5"
-  "fc  | 04_graph_capture_gemm-launch-anatomy      | 04_graph_capture_gemm | launch-anatomy  |"
-  # graphs launched from the GPU                after-the-article table, after_article.png
-  "qfc | 04_graph_capture_gemm-device-launch       | 04_graph_capture_gemm | device-launch   |"
-  # WHILE and SWITCH nodes; N to 1,000 by default, to 10,000 with --full
-  "q   | 04_graph_capture_gemm-conditional         | 04_graph_capture_gemm | conditional     | --cond-iterations 10,100,1000 --warmup 1 --repeats 5"
-  "fc  | 04_graph_capture_gemm-conditional         | 04_graph_capture_gemm | conditional     |"
-  # programmatic dependent launch               after-the-article table, after_article.png
-  "q   | 04_graph_capture_gemm-pdl                 | 04_graph_capture_gemm | pdl             | --warmup 1 --repeats 5"
-  "fc  | 04_graph_capture_gemm-pdl                 | 04_graph_capture_gemm | pdl             |"
-  # graph memory nodes                          after-the-article table, after_article.png
-  "qfc | 04_graph_capture_gemm-memory-nodes        | 04_graph_capture_gemm | memory-nodes    |"
-  # a serving engine's startup, 8 to 256 bucket graphs   after-the-article table, after_article.png
-  "qfc | 04_graph_capture_gemm-startup             | 04_graph_capture_gemm | startup         |"
-  # a run of some seconds prints its progress
-  "c   | 01_serial_baseline-progress               | 01_serial_baseline    | -               | --host-memory pinned --repeats 100"
-)
+# To trim for time: take a run's q out of its declaration; run_suite.sh
+# prints each run's seconds at the end (and <results>/run_times.tsv keeps them).
+
+# csg_runs_for MODE BIN_DIR: the rows that MODE (q, f or c) runs, stage by
+# stage (every NN_name/ folder of the repository, in order). A stage whose
+# binary is not in BIN_DIR gives one row for its lesson, which the caller
+# finds not built; a binary whose --list fails stops with status 1.
+csg_runs_for() {
+  local mode="$1" bin_dir="$2" folder stage listing kind subcommand name modes exit_status env ctest expect args
+  for folder in "$repo_root"/[0-9][0-9]_*/; do
+    stage="$(basename "$folder")"
+    [[ -f $folder/CMakeLists.txt ]] || continue
+    if [[ ! -x $bin_dir/$stage ]]; then
+      printf '%s | %s | %s | - | | |\n' "$mode" "$stage" "$stage"
+      continue
+    fi
+    if ! listing="$("$bin_dir/$stage" --list)"; then
+      echo "$stage --list failed: its registry could not be read" >&2
+      return 1
+    fi
+    while IFS=$'\t' read -r kind subcommand name modes exit_status env ctest expect args; do
+      [[ $kind == run && $modes == *"$mode"* ]] || continue
+      local run_name="$stage"
+      [[ $subcommand != - ]] && run_name+="-$subcommand"
+      [[ $name != - ]] && run_name+="-$name"
+      [[ $exit_status == 0 ]] && exit_status=""
+      [[ $env == - ]] && env=""
+      printf '%s | %s | %s | %s | %s | %s | %s\n' "$modes" "$run_name" "$stage" "$subcommand" "$args" \
+        "$exit_status" "$env"
+    done <<<"$listing"
+  done
+}
 
 csg_trim() {
   local text="$1"
@@ -216,7 +140,7 @@ csg_trim() {
 }
 
 # csg_run_fields ROW RESULTS
-#   Reads one row of csg_runs into run_modes, run_name, run_binary,
+#   Reads one row of csg_runs_for into run_modes, run_name, run_binary,
 #   run_subcommand ("" for the lesson), run_args and run_env (arrays, the
 #   placeholders filled in for RESULTS), run_exit (0 when empty).
 # shellcheck disable=SC2034  # the caller's
@@ -234,17 +158,6 @@ csg_run_fields() {
   exit_status="$(csg_trim "$exit_status")"
   run_exit="${exit_status:-0}"
   read -r -a run_env <<<"$environment"
-}
-
-# csg_runs_for MODE: prints the rows of csg_runs that MODE (q, f or c) runs.
-csg_runs_for() {
-  local row
-  for row in "${csg_runs[@]}"; do
-    csg_run_fields "$row" ""
-    if [[ $run_modes == *"$1"* ]]; then
-      printf '%s\n' "$row"
-    fi
-  done
 }
 
 # csg_run_files NAME BINARY BIN_DIR RESULTS

@@ -46,7 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-SCHEMA = "cuda-streams-graphs/result/v1"
+SCHEMA = "cuda-streams-graphs/result/v2"
+# The schemas this reads: v2 is v1 with "verdicts" (and "subcommand" in every result).
+SCHEMAS = (SCHEMA, "cuda-streams-graphs/result/v1")
 # The fields that make a JSON object a result of this suite even when its schema is missing.
 RESULT_FIELDS = ("stage", "measurements", "verification")
 # ISO 8601 in UTC, as the stages write measured_at: 2026-12-01T10:22:33Z (fractional seconds allowed).
@@ -324,7 +326,7 @@ def load_file(path: Path) -> Result | Trace | None:
         if any(key in doc for key in RESULT_FIELDS):
             raise ResultError(f"{path}: no 'schema' field (expected \"{SCHEMA}\")")
         return None
-    if doc["schema"] != SCHEMA:
+    if doc["schema"] not in SCHEMAS:
         raise ResultError(f"{path}: field 'schema' is {json.dumps(doc['schema'])}, expected \"{SCHEMA}\"")
     validate(doc, path)
     return Result(path, doc)

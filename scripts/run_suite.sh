@@ -21,16 +21,16 @@
 #   1) configure the "default" preset (Release) if build/default has no cache
 #      yet, then cmake --build --preset default: incremental, so an up-to-date
 #      build costs a second and rebuilds nothing
-#   2) the runs of the table csg_runs in scripts/results_dir.sh (the rows
-#      marked q, or f with --full): each stage's lesson, every subcommand, and
+#   2) the runs the stages declare (STAGE --list, read by csg_runs_for in
+#      scripts/results_dir.sh; marked q, or f with --full): each stage's lesson, every subcommand, and
 #      the variants the report compares (pinned memory, each GEMM kernel,
 #      pageable memory), each as
 #        build/default/bin/<binary> [<subcommand>] <arguments> --json <results>/<run>.json
 #      with its printed tables in <run>.log and, for the timeline
 #      subcommands, <run>.trace.json (open it in https://ui.perfetto.dev).
-#      The table says, run by run, what it feeds in report.md. A stage not
+#      Each declaration says what its runs feed in report.md. A stage not
 #      built yet is skipped with a note. A run that demonstrates an error must
-#      exit with the status the table gives, and leaves no result. No CUDA
+#      exit with the status its declaration gives, and leaves no result. No CUDA
 #      device (a run exits 77): stop at once, exit 77, and remove that run's
 #      files. At the end, the seconds of each run, slowest first (and
 #      <results>/run_times.tsv).
@@ -90,7 +90,7 @@ if ! cmake --build --preset "$preset" -j "$jobs" >&2; then
 fi
 
 # --- 2) the runs --------------------------------------------------------------------
-mapfile -t rows < <(csg_runs_for "$mode")
+mapfile -t rows < <(csg_runs_for "$mode" "$bin_dir")
 count=${#rows[@]}
 index=0
 started=0

@@ -9,7 +9,7 @@
 #         source scripts/setup.sh && csg_setup [build] [python]
 #                                     the same inside a script (default: both)
 #
-#   build:  libcxxopts-dev nlohmann-json3-dev libgtest-dev (apt), cmake >= 3.24,
+#   build:  libcxxopts-dev nlohmann-json3-dev libgtest-dev libgmock-dev (apt), cmake >= 3.24,
 #           ninja, a C++ compiler (g++), nvcc (on PATH or in /usr/local/cuda/bin;
 #           never installed here: the CUDA Toolkit comes from NVIDIA)
 #   python: python3 >= 3.11 with matplotlib. Which python3 gets it:
@@ -35,7 +35,7 @@
 
 csg_cmake_minimum=3.24
 csg_python_minimum=3.11
-csg_cxx_packages=(libcxxopts-dev nlohmann-json3-dev libgtest-dev)
+csg_cxx_packages=(libcxxopts-dev nlohmann-json3-dev libgtest-dev libgmock-dev)
 
 csg_setup_log() { echo "setup: $*" >&2; }
 

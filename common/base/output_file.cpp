@@ -1,6 +1,9 @@
 #include "base/output_file.hpp"
 
+#include <cerrno>
 #include <climits>
+#include <cstdio>
+#include <cstring>
 #include <unistd.h>
 
 #include <filesystem>
@@ -160,6 +163,15 @@ void write_text_file(const std::string& path, const std::string& text) {
     out.flush();
     if (!out) throw std::runtime_error("writing " + in_quotes(temporary) + " failed");
   });
+}
+
+void print_to_stdout(const std::string& text, const std::string& what) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+    const int error = errno;
+    std::clearerr(stdout);
+    throw UsageError(what + ": could not write to standard output (" + std::strerror(error) + ")");
+  }
 }
 
 }  // namespace csg

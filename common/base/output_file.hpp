@@ -33,4 +33,9 @@ void write_file_whole(const std::string& path, const std::function<void(const st
 // write_file_whole for text.
 void write_text_file(const std::string& path, const std::string& text);
 
+// Writes `text` to standard output and flushes it; throws UsageError naming
+// `what` ("--help", "--list") when it can't be written (a closed pipe, a full
+// disk: "--help > /dev/full"), so that the exit code says it was not shown.
+void print_to_stdout(const std::string& text, const std::string& what);
+
 }  // namespace csg

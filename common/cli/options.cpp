@@ -197,14 +197,7 @@ LessonOptions lesson_options(const CommonOptions& common) {
   return options;
 }
 
-void print_help(const std::string& text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
-    const int error = errno;
-    std::clearerr(stdout);
-    throw UsageError(std::string("--help: could not write to standard output (") + std::strerror(error) + ")");
-  }
-}
+void print_help(const std::string& text) { print_to_stdout(text, "--help"); }
 
 std::vector<HostMemory> parse_host_memory_list(const std::string& text, const std::vector<HostMemory>& choices) {
   std::vector<std::string> names;
@@ -291,7 +284,7 @@ StageCli::StageCli(std::string program, std::string description, CommonDefaults 
   if (defaults_.max_minutes) {
     add_int("max-minutes", "Refuse a run estimated to take longer than this many minutes", 10, 1, 100000);
   }
-  options_->add_options()("json", "Write results to FILE (schema cuda-streams-graphs/result/v1)",
+  options_->add_options()("json", "Write results to FILE (schema cuda-streams-graphs/result/v2)",
                           cxxopts::value<std::string>(), "FILE");
   accepted_["json"] = "a file name";
   output_names_.push_back("json");
@@ -363,6 +356,11 @@ std::optional<CommonOptions> StageCli::parse(int argc, const char* const* argv) 
 }
 
 std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw_args) {
+  // --help wins over every other argument, good or bad: it says what the command accepts.
+  if (std::find(raw_args.begin(), raw_args.end(), "--help") != raw_args.end() ||
+      std::find(raw_args.begin(), raw_args.end(), "-h") != raw_args.end()) {
+    return std::nullopt;
+  }
   std::vector<std::string> one_letter;
   for (const auto& [name, spec] : int_specs_) {
     if (name.size() == 1) one_letter.push_back(name);

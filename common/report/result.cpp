@@ -108,8 +108,10 @@ nlohmann::json to_json(const StageResult& result) {
   if (!result.verification.passed) verification["failure"] = result.verification.message();
   verification["digest"] =
       result.verification.digest ? nlohmann::json(digest_text(*result.verification.digest)) : nlohmann::json(nullptr);
+  nlohmann::json verdicts = nlohmann::json::array();
+  for (const Verdict& verdict : result.verdicts) verdicts.push_back(to_json(verdict));
   return {
-      {"schema", kResultSchema},   {"stage", result.stage},
+      {"schema", kResultSchema},   {"stage", result.stage},   {"verdicts", verdicts},
       {"device", to_json(result.device)}, {"config", result.config},
       {"measurements", measurements}, {"bounds", result.bounds},
       {"verification", verification}, {"measured_at", started_at_utc()},
@@ -151,31 +153,32 @@ std::string compact_params(const nlohmann::json& params) {
 }
 
 void print_measurements(std::ostream& out, const std::vector<Measurement>& measurements) {
-  const bool with_bounds = std::any_of(measurements.begin(), measurements.end(),
-                                       [](const Measurement& m) { return m.bound.has_value(); });
-  std::vector<std::string> headers = {"variant", "params", "median ms", "min ms", "p95 ms",
-                                      "max ms", "GFLOP/s", "GB/s",   "verified"};
-  if (with_bounds) headers.insert(headers.end(), {"% of bound", "limited by"});
-  Table table(headers);
-  for (const auto& m : measurements) {
-    const double flops = gflops(m.work.flops, m.stats.median_ms);
-    const double bytes = gbps(m.work.bytes, m.stats.median_ms);
-    std::vector<std::string> row = {m.name,
-                                    compact_params(m.params),
-                                    figure(m.stats.median_ms, 2),
-                                    figure(m.stats.min_ms, 2),
-                                    figure(m.stats.p95_ms, 2),
-                                    figure(m.stats.max_ms, 2),
-                                    flops > 0 ? figure(flops, 0, 2) : "-",
-                                    bytes > 0 ? figure(bytes, 1, 2) : "-",
-                                    !m.verifiable ? "n/a" : m.verified ? "yes" : "NO"};
-    if (with_bounds) {
-      row.push_back(m.bound ? fixed(percent_of_bound(*m.bound, m.stats.median_ms), 1) : "-");
-      row.push_back(m.bound ? std::string(to_string(m.bound->limited_by)) : "-");
-    }
-    table.add_row(std::move(row));
+  using M = Measurement;
+  std::vector<Column<M>> columns = {
+      {"variant", [](const M& m) { return m.name; }},
+      {"params", [](const M& m) { return compact_params(m.params); }},
+      {"median ms", [](const M& m) { return figure(m.stats.median_ms, 2); }},
+      {"min ms", [](const M& m) { return figure(m.stats.min_ms, 2); }},
+      {"p95 ms", [](const M& m) { return figure(m.stats.p95_ms, 2); }},
+      {"max ms", [](const M& m) { return figure(m.stats.max_ms, 2); }},
+      {"GFLOP/s", [](const M& m) {
+         const double rate = gflops(m.work.flops, m.stats.median_ms);
+         return rate > 0 ? figure(rate, 0, 2) : "-";
+       }},
+      {"GB/s", [](const M& m) {
+         const double rate = gbps(m.work.bytes, m.stats.median_ms);
+         return rate > 0 ? figure(rate, 1, 2) : "-";
+       }},
+      {"verified", [](const M& m) { return !m.verifiable ? "n/a" : m.verified ? "yes" : "NO"; }},
+  };
+  if (std::any_of(measurements.begin(), measurements.end(), [](const M& m) { return m.bound.has_value(); })) {
+    columns.push_back({"% of bound", [](const M& m) {
+                         return m.bound ? fixed(percent_of_bound(*m.bound, m.stats.median_ms), 1) : "-";
+                       }});
+    columns.push_back(
+        {"limited by", [](const M& m) { return m.bound ? std::string(to_string(m.bound->limited_by)) : "-"; }});
   }
-  table.print(out);
+  table_of(columns, measurements).print(out);
 }
 
 std::string describe_workload(const Workload& work, const GemmChoice& gemm) {

@@ -1,5 +1,6 @@
 // The results of one stage run: printed as one table and written as JSON in
-// the schema "cuda-streams-graphs/result/v1" (README.md lists every field). Scripts and tests
+// the schema "cuda-streams-graphs/result/v2" (docs/result.schema.json; v2 is
+// v1 with "verdicts" and "subcommand" in every result). Scripts and tests
 // read these names; add fields freely, never rename.
 #pragma once
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "report/device_info.hpp"
+#include "report/verdict.hpp"
 #include "cli/options.hpp"
 #include "measure/pipeline_bound.hpp"
 #include "measure/stats.hpp"
@@ -18,7 +20,7 @@
 
 namespace csg {
 
-inline constexpr const char* kResultSchema = "cuda-streams-graphs/result/v1";
+inline constexpr const char* kResultSchema = "cuda-streams-graphs/result/v2";
 
 struct Measurement {
   std::string name;                                   // variant, e.g. "serial"
@@ -47,6 +49,7 @@ struct StageResult {
   nlohmann::json bounds = nlohmann::json::object();  // e.g. {"h2d_sum_ms": 4.08}
   VerifyResult verification;
   int variants_verified = 0;
+  std::vector<Verdict> verdicts;  // what the run concluded from its figures, in the order printed
 };
 
 // Config fields common to every stage: batches, m, n, k, host_memory, kernel, warmup, repeats, seed.

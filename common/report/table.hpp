@@ -2,6 +2,7 @@
 // columns as wide as their widest cell.
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -18,6 +19,30 @@ class Table {
   std::vector<std::string> headers_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+// A table declared as columns over rows: each column its header and what it
+// shows of a row; the rows are the measurements (or figures) themselves.
+//   table_of<Measurement>({{"variant", [](const Measurement& m) { return m.name; }},
+//                          {"median ms", [](const Measurement& m) { return figure(m.stats.median_ms, 2); }}},
+//                         result.measurements).print(out);
+template <class Row>
+struct Column {
+  std::string header;
+  std::function<std::string(const Row&)> cell;
+};
+
+template <class Row, class Rows>
+Table table_of(const std::vector<Column<Row>>& columns, const Rows& rows) {
+  std::vector<std::string> headers;
+  for (const Column<Row>& column : columns) headers.push_back(column.header);
+  Table table(std::move(headers));
+  for (const Row& row : rows) {
+    std::vector<std::string> cells;
+    for (const Column<Row>& column : columns) cells.push_back(column.cell(row));
+    table.add_row(std::move(cells));
+  }
+  return table;
+}
 
 // value with `decimals` digits after the point ("17.02"); "-" for NaN.
 std::string fixed(double value, int decimals);

@@ -8,8 +8,8 @@
 #include <map>
 #include <sstream>
 
-#include "04_graph_capture_gemm/changing_shapes_plan.hpp"
-#include "04_graph_capture_gemm/changing_shapes_report.hpp"
+#include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
+#include "04_graph_capture_gemm/lab/changing_shapes_report.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
 #include "report/table.hpp"

@@ -1,11 +1,10 @@
 // The words that interpret a figure follow from it: the common comparison
-// (within 3% is equal), stage 01's "nothing overlapped", stage 02's host
+// (within 3% is equal), stage 02's host
 // blocking, staging and bandwidth sentences, each branch on made-up figures.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "01_serial_baseline/report.hpp"
 #include "02_pinned_vs_pageable/report.hpp"
 #include "report/conclusions.hpp"
 
@@ -32,25 +31,12 @@ TEST(Conclusions, TheEdgesOfTheBandAreWithinItAndTheBandIsSymmetric) {
   EXPECT_EQ(compare_times(103.05, 100.0), Comparison::slower) << "3.05% above: outside the 3% band";
 }
 
-TEST(Conclusions, Stage01AFewPercentUnderTheSumIsStillNothingOverlapped) {
-  const std::string text = serial::overlap_verdict(29.0, 30.0);  // 3.3% under the sum: within 10%
-  EXPECT_TRUE(has(text, "nothing overlapped")) << text;
-}
-
 TEST(Conclusions, Stage02StagingWithinTenPercentAndItsRatio) {
   // 32 ms against 25 + 5: 6.7% more, inside the 10% of kStagingWithin.
   const std::string within = copies::staging_text("256 MiB", 32.0, 25.0, 5.0);
   EXPECT_TRUE(has(within, "the extra host copy is the whole difference")) << within;
   const std::string overlapped = copies::staging_text("256 MiB", 15.0, 25.0, 5.0);
   EXPECT_TRUE(has(overlapped, "took 15.00 ms = 0.50x (host memcpy")) << overlapped;
-}
-
-TEST(Conclusions, Stage01SaysWhetherAnythingOverlapped) {
-  const std::string none = serial::overlap_verdict(31.0, 30.5);
-  EXPECT_TRUE(has(none, "nothing overlapped (within 10% of the sum)")) << none;
-  const std::string some = serial::overlap_verdict(20.0, 30.0);
-  EXPECT_TRUE(has(some, "some work overlapped")) << some;
-  EXPECT_FALSE(has(some, "nothing overlapped")) << some;
 }
 
 TEST(Conclusions, Stage02HostBlockingStagingAndBandwidth) {

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "04_graph_capture_gemm/conditional_report.hpp"
-#include "04_graph_capture_gemm/options.hpp"
+#include "04_graph_capture_gemm/lab/conditional/conditional_report.hpp"
+#include "04_graph_capture_gemm/lab/options.hpp"
 #include "base/errors.hpp"
 
 namespace csg::graphs {

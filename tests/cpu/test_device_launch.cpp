@@ -5,9 +5,9 @@
 
 #include <stdexcept>
 
-#include "04_graph_capture_gemm/device_launch_report.hpp"
-#include "04_graph_capture_gemm/options.hpp"
-#include "04_graph_capture_gemm/report.hpp"
+#include "04_graph_capture_gemm/lab/device-launch/device_launch_report.hpp"
+#include "04_graph_capture_gemm/lab/options.hpp"
+#include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
 
 namespace csg::graphs {

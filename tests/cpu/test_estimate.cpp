@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "01_serial_baseline/report.hpp"
-#include "03_stream_pool_gemm/pool_experiment.hpp"
-#include "04_graph_capture_gemm/costs.hpp"
+#include "03_stream_pool_gemm/lab/pool_experiment.hpp"
+#include "04_graph_capture_gemm/lab/costs/costs.hpp"
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
 #include "stage.hpp"

@@ -4,7 +4,7 @@
 // the JSON.
 #include <gtest/gtest.h>
 
-#include "04_graph_capture_gemm/launch_anatomy_report.hpp"
+#include "04_graph_capture_gemm/lab/launch-anatomy/launch_anatomy_report.hpp"
 
 namespace csg::graphs {
 namespace {

@@ -3,8 +3,8 @@
 // spread, the JSON, and the launch-chains subcommand's options.
 #include <gtest/gtest.h>
 
-#include "04_graph_capture_gemm/launch_report.hpp"
-#include "04_graph_capture_gemm/options.hpp"
+#include "04_graph_capture_gemm/lab/launch-chains/launch_report.hpp"
+#include "04_graph_capture_gemm/lab/options.hpp"
 #include "base/errors.hpp"
 
 namespace csg::graphs {

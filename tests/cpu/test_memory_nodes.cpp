@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "04_graph_capture_gemm/memory_nodes_report.hpp"
+#include "04_graph_capture_gemm/lab/memory-nodes/memory_nodes_report.hpp"
 #include "base/errors.hpp"
 #include "base/units.hpp"
 #include "made_up.hpp"

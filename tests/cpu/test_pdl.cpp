@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-#include "04_graph_capture_gemm/pdl_report.hpp"
+#include "04_graph_capture_gemm/lab/pdl/pdl_report.hpp"
 #include "base/errors.hpp"
 
 namespace csg::graphs {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "04_graph_capture_gemm/regime_map_report.hpp"
+#include "04_graph_capture_gemm/lab/regime-map/regime_map_report.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
 

@@ -5,6 +5,7 @@
 // a faster kernel and its timeline the picture's flags. Bad input exits 2
 // with one line naming the flag, before any CUDA call; good input reaches the
 // device check (exit 77 with every GPU hidden); each --help lists its own flags.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "01_serial_baseline/lesson.hpp"
 #include "01_serial_baseline/lesson_report.hpp"
+#include "01_serial_baseline/report.hpp"
 #include "base/errors.hpp"
 #include "lesson_argv.hpp"
 #include "run_process.hpp"
@@ -20,6 +22,10 @@
 
 namespace csg {
 namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::optional<lesson01::Options> lesson_options(const std::vector<std::string>& args) {
   return testing::parse_as_called(lesson01::parse_options, lesson01::kStage, args);
@@ -44,6 +50,27 @@ TEST(Lesson01Options, TakesNoneOfTheLaboratorysFlags) {
   for (const char* flag : {"--kernel", "--tf32", "--timeline", "--timeline-batches", "--trace"}) {
     EXPECT_THROW(lesson_options({flag, "1"}), UsageError) << flag;
   }
+}
+
+// ---- the verdict ------------------------------------------------------------------
+
+TEST(Serial01Verdict, AFewPercentUnderTheSumIsStillNothingOverlapped) {
+  const Verdict verdict = serial::overlap_verdict(29.0, 30.0);  // 3.3% under the sum: within 10%
+  EXPECT_EQ(verdict.id, "serial.overlap");
+  EXPECT_EQ(verdict.outcome, "nothing_overlapped");
+  EXPECT_THAT(verdict.sentence, HasSubstr("nothing overlapped (within 10% of the sum)"));
+  EXPECT_DOUBLE_EQ(verdict.threshold.get<double>(), serial::kOverlapWithin);
+  EXPECT_DOUBLE_EQ(verdict.figures.at("total_ms").get<double>(), 29.0);
+  EXPECT_DOUBLE_EQ(verdict.figures.at("stage_sum_ms").get<double>(), 30.0);
+  EXPECT_EQ(serial::overlap_verdict(31.0, 30.5).outcome, "nothing_overlapped") << "above the sum: nothing overlapped";
+}
+
+TEST(Serial01Verdict, MoreThanTenPercentUnderTheSumIsSomeOverlap) {
+  const Verdict verdict = serial::overlap_verdict(20.0, 30.0);
+  EXPECT_EQ(verdict.outcome, "some_overlapped");
+  EXPECT_THAT(verdict.sentence, AllOf(HasSubstr("some work overlapped"), Not(HasSubstr("nothing overlapped"))));
+  EXPECT_EQ(serial::overlap_verdict(26.9, 30.0).outcome, "some_overlapped") << "10.3% under the sum";
+  EXPECT_EQ(serial::overlap_verdict(27.1, 30.0).outcome, "nothing_overlapped") << "9.7% under the sum";
 }
 
 // ---- the lesson's report ----------------------------------------------------------
@@ -80,6 +107,12 @@ TEST(Lesson01Report, OneScreenWithTheVerdictTheNextStepAndANullSubcommand) {
   for (const auto& m : doc.at("measurements")) names.push_back(m.at("name"));
   EXPECT_EQ(names, (std::vector<std::string>{"serial", "h2d_sum", "kernel_sum", "d2h_sum"}));
   EXPECT_DOUBLE_EQ(doc.at("bounds").at("stage_sum_ms").get<double>(), 32.9 + 17.2 + 34.7);
+  // The verdict the console printed, carried in the JSON in the same words.
+  ASSERT_EQ(doc.at("verdicts").size(), 1U);
+  const Verdict verdict = verdict_from_json(doc.at("verdicts").at(0));
+  EXPECT_EQ(verdict.id, "serial.overlap");
+  EXPECT_EQ(verdict.outcome, "nothing_overlapped");
+  EXPECT_THAT(text, HasSubstr(verdict.sentence));
 
   options.host_memory = HostMemory::pinned;
   std::ostringstream pinned;

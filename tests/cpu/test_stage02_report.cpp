@@ -13,12 +13,12 @@
 #include <sstream>
 #include <tuple>
 
-#include "02_pinned_vs_pageable/async_overlap.hpp"
+#include "02_pinned_vs_pageable/lab/overlap/async_overlap.hpp"
 #include "02_pinned_vs_pageable/lesson_report.hpp"
-#include "02_pinned_vs_pageable/overlap.hpp"
-#include "02_pinned_vs_pageable/pinning_cost.hpp"
+#include "02_pinned_vs_pageable/lab/overlap/overlap.hpp"
+#include "02_pinned_vs_pageable/lab/pinning-cost/pinning_cost.hpp"
 #include "02_pinned_vs_pageable/report.hpp"
-#include "02_pinned_vs_pageable/sweep_report.hpp"
+#include "02_pinned_vs_pageable/lab/sweep/sweep_report.hpp"
 #include "run_process.hpp"
 
 namespace csg::copies {

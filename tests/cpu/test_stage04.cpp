@@ -9,12 +9,12 @@
 #include <sstream>
 
 #include "04_graph_capture_gemm/conclusions.hpp"
-#include "04_graph_capture_gemm/costs.hpp"
+#include "04_graph_capture_gemm/lab/costs/costs.hpp"
 #include "04_graph_capture_gemm/graph_inspect.hpp"
-#include "04_graph_capture_gemm/node_updates.hpp"
-#include "04_graph_capture_gemm/report.hpp"
-#include "04_graph_capture_gemm/skip_join.hpp"
-#include "04_graph_capture_gemm/tiny_work.hpp"
+#include "04_graph_capture_gemm/lab/node-updates/node_updates.hpp"
+#include "04_graph_capture_gemm/lab/report.hpp"
+#include "04_graph_capture_gemm/lab/skip-join/skip_join.hpp"
+#include "04_graph_capture_gemm/lab/tiny-work/tiny_work.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
 #include "run_process.hpp"

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <sstream>
 
-#include "04_graph_capture_gemm/startup_plan.hpp"
-#include "04_graph_capture_gemm/startup_report.hpp"
+#include "04_graph_capture_gemm/lab/startup/startup_plan.hpp"
+#include "04_graph_capture_gemm/lab/startup/startup_report.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
 

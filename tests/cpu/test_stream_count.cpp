@@ -2,7 +2,7 @@
 // estimate, and each branch of the mechanism sentence.
 #include <gtest/gtest.h>
 
-#include "03_stream_pool_gemm/stream_count.hpp"
+#include "03_stream_pool_gemm/lab/count-sweep/stream_count.hpp"
 #include "base/errors.hpp"
 #include "measure/pipeline_bound.hpp"
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "03_stream_pool_gemm/priorities.hpp"
-#include "03_stream_pool_gemm/priorities_report.hpp"
+#include "03_stream_pool_gemm/lab/priorities/priorities.hpp"
+#include "03_stream_pool_gemm/lab/priorities/priorities_report.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
 

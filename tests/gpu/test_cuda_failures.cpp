@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "04_graph_capture_gemm/capture_guard.hpp"
+#include "04_graph_capture_gemm/lab/capture_guard.hpp"
 #include "base/errors.hpp"
 #include "cuda/stream_pool.hpp"
 #include "gpu_test.hpp"

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "04_graph_capture_gemm/capture_guard.hpp"
-#include "04_graph_capture_gemm/exec_update.hpp"
+#include "04_graph_capture_gemm/lab/capture_guard.hpp"
+#include "04_graph_capture_gemm/lab/exec_update.hpp"
 #include "04_graph_capture_gemm/graph_inspect.hpp"
 #include "base/errors.hpp"
 #include "owners.hpp"

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "04_graph_capture_gemm/graph_steps.hpp"
-#include "04_graph_capture_gemm/regime_map_cells.hpp"
+#include "04_graph_capture_gemm/lab/graph_steps.hpp"
+#include "04_graph_capture_gemm/lab/regime-map/regime_map_cells.hpp"
 #include "base/errors.hpp"
 #include "cuda/graph.hpp"
 #include "cuda/stream_pool.hpp"

@@ -17,7 +17,7 @@
 #include "base/errors.hpp"
 #include "gpu_test.hpp"
 #include "host_memory_kinds.hpp"
-#include "02_pinned_vs_pageable/pinning_cost.hpp"
+#include "02_pinned_vs_pageable/lab/pinning-cost/pinning_cost.hpp"
 #include "run_process.hpp"
 #include "cuda/stream_pool.hpp"
 #include "measure/timers.hpp"

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "03_stream_pool_gemm/pool_experiment.hpp"
+#include "03_stream_pool_gemm/lab/pool_experiment.hpp"
 #include "base/errors.hpp"
 #include "gpu_test.hpp"
 #include "run_process.hpp"

@@ -9,8 +9,8 @@
 
 #include <string>
 
-#include "03_stream_pool_gemm/priorities.hpp"
-#include "03_stream_pool_gemm/priorities_report.hpp"
+#include "03_stream_pool_gemm/lab/priorities/priorities.hpp"
+#include "03_stream_pool_gemm/lab/priorities/priorities_report.hpp"
 #include "check.hpp"
 #include "gpu_test.hpp"
 

@@ -160,7 +160,7 @@ WRONG_INCLUDES = {
     "common including a stage":
         ("common/workload/gemm.cpp", "03_stream_pool_gemm/report.hpp", "stage folder's 03_stream_pool_gemm/report.hpp"),
     "a stage including another stage":
-        ("04_graph_capture_gemm/report.cpp", "03_stream_pool_gemm/report.hpp",
+        ("04_graph_capture_gemm/lab/report.cpp", "03_stream_pool_gemm/report.hpp",
          "another stage's 03_stream_pool_gemm/report.hpp"),
     "arithmetic reaching a CUDA header through another header":
         ("common/measure/pipeline_bound.hpp", "measure/timers.hpp",

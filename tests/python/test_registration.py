@@ -12,7 +12,7 @@ import unittest
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-CMAKE = HERE.parents[1] / "tests" / "stage_runs" / "zz_python_report.cmake"
+CMAKE = HERE.parents[1] / "tests" / "python" / "register.cmake"
 
 
 def test_classes() -> set[str]:

@@ -810,8 +810,8 @@ class OneLoader(unittest.TestCase):
             "list.json": [1, 2, 3],
         })
         self.expected = [
-            "note: skipping list.json: not a cuda-streams-graphs/result/v1 result or a trace",
-            "note: skipping notes.json: not a cuda-streams-graphs/result/v1 result or a trace",
+            "note: skipping list.json: not a cuda-streams-graphs/result/v2 result or a trace",
+            "note: skipping notes.json: not a cuda-streams-graphs/result/v2 result or a trace",
         ]
 
     def test_the_same_notes_in_every_mode(self) -> None:
@@ -832,7 +832,7 @@ class OneLoader(unittest.TestCase):
                 self.assertNotIn("01_serial_baseline.trace.json", proc.stdout + proc.stderr)
 
     def test_a_single_file_that_is_not_a_result(self) -> None:
-        for name, expected in (("notes.json", "not a cuda-streams-graphs/result/v1 result file"),
+        for name, expected in (("notes.json", "not a cuda-streams-graphs/result/v2 result file"),
                                ("01_serial_baseline.trace.json", "a timeline trace")):
             with self.subTest(file=name):
                 proc = run_report("--compare", self.directory / name, DATA / "01_serial_baseline.json")

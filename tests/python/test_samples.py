@@ -19,7 +19,7 @@ from typing import Any
 from report_fixtures import (SAMPLES, SUITE_PLOTS, assert_ran_cleanly, class_temporary_dir, load, measurement,
                              read_report, require_matplotlib, result, run_report)
 
-SCHEMA = "cuda-streams-graphs/result/v1"
+SCHEMAS = ("cuda-streams-graphs/result/v2", "cuda-streams-graphs/result/v1")
 
 
 def number(value: Any) -> bool:
@@ -31,7 +31,7 @@ def sample_results() -> dict[str, dict]:
     docs = {}
     for path in sorted(SAMPLES.glob("*.json")):
         doc = load(path)
-        if isinstance(doc, dict) and doc.get("schema") == SCHEMA:
+        if isinstance(doc, dict) and doc.get("schema") in SCHEMAS:
             docs[path.name] = doc
     return docs
 

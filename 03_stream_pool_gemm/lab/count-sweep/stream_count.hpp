@@ -1,0 +1,67 @@
+// "Open 1000 streams when the PCIe link is full after 5, and the other 995
+// only wait": the pool from 1 to 1,024 streams, at a size where the effect
+// shows (1,000 GEMMs of 128³: each batch is short, so per-stream costs are
+// visible), after the article-size headline. The same pool runs as stage
+// 03's, the same interleaved rounds, each pool size with its own bound; and
+// the mechanism measured beside the time: the host's time to issue each run
+// (a pool of N streams costs N waits on the fork event and N join events on
+// top of the 3 x batches operations) and how many hardware queues the
+// streams share (CUDA_DEVICE_MAX_CONNECTIONS).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/options.hpp"
+#include "measure/estimate.hpp"
+#include "measure/pipeline_bound.hpp"
+#include "03_stream_pool_gemm/measurements.hpp"
+
+namespace csg::pool {
+
+struct StreamCountConfig {
+  std::vector<int> sizes = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};  // ascending
+  int batches = 1000;
+  int size = 128;  // m = n = k
+  Workload workload() const { return Workload{batches, GemmShape{size, size, size}}; }
+};
+
+// --count-sweep LIST (pool sizes, each at most once), --count-batches N, --count-size N.
+void add_stream_count_options(StageCli& cli);
+// After cli.parse(): the sizes ascending. Throws UsageError for a bad list.
+StreamCountConfig read_stream_count_options(const StageCli& cli);
+
+// Seconds the sweep takes at `rates` (each pool run at least as long as the
+// host needs to issue it, and each pool size's bound runs), for the estimate.
+double stream_count_seconds(const StreamCountConfig& config, const RepeatPlan& plan, const Rates& rates);
+
+// One pool size as measured: its time, the host's time to issue it, and what
+// its bound says limits it.
+struct CountPoint {
+  int streams = 0;
+  double ms = 0.0;
+  double issue_ms = 0.0;
+  std::optional<BoundPath> limited_by;  // nothing without a bound
+};
+
+// Why the time stops improving or gets worse, from the figures: when the
+// largest pool is slower than the best by more than kWorseBy, whether the
+// host's issue time grew by as much (the host sets the pace: it spends per
+// added stream what `per_stream_us` says) or the GPU side lost the rest
+// (streams sharing `queues` hardware queues); otherwise that the extra
+// streams only waited. Throws std::invalid_argument for no points.
+std::string stream_count_mechanism(std::vector<CountPoint> points, int queues);
+
+// The sweep as measured (`runs`: its pool_sweep entries, each with its own
+// bound): the table, the verdict, the mechanism, and any pool size that failed
+// its verification.
+void print_stream_count(std::ostream& out, const StreamCountConfig& config, const PoolMeasurements& runs);
+// The results JSON's "stream_count" object: the workload, one point per pool
+// size (median, min, p95, host issue, bound, limited_by, verified, digest),
+// "verified", and the verdict, conclusion and mechanism.
+nlohmann::json stream_count_json(const StreamCountConfig& config, const PoolMeasurements& runs);
+
+}  // namespace csg::pool

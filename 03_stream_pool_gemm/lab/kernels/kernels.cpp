@@ -1,0 +1,51 @@
+// 03_stream_pool_gemm kernels: the article's pipeline with another GEMM.
+// With the naive kernel (~6 TFLOP/s on an H200) the kernels set the pool's
+// pace and the copies hide behind them; cuBLAS is several times faster, and
+// then the copies over PCIe set it: a faster kernel changes the regime, and
+// the bound says which it is. Times stage 01's serial loop (pageable and
+// pinned), the pool (depth-first), one stream per engine, the isolated sums
+// and every resource alone on each pool size, in the same rounds.
+//   03_stream_pool_gemm kernels --kernel cublas --tf32
+#include "03_stream_pool_gemm/lab/laboratory.hpp"
+#include "03_stream_pool_gemm/lab/pool_experiment.hpp"
+
+namespace csg::pool {
+namespace {
+
+const PoolExperiment kExperiment{
+    .subcommand = "kernels",
+    .description =
+        "The stream pool with another GEMM: stage 01's serial loop, the pool (depth-first), one stream per engine and "
+        "the pipeline bound of each, measured in the same rounds; the bound's limiting path names the regime "
+        "(compute-, PCIe-, launch- or stream-order-bound).",
+    .kernel = GemmKernel::cublas,  // where the copies, not the kernels, set the pace
+    .pool_flags = {.device_buffers = true, .sweep = true, .sweep_default = "off"},
+    .variants = {.serial_baselines = true, .orders = 1, .engine_streams = true, .bounds = true},
+    .bound_details = true};
+
+}  // namespace
+
+// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
+constexpr Run kRuns[] = {
+    // each kernel: pool, engine streams, bound: regime table, regimes.png, main table
+    {.modes = "q", .name = "naive", .args = "--kernel naive --warmup 1 --repeats 5"},
+    {.modes = "q", .name = "tiled", .args = "--kernel tiled --warmup 1 --repeats 5"},
+    {.modes = "q", .name = "cublas", .args = "--kernel cublas --warmup 1 --repeats 5"},
+    {.modes = "q", .name = "cublas_tf32", .args = "--kernel cublas --tf32 --warmup 1 --repeats 5"},
+    // ... each with the default rounds (--full, and the check)
+    {.modes = "fc", .name = "naive", .args = "--kernel naive"},
+    {.modes = "fc", .name = "tiled", .args = "--kernel tiled"},
+    {.modes = "fc", .name = "cublas", .args = "--kernel cublas"},
+    {.modes = "fc", .name = "cublas_tf32", .args = "--kernel cublas --tf32"},
+    {.modes = "t", .name = "naive", .args = "--kernel naive --batches 37 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 1,8,32 --warmup 1 --repeats 2"},
+    {.modes = "t", .name = "tiled_per_batch", .args = "--kernel tiled --batches 11 --m 64 --n 48 --k 40 --streams 4 --device-buffers per-batch --warmup 0 --repeats 1"},
+    {.modes = "t", .name = "cublas", .args = "--batches 13 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2,5 --warmup 0 --repeats 1"},
+    {.modes = "t", .name = "cublas_tf32", .args = "--tf32 --batches 9 --m 64 --n 48 --k 40 --streams 4 --device-buffers per-batch --warmup 0 --repeats 1"},
+    {.modes = "s", .args = "--kernel naive --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1"},
+    {.modes = "s", .name = "tiled", .args = "--kernel tiled --batches 5 --m 33 --n 17 --k 65 --streams 2 --warmup 0 --repeats 1"},
+};
+
+const Subcommand kKernels{"kernels", "the pool and its bound with a naive, tiled or cuBLAS GEMM: the regime",
+                          run_experiment<kExperiment>, kRuns};
+
+}  // namespace csg::pool

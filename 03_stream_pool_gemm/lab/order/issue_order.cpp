@@ -1,0 +1,43 @@
+// 03_stream_pool_gemm order: the same pool, issued in two orders. Depth-first
+// is the article's loop (batch 0: H2D K D2H, batch 1: H2D K D2H, ...);
+// breadth-first issues a wave of one batch per stream at a time, the wave's
+// H2Ds, then its kernels, then its D2Hs. Each stream runs the same work in
+// the same order either way; what changes is the order the host queues it,
+// which matters where streams share hardware queues (CUDA_DEVICE_MAX_CONNECTIONS).
+// With --host-memory pageable it shows the article's "async from pageable
+// memory is not async": every cudaMemcpyAsync holds the host while the
+// driver stages it, and the pool runs near the serial time.
+//   03_stream_pool_gemm order --host-memory pageable
+#include "03_stream_pool_gemm/lab/laboratory.hpp"
+#include "03_stream_pool_gemm/lab/pool_experiment.hpp"
+
+namespace csg::pool {
+namespace {
+
+const PoolExperiment kExperiment{
+    .subcommand = "order",
+    .description =
+        "The stream pool in the article's depth-first issue order and in breadth-first order, against stage 01's "
+        "serial loop on pageable and on pinned memory, in the same rounds; --host-memory pageable: the pool on "
+        "pageable memory, where cudaMemcpyAsync holds the host.",
+    .pool_flags = {.device_buffers = false, .sweep = false},  // the article's naive kernel, slots
+    .variants = {.serial_baselines = true, .orders = 2, .engine_streams = false, .bounds = true},
+    .orders = {IssueOrder::depth_first, IssueOrder::breadth_first}};
+
+}  // namespace
+
+// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
+constexpr Run kRuns[] = {
+    // the pool on pageable memory, both orders: main table, stages.png (the pageable pool)
+    {.modes = "q", .name = "pageable", .args = "--host-memory pageable --warmup 1 --repeats 3"},
+    {.modes = "fc", .name = "pageable", .args = "--host-memory pageable"},
+    // both orders on pinned memory: main table
+    {.modes = "fc"},
+    {.modes = "t", .name = "tiny", .args = "--batches 13 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1"},
+    {.modes = "t", .name = "pageable", .args = "--batches 9 --m 40 --n 40 --k 40 --streams 2 --host-memory pageable --warmup 0 --repeats 1"},
+};
+
+const Subcommand kOrder{"order", "depth-first against breadth-first issue, on pinned or on pageable memory",
+                        run_experiment<kExperiment>, kRuns};
+
+}  // namespace csg::pool

@@ -1,0 +1,47 @@
+#include "04_graph_capture_gemm/lab/article_run.hpp"
+
+#include <iostream>
+
+#include "base/progress.hpp"
+#include "base/text.hpp"
+#include "04_graph_capture_gemm/lab/graph_steps.hpp"
+#include "report/result.hpp"
+
+namespace csg::graphs {
+
+double pipeline_seconds(const CommonOptions& options, const Rates& rates) {
+  const bool pageable = options.host_memory == HostMemory::pageable;
+  const WorkSeconds t = work_seconds(options.work, rates, pageable);
+  return pageable ? t.serial() : t.overlapped();
+}
+
+MemoryNeeds article_memory(const ArticleOptions& options, int sets, int extra_streams) {
+  const CommonOptions& common = options.common;
+  const MemoryNeeds one_set =
+      memory_needs(common.work, common.host_memory, device_slots_for(options.pool, common.work.batches));
+  MemoryNeeds needs = one_set;
+  for (int set = 1; set < sets; ++set) needs = combined(needs, one_set);
+  needs.device_bytes += gemm_device_bytes(common.gemm, options.pool.streams + extra_streams);
+  return needs;
+}
+
+void check_size(const ArticleOptions& options, const Gemm& gemm, const MemoryNeeds& needs, Estimate estimate) {
+  const CommonOptions& common = options.common;
+  check_fits(needs, "try fewer --batches, or --device-buffers slots");
+  if (estimate != nullptr) {
+    check_estimate(estimate(common, measure_rates(gemm, common.work.shape)), common.max_minutes,
+                   describe_workload(common.work, common.gemm));
+  }
+  for (const std::string& warning : options.pool.warnings) std::cerr << warning << '\n';
+}
+
+ArticleWork::ArticleWork(const ArticleOptions& options, const Gemm& gemm)
+    : pool(options.pool.streams),
+      buffers(options.common.work, options.common.host_memory,
+              device_slots_for(options.pool, options.common.work.batches)) {
+  prepare_pool(gemm, pool);
+  progress("filling " + plural(options.common.work.batches, "batch"));
+  buffers.fill_inputs(options.common.seed);
+}
+
+}  // namespace csg::graphs

@@ -1,0 +1,278 @@
+// 04_graph_capture_gemm costs: the graph's one-time costs, its replays
+// against the same work on the stream pool (GPU time, both bounds, CPU issue
+// time) and the break-even.
+#include "04_graph_capture_gemm/lab/costs/costs.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <vector>
+
+#include "04_graph_capture_gemm/lab/article_run.hpp"
+#include "base/progress.hpp"
+#include "04_graph_capture_gemm/conclusions.hpp"
+#include "04_graph_capture_gemm/lab/graph_steps.hpp"
+#include "04_graph_capture_gemm/lab/laboratory.hpp"
+#include "measure/timers.hpp"
+#include "04_graph_capture_gemm/lab/options.hpp"
+#include "04_graph_capture_gemm/lab/report.hpp"
+#include "report/device_info.hpp"
+#include "report/table.hpp"
+
+namespace csg::graphs {
+
+// The first lines of its --help.
+constexpr const char* kHelp =
+    "What the article's graph costs once (capture, instantiate, upload, first launch) and saves at each replay: its "
+    "GPU time and CPU issue time against the same work on the stream pool, both bounds, and the break-even.";
+
+namespace {
+
+// A GPU variant with its bound, the host's issue time read in its own runs,
+// and the noise the bound is allowed (its own spread and its limiting path's).
+Measurement with_bound(Measurement m, const PipelineBound& bound, const std::optional<Summary>& issue,
+                       const std::vector<Summary>& alone, const StageSums& sums) {
+  m.bound = bound;
+  m.host_issue = issue;
+  // The stream order is made of the three one-stream sums: the noisiest of them.
+  const Summary* path = bound.limited_by == BoundPath::kernels        ? &alone.at(0)
+                        : bound.limited_by == BoundPath::h2d          ? &alone.at(1)
+                        : bound.limited_by == BoundPath::d2h          ? &alone.at(2)
+                        : bound.limited_by == BoundPath::both_ways    ? &alone.at(3)
+                        : bound.limited_by == BoundPath::stream_order ? &sums.noisiest()
+                        : issue                                       ? &*issue
+                                                                      : nullptr;
+  m.bound_tolerance = bound_tolerance(m.stats.median_ms, m.stats.min_ms, path ? path->median_ms : 0.0,
+                                      path ? path->min_ms : 0.0);
+  return m;
+}
+
+// Which of a batch's three calls a resource-alone graph keeps.
+enum Kinds : unsigned { kH2d = 1, kCompute = 2, kD2h = 4 };
+
+// `ops` with only `kinds` doing anything, in resource_variants' order of resources.
+BatchOps keeping(const BatchOps& ops, unsigned kinds) {
+  const std::function<void(int, cudaStream_t)> nothing = [](int, cudaStream_t) {};
+  return BatchOps{(kinds & kH2d) != 0 ? ops.h2d : nothing, (kinds & kCompute) != 0 ? ops.compute : nothing,
+                  (kinds & kD2h) != 0 ? ops.d2h : nothing};
+}
+
+}  // namespace
+
+StageResult costs_result(const DeviceInfo& device, const CostsRun& run) {
+  const Workload& work = run.options.work;
+  const Work full = work_of(work);
+  const nlohmann::json pool = pool_params(run.pool, work.batches);
+  const LifecycleCosts& life = run.lifecycle;
+  const ReplayCosts& replay = run.replay;
+
+  StageResult result = pool_result(device, run.options, run.pool);
+  result.measurements = {
+      cost("capture", pool, life.capture),
+      cost("instantiate", pool, life.instantiate),
+      cost("upload", pool, life.upload),
+      checked("first_launch", pool, life.first_launch, full, life.first_launch_check),
+      checked("relaunch", pool, life.relaunch, full, life.relaunch_check),
+      checked("launch_after_upload", pool, life.launch_after_upload, full, life.uploaded_check),
+      with_bound(checked("graph_replay", pool, replay.graph_replay, full, replay.graph_check),
+                 replay_bound(replay, work.batches), replay.replay_issue, replay.graph_alone, replay.sums),
+      with_bound(checked("stream_pool", pool, replay.stream_pool, full, replay.streams_check),
+                 stream_pool_bound(replay, work.batches, run.pool.streams), replay.pool_issue, replay.stream_alone,
+                 replay.sums),
+      cost("issue_streams_cpu", pool, replay.issue_streams_cpu),
+      cost("issue_graph_cpu", pool, replay.issue_graph_cpu),
+      cost("issue_kernels_graph_cpu", {{"streams", run.pool.streams}, {"kernel_nodes", work.batches}},
+           run.kernels_graph_launch_cpu),
+  };
+  // What the two bounds are made of: the one-stream sums, and each resource alone.
+  const nlohmann::json one_stream = {{"streams", 1}};
+  for (const auto& [name, stats] :
+       {std::pair{"h2d_sum", &replay.sums.h2d}, std::pair{"kernel_sum", &replay.sums.kernel},
+        std::pair{"d2h_sum", &replay.sums.d2h}, std::pair{"h2d_first_op", &replay.sums.h2d_first},
+        std::pair{"kernel_first_op", &replay.sums.kernel_first}, std::pair{"d2h_first_op", &replay.sums.d2h_first}}) {
+    if (stats->samples > 0) result.measurements.push_back(cost(name, one_stream, *stats));
+  }
+  static constexpr const char* kResourceNames[] = {"kernels", "h2d", "d2h", "both_ways"};
+  for (const auto& [as, alone] : {std::pair{"streams", &replay.stream_alone}, std::pair{"graph", &replay.graph_alone}}) {
+    for (std::size_t r = 0; r < alone->size(); ++r) {
+      result.measurements.push_back(cost(
+          "resource_alone", {{"resource", kResourceNames[r]}, {"streams", run.pool.streams}, {"as", as}},
+          (*alone)[r]));
+    }
+  }
+
+  const auto even = break_even_replays(life.capture.median_ms, life.instantiate.median_ms,
+                                       replay.issue_streams_cpu.median_ms, replay.issue_graph_cpu.median_ms);
+  const PipelineBound graph_bound = replay_bound(replay, work.batches);
+  const PipelineBound streams_bound = stream_pool_bound(replay, work.batches, run.pool.streams);
+  result.bounds = {
+      {"break_even_replays", even ? nlohmann::json(*even) : nlohmann::json(nullptr)},
+      {"graph_replay_bound_ms", graph_bound.bound_ms},
+      {"graph_replay_limited_by", to_string(graph_bound.limited_by)},
+      {"graph_replay_percent_of_bound", percent_of_bound(graph_bound, replay.graph_replay.median_ms)},
+      {"stream_pool_bound_ms", streams_bound.bound_ms},
+      {"stream_pool_limited_by", to_string(streams_bound.limited_by)},
+      {"stream_pool_percent_of_bound", percent_of_bound(streams_bound, replay.stream_pool.median_ms)},
+      {"stream_pool_host_issue_ms",
+       replay.pool_issue ? nlohmann::json(replay.pool_issue->median_ms) : nlohmann::json(nullptr)},
+      {"replay_over_stream_pool", replay.graph_replay.median_ms / replay.stream_pool.median_ms},
+      {"issue_graph_over_streams", replay.issue_graph_cpu.median_ms / replay.issue_streams_cpu.median_ms},
+  };
+  set_verdict(result, run.six_steps_check,
+              {&run.six_steps_check, &life.first_launch_check, &life.relaunch_check, &life.uploaded_check,
+               &replay.graph_check, &replay.streams_check});
+  return result;
+}
+
+nlohmann::json costs_json(const StageResult& result, const CostsRun& run) {
+  nlohmann::json doc = subcommand_json(result, "costs");
+  doc["graph"] = to_json(run.structure);
+  return doc;
+}
+
+void print_costs(std::ostream& out, const StageResult& result, const CostsRun& run) {
+  const Workload& work = run.options.work;
+  const ReplayCosts& replay = run.replay;
+  const LifecycleCosts& life = run.lifecycle;
+  print_title(out, result, "costs");
+  out << pool_run_text(run.options, run.pool) << "\n\n" << structure_text(run.structure) << '\n';
+
+  out << "\none-time costs of the graph (host time; launches include waiting for the work):\n";
+  print_measurements(out, pick(result, {"capture", "instantiate", "upload", "first_launch", "relaunch",
+                                        "launch_after_upload"}));
+
+  out << "\nGPU time of the same work, measured in interleaved rounds in this process:\n";
+  print_measurements(out, pick(result, {"graph_replay", "stream_pool"}));
+  const double pool_issue_ms = replay.pool_issue ? replay.pool_issue->median_ms : 0.0;
+  out << replay_text(replay.graph_replay.median_ms, replay.stream_pool.median_ms, pool_issue_ms, 3 * work.batches)
+      << '\n';
+  for (const char* name : {"graph_replay", "stream_pool"}) {
+    const Measurement& m = find(result, name);
+    const double percent = percent_of_bound(*m.bound, m.stats.median_ms);
+    const std::string why =
+        m.bound->limited_by == BoundPath::stream_order
+            ? "the busiest stream's " + std::to_string(busiest_stream_batches(work.batches, run.pool.streams)) +
+                  " batches one after another, each H2D, kernel, D2H"
+            : "each resource's work alone, issued as this variant issues it";
+    out << name << ": bound " << fixed(m.bound->bound_ms, 2) << " ms, limited by " << to_string(m.bound->limited_by)
+        << " (" << why << "), " << fixed(percent, 1) << "% of it"
+        << (percent > 100.0 * (1.0 + m.bound_tolerance) ? ": FASTER THAN ITS BOUND, the bound is wrong" : "") << '\n';
+  }
+  if (const Measurement& pool_m = find(result, "stream_pool"); pool_m.bound->limited_by == BoundPath::stream_order) {
+    out << "  the replay's bound has no stream order: that path is made of ops launched one by one from the host, and\n"
+        << "  a graph starts its nodes with less time between them. So it reads low here, though the replay runs the\n"
+        << "  same chains as the streams: compare it with the streams' stream order, "
+        << fixed(pool_m.bound->stream_order_ms, 2) << " ms.\n";
+  }
+
+  out << "\nCPU time to issue the work (" << 3 * work.batches << " operations + fork/join on the streams, "
+      << "or one cudaGraphLaunch; the kernels alone as a graph for comparison):\n";
+  print_measurements(out, pick(result, {"issue_streams_cpu", "issue_graph_cpu", "issue_kernels_graph_cpu"}));
+  out << launch_cost_text(replay.issue_graph_cpu.median_ms, replay.issue_streams_cpu.median_ms) << '\n'
+      << copy_node_text(replay.issue_graph_cpu.median_ms, run.kernels_graph_launch_cpu.median_ms, work.batches,
+                        2 * work.batches)
+      << '\n'
+      << break_even_text(life.capture.median_ms, life.instantiate.median_ms, replay.issue_streams_cpu.median_ms,
+                         replay.issue_graph_cpu.median_ms)
+      << '\n';
+  print_verification(out, result);
+}
+
+double costs_seconds(const CommonOptions& options, const Rates& rates) {
+  const WorkSeconds t = work_seconds(options.work, rates, options.host_memory == HostMemory::pageable);
+  // 3 launches of the one-time costs, the 2 GPU variants, the 2 issue
+  // timings, the sums, each resource alone twice (streams, graph), the kernels' launch.
+  const double round =
+      7.0 * pipeline_seconds(options, rates) + t.serial() + 2.0 * (t.serial() + std::max(t.h2d, t.d2h)) + t.kernels;
+  return (options.plan.warmup + options.plan.repeats) * round;
+}
+
+int run_costs(int argc, char** argv) {
+  StageCli cli(subcommand_program(kStage, "costs"), kHelp, pinned_defaults());
+  const std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
+  if (!options) return kExitOk;  // --help
+  const CommonOptions& common = options->common;
+  const Workload& work = common.work;
+
+  const int device = require_device();
+  const Gemm gemm(common.gemm);  // --kernel: the article's naive kernel unless told otherwise
+  // The pool's streams and the one-stream sums' stream need cuBLAS workspaces.
+  check_size(*options, gemm, article_memory(*options, 1, /*extra_streams=*/1), costs_seconds);
+  ArticleWork article(*options, gemm);
+  const StreamPool& pool = article.pool;
+  BatchBuffers& buffers = article.buffers;
+  const BatchOps ops = batch_ops(buffers, gemm);
+  auto poison = [&] { buffers.poison_outputs(pool[0]); };
+  auto verify = [&] { return buffers.verify(common.seed); };
+  auto launch_step = [&pool](const GraphExec& exec) { launch(exec, pool); };
+  auto issue_step = [&] { issue_on_streams(ops, pool, work.batches); };
+
+  CostsRun run;
+  run.options = common;
+  run.pool = options->pool;
+  progress("the six steps, once");
+  const Graph graph = capture_batches(ops, pool, work.batches);
+  run.structure = inspect_graph(graph);
+  const GraphExec exec = instantiate(graph);
+  run.six_steps_check = launch_and_verify(exec, pool, buffers, common.seed);
+
+  progress("one-time costs: capture, instantiate, upload, first launch");
+  const GraphSteps steps{[&] { return capture_batches(ops, pool, work.batches); }, instantiate, launch_step, pool[0]};
+  run.lifecycle = measure_graph_lifecycle(common.plan, {steps, poison, verify});
+
+  progress("graph replay vs stream pool, the CPU time to issue each, and their bounds");
+  // Each bound's runs: the one-stream sums (with batch 0's ops alone, for the
+  // fill and drain), and each resource's work alone on the pool's streams
+  // and as graphs captured from them.
+  EventTimer sums_timer;
+  const Stream sums_stream;
+  gemm.prepare(sums_stream.get());  // cuBLAS: no handle is created inside a timed run
+  std::vector<TimedVariant> one_stream_sums = stage_sum_variants(ops, buffers, sums_stream.get(), sums_timer);
+  for (TimedVariant& first : first_op_variants(ops, sums_stream.get(), sums_timer)) {
+    one_stream_sums.push_back(std::move(first));
+  }
+  EventTimer resources_timer;
+  auto issue_like_the_pool = [&](const BatchOps& only) {
+    resources_timer.start(pool[0]);
+    issue_on_streams(only, pool, work.batches);
+    return resources_timer.stop();
+  };
+  std::vector<GraphExec> alone_execs;
+  for (const unsigned kinds : {unsigned(kCompute), unsigned(kH2d), unsigned(kD2h), unsigned(kH2d | kD2h)}) {
+    alone_execs.push_back(instantiate(capture_batches(keeping(ops, kinds), pool, work.batches)));
+  }
+  std::vector<const GraphExec*> alone_graphs;
+  for (const GraphExec& e : alone_execs) alone_graphs.push_back(&e);
+  const GraphExec& kernels_alone = alone_execs.front();
+  const TimedVariant kernels_launch{
+      .prepare = nullptr,
+      .run = [&] { return host_issue_time(pool[0], [&] { launch(kernels_alone, pool); }); },
+      .after_last = nullptr};
+  run.replay = measure_replay_vs_streams(
+      common.plan, {&exec, launch_step, issue_step, poison, verify, pool[0], one_stream_sums,
+                      resource_variants(ops, issue_like_the_pool), alone_graphs, {kernels_launch}});
+  run.kernels_graph_launch_cpu = run.replay.also.at(0);
+
+  const StageResult result = costs_result(query_device_info(device), run);
+  print_costs(std::cout, result, run);
+  return finish(std::cout, costs_json(result, run), result.verification.passed, common.json_path);
+}
+
+// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
+constexpr Run kRuns[] = {
+    // one-time costs, replay vs streams, issue: graph costs table, graph_costs.png, regime table's 04 replay
+    {.modes = "q", .args = "--warmup 1 --repeats 5"},
+    {.modes = "fc"},
+    {.modes = "q", .name = "cublas", .args = "--kernel cublas --warmup 1 --repeats 5"},
+    {.modes = "fc", .name = "cublas", .args = "--kernel cublas"},
+    {.modes = "t", .name = "tiny", .args = "--batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2"},
+    {.modes = "t", .name = "per_batch_pageable", .args = "--batches 5 --m 16 --n 24 --k 8 --streams 2 --device-buffers per-batch --host-memory pageable --warmup 0 --repeats 1"},
+    {.modes = "t", .name = "tiled", .args = "--kernel tiled --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1"},
+    {.modes = "t", .name = "cublas", .args = "--kernel cublas --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1"},
+    {.modes = "t", .name = "cublas_tf32", .args = "--kernel cublas --tf32 --batches 6 --m 64 --n 48 --k 40 --streams 2 --warmup 0 --repeats 1"},
+    {.modes = "s", .args = "--batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1"},
+};
+
+const Subcommand kCosts{"costs", "capture, instantiate, upload; replay vs streams: bounds, CPU issue; break-even",
+                        run_costs, kRuns};
+
+}  // namespace csg::graphs

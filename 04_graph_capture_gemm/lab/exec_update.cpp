@@ -1,0 +1,377 @@
+#include "04_graph_capture_gemm/lab/exec_update.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "04_graph_capture_gemm/lab/graph_steps.hpp"
+#include "measure/timers.hpp"
+
+namespace csg::graphs {
+namespace {
+
+// ---- the node-level switch --------------------------------------------------
+
+// Where a pointer of one set of buffers lies, and the same place in another.
+struct Region {
+  const char* base;
+  std::size_t bytes;
+};
+
+class BufferMap {
+ public:
+  explicit BufferMap(BatchBuffers& b) {
+    const Workload& w = b.work();
+    regions_ = {Region{reinterpret_cast<const char*>(b.host_a(0)), w.batch_count() * w.a_bytes()},
+                Region{reinterpret_cast<const char*>(b.host_c(0)), w.batch_count() * w.c_bytes()},
+                Region{reinterpret_cast<const char*>(b.device_a(0)), std::size_t(b.device_slots()) * w.a_bytes()},
+                Region{reinterpret_cast<const char*>(b.device_b()), w.b_bytes()},
+                Region{reinterpret_cast<const char*>(b.device_c(0)), std::size_t(b.device_slots()) * w.c_bytes()}};
+  }
+  // The region of `p` and its offset there, or -1.
+  int find(const void* p, std::size_t& offset) const {
+    const char* c = static_cast<const char*>(p);
+    for (std::size_t r = 0; r < regions_.size(); ++r) {
+      if (c >= regions_[r].base && c < regions_[r].base + regions_[r].bytes) {
+        offset = std::size_t(c - regions_[r].base);
+        return static_cast<int>(r);
+      }
+    }
+    return -1;
+  }
+  void* at(int region, std::size_t offset) const {
+    return const_cast<char*>(regions_[std::size_t(region)].base) + offset;
+  }
+
+ private:
+  std::vector<Region> regions_;
+};
+
+// The naive kernel's arguments, in its parameter order: gemm_naive(a, b, c, m, n, k).
+struct NaiveArgs {
+  const float* a;
+  const float* b;
+  float* c;
+  int m, n, k;
+};
+
+struct PlacedPointer {
+  int region = -1;
+  std::size_t offset = 0;
+};
+
+struct KernelNode {
+  cudaGraphNode_t node;
+  cudaKernelNodeParams params;  // func, grid, block, shared memory as instantiated
+  PlacedPointer a, b, c;
+  int m, n, k;
+};
+
+struct CopyNode {
+  cudaGraphNode_t node;
+  PlacedPointer dst, src;
+  std::size_t count;
+  cudaMemcpyKind kind;
+};
+
+// Every node of the stage's graph, with its pointers as places in the first
+// buffers: built once, untimed. Empty `problem` when every node is understood.
+struct NodeTable {
+  std::vector<KernelNode> kernels;
+  std::vector<CopyNode> copies;
+  std::size_t other_nodes = 0;
+  std::string problem;
+};
+
+NodeTable read_nodes(const Graph& graph, const BufferMap& first, const GemmShape& shape) {
+  NodeTable table;
+  std::size_t count = 0;
+  CUDA_CHECK(cudaGraphGetNodes(graph.get(), nullptr, &count));
+  std::vector<cudaGraphNode_t> nodes(count);
+  CUDA_CHECK(cudaGraphGetNodes(graph.get(), nodes.data(), &count));
+  auto place = [&](const void* p, PlacedPointer& out) { return (out.region = first.find(p, out.offset)) >= 0; };
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    CUDA_CHECK(cudaGraphNodeGetType(node, &type));
+    if (type == cudaGraphNodeTypeKernel) {
+      KernelNode k{};
+      k.node = node;
+      CUDA_CHECK(cudaGraphKernelNodeGetParams(node, &k.params));
+      if (k.params.kernelParams == nullptr) {
+        table.problem = "a kernel node holds its arguments in the 'extra' format";
+        return table;
+      }
+      // kernelParams[i] points at argument i (owned by the node): read the values.
+      void** args = k.params.kernelParams;
+      k.m = *static_cast<const int*>(args[3]);
+      k.n = *static_cast<const int*>(args[4]);
+      k.k = *static_cast<const int*>(args[5]);
+      if (!place(*static_cast<const float* const*>(args[0]), k.a) ||
+          !place(*static_cast<const float* const*>(args[1]), k.b) ||
+          !place(*static_cast<float* const*>(args[2]), k.c) || k.m != shape.m || k.n != shape.n || k.k != shape.k) {
+        table.problem = "a kernel node's arguments are not the naive kernel's (a, b, c, m, n, k) on these buffers";
+        return table;
+      }
+      k.params.kernelParams = nullptr;  // replaced by new argument storage at every switch
+      k.params.extra = nullptr;
+      table.kernels.push_back(k);
+    } else if (type == cudaGraphNodeTypeMemcpy) {
+      cudaMemcpy3DParms p{};
+      CUDA_CHECK(cudaGraphMemcpyNodeGetParams(node, &p));
+      // A captured cudaMemcpyAsync is a 1D copy: width = bytes, one row, one slice, no offsets.
+      const bool one_dimensional = p.srcArray == nullptr && p.dstArray == nullptr && p.extent.height == 1 &&
+                                   p.extent.depth == 1 && p.srcPos.x == 0 && p.srcPos.y == 0 && p.srcPos.z == 0 &&
+                                   p.dstPos.x == 0 && p.dstPos.y == 0 && p.dstPos.z == 0;
+      CopyNode c{node, {}, {}, p.extent.width, p.kind};
+      if (!one_dimensional || !place(p.dstPtr.ptr, c.dst) || !place(p.srcPtr.ptr, c.src)) {
+        table.problem = "a copy node is not a 1D copy between these buffers";
+        return table;
+      }
+      table.copies.push_back(c);
+    } else {
+      ++table.other_nodes;
+    }
+  }
+  return table;
+}
+
+// Points every node of `exec` (instantiated from the table's graph) at the
+// same places in `to`: new arguments for each kernel node, new pointers for
+// each copy. Returns the first refusal, if any, and the call that refused.
+struct NodeRefusal {
+  cudaError_t status = cudaSuccess;
+  const char* call = "";
+};
+
+NodeRefusal point_nodes_at(const GraphExec& exec, const NodeTable& table, const BufferMap& to) {
+  for (const KernelNode& k : table.kernels) {
+    NaiveArgs args{static_cast<const float*>(to.at(k.a.region, k.a.offset)),
+                   static_cast<const float*>(to.at(k.b.region, k.b.offset)),
+                   static_cast<float*>(to.at(k.c.region, k.c.offset)), k.m, k.n, k.k};
+    void* arg_pointers[] = {&args.a, &args.b, &args.c, &args.m, &args.n, &args.k};
+    cudaKernelNodeParams params = k.params;
+    params.kernelParams = arg_pointers;  // copied by the call: the storage may end with this iteration
+    const cudaError_t status = cudaGraphExecKernelNodeSetParams(exec.get(), k.node, &params);
+    if (status != cudaSuccess) return {status, "cudaGraphExecKernelNodeSetParams"};
+  }
+  for (const CopyNode& c : table.copies) {
+    const cudaError_t status = cudaGraphExecMemcpyNodeSetParams1D(
+        exec.get(), c.node, to.at(c.dst.region, c.dst.offset), to.at(c.src.region, c.src.offset), c.count, c.kind);
+    if (status != cudaSuccess) return {status, "cudaGraphExecMemcpyNodeSetParams1D"};
+  }
+  return {};
+}
+
+void point_nodes_or_throw(const GraphExec& exec, const NodeTable& table, const BufferMap& to) {
+  const NodeRefusal refusal = point_nodes_at(exec, table, to);
+  if (refusal.status != cudaSuccess) {
+    throw_cuda_error(refusal.status, (std::string(refusal.call) + " (it applied when first tried)").c_str(),
+                     __FILE__, __LINE__);
+  }
+}
+
+}  // namespace
+
+
+std::string_view to_string(cudaGraphExecUpdateResult result) {
+  switch (result) {
+    case cudaGraphExecUpdateSuccess: return "cudaGraphExecUpdateSuccess";
+    case cudaGraphExecUpdateError: return "cudaGraphExecUpdateError";
+    case cudaGraphExecUpdateErrorTopologyChanged: return "cudaGraphExecUpdateErrorTopologyChanged";
+    case cudaGraphExecUpdateErrorNodeTypeChanged: return "cudaGraphExecUpdateErrorNodeTypeChanged";
+    case cudaGraphExecUpdateErrorFunctionChanged: return "cudaGraphExecUpdateErrorFunctionChanged";
+    case cudaGraphExecUpdateErrorParametersChanged: return "cudaGraphExecUpdateErrorParametersChanged";
+    case cudaGraphExecUpdateErrorNotSupported: return "cudaGraphExecUpdateErrorNotSupported";
+    case cudaGraphExecUpdateErrorUnsupportedFunctionChange: return "cudaGraphExecUpdateErrorUnsupportedFunctionChange";
+    case cudaGraphExecUpdateErrorAttributesChanged: return "cudaGraphExecUpdateErrorAttributesChanged";
+  }
+  return "unknown cudaGraphExecUpdateResult";
+}
+
+std::string ExecUpdateAttempt::describe() const {
+  std::string text;
+  if (status != cudaSuccess) {
+    text += cudaGetErrorName(status);
+    text += ": ";
+  }
+  text += to_string(result);
+  return text;
+}
+
+ExecUpdateAttempt update_exec(const GraphExec& exec, const Graph& graph) {
+  cudaGraphExecUpdateResultInfo info{};
+  ExecUpdateAttempt attempt;
+  attempt.status = cudaGraphExecUpdate(exec.get(), graph.get(), &info);
+  attempt.result = info.result;
+  if (attempt.status == cudaErrorGraphExecUpdateFailure) {
+    static_cast<void>(cudaGetLastError());  // a refused update is an answer, not an error
+  } else if (attempt.status != cudaSuccess) {
+    throw_cuda_error(attempt.status, "cudaGraphExecUpdate(exec, graph, &info)", __FILE__, __LINE__);
+  }
+  return attempt;
+}
+
+UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& ex) {
+  const int batches = ex.first->work().batches;
+  UpdateCosts costs;
+  GraphExec exec = ex.instantiate(ex.capture(*ex.first, batches));
+  GraphExec reinstantiated;
+  Graph to_second;  // captured untimed for the update-alone variant
+  auto update = [&](const Graph& graph) {
+    costs.new_pointers = update_exec(exec, graph);
+    if (!costs.new_pointers.applied()) {
+      throw std::runtime_error("cudaGraphExecUpdate refused new pointers with the same topology: " +
+                               costs.new_pointers.describe());
+    }
+  };
+  // Each timed region holds the calls it names and nothing else: graphs and
+  // execs of the round before are destroyed outside it (a captured graph
+  // lives until after the timer has been read).
+  const std::vector<TimedVariant> rounds = {
+      {.prepare = nullptr,
+       .run = [&] {
+         const HostTimer timer;
+         const Graph graph = ex.capture(*ex.first, batches);
+         update(graph);
+         return timer.elapsed();
+       },
+       .after_last = nullptr},
+      {.prepare = [&] { to_second = Graph(); to_second = ex.capture(*ex.second, batches); },
+       .run = [&] { const HostTimer timer; update(to_second); return timer.elapsed(); },
+       .after_last = nullptr},
+      {.prepare = [&] { reinstantiated = GraphExec(); },
+       .run = [&] {
+         const HostTimer timer;
+         const Graph graph = ex.capture(*ex.second, batches);
+         reinstantiated = ex.instantiate(graph);
+         return timer.elapsed();
+       },
+       .after_last = nullptr},
+  };
+  measure_interleaved_into(plan, rounds, {&costs.update_exec, &costs.update_call, &costs.recapture_instantiate});
+
+  // Both must now compute the second buffers' result; poisoned outputs prove they wrote it.
+  auto launch_and_verify = [&](const GraphExec& e) {
+    ex.second->poison_outputs(ex.stream);
+    ex.launch(e);
+    CUDA_CHECK(cudaStreamSynchronize(ex.stream));
+    return ex.second->verify(ex.second_seed);
+  };
+  costs.updated_check = launch_and_verify(exec);
+  costs.reinstantiated_check = launch_and_verify(reinstantiated);
+
+  // A different batch count: fewer nodes, so a different topology. The exec
+  // is not launched after this attempt.
+  if (batches >= 2) {
+    costs.smaller_batches = batches - 1;
+    costs.topology_change = update_exec(exec, ex.capture(*ex.first, batches - 1));
+  }
+  return costs;
+}
+
+UpdateExperiment update_experiment(const StreamPool& pool, const Gemm& gemm, BatchBuffers& first,
+                                   BatchBuffers& second, std::uint64_t second_seed) {
+  UpdateExperiment experiment;
+  experiment.capture = [&pool, &gemm](BatchBuffers& b, int batches) {
+    return capture_batches(batch_ops(b, gemm), pool, batches);
+  };
+  experiment.instantiate = instantiate;
+  experiment.launch = [&pool](const GraphExec& exec) { launch(exec, pool); };
+  experiment.first = &first;
+  experiment.second = &second;
+  experiment.second_seed = second_seed;
+  experiment.stream = pool[0];
+  return experiment;
+}
+
+NodeUpdateCosts measure_node_updates(const RepeatPlan& plan, const UpdateExperiment& ex, GemmKernel kernel) {
+  BatchBuffers& first = *ex.first;
+  BatchBuffers& second = *ex.second;
+  const int batches = first.work().batches;
+  NodeUpdateCosts costs;
+  costs.batches = batches;
+
+  // The article's graph on the first buffers, and an exec of it for each switch.
+  const Graph original = ex.capture(first, batches);
+  GraphExec whole_exec = ex.instantiate(original);
+  GraphExec node_exec;  // only ever changed node by node: its nodes stay those of `original`
+  GraphExec recaptured;
+  const BufferMap first_map(first);
+  const BufferMap second_map(second);
+  NodeTable table;
+  if (kernel != GemmKernel::naive) {
+    costs.node_level_note = "node-level update: naive kernel only (this run's kernel is " +
+                            std::string(csg::to_string(kernel)) + ", whose nodes' arguments differ)";
+  } else {
+    table = read_nodes(original, first_map, first.work().shape);
+    if (!table.problem.empty()) costs.node_level_note = "node-level update not tried: " + table.problem;
+  }
+  costs.kernel_nodes = table.kernels.size();
+  costs.memcpy_nodes = table.copies.size();
+  bool node_level = costs.node_level_note.empty();
+  if (node_level) {
+    node_exec = ex.instantiate(original);
+    // Tried once untimed: a refusal (e.g. of a copy from pageable memory) is
+    // an answer, the note, not a failure of the stage.
+    const NodeRefusal refusal = point_nodes_at(node_exec, table, second_map);
+    if (refusal.status != cudaSuccess) {
+      static_cast<void>(cudaGetLastError());
+      costs.node_level_note = std::string("node-level update refused: ") + refusal.call + " returned " +
+                              cudaGetErrorName(refusal.status) + " (" + cudaGetErrorString(refusal.status) + ")";
+      node_level = false;
+    }
+  }
+
+  auto whole_update = [&](const Graph& graph) {
+    const ExecUpdateAttempt attempt = update_exec(whole_exec, graph);
+    if (!attempt.applied()) {
+      throw std::runtime_error("cudaGraphExecUpdate refused new pointers with the same topology: " +
+                               attempt.describe());
+    }
+  };
+  std::vector<TimedVariant> variants = {
+      {.prepare = [&] { whole_update(original); },  // back on the first buffers
+       .run = [&] {
+         const HostTimer timer;
+         const Graph graph = ex.capture(second, batches);
+         whole_update(graph);
+         return timer.elapsed();  // before `graph` is destroyed
+       },
+       .after_last = nullptr},
+      {.prepare = [&] { recaptured = GraphExec(); },
+       .run = [&] {
+         const HostTimer timer;
+         const Graph graph = ex.capture(second, batches);
+         recaptured = ex.instantiate(graph);
+         return timer.elapsed();
+       },
+       .after_last = nullptr},
+  };
+  if (node_level) {
+    variants.push_back({.prepare = [&] { point_nodes_or_throw(node_exec, table, first_map); },
+                        .run = [&] {
+                          const HostTimer timer;
+                          point_nodes_or_throw(node_exec, table, second_map);
+                          return timer.elapsed();
+                        },
+                        .after_last = nullptr});
+  }
+  const std::vector<Summary> summaries = measure_interleaved(plan, variants);
+  costs.whole_graph = summaries[0];
+  costs.recapture_instantiate = summaries[1];
+  if (node_level) costs.node_level = summaries[2];
+
+  // Every exec must now compute the second buffers' result; poisoned outputs prove it wrote it.
+  auto launch_and_verify = [&](const GraphExec& exec) {
+    second.poison_outputs(ex.stream);
+    ex.launch(exec);
+    CUDA_CHECK(cudaStreamSynchronize(ex.stream));
+    return second.verify(ex.second_seed);
+  };
+  costs.whole_graph_check = launch_and_verify(whole_exec);
+  if (node_level) costs.node_level_check = launch_and_verify(node_exec);
+  costs.recapture_check = launch_and_verify(recaptured);
+  return costs;
+}
+
+}  // namespace csg::graphs

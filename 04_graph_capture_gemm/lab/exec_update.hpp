@@ -1,0 +1,109 @@
+// When the work changes: update the instantiated graph, or capture and
+// instantiate again?
+//
+// cudaGraphExecUpdate(exec, graph, &info) copies the node parameters of a
+// freshly captured `graph` into `exec`, provided the two have the same
+// topology (same nodes, same types, same edges). New input/output pointers
+// keep the topology: allowed, and cheaper than instantiating. A different
+// batch count changes the number of nodes: refused with
+// cudaGraphExecUpdateErrorTopologyChanged, and only a new instantiation helps.
+// Either way the new graph must be captured first; the update saves the
+// instantiate, not the capture.
+//
+// measure_node_updates: one exec of the stage's graph (all batches of
+// `first`) switched to `second` three ways, each host-timed in interleaved
+// rounds (the run's RepeatPlan), each round starting from an exec on
+// `first` again (untimed):
+//   whole graph  capture on `second` + cudaGraphExecUpdate(exec, graph, &info)
+//   node level   for every node of the instantiated graph (cudaGraphGetNodes,
+//                cudaGraphNodeGetType): kernel nodes get new arguments with
+//                cudaGraphExecKernelNodeSetParams, copies new pointers with
+//                cudaGraphExecMemcpyNodeSetParams1D. No capture at all.
+//                The naive kernel only (its arguments a, b, c, m, n, k are
+//                known); other kernels' nodes differ (cuBLAS's are not ours).
+//   re-capture   capture on `second` + cudaGraphInstantiateWithParams
+// Then each exec is launched on `second`'s poisoned outputs and every batch
+// verified against `second_seed`.
+//
+// The article's steps (graph_steps.hpp) come in as callbacks: these
+// functions only time them, and the tests can hand them their own.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "batches.hpp"
+#include "04_graph_capture_gemm/lab/changing_shapes_report.hpp"
+#include "cuda/graph.hpp"
+#include "cuda/stream_pool.hpp"
+#include "measure/stats.hpp"
+#include "workload/gemm.hpp"
+
+namespace csg::graphs {
+
+struct ExecUpdateAttempt {
+  cudaError_t status = cudaSuccess;
+  cudaGraphExecUpdateResult result = cudaGraphExecUpdateSuccess;
+  bool applied() const { return status == cudaSuccess && result == cudaGraphExecUpdateSuccess; }
+  // "cudaGraphExecUpdateSuccess", or "cudaErrorGraphExecUpdateFailure: cudaGraphExecUpdateErrorTopologyChanged"
+  std::string describe() const;
+};
+
+// cudaGraphExecUpdate with its result info (the CUDA 12+ signature). A refused
+// update is returned, not thrown (the runtime's last error is cleared); any
+// other failure throws CudaError.
+ExecUpdateAttempt update_exec(const GraphExec& exec, const Graph& graph);
+
+std::string_view to_string(cudaGraphExecUpdateResult result);
+
+// Captures the per-batch work of batches 0 .. batches-1 of `buffers` (steps 1-5a).
+using CaptureWork = std::function<Graph(BatchBuffers& buffers, int batches)>;
+
+struct UpdateExperiment {
+  CaptureWork capture;
+  std::function<GraphExec(const Graph&)> instantiate;  // step 5b
+  std::function<void(const GraphExec&)> launch;        // step 6, on `stream`
+  BatchBuffers* first = nullptr;   // what the exec is instantiated for
+  BatchBuffers* second = nullptr;  // the same workload at other addresses, other data
+  std::uint64_t second_seed = 2;
+  cudaStream_t stream = nullptr;   // the origin stream: launches go here
+};
+
+struct UpdateCosts {
+  Summary recapture_instantiate;  // capture + cudaGraphInstantiateWithParams
+  Summary update_exec;            // capture + cudaGraphExecUpdate
+  Summary update_call;            // cudaGraphExecUpdate alone
+  VerifyResult updated_check;     // the updated exec, launched: the second buffers' result
+  VerifyResult reinstantiated_check;
+  ExecUpdateAttempt new_pointers;          // the last pointer update (every one must apply)
+  std::optional<int> smaller_batches;      // the batch count tried for a topology change
+  ExecUpdateAttempt topology_change;       // its outcome: expected to be refused
+};
+
+// In interleaved rounds: re-capture for the first buffers + update of one exec,
+// the update alone to the second buffers (captured untimed), and re-capture +
+// a new instantiation for the second buffers; so every update really changes
+// the pointers, and both execs end on the second buffers. Then both are
+// launched on poisoned outputs and verified against the second buffers, and
+// an update to batches - 1 batches is tried.
+// Throws std::runtime_error if a same-topology update is refused.
+UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& experiment);
+
+// The experiment as the laboratory binds it: graph_steps.hpp's capture,
+// instantiate and launch on `pool` with `gemm`, from `first` to `second`
+// (two sets of one workload, `second` filled from `second_seed`).
+UpdateExperiment update_experiment(const StreamPool& pool, const Gemm& gemm, BatchBuffers& first,
+                                   BatchBuffers& second, std::uint64_t second_seed);
+
+// `experiment` as measure_updates takes it. `kernel`: the run's --kernel; the
+// node-level switch runs only for GemmKernel::naive, otherwise node_level
+// stays empty and node_level_note says "node-level update: naive kernel
+// only". A node the runtime refuses to re-point when first tried, untimed
+// (e.g. a copy from pageable memory, under cudaGraphExecMemcpyNodeSetParams1D's
+// rules), is reported in the note the same way, not thrown.
+NodeUpdateCosts measure_node_updates(const RepeatPlan& plan, const UpdateExperiment& experiment, GemmKernel kernel);
+
+}  // namespace csg::graphs

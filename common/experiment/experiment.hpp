@@ -1,0 +1,97 @@
+// An experiment of the laboratory is a declaration, and one runner does the
+// rest (DESIGN.md, "an experiment is a declaration"). A subcommand's folder,
+// NN_stage/lab/<name>/, declares
+//   - its name, its line in the stage's --help, the first lines of its own
+//     --help, and its runs (what run_suite.sh, the GPU-box check and ctest
+//     run of it: STAGE --list);
+//   - its options: which shared flags it offers (CommonDefaults) and its own,
+//     each with a default, a range and a sentence (StageCli::add_*);
+//   - what it needs (memory, checked before anything is allocated) and how
+//     long it takes (an estimate, refused over --max-minutes);
+//   - its measurement: the GPU work, every output verified;
+//   - its report: the shared result, its verdicts (report/verdict.hpp), its
+//     tables and its own JSON sections, from the figures alone.
+// and its Subcommand is make_subcommand<its declaration>. The runner owns
+// the rest, in one order for everyone: parse (exit 2 before any CUDA call;
+// --help wins), the host's memory, the device (77 without one), the device's
+// memory, the estimate, a progress line, the measurement (Ctrl-C between
+// rounds: 130), the report, the console, --json, the exit code.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "cli/options.hpp"
+#include "experiment/report.hpp"
+#include "stage.hpp"
+
+namespace csg {
+
+// What a run needs, checked against the host before the device is touched
+// and against the device once it is chosen.
+struct Needs {
+  MemoryNeeds memory{};  // zero: nothing worth checking
+  std::string smaller;   // how to ask for less, in the refusal ("try fewer --batches")
+};
+
+// How long it takes at this GPU's rates (measure/estimate.hpp).
+struct Estimate {
+  double seconds = 0.0;
+  std::string what;  // names the work in the refusal and in the first progress line
+};
+
+template <class Config, class Figures>
+struct Experiment {
+  const char* stage;
+  const char* name;         // the subcommand, and its folder lab/<name>/
+  const char* summary;      // its line in the stage's --help
+  const char* description;  // the first lines of its own --help
+  std::span<const Run> runs{};
+  CommonDefaults defaults{};                // the shared flags it offers, and their defaults
+  void (*options)(StageCli&) = nullptr;     // its own flags
+  // The parsed flags as its configuration; cross-field checks throw
+  // UsageError. May complete `common` (a kernel read from its own flag).
+  Config (*read)(const StageCli&, CommonOptions& common) = nullptr;
+  Needs (*needs)(const Config&) = nullptr;  // nullptr: nothing large to allocate
+  // May measure rates on `device`; a GPU without the feature: NoDeviceError (exit 77).
+  Estimate (*estimate)(const Config&, int device) = nullptr;
+  Figures (*measure)(const Config&) = nullptr;
+  void (*report)(const Config&, const Figures&, Report&) = nullptr;
+};
+
+// The runner's steps that do not depend on the declaration's types.
+namespace runner {
+std::optional<CommonOptions> parse(StageCli& cli, int argc, char** argv);
+void check_host(const Needs& needs);
+int choose_device();
+void check_device(const Needs& needs);
+void check_time(const Estimate& estimate, const CommonOptions& common);
+Report start_report(const char* stage, const char* name, int device);
+int finish(const Report& report, const CommonOptions& common);
+}  // namespace runner
+
+template <class Config, class Figures>
+int run_experiment(const Experiment<Config, Figures>& e, int argc, char** argv) {
+  StageCli cli(subcommand_program(e.stage, e.name), e.description, e.defaults);
+  if (e.options) e.options(cli);
+  std::optional<CommonOptions> common = runner::parse(cli, argc, argv);
+  if (!common) return kExitOk;  // --help
+  const Config config = e.read(cli, *common);
+  const Needs needs = e.needs ? e.needs(config) : Needs{};
+  runner::check_host(needs);
+  const int device = runner::choose_device();
+  runner::check_device(needs);
+  runner::check_time(e.estimate(config, device), *common);
+  const Figures figures = e.measure(config);
+  Report report = runner::start_report(e.stage, e.name, device);
+  e.report(config, figures, report);
+  return runner::finish(report, *common);
+}
+
+// The declaration `e` as an entry of the stage's table (its laboratory.cpp).
+template <const auto& e>
+constexpr Subcommand make_subcommand() {
+  return Subcommand{e.name, e.summary, [](int argc, char** argv) { return run_experiment(e, argc, argv); }, e.runs};
+}
+
+}  // namespace csg
