@@ -23,6 +23,24 @@ std::string compare_phrase(double ms, double reference_ms, double equal_within) 
   return "about as fast as (within " + percent_text(equal_within) + ")";
 }
 
+const char* to_string(Comparison comparison) {
+  switch (comparison) {
+    case Comparison::faster: return "faster";
+    case Comparison::same: return "same";
+    case Comparison::slower: return "slower";
+  }
+  return "?";
+}
+
+Verdict comparison_verdict(std::string id, double ms, double reference_ms, std::string sentence,
+                           double equal_within) {
+  return {.id = std::move(id),
+          .outcome = to_string(compare_times(ms, reference_ms, equal_within)),
+          .figures = {{"ms", ms}, {"reference_ms", reference_ms}, {"ratio", reference_ms > 0.0 ? ms / reference_ms : 0.0}},
+          .threshold = equal_within,
+          .sentence = std::move(sentence)};
+}
+
 std::string bound_gap_text(const std::string& variant, double achieved_ms, const PipelineBound& bound) {
   if (!(achieved_ms > 0.0) || bound.bound_ms >= kLooseBound * achieved_ms) return "";
   // The longest path that is one resource alone (the bound's own path when that is one).

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "measure/pipeline_bound.hpp"
+#include "report/verdict.hpp"
 
 namespace csg {
 
@@ -23,6 +24,14 @@ Comparison compare_times(double ms, double reference_ms, double equal_within = k
 // "1.93x faster than", "about as fast as (within 3%)", "1.25x slower than":
 // for "<A> took X ms, <phrase> <B>".
 std::string compare_phrase(double ms, double reference_ms, double equal_within = kEqualWithin);
+
+// The verdict of one such comparison: `id`, outcome "faster", "same" or
+// "slower" (compare_times), figures {"ms", "reference_ms", "ratio" (ms /
+// reference_ms)}, threshold `equal_within`, and `sentence` (the caller's
+// words, usually built with compare_phrase).
+Verdict comparison_verdict(std::string id, double ms, double reference_ms, std::string sentence,
+                           double equal_within = kEqualWithin);
+const char* to_string(Comparison comparison);  // "faster", "same", "slower"
 
 // A run well under its bound (below kLooseBound of it): every path of the
 // bound is one resource alone or the busiest stream alone, so the time the

@@ -25,6 +25,17 @@ TEST(Conclusions, TimesWithinThreePercentAreEqualAndTheRatioIsNamedOtherwise) {
   EXPECT_EQ(percent_text(0.374), "37%");
 }
 
+TEST(Conclusions, AComparisonsVerdictCarriesItsFiguresAndThreshold) {
+  const Verdict faster = comparison_verdict("pool.vs_serial", 50.0, 100.0, "the pool " + compare_phrase(50.0, 100.0));
+  EXPECT_EQ(faster.id, "pool.vs_serial");
+  EXPECT_EQ(faster.outcome, "faster");
+  EXPECT_DOUBLE_EQ(faster.figures.at("ratio").get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(faster.threshold.get<double>(), kEqualWithin);
+  EXPECT_EQ(faster.sentence, "the pool 2.00x faster than");
+  EXPECT_EQ(comparison_verdict("x", 101.0, 100.0, "").outcome, "same");
+  EXPECT_EQ(comparison_verdict("x", 109.0, 100.0, "", 0.05).outcome, "slower");
+}
+
 TEST(Conclusions, TheEdgesOfTheBandAreWithinItAndTheBandIsSymmetric) {
   EXPECT_EQ(compare_times(100.0 * (1.0 - kEqualWithin), 100.0), Comparison::same);
   EXPECT_EQ(compare_times(100.0 * (1.0 + kEqualWithin), 100.0), Comparison::same);
