@@ -4,6 +4,6 @@
 
 namespace csg {
 
-UsageError::UsageError(const std::string& message) : std::runtime_error(printable(message)) {}
+UsageError::UsageError(const std::string& message) : std::runtime_error(shorten_long_words(printable(message))) {}
 
 }  // namespace csg

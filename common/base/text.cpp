@@ -65,6 +65,26 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::string shorten_long_words(std::string_view text, std::size_t longest) {
+  constexpr std::size_t kKept = 32;  // of a word cut short: enough to recognise what was typed
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const bool blank = text[at] == ' ';
+    std::size_t end = at;
+    while (end < text.size() && (text[end] == ' ') == blank) ++end;
+    const std::string_view piece = text.substr(at, end - at);
+    if (!blank && piece.size() > longest) {
+      out += piece.substr(0, kKept);
+      out += "...(" + std::to_string(piece.size()) + " characters)";
+    } else {
+      out += piece;
+    }
+    at = end;
+  }
+  return out;
+}
+
 std::string in_quotes(std::string_view text) {
   // Appended piece by piece: "'" + printable(text) + "'" trips GCC 12's false -Wrestrict.
   std::string out(1, '\'');

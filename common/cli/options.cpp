@@ -320,7 +320,7 @@ void StageCli::add_flag(const std::string& name, const std::string& help) {
 }
 
 void StageCli::add_text(const std::string& name, const std::string& help, const std::string& default_value,
-                        const std::string& placeholder) {
+                        const std::string& placeholder, const std::string& accepted) {
   // An empty default is left out of cxxopts (its help would show `(default: "")`).
   if (default_value.empty()) {
     options_->add_options()(name, help, cxxopts::value<std::string>(), placeholder);
@@ -329,7 +329,11 @@ void StageCli::add_text(const std::string& name, const std::string& help, const 
   }
   text_names_.push_back(name);
   text_defaults_[name] = default_value;
-  if (accepted_.count(name) == 0) accepted_[name] = placeholder == "LIST" ? "a comma-separated list" : "a value";
+  if (!accepted.empty()) {
+    accepted_[name] = accepted;
+  } else if (accepted_.count(name) == 0) {
+    accepted_[name] = placeholder == "LIST" ? "a comma-separated list" : placeholder;
+  }
 }
 
 std::string StageCli::help() const {
@@ -462,7 +466,10 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   std::vector<std::pair<std::string, std::string>> outputs;
   for (const std::string& name : output_names_) {
     const std::string path = name == "json" ? options.json_path : strings_.at(name);
-    if (path.empty()) continue;
+    if (path.empty()) {
+      if (name != "json" && given_.at(name)) throw UsageError("--" + name + " needs a file name");
+      continue;
+    }
     check_output_path(name, path);
     outputs.emplace_back(name, path);
   }

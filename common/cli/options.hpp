@@ -82,8 +82,10 @@ class StageCli {
                   std::vector<std::string> choices);
   void add_flag(const std::string& name, const std::string& help);
   // Free text (a list, a file name); the stage parses it, e.g. with parse_int_list.
+  // `accepted` says what it takes when the value is missing ("one of
+  // tiled|cublas"); empty: "a comma-separated list" for a LIST, else its placeholder.
   void add_text(const std::string& name, const std::string& help, const std::string& default_value,
-                const std::string& placeholder);
+                const std::string& placeholder, const std::string& accepted = "");
   // An output file (like --json): parse() checks that it can be written, that
   // it is a regular file if it exists, and that no two outputs name one file.
   void add_output(const std::string& name, const std::string& help);

@@ -1,5 +1,6 @@
 // Option parsing and validation, in process: every bad input is a UsageError
 // (exit code 2 in a stage) naming the flag.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,6 +11,18 @@
 
 namespace csg {
 namespace {
+
+using ::testing::HasSubstr;
+
+// What `cli` refuses `args` with, or "" when it accepts them.
+std::string refusal_of(StageCli& cli, const std::vector<std::string>& args) {
+  try {
+    cli.parse(args);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
 
 std::optional<CommonOptions> parse(const std::vector<std::string>& args) {
   StageCli cli("test_stage", "test");
@@ -171,11 +184,31 @@ INSTANTIATE_TEST_SUITE_P(
                       // A value the user typed is echoed with its control characters escaped.
                       BadInput{{"--kernel", "ti\nled"}, "got 'ti\\nled'"},
                       BadInput{{"--json", "/nonexistent\n-dir/out.json"}, "'/nonexistent\\n-dir/out.json'"},
+                      // A value of 5,000 digits is cut in the message, which stays one short line.
+                      BadInput{{"--batches", std::string(5000, '9')}, "...(5000 characters)"},
                       // A file name longer than the file system takes: refused here, not at the end of the run.
                       BadInput{{"--json", "/tmp/" + std::string(300, 'a') + ".json"}, "305 bytes long, longer than the"}),
     [](const ::testing::TestParamInfo<BadInput>& param_info) {
       return testing::words_name(param_info.index, param_info.param.args);
     });
+
+TEST(Options, HelpWinsOverEveryOtherArgumentGoodOrBad) {
+  StageCli cli("test_stage", "test");
+  EXPECT_FALSE(cli.parse({"--bogus", "--help"}).has_value());
+  EXPECT_FALSE(cli.parse({"--batches", "0", "-h"}).has_value());
+  EXPECT_FALSE(cli.parse({"stray", "--help", "--m"}).has_value());
+}
+
+TEST(Options, AnOutputGivenNoFileNameIsRefusedAndAMissingTextValueSaysWhatItTakes) {
+  StageCli cli("test_stage", "test");
+  cli.add_output("trace", "Write a trace");
+  cli.add_text("kernel-kind", "A kernel: tiled|cublas", "tiled", "KIND", "one of tiled|cublas");
+  cli.add_text("counts", "Counts", "1,2", "LIST");
+  EXPECT_THAT(refusal_of(cli, {"--trace", ""}), HasSubstr("--trace needs a file name"));
+  EXPECT_THAT(refusal_of(cli, {"--kernel-kind"}), HasSubstr("--kernel-kind needs a value: one of tiled|cublas"));
+  EXPECT_THAT(refusal_of(cli, {"--counts"}), HasSubstr("--counts needs a value: a comma-separated list"));
+  EXPECT_TRUE(cli.parse({"--trace", "/tmp/ok.json"}).has_value());
+}
 
 TEST(Options, KernelChoiceDefaultsToTheArticlesNaiveKernel) {
   const auto defaults = parse({});

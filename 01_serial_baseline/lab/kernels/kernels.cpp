@@ -12,7 +12,7 @@ namespace {
 // named as such, as every stage names it, before the kernel itself is.
 void options(StageCli& cli) {
   cli.add_text("kernel", "GEMM: tiled (shared-memory tiles, 4x4 per thread) or cublas (cublasSgemm): tiled|cublas",
-               "tiled", "KIND");
+               "tiled", "KIND", "one of tiled|cublas");
   cli.add_flag("tf32", "With --kernel cublas: TF32 tensor cores (exact on the suite's integer data)");
 }
 
