@@ -154,7 +154,7 @@ def explain(error: ValidationError) -> str:
         return f"{label} has the wrong type ({json_type(error.instance)}, expected {error.validator_value})"
     shown = json.dumps(error.instance)
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    return f"{label} is {shown}: {error.message if len(error.message) <= 120 else error.validator + ' fails'}"
+    return f"{label} is {shown}: {error.validator} {json.dumps(error.validator_value)[:80]}"
 
 
 def check(doc: Any, path: Path, kind: str) -> None:

@@ -365,6 +365,12 @@ def main_table(suite: Suite) -> list[str]:
     return lines if rows else []
 
 
+def verdict_line(verdict: dict[str, Any]) -> str:
+    """A verdict as report.md states it: its id, then its sentence exactly as the console printed it (a sentence
+    of several lines continues the list item: the stages indent its later lines)."""
+    return f"- `{verdict['id']}`: {verdict['sentence']}"
+
+
 def verdict_section(suite: Suite) -> list[str]:
     """Each run's conclusions in the stage's own words (its verdicts' sentences as they are), in the registry's
     order, with the runs it expected and that left no result."""
@@ -389,7 +395,7 @@ def verdict_section(suite: Suite) -> list[str]:
         elif not r.verdicts and not r.failures:
             lines.append("_No verdict: this run reports figures only._")
         if r is not None:
-            lines += [f"- `{v['id']}`: {v['sentence']}" for v in r.verdicts or []]
+            lines += [verdict_line(v) for v in r.verdicts or []]
             lines += [f"- **FAILED:** {failure}" for failure in r.failures]
     return lines
 
@@ -674,8 +680,11 @@ def appendix(suite: Suite) -> list[str]:
                        "verified", "digest"], rows, set(range(3, 9))), "", "</details>"]
 
 
-def plot_lines(drawn: list[tuple[str, Any, str]] | str) -> list[str]:
-    """The Plots section: each plot with its caption, or why it is not drawn; `drawn` a note where none is."""
+def plot_lines(drawn: list[tuple[str, Any, str]] | str | None) -> list[str]:
+    """The Plots section: each plot with its caption, or why it is not drawn; `drawn` a note where none is
+    drawn, None where none was asked for (--no-plots)."""
+    if drawn is None:
+        return []
     lines = ["", "## Plots"]
     if isinstance(drawn, str):
         return lines + ["", f"_None: {drawn}._"]
@@ -685,7 +694,7 @@ def plot_lines(drawn: list[tuple[str, Any, str]] | str) -> list[str]:
     return lines
 
 
-def report_markdown(suite: Suite, drawn: list[tuple[str, Any, str]] | str) -> tuple[str, bool]:
+def report_markdown(suite: Suite, drawn: list[tuple[str, Any, str]] | str | None) -> tuple[str, bool]:
     """report.md's text, and whether something did not verify."""
     verification, failed = verification_section(suite)
     lines = header(suite) + main_table(suite) + verdict_section(suite) + verification
