@@ -1,40 +1,14 @@
 #!/usr/bin/env python3
-"""The suite's one report command: report.md and PNG plots from a results
-folder, the summary table, or a comparison of two runs. It reads only the
-JSON the stages write with --json (schema cuda-streams-graphs/result/v2, or
-v1), their --trace timelines and the registry.tsv scripts/run_suite.sh saves
-beside them, never their printed output; it decides nothing about the
-figures (every conclusion is a verdict's sentence from the JSON).
-
-  report.py RESULTS_DIR [--out DIR] [--no-plots]
-      writes into --out (default RESULTS_DIR; the repository's sample data is
-      refused without --out; an --out that is there but not a folder is
-      refused before anything is read):
-        report.md   the device, dates, driver and CUDA versions, the runs and
-                    those registry.tsv expected that left no result; one table
-                    of the runs of the whole workload (median, speed-up over
-                    the serial time, % of each variant's own bound); what each
-                    run concluded (its verdicts' sentences, run by run in the
-                    registry's order); verification and output digests; the
-                    regimes (each GEMM kernel alone against the whole
-                    pipeline); copy bandwidths; the stream-count sweeps; graph
-                    costs; the regime map; after the article (stage 04's runs of
-                    CUDA's newer graph features, the old way against the new);
-                    the stages' own bounds; every plot; every measurement
-        bandwidth.png, stages.png, sweep.png, graph_costs.png, regimes.png,
-        after_article.png, timeline_<run>.png (one per trace),
-        regime_map_<run>.png (one per regime map)
-      and prints a short summary.
-  report.py --table RESULTS_DIR [--markdown]
-      prints one row per measurement with its speed-up over the serial time,
-      the peak bandwidths, the regime table and the regime map.
-  report.py --compare OLD NEW
-      OLD and NEW are results folders (or single result files, v1 or v2): per
-      (run, variant, params) both medians, NEW/OLD, the speed-up and whether
-      the output digests are equal; then the rows found in only one of them.
-
-Run by a python3 without matplotlib or jsonschema where scripts/setup.sh
-made .venv/, it runs again under .venv/bin/python3 (one note on stderr).
+"""The suite's one report command (--help lists its modes and exit codes):
+report.md and PNG plots from a results folder, the summary table, or a
+comparison of two runs. It reads only the JSON the stages write with --json
+(schema cuda-streams-graphs/result/v2, or v1), their --trace timelines and the
+registry.tsv scripts/run_suite.sh saves beside them, never their printed
+output; and it decides nothing about the figures: every conclusion in
+report.md is a verdict's sentence from the JSON, quoted as it is. The work is
+the package beside it (scripts/report/). Run by a python3 without matplotlib
+or jsonschema where scripts/setup.sh made .venv/, it runs again under
+.venv/bin/python3 (one note on stderr).
 """
 
 from __future__ import annotations
@@ -62,8 +36,10 @@ USAGE = """report.py RESULTS_DIR [--out DIR] [--no-plots]
        report.py --compare OLD NEW"""
 
 EPILOG = """modes:
-  RESULTS_DIR        write report.md and the plots into --out (default: RESULTS_DIR;
-                     the repository's sample data needs --out) and print a short summary
+  RESULTS_DIR        write report.md (the runs, the tables of figures, what each run
+                     concluded in its own words, verification, every measurement) and
+                     the plots into --out (default: RESULTS_DIR; the repository's sample
+                     data needs --out), and print a short summary
   --table DIR        print one row per measurement, the peak bandwidths, the regime
                      table and the regime map; writes nothing
   --compare OLD NEW  print both medians, NEW/OLD, the speed-up and whether the output
