@@ -44,43 +44,26 @@ VALIDATORS = {"result": Draft202012Validator(RESULT_SCHEMA), "trace": Draft20201
 
 
 @dataclass
-class Result:
-    """One run of a stage: the JSON it wrote with --json."""
+class JsonFile:
+    """A JSON file of a results folder as read: where it is and what it holds."""
     path: Path
     doc: dict[str, Any]
 
-    @property
-    def name(self) -> str:
-        return self.path.stem
 
+class Result(JsonFile):
+    """One run of a stage: the JSON it wrote with --json."""
+    name = property(lambda self: self.path.stem)
     # The document's fields; "subcommand" is None for a lesson, and for a v1 result written when each stage
-    # wrote one combined result.
+    # wrote one combined result; "verdicts" None for a v1 result, which carries none.
     stage = property(lambda self: self.doc["stage"])
     subcommand = property(lambda self: self.doc.get("subcommand"))
     device = property(lambda self: self.doc["device"])
     config = property(lambda self: self.doc["config"])
     measured_at = property(lambda self: self.doc.get("measured_at"))
-
-    @property
-    def measurements(self) -> list[dict[str, Any]]:
-        return self.doc["measurements"]
-
-    @property
-    def bounds(self) -> dict[str, Any]:
-        return self.doc.get("bounds") or {}
-
-    @property
-    def verdicts(self) -> list[dict[str, Any]] | None:
-        """What the run concluded (schema v2); None for a v1 result, which carries none."""
-        return self.doc.get("verdicts")
-
-    @property
-    def failures(self) -> list[str]:
-        return self.doc.get("failures", [])
-
-    @property
-    def passed(self) -> bool:
-        return self.doc["verification"]["passed"] and not self.failures
+    measurements = property(lambda self: self.doc["measurements"])
+    bounds = property(lambda self: self.doc.get("bounds") or {})
+    verdicts = property(lambda self: self.doc.get("verdicts"))
+    failures = property(lambda self: self.doc.get("failures", []))
 
     def section(self, key: str) -> Any:
         """A stage's own object ("regime_map", "timeline"), or None."""
@@ -92,14 +75,9 @@ class Result:
                      and all(params_of(m).get(k) == v for k, v in params.items())), None)
 
 
-@dataclass
-class Trace:
-    path: Path
-    doc: dict[str, Any]
-
-    @property
-    def run(self) -> str:
-        return self.path.name.removesuffix(".json").removesuffix(".trace")
+class Trace(JsonFile):
+    """A timeline: Chrome trace events, as the stages write them with --trace."""
+    run = property(lambda self: self.path.name.removesuffix(".json").removesuffix(".trace"))
 
 
 @dataclass

@@ -229,14 +229,14 @@ def tiny_per_op(result: Result) -> list[tuple[str, dict[str, float]]]:
     """[(group, {"streams": µs per op, "graph": µs per op})] for the empty kernels and the tiny GEMMs."""
     groups = []
     for prefix, label, count_key in (("tiny_empty", "empty kernels", "kernels"), ("tiny_gemm", "GEMMs", "gemms")):
-        values, count = {}, None
+        values, counts = {}, []
         for way in ("streams", "graph"):
             m = result.find(f"{prefix}_{way}")
             count = params_of(m).get(count_key) if m else None
             if is_number(count) and count > 0:
-                values[way] = m["median_ms"] * 1000.0 / count
+                values[way], counts = m["median_ms"] * 1000.0 / count, [*counts, count]
         if values:
-            groups.append((f"{plural(count, 'op')}: {label}", values))
+            groups.append((f"{plural(counts[0], 'op')}: {label}", values))
     return groups
 
 
