@@ -24,9 +24,10 @@
 #      runs them but stage 02's sweep (4 sizes), plus the checks of their own:
 #      the missing join (exit 1), 32 hardware queues, eager module loading, a
 #      refused request of hours (exit 2), a run long enough to show progress
-#      -> <run>.json (schema cuda-streams-graphs/result/v2) and <run>.log; the
-#      timelines -> <run>.trace.json, each holding every operation it recorded
-#      (3 per batch for stages 01, 03 and 04)
+#      -> registry.tsv (that list), <run>.json (schema
+#      cuda-streams-graphs/result/v2) and <run>.log (its tables; its progress
+#      lines go to the terminal too); the timelines -> <run>.trace.json, each
+#      holding every operation it recorded (3 per batch for stages 01, 03 and 04)
 #   e) python3 scripts/report.py --table <results-dir>: the table, read from the JSON
 #
 # A failing step or stage does not stop the later ones (except a failed build,

@@ -127,7 +127,7 @@ if [[ $started -eq 0 ]]; then
   fail "no stage ran (none is built in $bin_dir), so there is nothing to report"
 else
   csg_time_summary "$results"
-  # python3 is the interpreter set-up checked for matplotlib (.venv's, where it made one).
+  # python3 is the interpreter set-up checked for matplotlib and jsonschema (.venv's, where it made one).
   step "3) python3 scripts/report.py $results"
   report_status=0
   python3 scripts/report.py "$results" || report_status=$?
