@@ -303,19 +303,19 @@ def regime_bars(suite: Suite, out_dir: Path) -> Plot:
     naive = next((r for r in rows if r.kernel == "naive"), None)
     fig, ax = plt.subplots(figsize=SLIDE)
     xs = list(range(len(rows)))
-    for offset, label, values, base, colour in (
+    # The pool's bound as a rate: the most its busiest resource allows (GFLOP/s x ms = the work).
+    bounds = [(r.pool.get("gflops") or 0.0) * r.pool["median_ms"] / r.pool["bound"]["bound_ms"] for r in rows]
+    for i, rate in enumerate(bounds):
+        ax.hlines(rate, i + 0.05, i + 0.33, colors="black", linestyles="--", linewidth=1.8,
+                  label="the pool's bound (busiest resource)" if i == 0 else None)
+    for offset, label, values, base, colour, tops in (
             (-0.19, "the kernel alone (isolated kernel sum)", [r.run.bounds["kernel_gflops"] for r in rows],
-             naive.run.bounds["kernel_gflops"] if naive else None, OP_COLOURS["kernel"]),
-            (0.19, "the stream pool, copies included", [r.pool["gflops"] or 0.0 for r in rows],
-             naive.pool["gflops"] if naive else None, OLD_COLOUR)):
+             naive.run.bounds["kernel_gflops"] if naive else None, OP_COLOURS["kernel"], [0.0] * len(rows)),
+            (0.19, "the stream pool, copies included", [r.pool.get("gflops") or 0.0 for r in rows],
+             naive.pool.get("gflops") if naive else None, OLD_COLOUR, bounds)):
         ax.bar([x + offset for x in xs], values, width=0.38, color=colour, label=label)
-        annotate_bars(ax, [x + offset for x in xs], values, [
+        annotate_bars(ax, [x + offset for x in xs], [max(v, top) for v, top in zip(values, tops)], [
             f"{v:,.0f}" + (f"\n{v / base:.1f}× naive" if base and r is not naive else "") for r, v in zip(rows, values)])
-    for i, r in enumerate(rows):  # the pool's bound as a rate: the most its busiest resource allows
-        flop = r.pool["gflops"] * r.pool["median_ms"] if r.pool.get("gflops") else None
-        if flop:
-            ax.hlines(flop / r.pool["bound"]["bound_ms"], i + 0.05, i + 0.33, colors="black", linestyles="--",
-                      linewidth=1.8, label="the pool's bound (busiest resource)" if i == 0 else None)
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:,.0f}"))
     ax.set_ylabel("GFLOP/s (log scale)")
