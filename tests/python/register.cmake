@@ -17,7 +17,7 @@ foreach(test_file IN LISTS csg_python_tests)
   get_filename_component(test_module ${test_file} NAME_WE)
   string(REGEX REPLACE "^test_" "python." test_name "${test_module}")
   add_test(NAME ${test_name}
-    COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${test_file}
+    COMMAND ${Python3_EXECUTABLE} -m pytest -q ${test_file}  # tests/python/pytest.ini: no cache in the tree
     WORKING_DIRECTORY ${CMAKE_CURRENT_LIST_DIR})
   # No __pycache__ folders left in the source tree by a test run; the built stages for the test of their
   # registry (test_registry.py).
