@@ -24,9 +24,10 @@
 #      runs them but stage 02's sweep (4 sizes), plus the checks of their own:
 #      the missing join (exit 1), 32 hardware queues, eager module loading, a
 #      refused request of hours (exit 2), a run long enough to show progress
-#      -> <run>.json (schema cuda-streams-graphs/result/v2) and <run>.log; the
-#      timelines -> <run>.trace.json, each holding every operation it recorded
-#      (3 per batch for stages 01, 03 and 04)
+#      -> registry.tsv (that list), <run>.json (schema
+#      cuda-streams-graphs/result/v2) and <run>.log (its tables; its progress
+#      lines go to the terminal too); the timelines -> <run>.trace.json, each
+#      holding every operation it recorded (3 per batch for stages 01, 03 and 04)
 #   e) python3 scripts/report.py --table <results-dir>: the table, read from the JSON
 #
 # A failing step or stage does not stop the later ones (except a failed build,
@@ -62,7 +63,7 @@ fail() {
   failures+=("$1")
   echo "!!! FAILED: $1" >&2
 }
-step() { printf '\n[%5ds] %s\n' "$SECONDS" "$*" >&2; }
+step() { csg_step "$@"; }
 
 step "results go to $results"
 csg_results_create "$results"
@@ -139,32 +140,14 @@ fi
 
 # --- d) every lesson and subcommand, and the checks' own runs -------------------
 mapfile -t rows < <(csg_runs_for c "$bin_dir")
+csg_save_registry "$results" "${rows[@]}"
 traced=()
 for row in "${rows[@]}"; do
-  csg_run_fields "$row" "$results"  # run_name, run_binary, run_subcommand, run_args, run_exit, run_env
-  if ! csg_run_files "$run_name" "$run_binary" "$bin_dir" "$results"; then  # sets binary, json, log, trace
+  csg_run "$row" "$bin_dir" "$results" "d)"
+  if [[ $run_status -eq 127 ]]; then
     step "d) $run_name: skipped, $run_binary is not built yet"
-    continue
-  fi
-  argv=("$binary" ${run_subcommand:+"$run_subcommand"} ${run_args[@]+"${run_args[@]}"} --json "$json")
-  shown="${argv[*]}"
-  step "d) $run_name: ${run_env[*]:+${run_env[*]} }${shown#"$repo_root"/}"
-  rm -f "$json" "$trace"  # never summarise a stale result
-  run_start="${EPOCHREALTIME:-$SECONDS}"
-  run_status=0
-  env ${run_env[@]+"${run_env[@]}"} "${argv[@]}" 2>&1 | tee "$log" || run_status=$?
-  csg_time_note "$run_name" "$(csg_seconds_since "$run_start")" "$run_status"
-  if [[ $run_exit -ne 0 ]]; then
-    if [[ $run_status -ne $run_exit ]]; then
-      fail "$run_name (exit $run_status, expected $run_exit, see $log)"
-    fi
-    rm -f "$json"  # a demonstrated error leaves no result to summarise
-  elif [[ $run_status -eq 77 ]]; then
-    fail "$run_name (exit 77: no CUDA device, see $log)"
-  elif [[ $run_status -ne 0 ]]; then
-    fail "$run_name (exit $run_status, see $log)"
-  elif [[ ! -s $json ]]; then
-    fail "$run_name (exit 0 but wrote no $json)"
+  elif [[ -n $run_problem ]]; then
+    fail "$run_problem"
   elif [[ " ${run_args[*]} " == *" $trace "* ]]; then
     traced+=("$run_name")
   fi

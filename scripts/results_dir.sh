@@ -85,79 +85,129 @@ csg_results_dir() {
 # --- the runs -----------------------------------------------------------------
 #
 # The runs are declared in the stages themselves, beside what they run, and
-# each stage binary lists them: "STAGE --list" (common/stage.hpp). csg_runs_for
-# reads those lists and prints the rows one script makes, in the order they
-# run, each as "modes | name | binary | subcommand | arguments | exit | environment":
-#   modes        which script runs it: q run_suite.sh, f run_suite.sh --full,
-#                c gpu_box_check.sh (t and s are ctest's, not run here)
+# each stage binary lists them: "STAGE --list" (common/stage.hpp), lines of
+# tab-separated fields:
+#   subcommand  <name> <summary>
+#   run         <subcommand or -> <name or -> <modes> <exit> <env or -> <ctest or -> <expect or -> <arguments>
+# where modes say which script runs it: q run_suite.sh, f run_suite.sh --full,
+# c gpu_box_check.sh (t and s are ctest's, not run here). To trim for time:
+# take a run's q out of its declaration; run_suite.sh prints each run's
+# seconds at the end (and <results>/run_times.tsv keeps them).
+
+# csg_runs_for MODE BIN_DIR: the runs that MODE (q, f or c) makes, stage by
+# stage (every NN_name/ folder of the repository, in order), one line each of
+# tab-separated fields ("-" for an empty one, the arguments last):
 #   name         its files: <results>/<name>.json and .log (and .trace.json):
 #                the stage, the subcommand, then what sets the run apart
-#   binary       the stage's executable in build/<preset>/bin/
+#   stage        the stage's executable in BIN_DIR
 #   subcommand   the laboratory's experiment; - for the lesson
+#   exit         the status it must end with: non-zero for a demonstrated
+#                error, which leaves no result to report
+#   environment  VAR=value words for that run alone
+#   summary      the subcommand's line of --help ("the lesson" for a lesson)
 #   arguments    after the subcommand; {trace} is <results>/<name>.trace.json,
 #                {results} the results folder; every run gets --json
 #                <results>/<name>.json after them
-#   exit         the status it must end with, empty for 0: a demonstrated
-#                error, which leaves no result to report
-#   environment  VAR=value words for that run alone
-# To trim for time: take a run's q out of its declaration; run_suite.sh
-# prints each run's seconds at the end (and <results>/run_times.tsv keeps them).
-
-# csg_runs_for MODE BIN_DIR: the rows that MODE (q, f or c) runs, stage by
-# stage (every NN_name/ folder of the repository, in order). A stage whose
-# binary is not in BIN_DIR gives one row for its lesson, which the caller
-# finds not built; a binary whose --list fails stops with status 1.
+# A stage whose binary is not in BIN_DIR gives one line for its lesson, which
+# the caller finds not built; a binary whose --list fails stops with status 1.
 csg_runs_for() {
-  local mode="$1" bin_dir="$2" folder stage listing kind subcommand name modes exit_status env ctest expect args
+  local mode="$1" bin_dir="$2" folder stage listing kind subcommand name modes exit_status env args
+  local -A summaries
   for folder in "$repo_root"/[0-9][0-9]_*/; do
     stage="$(basename "$folder")"
     [[ -f $folder/CMakeLists.txt ]] || continue
     if [[ ! -x $bin_dir/$stage ]]; then
-      printf '%s | %s | %s | - | | |\n' "$mode" "$stage" "$stage"
+      printf '%s\t%s\t-\t0\t-\tthe lesson\t\n' "$stage" "$stage"
       continue
     fi
     if ! listing="$("$bin_dir/$stage" --list)"; then
       echo "$stage --list failed: its registry could not be read" >&2
       return 1
     fi
-    while IFS=$'\t' read -r kind subcommand name modes exit_status env ctest expect args; do
+    summaries=([-]="the lesson")
+    while IFS=$'\t' read -r kind subcommand name modes exit_status env _ _ args; do
+      [[ $kind == subcommand ]] && summaries[$subcommand]="$name"  # its third field: the summary
       [[ $kind == run && $modes == *"$mode"* ]] || continue
       local run_name="$stage"
       [[ $subcommand != - ]] && run_name+="-$subcommand"
       [[ $name != - ]] && run_name+="-$name"
-      [[ $exit_status == 0 ]] && exit_status=""
-      [[ $env == - ]] && env=""
-      printf '%s | %s | %s | %s | %s | %s | %s\n' "$modes" "$run_name" "$stage" "$subcommand" "$args" \
-        "$exit_status" "$env"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$run_name" "$stage" "$subcommand" "$exit_status" "$env" \
+        "${summaries[$subcommand]:-}" "$args"
     done <<<"$listing"
   done
 }
 
-csg_trim() {
-  local text="$1"
-  text="${text#"${text%%[![:space:]]*}"}"
-  printf '%s' "${text%"${text##*[![:space:]]}"}"
+# csg_save_registry RESULTS ROWS...: RESULTS/registry.tsv, what report.py
+# reads to know which runs to expect and in which order to show them: a
+# header line, then per row of csg_runs_for its name, stage, subcommand
+# (- for a lesson), exit and summary.
+csg_save_registry() {
+  local results="$1" row
+  shift
+  {
+    printf 'run\tstage\tsubcommand\texit\tsummary\n'
+    for row in "$@"; do
+      cut -f 1-4,6 <<<"$row"
+    done
+  } >"$results/registry.tsv"
 }
 
 # csg_run_fields ROW RESULTS
-#   Reads one row of csg_runs_for into run_modes, run_name, run_binary,
-#   run_subcommand ("" for the lesson), run_args and run_env (arrays, the
-#   placeholders filled in for RESULTS), run_exit (0 when empty).
+#   Reads one row of csg_runs_for into run_name, run_binary, run_subcommand
+#   ("" for the lesson), run_exit, run_env and run_args (arrays, the
+#   placeholders filled in for RESULTS).
 # shellcheck disable=SC2034  # the caller's
 csg_run_fields() {
-  local modes name binary subcommand args exit_status environment
-  IFS='|' read -r modes name binary subcommand args exit_status environment <<<"$1"
-  run_modes="$(csg_trim "$modes")"
-  run_name="$(csg_trim "$name")"
-  run_binary="$(csg_trim "$binary")"
-  run_subcommand="$(csg_trim "$subcommand")"
-  [[ $run_subcommand == - ]] && run_subcommand=""
+  local subcommand env args
+  IFS=$'\t' read -r run_name run_binary subcommand run_exit env _ args <<<"$1"
+  run_subcommand="${subcommand#-}"
   args="${args//\{trace\}/$2/$run_name.trace.json}"
-  args="${args//\{results\}/$2}"
-  read -r -a run_args <<<"$args"
-  exit_status="$(csg_trim "$exit_status")"
-  run_exit="${exit_status:-0}"
-  read -r -a run_env <<<"$environment"
+  read -r -a run_args <<<"${args//\{results\}/$2}"
+  read -r -a run_env <<<"${env#-}"
+}
+
+# csg_step TEXT: one line on stderr with the seconds elapsed so far.
+csg_step() { printf '[%5ds] %s\n' "$SECONDS" "$*" >&2; }
+
+# csg_run ROW BIN_DIR RESULTS LABEL
+#   Runs one row of csg_runs_for, announced with LABEL: the stage's tables go
+#   to <results>/<name>.log, its progress lines (stderr) to the log and to the
+#   terminal, so a long run is never silent; its seconds to run_times.tsv.
+#   Sets run_status (127: its stage is not built, nothing ran), run_seconds,
+#   the fields of csg_run_fields and the files of csg_run_files, and
+#   run_problem: why the run failed (the wrong exit status for a demonstrated
+#   error, another non-zero one, or no result), empty when it did not. A
+#   demonstrated error leaves no result to report.
+# shellcheck disable=SC2034  # the caller's
+csg_run() {
+  local bin_dir="$2" results="$3" start argv shown
+  csg_run_fields "$1" "$results"
+  run_problem="" run_status=0 run_seconds=0
+  if ! csg_run_files "$run_name" "$run_binary" "$bin_dir" "$results"; then
+    run_status=127
+    return 0
+  fi
+  rm -f "$json" "$trace"  # never report a stale result
+  argv=("$binary" ${run_subcommand:+"$run_subcommand"} ${run_args[@]+"${run_args[@]}"} --json "$json")
+  shown="${argv[*]}"
+  csg_step "$4 $run_name: ${run_env[*]:+${run_env[*]} }${shown#"$repo_root"/}"
+  start="${EPOCHREALTIME:-$SECONDS}"
+  # Both writers append (O_APPEND), so their lines interleave and none is overwritten.
+  : >"$log"
+  # shellcheck disable=SC2094
+  env ${run_env[@]+"${run_env[@]}"} "${argv[@]}" 2>&1 >>"$log" | tee -a "$log" >&2 || run_status=$?
+  run_seconds="$(csg_seconds_since "$start")"
+  csg_time_note "$run_name" "$run_seconds" "$run_status"
+  if [[ $run_exit -ne 0 ]]; then
+    rm -f "$json"
+    if [[ $run_status -ne $run_exit ]]; then
+      run_problem="$run_name exited with $run_status, expected $run_exit (the error it demonstrates); see $log"
+    fi
+  elif [[ $run_status -ne 0 ]]; then
+    run_problem="$run_name exited with $run_status (1: a CUDA error or a batch that did not verify; 2: bad usage or not enough memory; 77: no CUDA device); see $log"
+  elif [[ ! -s $json ]]; then
+    run_problem="$run_name exited 0 but wrote no $json"
+  fi
 }
 
 # csg_run_files NAME BINARY BIN_DIR RESULTS

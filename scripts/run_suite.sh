@@ -16,7 +16,7 @@
 #
 # Steps (each announced on stderr with the seconds elapsed so far):
 #   0) set-up (scripts/setup.sh): installs what is missing (the C++ packages,
-#      cmake, ninja, matplotlib), with apt-get as root or through sudo, or pip
+#      cmake, ninja, matplotlib, jsonschema, pytest), with apt-get as root or through sudo, or pip
 #      into .venv/; where it can't, one line names the command, exit 77
 #   1) configure the "default" preset (Release) if build/default has no cache
 #      yet, then cmake --build --preset default: incremental, so an up-to-date
@@ -28,8 +28,9 @@
 #        build/default/bin/<binary> [<subcommand>] <arguments> --json <results>/<run>.json
 #      with its printed tables in <run>.log and, for the timeline
 #      subcommands, <run>.trace.json (open it in https://ui.perfetto.dev).
-#      Each declaration says what its runs feed in report.md. A stage not
-#      built yet is skipped with a note. A run that demonstrates an error must
+#      The list itself goes to <results>/registry.tsv, from which report.py
+#      knows which results to expect and their order. A stage not built yet
+#      is skipped with a note. A run that demonstrates an error must
 #      exit with the status its declaration gives, and leaves no result. No CUDA
 #      device (a run exits 77): stop at once, exit 77, and remove that run's
 #      files. At the end, the seconds of each run, slowest first (and
@@ -55,7 +56,7 @@ preset=default
 bin_dir="$repo_root/build/$preset/bin"
 jobs="$(nproc 2>/dev/null || echo 2)"
 
-step() { printf '[%5ds] %s\n' "$SECONDS" "$*" >&2; }
+step() { csg_step "$@"; }
 failures=()
 fail() {
   failures+=("$1")
@@ -96,45 +97,28 @@ index=0
 started=0
 for row in "${rows[@]}"; do
   index=$((index + 1))
-  csg_run_fields "$row" "$results"  # run_name, run_binary, run_subcommand, run_args, run_exit, run_env
-  if ! csg_run_files "$run_name" "$run_binary" "$bin_dir" "$results"; then  # sets binary, json, log, trace
+  csg_run_fields "$row" "$results"
+  if ! csg_run_files "$run_name" "$run_binary" "$bin_dir" "$results"; then
     step "2) ($index/$count) $run_name: skipped, $run_binary is not built (that stage is not in this checkout)"
     continue
   fi
-  csg_results_create "$results"
+  if [[ $started -eq 0 ]]; then  # the folder is made when the first run starts, with the list of them all
+    csg_results_create "$results"
+    csg_save_registry "$results" "${rows[@]}"
+  fi
   started=$((started + 1))
-  rm -f "$json" "$trace"  # never report a stale result
-  argv=("$binary" ${run_subcommand:+"$run_subcommand"} ${run_args[@]+"${run_args[@]}"} --json "$json")
-  shown="${argv[*]}"
-  step "2) ($index/$count) $run_name: ${run_env[*]:+${run_env[*]} }${shown#"$repo_root"/}"
-  run_start="${EPOCHREALTIME:-$SECONDS}"
-  # The run's tables go to the log; its progress lines (stderr) to the log
-  # and to the terminal, so a long run is never silent.
-  # Both writers append (O_APPEND), so their lines interleave and none is overwritten.
-  : >"$log"
-  status=0
-  # shellcheck disable=SC2094
-  env ${run_env[@]+"${run_env[@]}"} "${argv[@]}" 2>&1 >>"$log" | tee -a "$log" >&2 || status=$?
-  seconds="$(csg_seconds_since "$run_start")"
-  csg_time_note "$run_name" "$seconds" "$status"
-  if [[ $status -eq 77 ]]; then
+  csg_run "$row" "$bin_dir" "$results" "2) ($index/$count)"
+  if [[ $run_status -eq 77 ]]; then
     # Nothing was measured: its log holds only the message already shown above.
-    rm -f "$log" "$json" "$trace" "$results/run_times.tsv"
+    rm -f "$log" "$json" "$trace" "$results/run_times.tsv" "$results/registry.tsv"
     echo "run_suite.sh: no CUDA device (the message above is $run_binary's); nothing was measured, nothing kept." >&2
     exit 77
+  elif [[ -n $run_problem ]]; then
+    fail "$run_problem"
   elif [[ $run_exit -ne 0 ]]; then
-    rm -f "$json"  # a demonstrated error leaves no result to report
-    if [[ $status -ne $run_exit ]]; then
-      fail "$run_name exited with $status, expected $run_exit (the error it demonstrates); see $log"
-    else
-      step "    $run_name exited with $run_exit as expected, in $seconds s"
-    fi
-  elif [[ $status -ne 0 ]]; then
-    fail "$run_name exited with $status (1: a CUDA error or a batch that did not verify; 2: bad usage or not enough memory); see $log"
-  elif [[ ! -s $json ]]; then
-    fail "$run_name exited 0 but wrote no $json"
+    step "    $run_name exited with $run_exit as expected, in $run_seconds s"
   else
-    step "    $run_name done in $seconds s"
+    step "    $run_name done in $run_seconds s"
   fi
 done
 
@@ -143,7 +127,7 @@ if [[ $started -eq 0 ]]; then
   fail "no stage ran (none is built in $bin_dir), so there is nothing to report"
 else
   csg_time_summary "$results"
-  # python3 is the interpreter set-up checked for matplotlib (.venv's, where it made one).
+  # python3 is the interpreter set-up checked for matplotlib and jsonschema (.venv's, where it made one).
   step "3) python3 scripts/report.py $results"
   report_status=0
   python3 scripts/report.py "$results" || report_status=$?
@@ -151,6 +135,7 @@ else
     0) ;;
     1) fail "report: a measurement or a stage did not verify (see report.md)" ;;
     3) fail "report: written without plots, $(command -v python3) has no matplotlib (scripts/setup.sh installs it)" ;;
+    77) fail "report: $(command -v python3) has no jsonschema, so no result could be read (scripts/setup.sh installs it)" ;;
     *) fail "report.py exited with $report_status: no result JSON, or one it cannot read (message above)" ;;
   esac
 fi

@@ -12,11 +12,14 @@
 #   build:  libcxxopts-dev nlohmann-json3-dev libgtest-dev libgmock-dev (apt), cmake >= 3.24,
 #           ninja, a C++ compiler (g++), nvcc (on PATH or in /usr/local/cuda/bin;
 #           never installed here: the CUDA Toolkit comes from NVIDIA)
-#   python: python3 >= 3.11 with matplotlib. Which python3 gets it:
-#           - python3 on PATH, if it already imports matplotlib;
+#   python: python3 >= 3.11 with matplotlib (report.py's plots), jsonschema
+#           (report.py checks every result against docs/result.schema.json)
+#           and pytest (the Python tests). Which python3 gets them:
+#           - python3 on PATH, if it already imports all three;
 #           - else the project's .venv/, if it exists (an earlier set-up made it);
 #           - Debian's/Ubuntu's /usr/bin/python3: apt python3-matplotlib
-#             (its pip refuses to install: "externally-managed-environment");
+#             python3-jsonschema python3-pytest (its pip refuses to install:
+#             "externally-managed-environment");
 #           - a virtual environment you activated: pip installs into it;
 #           - any other python3 (pyenv, a Python built from source): a
 #             project-local .venv/ made from it, pip installs there.
@@ -25,7 +28,7 @@
 # works, ONE line names the command to run and the exit status is 77, the
 # status every script uses for "a tool it needs is missing".
 #
-# After csg_setup: `python3` on PATH is the interpreter with matplotlib (the
+# After csg_setup: `python3` on PATH is the interpreter with them (the
 # .venv's bin/ comes first on PATH when that is the one), CSG_PYTHON is its
 # absolute path (scripts pass it to CMake as Python3_EXECUTABLE, so ctest's
 # Python tests run with it), nvcc is on PATH, and CSG_SETUP_DONE=1 is
@@ -36,6 +39,8 @@
 csg_cmake_minimum=3.24
 csg_python_minimum=3.11
 csg_cxx_packages=(libcxxopts-dev nlohmann-json3-dev libgtest-dev libgmock-dev)
+# The Python modules the scripts and tests import; Debian names each python3-<module>.
+csg_python_modules=(matplotlib jsonschema pytest)
 
 csg_setup_log() { echo "setup: $*" >&2; }
 
@@ -139,22 +144,19 @@ csg_deb_installed() {
   [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == installed ]]
 }
 
-# What the python3 at $1 is: "<executable> <version> <kind> <matplotlib>",
+# What the python3 at $1 is: "<executable> <version> <kind> <modules>",
 # kind one of venv (a virtual environment), system (Debian's /usr, whose pip
-# refuses), managed (another externally managed one) or other; matplotlib
-# "yes" or "no". Status 1 if it does not run.
+# refuses), managed (another externally managed one) or other; modules "yes"
+# when it imports every one of csg_python_modules, else the missing ones
+# (comma-separated). Status 1 if it does not run.
 csg_python_facts() {
-  "$1" - 2>/dev/null <<'PY'
-import os, sys, sysconfig
+  "$1" - "${csg_python_modules[@]}" 2>/dev/null <<'PY'
+import importlib.util, os, sys, sysconfig
 in_venv = sys.prefix != sys.base_prefix
 managed = os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED"))
 kind = "venv" if in_venv else "system" if sys.prefix == "/usr" else "managed" if managed else "other"
-try:
-    import matplotlib  # noqa: F401
-    have = "yes"
-except Exception:
-    have = "no"
-print(sys.executable, "%d.%d" % sys.version_info[:2], kind, have)
+missing = [m for m in sys.argv[1:] if importlib.util.find_spec(m) is None]
+print(sys.executable, "%d.%d" % sys.version_info[:2], kind, ",".join(missing) or "yes")
 PY
 }
 
@@ -228,7 +230,7 @@ csg_setup() {
     fi
   fi
 
-  # --- which python3, and how it gets matplotlib -------------------------------------
+  # --- which python3, and how it gets its modules ------------------------------------
   local venv="$repo_root/.venv" python_plan="" facts="" python=""
   if [[ $want_python == yes ]]; then
     local path_facts=""
@@ -237,21 +239,23 @@ csg_setup() {
       return
     fi
     if [[ $path_facts == *" yes" ]]; then
-      python_plan=ready  # yours (system, pyenv, an active virtual environment) already has it
+      python_plan=ready  # yours (system, pyenv, an active virtual environment) already has them
       facts="$path_facts"
     elif [[ -x $venv/bin/python3 ]] && facts="$(csg_python_facts "$venv/bin/python3")"; then
       python_plan=venv  # the project's own, made by an earlier set-up
     elif [[ -z $path_facts ]]; then
       python_plan=apt
-      apt_packages+=(python3 python3-matplotlib)
+      apt_packages+=(python3 "${csg_python_modules[@]/#/python3-}")
     else
       facts="$path_facts"
       case $facts in
-        *" system no")
+        *" system "*)
           python_plan=apt
-          apt_packages+=(python3-matplotlib)
+          local -a missing_modules
+          IFS=, read -r -a missing_modules <<<"${facts##* }"
+          apt_packages+=("${missing_modules[@]/#/python3-}")
           ;;
-        *" venv no") python_plan=pip-active ;;
+        *" venv "*) python_plan=pip-active ;;
         *) python_plan=new-venv ;;
       esac
     fi
@@ -298,7 +302,7 @@ csg_setup() {
     fi
   fi
 
-  # --- matplotlib with pip, where apt is not the way -----------------------------------
+  # --- the modules with pip, where apt is not the way ---------------------------------
   local requirements="$repo_root/scripts/requirements.txt"
   local pip_quiet=(--quiet --disable-pip-version-check)
   case $python_plan in
@@ -306,14 +310,14 @@ csg_setup() {
     apt)
       hash -r
       if ! facts="$(csg_python_facts python3)" || [[ ${facts##* } != yes ]]; then
-        csg_setup_fail "python3-matplotlib is installed but $(command -v python3) does not import it: put /usr/bin first on PATH"
+        csg_setup_fail "${csg_python_modules[*]/#/python3-} are installed but $(command -v python3) does not import ${facts##* }: put /usr/bin first on PATH"
         return
       fi
       ;;
     pip-active)
-      csg_setup_log "installing matplotlib into the active virtual environment: python3 -m pip install -r scripts/requirements.txt"
+      csg_setup_log "installing ${facts##* } into the active virtual environment: python3 -m pip install -r scripts/requirements.txt"
       if ! python3 -m pip install "${pip_quiet[@]}" -r "$requirements" >&2; then
-        csg_setup_fail "pip could not install matplotlib (see above); run: python3 -m pip install -r scripts/requirements.txt"
+        csg_setup_fail "pip could not install ${facts##* } (see above); run: python3 -m pip install -r scripts/requirements.txt"
         return
       fi
       facts="$(csg_python_facts python3)"
@@ -322,10 +326,10 @@ csg_setup() {
       local base_python
       base_python="$(command -v python3)"
       if [[ $python_plan == new-venv ]]; then
-        csg_setup_log "$base_python has no matplotlib: making .venv/ from it for the scripts and tests"
+        csg_setup_log "$base_python has no ${facts##* }: making .venv/ from it for the scripts and tests"
         # --clear: a .venv/ whose python3 no longer runs (its pyenv version removed) is remade.
         if ! python3 -m venv --clear "$venv" >&2; then
-          csg_setup_fail "python3 -m venv .venv failed (see above); run: python3 -m pip install --user -r scripts/requirements.txt, or activate a virtual environment that has matplotlib"
+          csg_setup_fail "python3 -m venv .venv failed (see above); activate a virtual environment and run: python3 -m pip install -r scripts/requirements.txt"
           return
         fi
         # git ignores the folder by itself: no entry needed in .gitignore.
@@ -333,9 +337,9 @@ csg_setup() {
         facts="$(csg_python_facts "$venv/bin/python3")"
       fi
       if [[ ${facts##* } != yes ]]; then
-        csg_setup_log "installing matplotlib into .venv/: .venv/bin/python3 -m pip install -r scripts/requirements.txt"
+        csg_setup_log "installing ${facts##* } into .venv/: .venv/bin/python3 -m pip install -r scripts/requirements.txt"
         if ! "$venv/bin/python3" -m pip install "${pip_quiet[@]}" -r "$requirements" >&2; then
-          csg_setup_fail "pip could not install matplotlib into .venv/ (see above); run: .venv/bin/python3 -m pip install -r scripts/requirements.txt"
+          csg_setup_fail "pip could not install ${facts##* } into .venv/ (see above); run: .venv/bin/python3 -m pip install -r scripts/requirements.txt"
           return
         fi
         facts="$(csg_python_facts "$venv/bin/python3")"
@@ -360,7 +364,7 @@ csg_setup() {
     summary="nvcc $("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), cmake ${cmake_version:-?}, ninja $(ninja --version)"
   fi
   if [[ -n $python ]]; then
-    summary="${summary:+$summary, }python3 $python with matplotlib"
+    summary="${summary:+$summary, }python3 $python with ${csg_python_modules[*]}"
   fi
   csg_setup_log "ready: $summary"
   export CSG_SETUP_DONE=1

@@ -8,11 +8,11 @@
 #         scripts/test.sh default -L cpu  # only the CPU-side tests
 #
 # Set-up first (scripts/setup.sh): what is missing (the C++ packages, cmake,
-# ninja, matplotlib) is installed with apt-get as root or through sudo, or
+# ninja, matplotlib, jsonschema, pytest) is installed with apt-get as root or through sudo, or
 # with pip into .venv/; where it can't be, one line names the command to run
 # and the exit status is 77. CMake is then configured with
 # -DPython3_EXECUTABLE=<that python3>, so ctest's report tests use the
-# interpreter that has matplotlib.
+# interpreter that has matplotlib, jsonschema and pytest.
 #
 # ctest runs as many tests at once as this machine has cores (-j $(nproc);
 # a -j among the ctest arguments wins): the GPU tests that hold a run to its
@@ -61,7 +61,7 @@ fi
 jobs="$(nproc 2>/dev/null || echo 2)"
 
 # The python3 that set-up checked registers ctest's Python tests, whatever
-# python3 CMake would find first (pyenv's, say, without matplotlib).
+# python3 CMake would find first (pyenv's, say, without matplotlib or pytest).
 python_arg=()
 if [[ -n ${CSG_PYTHON:-} ]]; then
   python_arg=("-DPython3_EXECUTABLE=$CSG_PYTHON")
