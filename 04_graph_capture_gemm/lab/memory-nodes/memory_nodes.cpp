@@ -1,292 +1,320 @@
-// 04_graph_capture_gemm memory-nodes: the article's graph with each batch's
-// device A and C allocated inside the graph (cudaMallocAsync and
-// cudaFreeAsync captured on the batch's stream become memory nodes) against
-// the same graph on preallocated buffers: replay time, instantiate time, and
-// the graph memory the driver reports from instantiate to trim
-// (memory_nodes_report.hpp reports).
-#include <iostream>
-#include <utility>
-#include <vector>
-
-#include "04_graph_capture_gemm/lab/article_run.hpp"
-#include "base/errors.hpp"
-#include "base/progress.hpp"
-#include "04_graph_capture_gemm/lab/graph_steps.hpp"
-#include "04_graph_capture_gemm/lab/laboratory.hpp"
 #include "04_graph_capture_gemm/lab/memory-nodes/memory_nodes_report.hpp"
-#include "04_graph_capture_gemm/lab/options.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "base/text.hpp"
+#include "base/units.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "report/device_info.hpp"
+#include "report/table.hpp"
 
 namespace csg::graphs {
-
-// The first lines of its --help.
-constexpr const char* kHelp =
-    "The article's graph with each batch's device A and C allocated inside it (captured cudaMallocAsync and "
-    "cudaFreeAsync: memory nodes; B stays preallocated) against the graph on preallocated buffers: replay and "
-    "instantiate time, the graph memory the driver reports (used, reserved) from instantiate to "
-    "cudaDeviceGraphMemTrim, and whether two such graphs share it.";
-
 namespace {
 
-// The addresses a capture of allocating_ops recorded: the graph's own,
-// valid while it runs. One set per captured graph.
-struct GraphAddresses {
-  std::vector<float*> a;
-  std::vector<float*> c;
-};
+// "12.0 MiB"
+std::string mib(std::uint64_t bytes) { return fixed(double(bytes) / double(kMiB), 1) + " MiB"; }
 
-// Batch i's three calls as batch_ops makes them, with its device A and C
-// allocated on its stream before the H2D and freed after the D2H. Captured,
-// the allocations and frees are the graph's memory nodes, and the kernel and
-// copies use the addresses they returned. `buffers`, `gemm` and `at` must
-// outlive the capture.
-BatchOps allocating_ops(BatchBuffers& buffers, const Gemm& gemm, GraphAddresses& at) {
-  at.a.assign(std::size_t(buffers.work().batches), nullptr);
-  at.c.assign(std::size_t(buffers.work().batches), nullptr);
-  BatchBuffers* b = &buffers;
-  const Gemm* g = &gemm;
-  GraphAddresses* d = &at;
-  return BatchOps{
-      .h2d = [b, d](int i, cudaStream_t stream) {
-        void* a = nullptr;
-        void* c = nullptr;
-        CUDA_CHECK(cudaMallocAsync(&a, b->work().a_bytes(), stream));
-        CUDA_CHECK(cudaMallocAsync(&c, b->work().c_bytes(), stream));
-        d->a[std::size_t(i)] = static_cast<float*>(a);
-        d->c[std::size_t(i)] = static_cast<float*>(c);
-        CUDA_CHECK(cudaMemcpyAsync(a, b->host_a(i), b->work().a_bytes(), cudaMemcpyHostToDevice, stream));
-      },
-      .compute = [b, g, d](int i, cudaStream_t stream) {
-        g->run(d->a[std::size_t(i)], b->device_b(), d->c[std::size_t(i)], b->work().shape, stream);
-      },
-      .d2h = [b, d](int i, cudaStream_t stream) {
-        float* c = d->c[std::size_t(i)];
-        CUDA_CHECK(cudaMemcpyAsync(b->host_c(i), c, b->work().c_bytes(), cudaMemcpyDeviceToHost, stream));
-        CUDA_CHECK(cudaFreeAsync(d->a[std::size_t(i)], stream));
-        CUDA_CHECK(cudaFreeAsync(c, stream));
-      }};
+// `to` - `from` in MiB, signed: "+48.0", "-2.0", "0.0".
+std::string signed_mib(std::uint64_t from, std::uint64_t to) {
+  const double delta = (double(to) - double(from)) / double(kMiB);
+  std::string text = fixed(delta, 1);
+  if (delta > 0.0) text.insert(text.begin(), '+');
+  return text;
 }
 
-// Every host A_i from --seed or from a second seed (B keeps --seed's). The
-// memory graph's launches alternate them: its allocations may land on the
-// physical memory of its previous launch, where the C of the other inputs
-// still lies, so a launch that copied out a C its kernel had not written
-// fails the check instead of passing on stale data.
-class AlternatingInputs {
- public:
-  AlternatingInputs(BatchBuffers& buffers, std::uint64_t seed) : buffers_(buffers), seed_(seed) {}
-  void use(bool other) {
-    if (other == other_) return;
-    const Workload& work = buffers_.work();
-    const std::uint64_t seed = other ? splitmix64(seed_ ^ 0x6d656d6f7279ull) : seed_;
-    for (int i = 0; i < work.batches; ++i) {
-      fill_matrix({buffers_.host_a(i), work.a_elems()}, seed, std::uint64_t(i) + 1);  // A_i is matrix i + 1
-    }
-    other_ = other;
+// Whether `a` and `b` are within kSameBytes of the larger.
+bool about_the_same(std::uint64_t a, std::uint64_t b) {
+  const double larger = double(std::max(a, b));
+  return std::abs(double(a) - double(b)) <= kSameBytes * larger;
+}
+
+const char* verdict_name(ReplayVerdict v) {
+  switch (v) {
+    case ReplayVerdict::slower: return "slower";
+    case ReplayVerdict::faster: return "faster";
+    case ReplayVerdict::same: return "same";
   }
-  void flip() { use(!other_); }
-
- private:
-  BatchBuffers& buffers_;
-  std::uint64_t seed_;
-  bool other_ = false;
-};
-
-// The first failure stays; while none, the latest check.
-void keep(VerifyResult& kept, VerifyResult latest) {
-  if (kept.batches_checked > 0 && !kept.passed) return;
-  kept = std::move(latest);
+  return "?";
 }
-
-GraphMemory read_graph_memory(int device) {
-  GraphMemory g;
-  for (const auto& [attribute, into] :
-       {std::pair{cudaGraphMemAttrUsedMemCurrent, &g.used_current},
-        std::pair{cudaGraphMemAttrUsedMemHigh, &g.used_high},
-        std::pair{cudaGraphMemAttrReservedMemCurrent, &g.reserved_current},
-        std::pair{cudaGraphMemAttrReservedMemHigh, &g.reserved_high}}) {
-    std::uint64_t value = 0;  // the attribute's type, cuuint64_t
-    CUDA_CHECK(cudaDeviceGetGraphMemAttribute(device, attribute, &value));
-    *into = value;
+const char* verdict_name(FootprintVerdict v) {
+  switch (v) {
+    case FootprintVerdict::smaller: return "smaller";
+    case FootprintVerdict::same: return "same";
+    case FootprintVerdict::larger: return "larger";
+    case FootprintVerdict::none: return "none";
   }
-  std::size_t free = 0;
-  std::size_t total = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  g.device_free = free;
-  return g;
+  return "?";
 }
-
-// The high-water marks can only be reset, to zero.
-void reset_high_water(int device) {
-  for (const cudaGraphMemAttributeType attribute : {cudaGraphMemAttrUsedMemHigh, cudaGraphMemAttrReservedMemHigh}) {
-    std::uint64_t zero = 0;
-    CUDA_CHECK(cudaDeviceSetGraphMemAttribute(device, attribute, &zero));
+const char* verdict_name(ReuseVerdict v) {
+  switch (v) {
+    case ReuseVerdict::reused: return "reused";
+    case ReuseVerdict::not_reused: return "not_reused";
+    case ReuseVerdict::none: return "none";
   }
+  return "?";
 }
-
-// Every round at `rates`: both replays (and their checks' launches), and
-// the footprint's few launches.
-double memory_nodes_seconds(const CommonOptions& options, const Rates& rates) {
-  return (options.plan.warmup + options.plan.repeats + 3) * 2.0 * pipeline_seconds(options, rates);
+const char* verdict_name(SharingVerdict v) {
+  switch (v) {
+    case SharingVerdict::shared: return "shared";
+    case SharingVerdict::partly: return "partly";
+    case SharingVerdict::separate: return "separate";
+    case SharingVerdict::none: return "none";
+  }
+  return "?";
+}
+const char* verdict_name(TrimVerdict v) {
+  switch (v) {
+    case TrimVerdict::all: return "all";
+    case TrimVerdict::part: return "part";
+    case TrimVerdict::nothing: return "nothing";
+    case TrimVerdict::nothing_to_trim: return "nothing_to_trim";
+  }
+  return "?";
 }
 
 }  // namespace
 
-int run_memory_nodes(int argc, char** argv) {
-  StageCli cli(subcommand_program(kStage, "memory-nodes"), kHelp, pinned_defaults());
-  const std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
-  if (!options) return kExitOk;  // --help
-  const CommonOptions& common = options->common;
-  const Workload& work = common.work;
-  const RepeatPlan& plan = common.plan;
-
-  const int device = require_device();
-  int pools_supported = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&pools_supported, cudaDevAttrMemoryPoolsSupported, device));
-  if (pools_supported == 0) {
-    throw NoDeviceError("memory-nodes needs stream-ordered allocation (cudaMallocAsync), which this device or "
-                        "driver does not support (cudaDevAttrMemoryPoolsSupported is 0)");
+const char* to_string(Moment moment) {
+  switch (moment) {
+    case Moment::baseline: return "baseline";
+    case Moment::instantiated: return "instantiated";
+    case Moment::uploaded: return "uploaded";
+    case Moment::first_launch: return "first_launch";
+    case Moment::replays: return "replays";
+    case Moment::second_uploaded: return "second_uploaded";
+    case Moment::second_launched: return "second_launched";
+    case Moment::both_launched: return "both_launched";
+    case Moment::destroyed: return "destroyed";
+    case Moment::trimmed: return "trimmed";
   }
-  const Gemm gemm(common.gemm);
-  MemoryNodesFigures f;
-  f.sizes = MemorySizes{work.batches, device_slots_for(options->pool, work.batches),
-                        std::uint64_t(work.a_bytes() + work.c_bytes())};
-  // The preallocated buffers, and two memory graphs' allocations should the driver reuse nothing.
-  MemoryNeeds needs = article_memory(*options);
-  needs.device_bytes += 2 * f.sizes.allocations_bytes();
-  check_size(*options, gemm, needs, memory_nodes_seconds);
-  ArticleWork article(*options, gemm);
-  const StreamPool& pool = article.pool;
-  BatchBuffers& buffers = article.buffers;
-  AlternatingInputs inputs(buffers, common.seed);
-
-  // Launch, wait, check: the device buffers are the graph's, so only the
-  // host's C can be poisoned and read.
-  auto launch_checked = [&](const GraphExec& exec) {
-    inputs.flip();
-    buffers.poison_host_outputs();
-    launch(exec, pool);
-    CUDA_CHECK(cudaStreamSynchronize(pool[0]));
-    return buffers.verify(common.seed);
-  };
-
-  progress("capturing both graphs, and their instantiate times");
-  const BatchOps preallocated_ops = batch_ops(buffers, gemm);
-  const Graph preallocated_graph = capture_batches(preallocated_ops, pool, work.batches);
-  GraphAddresses first_addresses;
-  const Graph memory_graph = capture_batches(allocating_ops(buffers, gemm, first_addresses), pool, work.batches);
-  f.memory_nodes = memory_graph.node_count();
-  f.preallocated_nodes = preallocated_graph.node_count();
-  // A graph with memory nodes has at most one exec at a time: each is destroyed in its round.
-  auto instantiate_time = [](const Graph& graph) {
-    const HostTimer timer;
-    const GraphExec exec = instantiate(graph);
-    return timer.elapsed();
-  };
-  measure_interleaved_into(plan,
-                           {{.prepare = nullptr, .run = [&] { return instantiate_time(memory_graph); },
-                             .after_last = nullptr},
-                            {.prepare = nullptr, .run = [&] { return instantiate_time(preallocated_graph); },
-                             .after_last = nullptr}},
-                           {&f.memory_instantiate, &f.preallocated_instantiate});
-  const GraphExec preallocated_exec = instantiate(preallocated_graph);
-
-  progress("graph memory from instantiate to first launch");
-  auto read = [&](Moment moment) { f.footprint[moment] = read_graph_memory(device); };
-  CUDA_CHECK(cudaDeviceSynchronize());
-  CUDA_CHECK(cudaDeviceGraphMemTrim(device));  // whatever an earlier graph of this process left
-  reset_high_water(device);
-  read(Moment::baseline);
-  {
-    const GraphExec first = instantiate(memory_graph);
-    read(Moment::instantiated);
-    CUDA_CHECK(cudaGraphUpload(first.get(), pool[0]));
-    CUDA_CHECK(cudaStreamSynchronize(pool[0]));
-    read(Moment::uploaded);
-    // The inputs alternate from launch to launch so that the last timed
-    // replay runs on --seed's (the digest every stage reports): the first
-    // launch takes the other inputs when the timed runs are odd in number.
-    const int runs = plan.warmup + plan.repeats;
-    if (runs % 2 == 0) inputs.use(true);  // launch_checked flips: to --seed's for an even count
-    f.first_launch_check = launch_checked(first);
-    read(Moment::first_launch);
-
-    progress("replays of both graphs, interleaved, each checked");
-    EventTimer timer;
-    Millis issued{};
-    auto timed = [&](const GraphExec& exec) {
-      timer.start(pool[0]);
-      const HostTimer host;
-      launch(exec, pool);
-      issued = host.elapsed();
-      return timer.stop();
-    };
-    const std::vector<Measured> replays = measure_rounds(
-        plan, {{.prepare = [&] { inputs.flip(); buffers.poison_host_outputs(); },
-                .run = [&] {
-                  const Millis ms = timed(first);
-                  keep(f.memory_check, buffers.verify(common.seed));
-                  return ms;
-                },
-                .after_last = nullptr,
-                .side = [&] { return issued; }},
-               {.prepare = [&] { buffers.poison_outputs(pool[0]); },
-                .run = [&] {
-                  const Millis ms = timed(preallocated_exec);
-                  keep(f.preallocated_check, buffers.verify(common.seed));
-                  return ms;
-                },
-                .after_last = nullptr,
-                .side = [&] { return issued; }}});
-    f.memory_replay = replays.at(0).primary;
-    f.memory_launch_cpu = replays.at(0).side.value();
-    f.preallocated_replay = replays.at(1).primary;
-    f.preallocated_launch_cpu = replays.at(1).side.value();
-    read(Moment::replays);
-
-    progress("a second memory graph beside the first; destroy; trim");
-    GraphAddresses second_addresses;
-    const Graph second_graph =
-        capture_batches(allocating_ops(buffers, gemm, second_addresses), pool, work.batches);
-    const GraphExec second = instantiate(second_graph);
-    CUDA_CHECK(cudaGraphUpload(second.get(), pool[0]));
-    CUDA_CHECK(cudaStreamSynchronize(pool[0]));
-    read(Moment::second_uploaded);
-    keep(f.second_check, launch_checked(second));
-    read(Moment::second_launched);
-    // One after the other on one stream: the second's outputs are the ones checked.
-    inputs.flip();
-    buffers.poison_host_outputs();
-    launch(first, pool);
-    launch(second, pool);
-    CUDA_CHECK(cudaStreamSynchronize(pool[0]));
-    keep(f.second_check, buffers.verify(common.seed));
-    read(Moment::both_launched);
-  }  // both memory execs (and the second graph) destroyed
-  CUDA_CHECK(cudaDeviceSynchronize());
-  read(Moment::destroyed);
-  CUDA_CHECK(cudaDeviceGraphMemTrim(device));
-  CUDA_CHECK(cudaDeviceSynchronize());
-  read(Moment::trimmed);
-
-  const StageResult result = memory_nodes_result(query_device_info(device), common, options->pool, f);
-  print_memory_nodes(std::cout, result, common, options->pool, f);
-  return finish(std::cout, memory_nodes_json(result, f), result.verification.passed, common.json_path);
+  return "?";
 }
 
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
-constexpr Run kRuns[] = {
-    // graph memory nodes: after-the-article table, after_article.png
-    {.modes = "qfc"},
-    {.modes = "t", .name = "tiny", .args = "--batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2"},
-    {.modes = "t", .name = "per_batch_pageable", .args = "--batches 5 --m 16 --n 24 --k 8 --streams 2 --device-buffers per-batch --host-memory pageable --warmup 0 --repeats 1"},
-    {.modes = "t", .name = "cublas", .args = "--kernel cublas --batches 6 --m 64 --n 48 --k 40 --streams 2 --warmup 0 --repeats 2"},
-    {.modes = "s", .args = "--batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1"},
-};
+// ---- conclusions --------------------------------------------------------------
 
-const Subcommand kMemoryNodes{"memory-nodes",
-                              "buffers allocated inside the graph vs preallocated: replay, footprint, trim",
-                              run_memory_nodes, kRuns};
+double replay_noise(const Summary& memory, const Summary& preallocated) {
+  return std::max({kMinReplayNoise, relative_spread(memory), relative_spread(preallocated)});
+}
+
+ReplayVerdict replay_verdict(const Summary& memory, const Summary& preallocated) {
+  const double noise = replay_noise(memory, preallocated);
+  if (memory.median_ms > preallocated.median_ms * (1.0 + noise)) return ReplayVerdict::slower;
+  if (memory.median_ms < preallocated.median_ms * (1.0 - noise)) return ReplayVerdict::faster;
+  return ReplayVerdict::same;
+}
+
+std::string replay_text(const Summary& memory, const Summary& preallocated) {
+  const double change = preallocated.median_ms > 0.0 ? memory.median_ms / preallocated.median_ms - 1.0 : 0.0;
+  const std::string figures = fixed(memory.median_ms, 3) + " ms a replay against " +
+                              fixed(preallocated.median_ms, 3) + " ms preallocated (" +
+                              std::string(change >= 0.0 ? "+" : "") + fixed(100.0 * change, 1) + "%";
+  const std::string noise = fixed(100.0 * replay_noise(memory, preallocated), 1) + "% noise)";
+  switch (replay_verdict(memory, preallocated)) {
+    case ReplayVerdict::slower:
+      return "allocating inside the graph costs replay time: " + figures + ", beyond the " + noise;
+    case ReplayVerdict::faster:
+      return "the graph that allocates its buffers replays faster: " + figures + ", beyond the " + noise;
+    case ReplayVerdict::same: break;
+  }
+  return "allocating inside the graph costs no replay time here: " + figures + ", within the " + noise;
+}
+
+FootprintVerdict footprint_verdict(std::uint64_t reserved, std::uint64_t preallocated) {
+  if (reserved == 0) return FootprintVerdict::none;
+  if (about_the_same(reserved, preallocated)) return FootprintVerdict::same;
+  return reserved < preallocated ? FootprintVerdict::smaller : FootprintVerdict::larger;
+}
+
+std::string footprint_text(std::uint64_t reserved, const MemorySizes& sizes) {
+  const std::uint64_t pre = sizes.preallocated_bytes();
+  const std::string figures = mib(reserved) + " reserved by the graph allocator after the replays, against " +
+                              mib(pre) + " of preallocated A and C (" + plural(sizes.slots, "slot") + ")";
+  switch (footprint_verdict(reserved, pre)) {
+    case FootprintVerdict::none:
+      return "the driver reported no graph memory reserved after the replays: no footprint to compare";
+    case FootprintVerdict::smaller:
+      return "allocating inside the graph holds less memory than preallocating: " + figures;
+    case FootprintVerdict::same:
+      return "allocating inside the graph holds about what preallocating does (within " +
+             fixed(100.0 * kSameBytes, 0) + "%): " + figures;
+    case FootprintVerdict::larger: break;
+  }
+  return "allocating inside the graph holds more memory than preallocating (" +
+         fixed(pre > 0 ? double(reserved) / double(pre) : 0.0, 1) + "x): " + figures;
+}
+
+ReuseVerdict reuse_verdict(std::uint64_t reserved, std::uint64_t allocations) {
+  if (reserved == 0) return ReuseVerdict::none;
+  return double(reserved) < (1.0 - kSameBytes) * double(allocations) ? ReuseVerdict::reused
+                                                                     : ReuseVerdict::not_reused;
+}
+
+std::string reuse_text(std::uint64_t reserved, const MemorySizes& sizes) {
+  const std::uint64_t all = sizes.allocations_bytes();
+  const std::string figures = mib(reserved) + " reserved for " + mib(all) + " allocated in all (" +
+                              plural(sizes.batches, "batch") + " x " + mib(sizes.pair_bytes) + " of A and C)";
+  switch (reuse_verdict(reserved, all)) {
+    case ReuseVerdict::none: return "no reserved memory to compare with the graph's allocations";
+    case ReuseVerdict::reused:
+      return "inside the graph, a batch's freed A and C served later batches: " + figures;
+    case ReuseVerdict::not_reused: break;
+  }
+  return "no reuse inside the graph: every batch kept its own memory, " + figures;
+}
+
+SharingVerdict sharing_verdict(std::uint64_t one, std::uint64_t two) {
+  if (one == 0) return SharingVerdict::none;
+  if (double(two) <= (1.0 + kSameBytes) * double(one)) return SharingVerdict::shared;
+  if (double(two) >= (2.0 - kSameBytes) * double(one)) return SharingVerdict::separate;
+  return SharingVerdict::partly;
+}
+
+std::string sharing_text(std::uint64_t one, std::uint64_t two) {
+  const std::string figures =
+      "reserved " + mib(one) + " with one graph launched, " + mib(two) + " with both launched one after the other";
+  switch (sharing_verdict(one, two)) {
+    case SharingVerdict::none: return "nothing was reserved after one graph's launches: nothing to share";
+    case SharingVerdict::shared:
+      return "two graphs that never run at once shared their memory: " + figures;
+    case SharingVerdict::separate: return "each graph kept memory of its own (reserved doubled): " + figures;
+    case SharingVerdict::partly: break;
+  }
+  return "the two graphs shared part of their memory: " + figures;
+}
+
+TrimVerdict trim_verdict(std::uint64_t before, std::uint64_t after) {
+  if (before == 0) return TrimVerdict::nothing_to_trim;
+  if (after == 0) return TrimVerdict::all;
+  return after < before ? TrimVerdict::part : TrimVerdict::nothing;
+}
+
+std::string destroy_text(const GraphMemory& live, const GraphMemory& destroyed) {
+  const std::string figures = "used " + mib(live.used_current) + " -> " + mib(destroyed.used_current) +
+                              ", reserved " + mib(live.reserved_current) + " -> " + mib(destroyed.reserved_current);
+  if (destroyed.reserved_current > 0 && double(destroyed.reserved_current) >=
+                                            (1.0 - kSameBytes) * double(live.reserved_current)) {
+    return "destroying both execs kept the reserved memory for the next graph (until trimmed): " + figures;
+  }
+  return "destroying both execs released reserved memory: " + figures;
+}
+
+std::string trim_text(const GraphMemory& destroyed, const GraphMemory& trimmed) {
+  const std::uint64_t before = destroyed.reserved_current;
+  const std::uint64_t after = trimmed.reserved_current;
+  const std::string free_delta =
+      " (cudaMemGetInfo: free memory " + signed_mib(destroyed.device_free, trimmed.device_free) + " MiB)";
+  switch (trim_verdict(before, after)) {
+    case TrimVerdict::nothing_to_trim:
+      return "cudaDeviceGraphMemTrim had nothing to give back: nothing was reserved" + free_delta;
+    case TrimVerdict::all: return "cudaDeviceGraphMemTrim gave back all " + mib(before) + free_delta;
+    case TrimVerdict::part:
+      return "cudaDeviceGraphMemTrim gave back " + mib(before - after) + " of " + mib(before) + ", " + mib(after) +
+             " stays reserved" + free_delta;
+    case TrimVerdict::nothing: break;
+  }
+  return "cudaDeviceGraphMemTrim gave back nothing: " + mib(after) + " stays reserved" + free_delta;
+}
+
+// ---- result, JSON, screen -------------------------------------------------------
+
+StageResult memory_nodes_result(const DeviceInfo& device, const CommonOptions& options, const PoolConfig& pool,
+                                const MemoryNodesFigures& f) {
+  const Work full = work_of(options.work);
+  const nlohmann::json memory = {{"streams", pool.streams}, {"batches", options.work.batches},
+                                 {"device_buffers", "graph_allocated"}};
+  const nlohmann::json pre = pool_params(pool, options.work.batches);
+  StageResult result = pool_result(device, options, pool);
+  result.measurements = {
+      checked("memory_graph_replay", memory, f.memory_replay, full, f.memory_check),
+      checked("preallocated_graph_replay", pre, f.preallocated_replay, full, f.preallocated_check),
+      cost("memory_graph_launch_cpu", memory, f.memory_launch_cpu),
+      cost("preallocated_graph_launch_cpu", pre, f.preallocated_launch_cpu),
+      cost("memory_graph_instantiate", memory, f.memory_instantiate),
+      cost("preallocated_graph_instantiate", pre, f.preallocated_instantiate),
+  };
+  const Footprint& fp = f.footprint;
+  const double pre_ms = f.preallocated_replay.median_ms;
+  result.bounds = {
+      {"replay_memory_over_preallocated",
+       pre_ms > 0.0 ? nlohmann::json(f.memory_replay.median_ms / pre_ms) : nlohmann::json(nullptr)},
+      {"reserved_after_replays_bytes", fp[Moment::replays].reserved_current},
+      {"reserved_two_graphs_bytes", fp[Moment::both_launched].reserved_current},
+      {"preallocated_bytes", f.sizes.preallocated_bytes()},
+      {"allocations_bytes", f.sizes.allocations_bytes()},
+  };
+  set_verdict(result, f.memory_check,
+              {&f.first_launch_check, &f.memory_check, &f.preallocated_check, &f.second_check});
+  return result;
+}
+
+nlohmann::json memory_nodes_json(const StageResult& result, const MemoryNodesFigures& f) {
+  nlohmann::json doc = subcommand_json(result, "memory-nodes");
+  const Footprint& fp = f.footprint;
+  nlohmann::json points = nlohmann::json::array();
+  for (int i = 0; i < kMomentCount; ++i) {
+    const GraphMemory& g = fp.at[static_cast<std::size_t>(i)];
+    points.push_back({{"moment", to_string(static_cast<Moment>(i))},
+                      {"used_current", g.used_current},
+                      {"used_high", g.used_high},
+                      {"reserved_current", g.reserved_current},
+                      {"reserved_high", g.reserved_high},
+                      {"device_free", g.device_free}});
+  }
+  const std::uint64_t one = fp[Moment::replays].reserved_current;
+  const std::uint64_t two = fp[Moment::both_launched].reserved_current;
+  doc["memory_nodes"] = {
+      {"batches", f.sizes.batches},
+      {"slots", f.sizes.slots},
+      {"pair_bytes", f.sizes.pair_bytes},
+      {"allocations_bytes", f.sizes.allocations_bytes()},
+      {"preallocated_bytes", f.sizes.preallocated_bytes()},
+      {"memory_graph_nodes", f.memory_nodes},
+      {"preallocated_graph_nodes", f.preallocated_nodes},
+      {"replay_noise", replay_noise(f.memory_replay, f.preallocated_replay)},
+      {"footprint", points},
+      {"verdicts",
+       {{"replay", verdict_name(replay_verdict(f.memory_replay, f.preallocated_replay))},
+        {"footprint", verdict_name(footprint_verdict(one, f.sizes.preallocated_bytes()))},
+        {"reuse", verdict_name(reuse_verdict(one, f.sizes.allocations_bytes()))},
+        {"sharing", verdict_name(sharing_verdict(one, two))},
+        {"trim", verdict_name(trim_verdict(fp[Moment::destroyed].reserved_current,
+                                           fp[Moment::trimmed].reserved_current))}}},
+  };
+  return doc;
+}
+
+void print_memory_nodes(std::ostream& out, const StageResult& result, const CommonOptions& options,
+                        const PoolConfig& pool, const MemoryNodesFigures& f) {
+  print_title(out, result, "memory-nodes");
+  out << pool_run_text(options, pool) << "\nthe memory graph: each batch's device A and C allocated inside it "
+      << "(cudaMallocAsync before its H2D, cudaFreeAsync after its D2H; B preallocated), " << f.memory_nodes
+      << " nodes against " << f.preallocated_nodes << "\n\nreplays, interleaved (GPU time; host time of the launch; "
+      << "host time of the instantiate):\n";
+  print_measurements(out, pick(result, {"memory_graph_replay", "preallocated_graph_replay", "memory_graph_launch_cpu",
+                                        "preallocated_graph_launch_cpu", "memory_graph_instantiate",
+                                        "preallocated_graph_instantiate"}));
+
+  out << "\ngraph memory as the driver reports it (cudaDeviceGetGraphMemAttribute, MiB; free: cudaMemGetInfo "
+         "against the baseline):\n";
+  const Footprint& fp = f.footprint;
+  Table table({"moment", "used", "used high", "reserved", "reserved high", "free"});
+  for (int i = 0; i < kMomentCount; ++i) {
+    const GraphMemory& g = fp.at[static_cast<std::size_t>(i)];
+    auto m = [](std::uint64_t bytes) { return fixed(double(bytes) / double(kMiB), 1); };
+    table.add_row({to_string(static_cast<Moment>(i)), m(g.used_current), m(g.used_high), m(g.reserved_current),
+                   m(g.reserved_high), signed_mib(fp[Moment::baseline].device_free, g.device_free)});
+  }
+  table.print(out);
+
+  const std::uint64_t one = fp[Moment::replays].reserved_current;
+  out << '\n'
+      << replay_text(f.memory_replay, f.preallocated_replay) << '\n'
+      << footprint_text(one, f.sizes) << '\n'
+      << reuse_text(one, f.sizes) << '\n'
+      << sharing_text(one, fp[Moment::both_launched].reserved_current) << '\n'
+      << destroy_text(fp[Moment::both_launched], fp[Moment::destroyed]) << '\n'
+      << trim_text(fp[Moment::destroyed], fp[Moment::trimmed]) << '\n';
+  print_verification(out, result);
+}
 
 }  // namespace csg::graphs

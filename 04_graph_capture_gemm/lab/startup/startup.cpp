@@ -1,120 +1,138 @@
-// 04_graph_capture_gemm startup: what a serving engine pays before its first
-// request, as its bucket count grows: K graphs of the article's fork/join
-// work, one per bucket of batch counts, captured, instantiated and uploaded,
-// with one shared pool of buffers and with separate buffers per bucket; the
-// device memory they hold, and the padding each layout wastes on requests
-// (startup_plan.hpp explains the layouts and the request mixes,
-// startup_graphs.hpp measures, startup_report.hpp reports).
-#include <algorithm>
-#include <iostream>
-
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "04_graph_capture_gemm/lab/graph_steps.hpp"
-#include "04_graph_capture_gemm/lab/laboratory.hpp"
-#include "measure/estimate.hpp"
-#include "04_graph_capture_gemm/lab/options.hpp"
-#include "04_graph_capture_gemm/lab/report.hpp"
-#include "report/device_info.hpp"
-#include "04_graph_capture_gemm/lab/startup/startup_graphs.hpp"
 #include "04_graph_capture_gemm/lab/startup/startup_plan.hpp"
-#include "04_graph_capture_gemm/lab/startup/startup_report.hpp"
-#include "stage.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "base/errors.hpp"
+#include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
 
 namespace csg::graphs {
-
-// The first lines of its --help.
-constexpr const char* kHelp =
-    "What a serving engine pays before its first request: for K buckets of batch counts (8 to 256 by default, spaced "
-    "evenly over 1..max), K graphs of the article's fork/join GEMMs captured, instantiated and uploaded, in total and "
-    "per graph, with their device memory, with one shared pool of buffers and with separate buffers per bucket; the "
-    "padding each layout wastes on uniform and skewed request sizes; and the first K whose startup exceeds a budget.";
-
 namespace {
 
-// The run's estimate at this GPU's rates: one batch's GPU time in a pipeline
-// and about as long again for the host's poison and check, with a floor of a
-// few µs per batch for the check of a tiny GEMM.
-double run_seconds(const StartupConfig& config, const CommonOptions& common, const Gemm& gemm) {
-  const bool pageable = common.host_memory == HostMemory::pageable;
-  const GemmShape shape{config.size, config.size, config.size};
-  const WorkSeconds batch = work_seconds(Workload{1, shape}, measure_rates(gemm, shape), pageable);
-  return startup_seconds(config, 2.0 * batch.overlapped() + 5e-6);
-}
+constexpr int kMaxBucketCount = 1024;
+constexpr int kDefaultMaxBatches = 256;  // K = 256: one graph per batch count
+constexpr int kMaxMaxBatches = 1024;     // 1024 buckets of up to 1024 batches: ~1.6 M nodes
+constexpr int kDefaultSize = 64;         // 64³: a few µs per GEMM, so 256 graphs capture and verify in seconds
+constexpr int kMaxSize = 1024;
+constexpr int kDefaultBudgetMs = 250;  // between 128 and 256 buckets' startup on the H200 (0.2 and 0.35 s)
+constexpr int kMaxBudgetMs = 10000000;
+constexpr int kDefaultRequests = 10000;
+constexpr int kMaxRequests = 10000000;
+constexpr int kMaxRounds = 100;
 
-// The shared pool, and the largest bucket count's separate buffers beside it.
-MemoryNeeds startup_memory(const StartupConfig& config, HostMemory host) {
-  long long most = 0;
-  for (int k : config.bucket_counts) most = std::max(most, captured_batches(even_buckets(k, config.max_batches)));
-  const MemoryNeeds shared = memory_needs(startup_workload(config, config.max_batches), host, 0);
-  MemoryNeeds separate = memory_needs(startup_workload(config, int(std::min<long long>(most, 1 << 30))), host, 0);
-  // Each bucket's buffers hold their own B.
-  separate.device_bytes += std::uint64_t(config.bucket_counts.back()) * startup_workload(config, 1).b_bytes();
-  return combined(shared, separate);
-}
+// Per batch captured, per layout, everything a bucket costs the run: its
+// buffers' allocation and fill, capture, instantiate, upload, one launch and
+// the check of its outputs (the H200: 8.4 s for the defaults' 117,632
+// batches built, both ways and the first build, about 71 µs each).
+constexpr double kBuildSecondsPerBatch = 80e-6;
+// Filling one batch's A on the host (hashing 4096 entries) for 64³, and its allocation.
+constexpr double kFillSecondsPerElement = 2e-6 / (64.0 * 64.0);
 
 }  // namespace
 
-int run_startup(int argc, char** argv) {
-  // --startup-size sets the shape, the buckets the batch counts.
-  StageCli cli(subcommand_program(kStage, "startup"), kHelp, own_workload_defaults());
-  add_startup_options(cli);
-  add_pool_options(cli, PoolFlags{.device_buffers = false});
-  std::optional<CommonOptions> options = cli.parse_or_help(argc, argv);  // all checked before any CUDA call
-  if (!options) return kExitOk;  // --help
-  refuse_given(cli, {"warmup", "repeats"},
-               "a graph is built once per round (--startup-rounds), after one untimed graph of 1 batch");
-  const StartupConfig config = read_startup_options(cli, options->seed);
-  options->work = startup_workload(config, config.max_batches);
-  const PoolConfig pool_config = read_pool_options(cli, *options, PoolFlags{.device_buffers = false});
+const char* to_string(RequestMix mix) { return mix == RequestMix::uniform ? "uniform" : "skewed"; }
 
-  const int device = require_device();
-  const Gemm naive;  // the article's kernel: the graphs' node count is what startup pays for
-  check_fits(startup_memory(config, options->host_memory),
-             "try a smaller --startup-max-batches, --startup-size or fewer --startup-buckets");
-  check_estimate(run_seconds(config, *options, naive), options->max_minutes,
-                 "graphs of " + plural(static_cast<long long>(config.bucket_counts.size()), "bucket count") + " over 1.." +
-                     plural(config.max_batches, "batch") + ", two ways");
-  const StreamPool pool(pool_config.streams);
-  prepare_pool(naive, pool);
-  BatchBuffers shared(options->work, options->host_memory, 0);  // one device slot per batch
-  // What the pool allocated, counted (cudaMemGetInfo sees every process on the GPU).
-  const auto shared_bytes =
-      static_cast<std::int64_t>(memory_needs(options->work, options->host_memory, 0).device_bytes);
-  progress("filling " + plural(config.max_batches, "batch"));
-  shared.fill_inputs(config.seed);
-
-  StartupFigures figures = measure_startup(config, pool, naive, shared, shared_bytes);
-  fill_padding(figures);
-
-  StageResult result = pool_result(query_device_info(device), *options, pool_config);
-  result.config["device_buffers"] = "per-batch";
-  result.measurements = startup_measurements(figures);
-  result.bounds = startup_bounds(figures);
-  const std::vector<const VerifyResult*> checks = startup_checks(figures);
-  set_verdict(result, *checks.front(), checks);
-  print_title(std::cout, result, "startup");
-  std::cout << naive.name() << " GEMMs, " << to_string(options->host_memory) << " host memory, a pool of "
-            << plural(pool_config.streams, "stream") << ", one device A and C per batch; every graph launched once "
-            << "and verified\n";
-  print_startup(std::cout, figures);
-  print_verification(std::cout, result);
-  nlohmann::json doc = subcommand_json(result, "startup");
-  doc["startup"] = startup_json(figures);
-  return finish(std::cout, doc, result.verification.passed, options->json_path);
+std::string mix_text(RequestMix mix, int max_batches) {
+  const std::string max = std::to_string(max_batches);
+  if (mix == RequestMix::uniform) return "b uniform in 1.." + max;
+  return "b = ceil(" + max + " * u^3), u uniform in (0, 1]";
 }
 
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
-constexpr Run kRuns[] = {
-    // a serving engine's startup, 8 to 256 bucket graphs   after-the-article table, after_article.png
-    {.modes = "qfc"},
-    {.modes = "t", .name = "tiny", .args = "--startup-buckets 2,9 --startup-max-batches 9 --startup-size 16 --startup-requests 500 --streams 3"},
-    {.modes = "t", .name = "tiny_budget_pageable", .args = "--startup-buckets 1,3 --startup-max-batches 3 --startup-size 33 --startup-budget-ms 1 --startup-rounds 2 --host-memory pageable --streams 2"},
-    {.modes = "s", .args = "--startup-buckets 2,4 --startup-max-batches 4 --startup-size 8 --startup-requests 100 --streams 2"},
-};
+void add_startup_options(StageCli& cli) {
+  cli.add_text("startup-buckets",
+               "Bucket counts to build, comma-separated, each at most --startup-max-batches; the buckets of each are "
+               "spaced evenly over 1..max",
+               "8,64,256", "LIST");
+  cli.add_int("startup-max-batches", "Largest batch count of a request: the top bucket", kDefaultMaxBatches, 1,
+              kMaxMaxBatches);
+  cli.add_int("startup-size", "m = n = k of the GEMMs the graphs capture", kDefaultSize, 1, kMaxSize);
+  cli.add_int("startup-budget-ms",
+              "Startup budget: the conclusion names the first bucket count whose capture + instantiate + upload "
+              "of all its graphs exceeds it",
+              kDefaultBudgetMs, 1, kMaxBudgetMs);
+  cli.add_int("startup-requests", "Request sizes drawn per mix (uniform, skewed) for the padding waste",
+              kDefaultRequests, 1, kMaxRequests);
+  cli.add_int("startup-rounds", "Times every layout is built; the median is reported", 1, 1, kMaxRounds);
+}
 
-const Subcommand kStartup{"startup",
-                          "K bucket graphs before the first request: capture, instantiate, upload, memory",
-                          run_startup, kRuns};
+StartupConfig read_startup_options(const StageCli& cli, std::uint64_t seed) {
+  StartupConfig config;
+  config.max_batches = static_cast<int>(cli.get_int("startup-max-batches"));
+  config.bucket_counts.clear();
+  for (const long long k :
+       parse_distinct_int_list("startup-buckets", cli.get_string("startup-buckets"), 1, kMaxBucketCount)) {
+    if (k > config.max_batches) {
+      throw UsageError("--startup-buckets: " + std::to_string(k) + " buckets over 1.." +
+                       std::to_string(config.max_batches) +
+                       " batches would leave some empty; give counts up to --startup-max-batches");
+    }
+    config.bucket_counts.push_back(static_cast<int>(k));
+  }
+  std::sort(config.bucket_counts.begin(), config.bucket_counts.end());
+  config.size = static_cast<int>(cli.get_int("startup-size"));
+  config.budget_ms = double(cli.get_int("startup-budget-ms"));
+  config.requests = static_cast<int>(cli.get_int("startup-requests"));
+  config.rounds = static_cast<int>(cli.get_int("startup-rounds"));
+  config.seed = seed;
+  return config;
+}
+
+std::vector<int> even_buckets(int buckets, int max_batches) {
+  if (buckets < 1 || buckets > max_batches) {
+    throw std::invalid_argument("even_buckets: need 1 <= buckets <= max_batches");
+  }
+  std::vector<int> sizes;
+  sizes.reserve(std::size_t(buckets));
+  for (long long i = 1; i <= buckets; ++i) {
+    // ceil(i * max / K) in integers; distinct because max / K >= 1.
+    sizes.push_back(static_cast<int>((i * max_batches + buckets - 1) / buckets));
+  }
+  return sizes;
+}
+
+long long captured_batches(const std::vector<int>& sizes) {
+  long long batches = 0;
+  for (int size : sizes) batches += size;
+  return batches;
+}
+
+std::vector<int> request_sizes(RequestMix mix, int requests, int max_batches, std::uint64_t seed) {
+  if (mix == RequestMix::uniform) return request_sequence(requests, max_batches, seed);
+  if (requests < 0) throw std::invalid_argument("request_sizes: requests must be >= 0");
+  if (max_batches < 1) throw std::invalid_argument("request_sizes: max_batches must be >= 1");
+  // A stream of its own, apart from the uniform mix's and the data's.
+  const std::uint64_t key = splitmix64(seed ^ 0x5ca1ab1e5ca1ab1eull);
+  std::vector<int> sizes;
+  sizes.reserve(std::size_t(requests));
+  for (int i = 0; i < requests; ++i) {
+    // u in (0, 1] from the top 53 bits.
+    const double u = double((splitmix64(key + std::uint64_t(i)) >> 11) + 1) / 9007199254740992.0;
+    const int b = static_cast<int>(std::ceil(double(max_batches) * u * u * u));
+    sizes.push_back(std::clamp(b, 1, max_batches));
+  }
+  return sizes;
+}
+
+double padding_waste(const std::vector<int>& requests, const std::vector<int>& sizes) {
+  return padding_fraction(requested_batches(requests), padded_batches(requests, sizes));
+}
+
+Workload startup_workload(const StartupConfig& config, int batches) {
+  return Workload{batches, GemmShape{config.size, config.size, config.size}};
+}
+
+double startup_seconds(const StartupConfig& config, double per_batch_seconds) {
+  double batches = 0.0;
+  for (int k : config.bucket_counts) batches += double(captured_batches(even_buckets(k, config.max_batches)));
+  const double elements = double(config.size) * double(config.size);
+  const double fill = batches * elements * kFillSecondsPerElement;  // the separate buffers only
+  const double per_batch = kBuildSecondsPerBatch + per_batch_seconds;
+  // The first build: the most buckets once more, on the shared pool.
+  const double first = config.bucket_counts.empty()
+                           ? 0.0
+                           : double(captured_batches(even_buckets(config.bucket_counts.back(), config.max_batches)));
+  return config.rounds * (2.0 * batches * per_batch + fill) + first * per_batch;
+}
 
 }  // namespace csg::graphs
