@@ -1,12 +1,19 @@
-#include "04_graph_capture_gemm/lab/pdl/pdl_report.hpp"
+// 04_graph_capture_gemm pdl, declared: programmatic dependent launch on
+// Hopper. Two chains of dependent kernels (the workload's batches as chained
+// GEMMs, and a ping/pong pair of one-thread kernels), each launched plainly,
+// with programmatic stream serialization, and as graphs of both; per kernel,
+// the time and the gap between kernels each way, and whether PDL saved time
+// (pdl.cu measures).
+#include "04_graph_capture_gemm/lab/pdl/pdl.hpp"
 
 #include <algorithm>
-#include <cmath>
 
-#include "base/text.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
+#include "base/text.hpp"
+#include "measure/estimate.hpp"
 #include "report/conclusions.hpp"
 #include "report/table.hpp"
+#include "workload/gemm.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -16,16 +23,11 @@ namespace {
 constexpr double kSecondsPerLaunch = 12e-6;
 
 constexpr const char* kChainNames[] = {"gemm", "empty"};
+constexpr const char* kChainTitles[] = {"GEMM chain", "empty pair"};
 
 const PdlChainRun& chain_run(const PdlCosts& costs, int chain) { return chain == 0 ? costs.gemm : costs.empty; }
 
 std::string us(double value) { return figure(value, 2) + " µs"; }
-
-nlohmann::json comparison_json(const PdlComparison& comparison) {
-  return {{"verdict", to_string(pdl_verdict(comparison))},
-          {"saving_us", comparison.saving_us()},
-          {"threshold", comparison.threshold()}};
-}
 
 }  // namespace
 
@@ -37,58 +39,51 @@ CommonDefaults pdl_defaults() {
   return defaults;
 }
 
-void add_pdl_options(StageCli& cli) {
+void pdl_options(StageCli& cli) {
   cli.add_int("pdl-pairs", "Ping/pong pairs of one-thread kernels in the empty chain", kDefaultPdlPairs, 1,
               kMaxPdlPairs);
 }
 
-PdlConfig read_pdl_options(const StageCli& cli, const CommonOptions& options) {
-  PdlConfig config;
-  config.work = options.work;
-  config.pairs = static_cast<int>(cli.get_int("pdl-pairs"));
-  config.plan = options.plan;
-  config.seed = options.seed;
-  return config;
-}
-
-const char* to_string(PdlVerdict verdict) {
-  switch (verdict) {
-    case PdlVerdict::saves: return "saves";
-    case PdlVerdict::gap_is_noise: return "gap_is_noise";
-    case PdlVerdict::no_gain: return "no_gain";
-    case PdlVerdict::costs: return "costs";
-  }
-  return "?";
+PdlConfig read_pdl(const StageCli& cli, CommonOptions& common) {
+  return PdlConfig{.common = common, .pairs = static_cast<int>(cli.get_int("pdl-pairs"))};
 }
 
 double PdlComparison::threshold() const { return std::max({kPdlEqualWithin, plain_spread, pdl_spread}); }
 
-PdlVerdict pdl_verdict(const PdlComparison& c) {
-  const double allowed = c.threshold() * c.plain_us;
-  if (c.saving_us() > allowed) return PdlVerdict::saves;
-  if (-c.saving_us() > allowed) return PdlVerdict::costs;
-  return c.plain_gap_us() <= allowed ? PdlVerdict::gap_is_noise : PdlVerdict::no_gain;
-}
-
-std::string pdl_conclusion(const std::string& where, const PdlComparison& c) {
+Verdict pdl_verdict(const std::string& chain, const std::string& where, const PdlComparison& c) {
+  Verdict v{.id = "pdl." + chain + "." + where,
+            .figures = {{"plain_us", c.plain_us},
+                        {"pdl_us", c.pdl_us},
+                        {"own_us", c.own_us},
+                        {"saving_us", c.saving_us()},
+                        {"plain_gap_us", c.plain_gap_us()},
+                        {"plain_spread", c.plain_spread},
+                        {"pdl_spread", c.pdl_spread}},
+            .threshold = c.threshold()};
+  const std::string head = std::string(chain == "gemm" ? kChainTitles[0] : kChainTitles[1]) + ": " +
+                           (where == "streams" ? "on streams" : "in the graph");
   const std::string threshold = percent_text(c.threshold());
   const std::string figures = us(c.pdl_us) + " per kernel with PDL against " + us(c.plain_us) + " without";
-  switch (pdl_verdict(c)) {
-    case PdlVerdict::saves:
-      return where + ", PDL saved " + us(c.saving_us()) + " per kernel (" + figures + ", more than the " + threshold +
-             " threshold): the next kernel started while the previous one was finishing";
-    case PdlVerdict::gap_is_noise:
-      return where + ", PDL does not pay off here: " + figures + ", the same within " + threshold +
-             "; the gap between plain kernels (" + us(c.plain_gap_us()) + ") is itself under " + threshold +
-             " of a kernel's time, so the kernels are long enough that the gap is noise";
-    case PdlVerdict::no_gain:
-      return where + ", PDL did not save time: " + figures + ", the same within " + threshold +
-             ", although the plain kernels leave a gap of " + us(c.plain_gap_us()) + " between them";
-    case PdlVerdict::costs:
-      return where + ", PDL cost " + us(-c.saving_us()) + " per kernel more (" + figures + ", beyond the " +
-             threshold + " threshold): the programmatic launch costs more than the gap it hides";
+  const double allowed = c.threshold() * c.plain_us;
+  if (c.saving_us() > allowed) {
+    v.outcome = "saves";
+    v.sentence = head + ", PDL saved " + us(c.saving_us()) + " per kernel (" + figures + ", more than the " +
+                 threshold + " threshold): the next kernel started while the previous one was finishing";
+  } else if (-c.saving_us() > allowed) {
+    v.outcome = "costs";
+    v.sentence = head + ", PDL cost " + us(-c.saving_us()) + " per kernel more (" + figures + ", beyond the " +
+                 threshold + " threshold): the programmatic launch costs more than the gap it hides";
+  } else if (c.plain_gap_us() <= allowed) {
+    v.outcome = "gap_is_noise";
+    v.sentence = head + ", PDL does not pay off here: " + figures + ", the same within " + threshold +
+                 "; the gap between plain kernels (" + us(c.plain_gap_us()) + ") is itself under " + threshold +
+                 " of a kernel's time, so the kernels are long enough that the gap is noise";
+  } else {
+    v.outcome = "no_gain";
+    v.sentence = head + ", PDL did not save time: " + figures + ", the same within " + threshold +
+                 ", although the plain kernels leave a gap of " + us(c.plain_gap_us()) + " between them";
   }
-  return "";
+  return v;
 }
 
 PdlComparison PdlChainFigures::streams() const {
@@ -117,16 +112,34 @@ PdlChainFigures chain_figures(const PdlChainRun& run, double empty_alone_us) {
   return figures;
 }
 
-std::string host_bound_text(const std::string& chain, const PdlChainFigures& figures) {
-  std::string text;
+std::optional<Verdict> hold_verdict(const std::string& chain, const PdlChainFigures& figures) {
+  Verdict v{.id = "pdl." + chain + ".hold", .outcome = "host_bound", .threshold = {{"hold_ms", figures.hold_ms}}};
   for (const PdlWay way : kAllPdlWays) {
     if (!figures.host_bound(way)) continue;
-    if (!text.empty()) text += "; ";
-    text += chain + ": " + to_string(way) + "'s slowest run took the host " +
-            fixed(figures.issue_max_ms[index_of(way)], 2) + " ms to queue, longer than the " +
-            fixed(figures.hold_ms, 2) + " ms hold: its figure includes the host's pace";
+    if (!v.sentence.empty()) v.sentence += "; ";
+    v.sentence += chain + ": " + to_string(way) + "'s slowest run took the host " +
+                  fixed(figures.issue_max_ms[index_of(way)], 2) + " ms to queue, longer than the " +
+                  fixed(figures.hold_ms, 2) + " ms hold: its figure includes the host's pace";
+    v.figures[std::string(to_string(way)) + "_issue_max_ms"] = figures.issue_max_ms[index_of(way)];
   }
-  return text;
+  if (v.sentence.empty()) return std::nullopt;
+  return v;
+}
+
+double pdl_seconds(const PdlConfig& config, double gemm_seconds) {
+  const Workload& work = config.common.work;
+  const int gemms = work.batches;
+  const int empties = config.empty_kernels();
+  const double gemm_chain = gemms * std::max(gemm_seconds, kSecondsPerLaunch) + 1e-3 * pdl_hold_ms(gemms);
+  const double empty_chain = empties * kSecondsPerLaunch + 1e-3 * pdl_hold_ms(empties);
+  const double alone = 2.0 * (1e-3 * pdl_hold_ms(1)) + gemm_seconds;
+  const int rounds = config.common.plan.warmup + config.common.plan.repeats;
+  // The inputs made once; each way's check reads every C back, rebuilds the
+  // products and checks them (the kernel alone's: one batch): about 5 ns an element.
+  const double c_elems = double(work.batch_count() * work.c_elems());
+  const double setup = 5e-9 * double(work.batch_count() * work.a_elems());
+  const double checks = 5e-9 * (kPdlWays * c_elems + double(work.c_elems()));
+  return rounds * (kPdlWays * (gemm_chain + empty_chain) + alone) + setup + checks;
 }
 
 namespace {
@@ -137,18 +150,11 @@ std::array<PdlChainFigures, 2> both_figures(const PdlCosts& costs) {
   return {chain_figures(costs.gemm, empty_alone_us), chain_figures(costs.empty, empty_alone_us)};
 }
 
-}  // namespace
-
-StageResult pdl_result(const DeviceInfo& device, const PdlRun& run) {
-  const PdlCosts& costs = run.costs;
-  const std::array<PdlChainFigures, 2> figures = both_figures(costs);
-  const Workload& work = run.config.work;
-  StageResult result;
-  result.stage = kStage;
-  result.device = device;
-  result.config = config_json(run.options);
-  result.config["pdl_pairs"] = run.config.pairs;
-
+void fill_result(const PdlConfig& config, const PdlCosts& costs, const std::array<PdlChainFigures, 2>& figures,
+                 StageResult& result) {
+  const Workload& work = config.common.work;
+  result.config = config_json(config.common);
+  result.config["pdl_pairs"] = config.pairs;
   for (int chain = 0; chain < 2; ++chain) {
     const PdlChainRun& r = chain_run(costs, chain);
     const std::string name = std::string("pdl_") + kChainNames[chain];
@@ -177,22 +183,83 @@ StageResult pdl_result(const DeviceInfo& device, const PdlRun& run) {
   std::vector<const VerifyResult*> checks;
   for (const VerifyResult& check : costs.gemm.verified) checks.push_back(&check);
   set_verdict(result, costs.gemm.verified[index_of(PdlWay::stream_plain)], checks);
+  for (const bool passed : costs.empty.passed) result.variants_verified += passed ? 1 : 0;
   for (int chain = 0; chain < 2; ++chain) {
     const PdlChainRun& r = chain_run(costs, chain);
-    if (chain == 1) {
-      for (const bool passed : r.passed) result.variants_verified += passed ? 1 : 0;
-    }
     add_failure(result, r.checked(), std::string(kChainNames[chain]) + " chain: " + r.failure);
   }
-  return result;
 }
 
-nlohmann::json pdl_json(const StageResult& result, const PdlRun& run) {
-  nlohmann::json doc = subcommand_json(result, "pdl");
-  const std::array<PdlChainFigures, 2> figures = both_figures(run.costs);
+// One line of the table: a way of a chain, or (way kPdlWays) one kernel alone.
+struct Line {
+  int chain;
+  int way;
+};
+
+Table pdl_table(const PdlCosts& costs, const std::array<PdlChainFigures, 2>& figures) {
+  auto alone = [](const Line& l) { return l.way == kPdlWays; };
+  const std::vector<Column<Line>> columns = {
+      {"chain", [](const Line& l) { return std::string(l.way == 0 ? kChainNames[l.chain] : ""); }},
+      {"kernels",
+       [&](const Line& l) { return l.way == 0 ? std::to_string(chain_run(costs, l.chain).kernels) : std::string(); }},
+      {"way", [&](const Line& l) { return alone(l) ? std::string("one alone") : to_string(kAllPdlWays[l.way]); }},
+      {"µs per kernel",
+       [&](const Line& l) {
+         const PdlChainFigures& f = figures[l.chain];
+         return figure(alone(l) ? f.alone_us : f.per_kernel_us[l.way], 2);
+       }},
+      {"gap µs",
+       [&](const Line& l) {
+         const PdlChainFigures& f = figures[l.chain];
+         return alone(l) ? "own " + figure(f.own_us, 2) : figure(f.gap_us(kAllPdlWays[l.way]), 2);
+       }},
+      {"spread",
+       [&](const Line& l) { return alone(l) ? std::string() : percent_text(figures[l.chain].spread[l.way]); }},
+      {"edges (programmatic)",
+       [&](const Line& l) {
+         const PdlChainRun& r = chain_run(costs, l.chain);
+         if (alone(l)) return std::string();
+         if (kAllPdlWays[l.way] == PdlWay::graph_pdl) {
+           return std::to_string(r.graph_edges) + " (" + std::to_string(r.programmatic_edges) + ")";
+         }
+         if (kAllPdlWays[l.way] == PdlWay::graph_plain) {
+           return std::to_string(r.plain_graph_edges) + " (" + std::to_string(r.plain_programmatic_edges) + ")";
+         }
+         return std::string("-");
+       }},
+  };
+  std::vector<Line> lines;
+  for (int chain = 0; chain < 2; ++chain) {
+    for (int way = 0; way <= kPdlWays; ++way) lines.push_back({chain, way});
+  }
+  return table_of(columns, lines);
+}
+
+nlohmann::json comparison_json(const Verdict& verdict) {
+  return {{"verdict", verdict.outcome},
+          {"saving_us", verdict.figures.at("saving_us")},
+          {"threshold", verdict.threshold}};
+}
+
+}  // namespace
+
+void report_pdl(const PdlConfig& config, const PdlCosts& costs, Report& report) {
+  const std::array<PdlChainFigures, 2> figures = both_figures(costs);
+  fill_result(config, costs, figures, report.result);
+  report.checked_runs("(" + std::to_string(report.result.variants_verified) +
+                      " runs checked, each after poisoning the outputs)");
+  const Workload& work = config.common.work;
+  std::ostream& out = report.out();
+  out << "two chains of dependent kernels on one stream: " << plural(work.batches, "GEMM") << " of " << work.shape.m
+      << "x" << work.shape.n << "x" << work.shape.k << " (C_i = A_i B + C_{i-1} mod 8), and " << config.pairs
+      << " ping/pong " << noun(config.pairs, "pair") << " of one-thread kernels; each launched plainly, with PDL, "
+      << "and as graphs of both; each run held until queued; median of " << plural(config.common.plan.repeats, "run")
+      << " after " << config.common.plan.warmup << " warm-up, interleaved\n\n";
+  report.table(pdl_table(costs, figures));
+  out << "gap = µs per kernel - the kernel's own time (alone, less an empty kernel alone)\n\n";
   nlohmann::json section = {{"threshold", kPdlEqualWithin}};
   for (int chain = 0; chain < 2; ++chain) {
-    const PdlChainRun& r = chain_run(run.costs, chain);
+    const PdlChainRun& r = chain_run(costs, chain);
     const PdlChainFigures& f = figures[chain];
     nlohmann::json ways = nlohmann::json::object();
     for (const PdlWay way : kAllPdlWays) {
@@ -202,81 +269,77 @@ nlohmann::json pdl_json(const StageResult& result, const PdlRun& run) {
                               {"issue_max_ms", f.issue_max_ms[w]},
                               {"host_bound", f.host_bound(way)}};
     }
-    nlohmann::json entry = {{"kernels", r.kernels},
-                            {"hold_ms", r.hold_ms},
-                            {"alone_us", f.alone_us},
-                            {"own_us", f.own_us},
-                            {"ways", ways},
-                            {"streams", comparison_json(f.streams())},
-                            {"graph", comparison_json(f.graph())},
-                            {"programmatic_edges", r.programmatic_edges},
-                            {"graph_edges", r.graph_edges},
-                            {"plain_graph_edges", r.plain_graph_edges},
-                            {"plain_programmatic_edges", r.plain_programmatic_edges}};
-    if (!r.checked()) entry["failure"] = r.failure;
-    section[kChainNames[chain]] = std::move(entry);
-  }
-  doc["pdl"] = std::move(section);
-  return doc;
-}
-
-void print_pdl(std::ostream& out, const StageResult& result, const PdlRun& run) {
-  const std::array<PdlChainFigures, 2> figures = both_figures(run.costs);
-  const Workload& work = run.config.work;
-  print_title(out, result, "pdl");
-  out << "two chains of dependent kernels on one stream: " << plural(work.batches, "GEMM") << " of "
-      << work.shape.m << "x" << work.shape.n << "x" << work.shape.k
-      << " (C_i = A_i B + C_{i-1} mod 8), and " << run.config.pairs << " ping/pong "
-      << noun(run.config.pairs, "pair") << " of one-thread kernels; each launched plainly, with PDL, and as "
-      << "graphs of both; each run held until queued; median of " << plural(run.options.plan.repeats, "run")
-      << " after " << run.options.plan.warmup << " warm-up, interleaved\n\n";
-
-  Table table({"chain", "kernels", "way", "µs per kernel", "gap µs", "spread", "edges (programmatic)"});
-  for (int chain = 0; chain < 2; ++chain) {
-    const PdlChainRun& r = chain_run(run.costs, chain);
-    const PdlChainFigures& f = figures[chain];
-    for (const PdlWay way : kAllPdlWays) {
-      const int w = index_of(way);
-      std::string edges = "-";
-      if (way == PdlWay::graph_pdl) {
-        edges = std::to_string(r.graph_edges) + " (" + std::to_string(r.programmatic_edges) + ")";
-      } else if (way == PdlWay::graph_plain) {
-        edges = std::to_string(r.plain_graph_edges) + " (" + std::to_string(r.plain_programmatic_edges) + ")";
-      }
-      table.add_row({w == 0 ? kChainNames[chain] : "", w == 0 ? std::to_string(r.kernels) : "", to_string(way),
-                     figure(f.per_kernel_us[w], 2), figure(f.gap_us(way), 2), percent_text(f.spread[w]), edges});
-    }
-    table.add_row({"", "", "one alone", figure(f.alone_us, 2), "own " + figure(f.own_us, 2), "", ""});
-  }
-  table.print(out);
-  out << "gap = µs per kernel - the kernel's own time (alone, less an empty kernel alone)\n\n";
-  for (int chain = 0; chain < 2; ++chain) {
-    const PdlChainFigures& f = figures[chain];
-    const std::string name = chain == 0 ? "GEMM chain" : "empty pair";
-    out << name << ": " << pdl_conclusion("on streams", f.streams()) << '\n';
-    out << name << ": " << pdl_conclusion("in the graph", f.graph()) << '\n';
-    if (const std::string bound = host_bound_text(kChainNames[chain], f); !bound.empty()) out << bound << '\n';
+    const nlohmann::json on_streams = comparison_json(report.verdict(pdl_verdict(kChainNames[chain], "streams",
+                                                                                  f.streams())));
+    const nlohmann::json in_graph = comparison_json(report.verdict(pdl_verdict(kChainNames[chain], "graph", f.graph())));
+    if (std::optional<Verdict> hold = hold_verdict(kChainNames[chain], f)) report.verdict(std::move(*hold));
+    section[kChainNames[chain]] = {{"kernels", r.kernels},
+                                   {"hold_ms", r.hold_ms},
+                                   {"alone_us", f.alone_us},
+                                   {"own_us", f.own_us},
+                                   {"ways", ways},
+                                   {"streams", on_streams},
+                                   {"graph", in_graph},
+                                   {"programmatic_edges", r.programmatic_edges},
+                                   {"graph_edges", r.graph_edges},
+                                   {"plain_graph_edges", r.plain_graph_edges},
+                                   {"plain_programmatic_edges", r.plain_programmatic_edges}};
+    if (!r.checked()) section[kChainNames[chain]]["failure"] = r.failure;
   }
   for (int chain = 0; chain < 2; ++chain) {
-    const PdlChainRun& r = chain_run(run.costs, chain);
+    const PdlChainRun& r = chain_run(costs, chain);
     if (!r.checked()) out << kChainNames[chain] << " chain check FAILED: " << r.failure << '\n';
   }
-  print_verification(out, result);
+  report.sections["pdl"] = std::move(section);
 }
 
-double pdl_seconds(const PdlConfig& config, double gemm_seconds) {
-  const int gemms = config.work.batches;
-  const int empties = config.empty_kernels();
-  const double gemm_chain = gemms * std::max(gemm_seconds, kSecondsPerLaunch) + 1e-3 * pdl_hold_ms(gemms);
-  const double empty_chain = empties * kSecondsPerLaunch + 1e-3 * pdl_hold_ms(empties);
-  const double alone = 2.0 * (1e-3 * pdl_hold_ms(1)) + gemm_seconds;
-  const int rounds = config.plan.warmup + config.plan.repeats;
-  // The inputs made once; each way's check reads every C back, rebuilds the
-  // products and checks them (the kernel alone's: one batch): about 5 ns an element.
-  const double c_elems = double(config.work.batch_count() * config.work.c_elems());
-  const double setup = 5e-9 * double(config.work.batch_count() * config.work.a_elems());
-  const double checks = 5e-9 * (kPdlWays * c_elems + double(config.work.c_elems()));
-  return rounds * (kPdlWays * (gemm_chain + empty_chain) + alone) + setup + checks;
+namespace {
+
+Needs needs(const PdlConfig& config) {
+  return {memory_needs(config.common.work, HostMemory::pageable), "try fewer --batches or smaller --m, --n, --k"};
 }
+
+csg::Estimate estimate(const PdlConfig& config, int device) {
+  require_pdl(device);
+  const Workload& work = config.common.work;
+  const Rates rates = measure_rates(Gemm{}, work.shape);
+  const double gemm_seconds = rates.kernel_flops_per_s > 0.0 ? work.flops_per_batch() / rates.kernel_flops_per_s : 0.0;
+  return {pdl_seconds(config, gemm_seconds),
+          "programmatic dependent launch: a chain of " + std::to_string(config.empty_kernels()) +
+              " one-thread kernels and one of " + std::to_string(work.batches) + " GEMMs, four ways each"};
+}
+
+// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
+constexpr Run kRuns[] = {
+    // programmatic dependent launch: after-the-article table, after_article.png
+    {.modes = "q", .args = "--warmup 1 --repeats 5"},
+    {.modes = "fc"},
+    {.modes = "t", .name = "tiny", .args = "--batches 6 --m 33 --n 17 --k 65 --pdl-pairs 5 --warmup 1 --repeats 2"},
+    {.modes = "t", .name = "one_batch", .args = "--batches 1 --m 32 --n 32 --k 32 --pdl-pairs 1 --warmup 0 --repeats 1"},
+    {.modes = "s", .args = "--batches 3 --m 33 --n 17 --k 65 --pdl-pairs 2 --warmup 0 --repeats 1"},
+};
+
+const Experiment<PdlConfig, PdlCosts> kExperiment{
+    .stage = kStage,
+    .name = "pdl",
+    .summary = "programmatic dependent launch (9.0+): chained GEMMs, empty kernels, plain vs PDL",
+    .description =
+        "Programmatic dependent launch (compute capability 9.0+): a chain of dependent GEMMs (the workload's "
+        "batches, C_i = A_i B + C_{i-1} mod 8) and a ping/pong chain of one-thread kernels, each launched plainly, "
+        "with cudaLaunchKernelEx and programmatic stream serialization, and captured into graphs of both "
+        "(programmatic edges counted): time per kernel and the gap between kernels each way, every output checked.",
+    .runs = kRuns,
+    .defaults = pdl_defaults(),
+    .options = pdl_options,
+    .read = read_pdl,
+    .needs = needs,
+    .estimate = estimate,
+    .measure = measure_pdl,
+    .report = report_pdl,
+};
+
+}  // namespace
+
+extern const Subcommand kPdl = make_subcommand<kExperiment>();
 
 }  // namespace csg::graphs
