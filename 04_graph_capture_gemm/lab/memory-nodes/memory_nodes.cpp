@@ -1,12 +1,20 @@
-#include "04_graph_capture_gemm/lab/memory-nodes/memory_nodes_report.hpp"
+// 04_graph_capture_gemm memory-nodes, declared: the article's graph with its
+// device A and C allocated inside the graph against the same graph on
+// preallocated buffers: replay, footprint, reuse, sharing, destroy and trim,
+// each a verdict (memory_nodes_measure.cpp runs the graphs).
+#include "04_graph_capture_gemm/lab/memory-nodes/memory_nodes.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 
+#include "04_graph_capture_gemm/lab/article_run.hpp"
+#include "04_graph_capture_gemm/lab/report.hpp"
+#include "base/errors.hpp"
 #include "base/text.hpp"
 #include "base/units.hpp"
-#include "04_graph_capture_gemm/lab/report.hpp"
+#include "check.hpp"
 #include "report/table.hpp"
+#include "workload/gemm.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -28,48 +36,14 @@ bool about_the_same(std::uint64_t a, std::uint64_t b) {
   return std::abs(double(a) - double(b)) <= kSameBytes * larger;
 }
 
-const char* verdict_name(ReplayVerdict v) {
-  switch (v) {
-    case ReplayVerdict::slower: return "slower";
-    case ReplayVerdict::faster: return "faster";
-    case ReplayVerdict::same: return "same";
-  }
-  return "?";
+// The replays are told apart beyond kMinReplayNoise or either run's own spread.
+double replay_noise(const Summary& memory, const Summary& preallocated) {
+  return std::max({kMinReplayNoise, relative_spread(memory), relative_spread(preallocated)});
 }
-const char* verdict_name(FootprintVerdict v) {
-  switch (v) {
-    case FootprintVerdict::smaller: return "smaller";
-    case FootprintVerdict::same: return "same";
-    case FootprintVerdict::larger: return "larger";
-    case FootprintVerdict::none: return "none";
-  }
-  return "?";
-}
-const char* verdict_name(ReuseVerdict v) {
-  switch (v) {
-    case ReuseVerdict::reused: return "reused";
-    case ReuseVerdict::not_reused: return "not_reused";
-    case ReuseVerdict::none: return "none";
-  }
-  return "?";
-}
-const char* verdict_name(SharingVerdict v) {
-  switch (v) {
-    case SharingVerdict::shared: return "shared";
-    case SharingVerdict::partly: return "partly";
-    case SharingVerdict::separate: return "separate";
-    case SharingVerdict::none: return "none";
-  }
-  return "?";
-}
-const char* verdict_name(TrimVerdict v) {
-  switch (v) {
-    case TrimVerdict::all: return "all";
-    case TrimVerdict::part: return "part";
-    case TrimVerdict::nothing: return "nothing";
-    case TrimVerdict::nothing_to_trim: return "nothing_to_trim";
-  }
-  return "?";
+
+// A verdict on byte counts: its id and figures, kSameBytes its threshold.
+Verdict bytes_verdict(const char* what, nlohmann::json figures) {
+  return {.id = std::string("memory_nodes.") + what, .figures = std::move(figures), .threshold = kSameBytes};
 }
 
 }  // namespace
@@ -90,140 +64,157 @@ const char* to_string(Moment moment) {
   return "?";
 }
 
-// ---- conclusions --------------------------------------------------------------
-
-double replay_noise(const Summary& memory, const Summary& preallocated) {
-  return std::max({kMinReplayNoise, relative_spread(memory), relative_spread(preallocated)});
+MemorySizes memory_sizes(const ArticleOptions& config) {
+  const Workload& work = config.common.work;
+  return MemorySizes{work.batches, device_slots_for(config.pool, work.batches),
+                     std::uint64_t(work.a_bytes() + work.c_bytes())};
 }
 
-ReplayVerdict replay_verdict(const Summary& memory, const Summary& preallocated) {
+// ---- verdicts -------------------------------------------------------------------
+
+Verdict replay_verdict(const Summary& memory, const Summary& preallocated) {
   const double noise = replay_noise(memory, preallocated);
-  if (memory.median_ms > preallocated.median_ms * (1.0 + noise)) return ReplayVerdict::slower;
-  if (memory.median_ms < preallocated.median_ms * (1.0 - noise)) return ReplayVerdict::faster;
-  return ReplayVerdict::same;
-}
-
-std::string replay_text(const Summary& memory, const Summary& preallocated) {
   const double change = preallocated.median_ms > 0.0 ? memory.median_ms / preallocated.median_ms - 1.0 : 0.0;
+  Verdict v{.id = "memory_nodes.replay",
+            .figures = {{"memory_ms", memory.median_ms},
+                        {"preallocated_ms", preallocated.median_ms},
+                        {"change", change},
+                        {"memory_spread", relative_spread(memory)},
+                        {"preallocated_spread", relative_spread(preallocated)}},
+            .threshold = noise};
   const std::string figures = fixed(memory.median_ms, 3) + " ms a replay against " +
                               fixed(preallocated.median_ms, 3) + " ms preallocated (" +
                               std::string(change >= 0.0 ? "+" : "") + fixed(100.0 * change, 1) + "%";
-  const std::string noise = fixed(100.0 * replay_noise(memory, preallocated), 1) + "% noise)";
-  switch (replay_verdict(memory, preallocated)) {
-    case ReplayVerdict::slower:
-      return "allocating inside the graph costs replay time: " + figures + ", beyond the " + noise;
-    case ReplayVerdict::faster:
-      return "the graph that allocates its buffers replays faster: " + figures + ", beyond the " + noise;
-    case ReplayVerdict::same: break;
+  const std::string noise_text = fixed(100.0 * noise, 1) + "% noise)";
+  if (memory.median_ms > preallocated.median_ms * (1.0 + noise)) {
+    v.outcome = "slower";
+    v.sentence = "allocating inside the graph costs replay time: " + figures + ", beyond the " + noise_text;
+  } else if (memory.median_ms < preallocated.median_ms * (1.0 - noise)) {
+    v.outcome = "faster";
+    v.sentence = "the graph that allocates its buffers replays faster: " + figures + ", beyond the " + noise_text;
+  } else {
+    v.outcome = "same";
+    v.sentence = "allocating inside the graph costs no replay time here: " + figures + ", within the " + noise_text;
   }
-  return "allocating inside the graph costs no replay time here: " + figures + ", within the " + noise;
+  return v;
 }
 
-FootprintVerdict footprint_verdict(std::uint64_t reserved, std::uint64_t preallocated) {
-  if (reserved == 0) return FootprintVerdict::none;
-  if (about_the_same(reserved, preallocated)) return FootprintVerdict::same;
-  return reserved < preallocated ? FootprintVerdict::smaller : FootprintVerdict::larger;
-}
-
-std::string footprint_text(std::uint64_t reserved, const MemorySizes& sizes) {
+Verdict footprint_verdict(std::uint64_t reserved, const MemorySizes& sizes) {
   const std::uint64_t pre = sizes.preallocated_bytes();
+  Verdict v = bytes_verdict("footprint", {{"reserved_bytes", reserved}, {"preallocated_bytes", pre}});
   const std::string figures = mib(reserved) + " reserved by the graph allocator after the replays, against " +
                               mib(pre) + " of preallocated A and C (" + plural(sizes.slots, "slot") + ")";
-  switch (footprint_verdict(reserved, pre)) {
-    case FootprintVerdict::none:
-      return "the driver reported no graph memory reserved after the replays: no footprint to compare";
-    case FootprintVerdict::smaller:
-      return "allocating inside the graph holds less memory than preallocating: " + figures;
-    case FootprintVerdict::same:
-      return "allocating inside the graph holds about what preallocating does (within " +
-             fixed(100.0 * kSameBytes, 0) + "%): " + figures;
-    case FootprintVerdict::larger: break;
+  if (reserved == 0) {
+    v.outcome = "none";
+    v.sentence = "the driver reported no graph memory reserved after the replays: no footprint to compare";
+  } else if (about_the_same(reserved, pre)) {
+    v.outcome = "same";
+    v.sentence = "allocating inside the graph holds about what preallocating does (within " +
+                 fixed(100.0 * kSameBytes, 0) + "%): " + figures;
+  } else if (reserved < pre) {
+    v.outcome = "smaller";
+    v.sentence = "allocating inside the graph holds less memory than preallocating: " + figures;
+  } else {
+    v.outcome = "larger";
+    v.sentence = "allocating inside the graph holds more memory than preallocating (" +
+                 fixed(pre > 0 ? double(reserved) / double(pre) : 0.0, 1) + "x): " + figures;
   }
-  return "allocating inside the graph holds more memory than preallocating (" +
-         fixed(pre > 0 ? double(reserved) / double(pre) : 0.0, 1) + "x): " + figures;
+  return v;
 }
 
-ReuseVerdict reuse_verdict(std::uint64_t reserved, std::uint64_t allocations) {
-  if (reserved == 0) return ReuseVerdict::none;
-  return double(reserved) < (1.0 - kSameBytes) * double(allocations) ? ReuseVerdict::reused
-                                                                     : ReuseVerdict::not_reused;
-}
-
-std::string reuse_text(std::uint64_t reserved, const MemorySizes& sizes) {
+Verdict reuse_verdict(std::uint64_t reserved, const MemorySizes& sizes) {
   const std::uint64_t all = sizes.allocations_bytes();
+  Verdict v = bytes_verdict("reuse", {{"reserved_bytes", reserved}, {"allocations_bytes", all}});
   const std::string figures = mib(reserved) + " reserved for " + mib(all) + " allocated in all (" +
                               plural(sizes.batches, "batch") + " x " + mib(sizes.pair_bytes) + " of A and C)";
-  switch (reuse_verdict(reserved, all)) {
-    case ReuseVerdict::none: return "no reserved memory to compare with the graph's allocations";
-    case ReuseVerdict::reused:
-      return "inside the graph, a batch's freed A and C served later batches: " + figures;
-    case ReuseVerdict::not_reused: break;
+  if (reserved == 0) {
+    v.outcome = "none";
+    v.sentence = "no reserved memory to compare with the graph's allocations";
+  } else if (double(reserved) < (1.0 - kSameBytes) * double(all)) {
+    v.outcome = "reused";
+    v.sentence = "inside the graph, a batch's freed A and C served later batches: " + figures;
+  } else {
+    v.outcome = "not_reused";
+    v.sentence = "no reuse inside the graph: every batch kept its own memory, " + figures;
   }
-  return "no reuse inside the graph: every batch kept its own memory, " + figures;
+  return v;
 }
 
-SharingVerdict sharing_verdict(std::uint64_t one, std::uint64_t two) {
-  if (one == 0) return SharingVerdict::none;
-  if (double(two) <= (1.0 + kSameBytes) * double(one)) return SharingVerdict::shared;
-  if (double(two) >= (2.0 - kSameBytes) * double(one)) return SharingVerdict::separate;
-  return SharingVerdict::partly;
-}
-
-std::string sharing_text(std::uint64_t one, std::uint64_t two) {
+Verdict sharing_verdict(std::uint64_t one, std::uint64_t two) {
+  Verdict v = bytes_verdict("sharing", {{"one_graph_bytes", one}, {"two_graphs_bytes", two}});
   const std::string figures =
       "reserved " + mib(one) + " with one graph launched, " + mib(two) + " with both launched one after the other";
-  switch (sharing_verdict(one, two)) {
-    case SharingVerdict::none: return "nothing was reserved after one graph's launches: nothing to share";
-    case SharingVerdict::shared:
-      return "two graphs that never run at once shared their memory: " + figures;
-    case SharingVerdict::separate: return "each graph kept memory of its own (reserved doubled): " + figures;
-    case SharingVerdict::partly: break;
+  if (one == 0) {
+    v.outcome = "none";
+    v.sentence = "nothing was reserved after one graph's launches: nothing to share";
+  } else if (double(two) <= (1.0 + kSameBytes) * double(one)) {
+    v.outcome = "shared";
+    v.sentence = "two graphs that never run at once shared their memory: " + figures;
+  } else if (double(two) >= (2.0 - kSameBytes) * double(one)) {
+    v.outcome = "separate";
+    v.sentence = "each graph kept memory of its own (reserved doubled): " + figures;
+  } else {
+    v.outcome = "partly";
+    v.sentence = "the two graphs shared part of their memory: " + figures;
   }
-  return "the two graphs shared part of their memory: " + figures;
+  return v;
 }
 
-TrimVerdict trim_verdict(std::uint64_t before, std::uint64_t after) {
-  if (before == 0) return TrimVerdict::nothing_to_trim;
-  if (after == 0) return TrimVerdict::all;
-  return after < before ? TrimVerdict::part : TrimVerdict::nothing;
-}
-
-std::string destroy_text(const GraphMemory& live, const GraphMemory& destroyed) {
+Verdict destroy_verdict(const GraphMemory& live, const GraphMemory& destroyed) {
+  Verdict v = bytes_verdict("destroy", {{"used_live_bytes", live.used_current},
+                                        {"used_destroyed_bytes", destroyed.used_current},
+                                        {"reserved_live_bytes", live.reserved_current},
+                                        {"reserved_destroyed_bytes", destroyed.reserved_current}});
   const std::string figures = "used " + mib(live.used_current) + " -> " + mib(destroyed.used_current) +
                               ", reserved " + mib(live.reserved_current) + " -> " + mib(destroyed.reserved_current);
-  if (destroyed.reserved_current > 0 && double(destroyed.reserved_current) >=
-                                            (1.0 - kSameBytes) * double(live.reserved_current)) {
-    return "destroying both execs kept the reserved memory for the next graph (until trimmed): " + figures;
+  if (destroyed.reserved_current > 0 &&
+      double(destroyed.reserved_current) >= (1.0 - kSameBytes) * double(live.reserved_current)) {
+    v.outcome = "kept";
+    v.sentence = "destroying both execs kept the reserved memory for the next graph (until trimmed): " + figures;
+  } else {
+    v.outcome = "released";
+    v.sentence = "destroying both execs released reserved memory: " + figures;
   }
-  return "destroying both execs released reserved memory: " + figures;
+  return v;
 }
 
-std::string trim_text(const GraphMemory& destroyed, const GraphMemory& trimmed) {
+Verdict trim_verdict(const GraphMemory& destroyed, const GraphMemory& trimmed) {
   const std::uint64_t before = destroyed.reserved_current;
   const std::uint64_t after = trimmed.reserved_current;
+  Verdict v{.id = "memory_nodes.trim",
+            .figures = {{"reserved_before_bytes", before},
+                        {"reserved_after_bytes", after},
+                        {"free_before_bytes", destroyed.device_free},
+                        {"free_after_bytes", trimmed.device_free}}};
   const std::string free_delta =
       " (cudaMemGetInfo: free memory " + signed_mib(destroyed.device_free, trimmed.device_free) + " MiB)";
-  switch (trim_verdict(before, after)) {
-    case TrimVerdict::nothing_to_trim:
-      return "cudaDeviceGraphMemTrim had nothing to give back: nothing was reserved" + free_delta;
-    case TrimVerdict::all: return "cudaDeviceGraphMemTrim gave back all " + mib(before) + free_delta;
-    case TrimVerdict::part:
-      return "cudaDeviceGraphMemTrim gave back " + mib(before - after) + " of " + mib(before) + ", " + mib(after) +
-             " stays reserved" + free_delta;
-    case TrimVerdict::nothing: break;
+  if (before == 0) {
+    v.outcome = "nothing_to_trim";
+    v.sentence = "cudaDeviceGraphMemTrim had nothing to give back: nothing was reserved" + free_delta;
+  } else if (after == 0) {
+    v.outcome = "all";
+    v.sentence = "cudaDeviceGraphMemTrim gave back all " + mib(before) + free_delta;
+  } else if (after < before) {
+    v.outcome = "part";
+    v.sentence = "cudaDeviceGraphMemTrim gave back " + mib(before - after) + " of " + mib(before) + ", " + mib(after) +
+                 " stays reserved" + free_delta;
+  } else {
+    v.outcome = "nothing";
+    v.sentence = "cudaDeviceGraphMemTrim gave back nothing: " + mib(after) + " stays reserved" + free_delta;
   }
-  return "cudaDeviceGraphMemTrim gave back nothing: " + mib(after) + " stays reserved" + free_delta;
+  return v;
 }
 
-// ---- result, JSON, screen -------------------------------------------------------
+// ---- the report ---------------------------------------------------------------
 
-StageResult memory_nodes_result(const DeviceInfo& device, const CommonOptions& options, const PoolConfig& pool,
-                                const MemoryNodesFigures& f) {
+void report_memory_nodes(const ArticleOptions& config, const MemoryNodesFigures& f, Report& report) {
+  const CommonOptions& options = config.common;
   const Work full = work_of(options.work);
-  const nlohmann::json memory = {{"streams", pool.streams}, {"batches", options.work.batches},
+  const nlohmann::json memory = {{"streams", config.pool.streams}, {"batches", options.work.batches},
                                  {"device_buffers", "graph_allocated"}};
-  const nlohmann::json pre = pool_params(pool, options.work.batches);
-  StageResult result = pool_result(device, options, pool);
+  const nlohmann::json pre = pool_params(config.pool, options.work.batches);
+  StageResult& result = report.result;
+  result.config = pool_result(result.device, options, config.pool).config;
   result.measurements = {
       checked("memory_graph_replay", memory, f.memory_replay, full, f.memory_check),
       checked("preallocated_graph_replay", pre, f.preallocated_replay, full, f.preallocated_check),
@@ -233,36 +224,61 @@ StageResult memory_nodes_result(const DeviceInfo& device, const CommonOptions& o
       cost("preallocated_graph_instantiate", pre, f.preallocated_instantiate),
   };
   const Footprint& fp = f.footprint;
+  const std::uint64_t one = fp[Moment::replays].reserved_current;
+  const std::uint64_t two = fp[Moment::both_launched].reserved_current;
   const double pre_ms = f.preallocated_replay.median_ms;
   result.bounds = {
       {"replay_memory_over_preallocated",
        pre_ms > 0.0 ? nlohmann::json(f.memory_replay.median_ms / pre_ms) : nlohmann::json(nullptr)},
-      {"reserved_after_replays_bytes", fp[Moment::replays].reserved_current},
-      {"reserved_two_graphs_bytes", fp[Moment::both_launched].reserved_current},
+      {"reserved_after_replays_bytes", one},
+      {"reserved_two_graphs_bytes", two},
       {"preallocated_bytes", f.sizes.preallocated_bytes()},
       {"allocations_bytes", f.sizes.allocations_bytes()},
   };
-  set_verdict(result, f.memory_check,
-              {&f.first_launch_check, &f.memory_check, &f.preallocated_check, &f.second_check});
-  return result;
-}
+  set_verdict(result, f.memory_check, {&f.first_launch_check, &f.memory_check, &f.preallocated_check, &f.second_check});
+  report.checked_runs("(" + std::to_string(result.variants_verified) +
+                      " runs checked, each after poisoning the outputs)");
 
-nlohmann::json memory_nodes_json(const StageResult& result, const MemoryNodesFigures& f) {
-  nlohmann::json doc = subcommand_json(result, "memory-nodes");
-  const Footprint& fp = f.footprint;
+  std::ostream& out = report.out();
+  out << pool_run_text(options, config.pool) << "\nthe memory graph: each batch's device A and C allocated inside it "
+      << "(cudaMallocAsync before its H2D, cudaFreeAsync after its D2H; B preallocated), " << f.memory_nodes
+      << " nodes against " << f.preallocated_nodes << "\n\nreplays, interleaved (GPU time; host time of the launch; "
+      << "host time of the instantiate):\n";
+  report.measurements();
+  out << "\ngraph memory as the driver reports it (cudaDeviceGetGraphMemAttribute, MiB; free: cudaMemGetInfo "
+         "against the baseline):\n";
+  auto in_mib = [](std::uint64_t bytes) { return fixed(double(bytes) / double(kMiB), 1); };
+  const std::vector<Column<Moment>> columns = {
+      {"moment", [](Moment m) { return std::string(to_string(m)); }},
+      {"used", [&](Moment m) { return in_mib(fp[m].used_current); }},
+      {"used high", [&](Moment m) { return in_mib(fp[m].used_high); }},
+      {"reserved", [&](Moment m) { return in_mib(fp[m].reserved_current); }},
+      {"reserved high", [&](Moment m) { return in_mib(fp[m].reserved_high); }},
+      {"free", [&](Moment m) { return signed_mib(fp[Moment::baseline].device_free, fp[m].device_free); }},
+  };
+  std::vector<Moment> moments;
+  for (int i = 0; i < kMomentCount; ++i) moments.push_back(static_cast<Moment>(i));
+  report.table(table_of(columns, moments));
+  out << '\n';
+  nlohmann::json outcomes = nlohmann::json::object();
+  for (Verdict verdict : {replay_verdict(f.memory_replay, f.preallocated_replay), footprint_verdict(one, f.sizes),
+                          reuse_verdict(one, f.sizes), sharing_verdict(one, two),
+                          destroy_verdict(fp[Moment::both_launched], fp[Moment::destroyed]),
+                          trim_verdict(fp[Moment::destroyed], fp[Moment::trimmed])}) {
+    outcomes[verdict.id.substr(verdict.id.find('.') + 1)] = verdict.outcome;
+    report.verdict(std::move(verdict));
+  }
   nlohmann::json points = nlohmann::json::array();
-  for (int i = 0; i < kMomentCount; ++i) {
-    const GraphMemory& g = fp.at[static_cast<std::size_t>(i)];
-    points.push_back({{"moment", to_string(static_cast<Moment>(i))},
+  for (const Moment m : moments) {
+    const GraphMemory& g = fp[m];
+    points.push_back({{"moment", to_string(m)},
                       {"used_current", g.used_current},
                       {"used_high", g.used_high},
                       {"reserved_current", g.reserved_current},
                       {"reserved_high", g.reserved_high},
                       {"device_free", g.device_free}});
   }
-  const std::uint64_t one = fp[Moment::replays].reserved_current;
-  const std::uint64_t two = fp[Moment::both_launched].reserved_current;
-  doc["memory_nodes"] = {
+  report.sections["memory_nodes"] = {
       {"batches", f.sizes.batches},
       {"slots", f.sizes.slots},
       {"pair_bytes", f.sizes.pair_bytes},
@@ -272,49 +288,73 @@ nlohmann::json memory_nodes_json(const StageResult& result, const MemoryNodesFig
       {"preallocated_graph_nodes", f.preallocated_nodes},
       {"replay_noise", replay_noise(f.memory_replay, f.preallocated_replay)},
       {"footprint", points},
-      {"verdicts",
-       {{"replay", verdict_name(replay_verdict(f.memory_replay, f.preallocated_replay))},
-        {"footprint", verdict_name(footprint_verdict(one, f.sizes.preallocated_bytes()))},
-        {"reuse", verdict_name(reuse_verdict(one, f.sizes.allocations_bytes()))},
-        {"sharing", verdict_name(sharing_verdict(one, two))},
-        {"trim", verdict_name(trim_verdict(fp[Moment::destroyed].reserved_current,
-                                           fp[Moment::trimmed].reserved_current))}}},
+      {"verdicts", outcomes},
   };
-  return doc;
 }
 
-void print_memory_nodes(std::ostream& out, const StageResult& result, const CommonOptions& options,
-                        const PoolConfig& pool, const MemoryNodesFigures& f) {
-  print_title(out, result, "memory-nodes");
-  out << pool_run_text(options, pool) << "\nthe memory graph: each batch's device A and C allocated inside it "
-      << "(cudaMallocAsync before its H2D, cudaFreeAsync after its D2H; B preallocated), " << f.memory_nodes
-      << " nodes against " << f.preallocated_nodes << "\n\nreplays, interleaved (GPU time; host time of the launch; "
-      << "host time of the instantiate):\n";
-  print_measurements(out, pick(result, {"memory_graph_replay", "preallocated_graph_replay", "memory_graph_launch_cpu",
-                                        "preallocated_graph_launch_cpu", "memory_graph_instantiate",
-                                        "preallocated_graph_instantiate"}));
+// ---- the declaration -------------------------------------------------------------
 
-  out << "\ngraph memory as the driver reports it (cudaDeviceGetGraphMemAttribute, MiB; free: cudaMemGetInfo "
-         "against the baseline):\n";
-  const Footprint& fp = f.footprint;
-  Table table({"moment", "used", "used high", "reserved", "reserved high", "free"});
-  for (int i = 0; i < kMomentCount; ++i) {
-    const GraphMemory& g = fp.at[static_cast<std::size_t>(i)];
-    auto m = [](std::uint64_t bytes) { return fixed(double(bytes) / double(kMiB), 1); };
-    table.add_row({to_string(static_cast<Moment>(i)), m(g.used_current), m(g.used_high), m(g.reserved_current),
-                   m(g.reserved_high), signed_mib(fp[Moment::baseline].device_free, g.device_free)});
+namespace {
+
+ArticleOptions read(const StageCli& cli, CommonOptions& common) {
+  return {common, read_pool_options(cli, common, /*with_sweep=*/false)};
+}
+
+void options(StageCli& cli) { add_pool_options(cli, /*with_sweep=*/false); }
+
+// The preallocated buffers, and two memory graphs' allocations should the driver reuse nothing.
+Needs needs(const ArticleOptions& config) {
+  MemoryNeeds needs = article_memory(config);
+  needs.device_bytes += 2 * memory_sizes(config).allocations_bytes();
+  return {needs, "try fewer --batches, or --device-buffers slots"};
+}
+
+// Every round at this GPU's rates: both replays (and their checks' launches),
+// and the footprint's few launches.
+csg::Estimate estimate(const ArticleOptions& config, int device) {
+  int pools_supported = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&pools_supported, cudaDevAttrMemoryPoolsSupported, device));
+  if (pools_supported == 0) {
+    throw NoDeviceError("memory-nodes needs stream-ordered allocation (cudaMallocAsync), which this device or "
+                        "driver does not support (cudaDevAttrMemoryPoolsSupported is 0)");
   }
-  table.print(out);
-
-  const std::uint64_t one = fp[Moment::replays].reserved_current;
-  out << '\n'
-      << replay_text(f.memory_replay, f.preallocated_replay) << '\n'
-      << footprint_text(one, f.sizes) << '\n'
-      << reuse_text(one, f.sizes) << '\n'
-      << sharing_text(one, fp[Moment::both_launched].reserved_current) << '\n'
-      << destroy_text(fp[Moment::both_launched], fp[Moment::destroyed]) << '\n'
-      << trim_text(fp[Moment::destroyed], fp[Moment::trimmed]) << '\n';
-  print_verification(out, result);
+  const CommonOptions& common = config.common;
+  const Rates rates = measure_rates(Gemm(common.gemm), common.work.shape);
+  return {(common.plan.warmup + common.plan.repeats + 3) * 2.0 * pipeline_seconds(common, rates),
+          describe_workload(common.work, common.gemm)};
 }
+
+// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
+constexpr Run kRuns[] = {
+    // graph memory nodes: after-the-article table, after_article.png
+    {.modes = "qfc"},
+    {.modes = "t", .name = "tiny", .args = "--batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2"},
+    {.modes = "t", .name = "per_batch_pageable", .args = "--batches 5 --m 16 --n 24 --k 8 --streams 2 --device-buffers per-batch --host-memory pageable --warmup 0 --repeats 1"},
+    {.modes = "t", .name = "cublas", .args = "--kernel cublas --batches 6 --m 64 --n 48 --k 40 --streams 2 --warmup 0 --repeats 2"},
+    {.modes = "s", .args = "--batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1"},
+};
+
+const Experiment<ArticleOptions, MemoryNodesFigures> kExperiment{
+    .stage = kStage,
+    .name = "memory-nodes",
+    .summary = "buffers allocated inside the graph vs preallocated: replay, footprint, trim",
+    .description =
+        "The article's graph with each batch's device A and C allocated inside it (captured cudaMallocAsync and "
+        "cudaFreeAsync: memory nodes; B stays preallocated) against the graph on preallocated buffers: replay and "
+        "instantiate time, the graph memory the driver reports (used, reserved) from instantiate to "
+        "cudaDeviceGraphMemTrim, and whether two such graphs share it.",
+    .runs = kRuns,
+    .defaults = pinned_defaults(),
+    .options = options,
+    .read = read,
+    .needs = needs,
+    .estimate = estimate,
+    .measure = measure_memory_nodes,
+    .report = report_memory_nodes,
+};
+
+}  // namespace
+
+extern const Subcommand kMemoryNodes = make_subcommand<kExperiment>();
 
 }  // namespace csg::graphs

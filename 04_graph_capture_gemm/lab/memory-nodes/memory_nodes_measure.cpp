@@ -1,32 +1,18 @@
-// 04_graph_capture_gemm memory-nodes: the article's graph with each batch's
-// device A and C allocated inside the graph (cudaMallocAsync and
-// cudaFreeAsync captured on the batch's stream become memory nodes) against
-// the same graph on preallocated buffers: replay time, instantiate time, and
-// the graph memory the driver reports from instantiate to trim
-// (memory_nodes_report.hpp reports).
+// The memory-nodes subcommand's GPU work: the article's graph with each
+// batch's device A and C allocated inside it (cudaMallocAsync and
+// cudaFreeAsync captured on the batch's stream become memory nodes) and the
+// same graph on preallocated buffers, instantiated, replayed and checked, and
+// the graph memory the driver reports at every moment from instantiate to trim.
 #include <iostream>
 #include <utility>
 #include <vector>
 
 #include "04_graph_capture_gemm/lab/article_run.hpp"
-#include "base/errors.hpp"
-#include "base/progress.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
-#include "04_graph_capture_gemm/lab/laboratory.hpp"
-#include "04_graph_capture_gemm/lab/memory-nodes/memory_nodes_report.hpp"
-#include "04_graph_capture_gemm/lab/options.hpp"
-#include "04_graph_capture_gemm/lab/report.hpp"
-#include "report/device_info.hpp"
+#include "04_graph_capture_gemm/lab/memory-nodes/memory_nodes.hpp"
+#include "base/progress.hpp"
 
 namespace csg::graphs {
-
-// The first lines of its --help.
-constexpr const char* kHelp =
-    "The article's graph with each batch's device A and C allocated inside it (captured cudaMallocAsync and "
-    "cudaFreeAsync: memory nodes; B stays preallocated) against the graph on preallocated buffers: replay and "
-    "instantiate time, the graph memory the driver reports (used, reserved) from instantiate to "
-    "cudaDeviceGraphMemTrim, and whether two such graphs share it.";
-
 namespace {
 
 // The addresses a capture of allocating_ops recorded: the graph's own,
@@ -125,38 +111,19 @@ void reset_high_water(int device) {
   }
 }
 
-// Every round at `rates`: both replays (and their checks' launches), and
-// the footprint's few launches.
-double memory_nodes_seconds(const CommonOptions& options, const Rates& rates) {
-  return (options.plan.warmup + options.plan.repeats + 3) * 2.0 * pipeline_seconds(options, rates);
-}
-
 }  // namespace
 
-int run_memory_nodes(int argc, char** argv) {
-  StageCli cli(subcommand_program(kStage, "memory-nodes"), kHelp, pinned_defaults());
-  const std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
-  if (!options) return kExitOk;  // --help
-  const CommonOptions& common = options->common;
+MemoryNodesFigures measure_memory_nodes(const ArticleOptions& options) {
+  const CommonOptions& common = options.common;
   const Workload& work = common.work;
   const RepeatPlan& plan = common.plan;
-
-  const int device = require_device();
-  int pools_supported = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&pools_supported, cudaDevAttrMemoryPoolsSupported, device));
-  if (pools_supported == 0) {
-    throw NoDeviceError("memory-nodes needs stream-ordered allocation (cudaMallocAsync), which this device or "
-                        "driver does not support (cudaDevAttrMemoryPoolsSupported is 0)");
-  }
+  for (const std::string& warning : options.pool.warnings) std::cerr << warning << '\n';
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
   const Gemm gemm(common.gemm);
   MemoryNodesFigures f;
-  f.sizes = MemorySizes{work.batches, device_slots_for(options->pool, work.batches),
-                        std::uint64_t(work.a_bytes() + work.c_bytes())};
-  // The preallocated buffers, and two memory graphs' allocations should the driver reuse nothing.
-  MemoryNeeds needs = article_memory(*options);
-  needs.device_bytes += 2 * f.sizes.allocations_bytes();
-  check_size(*options, gemm, needs, memory_nodes_seconds);
-  ArticleWork article(*options, gemm);
+  f.sizes = memory_sizes(options);
+  ArticleWork article(options, gemm);
   const StreamPool& pool = article.pool;
   BatchBuffers& buffers = article.buffers;
   AlternatingInputs inputs(buffers, common.seed);
@@ -270,23 +237,7 @@ int run_memory_nodes(int argc, char** argv) {
   CUDA_CHECK(cudaDeviceSynchronize());
   read(Moment::trimmed);
 
-  const StageResult result = memory_nodes_result(query_device_info(device), common, options->pool, f);
-  print_memory_nodes(std::cout, result, common, options->pool, f);
-  return finish(std::cout, memory_nodes_json(result, f), result.verification.passed, common.json_path);
+  return f;
 }
-
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
-constexpr Run kRuns[] = {
-    // graph memory nodes: after-the-article table, after_article.png
-    {.modes = "qfc"},
-    {.modes = "t", .name = "tiny", .args = "--batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2"},
-    {.modes = "t", .name = "per_batch_pageable", .args = "--batches 5 --m 16 --n 24 --k 8 --streams 2 --device-buffers per-batch --host-memory pageable --warmup 0 --repeats 1"},
-    {.modes = "t", .name = "cublas", .args = "--kernel cublas --batches 6 --m 64 --n 48 --k 40 --streams 2 --warmup 0 --repeats 2"},
-    {.modes = "s", .args = "--batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1"},
-};
-
-const Subcommand kMemoryNodes{"memory-nodes",
-                              "buffers allocated inside the graph vs preallocated: replay, footprint, trim",
-                              run_memory_nodes, kRuns};
 
 }  // namespace csg::graphs
