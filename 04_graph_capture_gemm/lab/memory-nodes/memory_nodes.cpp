@@ -49,19 +49,11 @@ Verdict bytes_verdict(const char* what, nlohmann::json figures) {
 }  // namespace
 
 const char* to_string(Moment moment) {
-  switch (moment) {
-    case Moment::baseline: return "baseline";
-    case Moment::instantiated: return "instantiated";
-    case Moment::uploaded: return "uploaded";
-    case Moment::first_launch: return "first_launch";
-    case Moment::replays: return "replays";
-    case Moment::second_uploaded: return "second_uploaded";
-    case Moment::second_launched: return "second_launched";
-    case Moment::both_launched: return "both_launched";
-    case Moment::destroyed: return "destroyed";
-    case Moment::trimmed: return "trimmed";
-  }
-  return "?";
+  constexpr const char* kNames[kMomentCount] = {"baseline",        "instantiated",    "uploaded",
+                                                "first_launch",    "replays",         "second_uploaded",
+                                                "second_launched", "both_launched",   "destroyed",
+                                                "trimmed"};
+  return kNames[static_cast<int>(moment)];
 }
 
 MemorySizes memory_sizes(const ArticleOptions& config) {

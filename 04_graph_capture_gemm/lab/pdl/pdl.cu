@@ -351,13 +351,8 @@ PdlChainRun run_empty_chain(const PdlConfig& config, cudaStream_t stream) {
 }  // namespace
 
 const char* to_string(PdlWay way) {
-  switch (way) {
-    case PdlWay::stream_plain: return "stream_plain";
-    case PdlWay::stream_pdl: return "stream_pdl";
-    case PdlWay::graph_plain: return "graph_plain";
-    case PdlWay::graph_pdl: return "graph_pdl";
-  }
-  return "?";
+  constexpr const char* kNames[kPdlWays] = {"stream_plain", "stream_pdl", "graph_plain", "graph_pdl"};
+  return kNames[index_of(way)];
 }
 
 double pdl_hold_ms(int kernels) { return 0.1 + 0.01 * kernels; }

@@ -96,7 +96,7 @@ double padding_waste(const std::vector<int>& requests, const std::vector<int>& s
 // The workload the graphs capture: `batches` batches of size³.
 Workload startup_workload(const StartupConfig& config, int batches);
 
-// A rough estimate of the whole run, for check_estimate: the first build (the
+// A rough estimate of the whole run, refused over --max-minutes: the first build (the
 // most buckets, once) and, every round, both ways of holding the buffers,
 // every graph's batches captured, instantiated
 // and uploaded (~25 µs each) and launched once and verified at
