@@ -241,7 +241,11 @@ LineFit loop_fit(const LoopFigures& figures, LoopVariant variant) {
 Verdict versus_verdict(const LoopFigures& figures, LoopVariant rival) {
   const Versus v = versus(figures, rival);
   auto [outcome, phrase] = versus_words(v);
-  nlohmann::json said = {{"iterations", v.ns}, {"rival_over_while_node", v.ratios}};
+  // rival / WHILE node at each N, by name: "rival_over_while_node_at_100".
+  nlohmann::json said = nlohmann::json::object();
+  for (std::size_t i = 0; i < v.ns.size(); ++i) {
+    said["rival_over_while_node_at_" + std::to_string(v.ns[i])] = v.ratios[i];
+  }
   if (const LineFit node = loop_fit(figures, kWhileNode); node.points > 0) {
     said["while_node_us_per_iteration"] = node.per_op_us;
   }

@@ -122,7 +122,6 @@ Verdict launches_verdict(const DeviceLaunchConfig& config, const DeviceLaunchFig
 Verdict work_verdict(const DeviceLaunchConfig& config, const DeviceLaunchFigures& figures) {
   const Ways w = work_ways(config, figures);
   Verdict v = ways_verdict("device_launch.work", w);
-  v.figures["kernels_only"] = figures.work_kernels_only();
   const std::string what = figures.work_kernels_only() ? "the article's kernels" : "the article's work";
   const std::string said = std::string(w.device_name()) + " " + us(w.device()) + " per run, the host " + us(w.host);
   switch (faster(w.host, w.device())) {

@@ -241,17 +241,21 @@ BudgetPlace budget_place(const StartupFigures& figures, BufferLayout layout) {
 
 Verdict budget_verdict(const StartupFigures& figures) {
   const BudgetPlace v = budget_place(figures, kBudgetLayout);
-  nlohmann::json said = {{"bucket_counts", nlohmann::json::array()},
-                         {"shared_total_ms", nlohmann::json::array()},
-                         {"separate_total_ms", nlohmann::json::array()},
-                         {"first_over", bucket_count_or_null(figures, v.first_over)},
-                         {"most_within", bucket_count_or_null(figures, v.most_within)},
-                         {"separate_first_over",
-                          bucket_count_or_null(figures, budget_place(figures, BufferLayout::separate).first_over)}};
+  // Each bucket count's total on both layouts ("shared_total_ms_k256"), and
+  // the bucket counts the sentence names, where there are such.
+  nlohmann::json said = nlohmann::json::object();
   for (const StartupRow& row : figures.rows) {
-    said["bucket_counts"].push_back(row.buckets);
-    said["shared_total_ms"].push_back(row.shared.total.median_ms);
-    said["separate_total_ms"].push_back(row.separate.total.median_ms);
+    for (BufferLayout layout : kAllBufferLayouts) {
+      said[std::string(to_string(layout)) + "_total_ms_k" + std::to_string(row.buckets)] =
+          row.cell(layout).total.median_ms;
+    }
+  }
+  const std::pair<const char*, std::optional<std::size_t>> named[] = {
+      {"first_over_buckets", v.first_over},
+      {"most_within_buckets", v.most_within},
+      {"separate_first_over_buckets", budget_place(figures, BufferLayout::separate).first_over}};
+  for (const auto& [name, index] : named) {
+    if (index) said[name] = figures.rows[*index].buckets;
   }
   Verdict verdict{.id = "startup.budget", .figures = said, .threshold = {{"budget_ms", figures.config.budget_ms}}};
   if (figures.rows.empty()) {
