@@ -6,14 +6,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <stdexcept>
 
 #include "04_graph_capture_gemm/lab/conditional/conditional.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
+#include "declaration_checks.hpp"
 #include "subcommand_checks.hpp"
-#include "verdict_checks.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -313,11 +312,7 @@ TEST(ConditionalReport, AFitWhoseFixedPartFellBelowZeroShowsNoneAndSaysWhy) {
 }
 
 ConditionalConfig parse(const std::vector<std::string>& args) {
-  StageCli cli("04_graph_capture_gemm conditional", "test", own_workload_defaults());
-  conditional_options(cli);
-  std::optional<CommonOptions> common = cli.parse(args);
-  if (!common) throw std::logic_error("--help");
-  return read_conditional(cli, *common);
+  return testing::read_declared(own_workload_defaults(), conditional_options, read_conditional, args);
 }
 
 TEST(ConditionalOptions, AreParsedAndSorted) {

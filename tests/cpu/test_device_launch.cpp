@@ -5,14 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <stdexcept>
 
 #include "04_graph_capture_gemm/lab/device-launch/device_launch.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
+#include "declaration_checks.hpp"
 #include "subcommand_checks.hpp"
-#include "verdict_checks.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -232,11 +231,7 @@ TEST(DeviceLaunch, EstimateGrowsWithTheLaunches) {
 }
 
 DeviceLaunchConfig parse(const std::vector<std::string>& args) {
-  StageCli cli("04_graph_capture_gemm device-launch", "test", own_workload_defaults());
-  device_launch_options(cli);
-  std::optional<CommonOptions> options = cli.parse(args);
-  if (!options) throw std::logic_error("--help");
-  return read_device_launch(cli, *options);
+  return testing::read_declared(own_workload_defaults(), device_launch_options, read_device_launch, args);
 }
 
 TEST(DeviceLaunchOptions, DefaultsAndTheWorkTheyMake) {

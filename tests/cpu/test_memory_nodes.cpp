@@ -13,8 +13,8 @@
 #include "base/units.hpp"
 #include "made_up.hpp"
 
+#include "declaration_checks.hpp"
 #include "subcommand_checks.hpp"
-#include "verdict_checks.hpp"
 
 namespace csg::graphs {
 namespace {

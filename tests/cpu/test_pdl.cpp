@@ -14,8 +14,8 @@
 #include "04_graph_capture_gemm/lab/pdl/pdl.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
+#include "declaration_checks.hpp"
 #include "subcommand_checks.hpp"
-#include "verdict_checks.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -248,11 +248,7 @@ TEST(PdlReport, AWrongCounterOrAMissingProgrammaticEdgeFailsTheRun) {
 }
 
 PdlConfig parse(const std::vector<std::string>& args) {
-  StageCli cli("04_graph_capture_gemm pdl", "test", pdl_defaults());
-  pdl_options(cli);
-  std::optional<CommonOptions> options = cli.parse(args);
-  if (!options) throw std::logic_error("--help");
-  return read_pdl(cli, *options);
+  return testing::read_declared(pdl_defaults(), pdl_options, read_pdl, args);
 }
 
 TEST(PdlOptions, SetTheChains) {

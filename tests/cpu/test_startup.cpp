@@ -8,12 +8,13 @@
 
 #include <algorithm>
 
+#include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "04_graph_capture_gemm/lab/startup/startup.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
+#include "declaration_checks.hpp"
 #include "subcommand_checks.hpp"
-#include "verdict_checks.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -100,11 +101,7 @@ TEST(StartupPlan, TheEstimateCountsEveryBatchCapturedBothWaysEveryRound) {
 }
 
 StartupConfig parse(const std::vector<std::string>& args) {
-  StageCli cli("04_graph_capture_gemm startup", "test");
-  startup_options(cli);
-  std::optional<CommonOptions> common = cli.parse(args);
-  if (!common) throw std::logic_error("--help");
-  return read_startup(cli, *common);
+  return testing::read_declared(own_workload_defaults(), startup_options, read_startup, args);
 }
 
 TEST(StartupOptions, DefaultsAndValues) {
