@@ -320,6 +320,19 @@ TEST(StartupFirstBuild, AgainstTheSameGraphsBuiltAgain) {
   EXPECT_FALSE(first_build_verdict(f).has_value());
 }
 
+TEST(StartupVerdicts, NothingBuiltOrTimedIsSaidSo) {
+  StartupFigures none;
+  EXPECT_EQ(budget_verdict(none).outcome, "none_built");
+  EXPECT_EQ(memory_verdict(none).outcome, "none_built");
+  EXPECT_EQ(parts_verdict(none).outcome, "nothing_timed");
+  StartupFigures untimed = made_up(kKs, {20, 80, 300, 600}, {25, 90, 320, 700});
+  untimed.first.capture_ms = untimed.first.instantiate_ms = untimed.first.upload_ms = 0.0;
+  const std::optional<Verdict> first = first_build_verdict(untimed);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->outcome, "not_timed");
+  EXPECT_THAT(first->sentence, ::testing::EndsWith("for the same graphs built again."));
+}
+
 // ---- the report ------------------------------------------------------------------------
 
 Report reported(const StartupFigures& f) {
