@@ -1,17 +1,26 @@
 // Stage 04's conditional subcommand on made-up figures: every branch of the
-// WHILE node's comparison with each rival and of the SWITCH part's sentence,
-// the buckets and requests, the version check, the JSON and the options.
+// WHILE node's verdict against each rival and of the SWITCH part's, their
+// figures and thresholds, the buckets and requests, the version check, the
+// report (its tables, its verdicts in the JSON, a wrong counter or output
+// failing the run) and the options.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sstream>
-#include <stdexcept>
 
-#include "04_graph_capture_gemm/lab/conditional/conditional_report.hpp"
+#include "04_graph_capture_gemm/lab/conditional/conditional.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
+#include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
+#include "declaration_checks.hpp"
+#include "subcommand_checks.hpp"
 
 namespace csg::graphs {
 namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 Summary at(double median_ms) {
   Summary s;
@@ -20,11 +29,8 @@ Summary at(double median_ms) {
   return s;
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-// A loop whose WHILE node takes `while_ms` per iteration and `rival` (the
-// host-decided loop here) `rival_ms[i]` / N at each N; every other variant
-// as fast as the node.
+// A loop whose WHILE node takes 2 µs per iteration and `rival` `ratios[i]`
+// times as long at each N; every other variant as fast as the node.
 LoopFigures figures_with(const std::vector<int>& ns, const std::vector<double>& ratios,
                          LoopVariant rival = kHostDecided) {
   LoopFigures figures;
@@ -43,66 +49,70 @@ LoopFigures figures_with(const std::vector<int>& ns, const std::vector<double>& 
 
 const std::vector<int> kNs = {10, 100, 1000, 10000};
 
-TEST(Conditional, AClearDifferenceIsTenPercentEitherWay) {
-  EXPECT_EQ(outcome_of(1.10, 1.0), Outcome::wins);
-  EXPECT_EQ(outcome_of(1.09, 1.0), Outcome::even);
-  EXPECT_EQ(outcome_of(1.0 / 1.09, 1.0), Outcome::even);
-  EXPECT_EQ(outcome_of(1.0, 1.10), Outcome::costs_more);
+struct VersusCase {
+  const char* name;
+  LoopVariant rival;
+  std::vector<double> ratios;  // rival / WHILE node at N = 10, 100, 1000, 10000
+  const char* outcome;
+  const char* phrase;  // what the sentence says after the rival
+};
+
+class ConditionalVersus : public ::testing::TestWithParam<VersusCase> {};
+
+TEST_P(ConditionalVersus, OutcomeAndSentence) {
+  const VersusCase& c = GetParam();
+  const Verdict verdict = versus_verdict(figures_with(kNs, c.ratios, c.rival), c.rival);
+  EXPECT_EQ(verdict.id, std::string("conditional.gemm.") + kLoopVariantNames[c.rival]);
+  EXPECT_EQ(verdict.outcome, c.outcome);
+  EXPECT_THAT(verdict.sentence, AllOf(HasSubstr("gemm body, the WHILE node vs "), HasSubstr(c.phrase)));
 }
 
-TEST(Conditional, TheWhileNodeWinsAtEveryN) {
-  const LoopFigures f = figures_with(kNs, {12.0, 10.0, 9.5, 9.1});
-  EXPECT_EQ(versus_word(f, kHostDecided), "wins");
-  EXPECT_EQ(versus_text(f, kHostDecided), "wins at every N (9.10x to 12.00x)");
+// A clear difference is 10% either way (1.10 wins, 1.09 does not).
+INSTANTIATE_TEST_SUITE_P(
+    Verdicts, ConditionalVersus,
+    ::testing::Values(
+        VersusCase{"WinsEverywhere", kHostDecided, {12.0, 10.0, 9.5, 9.1}, "wins",
+                   "the host deciding each iteration: wins at every N (9.10x to 12.00x)"},
+        VersusCase{"WinsAtTheMargin", kHostDecided, {1.10, 1.10, 1.10, 1.10}, "wins", "wins at every N (1.10x)"},
+        VersusCase{"EvenUnderTheMargin", kHostDecided, {1.09, 1.0, 0.92, 1.0}, "even", "within 10% at every N"},
+        VersusCase{"CostsMoreEverywhere", kKernelLoop, {0.62, 0.7, 0.8, 0.85}, "costs_more",
+                   "a host loop of kernel launches: costs more at every N (0.62x to 0.85x)"},
+        VersusCase{"EvenEverywhere", kGraphLoop, {1.05, 0.95, 1.0, 1.0}, "even", "within 10% at every N"},
+        // Its fixed cost loses at short loops; its per-iteration cost wins at long ones.
+        VersusCase{"WinsFromSomeN", kKernelLoop, {0.5, 1.0, 1.5, 2.0}, "wins_from",
+                   "wins from N = 1000 on (1.50x to 2.00x)"},
+        VersusCase{"CostsMoreFromSomeN", kUnrolled, {1.5, 1.0, 0.8, 0.7}, "costs_more_from",
+                   "one unrolled graph: costs more from N = 1000 on (0.70x to 0.80x)"},
+        VersusCase{"Mixed", kGraphLoop, {1.5, 0.5, 1.5, 1.0}, "mixed",
+                   "mixed: wins at N = 10, 1000; costs more at N = 100; within 10% at N = 10000 (0.50x to 1.50x)"},
+        // A win before a loss is no "from N on", even where the last ones all win.
+        VersusCase{"WinBeforeALossIsMixed", kGraphLoop, {1.5, 0.5, 1.5, 2.0}, "mixed", "mixed: "}),
+    [](const ::testing::TestParamInfo<VersusCase>& param_info) { return std::string(param_info.param.name); });
+
+TEST(ConditionalVerdicts, CarryTheRatiosAtEveryNTheFitsAndTheMargin) {
+  LoopFigures f = figures_with(kNs, {12.0, 10.0, 9.5, 9.1});
+  const Verdict verdict = versus_verdict(f, kHostDecided);
+  EXPECT_NEAR(verdict.figures.at("rival_over_while_node_at_10").get<double>(), 12.0, 1e-9);
+  EXPECT_NEAR(verdict.figures.at("rival_over_while_node_at_10000").get<double>(), 9.1, 1e-9);
+  EXPECT_NEAR(verdict.figures.at("while_node_us_per_iteration").get<double>(), 2.0, 1e-6);
+  EXPECT_DOUBLE_EQ(verdict.threshold.at("clear_margin").get<double>(), kClearMargin);
 }
 
-TEST(Conditional, TheWhileNodeCostsMoreAtEveryN) {
-  const LoopFigures f = figures_with(kNs, {0.62, 0.7, 0.8, 0.85}, kKernelLoop);
-  EXPECT_EQ(versus_word(f, kKernelLoop), "costs_more");
-  EXPECT_EQ(versus_text(f, kKernelLoop), "costs more at every N (0.62x to 0.85x)");
-}
-
-TEST(Conditional, TheWhileNodeIsEvenAtEveryN) {
-  const LoopFigures f = figures_with(kNs, {1.05, 0.95, 1.0, 1.0}, kGraphLoop);
-  EXPECT_EQ(versus_word(f, kGraphLoop), "even");
-  EXPECT_TRUE(has(versus_text(f, kGraphLoop), "within 10% at every N"));
-}
-
-TEST(Conditional, TheWhileNodeWinsFromSomeNOn) {
-  // Its fixed cost loses at short loops; its per-iteration cost wins at long ones.
-  const LoopFigures f = figures_with(kNs, {0.5, 1.0, 1.5, 2.0}, kKernelLoop);
-  EXPECT_EQ(versus_word(f, kKernelLoop), "wins_from");
-  EXPECT_EQ(versus_text(f, kKernelLoop), "wins from N = 1000 on (1.50x to 2.00x)");
-}
-
-TEST(Conditional, TheWhileNodeCostsMoreFromSomeNOn) {
-  const LoopFigures f = figures_with(kNs, {1.5, 1.0, 0.8, 0.7}, kUnrolled);
-  EXPECT_EQ(versus_word(f, kUnrolled), "costs_more_from");
-  EXPECT_EQ(versus_text(f, kUnrolled), "costs more from N = 1000 on (0.70x to 0.80x)");
-}
-
-TEST(Conditional, AMixedPatternSaysWhereEachHappened) {
-  const LoopFigures f = figures_with(kNs, {1.5, 0.5, 1.5, 1.0}, kGraphLoop);
-  EXPECT_EQ(versus_word(f, kGraphLoop), "mixed");
-  EXPECT_EQ(versus_text(f, kGraphLoop), "mixed: wins at N = 10, 1000; costs more at N = 100; within 10% at N = 10000 "
-                                        "(0.50x to 1.50x)");
-  // A win before a loss is no "from N on", even where the last ones all win.
-  EXPECT_EQ(versus_word(figures_with(kNs, {1.5, 0.5, 1.5, 2.0}, kGraphLoop), kGraphLoop), "mixed");
-}
-
-TEST(Conditional, AnUnrolledGraphNeverBuiltIsNotMeasured) {
+TEST(ConditionalVerdicts, AnUnrolledGraphNeverBuiltIsNotMeasured) {
   LoopFigures f = figures_with(kNs, {1.0, 1.0, 1.0, 1.0});
   for (LoopPoint& point : f.points) point.unrolled_measured = false;
-  EXPECT_EQ(versus_word(f, kUnrolled), "not_measured");
-  EXPECT_TRUE(has(versus_text(f, kUnrolled), "not measured"));
+  const Verdict none = versus_verdict(f, kUnrolled);
+  EXPECT_EQ(none.outcome, "not_measured");
+  EXPECT_THAT(none.sentence, HasSubstr("not measured (every N above --cond-unroll-max)"));
+  EXPECT_FALSE(none.figures.contains("rival_over_while_node_at_10"));
   EXPECT_EQ(loop_fit(f, kUnrolled).points, 0);
   // Only the Ns where it was built count.
   f.points[0].unrolled_measured = true;
   f.points[0].variant[kUnrolled] = at(10.0);
-  EXPECT_EQ(versus_word(f, kUnrolled), "wins");
+  EXPECT_EQ(versus_verdict(f, kUnrolled).outcome, "wins");
 }
 
-TEST(Conditional, ThePerIterationCostIsTheFitsSlope) {
+TEST(ConditionalVerdicts, ThePerIterationCostIsTheFitsSlope) {
   LoopFigures f = figures_with(kNs, {1.0, 1.0, 1.0, 1.0});
   for (LoopPoint& point : f.points) point.variant[kWhileNode] = at((5.0 + 1.5 * point.iterations) / 1000.0);
   const LineFit fit = loop_fit(f, kWhileNode);
@@ -121,28 +131,39 @@ SwitchFigures switch_with(double device_ms, double host_ms) {
   return s;
 }
 
-TEST(Conditional, TheSwitchNodeWins) {
-  const SwitchFigures s = switch_with(2.0, 6.4);
-  EXPECT_EQ(switch_word(s), "wins");
-  EXPECT_EQ(switch_text(s), "the SWITCH node wins, with no host round trip: 10.0 µs per request against 32.0 µs when "
-                            "the host reads the size back and launches the bucket's graph (3.20x)");
+struct SwitchCase {
+  const char* name;
+  SwitchFigures figures;
+  const char* outcome;
+  const char* words;
+};
+
+class ConditionalSwitch : public ::testing::TestWithParam<SwitchCase> {};
+
+TEST_P(ConditionalSwitch, OutcomeAndSentence) {
+  const Verdict verdict = switch_verdict(GetParam().figures);
+  EXPECT_EQ(verdict.id, "conditional.switch");
+  EXPECT_EQ(verdict.outcome, GetParam().outcome);
+  EXPECT_THAT(verdict.sentence, HasSubstr(GetParam().words));
 }
 
-TEST(Conditional, TheSwitchNodeCostsMore) {
-  const SwitchFigures s = switch_with(4.0, 2.0);
-  EXPECT_EQ(switch_word(s), "costs_more");
-  EXPECT_TRUE(has(switch_text(s), "the SWITCH node costs more than the host's choice"));
-}
+INSTANTIATE_TEST_SUITE_P(
+    Verdicts, ConditionalSwitch,
+    ::testing::Values(SwitchCase{"Wins", switch_with(2.0, 6.4), "wins",
+                                 "the SWITCH node wins, with no host round trip: 10.0 µs per request against 32.0 µs "
+                                 "when the host reads the size back and launches the bucket's graph (3.20x)"},
+                      SwitchCase{"CostsMore", switch_with(4.0, 2.0), "costs_more",
+                                 "the SWITCH node costs more than the host's choice"},
+                      SwitchCase{"Even", switch_with(4.0, 4.2), "even", "does not pay off here"},
+                      SwitchCase{"NotRun", SwitchFigures{}, "not_run", "--cond-requests 0"}),
+    [](const ::testing::TestParamInfo<SwitchCase>& param_info) { return std::string(param_info.param.name); });
 
-TEST(Conditional, TheSwitchNodeDoesNotPayOff) {
-  const SwitchFigures s = switch_with(4.0, 4.2);
-  EXPECT_EQ(switch_word(s), "even");
-  EXPECT_TRUE(has(switch_text(s), "does not pay off here"));
-}
-
-TEST(Conditional, TheSwitchPartNotRun) {
-  EXPECT_EQ(switch_word(SwitchFigures{}), "not_run");
-  EXPECT_TRUE(has(switch_text(SwitchFigures{}), "--cond-requests 0"));
+TEST(ConditionalVerdicts, TheSwitchCarriesItsFiguresPerRequest) {
+  const Verdict verdict = switch_verdict(switch_with(2.0, 6.4));
+  EXPECT_DOUBLE_EQ(verdict.figures.at("device_us_per_request").get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(verdict.figures.at("host_us_per_request").get<double>(), 32.0);
+  EXPECT_DOUBLE_EQ(verdict.threshold.at("clear_margin").get<double>(), kClearMargin);
+  EXPECT_TRUE(switch_verdict(SwitchFigures{}).threshold.is_null());
 }
 
 TEST(Conditional, ARequestGoesToTheSmallestBucketThatHoldsIt) {
@@ -164,32 +185,35 @@ TEST(Conditional, RequestSizesAreReproducibleAndInRange) {
     ASSERT_LE(size, 256);
     ++per_bucket[bucket_of(size, {32, 64, 128, 256})];
   }
-  for (const int count : per_bucket) EXPECT_GT(count, 0);  // every bucket serves some
+  EXPECT_THAT(per_bucket, ::testing::Each(::testing::Gt(0))) << "every bucket serves some";
 }
 
 TEST(Conditional, ANodeTypeTheDriverLacksIsNamed) {
   const ConditionalConfig config;
   EXPECT_EQ(unsupported_reason(config, 13000, 13000), "");
   EXPECT_EQ(unsupported_reason(config, 12020, 13000), "WHILE nodes need CUDA 12.3 or newer: the driver supports 12.2");
-  EXPECT_TRUE(has(unsupported_reason(config, 12060, 13000), "SWITCH nodes need CUDA 12.8 or newer: the driver "
-                                                            "supports 12.6 (--cond-requests 0"));
+  EXPECT_THAT(unsupported_reason(config, 12060, 13000),
+              HasSubstr("SWITCH nodes need CUDA 12.8 or newer: the driver supports 12.6 (--cond-requests 0"));
   ConditionalConfig one_request;
   one_request.requests = 1;
   EXPECT_NE(unsupported_reason(one_request, 12060, 13000), "");
   ConditionalConfig no_switch;
   no_switch.requests = 0;
   EXPECT_EQ(unsupported_reason(no_switch, 12060, 13000), "");
-  EXPECT_TRUE(has(unsupported_reason(config, 13000, 12020), "the runtime is 12.2"));
+  EXPECT_THAT(unsupported_reason(config, 13000, 12020), HasSubstr("the runtime is 12.2"));
 }
 
 TEST(Conditional, TheEstimateGrowsWithTheLoopsAndRounds) {
   ConditionalConfig config;
-  const double base = conditional_seconds(config, {2, 10}, 1e-6);
+  config.common.plan = {2, 10};
+  const double base = conditional_seconds(config, 1e-6);
   EXPECT_GT(base, 0.0);
   EXPECT_LT(base, 30.0);  // the defaults stay short
-  EXPECT_GT(conditional_seconds(config, {2, 20}, 1e-6), base);
+  config.common.plan = {2, 20};
+  EXPECT_GT(conditional_seconds(config, 1e-6), base);
+  config.common.plan = {2, 10};
   config.iterations.push_back(100000);
-  EXPECT_GT(conditional_seconds(config, {2, 10}, 1e-6), 5.0 * base);
+  EXPECT_GT(conditional_seconds(config, 1e-6), 5.0 * base);
 }
 
 ConditionalCosts made_up_costs() {
@@ -214,119 +238,120 @@ ConditionalConfig small_config() {
   return config;
 }
 
-TEST(Conditional, TheResultAndItsJsonHoldEveryFigure) {
-  const ConditionalCosts costs = made_up_costs();
-  const ConditionalConfig config = small_config();
-  CommonOptions options;
-  const StageResult result = conditional_result(DeviceInfo{}, options, config, costs);
-  EXPECT_TRUE(result.verification.passed);
+Report reported(const ConditionalCosts& costs) {
+  Report report(kStage, "conditional", DeviceInfo{});
+  report_conditional(small_config(), costs, report);
+  return report;
+}
+
+TEST(ConditionalReport, PrintsTheTablesAndEveryVerdictAndCarriesThemInTheJson) {
+  const Report report = reported(made_up_costs());
+  EXPECT_TRUE(report.passed());
+  const std::string text = report.console();
+  EXPECT_THAT(text, AllOf(HasSubstr("unrolled up to N = 10"), HasSubstr("empty body"), HasSubstr("N=100 ms"),
+                          HasSubstr("us/iter (fit)"), HasSubstr("the WHILE node against each"),
+                          HasSubstr("  empty body, the WHILE node vs the host deciding each iteration: wins at every N"),
+                          HasSubstr("requests per bucket 32: 25, 64: 25, 128: 50, 256: 100"),
+                          HasSubstr("the SWITCH node wins")));
+  EXPECT_THAT(testing::printed_verdict_ids(report), ElementsAre("conditional.empty.host_decided", "conditional.empty.kernel_loop",
+                               "conditional.empty.graph_loop", "conditional.empty.unrolled",
+                               "conditional.gemm.host_decided", "conditional.gemm.kernel_loop",
+                               "conditional.gemm.graph_loop", "conditional.gemm.unrolled", "conditional.switch"));
+  const nlohmann::json doc = report.document();
+  EXPECT_EQ(doc.at("subcommand"), "conditional");
+  EXPECT_EQ(doc.at("verdicts").size(), 9u);
   // 2 bodies x 2 N x 5 variants, less one unrolled, and the two SWITCH runs.
-  EXPECT_EQ(result.measurements.size(), 2u * 2u * 5u - 1u + 2u);
-  EXPECT_TRUE(result.bounds.contains("gemm_while_node_us_per_iteration"));
-  const nlohmann::json doc = conditional_json(result, config, costs);
-  EXPECT_EQ(doc["subcommand"], "conditional");
-  const nlohmann::json& section = doc["conditional"];
-  EXPECT_EQ(section["iterations"], nlohmann::json({10, 100}));
-  EXPECT_EQ(section["counter_checks"], 24);
-  EXPECT_EQ(section["loops"]["empty"]["while_node_versus"]["host_decided"], "wins");
-  EXPECT_EQ(section["loops"]["gemm"]["while_node_versus"]["kernel_loop"], "wins");
-  EXPECT_FALSE(section["loops"]["gemm"]["points"][1].contains("unrolled_ms"));
-  EXPECT_TRUE(section["loops"]["gemm"]["points"][0].contains("unrolled_instantiate_ms"));
-  EXPECT_DOUBLE_EQ(section["loops"]["empty"]["points"][1]["host_decided_us_per_iteration"].get<double>(), 18.0);
-  EXPECT_EQ(section["switch"]["verdict"], "wins");
-  EXPECT_EQ(section["switch"]["per_bucket"], nlohmann::json({25, 25, 50, 100}));
+  EXPECT_EQ(doc.at("measurements").size(), 2u * 2u * 5u - 1u + 2u);
+  EXPECT_TRUE(doc.at("bounds").contains("gemm_while_node_us_per_iteration"));
+  EXPECT_EQ(doc.at("config").at("cond_iterations"), nlohmann::json({10, 100}));
+  const nlohmann::json& section = doc.at("conditional");
+  EXPECT_EQ(section.at("iterations"), nlohmann::json({10, 100}));
+  EXPECT_EQ(section.at("counter_checks"), 24);
+  EXPECT_EQ(section.at("loops").at("empty").at("while_node_versus").at("host_decided"), "wins");
+  EXPECT_EQ(section.at("loops").at("gemm").at("while_node_versus").at("kernel_loop"), "wins");
+  EXPECT_FALSE(section.at("loops").at("gemm").at("points").at(1).contains("unrolled_ms"));
+  EXPECT_TRUE(section.at("loops").at("gemm").at("points").at(0).contains("unrolled_instantiate_ms"));
+  EXPECT_DOUBLE_EQ(section.at("loops").at("empty").at("points").at(1).at("host_decided_us_per_iteration").get<double>(),
+                   18.0);
+  EXPECT_EQ(section.at("switch").at("verdict"), "wins");
+  EXPECT_EQ(section.at("switch").at("per_bucket"), nlohmann::json({25, 25, 50, 100}));
   EXPECT_FALSE(section.contains("failure"));
 }
 
-TEST(Conditional, AWrongCounterOrOutputFailsTheVerdict) {
+TEST(ConditionalReport, AWrongCounterOrOutputFailsTheRunAndIsNamed) {
   ConditionalCosts costs = made_up_costs();
   costs.checked = false;
   costs.failure = "gemm body, N = 10, while_node: the counter reads 11 after a loop of 10";
-  CommonOptions options;
-  const StageResult counted = conditional_result(DeviceInfo{}, options, small_config(), costs);
-  EXPECT_FALSE(counted.verification.passed);
-  EXPECT_TRUE(has(counted.verification.method, "the counter reads 11"));
-  std::ostringstream out;
-  print_conditional(out, counted, options, small_config(), costs);
-  EXPECT_TRUE(has(out.str(), "counter WRONG: gemm body, N = 10, while_node"));
-  EXPECT_EQ(conditional_json(counted, small_config(), costs)["conditional"]["failure"], costs.failure);
+  const Report counted = reported(costs);
+  EXPECT_FALSE(counted.passed());
+  EXPECT_THAT(counted.result.verification.method, HasSubstr("the counter reads 11"));
+  EXPECT_THAT(counted.console(), HasSubstr("counter WRONG: gemm body, N = 10, while_node"));
+  EXPECT_EQ(counted.document().at("conditional").at("failure"), costs.failure);
 
   ConditionalCosts wrong_output = made_up_costs();
   wrong_output.gemm_checks[1].passed = false;
   wrong_output.gemm_checks[1].method = "gemm body, N = 100, unrolled: freivalds+sampled";
-  const StageResult wrong = conditional_result(DeviceInfo{}, options, small_config(), wrong_output);
-  EXPECT_FALSE(wrong.verification.passed);
-  std::ostringstream wrong_out;
-  print_conditional(wrong_out, wrong, options, small_config(), wrong_output);
-  EXPECT_TRUE(has(wrong_out.str(), "output WRONG: gemm body, N = 100, unrolled"));
+  const Report wrong = reported(wrong_output);
+  EXPECT_FALSE(wrong.passed());
+  EXPECT_THAT(wrong.console(), HasSubstr("output WRONG: gemm body, N = 100, unrolled"));
 }
 
-TEST(Conditional, TheScreenSaysWhereTheWhileNodeWinsAndWhereItCostsMore) {
-  const ConditionalCosts costs = made_up_costs();
-  CommonOptions options;
-  const StageResult result = conditional_result(DeviceInfo{}, options, small_config(), costs);
-  std::ostringstream out;
-  print_conditional(out, result, options, small_config(), costs);
-  const std::string text = out.str();
-  EXPECT_TRUE(has(text, "vs the host deciding each iteration: wins at every N"));
-  EXPECT_TRUE(has(text, "the SWITCH node wins"));
-  EXPECT_TRUE(has(text, "unrolled up to N = 10"));
-}
-
-TEST(Conditional, AFitWhoseFixedPartFellBelowZeroShowsNoneAndSaysWhy) {
+TEST(ConditionalReport, AFitWhoseFixedPartFellBelowZeroShowsNoneAndSaysWhy) {
   ConditionalCosts costs = made_up_costs();
   // Ratios that shrink with N: every line meets N = 0 at or above zero.
   costs.loops[0].points[0].variant[kHostDecided] = at(0.02 * 9.0);
   costs.loops[1].points[0].variant[kKernelLoop] = at(0.02 * 5.0);
   costs.loops[1].points[1].variant[kKernelLoop] = at(0.2 * 4.0);
-  CommonOptions options;
-  std::ostringstream plain;
-  print_conditional(plain, conditional_result(DeviceInfo{}, options, small_config(), costs), options, small_config(),
-                    costs);
-  EXPECT_FALSE(has(plain.str(), "crosses zero")) << plain.str();
+  EXPECT_THAT(reported(costs).console(), Not(HasSubstr("crosses zero")));
   // The host loop of graph launches: 0.5 ms at N = 10, 20.4 ms at N = 100 (a line through -1.7 ms at N = 0).
   costs.loops[1].points[0].variant[kGraphLoop] = at(0.5);
   costs.loops[1].points[1].variant[kGraphLoop] = at(20.4);
   ASSERT_LT(loop_fit(costs.loops[1], kGraphLoop).fixed_us, 0.0);
-  std::ostringstream out;
-  print_conditional(out, conditional_result(DeviceInfo{}, options, small_config(), costs), options, small_config(),
-                    costs);
-  const std::string text = out.str();
-  EXPECT_TRUE(has(text, "fixed us -: the fitted line crosses zero above N = 0")) << text;
-  EXPECT_FALSE(has(text, "-1711")) << text;
-  EXPECT_FALSE(has(text, "-1,711")) << text;
+  EXPECT_THAT(reported(costs).console(), AllOf(HasSubstr("fixed us -: the fitted line crosses zero above N = 0"),
+                                               Not(HasSubstr("-1711")), Not(HasSubstr("-1,711"))));
 }
 
 ConditionalConfig parse(const std::vector<std::string>& args) {
-  StageCli cli("04_graph_capture_gemm conditional", "test", own_workload_defaults());
-  add_conditional_options(cli);
-  if (!cli.parse(args)) throw std::logic_error("--help");
-  return read_conditional_options(cli);
+  return testing::read_declared(own_workload_defaults(), conditional_options, read_conditional, args);
 }
 
-TEST(Conditional, OptionsAreParsedAndSorted) {
+TEST(ConditionalOptions, AreParsedAndSorted) {
   const ConditionalConfig defaults = parse({});
   EXPECT_EQ(defaults.iterations, (std::vector<int>{10, 100, 1000, 10000}));
   EXPECT_EQ(defaults.buckets, (std::vector<int>{32, 64, 128, 256}));
   EXPECT_EQ(defaults.size, 64);
   EXPECT_EQ(defaults.requests, 200);
+  EXPECT_EQ(defaults.common.work.shape.k, 64);
   const ConditionalConfig given =
       parse({"--cond-iterations", "50,5", "--cond-buckets", "64,16", "--cond-requests", "0", "--cond-size", "8"});
   EXPECT_EQ(given.iterations, (std::vector<int>{5, 50}));
   EXPECT_EQ(given.buckets, (std::vector<int>{16, 64}));
   EXPECT_EQ(given.requests, 0);
   EXPECT_EQ(given.size, 8);
+  EXPECT_EQ(given.common.work.shape.m, 8);
 }
 
-TEST(Conditional, BadOptionsAreUsageErrors) {
-  EXPECT_THROW(parse({"--cond-iterations", "0"}), UsageError);
-  EXPECT_THROW(parse({"--cond-iterations", "10,10"}), UsageError);
-  EXPECT_THROW(parse({"--cond-iterations", "100001"}), UsageError);
-  EXPECT_THROW(parse({"--cond-buckets", ""}), UsageError);
-  EXPECT_THROW(parse({"--cond-buckets", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"}), UsageError);
-  EXPECT_THROW(parse({"--cond-size", "0"}), UsageError);
-  EXPECT_THROW(parse({"--cond-requests", "-1"}), UsageError);
+#ifdef CSG_STAGE04_BINARY
+
+TEST(ConditionalCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
+  testing::expect_command_line_promises(
+      CSG_STAGE04_BINARY,
+      {.refused = {{{"conditional", "--host-memory", "pinned"}, "unknown option '--host-memory'"},
+                   {{"conditional", "--cond-iterations", "0"}, "--cond-iterations takes an integer in [1, 100000]"},
+                   {{"conditional", "--cond-iterations", "10,10"}, "--cond-iterations lists 10 twice"},
+                   {{"conditional", "--cond-iterations", "100001"}, "--cond-iterations takes an integer"},
+                   {{"conditional", "--cond-buckets", ""}, "--cond-buckets takes a comma-separated list"},
+                   {{"conditional", "--cond-buckets", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"},
+                    "--cond-buckets takes at most 16 sizes, got 17"},
+                   {{"conditional", "--cond-size", "0"}, "--cond-size takes an integer"},
+                   {{"conditional", "--cond-requests", "-1"}, "--cond-requests takes an integer"},
+                   {{"conditional", "--batches", "3"}, "unknown option '--batches'"}},
+       .accepted = {{"conditional"}, {"conditional", "--cond-requests", "0", "--cond-unroll-max", "0"}},
+       .helps = {{"", {"\n  conditional "}, {}},
+                 {"conditional", {"--cond-iterations", "--cond-buckets", "WHILE"}, {"--host-memory", "--batches"}}}});
 }
+
+#endif  // CSG_STAGE04_BINARY
 
 }  // namespace
 }  // namespace csg::graphs

@@ -1,17 +1,25 @@
-// Stage 04's device-launch subcommand on made-up figures: each branch of
-// each conclusion, the thresholds, the result's verdict, the JSON section,
-// and the subcommand's options.
+// Stage 04's device-launch subcommand on made-up figures: each branch of each
+// verdict at and around its threshold, the verdicts' figures, the report (its
+// console, its verdicts in the JSON, the section, a failed counter failing the
+// run), the estimate and the options.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <stdexcept>
 
-#include "04_graph_capture_gemm/lab/device-launch/device_launch_report.hpp"
+#include "04_graph_capture_gemm/lab/device-launch/device_launch.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
+#include "declaration_checks.hpp"
+#include "subcommand_checks.hpp"
 
 namespace csg::graphs {
 namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 Summary at_ms(double median_ms) {
   Summary s;
@@ -36,10 +44,16 @@ struct Made {
   double work_plain_cpu = 5.0, work_flag_cpu = 5.2;
 };
 
-DeviceLaunchRun made(const Made& m) {
-  DeviceLaunchRun run;
+struct MadeRun {
+  DeviceLaunchConfig config;
+  DeviceLaunchFigures figures;
+};
+
+MadeRun made(const Made& m) {
+  MadeRun run;
   run.config.launches = 1000;
   run.config.work_launches = 100;
+  run.config.common.work = Workload{8, GemmShape{128, 128, 128}};
   DeviceLaunchFigures& f = run.figures;
   auto total = [](double us_each, int n) { return at_ms(us_each * n / 1000.0); };
   f.empty_host.end_to_end = total(m.empty_host, 1000);
@@ -61,149 +75,116 @@ DeviceLaunchRun made(const Made& m) {
   return run;
 }
 
-TEST(DeviceLaunch, FasterUsesTheClearRatioBothWays) {
-  EXPECT_EQ(faster(1.2, 1.0), Faster::device);
-  EXPECT_EQ(faster(1.19, 1.0), Faster::even);
-  EXPECT_EQ(faster(1.0, 1.2), Faster::host);
-  EXPECT_EQ(faster(1.0, 1.19), Faster::even);
-  EXPECT_EQ(faster(0.0, 1.0), Faster::even);  // nothing measured
-  EXPECT_DOUBLE_EQ(per_launch_us(at_ms(3.0), 1000), 3.0);
-  EXPECT_DOUBLE_EQ(per_launch_us(at_ms(3.0), 0), 0.0);
+enum class Which { launches, work, decision, flag };
+
+Verdict verdict_of(Which which, const MadeRun& run) {
+  switch (which) {
+    case Which::launches: return launches_verdict(run.config, run.figures);
+    case Which::work: return work_verdict(run.config, run.figures);
+    case Which::decision: return decision_verdict(run.config, run.figures);
+    case Which::flag: break;
+  }
+  return flag_verdict(run.figures);
 }
 
-TEST(DeviceLaunch, LaunchesDeviceFaster) {
-  const Conclusion c = launches_conclusion(made({}));  // tail 1.5 µs vs host 3.0 µs
-  EXPECT_EQ(c.id, "device_launch_faster");
-  EXPECT_NE(c.text.find("tail launch 1.50 µs"), std::string::npos) << c.text;
-  EXPECT_NE(c.text.find("2.0x faster"), std::string::npos) << c.text;
+struct Branch {
+  const char* name;
+  Made made;
+  Which which;
+  const char* outcome;
+  std::vector<std::string> words;  // what its sentence must say
+};
+
+class DeviceLaunchBranch : public ::testing::TestWithParam<Branch> {};
+
+TEST_P(DeviceLaunchBranch, OutcomeAndSentence) {
+  const Branch& b = GetParam();
+  const Verdict verdict = verdict_of(b.which, made(b.made));
+  EXPECT_EQ(verdict.outcome, b.outcome) << verdict.sentence;
+  for (const std::string& words : b.words) EXPECT_THAT(verdict.sentence, HasSubstr(words));
 }
 
-TEST(DeviceLaunch, LaunchesHostFaster) {
-  Made m;
-  m.empty_tail = 5.0;
-  m.empty_fire = 4.0;  // the better device way, still 1.33x slower than the host
-  const Conclusion c = launches_conclusion(made(m));
-  EXPECT_EQ(c.id, "host_launch_faster");
-  EXPECT_NE(c.text.find("fire-and-forget 4.00 µs"), std::string::npos) << c.text;
-  EXPECT_NE(c.text.find("does not pay off"), std::string::npos) << c.text;
+// Host over device 1.2 is clear (kClearRatio), 1.186 is not; the flag is
+// noticeable at 1.1x and 0.2 µs both.
+INSTANTIATE_TEST_SUITE_P(
+    Verdicts, DeviceLaunchBranch,
+    ::testing::Values(
+        Branch{"LaunchesDevice", Made{}, Which::launches, "device_launch_faster",
+               {"pays off for back-to-back launches", "tail launch 1.50 µs", "2.0x faster", "1.2x either way"}},
+        Branch{"LaunchesDeviceAtTheRatio", Made{.empty_host = 3.0, .empty_tail = 2.5, .empty_fire = 2.5}, Which::launches,
+               "device_launch_faster", {}},
+        Branch{"LaunchesEvenUnderTheRatio", Made{.empty_host = 3.0, .empty_tail = 2.53, .empty_fire = 2.53},
+               Which::launches, "launches_even", {"about the same from the device and the host"}},
+        Branch{"LaunchesHost", Made{.empty_tail = 5.0, .empty_fire = 4.0}, Which::launches, "host_launch_faster",
+               {"does not pay off", "fire-and-forget 4.00 µs"}},
+        Branch{"WorkEven", Made{}, Which::work, "work_even",
+               {"the article's work the launch hides behind the work", "does not pay off"}},
+        Branch{"WorkDevice", Made{.work_tail = 20.0}, Which::work, "work_device_faster", {"still pays off"}},
+        Branch{"WorkHost", Made{.work_tail = 60.0, .work_fire = 50.0}, Which::work, "work_host_faster",
+               {"does not pay off: fire-and-forget 50.0 µs per run, the host 40.0 µs"}},
+        Branch{"DecisionDevice", Made{}, Which::decision, "device_decides_faster", {"12.0 µs saved per decision"}},
+        Branch{"DecisionHost", Made{.decide_device = 20.0}, Which::decision, "host_decides_faster",
+               {"deciding on the device does not pay off: "}},
+        Branch{"DecisionEven", Made{.decide_device = 14.0}, Which::decision, "decisions_even",
+               {"does not pay off here", "no clear difference"}},
+        Branch{"FlagFree", Made{}, Which::flag, "flag_free", {"nothing noticeable", "(noticeable: 1.1x and 0.2 µs)"}},
+        Branch{"FlagFreeUnderTheExtra", Made{.plain_cpu = 1.0, .flag_cpu = 1.15}, Which::flag, "flag_free", {}},
+        Branch{"FlagCosts", Made{.flag_cpu = 2.5}, Which::flag, "flag_costs_host",
+               {"the empty graph 2.50 µs with the flag, 2.00 µs without (0.50 µs more)",
+                "instantiate with it only the graphs a kernel launches"}},
+        Branch{"FlagSaves", Made{.work_plain_cpu = 27.6, .work_flag_cpu = 5.9}, Which::flag, "flag_saves_host",
+               {"(4.7x less)", "launch-anatomy times it"}},
+        Branch{"FlagMixed", Made{.flag_cpu = 3.7, .work_plain_cpu = 27.6, .work_flag_cpu = 5.9}, Which::flag,
+               "flag_mixed", {"(1.70 µs more)", "(4.7x less)"}}),
+    [](const ::testing::TestParamInfo<Branch>& param_info) { return std::string(param_info.param.name); });
+
+TEST(DeviceLaunchVerdicts, CarryTheirFiguresAndThresholds) {
+  const MadeRun run = made({});
+  const Verdict launches = launches_verdict(run.config, run.figures);
+  EXPECT_EQ(launches.id, "device_launch.launches");
+  EXPECT_DOUBLE_EQ(launches.figures.at("host_us").get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(launches.figures.at("device_us").get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(launches.figures.at("fire_and_forget_us").get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(launches.figures.at("host_over_device").get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(launches.threshold.at("clear_ratio").get<double>(), kClearRatio);
+  const Verdict work = work_verdict(run.config, run.figures);
+  EXPECT_EQ(work.id, "device_launch.work");
+  EXPECT_DOUBLE_EQ(work.figures.at("host_us").get<double>(), 40.0);
+  EXPECT_EQ(decision_verdict(run.config, run.figures).figures.at("device_us"), 3.0);
+  const Verdict flag = flag_verdict(run.figures);
+  EXPECT_EQ(flag.id, "device_launch.flag");
+  EXPECT_DOUBLE_EQ(flag.figures.at("work_flag_us").get<double>(), 5.2);
+  EXPECT_DOUBLE_EQ(flag.threshold.at("ratio").get<double>(), kFlagRatio);
+  EXPECT_DOUBLE_EQ(flag.threshold.at("extra_us").get<double>(), kFlagExtraUs);
 }
 
-TEST(DeviceLaunch, LaunchesEven) {
-  Made m;
-  m.empty_tail = 2.8;
-  m.empty_fire = 3.3;
-  EXPECT_EQ(launches_conclusion(made(m)).id, "launches_even");
-}
-
-TEST(DeviceLaunch, WorkEvenSaysTheWorkHidesTheLaunch) {
-  const Conclusion c = work_conclusion(made({}));  // 39 vs 40 µs
-  EXPECT_EQ(c.id, "work_even");
-  EXPECT_NE(c.text.find("does not pay off"), std::string::npos) << c.text;
-  EXPECT_NE(c.text.find("the article's work"), std::string::npos) << c.text;
-}
-
-TEST(DeviceLaunch, WorkDeviceFaster) {
-  Made m;
-  m.work_tail = 20.0;
-  EXPECT_EQ(work_conclusion(made(m)).id, "work_device_faster");
-}
-
-TEST(DeviceLaunch, WorkHostFaster) {
-  Made m;
-  m.work_tail = 60.0;
-  m.work_fire = 50.0;
-  EXPECT_EQ(work_conclusion(made(m)).id, "work_host_faster");
-}
-
-TEST(DeviceLaunch, WorkKernelsOnlyIsNamed) {
-  DeviceLaunchRun run = made({});
-  EXPECT_EQ(work_flag_text(run), "");
+TEST(DeviceLaunchVerdicts, NameTheArticlesKernelsWhenTheFlagWasRefused) {
+  MadeRun run = made({});
   run.figures.work_flag_refusal = "cudaGraphInstantiateWithParams failed: cudaErrorNotSupported";
-  EXPECT_NE(work_flag_text(run).find("cudaErrorNotSupported"), std::string::npos);
-  EXPECT_NE(work_conclusion(run).text.find("the article's kernels"), std::string::npos);
+  const Verdict work = work_verdict(run.config, run.figures);
+  EXPECT_THAT(work.sentence, HasSubstr("the article's kernels"));
 }
 
-TEST(DeviceLaunch, DecisionOnTheDevicePaysOff) {
-  const Conclusion c = decision_conclusion(made({}));  // 3 vs 15 µs
-  EXPECT_EQ(c.id, "device_decides_faster");
-  EXPECT_NE(c.text.find("12.0 µs saved per decision"), std::string::npos) << c.text;
+Report reported(const MadeRun& run) {
+  Report report(kStage, "device-launch", DeviceInfo{});
+  report_device_launch(run.config, run.figures, report);
+  return report;
 }
 
-TEST(DeviceLaunch, DecisionOnTheHostFaster) {
-  Made m;
-  m.decide_device = 20.0;
-  EXPECT_EQ(decision_conclusion(made(m)).id, "host_decides_faster");
-}
-
-TEST(DeviceLaunch, DecisionsEven) {
-  Made m;
-  m.decide_device = 14.0;
-  const Conclusion c = decision_conclusion(made(m));
-  EXPECT_EQ(c.id, "decisions_even");
-  EXPECT_NE(c.text.find("does not pay off"), std::string::npos) << c.text;
-}
-
-TEST(DeviceLaunch, FlagFreeBelowEitherThreshold) {
-  EXPECT_EQ(flag_conclusion(made({})).id, "flag_free");  // 2.1 vs 2.0: 1.05x
-  Made m;
-  m.plain_cpu = 1.0;
-  m.flag_cpu = 1.15;  // 1.15x but only 0.15 µs
-  EXPECT_EQ(flag_conclusion(made(m)).id, "flag_free");
-}
-
-TEST(DeviceLaunch, FlagCostsHostLaunches) {
-  Made m;
-  m.flag_cpu = 2.5;  // 1.25x and 0.5 µs
-  const Conclusion c = flag_conclusion(made(m));
-  EXPECT_EQ(c.id, "flag_costs_host");
-  EXPECT_NE(c.text.find("the empty graph 2.50 µs with the flag, 2.00 µs without (0.50 µs more)"), std::string::npos)
-      << c.text;
-}
-
-TEST(DeviceLaunch, FlagSavesHostLaunches) {
-  Made m;
-  m.work_plain_cpu = 27.6;  // a graph with copy nodes of pinned host memory
-  m.work_flag_cpu = 5.9;
-  const Conclusion c = flag_conclusion(made(m));
-  EXPECT_EQ(c.id, "flag_saves_host");
-  EXPECT_NE(c.text.find("(4.7x less)"), std::string::npos) << c.text;
-  EXPECT_EQ(flag_effect(5.0, 5.6), FlagEffect::costs);
-  EXPECT_EQ(flag_effect(5.6, 5.0), FlagEffect::saves);
-  EXPECT_EQ(flag_effect(1.0, 1.15), FlagEffect::none);  // 1.15x but only 0.15 µs
-  EXPECT_EQ(flag_effect(0.0, 1.0), FlagEffect::none);   // nothing measured
-}
-
-TEST(DeviceLaunch, FlagDearerForOneGraphCheaperForTheOther) {
-  Made m;
-  m.flag_cpu = 3.7;  // the empty graph: dearer
-  m.work_plain_cpu = 27.6;
-  m.work_flag_cpu = 5.9;  // the work: cheaper
-  const Conclusion c = flag_conclusion(made(m));
-  EXPECT_EQ(c.id, "flag_mixed");
-  EXPECT_NE(c.text.find("(1.70 µs more)"), std::string::npos) << c.text;
-  EXPECT_NE(c.text.find("(4.7x less)"), std::string::npos) << c.text;
-}
-
-TEST(DeviceLaunch, ResultVerdictFailsOnAWrongCounter) {
-  DeviceLaunchRun run = made({});
-  EXPECT_TRUE(device_launch_result(DeviceInfo{}, run).verification.passed);
-  run.figures.empty_fire.passed = false;
-  run.figures.empty_fire.failure = "counted 999 executions, expected 1000";
-  const StageResult result = device_launch_result(DeviceInfo{}, run);
-  EXPECT_FALSE(result.verification.passed);
-  EXPECT_NE(result.verification.method.find("counted 999"), std::string::npos) << result.verification.method;
-}
-
-TEST(DeviceLaunch, ResultVerdictFailsOnWrongOutputs) {
-  DeviceLaunchRun run = made({});
-  run.figures.work.tail_check.passed = false;
-  EXPECT_FALSE(device_launch_result(DeviceInfo{}, run).verification.passed);
-}
-
-TEST(DeviceLaunch, JsonSection) {
-  const DeviceLaunchRun run = made({});
-  const nlohmann::json doc = device_launch_json(device_launch_result(DeviceInfo{}, run), run);
+TEST(DeviceLaunchReport, PrintsEachVerdictAsABulletAndCarriesItInTheJson) {
+  const Report report = reported(made({}));
+  EXPECT_TRUE(report.passed());
+  for (const Verdict& verdict : report.verdicts()) EXPECT_THAT(report.console(), HasSubstr("- " + verdict.sentence));
+  EXPECT_THAT(testing::printed_verdict_ids(report), ElementsAre("device_launch.launches", "device_launch.work", "device_launch.decision",
+                               "device_launch.flag"));
+  EXPECT_THAT(report.console(), AllOf(HasSubstr("1000 launches of a one-kernel counting graph"),
+                                      HasSubstr("dl_decide_device"), HasSubstr("runs checked"),
+                                      Not(HasSubstr("refused the device-launch flag"))));
+  const nlohmann::json doc = report.document();
   EXPECT_EQ(doc.at("subcommand"), "device-launch");
+  EXPECT_EQ(doc.at("measurements").size(), 12u);
+  EXPECT_EQ(doc.at("verdicts").size(), 4u);
+  EXPECT_EQ(doc.at("config").at("work_launches"), 100);
   const nlohmann::json& s = doc.at("device_launch");
   EXPECT_EQ(s.at("launches"), 1000);
   EXPECT_EQ(s.at("work_launches"), 100);
@@ -215,42 +196,74 @@ TEST(DeviceLaunch, JsonSection) {
   EXPECT_DOUBLE_EQ(s.at("per_decision_us").at("device").get<double>(), 3.0);
   EXPECT_DOUBLE_EQ(s.at("host_launch_us").at("empty").at("device_flag").get<double>(), 2.1);
   EXPECT_EQ(s.at("decisions").at("b"), 520);
-  EXPECT_EQ(s.at("conclusions").at("launches"), "device_launch_faster");
-  EXPECT_EQ(s.at("conclusions").at("work"), "work_even");
-  EXPECT_EQ(s.at("conclusions").at("decision"), "device_decides_faster");
-  EXPECT_EQ(s.at("conclusions").at("flag"), "flag_free");
-  EXPECT_EQ(doc.at("measurements").size(), 12u);
+  EXPECT_EQ(s.at("conclusions"), (nlohmann::json{{"launches", "device_launch_faster"},
+                                                 {"work", "work_even"},
+                                                 {"decision", "device_decides_faster"},
+                                                 {"flag", "flag_free"}}));
+}
+
+TEST(DeviceLaunchReport, NamesTheRefusalOfTheFlag) {
+  MadeRun run = made({});
+  run.figures.work_flag_refusal = "cudaErrorNotSupported";
+  const Report report = reported(run);
+  EXPECT_THAT(report.console(), HasSubstr("refused the device-launch flag: cudaErrorNotSupported; its kernels alone"));
+  EXPECT_EQ(report.document().at("device_launch").at("work").at("flag_refusal"), "cudaErrorNotSupported");
+}
+
+TEST(DeviceLaunchReport, AWrongCounterOrOutputFailsTheRun) {
+  MadeRun run = made({});
+  run.figures.empty_fire.passed = false;
+  run.figures.empty_fire.failure = "counted 999 executions, expected 1000";
+  const Report counted = reported(run);
+  EXPECT_FALSE(counted.passed());
+  EXPECT_THAT(counted.result.verification.method, HasSubstr("counted 999"));
+  run = made({});
+  run.figures.work.tail_check.passed = false;
+  EXPECT_FALSE(reported(run).passed());
 }
 
 TEST(DeviceLaunch, EstimateGrowsWithTheLaunches) {
   const DeviceLaunchConfig small;
   DeviceLaunchConfig large = small;
   large.launches *= 10;
-  const RepeatPlan plan;
-  EXPECT_GT(device_launch_seconds(large, plan, 50e-6), device_launch_seconds(small, plan, 50e-6));
-  EXPECT_LT(device_launch_seconds(small, plan, 50e-6), 10.0);  // the defaults: well inside 10 s
+  EXPECT_GT(device_launch_seconds(large, 50e-6), device_launch_seconds(small, 50e-6));
+  EXPECT_LT(device_launch_seconds(small, 50e-6), 10.0);  // the defaults: well inside 10 s
 }
 
 DeviceLaunchConfig parse(const std::vector<std::string>& args) {
-  StageCli cli("04_graph_capture_gemm device-launch", "test", own_workload_defaults());
-  add_device_launch_options(cli);
-  const std::optional<CommonOptions> options = cli.parse(args);
-  if (!options) throw std::logic_error("--help");
-  return read_device_launch_options(cli, *options);
+  return testing::read_declared(own_workload_defaults(), device_launch_options, read_device_launch, args);
 }
 
-TEST(DeviceLaunch, OptionsAndBadOnes) {
+TEST(DeviceLaunchOptions, DefaultsAndTheWorkTheyMake) {
   const DeviceLaunchConfig d = parse({});
   EXPECT_EQ(d.launches, 1000);
   EXPECT_EQ(d.work_launches, 100);
   EXPECT_EQ(d.fan_out, 100);
-  EXPECT_EQ(parse({"--fan-out", "120", "--launches", "7"}).launches, 7);
-  for (const std::vector<std::string>& bad :
-       {std::vector<std::string>{"--fan-out", "121"}, {"--fan-out", "0"}, {"--launches", "0"},
-        {"--work-size", "x"}, {"--work-batches", "-1"}, {"--batches", "3"}}) {
-    EXPECT_THROW(parse(bad), UsageError) << ::testing::PrintToString(bad);
-  }
+  EXPECT_EQ(d.common.work.batches, 8);
+  EXPECT_EQ(d.common.work.shape.k, 128);
+  EXPECT_EQ(d.common.host_memory, HostMemory::pinned);
+  const DeviceLaunchConfig given = parse({"--fan-out", "120", "--launches", "7", "--work-size", "33"});
+  EXPECT_EQ(given.launches, 7);
+  EXPECT_EQ(given.common.work.shape.m, 33);
 }
+
+#ifdef CSG_STAGE04_BINARY
+
+TEST(DeviceLaunchCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
+  testing::expect_command_line_promises(
+      CSG_STAGE04_BINARY,
+      {.refused = {{{"device-launch", "--fan-out", "121"}, "--fan-out takes an integer in [1, 120]"},
+                   {{"device-launch", "--fan-out", "0"}, "--fan-out takes an integer in [1, 120], got 0"},
+                   {{"device-launch", "--launches", "0"}, "--launches takes an integer"},
+                   {{"device-launch", "--work-size", "x"}, "--work-size takes an integer"},
+                   {{"device-launch", "--work-batches", "-1"}, "--work-batches takes an integer"},
+                   {{"device-launch", "--batches", "3"}, "unknown option '--batches'"}},
+       .accepted = {{"device-launch"}, {"device-launch", "--launches", "5", "--host-memory", "pageable"}},
+       .helps = {{"", {"\n  device-launch "}, {}},
+                 {"device-launch", {"--launches", "--fan-out", "--work-size", "--host-memory"}, {"--batches", "--kernel"}}}});
+}
+
+#endif  // CSG_STAGE04_BINARY
 
 }  // namespace
 }  // namespace csg::graphs

@@ -1,93 +1,35 @@
 // The memory-nodes subcommand on made-up figures: each branch of each
-// conclusion, the JSON's fields and verdict, and its options as a user types them.
+// verdict, their figures and thresholds, the report (its tables, its verdicts
+// in the JSON, a failed check failing the run), and its options as a user
+// types them.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <string>
 
-#include "04_graph_capture_gemm/lab/memory-nodes/memory_nodes_report.hpp"
+#include "04_graph_capture_gemm/lab/memory-nodes/memory_nodes.hpp"
+#include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
 #include "base/units.hpp"
 #include "made_up.hpp"
 
-#ifdef CSG_STAGE04_BINARY
-#include "run_process.hpp"
-#include "usage_checks.hpp"
-#endif
+#include "declaration_checks.hpp"
+#include "subcommand_checks.hpp"
 
 namespace csg::graphs {
 namespace {
 
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using testing::ms;
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 constexpr std::uint64_t MiB(double n) { return static_cast<std::uint64_t>(n * double(kMiB)); }
 
 // The article's sizes: 100 batches of 6 MiB (A 2 MiB + C 4 MiB), 8 slots preallocated.
 MemorySizes article_sizes() { return MemorySizes{100, 8, MiB(6)}; }
 
-// ---- replay time -------------------------------------------------------------------
-
-TEST(MemoryNodes, AllocatingInsideTheGraphCostsReplayTimeBeyondTheNoise) {
-  EXPECT_EQ(replay_verdict(ms(26.0), ms(25.0)), ReplayVerdict::slower);  // +4% against 2% noise
-  EXPECT_TRUE(has(replay_text(ms(26.0), ms(25.0)), "allocating inside the graph costs replay time"));
-  EXPECT_TRUE(has(replay_text(ms(26.0), ms(25.0)), "+4.0%, beyond the 2.0% noise"));
-}
-
-TEST(MemoryNodes, TheMemoryGraphCanReplayFaster) {
-  EXPECT_EQ(replay_verdict(ms(24.0), ms(25.0)), ReplayVerdict::faster);
-  EXPECT_TRUE(has(replay_text(ms(24.0), ms(25.0)), "replays faster"));
-}
-
-TEST(MemoryNodes, WithinTheNoiseTheAllocationsCostNothing) {
-  EXPECT_EQ(replay_verdict(ms(25.4), ms(25.0)), ReplayVerdict::same);  // +1.6% < 2%
-  EXPECT_TRUE(has(replay_text(ms(25.4), ms(25.0)), "costs no replay time here"));
-  // A run that spreads 10% widens the noise: +4% is then within it.
-  EXPECT_NEAR(replay_noise(ms(26.0, 0.9), ms(25.0)), 0.1, 1e-9);
-  EXPECT_EQ(replay_verdict(ms(26.0, 0.9), ms(25.0)), ReplayVerdict::same);
-}
-
-// ---- footprint and reuse -----------------------------------------------------------
-
-TEST(MemoryNodes, TheFootprintIsComparedWithThePreallocatedBuffers) {
-  const MemorySizes sizes = article_sizes();  // 48 MiB preallocated, 600 MiB allocated in all
-  EXPECT_EQ(footprint_verdict(MiB(32), sizes.preallocated_bytes()), FootprintVerdict::smaller);
-  EXPECT_TRUE(has(footprint_text(MiB(32), sizes), "holds less memory than preallocating"));
-  EXPECT_EQ(footprint_verdict(MiB(50), sizes.preallocated_bytes()), FootprintVerdict::same);
-  EXPECT_TRUE(has(footprint_text(MiB(50), sizes), "holds about what preallocating does"));
-  EXPECT_EQ(footprint_verdict(MiB(96), sizes.preallocated_bytes()), FootprintVerdict::larger);
-  EXPECT_TRUE(has(footprint_text(MiB(96), sizes), "holds more memory than preallocating (2.0x)"));
-  EXPECT_TRUE(has(footprint_text(MiB(96), sizes), "48.0 MiB of preallocated A and C (8 slots)"));
-  EXPECT_EQ(footprint_verdict(0, sizes.preallocated_bytes()), FootprintVerdict::none);
-  EXPECT_TRUE(has(footprint_text(0, sizes), "no graph memory reserved"));
-}
-
-TEST(MemoryNodes, ReuseInsideTheGraphIsReservedAgainstEveryAllocation) {
-  const MemorySizes sizes = article_sizes();
-  EXPECT_EQ(sizes.allocations_bytes(), MiB(600));
-  EXPECT_EQ(reuse_verdict(MiB(64), sizes.allocations_bytes()), ReuseVerdict::reused);
-  EXPECT_TRUE(has(reuse_text(MiB(64), sizes), "freed A and C served later batches"));
-  EXPECT_EQ(reuse_verdict(MiB(600), sizes.allocations_bytes()), ReuseVerdict::not_reused);
-  EXPECT_TRUE(has(reuse_text(MiB(600), sizes), "no reuse inside the graph"));
-  EXPECT_EQ(reuse_verdict(0, sizes.allocations_bytes()), ReuseVerdict::none);
-  EXPECT_TRUE(has(reuse_text(0, sizes), "no reserved memory"));
-}
-
-// ---- two graphs ------------------------------------------------------------------------
-
-TEST(MemoryNodes, TwoGraphsShareWhenReservedStaysAsForOne) {
-  EXPECT_EQ(sharing_verdict(MiB(64), MiB(64)), SharingVerdict::shared);
-  EXPECT_TRUE(has(sharing_text(MiB(64), MiB(64)), "shared their memory"));
-  EXPECT_EQ(sharing_verdict(MiB(64), MiB(128)), SharingVerdict::separate);
-  EXPECT_TRUE(has(sharing_text(MiB(64), MiB(128)), "reserved doubled"));
-  EXPECT_EQ(sharing_verdict(MiB(64), MiB(96)), SharingVerdict::partly);
-  EXPECT_TRUE(has(sharing_text(MiB(64), MiB(96)), "shared part of their memory"));
-  EXPECT_EQ(sharing_verdict(0, MiB(96)), SharingVerdict::none);
-  EXPECT_TRUE(has(sharing_text(0, MiB(96)), "nothing to share"));
-}
-
-// ---- destroy and trim ------------------------------------------------------------------
+// ---- the verdicts ---------------------------------------------------------------------
 
 GraphMemory held(double used_mib, double reserved_mib, double free_mib) {
   GraphMemory g;
@@ -97,21 +39,81 @@ GraphMemory held(double used_mib, double reserved_mib, double free_mib) {
   return g;
 }
 
-TEST(MemoryNodes, DestroyingTheExecsKeepsOrReleasesTheReservedMemory) {
-  EXPECT_TRUE(has(destroy_text(held(64, 64, 1000), held(0, 64, 1000)), "kept the reserved memory"));
-  EXPECT_TRUE(has(destroy_text(held(64, 64, 1000), held(0, 0, 1064)), "released reserved memory"));
+struct Branch {
+  const char* name;
+  Verdict verdict;
+  const char* id;
+  const char* outcome;
+  std::vector<std::string> words;  // what its sentence must say
+};
+
+class MemoryNodesBranch : public ::testing::TestWithParam<Branch> {};
+
+TEST_P(MemoryNodesBranch, OutcomeAndSentence) {
+  const Branch& b = GetParam();
+  EXPECT_EQ(b.verdict.id, b.id);
+  EXPECT_EQ(b.verdict.outcome, b.outcome) << b.verdict.sentence;
+  for (const std::string& words : b.words) EXPECT_THAT(b.verdict.sentence, HasSubstr(words));
 }
 
-TEST(MemoryNodes, TheTrimGivesBackAllPartOrNothing) {
-  EXPECT_EQ(trim_verdict(MiB(64), 0), TrimVerdict::all);
-  EXPECT_TRUE(has(trim_text(held(0, 64, 1000), held(0, 0, 1064)), "gave back all 64.0 MiB"));
-  EXPECT_TRUE(has(trim_text(held(0, 64, 1000), held(0, 0, 1064)), "free memory +64.0 MiB"));
-  EXPECT_EQ(trim_verdict(MiB(64), MiB(32)), TrimVerdict::part);
-  EXPECT_TRUE(has(trim_text(held(0, 64, 1000), held(0, 32, 1032)), "gave back 32.0 MiB of 64.0 MiB"));
-  EXPECT_EQ(trim_verdict(MiB(64), MiB(64)), TrimVerdict::nothing);
-  EXPECT_TRUE(has(trim_text(held(0, 64, 1000), held(0, 64, 1000)), "gave back nothing"));
-  EXPECT_EQ(trim_verdict(0, 0), TrimVerdict::nothing_to_trim);
-  EXPECT_TRUE(has(trim_text(held(0, 0, 1000), held(0, 0, 1000)), "had nothing to give back"));
+// The article's sizes: 48 MiB preallocated, 600 MiB allocated in all.
+INSTANTIATE_TEST_SUITE_P(
+    Verdicts, MemoryNodesBranch,
+    ::testing::Values(
+        // Replays: +4% against 2% noise; -4%; +1.6%; +4% where a run spreads 10%.
+        Branch{"ReplaySlower", replay_verdict(ms(26.0), ms(25.0)), "memory_nodes.replay", "slower",
+               {"allocating inside the graph costs replay time", "+4.0%, beyond the 2.0% noise"}},
+        Branch{"ReplayFaster", replay_verdict(ms(24.0), ms(25.0)), "memory_nodes.replay", "faster",
+               {"replays faster"}},
+        Branch{"ReplaySame", replay_verdict(ms(25.4), ms(25.0)), "memory_nodes.replay", "same",
+               {"costs no replay time here"}},
+        Branch{"ReplayWithinItsSpread", replay_verdict(ms(26.0, 0.9), ms(25.0)), "memory_nodes.replay", "same",
+               {"within the 10.0% noise"}},
+        Branch{"FootprintSmaller", footprint_verdict(MiB(32), article_sizes()), "memory_nodes.footprint", "smaller",
+               {"holds less memory than preallocating"}},
+        Branch{"FootprintSame", footprint_verdict(MiB(50), article_sizes()), "memory_nodes.footprint", "same",
+               {"holds about what preallocating does"}},
+        Branch{"FootprintLarger", footprint_verdict(MiB(96), article_sizes()), "memory_nodes.footprint", "larger",
+               {"holds more memory than preallocating (2.0x)", "48.0 MiB of preallocated A and C (8 slots)"}},
+        Branch{"FootprintNone", footprint_verdict(0, article_sizes()), "memory_nodes.footprint", "none",
+               {"no graph memory reserved"}},
+        Branch{"Reused", reuse_verdict(MiB(64), article_sizes()), "memory_nodes.reuse", "reused",
+               {"freed A and C served later batches"}},
+        Branch{"NotReused", reuse_verdict(MiB(600), article_sizes()), "memory_nodes.reuse", "not_reused",
+               {"no reuse inside the graph"}},
+        Branch{"ReuseNone", reuse_verdict(0, article_sizes()), "memory_nodes.reuse", "none", {"no reserved memory"}},
+        Branch{"Shared", sharing_verdict(MiB(64), MiB(64)), "memory_nodes.sharing", "shared",
+               {"shared their memory"}},
+        Branch{"Separate", sharing_verdict(MiB(64), MiB(128)), "memory_nodes.sharing", "separate",
+               {"reserved doubled"}},
+        Branch{"Partly", sharing_verdict(MiB(64), MiB(96)), "memory_nodes.sharing", "partly",
+               {"shared part of their memory"}},
+        Branch{"SharingNone", sharing_verdict(0, MiB(96)), "memory_nodes.sharing", "none", {"nothing to share"}},
+        Branch{"DestroyKeeps", destroy_verdict(held(64, 64, 1000), held(0, 64, 1000)), "memory_nodes.destroy",
+               "kept", {"kept the reserved memory"}},
+        Branch{"DestroyReleases", destroy_verdict(held(64, 64, 1000), held(0, 0, 1064)), "memory_nodes.destroy",
+               "released", {"released reserved memory"}},
+        Branch{"TrimAll", trim_verdict(held(0, 64, 1000), held(0, 0, 1064)), "memory_nodes.trim", "all",
+               {"gave back all 64.0 MiB", "free memory +64.0 MiB"}},
+        Branch{"TrimPart", trim_verdict(held(0, 64, 1000), held(0, 32, 1032)), "memory_nodes.trim", "part",
+               {"gave back 32.0 MiB of 64.0 MiB"}},
+        Branch{"TrimNothing", trim_verdict(held(0, 64, 1000), held(0, 64, 1000)), "memory_nodes.trim", "nothing",
+               {"gave back nothing"}},
+        Branch{"NothingToTrim", trim_verdict(held(0, 0, 1000), held(0, 0, 1000)), "memory_nodes.trim",
+               "nothing_to_trim", {"had nothing to give back"}}),
+    [](const ::testing::TestParamInfo<Branch>& param_info) { return std::string(param_info.param.name); });
+
+TEST(MemoryNodesVerdicts, CarryTheirFiguresAndThresholds) {
+  const Verdict replay = replay_verdict(ms(26.0, 0.9), ms(25.0));
+  EXPECT_NEAR(replay.threshold.get<double>(), 0.1, 1e-9) << "the wider spread, not the 2% floor";
+  EXPECT_DOUBLE_EQ(replay.figures.at("memory_ms").get<double>(), 26.0);
+  EXPECT_NEAR(replay.figures.at("change").get<double>(), 0.04, 1e-9);
+  const Verdict footprint = footprint_verdict(MiB(96), article_sizes());
+  EXPECT_EQ(footprint.figures.at("reserved_bytes"), MiB(96));
+  EXPECT_EQ(footprint.figures.at("preallocated_bytes"), MiB(48));
+  EXPECT_DOUBLE_EQ(footprint.threshold.get<double>(), kSameBytes);
+  EXPECT_EQ(reuse_verdict(MiB(64), article_sizes()).figures.at("allocations_bytes"), MiB(600));
+  EXPECT_EQ(trim_verdict(held(0, 64, 1000), held(0, 0, 1064)).figures.at("reserved_before_bytes"), MiB(64));
 }
 
 // ---- result and JSON -------------------------------------------------------------------
@@ -144,87 +146,78 @@ MemoryNodesFigures made_up() {
   return f;
 }
 
-CommonOptions article_options() {
-  CommonOptions options;
-  options.host_memory = HostMemory::pinned;
-  return options;
+Report reported(const MemoryNodesFigures& f) {
+  ArticleOptions options;
+  options.common.host_memory = HostMemory::pinned;
+  Report report(kStage, "memory-nodes", DeviceInfo{});
+  report_memory_nodes(options, f, report);
+  return report;
 }
 
-TEST(MemoryNodes, TheJsonKeepsEveryMomentAndVerdict) {
-  const MemoryNodesFigures f = made_up();
-  const StageResult result = memory_nodes_result(DeviceInfo{}, article_options(), PoolConfig{}, f);
-  const nlohmann::json doc = memory_nodes_json(result, f);
+TEST(MemoryNodesReport, TheJsonKeepsEveryMomentAndVerdict) {
+  const Report report = reported(made_up());
+  EXPECT_TRUE(report.passed());
+  const nlohmann::json doc = report.document();
   EXPECT_EQ(doc.at("subcommand"), "memory-nodes");
   EXPECT_EQ(doc.at("measurements").size(), 6u);
   EXPECT_EQ(doc.at("measurements").at(0).at("name"), "memory_graph_replay");
   EXPECT_EQ(doc.at("measurements").at(0).at("params").at("device_buffers"), "graph_allocated");
   EXPECT_EQ(doc.at("measurements").at(4).at("name"), "memory_graph_instantiate");
+  EXPECT_EQ(doc.at("config").at("streams"), 8);
   const nlohmann::json& mem = doc.at("memory_nodes");
   EXPECT_EQ(mem.at("allocations_bytes"), MiB(600));
   EXPECT_EQ(mem.at("preallocated_bytes"), MiB(48));
   EXPECT_EQ(mem.at("memory_graph_nodes"), 702);
+  EXPECT_NEAR(mem.at("replay_noise").get<double>(), 0.02, 1e-12);
   ASSERT_EQ(mem.at("footprint").size(), std::size_t(kMomentCount));
   EXPECT_EQ(mem.at("footprint").at(0).at("moment"), "baseline");
   EXPECT_EQ(mem.at("footprint").at(9).at("moment"), "trimmed");
   EXPECT_EQ(mem.at("footprint").at(7).at("used_current"), MiB(128));
-  const nlohmann::json& v = mem.at("verdicts");
-  EXPECT_EQ(v.at("replay"), "slower");
-  EXPECT_EQ(v.at("footprint"), "larger");  // 64 MiB against 48
-  EXPECT_EQ(v.at("reuse"), "reused");
-  EXPECT_EQ(v.at("sharing"), "shared");
-  EXPECT_EQ(v.at("trim"), "all");
+  EXPECT_EQ(mem.at("verdicts"), (nlohmann::json{{"replay", "slower"},
+                                                 {"footprint", "larger"},  // 64 MiB against 48
+                                                 {"reuse", "reused"},
+                                                 {"sharing", "shared"},
+                                                 {"destroy", "kept"},
+                                                 {"trim", "all"}}));
   EXPECT_NEAR(doc.at("bounds").at("replay_memory_over_preallocated").get<double>(), 26.0 / 25.0, 1e-9);
   EXPECT_EQ(doc.at("bounds").at("reserved_two_graphs_bytes"), MiB(64));
   EXPECT_TRUE(doc.at("verification").at("passed").get<bool>());
 }
 
-TEST(MemoryNodes, AnyFailedCheckFailsTheVerdict) {
-  for (VerifyResult MemoryNodesFigures::*check :
-       {&MemoryNodesFigures::memory_check, &MemoryNodesFigures::preallocated_check,
-        &MemoryNodesFigures::first_launch_check, &MemoryNodesFigures::second_check}) {
-    MemoryNodesFigures f = made_up();
-    (f.*check).passed = false;
-    const StageResult result = memory_nodes_result(DeviceInfo{}, article_options(), PoolConfig{}, f);
-    EXPECT_FALSE(result.verification.passed);
-  }
+TEST(MemoryNodesReport, PrintsTheTablesAndEveryVerdict) {
+  const Report report = reported(made_up());
+  const std::string text = report.console();
+  EXPECT_THAT(testing::printed_verdict_ids(report), ElementsAre("memory_nodes.replay", "memory_nodes.footprint", "memory_nodes.reuse",
+                               "memory_nodes.sharing", "memory_nodes.destroy", "memory_nodes.trim"));
+  EXPECT_THAT(text, AllOf(HasSubstr("memory_graph_replay"), HasSubstr("preallocated_graph_instantiate"),
+                          HasSubstr("second_launched"), HasSubstr("reserved high"), HasSubstr("+64.0")));
 }
 
-TEST(MemoryNodes, TheScreenShowsTheTableAndEveryConclusion) {
-  const MemoryNodesFigures f = made_up();
-  const StageResult result = memory_nodes_result(DeviceInfo{}, article_options(), PoolConfig{}, f);
-  std::ostringstream out;
-  print_memory_nodes(out, result, article_options(), PoolConfig{}, f);
-  const std::string text = out.str();
-  for (const char* part : {"memory_graph_replay", "second_launched", "reserved high", "costs replay time",
-                           "holds more memory", "served later batches", "shared their memory",
-                           "kept the reserved memory", "gave back all"}) {
-    EXPECT_TRUE(has(text, part)) << part << "\n" << text;
-  }
+class MemoryNodesFailedCheck : public ::testing::TestWithParam<VerifyResult MemoryNodesFigures::*> {};
+
+TEST_P(MemoryNodesFailedCheck, FailsTheRun) {
+  MemoryNodesFigures f = made_up();
+  (f.*GetParam()).passed = false;
+  EXPECT_FALSE(reported(f).passed());
 }
+
+INSTANTIATE_TEST_SUITE_P(EachCheck, MemoryNodesFailedCheck,
+                         ::testing::Values(&MemoryNodesFigures::memory_check, &MemoryNodesFigures::preallocated_check,
+                                           &MemoryNodesFigures::first_launch_check,
+                                           &MemoryNodesFigures::second_check));
 
 #ifdef CSG_STAGE04_BINARY
 
-TEST(MemoryNodes, BadOptionsExit2WithOneClearLine) {
-  const std::vector<testing::BadCase> bad_options = {
-      {{"memory-nodes", "--streams", "0"}, "--streams takes an integer in [1, 1024]"},
-      {{"memory-nodes", "--device-buffers", "graph"}, "--device-buffers takes one of slots|per-batch"},
-      {{"memory-nodes", "--tiny-count", "5"}, "unknown option '--tiny-count'"},
-      {{"memory-nodes", "--batches", "0"}, "--batches takes an integer"},
-  };
-  for (const testing::BadCase& bad : bad_options) {
-    EXPECT_TRUE(testing::refuses_before_writing(CSG_STAGE04_BINARY, bad)) << ::testing::PrintToString(bad.args);
-  }
-  const testing::ProcessResult run =
-      testing::run_process({CSG_STAGE04_BINARY, "memory-nodes", "--streams", "0"}, {"CUDA_VISIBLE_DEVICES="});
-  EXPECT_EQ(run.exit_code, kExitUsage) << run.err;
-}
-
-TEST(MemoryNodes, TheStageListsItAndItsHelpSaysWhatItMeasures) {
-  EXPECT_TRUE(has(testing::run_process({CSG_STAGE04_BINARY, "--help"}).out, "\n  memory-nodes "));
-  const testing::ProcessResult run = testing::run_process({CSG_STAGE04_BINARY, "memory-nodes", "--help"});
-  EXPECT_EQ(run.exit_code, kExitOk);
-  EXPECT_TRUE(has(run.out, "cudaMallocAsync")) << run.out;
-  EXPECT_TRUE(has(run.out, "--device-buffers")) << run.out;
+TEST(MemoryNodesCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
+  testing::expect_command_line_promises(
+      CSG_STAGE04_BINARY,
+      {.refused = {{{"memory-nodes", "--streams", "0"}, "--streams takes an integer in [1, 1024]"},
+                   {{"memory-nodes", "--device-buffers", "graph"}, "--device-buffers takes one of slots|per-batch"},
+                   {{"memory-nodes", "--tiny-count", "5"}, "unknown option '--tiny-count'"},
+                   {{"memory-nodes", "--batches", "0"}, "--batches takes an integer"}},
+       .accepted = {{"memory-nodes"}, {"memory-nodes", "--device-buffers", "per-batch", "--kernel", "cublas"}},
+       .helps = {{"", {"\n  memory-nodes "}, {}},
+                 {"memory-nodes", {"cudaMallocAsync", "--device-buffers", "--streams"}, {"--tiny-count", "--streams-sweep"}}}});
 }
 
 #endif  // CSG_STAGE04_BINARY

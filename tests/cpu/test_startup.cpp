@@ -1,23 +1,29 @@
 // The startup experiment's pieces that need no GPU: the evenly spaced bucket
 // layouts, the two request mixes and their padding waste, the estimate, every
-// branch of the conclusion on made-up figures, the JSON, the measurements and
-// the options (refusals are UsageError, before any CUDA call).
+// branch of every verdict on made-up figures, the report (its table, its
+// verdicts in the JSON, the measurements, checks and bounds) and the options
+// (refusals are UsageError, before any CUDA call).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <sstream>
 
-#include "04_graph_capture_gemm/lab/startup/startup_plan.hpp"
-#include "04_graph_capture_gemm/lab/startup/startup_report.hpp"
+#include "04_graph_capture_gemm/lab/options.hpp"
+#include "04_graph_capture_gemm/lab/report.hpp"
+#include "04_graph_capture_gemm/lab/startup/startup.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
+#include "declaration_checks.hpp"
+#include "subcommand_checks.hpp"
 
 namespace csg::graphs {
 namespace {
 
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
 using csg::testing::ms;
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // ---- the plan ---------------------------------------------------------------
 
@@ -95,11 +101,7 @@ TEST(StartupPlan, TheEstimateCountsEveryBatchCapturedBothWaysEveryRound) {
 }
 
 StartupConfig parse(const std::vector<std::string>& args) {
-  StageCli cli("04_graph_capture_gemm startup", "test");
-  add_startup_options(cli);
-  const std::optional<CommonOptions> common = cli.parse(args);
-  if (!common) throw std::logic_error("--help");
-  return read_startup_options(cli, common->seed);
+  return testing::read_declared(own_workload_defaults(), startup_options, read_startup, args);
 }
 
 TEST(StartupOptions, DefaultsAndValues) {
@@ -110,34 +112,20 @@ TEST(StartupOptions, DefaultsAndValues) {
   EXPECT_EQ(defaults.budget_ms, 250.0);
   EXPECT_EQ(defaults.requests, 10000);
   EXPECT_EQ(defaults.rounds, 1);
+  EXPECT_EQ(defaults.pool.streams, 8);
+  EXPECT_EQ(defaults.common.work.batches, 256) << "the shared pool holds the top bucket";
   const StartupConfig given = parse({"--startup-buckets", "9,2", "--startup-max-batches", "9", "--startup-size", "8",
                                      "--startup-budget-ms", "20", "--startup-requests", "7", "--startup-rounds", "3",
-                                     "--seed", "5"});
+                                     "--seed", "5", "--streams", "3"});
   EXPECT_EQ(given.bucket_counts, (std::vector<int>{2, 9}));
   EXPECT_EQ(given.max_batches, 9);
   EXPECT_EQ(given.size, 8);
   EXPECT_EQ(given.budget_ms, 20.0);
   EXPECT_EQ(given.requests, 7);
   EXPECT_EQ(given.rounds, 3);
-  EXPECT_EQ(given.seed, 5u);
-}
-
-TEST(StartupOptions, BadValuesAreUsageErrors) {
-  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
-           {"--startup-buckets", "8,300"},  // above the default max of 256
-           {"--startup-max-batches", "100"},  // the default 128 and 256 buckets are above it
-           {"--startup-buckets", "8,8"},
-           {"--startup-buckets", "8,,16"},
-           {"--startup-buckets", "0"},
-           {"--startup-buckets", "1025"},
-           {"--startup-max-batches", "1025"},
-           {"--startup-size", "0"},
-           {"--startup-budget-ms", "0"},
-           {"--startup-requests", "0"},
-           {"--startup-rounds", "0"},
-           {"--startup-rounds", "101"}}) {
-    EXPECT_THROW(parse(bad), UsageError) << ::testing::PrintToString(bad);
-  }
+  EXPECT_EQ(given.common.seed, 5u);
+  EXPECT_EQ(given.pool.streams, 3);
+  EXPECT_EQ(given.common.work.shape.k, 8);
   EXPECT_NO_THROW(parse({"--startup-max-batches", "100", "--startup-buckets", "4,100"}));
 }
 
@@ -190,51 +178,65 @@ StartupFigures made_up(const std::vector<int>& ks, const std::vector<double>& sh
 
 const std::vector<int> kKs = {8, 32, 128, 256};
 
-TEST(StartupConclusions, NoBucketCountOverTheBudget) {
+// ---- the verdicts ---------------------------------------------------------------------
+
+TEST(StartupBudget, NoBucketCountOverTheBudget) {
   const StartupFigures f = made_up(kKs, {20, 80, 300, 450}, {25, 90, 320, 480});
-  const BudgetVerdict v = budget_verdict(f, BufferLayout::shared);
+  const BudgetPlace v = budget_place(f, BufferLayout::shared);
   EXPECT_FALSE(v.first_over);
   ASSERT_TRUE(v.most_within);
   EXPECT_EQ(*v.most_within, 3u);
-  const std::string text = budget_text(f);
-  EXPECT_TRUE(contains(text, "no bucket count exceeded the 500 ms budget")) << text;
-  EXPECT_TRUE(contains(text, "all 256 buckets start in 450 ms and waste 0.0% (uniform) / 0.0% (skewed)")) << text;
-  EXPECT_TRUE(contains(text, "separate buffers per bucket: none over")) << text;
+  const Verdict verdict = budget_verdict(f);
+  EXPECT_EQ(verdict.id, "startup.budget");
+  EXPECT_EQ(verdict.outcome, "none_over");
+  EXPECT_THAT(verdict.sentence,
+              AllOf(HasSubstr("no bucket count exceeded the 500 ms budget"),
+                    HasSubstr("all 256 buckets start in 450 ms and waste 0.0% (uniform) / 0.0% (skewed)"),
+                    HasSubstr("separate buffers per bucket: none over")));
+  EXPECT_DOUBLE_EQ(verdict.threshold.at("budget_ms").get<double>(), 500.0);
+  EXPECT_DOUBLE_EQ(verdict.figures.at("shared_total_ms_k256").get<double>(), 450.0);
+  EXPECT_DOUBLE_EQ(verdict.figures.at("separate_total_ms_k8").get<double>(), 25.0);
+  EXPECT_FALSE(verdict.figures.contains("first_over_buckets"));
+  EXPECT_EQ(verdict.figures.at("most_within_buckets"), 256);
 }
 
-TEST(StartupConclusions, TheFirstBucketCountOverTheBudgetAndTheMostWithinIt) {
+TEST(StartupBudget, TheFirstBucketCountOverTheBudgetAndTheMostWithinIt) {
   const StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 520, 700});
-  const BudgetVerdict v = budget_verdict(f, BufferLayout::shared);
+  const BudgetPlace v = budget_place(f, BufferLayout::shared);
   ASSERT_TRUE(v.first_over && v.most_within);
   EXPECT_EQ(f.rows[*v.first_over].buckets, 256);
   EXPECT_EQ(f.rows[*v.most_within].buckets, 128);
-  const std::string text = budget_text(f);
-  EXPECT_TRUE(contains(text, "256 buckets are the first over the 500 ms budget on the shared pool (600 ms; ")) << text;
-  EXPECT_TRUE(contains(text, "separate buffers per bucket: 128 buckets first, at 520 ms)")) << text;
-  EXPECT_TRUE(contains(text, "the most buckets within it, 128, start in 300 ms")) << text;
-  EXPECT_TRUE(contains(text, "with 8 buckets")) << text;
+  const Verdict verdict = budget_verdict(f);
+  EXPECT_EQ(verdict.outcome, "first_over");
+  EXPECT_THAT(verdict.sentence,
+              AllOf(HasSubstr("256 buckets are the first over the 500 ms budget on the shared pool (600 ms; "),
+                    HasSubstr("separate buffers per bucket: 128 buckets first, at 520 ms)"),
+                    HasSubstr("the most buckets within it, 128, start in 300 ms"), HasSubstr("with 8 buckets")));
+  EXPECT_EQ(verdict.figures.at("first_over_buckets"), 256);
+  EXPECT_EQ(verdict.figures.at("separate_first_over_buckets"), 128);
   // Over at the second bucket count: the most within is the fewest, with nothing to compare its padding to.
-  const std::string second = budget_text(made_up(kKs, {20, 600, 700, 800}, {25, 90, 520, 700}));
-  EXPECT_TRUE(contains(second, "the most buckets within it, 8, start in 20 ms and waste 11.")) << second;
-  EXPECT_FALSE(contains(second, "against")) << second;
+  const Verdict second = budget_verdict(made_up(kKs, {20, 600, 700, 800}, {25, 90, 520, 700}));
+  EXPECT_THAT(second.sentence,
+              AllOf(HasSubstr("the most buckets within it, 8, start in 20 ms and waste 11."), Not(HasSubstr("against"))));
   // Exactly at the budget is within it.
   const StartupFigures at_budget = made_up(kKs, {20, 80, 500, 600}, {25, 90, 500, 700});
-  EXPECT_EQ(at_budget.rows[*budget_verdict(at_budget, BufferLayout::shared).first_over].buckets, 256);
-  EXPECT_EQ(at_budget.rows[*budget_verdict(at_budget, BufferLayout::separate).first_over].buckets, 256);
+  EXPECT_EQ(at_budget.rows[*budget_place(at_budget, BufferLayout::shared).first_over].buckets, 256);
+  EXPECT_EQ(at_budget.rows[*budget_place(at_budget, BufferLayout::separate).first_over].buckets, 256);
 }
 
-TEST(StartupConclusions, EvenTheFewestBucketsExceedTheBudget) {
+TEST(StartupBudget, EvenTheFewestBucketsExceedTheBudget) {
   const StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 320, 700}, 10.0);
-  const BudgetVerdict v = budget_verdict(f, BufferLayout::shared);
+  const BudgetPlace v = budget_place(f, BufferLayout::shared);
   ASSERT_TRUE(v.first_over);
   EXPECT_EQ(*v.first_over, 0u);
   EXPECT_FALSE(v.most_within);
-  const std::string text = budget_text(f);
-  EXPECT_TRUE(contains(text, "even 8 buckets exceed the 10 ms budget on the shared pool (20 ms; ")) << text;
-  EXPECT_TRUE(contains(text, "fewer buckets, a smaller top bucket or a larger budget")) << text;
+  const Verdict verdict = budget_verdict(f);
+  EXPECT_EQ(verdict.outcome, "all_over");
+  EXPECT_THAT(verdict.sentence, AllOf(HasSubstr("even 8 buckets exceed the 10 ms budget on the shared pool (20 ms; "),
+                                      HasSubstr("fewer buckets, a smaller top bucket or a larger budget")));
 }
 
-TEST(StartupConclusions, ThePaddingWasteFallsWithMoreBuckets) {
+TEST(StartupPadding, TheWasteFallsWithMoreBuckets) {
   const StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 320, 700});
   for (std::size_t i = 1; i < f.rows.size(); ++i) {
     EXPECT_LT(f.rows[i].waste_uniform, f.rows[i - 1].waste_uniform);
@@ -245,73 +247,125 @@ TEST(StartupConclusions, ThePaddingWasteFallsWithMoreBuckets) {
   EXPECT_GT(f.mean_uniform, f.mean_skewed);
 }
 
-TEST(StartupConclusions, TheLargestPartOfStartupIsNamed) {
+TEST(StartupParts, TheLargestPartOfStartupIsNamed) {
   StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 320, 700});
-  EXPECT_TRUE(contains(parts_text(f), "instantiate is the largest part of starting 256 buckets (capture 30.0%, "
-                                      "instantiate 60.0%, upload 10.0%): 2.34 ms per graph"))
-      << parts_text(f);
+  Verdict verdict = parts_verdict(f);
+  EXPECT_EQ(verdict.id, "startup.parts");
+  EXPECT_EQ(verdict.outcome, "instantiate");
+  EXPECT_THAT(verdict.sentence, HasSubstr("instantiate is the largest part of starting 256 buckets (capture 30.0%, "
+                                          "instantiate 60.0%, upload 10.0%): 2.34 ms per graph"));
+  EXPECT_DOUBLE_EQ(verdict.figures.at("instantiate_ms").get<double>(), 360.0);
   f.rows.back().shared.capture = ms(500);
-  EXPECT_TRUE(contains(parts_text(f), "capture is the largest part")) << parts_text(f);
+  EXPECT_EQ(parts_verdict(f).outcome, "capture");
   f.rows.back().shared.upload = ms(900);
-  EXPECT_TRUE(contains(parts_text(f), "upload is the largest part")) << parts_text(f);
+  verdict = parts_verdict(f);
+  EXPECT_EQ(verdict.outcome, "upload");
+  EXPECT_THAT(verdict.sentence, HasSubstr("upload is the largest part"));
   f.rows.back().shared = StartupCell{};
-  EXPECT_EQ(parts_text(f), "nothing was timed");
+  verdict = parts_verdict(f);
+  EXPECT_EQ(verdict.outcome, "nothing_timed");
+  EXPECT_EQ(verdict.sentence, "nothing was timed");
 }
 
-TEST(StartupConclusions, SeparateBuffersAgainstOneSharedPool) {
+TEST(StartupMemory, SeparateBuffersAgainstOneSharedPool) {
   StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 320, 700});
   // Separate: 32896 batches x 32 KiB + 16 MiB of graphs; shared: 8 + 16 MiB.
-  std::string text = memory_text(f);
-  EXPECT_TRUE(contains(text, "the first build's 256 execs took 16.0 MiB of device memory (about 64 KiB each, 0.5 KiB "
-                             "per batch captured)"))
-      << text;
-  EXPECT_TRUE(contains(text, "separate buffers per bucket take 1044.0 MiB of device memory (buffers + the same "
-                             "graphs) against 24.0 MiB for one shared pool, 43.5x"))
-      << text;
+  Verdict verdict = memory_verdict(f);
+  EXPECT_EQ(verdict.id, "startup.memory");
+  EXPECT_EQ(verdict.outcome, "separate_dearer");
+  EXPECT_THAT(verdict.sentence,
+              AllOf(HasSubstr("the first build's 256 execs took 16.0 MiB of device memory (about 64 KiB each, 0.5 KiB "
+                              "per batch captured)"),
+                    HasSubstr("separate buffers per bucket take 1044.0 MiB of device memory (buffers + the same "
+                              "graphs) against 24.0 MiB for one shared pool, 43.5x")));
+  EXPECT_EQ(verdict.figures.at("exec_bytes"), 16 << 20);
+  EXPECT_DOUBLE_EQ(verdict.threshold.at("ratio").get<double>(), kMemoryRatioThreshold);
   f.rows.back().separate.buffer_bytes = f.rows.back().shared.buffer_bytes + (2 << 20);  // 26 MiB: within 1.1x
-  text = memory_text(f);
-  EXPECT_TRUE(contains(text, "about as much device memory as one shared pool (26.0 MiB against 24.0 MiB")) << text;
+  verdict = memory_verdict(f);
+  EXPECT_EQ(verdict.outcome, "same");
+  EXPECT_THAT(verdict.sentence, HasSubstr("about as much device memory as one shared pool (26.0 MiB against 24.0 MiB"));
   f.first.graph_bytes = 0;  // the buffers alone: 10 MiB against 8
-  text = memory_text(f);
-  EXPECT_TRUE(contains(text, "the first build's 256 execs took less device memory than cudaMemGetInfo resolves"))
-      << text;
-  EXPECT_TRUE(contains(text, "take 10.0 MiB of device memory (buffers) against 8.0 MiB")) << text;
+  EXPECT_THAT(memory_verdict(f).sentence,
+              AllOf(HasSubstr("the first build's 256 execs took less device memory than cudaMemGetInfo resolves"),
+                    HasSubstr("take 10.0 MiB of device memory (buffers) against 8.0 MiB")));
   f.first.batches_captured = 0;  // no first build
-  EXPECT_TRUE(contains(memory_text(f), "the execs' device memory was not measured")) << memory_text(f);
+  EXPECT_THAT(memory_verdict(f).sentence, HasSubstr("the execs' device memory was not measured"));
 }
 
-TEST(StartupConclusions, TheFirstBuildAgainstTheSameGraphsBuiltAgain) {
+TEST(StartupFirstBuild, AgainstTheSameGraphsBuiltAgain) {
   StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 320, 700});
-  std::string text = first_build_text(f);
-  EXPECT_TRUE(contains(text, "the process's first build of 256 graphs took 600 ms against 600 ms for the same graphs "
-                             "built again (within 10.0%): the table's figures hold for a fresh process too."))
-      << text;
+  std::optional<Verdict> verdict = first_build_verdict(f);
+  ASSERT_TRUE(verdict.has_value());
+  EXPECT_EQ(verdict->id, "startup.first_build");
+  EXPECT_EQ(verdict->outcome, "same");
+  EXPECT_THAT(verdict->sentence, HasSubstr("the process's first build of 256 graphs took 600 ms against 600 ms for "
+                                           "the same graphs built again (within 10.0%): the table's figures hold for "
+                                           "a fresh process too."));
+  EXPECT_DOUBLE_EQ(verdict->threshold.at("ratio").get<double>(), kFirstBuildRatioThreshold);
   f.first.instantiate_ms += 600.0;  // 1200 ms: dearer, by its instantiate
-  text = first_build_text(f);
-  EXPECT_TRUE(contains(text, "took 1200 ms against 600 ms for the same graphs built again (2.0x; instantiate 960 "
-                             "against 360 ms): a fresh process's startup costs more than the table's figures"))
-      << text;
+  verdict = first_build_verdict(f);
+  EXPECT_EQ(verdict->outcome, "dearer");
+  EXPECT_THAT(verdict->sentence, HasSubstr("took 1200 ms against 600 ms for the same graphs built again (2.0x; "
+                                           "instantiate 960 against 360 ms): a fresh process's startup costs more "
+                                           "than the table's figures"));
+  EXPECT_DOUBLE_EQ(verdict->figures.at("first_over_again").get<double>(), 2.0);
   f.first.instantiate_ms -= 600.0;
   f.first.upload_ms = 0.0;
   f.first.capture_ms = 10.0;  // 10 + 360 + 0 = 370 ms: cheaper, most by its capture
-  text = first_build_text(f);
-  EXPECT_TRUE(contains(text, "(1.6x less; capture 10 against 180 ms): here the first build was the cheaper one."))
-      << text;
+  verdict = first_build_verdict(f);
+  EXPECT_EQ(verdict->outcome, "cheaper");
+  EXPECT_THAT(verdict->sentence,
+              HasSubstr("(1.6x less; capture 10 against 180 ms): here the first build was the cheaper one."));
   f.first.batches_captured = 0;
-  EXPECT_EQ(first_build_text(f), "");
+  EXPECT_FALSE(first_build_verdict(f).has_value());
 }
 
-// ---- the JSON, the measurements and the printout ---------------------------------
+TEST(StartupVerdicts, NothingBuiltOrTimedIsSaidSo) {
+  StartupFigures none;
+  EXPECT_EQ(budget_verdict(none).outcome, "none_built");
+  EXPECT_EQ(memory_verdict(none).outcome, "none_built");
+  EXPECT_EQ(parts_verdict(none).outcome, "nothing_timed");
+  StartupFigures untimed = made_up(kKs, {20, 80, 300, 600}, {25, 90, 320, 700});
+  untimed.first.capture_ms = untimed.first.instantiate_ms = untimed.first.upload_ms = 0.0;
+  const std::optional<Verdict> first = first_build_verdict(untimed);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->outcome, "not_timed");
+  EXPECT_THAT(first->sentence, ::testing::EndsWith("for the same graphs built again."));
+}
 
-TEST(StartupReport, TheJsonHoldsEveryRowAndTheVerdict) {
-  StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 520, 700});
-  const nlohmann::json doc = startup_json(f);
-  EXPECT_EQ(doc.at("bucket_layout"), "even");
-  EXPECT_EQ(doc.at("budget_ms"), 500.0);
-  EXPECT_EQ(doc.at("budget_layout"), "shared");
-  EXPECT_TRUE(contains(doc.at("mixes").at("skewed").at("text").get<std::string>(), "ceil(256 * u^3)"));
-  ASSERT_EQ(doc.at("rows").size(), 4u);
-  const nlohmann::json& last = doc.at("rows")[3];
+// ---- the report ------------------------------------------------------------------------
+
+Report reported(const StartupFigures& f) {
+  Report report(kStage, "startup", DeviceInfo{});
+  report_startup(f.config, f, report);
+  return report;
+}
+
+TEST(StartupReport, PrintsTheTableTheMixesAndEveryVerdictAndCarriesThemInTheJson) {
+  const StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 520, 700});
+  const Report report = reported(f);
+  EXPECT_TRUE(report.passed());
+  const std::string text = report.console();
+  EXPECT_THAT(text, AllOf(HasSubstr("bucket i holds ceil(i * 256 / K)"), HasSubstr("instantiate"),
+                          HasSubstr("K=8 11.8% / 29.5%, K=32"), HasSubstr("separate"),
+                          HasSubstr("b uniform in 1..256"),
+                          HasSubstr("the first build, before the rows: 256 shared, 32896 batches")));
+  nlohmann::json sentences = nlohmann::json::array();
+  for (const Verdict& verdict : report.verdicts()) sentences.push_back(verdict.sentence);
+  EXPECT_THAT(testing::printed_verdict_ids(report), ElementsAre("startup.budget", "startup.parts", "startup.first_build", "startup.memory"));
+  EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 26);
+  const nlohmann::json doc = report.document();
+  EXPECT_EQ(doc.at("subcommand"), "startup");
+  EXPECT_EQ(doc.at("verdicts").size(), 4u);
+  EXPECT_EQ(doc.at("config").at("device_buffers"), "per-batch");
+  const nlohmann::json& st = doc.at("startup");
+  EXPECT_EQ(st.at("conclusion"), sentences);
+  EXPECT_EQ(st.at("bucket_layout"), "even");
+  EXPECT_EQ(st.at("budget_ms"), 500.0);
+  EXPECT_EQ(st.at("budget_layout"), "shared");
+  EXPECT_THAT(st.at("mixes").at("skewed").at("text").get<std::string>(), HasSubstr("ceil(256 * u^3)"));
+  ASSERT_EQ(st.at("rows").size(), 4u);
+  const nlohmann::json& last = st.at("rows")[3];
   EXPECT_EQ(last.at("buckets"), 256);
   EXPECT_EQ(last.at("sizes").size(), 256u);
   EXPECT_EQ(last.at("batches_captured"), 32896);
@@ -320,7 +374,7 @@ TEST(StartupReport, TheJsonHoldsEveryRowAndTheVerdict) {
   EXPECT_NEAR(last.at("shared").at("us_per_batch").get<double>(), 600000.0 / 32896, 1e-9);
   EXPECT_EQ(last.at("separate").at("buffer_bytes"), 32896LL * 32 * 1024);
   EXPECT_FALSE(last.at("shared").contains("graph_bytes")) << "the rows' graphs reuse the first build's memory";
-  const nlohmann::json& first = doc.at("first_build");
+  const nlohmann::json& first = st.at("first_build");
   EXPECT_EQ(first.at("buckets"), 256);
   EXPECT_EQ(first.at("layout"), "shared");
   EXPECT_EQ(first.at("batches_captured"), 32896);
@@ -331,64 +385,83 @@ TEST(StartupReport, TheJsonHoldsEveryRowAndTheVerdict) {
   EXPECT_EQ(first.at("verified"), true);
   EXPECT_EQ(last.at("separate").at("verified"), true);
   EXPECT_FALSE(last.at("separate").contains("failure"));
-  EXPECT_EQ(doc.at("first_over_budget").at("shared"), 256);
-  EXPECT_EQ(doc.at("first_over_budget").at("separate"), 128);
-  EXPECT_EQ(doc.at("most_within_budget").at("separate"), 32);
-  EXPECT_EQ(doc.at("conclusion").size(), 4u);
+  EXPECT_EQ(st.at("first_over_budget").at("shared"), 256);
+  EXPECT_EQ(st.at("first_over_budget").at("separate"), 128);
+  EXPECT_EQ(st.at("most_within_budget").at("separate"), 32);
+}
+
+TEST(StartupReport, TheBudgetsBucketCountsAreNullWhereNoneIs) {
+  StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 520, 700});
   f.config.budget_ms = 1000.0;
-  EXPECT_EQ(startup_json(f).at("first_over_budget").at("shared"), nullptr);
+  EXPECT_EQ(reported(f).document().at("startup").at("first_over_budget").at("shared"), nullptr);
   f.config.budget_ms = 1.0;
-  EXPECT_EQ(startup_json(f).at("most_within_budget").at("shared"), nullptr);
-  f.rows[1].separate.check.passed = false;
-  f.rows[1].separate.check.first_failure = Mismatch{3, 1, 2, 16.0, -1.0, "sampled"};
-  const nlohmann::json failed = startup_json(f).at("rows")[1].at("separate");
-  EXPECT_EQ(failed.at("verified"), false);
-  EXPECT_TRUE(contains(failed.at("failure").get<std::string>(), "batch 3")) << failed.at("failure");
+  EXPECT_EQ(reported(f).document().at("startup").at("most_within_budget").at("shared"), nullptr);
 }
 
 TEST(StartupReport, MeasurementsChecksAndBoundsCoverEveryRowAndLayout) {
   StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 520, 700});
-  const std::vector<Measurement> all = startup_measurements(f);
+  const Report report = reported(f);
+  const std::vector<Measurement>& all = report.result.measurements;
   ASSERT_EQ(all.size(), 1u + 4u * 2u * 5u);
   EXPECT_EQ(all[0].name, "startup_first_build");
   EXPECT_EQ(all[0].params.at("buckets"), 256);
   EXPECT_NEAR(all[0].stats.median_ms, 600.0, 1e-9);
-  const std::vector<Measurement> m(all.begin() + 1, all.end());
-  EXPECT_EQ(m[0].name, "startup_capture");
-  EXPECT_EQ(m[3].name, "startup_total");
-  EXPECT_FALSE(m[3].verifiable);
-  EXPECT_EQ(m[4].name, "startup_launches");
-  EXPECT_TRUE(m[4].verified);
-  EXPECT_EQ(m[5].params.at("layout"), "separate");
-  EXPECT_EQ(m.back().params.at("buckets"), 256);
-  const std::vector<const VerifyResult*> checks = startup_checks(f);
-  ASSERT_EQ(checks.size(), 9u);
-  EXPECT_EQ(checks[0], &f.first.check);
-  EXPECT_EQ(checks[4], &f.rows[1].separate.check);
-  const nlohmann::json bounds = startup_bounds(f);
+  EXPECT_EQ(all[1].name, "startup_capture");
+  EXPECT_EQ(all[4].name, "startup_total");
+  EXPECT_FALSE(all[4].verifiable);
+  EXPECT_EQ(all[5].name, "startup_launches");
+  EXPECT_TRUE(all[5].verified);
+  EXPECT_EQ(all[6].params.at("layout"), "separate");
+  EXPECT_EQ(all.back().params.at("buckets"), 256);
+  EXPECT_EQ(report.result.variants_verified, 9) << "the first build and every cell";
+  const nlohmann::json& bounds = report.result.bounds;
   EXPECT_NEAR(bounds.at("startup_shared_ms_per_graph_k8").get<double>(), 20.0 / 8, 1e-12);
   EXPECT_NEAR(bounds.at("startup_separate_us_per_batch_k256").get<double>(), 700000.0 / 32896, 1e-9);
-  f.rows[2].shared.check.passed = false;
-  EXPECT_FALSE(startup_measurements(f)[21].verified);  // row 2, shared, startup_launches
 }
 
-TEST(StartupReport, ThePrintoutHasTheTableTheMixesAndTheConclusion) {
-  const StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 520, 700});
-  std::ostringstream out;
-  print_startup(out, f);
-  const std::string text = out.str();
-  EXPECT_TRUE(contains(text, "bucket i holds ceil(i * 256 / K)")) << text;
-  EXPECT_TRUE(contains(text, "instantiate")) << text;
-  EXPECT_TRUE(contains(text, "K=8 11.8% / 29.5%, K=32")) << text;
-  EXPECT_TRUE(contains(text, "separate")) << text;
-  EXPECT_TRUE(contains(text, "b uniform in 1..256")) << text;
-  EXPECT_TRUE(contains(text, budget_text(f))) << text;
-  EXPECT_TRUE(contains(text, parts_text(f))) << text;
-  EXPECT_TRUE(contains(text, first_build_text(f))) << text;
-  EXPECT_TRUE(contains(text, memory_text(f))) << text;
-  EXPECT_TRUE(contains(text, "the first build, before the rows: 256 shared, 32896 batches")) << text;
-  EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 22);
+TEST(StartupReport, AFailedGraphFailsTheRunAndIsNamed) {
+  StartupFigures f = made_up(kKs, {20, 80, 300, 600}, {25, 90, 520, 700});
+  f.rows[1].separate.check.passed = false;
+  f.rows[1].separate.check.first_failure = Mismatch{3, 1, 2, 16.0, -1.0, "sampled"};
+  const Report report = reported(f);
+  EXPECT_FALSE(report.passed());
+  const std::vector<Measurement>& m = report.result.measurements;
+  ASSERT_EQ(m[20].name, "startup_launches");  // row 1, separate (after the first build and row 0's ten)
+  EXPECT_EQ(m[20].params.at("layout"), "separate");
+  EXPECT_FALSE(m[20].verified);
+  EXPECT_TRUE(m[15].verified) << "row 1, shared";
+  const nlohmann::json failed = report.document().at("startup").at("rows")[1].at("separate");
+  EXPECT_EQ(failed.at("verified"), false);
+  EXPECT_THAT(failed.at("failure").get<std::string>(), HasSubstr("batch 3"));
 }
+
+#ifdef CSG_STAGE04_BINARY
+
+TEST(StartupCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
+  testing::expect_command_line_promises(
+      CSG_STAGE04_BINARY,
+      {.refused = {{{"startup", "--warmup", "2"}, "--warmup does not apply here"},
+                   {{"startup", "--repeats", "3"}, "--repeats does not apply here"},
+                   // Above the default top bucket of 256, or the default 64 and 256 buckets above 100.
+                   {{"startup", "--startup-buckets", "8,300"}, "300 buckets over 1..256 batches would leave some empty"},
+                   {{"startup", "--startup-max-batches", "100"}, "256 buckets over 1..100 batches"},
+                   {{"startup", "--startup-buckets", "8,8"}, "--startup-buckets lists 8 twice"},
+                   {{"startup", "--startup-buckets", "8,,16"}, "(an empty item)"},
+                   {{"startup", "--startup-buckets", "0"}, "--startup-buckets takes an integer in [1, 1024]"},
+                   {{"startup", "--startup-buckets", "1025"}, "--startup-buckets takes an integer"},
+                   {{"startup", "--startup-max-batches", "1025"}, "--startup-max-batches takes an integer"},
+                   {{"startup", "--startup-size", "0"}, "--startup-size takes an integer"},
+                   {{"startup", "--startup-budget-ms", "0"}, "--startup-budget-ms takes an integer"},
+                   {{"startup", "--startup-requests", "0"}, "--startup-requests takes an integer"},
+                   {{"startup", "--startup-rounds", "0"}, "--startup-rounds takes an integer in [1, 100]"},
+                   {{"startup", "--startup-rounds", "101"}, "--startup-rounds takes an integer"},
+                   {{"startup", "--batches", "3"}, "unknown option '--batches'"}},
+       .accepted = {{"startup"}, {"startup", "--startup-buckets", "2,4", "--startup-max-batches", "4"}},
+       .helps = {{"", {"\n  startup "}, {}},
+                 {"startup", {"--startup-buckets", "--startup-budget-ms", "--streams"}, {"--batches", "--device-buffers"}}}});
+}
+
+#endif  // CSG_STAGE04_BINARY
 
 }  // namespace
 }  // namespace csg::graphs

@@ -1,7 +1,9 @@
 // Stage 04's conditional subcommand end to end at a small size: exit 0 with
 // every counter and output verified, and the JSON it writes (every variant at
-// every N, the fits, the comparisons, the SWITCH part's buckets). A driver
+// every N, the fits, the verdicts, the SWITCH part's buckets). A driver
 // without the node types exits 77: the test then skips.
+#include <gmock/gmock.h>
+
 #include <nlohmann/json.hpp>
 
 #include "base/errors.hpp"
@@ -23,8 +25,13 @@ TEST_F(ConditionalTest, EveryLoopAndEveryBucketIsCountedAndVerified) {
       dir, "04.json");
   if (run.exit_code == kExitNoDevice) GTEST_SKIP() << run.err;
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  EXPECT_NE(run.out.find("the WHILE node against each"), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("the WHILE node against each"));
   const nlohmann::json doc = run.doc();
+  // Per body the WHILE node against four rivals, and the SWITCH part, each printed as it is carried.
+  ASSERT_EQ(doc.at("verdicts").size(), 9u);
+  for (const auto& verdict : doc.at("verdicts")) {
+    EXPECT_THAT(run.out, ::testing::HasSubstr(verdict.at("sentence").get<std::string>()));
+  }
   EXPECT_EQ(doc.at("subcommand"), "conditional");
   EXPECT_EQ(doc.at("verification").at("passed"), true);
   // 2 bodies x 3 N x 5 variants, less the unrolled graph at N = 40 (twice), and the two SWITCH runs.

@@ -469,9 +469,9 @@ class Study {
 
 }  // namespace
 
-ConditionalCosts measure_conditional(const ConditionalConfig& config, const RepeatPlan& plan, std::uint64_t seed,
-                                     cudaStream_t stream) {
-  return Study(config, plan, seed, stream).run();
+ConditionalCosts measure_conditional(const ConditionalConfig& config) {
+  const Stream stream;
+  return Study(config, config.common.plan, config.common.seed, stream.get()).run();
 }
 
 }  // namespace csg::graphs

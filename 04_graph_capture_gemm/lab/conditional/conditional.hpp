@@ -1,5 +1,7 @@
-// The conditional subcommand's measurements: conditional graph nodes, which
-// let the graph itself decide on the GPU what runs next.
+// 04_graph_capture_gemm conditional: conditional graph nodes, which let the
+// graph itself decide on the GPU what runs next. The declaration
+// (conditional.cpp) reads the options, estimates, reports and draws the
+// verdicts; conditional.cu measures. Declared here for the tests.
 //
 // WHILE: a loop whose trip count lives in device memory. Every variant runs
 // the same body N times: the body is one small GEMM (the article's naive
@@ -33,12 +35,15 @@
 #include <string>
 #include <vector>
 
-#include "measure/stats.hpp"
+#include "04_graph_capture_gemm/lab/launch_costs.hpp"
 #include "batches.hpp"
+#include "experiment/experiment.hpp"
+#include "measure/stats.hpp"
 
 namespace csg::graphs {
 
 struct ConditionalConfig {
+  CommonOptions common;  // the plan and --seed; work: one GEMM of the body's size
   std::vector<int> iterations = {10, 100, 1000, 10000};  // --cond-iterations: N, ascending
   int size = 64;                                          // --cond-size: m = n = k of the body's GEMM
   int unroll_max = 10000;                                 // --cond-unroll-max: longest unrolled graph
@@ -101,11 +106,48 @@ inline constexpr int kSwitchNeedsVersion = 12080;
 std::string unsupported_reason(const ConditionalConfig& config, int driver, int runtime);
 
 // Seconds for the whole run at `gemm_seconds` per body GEMM (each bucket's
-// at its own size scaled by the cube of the ratio) with `plan`'s rounds.
-double conditional_seconds(const ConditionalConfig& config, const RepeatPlan& plan, double gemm_seconds);
+// at its own size scaled by the cube of the ratio) with the plan's rounds.
+double conditional_seconds(const ConditionalConfig& config, double gemm_seconds);
 
-// Runs both parts on `stream`. Throws CudaError for a CUDA failure.
-ConditionalCosts measure_conditional(const ConditionalConfig& config, const RepeatPlan& plan, std::uint64_t seed,
-                                     cudaStream_t stream);
+// --cond-iterations LIST  loop lengths N (default 10,100,1000,10000)
+// --cond-size N           m = n = k of the loop body's GEMM (64)
+// --cond-unroll-max N     longest unrolled graph; 0: none (10000)
+// --cond-buckets LIST     the SWITCH part's GEMM sizes (32,64,128,256)
+// --cond-requests N       requests per SWITCH run; 0: no SWITCH part (200)
+void conditional_options(StageCli& cli);
+// After parsing: lists sorted, the common options' work one GEMM of the
+// body's size. Throws UsageError for an empty or repeated item, a value out
+// of range, or more buckets than kMaxSwitchBuckets.
+ConditionalConfig read_conditional(const StageCli& cli, CommonOptions& common);
+inline constexpr int kMaxSwitchBuckets = 16;
+
+// Runs both parts on a stream of its own. Throws CudaError for a CUDA failure.
+ConditionalCosts measure_conditional(const ConditionalConfig& config);
+
+// A difference counts when one side is this many times the other (10%).
+inline constexpr double kClearMargin = 1.10;
+
+// The verdict of the WHILE node against `rival` over every N where both were
+// measured, "conditional.<body>.<rival>" (its ratios rival / WHILE node at
+// each N, a clear difference at kClearMargin): outcome "wins", "costs_more",
+// "even" (at every N), "wins_from", "costs_more_from" (from some N on, not
+// before), "mixed" or "not_measured" (the unrolled graph above
+// --cond-unroll-max at every N).
+Verdict versus_verdict(const LoopFigures& figures, LoopVariant rival);
+// "conditional.switch": the SWITCH node choosing a request's bucket against
+// the host's choice: "wins", "costs_more", "even", or "not_run" (--cond-requests 0).
+Verdict switch_verdict(const SwitchFigures& figures);
+
+// Median total of a variant over N, in µs per iteration.
+double per_iteration_us(const Summary& summary, int iterations);
+// fixed + per-iteration x N through a variant's points (fit_line).
+LineFit loop_fit(const LoopFigures& figures, LoopVariant variant);
+
+// Measurements cond_<body>_<variant> (params {"iterations"}) and, with the
+// SWITCH part, switch_device_chosen and switch_host_chosen (params
+// {"requests", "buckets"}); bounds <body>_<variant>_us_per_iteration (the
+// fit's slope) and switch_{device,host}_us_per_request; the tables, the
+// verdicts, and the section "conditional" (docs/conditional.md).
+void report_conditional(const ConditionalConfig& config, const ConditionalCosts& costs, Report& report);
 
 }  // namespace csg::graphs

@@ -1,54 +1,312 @@
-// 04_graph_capture_gemm pdl: programmatic dependent launch on Hopper. Two
-// chains of dependent kernels (the workload's batches as chained GEMMs, and
-// a ping/pong pair of one-thread kernels), each launched plainly, with
-// programmatic stream serialization, and as graphs of both; per kernel, the
-// time and the gap between kernels each way (pdl_chains.hpp measures,
-// pdl_report.hpp reports).
-#include <iostream>
-#include <string>
+// 04_graph_capture_gemm pdl, declared: programmatic dependent launch on
+// Hopper. Two chains of dependent kernels (the workload's batches as chained
+// GEMMs, and a ping/pong pair of one-thread kernels), each launched plainly,
+// with programmatic stream serialization, and as graphs of both; per kernel,
+// the time and the gap between kernels each way, and whether PDL saved time
+// (pdl.cu measures).
+#include "04_graph_capture_gemm/lab/pdl/pdl.hpp"
 
-#include "base/progress.hpp"
-#include "04_graph_capture_gemm/lab/laboratory.hpp"
-#include "measure/estimate.hpp"
-#include "04_graph_capture_gemm/lab/pdl/pdl_chains.hpp"
-#include "04_graph_capture_gemm/lab/pdl/pdl_report.hpp"
+#include <algorithm>
+
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "report/device_info.hpp"
+#include "base/text.hpp"
+#include "measure/estimate.hpp"
+#include "report/conclusions.hpp"
+#include "report/table.hpp"
+#include "workload/gemm.hpp"
 
 namespace csg::graphs {
+namespace {
 
-// The first lines of its --help.
-constexpr const char* kHelp =
-    "Programmatic dependent launch (compute capability 9.0+): a chain of dependent GEMMs (the workload's batches, "
-    "C_i = A_i B + C_{i-1} mod 8) and a ping/pong chain of one-thread kernels, each launched plainly, with "
-    "cudaLaunchKernelEx and programmatic stream serialization, and captured into graphs of both (programmatic "
-    "edges counted): time per kernel and the gap between kernels each way, every output checked.";
+// A verified run of a chain's host work: 12 µs per launch errs long, as the
+// launch-chains study does.
+constexpr double kSecondsPerLaunch = 12e-6;
 
-int run_pdl(int argc, char** argv) {
-  StageCli cli(subcommand_program(kStage, "pdl"), kHelp, pdl_defaults());
-  add_pdl_options(cli);
-  const std::optional<CommonOptions> options = cli.parse_or_help(argc, argv);  // all checked before any CUDA call
-  if (!options) return kExitOk;  // --help
-  PdlRun run;
-  run.options = *options;
-  run.config = read_pdl_options(cli, *options);
+constexpr const char* kChainNames[] = {"gemm", "empty"};
+constexpr const char* kChainTitles[] = {"GEMM chain", "empty pair"};
 
-  const int device = require_device();
+const PdlChainRun& chain_run(const PdlCosts& costs, int chain) { return chain == 0 ? costs.gemm : costs.empty; }
+
+std::string us(double value) { return figure(value, 2) + " µs"; }
+
+}  // namespace
+
+CommonDefaults pdl_defaults() {
+  CommonDefaults defaults;
+  defaults.host_memory = HostMemory::pageable;
+  defaults.host_memory_choice = false;
+  defaults.kernel_choice = false;
+  return defaults;
+}
+
+void pdl_options(StageCli& cli) {
+  cli.add_int("pdl-pairs", "Ping/pong pairs of one-thread kernels in the empty chain", kDefaultPdlPairs, 1,
+              kMaxPdlPairs);
+}
+
+PdlConfig read_pdl(const StageCli& cli, CommonOptions& common) {
+  return PdlConfig{.common = common, .pairs = static_cast<int>(cli.get_int("pdl-pairs"))};
+}
+
+double PdlComparison::threshold() const { return std::max({kPdlEqualWithin, plain_spread, pdl_spread}); }
+
+Verdict pdl_verdict(const std::string& chain, const std::string& where, const PdlComparison& c) {
+  Verdict v{.id = "pdl." + chain + "." + where,
+            .figures = {{"plain_us", c.plain_us},
+                        {"pdl_us", c.pdl_us},
+                        {"own_us", c.own_us},
+                        {"saving_us", c.saving_us()},
+                        {"plain_gap_us", c.plain_gap_us()},
+                        {"plain_spread", c.plain_spread},
+                        {"pdl_spread", c.pdl_spread}},
+            .threshold = c.threshold()};
+  const std::string head = std::string(chain == "gemm" ? kChainTitles[0] : kChainTitles[1]) + ": " +
+                           (where == "streams" ? "on streams" : "in the graph");
+  const std::string threshold = percent_text(c.threshold());
+  const std::string figures = us(c.pdl_us) + " per kernel with PDL against " + us(c.plain_us) + " without";
+  const double allowed = c.threshold() * c.plain_us;
+  if (c.saving_us() > allowed) {
+    v.outcome = "saves";
+    v.sentence = head + ", PDL saved " + us(c.saving_us()) + " per kernel (" + figures + ", more than the " +
+                 threshold + " threshold): the next kernel started while the previous one was finishing";
+  } else if (-c.saving_us() > allowed) {
+    v.outcome = "costs";
+    v.sentence = head + ", PDL cost " + us(-c.saving_us()) + " per kernel more (" + figures + ", beyond the " +
+                 threshold + " threshold): the programmatic launch costs more than the gap it hides";
+  } else if (c.plain_gap_us() <= allowed) {
+    v.outcome = "gap_is_noise";
+    v.sentence = head + ", PDL does not pay off here: " + figures + ", the same within " + threshold +
+                 "; the gap between plain kernels (" + us(c.plain_gap_us()) + ") is itself under " + threshold +
+                 " of a kernel's time, so the kernels are long enough that the gap is noise";
+  } else {
+    v.outcome = "no_gain";
+    v.sentence = head + ", PDL did not save time: " + figures + ", the same within " + threshold +
+                 ", although the plain kernels leave a gap of " + us(c.plain_gap_us()) + " between them";
+  }
+  return v;
+}
+
+PdlComparison PdlChainFigures::streams() const {
+  const int plain = index_of(PdlWay::stream_plain);
+  const int pdl = index_of(PdlWay::stream_pdl);
+  return {per_kernel_us[plain], per_kernel_us[pdl], own_us, spread[plain], spread[pdl]};
+}
+
+PdlComparison PdlChainFigures::graph() const {
+  const int plain = index_of(PdlWay::graph_plain);
+  const int pdl = index_of(PdlWay::graph_pdl);
+  return {per_kernel_us[plain], per_kernel_us[pdl], own_us, spread[plain], spread[pdl]};
+}
+
+PdlChainFigures chain_figures(const PdlChainRun& run, double empty_alone_us) {
+  PdlChainFigures figures;
+  figures.kernels = run.kernels;
+  figures.hold_ms = run.hold_ms;
+  figures.alone_us = 1000.0 * run.alone.median_ms;
+  figures.own_us = std::max(0.0, figures.alone_us - empty_alone_us);
+  for (int w = 0; w < kPdlWays; ++w) {
+    figures.per_kernel_us[w] = run.kernels > 0 ? 1000.0 * run.chain[w].median_ms / run.kernels : 0.0;
+    figures.spread[w] = relative_spread(run.chain[w]);
+    figures.issue_max_ms[w] = run.issue[w].max_ms;
+  }
+  return figures;
+}
+
+std::optional<Verdict> hold_verdict(const std::string& chain, const PdlChainFigures& figures) {
+  Verdict v{.id = "pdl." + chain + ".hold", .outcome = "host_bound", .threshold = {{"hold_ms", figures.hold_ms}}};
+  for (const PdlWay way : kAllPdlWays) {
+    if (!figures.host_bound(way)) continue;
+    if (!v.sentence.empty()) v.sentence += "; ";
+    v.sentence += chain + ": " + to_string(way) + "'s slowest run took the host " +
+                  fixed(figures.issue_max_ms[index_of(way)], 2) + " ms to queue, longer than the " +
+                  fixed(figures.hold_ms, 2) + " ms hold: its figure includes the host's pace";
+    v.figures[std::string(to_string(way)) + "_issue_max_ms"] = figures.issue_max_ms[index_of(way)];
+  }
+  if (v.sentence.empty()) return std::nullopt;
+  return v;
+}
+
+double pdl_seconds(const PdlConfig& config, double gemm_seconds) {
+  const Workload& work = config.common.work;
+  const int gemms = work.batches;
+  const int empties = config.empty_kernels();
+  const double gemm_chain = gemms * std::max(gemm_seconds, kSecondsPerLaunch) + 1e-3 * pdl_hold_ms(gemms);
+  const double empty_chain = empties * kSecondsPerLaunch + 1e-3 * pdl_hold_ms(empties);
+  const double alone = 2.0 * (1e-3 * pdl_hold_ms(1)) + gemm_seconds;
+  const int rounds = config.common.plan.warmup + config.common.plan.repeats;
+  // The inputs made once; each way's check reads every C back, rebuilds the
+  // products and checks them (the kernel alone's: one batch): about 5 ns an element.
+  const double c_elems = double(work.batch_count() * work.c_elems());
+  const double setup = 5e-9 * double(work.batch_count() * work.a_elems());
+  const double checks = 5e-9 * (kPdlWays * c_elems + double(work.c_elems()));
+  return rounds * (kPdlWays * (gemm_chain + empty_chain) + alone) + setup + checks;
+}
+
+namespace {
+
+// Both chains' figures: the empty kernel's alone figure is the launch cost both subtract.
+std::array<PdlChainFigures, 2> both_figures(const PdlCosts& costs) {
+  const double empty_alone_us = 1000.0 * costs.empty.alone.median_ms;
+  return {chain_figures(costs.gemm, empty_alone_us), chain_figures(costs.empty, empty_alone_us)};
+}
+
+void fill_result(const PdlConfig& config, const PdlCosts& costs, const std::array<PdlChainFigures, 2>& figures,
+                 StageResult& result) {
+  const Workload& work = config.common.work;
+  result.config = config_json(config.common);
+  result.config["pdl_pairs"] = config.pairs;
+  for (int chain = 0; chain < 2; ++chain) {
+    const PdlChainRun& r = chain_run(costs, chain);
+    const std::string name = std::string("pdl_") + kChainNames[chain];
+    const bool gemm = chain == 0;
+    for (const PdlWay way : kAllPdlWays) {
+      const int w = index_of(way);
+      const nlohmann::json params = {{"chain", kChainNames[chain]}, {"way", to_string(way)}, {"kernels", r.kernels}};
+      Measurement m = gemm ? checked(name + "_" + to_string(way), params, r.chain[w],
+                                     Work{0.0, work.batches * work.flops_per_batch()}, r.verified[w])
+                           : checked_without_digest(name + "_" + to_string(way), params, r.chain[w], Work{},
+                                                    r.passed[w]);
+      m.host_issue = r.issue[w];
+      result.measurements.push_back(std::move(m));
+      result.bounds[name + "_" + to_string(way) + "_us_per_kernel"] = figures[chain].per_kernel_us[w];
+      result.bounds[name + "_" + to_string(way) + "_gap_us"] = figures[chain].gap_us(way);
+    }
+    const nlohmann::json alone_params = {{"chain", kChainNames[chain]}, {"way", "alone"}, {"kernels", 1}};
+    result.measurements.push_back(
+        gemm ? checked(name + "_alone", alone_params, r.alone, Work{0.0, work.flops_per_batch()},
+                       r.verified[kPdlWays])
+             : checked_without_digest(name + "_alone", alone_params, r.alone, Work{}, r.passed[kPdlWays]));
+    result.bounds[name + "_alone_us"] = figures[chain].alone_us;
+    result.bounds[name + "_own_us"] = figures[chain].own_us;
+  }
+  // The GEMM chain's plain stream run is the whole: its batch count and digest.
+  std::vector<const VerifyResult*> checks;
+  for (const VerifyResult& check : costs.gemm.verified) checks.push_back(&check);
+  set_verdict(result, costs.gemm.verified[index_of(PdlWay::stream_plain)], checks);
+  for (const bool passed : costs.empty.passed) result.variants_verified += passed ? 1 : 0;
+  for (int chain = 0; chain < 2; ++chain) {
+    const PdlChainRun& r = chain_run(costs, chain);
+    add_failure(result, r.checked(), std::string(kChainNames[chain]) + " chain: " + r.failure);
+  }
+}
+
+// One line of the table: a way of a chain, or (way kPdlWays) one kernel alone.
+struct Line {
+  int chain;
+  int way;
+};
+
+Table pdl_table(const PdlCosts& costs, const std::array<PdlChainFigures, 2>& figures) {
+  auto alone = [](const Line& l) { return l.way == kPdlWays; };
+  const std::vector<Column<Line>> columns = {
+      {"chain", [](const Line& l) { return std::string(l.way == 0 ? kChainNames[l.chain] : ""); }},
+      {"kernels",
+       [&](const Line& l) { return l.way == 0 ? std::to_string(chain_run(costs, l.chain).kernels) : std::string(); }},
+      {"way", [&](const Line& l) { return alone(l) ? std::string("one alone") : to_string(kAllPdlWays[l.way]); }},
+      {"µs per kernel",
+       [&](const Line& l) {
+         const PdlChainFigures& f = figures[l.chain];
+         return figure(alone(l) ? f.alone_us : f.per_kernel_us[l.way], 2);
+       }},
+      {"gap µs",
+       [&](const Line& l) {
+         const PdlChainFigures& f = figures[l.chain];
+         return alone(l) ? "own " + figure(f.own_us, 2) : figure(f.gap_us(kAllPdlWays[l.way]), 2);
+       }},
+      {"spread",
+       [&](const Line& l) { return alone(l) ? std::string() : percent_text(figures[l.chain].spread[l.way]); }},
+      {"edges (programmatic)",
+       [&](const Line& l) {
+         const PdlChainRun& r = chain_run(costs, l.chain);
+         if (alone(l)) return std::string();
+         if (kAllPdlWays[l.way] == PdlWay::graph_pdl) {
+           return std::to_string(r.graph_edges) + " (" + std::to_string(r.programmatic_edges) + ")";
+         }
+         if (kAllPdlWays[l.way] == PdlWay::graph_plain) {
+           return std::to_string(r.plain_graph_edges) + " (" + std::to_string(r.plain_programmatic_edges) + ")";
+         }
+         return std::string("-");
+       }},
+  };
+  std::vector<Line> lines;
+  for (int chain = 0; chain < 2; ++chain) {
+    for (int way = 0; way <= kPdlWays; ++way) lines.push_back({chain, way});
+  }
+  return table_of(columns, lines);
+}
+
+nlohmann::json comparison_json(const Verdict& verdict) {
+  return {{"verdict", verdict.outcome},
+          {"saving_us", verdict.figures.at("saving_us")},
+          {"threshold", verdict.threshold}};
+}
+
+}  // namespace
+
+void report_pdl(const PdlConfig& config, const PdlCosts& costs, Report& report) {
+  const std::array<PdlChainFigures, 2> figures = both_figures(costs);
+  fill_result(config, costs, figures, report.result);
+  report.checked_runs("(" + std::to_string(report.result.variants_verified) +
+                      " runs checked, each after poisoning the outputs)");
+  const Workload& work = config.common.work;
+  std::ostream& out = report.out();
+  out << "two chains of dependent kernels on one stream: " << plural(work.batches, "GEMM") << " of " << work.shape.m
+      << "x" << work.shape.n << "x" << work.shape.k << " (C_i = A_i B + C_{i-1} mod 8), and " << config.pairs
+      << " ping/pong " << noun(config.pairs, "pair") << " of one-thread kernels; each launched plainly, with PDL, "
+      << "and as graphs of both; each run held until queued; median of " << plural(config.common.plan.repeats, "run")
+      << " after " << config.common.plan.warmup << " warm-up, interleaved\n\n";
+  report.table(pdl_table(costs, figures));
+  out << "gap = µs per kernel - the kernel's own time (alone, less an empty kernel alone)\n\n";
+  nlohmann::json section = {{"threshold", kPdlEqualWithin}};
+  for (int chain = 0; chain < 2; ++chain) {
+    const PdlChainRun& r = chain_run(costs, chain);
+    const PdlChainFigures& f = figures[chain];
+    nlohmann::json ways = nlohmann::json::object();
+    for (const PdlWay way : kAllPdlWays) {
+      const int w = index_of(way);
+      ways[to_string(way)] = {{"per_kernel_us", f.per_kernel_us[w]},
+                              {"gap_us", f.gap_us(way)},
+                              {"issue_max_ms", f.issue_max_ms[w]},
+                              {"host_bound", f.host_bound(way)}};
+    }
+    const nlohmann::json on_streams = comparison_json(report.verdict(pdl_verdict(kChainNames[chain], "streams",
+                                                                                  f.streams())));
+    const nlohmann::json in_graph = comparison_json(report.verdict(pdl_verdict(kChainNames[chain], "graph", f.graph())));
+    if (std::optional<Verdict> hold = hold_verdict(kChainNames[chain], f)) report.verdict(std::move(*hold));
+    section[kChainNames[chain]] = {{"kernels", r.kernels},
+                                   {"hold_ms", r.hold_ms},
+                                   {"alone_us", f.alone_us},
+                                   {"own_us", f.own_us},
+                                   {"ways", ways},
+                                   {"streams", on_streams},
+                                   {"graph", in_graph},
+                                   {"programmatic_edges", r.programmatic_edges},
+                                   {"graph_edges", r.graph_edges},
+                                   {"plain_graph_edges", r.plain_graph_edges},
+                                   {"plain_programmatic_edges", r.plain_programmatic_edges}};
+    if (!r.checked()) section[kChainNames[chain]]["failure"] = r.failure;
+  }
+  for (int chain = 0; chain < 2; ++chain) {
+    const PdlChainRun& r = chain_run(costs, chain);
+    if (!r.checked()) out << kChainNames[chain] << " chain check FAILED: " << r.failure << '\n';
+  }
+  report.sections["pdl"] = std::move(section);
+}
+
+namespace {
+
+Needs needs(const PdlConfig& config) {
+  return {memory_needs(config.common.work, HostMemory::pageable), "try fewer --batches or smaller --m, --n, --k"};
+}
+
+csg::Estimate estimate(const PdlConfig& config, int device) {
   require_pdl(device);
-  check_fits(memory_needs(run.config.work, HostMemory::pageable), "try fewer --batches or smaller --m, --n, --k");
-  const Rates rates = measure_rates(Gemm{}, run.config.work.shape);
-  const double gemm_seconds =
-      rates.kernel_flops_per_s > 0.0 ? run.config.work.flops_per_batch() / rates.kernel_flops_per_s : 0.0;
-  check_estimate(pdl_seconds(run.config, gemm_seconds), options->max_minutes,
-                 "a chain of " + std::to_string(run.config.work.batches) + " GEMMs and one of " +
-                     std::to_string(run.config.empty_kernels()) + " empty kernels, four ways each");
-  progress("programmatic dependent launch: a chain of " + std::to_string(run.config.empty_kernels()) +
-           " one-thread kernels and one of " + std::to_string(run.config.work.batches) + " GEMMs, four ways each");
-  run.costs = measure_pdl(run.config);
-
-  const StageResult result = pdl_result(query_device_info(device), run);
-  print_pdl(std::cout, result, run);
-  return finish(std::cout, pdl_json(result, run), result.verification.passed, options->json_path);
+  const Workload& work = config.common.work;
+  const Rates rates = measure_rates(Gemm{}, work.shape);
+  const double gemm_seconds = rates.kernel_flops_per_s > 0.0 ? work.flops_per_batch() / rates.kernel_flops_per_s : 0.0;
+  return {pdl_seconds(config, gemm_seconds),
+          "programmatic dependent launch: a chain of " + std::to_string(config.empty_kernels()) +
+              " one-thread kernels and one of " + std::to_string(work.batches) + " GEMMs, four ways each"};
 }
 
 // What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
@@ -61,7 +319,27 @@ constexpr Run kRuns[] = {
     {.modes = "s", .args = "--batches 3 --m 33 --n 17 --k 65 --pdl-pairs 2 --warmup 0 --repeats 1"},
 };
 
-const Subcommand kPdl{"pdl", "programmatic dependent launch (9.0+): chained GEMMs, empty kernels, plain vs PDL",
-                      run_pdl, kRuns};
+const Experiment<PdlConfig, PdlCosts> kExperiment{
+    .stage = kStage,
+    .name = "pdl",
+    .summary = "programmatic dependent launch (9.0+): chained GEMMs, empty kernels, plain vs PDL",
+    .description =
+        "Programmatic dependent launch (compute capability 9.0+): a chain of dependent GEMMs (the workload's "
+        "batches, C_i = A_i B + C_{i-1} mod 8) and a ping/pong chain of one-thread kernels, each launched plainly, "
+        "with cudaLaunchKernelEx and programmatic stream serialization, and captured into graphs of both "
+        "(programmatic edges counted): time per kernel and the gap between kernels each way, every output checked.",
+    .runs = kRuns,
+    .defaults = pdl_defaults(),
+    .options = pdl_options,
+    .read = read_pdl,
+    .needs = needs,
+    .estimate = estimate,
+    .measure = measure_pdl,
+    .report = report_pdl,
+};
+
+}  // namespace
+
+extern const Subcommand kPdl = make_subcommand<kExperiment>();
 
 }  // namespace csg::graphs

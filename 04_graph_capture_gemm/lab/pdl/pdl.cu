@@ -1,4 +1,8 @@
-#include "04_graph_capture_gemm/lab/pdl/pdl_chains.hpp"
+// The pdl subcommand's device side: the chained GEMM and the ping/pong pair,
+// launched plainly or programmatically, captured, timed and checked
+// (pdl.hpp says how).
+#include "04_graph_capture_gemm/lab/pdl/pdl.hpp"
+
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
 
 #include <chrono>
@@ -244,7 +248,7 @@ void drive(const RepeatPlan& plan, const ChainDriver& d) {
 std::string way_label(int w) { return w == kPdlWays ? std::string("one kernel alone") : to_string(kAllPdlWays[w]); }
 
 PdlChainRun run_gemm_chain(const PdlConfig& config, cudaStream_t stream) {
-  const Workload& work = config.work;
+  const Workload& work = config.common.work;
   const GemmShape shape = work.shape;
   PdlChainRun run;
   run.kernels = work.batches;
@@ -253,7 +257,7 @@ PdlChainRun run_gemm_chain(const PdlConfig& config, cudaStream_t stream) {
   std::vector<float> host_a(work.batch_count() * work.a_elems());
   std::vector<float> host_b(work.b_elems());
   std::vector<float> host_c(work.batch_count() * work.c_elems());
-  fill_inputs(work, config.seed, host_a, host_b);
+  fill_inputs(work, config.common.seed, host_a, host_b);
   DeviceBuffer<float> a(host_a.size()), b(host_b.size()), c(host_c.size());
   CUDA_CHECK(cudaMemcpy(a.data(), host_a.data(), a.bytes(), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(b.data(), host_b.data(), b.bytes(), cudaMemcpyHostToDevice));
@@ -291,12 +295,12 @@ PdlChainRun run_gemm_chain(const PdlConfig& config, cudaStream_t stream) {
             undo_carry(std::span<float>(host_c.data(), elems), work.c_elems(), batches);
             VerifyResult result = verify_batches(Workload{batches, shape}, host_a, host_b,
                                                  std::span<const float>(host_c.data(), elems),
-                                                 VerifyOptions{config.seed, 32});
+                                                 VerifyOptions{config.common.seed, 32});
             run.passed[w] = result.passed;
             if (!result.passed) note_failure(run, "GEMM chain, " + way_label(w) + ": " + result.message());
             run.verified[w] = std::move(result);
           }};
-  drive(config.plan, driver);
+  drive(config.common.plan, driver);
   return run;
 }
 
@@ -340,20 +344,15 @@ PdlChainRun run_empty_chain(const PdlConfig& config, cudaStream_t stream) {
                                     " kernels saw the wrong parity");
             }
           }};
-  drive(config.plan, driver);
+  drive(config.common.plan, driver);
   return run;
 }
 
 }  // namespace
 
 const char* to_string(PdlWay way) {
-  switch (way) {
-    case PdlWay::stream_plain: return "stream_plain";
-    case PdlWay::stream_pdl: return "stream_pdl";
-    case PdlWay::graph_plain: return "graph_plain";
-    case PdlWay::graph_pdl: return "graph_pdl";
-  }
-  return "?";
+  constexpr const char* kNames[kPdlWays] = {"stream_plain", "stream_pdl", "graph_plain", "graph_pdl"};
+  return kNames[index_of(way)];
 }
 
 double pdl_hold_ms(int kernels) { return 0.1 + 0.01 * kernels; }

@@ -1,4 +1,8 @@
-#include "04_graph_capture_gemm/lab/device-launch/device_launch_measure.hpp"
+// The device-launch subcommand's device side: the counting, launching and
+// scheduling kernels, the graphs they launch, and every timed variant
+// (device_launch.hpp says what each one is).
+#include "04_graph_capture_gemm/lab/device-launch/device_launch.hpp"
+
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
 
 #include <algorithm>
@@ -9,9 +13,11 @@
 #include "base/progress.hpp"
 #include "check.hpp"
 #include "cuda/graph.hpp"
+#include "cuda/stream_pool.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "owners.hpp"
 #include "measure/timers.hpp"
+#include "workload/gemm.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -134,15 +140,10 @@ void note(LaunchRun& run, const std::string& failure) {
 
 }  // namespace
 
-Workload device_launch_workload(const DeviceLaunchConfig& config) {
-  Workload work;
-  work.batches = config.work_batches;
-  work.shape = GemmShape{config.work_size, config.work_size, config.work_size};
-  return work;
-}
-
-DeviceLaunchFigures measure_device_launch(const DeviceLaunchConfig& config, const RepeatPlan& plan,
-                                          const StreamPool& pool, const Gemm& gemm) {
+DeviceLaunchFigures measure_device_launch(const DeviceLaunchConfig& config) {
+  const RepeatPlan& plan = config.common.plan;
+  const StreamPool pool(config.streams);
+  const Gemm gemm;  // the article's kernel: the only kind a device-launched graph is sure to take
   const cudaStream_t stream = pool[0];
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
@@ -201,9 +202,9 @@ DeviceLaunchFigures measure_device_launch(const DeviceLaunchConfig& config, cons
   const GraphExec empty_launcher = device_exec(empty_launcher_graph, stream);
 
   // ---- the article's work, one device slot per batch ---------------------------
-  const Workload work = device_launch_workload(config);
-  BatchBuffers buffers(work, config.host_memory, work.batches);
-  buffers.fill_inputs(config.seed);
+  const Workload& work = config.common.work;
+  BatchBuffers buffers(work, config.common.host_memory, work.batches);
+  buffers.fill_inputs(config.common.seed);
   const BatchOps full_ops = batch_ops(buffers, gemm);
   auto capture_work = [&](const BatchOps& ops, bool relaunch) {
     return capture_on(stream, [&] {
@@ -246,7 +247,7 @@ DeviceLaunchFigures measure_device_launch(const DeviceLaunchConfig& config, cons
       for (int batch = 0; batch < work.batches; ++batch) full_ops.d2h(batch, stream);
       CUDA_CHECK(cudaStreamSynchronize(stream));
     }
-    return buffers.verify(config.seed);
+    return buffers.verify(config.common.seed);
   };
 
   progress("the device-launch flag's cost to the host's cudaGraphLaunch");
@@ -335,11 +336,11 @@ DeviceLaunchFigures measure_device_launch(const DeviceLaunchConfig& config, cons
   Decisions* const st = state.data();
   std::vector<int> expected(static_cast<std::size_t>(n));
   for (int step = 0; step < n; ++step) {
-    expected[std::size_t(step)] = choice_for(step, config.seed);
+    expected[std::size_t(step)] = choice_for(step, config.common.seed);
     (expected[std::size_t(step)] == 0 ? figures.decide_a : figures.decide_b) += 1;
   }
   auto decided = [&](int id) {
-    return one_kernel_graph(stream, [&] { decided_work<<<1, 1, 0, stream>>>(st, trace.data(), id, config.seed); });
+    return one_kernel_graph(stream, [&] { decided_work<<<1, 1, 0, stream>>>(st, trace.data(), id, config.common.seed); });
   };
   const Graph graph_a = decided(0), graph_b = decided(1);
   const GraphExec a_plain = plain_exec(graph_a, stream), b_plain = plain_exec(graph_b, stream);
@@ -348,7 +349,7 @@ DeviceLaunchFigures measure_device_launch(const DeviceLaunchConfig& config, cons
       one_kernel_graph(stream, [&] { schedule<<<1, 1, 0, stream>>>(st, a_flag.get(), b_flag.get()); }), stream);
   HostBuffer<int> choice(1, HostMemory::pinned);
   auto start_decisions = [&] {
-    const Decisions start{0, n, choice_for(0, config.seed), 0, {0ULL, 0ULL}};
+    const Decisions start{0, n, choice_for(0, config.common.seed), 0, {0ULL, 0ULL}};
     CUDA_CHECK(cudaMemcpyAsync(st, &start, sizeof start, cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaMemsetAsync(trace.data(), 0xFF, trace.bytes(), stream));  // -1: no graph ran at that step
     CUDA_CHECK(cudaStreamSynchronize(stream));

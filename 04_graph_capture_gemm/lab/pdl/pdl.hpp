@@ -1,6 +1,9 @@
-// Programmatic dependent launch (Hopper, compute capability 9.0+): a chain
-// of kernels where each reads what the one before it wrote, launched four
-// ways on one stream:
+// 04_graph_capture_gemm pdl: programmatic dependent launch (Hopper, compute
+// capability 9.0+). The declaration (pdl.cpp) reads the options, estimates,
+// reports and draws the verdicts; pdl.cu measures. Declared here for the tests.
+//
+// A chain of kernels where each reads what the one before it wrote, launched
+// four ways on one stream:
 //
 //   stream_plain  kernel<<<grid, block, 0, stream>>>: each kernel starts only
 //                 after the previous one has finished and flushed its writes
@@ -45,10 +48,12 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
 #include "batches.hpp"
+#include "experiment/experiment.hpp"
 #include "measure/stats.hpp"
 
 namespace csg::graphs {
@@ -72,10 +77,8 @@ inline constexpr int kDefaultPdlPairs = 250;
 inline constexpr int kMaxPdlPairs = 50'000;
 
 struct PdlConfig {
-  Workload work;  // the GEMM chain: work.batches kernels of work.shape
+  CommonOptions common;  // work: the GEMM chain, work.batches kernels of work.shape; the plan; --seed
   int pairs = kDefaultPdlPairs;  // --pdl-pairs: the empty chain has 2 x pairs kernels
-  RepeatPlan plan;
-  std::uint64_t seed = 1;
   int empty_kernels() const { return 2 * pairs; }
 };
 
@@ -109,10 +112,10 @@ struct PdlCosts {
 };
 
 // Throws NoDeviceError (exit 77) naming the compute capability when the
-// current device is below 9.0.
+// device is below 9.0.
 void require_pdl(int device);
 
-// Both chains, each way interleaved with the others in rounds (plan).
+// Both chains, each way interleaved with the others in rounds (the plan).
 PdlCosts measure_pdl(const PdlConfig& config);
 
 // In place, the product the check compares with A_i B: C_i becomes C_i -
@@ -120,5 +123,85 @@ PdlCosts measure_pdl(const PdlConfig& config);
 // reads its predecessor as the chain wrote it); C_0 stays. `c` holds
 // `batches` outputs of `c_elems` each, back to back. NaN stays NaN.
 void undo_carry(std::span<float> c, std::size_t c_elems, int batches);
+
+// ---- the verdicts: plain C++, the CPU tests call them on made-up figures ----
+//
+// Definitions, in µs per kernel:
+//   per kernel  events around the chain (after the hold) / kernels
+//   alone       events around one kernel of the chain (after a hold)
+//   own time    the kernel's own running time: its alone figure minus the
+//               empty kernel's alone figure (what one launch costs the GPU
+//               around any kernel); 0 for the empty pair by definition
+//   gap         per kernel - own time: what the chain adds between kernels
+//               (negative when the next kernel's work overlaps the previous one's)
+
+// PDL "saved" or "cost" time per kernel when the PDL way's median differs
+// from the plain way's by more than this fraction of the plain one, or by
+// more than either median's own spread ((median - min) / median), whichever
+// is larger: below that, the two are the same within noise.
+inline constexpr double kPdlEqualWithin = 0.03;
+
+// One comparison: the plain way against the PDL way of the same launch kind.
+struct PdlComparison {
+  double plain_us = 0.0;      // per kernel
+  double pdl_us = 0.0;        // per kernel
+  double own_us = 0.0;        // the kernel's own time
+  double plain_spread = 0.0;  // relative_spread of the plain median
+  double pdl_spread = 0.0;
+  double threshold() const;   // the fraction named above
+  double saving_us() const { return plain_us - pdl_us; }
+  double plain_gap_us() const { return plain_us - own_us; }
+};
+// "pdl.<chain>.<where>" (`chain` "gemm" or "empty", `where` "streams" or
+// "graph"); outcome "saves" (PDL's time per kernel below the plain one's by
+// more than the threshold), "costs" (above it by more), "gap_is_noise" (the
+// same within the threshold, and the plain gap itself under it: nothing to
+// hide) or "no_gain" (the same although the plain gap is larger than it).
+Verdict pdl_verdict(const std::string& chain, const std::string& where, const PdlComparison& comparison);
+
+// What the verdicts read from one chain's run.
+struct PdlChainFigures {
+  int kernels = 0;
+  double hold_ms = 0.0;
+  double alone_us = 0.0;  // one kernel alone
+  double own_us = 0.0;    // see above
+  std::array<double, kPdlWays> per_kernel_us{};
+  std::array<double, kPdlWays> spread{};
+  std::array<double, kPdlWays> issue_max_ms{};  // the slowest run's host issue time
+  double gap_us(PdlWay way) const { return per_kernel_us[index_of(way)] - own_us; }
+  // A run of `way` that took the host longer to queue than the hold: its
+  // figure includes the host's pace.
+  bool host_bound(PdlWay way) const { return issue_max_ms[index_of(way)] > hold_ms; }
+  PdlComparison streams() const;  // stream_plain against stream_pdl
+  PdlComparison graph() const;    // graph_plain against graph_pdl
+};
+// `empty_alone_us`: the empty kernel's alone figure, subtracted to give the own time.
+PdlChainFigures chain_figures(const PdlChainRun& run, double empty_alone_us);
+
+// "pdl.<chain>.hold", outcome "host_bound", when some way's slowest run took
+// the host longer to queue than the hold (its figure then includes the host's
+// pace); nothing when every way was queued within it.
+std::optional<Verdict> hold_verdict(const std::string& chain, const PdlChainFigures& figures);
+
+// The options: the workload's --batches, --m, --n, --k (the GEMM chain; the
+// naive kernel's shape, no --kernel), no --host-memory (nothing is copied
+// while timed; the checks read back into pageable memory), and its own
+// --pdl-pairs N (default 250: a chain of 500 one-thread kernels).
+CommonDefaults pdl_defaults();
+void pdl_options(StageCli& cli);
+PdlConfig read_pdl(const StageCli& cli, CommonOptions& common);
+
+// The whole run at the GEMM's rate (`gemm_seconds`: one GEMM of the chain):
+// every round of both chains (holds included) and the checks.
+double pdl_seconds(const PdlConfig& config, double gemm_seconds);
+
+// Measurements pdl_gemm_<way>, pdl_gemm_alone (verified batch by batch),
+// pdl_empty_<way>, pdl_empty_alone (verified by their counters), each with
+// params {"chain", "way", "kernels"} and the host's issue time; bounds
+// pdl_<chain>_<way>_us_per_kernel, pdl_<chain>_<way>_gap_us,
+// pdl_<chain>_alone_us, pdl_<chain>_own_us. The run's verification: every
+// check of both chains, the edge counts included. The table, the verdicts,
+// and the section "pdl" (docs/pdl.md).
+void report_pdl(const PdlConfig& config, const PdlCosts& costs, Report& report);
 
 }  // namespace csg::graphs

@@ -1,20 +1,18 @@
-// The memory-nodes subcommand in words, table and JSON (memory_nodes.cpp
-// measures): the article's graph with its device A and C allocated inside
-// the graph (captured cudaMallocAsync / cudaFreeAsync, memory nodes) against
-// the same graph on preallocated buffers. Plain C++: the CPU tests call
-// these on made-up figures, one test per branch of every conclusion.
+// 04_graph_capture_gemm memory-nodes: the article's graph with each batch's
+// device A and C allocated inside the graph (captured cudaMallocAsync and
+// cudaFreeAsync become memory nodes) against the same graph on preallocated
+// buffers: replay time, instantiate time, and the graph memory the driver
+// reports from instantiate to trim. The declaration (memory_nodes.cpp) reads
+// the options, estimates, reports and draws the verdicts;
+// memory_nodes_measure.cpp runs the graphs. Declared here for the tests.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <optional>
-#include <ostream>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "cli/pool_options.hpp"
-#include "report/result.hpp"
+#include "04_graph_capture_gemm/lab/options.hpp"
+#include "experiment/experiment.hpp"
 
 namespace csg::graphs {
 
@@ -78,7 +76,14 @@ struct MemoryNodesFigures {
   VerifyResult second_check;         // the second graph alone, then both back to back
 };
 
-// ---- conclusions: pure functions of the figures, each branch tested ----------
+// The sizes of a run on the workload and the pool of `config`.
+MemorySizes memory_sizes(const ArticleOptions& config);
+
+// The run: both graphs captured, instantiated, replayed and checked, the
+// graph memory read at every moment. Its config: the common options and the pool's.
+MemoryNodesFigures measure_memory_nodes(const ArticleOptions& config);
+
+// ---- the verdicts: plain C++, the CPU tests call them on made-up figures ----
 
 // Two medians are told apart only beyond this relative difference, or the
 // larger of the two runs' own spreads ((median - min) / median) when larger.
@@ -86,47 +91,33 @@ inline constexpr double kMinReplayNoise = 0.02;
 // Two byte counts are "about the same" within this share of the larger.
 inline constexpr double kSameBytes = 0.10;
 
-enum class ReplayVerdict { slower, faster, same };
-double replay_noise(const Summary& memory, const Summary& preallocated);
-ReplayVerdict replay_verdict(const Summary& memory, const Summary& preallocated);
-std::string replay_text(const Summary& memory, const Summary& preallocated);
-
-// The memory graph's reserved bytes after its replays against the
-// preallocated graph's device A and C.
-enum class FootprintVerdict { smaller, same, larger, none };
-FootprintVerdict footprint_verdict(std::uint64_t reserved, std::uint64_t preallocated);
-std::string footprint_text(std::uint64_t reserved, const MemorySizes& sizes);
-
-// Reserved against the sum of every allocation of the graph: did the driver
-// give a batch's freed A and C to a later batch inside the graph?
-enum class ReuseVerdict { reused, not_reused, none };
-ReuseVerdict reuse_verdict(std::uint64_t reserved, std::uint64_t allocations);
-std::string reuse_text(std::uint64_t reserved, const MemorySizes& sizes);
-
-// Reserved with both graphs launched against one graph's.
-enum class SharingVerdict { shared, partly, separate, none };
-SharingVerdict sharing_verdict(std::uint64_t one, std::uint64_t two);
-std::string sharing_text(std::uint64_t one, std::uint64_t two);
-
-// What destroying the execs left reserved, and what the trim gave back.
-enum class TrimVerdict { all, part, nothing, nothing_to_trim };
-TrimVerdict trim_verdict(std::uint64_t before, std::uint64_t after);
-std::string destroy_text(const GraphMemory& live, const GraphMemory& destroyed);
-std::string trim_text(const GraphMemory& destroyed, const GraphMemory& trimmed);
-
-// ---- result, JSON, screen --------------------------------------------------
+// memory_nodes.replay: the memory graph's replay against the preallocated
+// graph's, "slower", "faster" or "same" within the noise above.
+Verdict replay_verdict(const Summary& memory, const Summary& preallocated);
+// memory_nodes.footprint: the memory graph's reserved bytes after its replays
+// against the preallocated graph's device A and C: "smaller", "same",
+// "larger", or "none" (nothing reserved).
+Verdict footprint_verdict(std::uint64_t reserved, const MemorySizes& sizes);
+// memory_nodes.reuse: reserved against the sum of every allocation of the
+// graph: did the driver give a batch's freed A and C to a later batch inside
+// the graph? "reused", "not_reused" or "none".
+Verdict reuse_verdict(std::uint64_t reserved, const MemorySizes& sizes);
+// memory_nodes.sharing: reserved with both graphs launched against one
+// graph's: "shared", "partly", "separate" or "none".
+Verdict sharing_verdict(std::uint64_t one, std::uint64_t two);
+// memory_nodes.destroy: what destroying the execs left reserved: "kept" or "released".
+Verdict destroy_verdict(const GraphMemory& live, const GraphMemory& destroyed);
+// memory_nodes.trim: what cudaDeviceGraphMemTrim gave back: "all", "part",
+// "nothing" or "nothing_to_trim".
+Verdict trim_verdict(const GraphMemory& destroyed, const GraphMemory& trimmed);
 
 // Measurements: memory_graph_replay, preallocated_graph_replay (checked),
 // memory_graph_launch_cpu, preallocated_graph_launch_cpu,
 // memory_graph_instantiate, preallocated_graph_instantiate (costs); bounds:
 // replay_memory_over_preallocated, reserved_after_replays_bytes,
-// reserved_two_graphs_bytes, preallocated_bytes, allocations_bytes.
-StageResult memory_nodes_result(const DeviceInfo& device, const CommonOptions& options, const PoolConfig& pool,
-                                const MemoryNodesFigures& figures);
-// subcommand_json(result, "memory-nodes") and "memory_nodes": sizes, node
-// counts, "footprint" (one object per moment), and "verdicts".
-nlohmann::json memory_nodes_json(const StageResult& result, const MemoryNodesFigures& figures);
-void print_memory_nodes(std::ostream& out, const StageResult& result, const CommonOptions& options,
-                        const PoolConfig& pool, const MemoryNodesFigures& figures);
+// reserved_two_graphs_bytes, preallocated_bytes, allocations_bytes; the
+// footprint's table, the verdicts, and the section "memory_nodes" (sizes,
+// node counts, "footprint": one object per moment, "verdicts": the outcomes).
+void report_memory_nodes(const ArticleOptions& config, const MemoryNodesFigures& figures, Report& report);
 
 }  // namespace csg::graphs

@@ -1,5 +1,6 @@
-#include "04_graph_capture_gemm/lab/startup/startup_graphs.hpp"
-
+// The startup subcommand's GPU work: the bucket graphs of every layout
+// captured, instantiated, uploaded, launched once and verified, each part
+// timed on the host (startup.hpp says in what order, and why).
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -11,10 +12,22 @@
 #include "base/text.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
+#include "04_graph_capture_gemm/lab/startup/startup.hpp"
+#include "cuda/stream_pool.hpp"
 #include "measure/timers.hpp"
+#include "workload/gemm.hpp"
 
 namespace csg::graphs {
 namespace {
+
+// Free device memory (cudaMemGetInfo) after a device synchronise.
+std::int64_t free_device_bytes() {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return static_cast<std::int64_t>(free_bytes);
+}
 
 // One round of one layout at one bucket count.
 struct BuildFigures {
@@ -42,7 +55,7 @@ struct Builder {
       for (int size : sizes) {
         const Workload work = startup_workload(config, size);
         own.push_back(std::make_unique<BatchBuffers>(work, shared.host_kind(), 0));
-        own.back()->fill_inputs(config.seed);
+        own.back()->fill_inputs(config.common.seed);
         // Counted, not read from cudaMemGetInfo, which sees every process on the GPU.
         out.buffer_bytes += static_cast<std::int64_t>(memory_needs(work, shared.host_kind(), 0).device_bytes);
       }
@@ -68,7 +81,7 @@ struct Builder {
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       buffers_of(i).poison_first(sizes[i], stream);
       out.launches += host_synchronised(stream, [&] { launch(execs[i], pool); });
-      fold_check(out.check, buffers_of(i).verify_first(config.seed, sizes[i]));
+      fold_check(out.check, buffers_of(i).verify_first(config.common.seed, sizes[i]));
     }
     return out;
   }
@@ -94,20 +107,16 @@ void summarise(StartupCell& cell, const std::vector<BuildFigures>& rounds) {
 
 }  // namespace
 
-std::int64_t free_device_bytes() {
-  CUDA_CHECK(cudaDeviceSynchronize());
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return static_cast<std::int64_t>(free_bytes);
-}
-
-StartupFigures measure_startup(const StartupConfig& config, const StreamPool& pool, const Gemm& gemm,
-                              BatchBuffers& shared, std::int64_t shared_bytes) {
-  if (shared.work().batches < config.max_batches || shared.device_slots() < shared.work().batches) {
-    throw std::invalid_argument("measure_startup: the shared pool must hold " +
-                                plural(config.max_batches, "batch") + ", one device slot each");
-  }
+StartupFigures measure_startup(const StartupConfig& config) {
+  const Gemm gemm;  // the article's kernel: the graphs' node count is what startup pays for
+  const StreamPool pool(config.pool.streams);
+  prepare_pool(gemm, pool);
+  const CommonOptions& common = config.common;
+  BatchBuffers shared(common.work, common.host_memory, 0);  // the top bucket's batches, one device slot each
+  // What the pool allocated, counted (cudaMemGetInfo sees every process on the GPU).
+  const auto shared_bytes = static_cast<std::int64_t>(memory_needs(common.work, common.host_memory, 0).device_bytes);
+  progress("filling " + plural(config.max_batches, "batch"));
+  shared.fill_inputs(common.seed);
   const Builder builder{config, pool, gemm, shared};
   StartupFigures figures;
   figures.config = config;
@@ -156,6 +165,7 @@ StartupFigures measure_startup(const StartupConfig& config, const StreamPool& po
     summarise(rows[i].separate, separate_rounds[i]);
   }
   figures.rows = std::move(rows);
+  fill_padding(figures);
   return figures;
 }
 
