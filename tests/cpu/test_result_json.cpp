@@ -45,8 +45,10 @@ StageResult sample_result() {
 
 TEST(ResultJson, HasTheSchemaFields) {
   const nlohmann::json doc = to_json(sample_result());
-  EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v1");
+  EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v2");
   EXPECT_EQ(doc.at("stage"), "01_serial_baseline");
+  EXPECT_TRUE(doc.at("verdicts").is_array()) << "v2: every result carries its verdicts, none here";
+  EXPECT_TRUE(doc.at("verdicts").empty());
   const auto& device = doc.at("device");
   EXPECT_EQ(device.at("name"), "Test GPU");
   EXPECT_EQ(device.at("compute_capability"), "9.0");

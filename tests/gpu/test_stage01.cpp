@@ -23,7 +23,7 @@ TEST_P(Stage01Test, VerifiesEveryBatchAndWritesTheSchema) {
   EXPECT_NE(run.out.find("all 7 batches verified"), std::string::npos) << run.out;
 
   const nlohmann::json doc = run.doc();
-  EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v1");
+  EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v2");
   EXPECT_EQ(doc.at("stage"), "01_serial_baseline");
   EXPECT_TRUE(doc.at("subcommand").is_null()) << "the lesson";
   EXPECT_EQ(doc.at("config").at("batches"), 7);
