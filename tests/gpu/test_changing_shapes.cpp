@@ -11,7 +11,7 @@
 
 #include "04_graph_capture_gemm/lab/exec_update.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
-#include "04_graph_capture_gemm/lab/changing-shapes/shape_requests.hpp"
+#include "04_graph_capture_gemm/lab/changing-shapes/changing_shapes.hpp"
 #include "cuda/stream_pool.hpp"
 #include "gpu_test.hpp"
 #include "batches.hpp"

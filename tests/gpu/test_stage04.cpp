@@ -78,7 +78,7 @@ TEST_F(Stage04Test, CostsWritesEveryMeasurementTheGraphAndNoVariantBeatsItsBound
   EXPECT_NE(run.out.find("break-even"), std::string::npos) << run.out;
 
   const nlohmann::json doc = run.doc();
-  EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v1");
+  EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v2");
   EXPECT_EQ(doc.at("stage"), "04_graph_capture_gemm");
   EXPECT_EQ(doc.at("subcommand"), "costs");
   EXPECT_EQ(doc.at("config").at("streams"), 3);

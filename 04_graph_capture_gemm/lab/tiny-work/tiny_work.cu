@@ -1,4 +1,4 @@
-#include "04_graph_capture_gemm/lab/tiny-work/launch_overhead.hpp"
+#include "04_graph_capture_gemm/lab/tiny-work/tiny_work.hpp"
 
 #include "base/text.hpp"
 #include "04_graph_capture_gemm/lab/launch_costs.hpp"  // the empty chain and its counting twin
