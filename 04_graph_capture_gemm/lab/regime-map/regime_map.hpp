@@ -28,8 +28,8 @@
 // Before anything is measured, each size's rates (measure_rates) give every
 // cell's estimate; a cell whose pinned host memory and device slots don't
 // fit, or whose timed rounds would exceed --map-cell-seconds, is skipped
-// and says why. The whole map's estimate is printed
-// first, and a map estimated over --max-minutes is refused (exit 2).
+// and says why. The whole map's estimate is the subcommand's, so a map
+// estimated over --max-minutes is refused (exit 2) before any cell runs.
 // Napkin math for the default map on an H200 (naive GEMM ~6 TFLOP/s, PCIe
 // ~55 GB/s each way, 2 + 10 rounds of replay + pool + sums per cell):
 //   1024^3: 0.36 ms of kernel per batch, 1.2 ms per batch a round
@@ -40,6 +40,7 @@
 // filling, poisoning, verifying): about a minute in all.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -240,13 +241,20 @@ struct RegimeMapSteps {
   std::function<Rates(GemmShape)> rates;
 };
 
-// Plans every cell (estimate, memory, budget), prints the plan and the
-// estimate, then measures the cells that run, one at a time, each in its
-// own buffers (allocated, filled, freed), with a progress line per cell
-// ("cell 7 of 24: 256³ × 1000 batches") and an interrupt check between
-// cells and runs. Uses options.plan, seed and max_minutes. Throws UsageError
-// (the estimate over --max-minutes), CudaError, Interrupted; a failed
-// verification is recorded in its cell, not thrown.
+// Plans every cell before any runs, from this GPU's rates at each size
+// (`rates_at`): its estimate, and whether it is skipped (its pinned host
+// memory and device slots don't fit, or its timed rounds would exceed
+// --map-cell-seconds) and why; the map's whole estimate. Issues no GEMM work.
+RegimeMap plan_regime_map(const RegimeMapConfig& config, const CommonOptions& options, const PoolConfig& pool,
+                          const std::function<Rates(GemmShape)>& rates_at);
+// "regime map: 6 sizes x 4 batch counts = 24 cells, 21 to measure, ...; estimated 61 s (...)".
+std::string plan_text(const RegimeMap& map);
+// Measures the cells the plan runs, one at a time, each in its own buffers
+// (allocated, filled, freed), with a progress line per cell ("cell 7 of 24:
+// 256³ × 1000 batches") and an interrupt check between cells. A failed
+// verification is recorded in its cell, not thrown; CudaError, Interrupted are.
+void measure_cells(RegimeMap& map, std::uint64_t seed, const RegimeMapSteps& steps);
+// Both, with the options' plan and seed.
 RegimeMap measure_regime_map(const RegimeMapConfig& config, const CommonOptions& options,
                              const RegimeMapSteps& steps);
 
