@@ -25,10 +25,6 @@
 //   cpu      host time of everything the request issued: capture,
 //            instantiate or update, and the launch or the stream calls.
 //   prepare  the part of cpu spent on capture + instantiate / update.
-//   Cost at the defaults (50 requests of 1..100 batches, 256³, 3 rounds) on
-//   an H200: ~11,000 batches per round (3 x 2,500 requested + 3,700 padded)
-//   of ~10 µs each on the GPU and about as much to poison and verify on the
-//   host, plus re-capture's ~21 µs per batch captured: about 2 s in all.
 #pragma once
 
 #include <array>

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <stdexcept>
 
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
@@ -346,6 +347,7 @@ Verdict fork_verdict(NodeKind kind, int chains, const LineFit& line_host, const 
 Verdict article_verdict(const Anatomy& anatomy) {
   const auto base = std::find_if(anatomy.article.begin(), anatomy.article.end(),
                                  [](const ArticleLaunch& a) { return a.variant == ArticleVariant::article; });
+  if (base == anatomy.article.end()) throw std::logic_error("article_verdict: no launch of the article's own graph");
   const double median = base->launch.median_ms;
   const double q1 = quartile_ms(base->launch, 1), q3 = quartile_ms(base->launch, 3);
   Verdict verdict{.id = "launch_anatomy.article",

@@ -3,33 +3,11 @@
 // costs what it does; its verdicts (beside NVIDIA's published figure) and
 // report. The chains are launch_anatomy.cu's; the rest launch_anatomy.cpp's.
 //
-// 1. Chains of small nodes of one kind, each graph launched back to back
-//    (the GPU idle before each launch, synchronised after):
-//      kernel     a kernel of one thread that adds 1 to its chain's counter
-//      memcpy     a 4-byte device-to-device copy from the node before's slot
-//      memset     a 4-byte cudaMemsetAsync of the node's own slot
-//      host-copy  a 4-byte copy from pinned host memory to the node's slot,
-//                 the kind of node the article's 200 copies are
-//    in two shapes of the same node count: one straight line, and a fork
-//    into `chains` lines (8: the article's pool) joined at the end. For each,
-//    the host time of the cudaGraphLaunch call and the GPU time of the graph
-//    (events around it), and a line fixed + per node x nodes fitted through
-//    each over the node counts: the host's fit for the straight line of
-//    kernels is what NVIDIA's constant-time launch of straight-line graphs
-//    (CUDA 12.x: about 2.5 us plus about 1 ns per node) describes.
-//    Every launch is checked: the counters, the copied and the set slots
-//    must hold what the chain writes (poisoned before each launch).
-// 2. The article's 300-node graph launched in interleaved rounds, as the
-//    article and stage 04's lesson build it (a device buffer per batch,
-//    depth-first, cudaMallocHost), and with one thing changed at a time: a
-//    device slot per stream (the laboratory's default layout), the
-//    breadth-first issue order, host memory registered with cudaHostRegister,
-//    and the exec instantiated with cudaGraphInstantiateFlagDeviceLaunch
-//    (launched from the host all the same).
-//    Each launch timed as the lesson times it (outputs poisoned, the GPU
-//    idle, an event recorded first). Same process, same rounds, so the round
-//    to round noise of a launch (which differs more between processes than
-//    any of these) hits each alike. Every batch of each variant verified.
+// Part 1: chains of small nodes of one kind (kernel, memcpy, memset,
+// host-copy), as one line and as a fork into the pool's lines, each graph
+// launched back to back and checked; part 2: the article's 300-node graph
+// built five ways, launched in the same interleaved rounds.
+// docs/launch_anatomy.md says what each measures, how, and why.
 #pragma once
 
 #include <optional>
@@ -44,7 +22,6 @@
 #include "measure/stats.hpp"
 
 namespace csg::graphs {
-
 
 enum class NodeKind { kernel, memcpy, memset, host_copy };
 inline constexpr NodeKind kNodeKinds[] = {NodeKind::kernel, NodeKind::memcpy, NodeKind::memset, NodeKind::host_copy};
@@ -148,12 +125,8 @@ struct LaunchAnatomyOptions {
   AnatomyConfig anatomy;
 };
 
-// Measurements anatomy_chain_launch_cpu and anatomy_chain_gpu per chain
-// (params {"kind", "shape", "nodes"}), anatomy_article_launch_cpu and
-// anatomy_article_replay per variant (params {"variant", "batches"}); the
-// tables and the verdicts; "launch_anatomy": {"nodes", "chains", "repeats",
-// "nvidia", "launches", "fits", "article", "chains_checked", "kinds",
-// "chains_failure" when a chain was wrong, which fails the run}.
+// The tables, the verdicts, and the measurements and "launch_anatomy"
+// section docs/launch_anatomy.md lists; a wrong chain fails the run.
 void report_launch_anatomy(const LaunchAnatomyOptions& options, const Anatomy& anatomy, Report& report);
 
 }  // namespace csg::graphs

@@ -8,10 +8,6 @@
 // (H2D, GEMM, D2H per batch, batch i on pool stream i % pool, fork/join) on
 // the stream pool and as one graph replay. The winner is the variant with
 // less GPU time, "tie" within kEqualWithin (3%, report/conclusions.hpp).
-// The regime-map subcommand's options:
-//   --map-sizes LIST          m = n = k of each row (default 32,64,128,256,512,1024)
-//   --map-batches LIST        batch counts, the columns (default 10,100,1000,10000)
-//   --map-cell-seconds N      a cell whose timed rounds are estimated longer is skipped (default 10)
 //
 // Each cell is timed on the stream pool and as one replay of a graph
 // captured from it, in interleaved rounds
