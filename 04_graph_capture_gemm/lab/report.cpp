@@ -88,8 +88,8 @@ void add_failure(StageResult& result, bool passed, const std::string& what) {
 }
 
 void count_checked_runs(Report& report) {
-  std::string runs = std::to_string(report.result.variants_verified);
-  report.checked_runs("(" + runs + " runs checked, each after poisoning the outputs)");
+  const std::string runs = plural(report.result.variants_verified, "run");
+  report.checked_runs("(" + runs + " checked, each after poisoning the outputs)");
 }
 
 void print_title(std::ostream& out, const StageResult& result, const char* subcommand) {
