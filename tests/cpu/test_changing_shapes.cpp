@@ -13,6 +13,7 @@
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
+#include "param_names.hpp"
 #include "report/conclusions.hpp"
 #include "report/device_info.hpp"
 #include "report/table.hpp"
@@ -475,28 +476,29 @@ TEST(ChangingShapesOptions, DefaultsAndValues) {
   expect_options(c, {.requests = 6, .max_batches = 9, .seed = 42u, .size = 0, .rounds = 2});
 }
 
-TEST(ChangingShapesOptions, BadValuesAreUsageErrors) {
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"--shape-requests", "-1"},
-           {"--shape-requests", "0"},  // the subcommand is the sequence: no request, nothing to measure
-           {"--shape-requests", "many"},
-           {"--shape-max-batches", "0"},
-           {"--shape-max-batches", "1025"},
-           {"--shape-size", "-3"},
-           {"--shape-size", "4097"},
-           {"--shape-rounds", "0"},
-           {"--node-updates", "on"},  // its own subcommand now: node-updates
-           {"--shape-seed", "-1"},
-           // The same values glued to their flags, so the range itself is what refuses them.
-           {"--shape-requests=-1"},
-           {"--shape-max-batches=0"},
-           {"--shape-size=-1"},
-           {"--shape-rounds=0"},
-           {"--shape-seed=-1"},
-       }) {
-    EXPECT_THROW(parse(args), UsageError) << args.front() << " " << args.back();
-  }
-}
+class ChangingShapesBadOptions : public ::testing::TestWithParam<std::vector<std::string>> {};
+
+TEST_P(ChangingShapesBadOptions, AreUsageErrors) { EXPECT_THROW(parse(GetParam()), UsageError); }
+
+INSTANTIATE_TEST_SUITE_P(
+    Each, ChangingShapesBadOptions,
+    ::testing::Values(std::vector<std::string>{"--shape-requests", "-1"},
+                      // the subcommand is the sequence: no request, nothing to measure
+                      std::vector<std::string>{"--shape-requests", "0"},
+                      std::vector<std::string>{"--shape-requests", "many"},
+                      std::vector<std::string>{"--shape-max-batches", "0"},
+                      std::vector<std::string>{"--shape-max-batches", "1025"},
+                      std::vector<std::string>{"--shape-size", "-3"}, std::vector<std::string>{"--shape-size", "4097"},
+                      std::vector<std::string>{"--shape-rounds", "0"},
+                      std::vector<std::string>{"--node-updates", "on"},  // its own subcommand now: node-updates
+                      std::vector<std::string>{"--shape-seed", "-1"},
+                      // The same values glued to their flags, so the range itself is what refuses them.
+                      std::vector<std::string>{"--shape-requests=-1"}, std::vector<std::string>{"--shape-max-batches=0"},
+                      std::vector<std::string>{"--shape-size=-1"}, std::vector<std::string>{"--shape-rounds=0"},
+                      std::vector<std::string>{"--shape-seed=-1"}),
+    [](const ::testing::TestParamInfo<std::vector<std::string>>& param_info) {
+      return testing::words_name(param_info.index, param_info.param);
+    });
 
 }  // namespace
 }  // namespace csg::graphs

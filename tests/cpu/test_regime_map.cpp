@@ -14,6 +14,7 @@
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
+#include "param_names.hpp"
 #include "report/device_info.hpp"
 
 namespace csg::graphs {
@@ -458,25 +459,34 @@ std::string refusal(const std::vector<std::string>& args) {
   return "(accepted)";
 }
 
-TEST(RegimeMapOptions, RefusalsNameTheFlagAndWhatItAccepts) {
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--map-sizes", "7"}, "--map-sizes takes an integer in [8, 8192], got 7"},
-      {{"--map-sizes", "32,8193"}, "--map-sizes takes an integer in [8, 8192], got 8193"},
-      {{"--map-sizes", "32,,64"}, "--map-sizes takes a comma-separated list"},
-      {{"--map-sizes", "32x"}, "--map-sizes takes an integer"},
-      {{"--map-sizes", "64,32,64"}, "--map-sizes lists 64 twice"},
-      {{"--map-batches", "0"}, "--map-batches takes an integer in [1, 1000000], got 0"},
-      {{"--map-batches", "1000001"}, "--map-batches takes an integer in [1, 1000000]"},
-      {{"--map-batches", "10,10"}, "--map-batches lists 10 twice"},
-      {{"--map-cell-seconds", "0"}, "--map-cell-seconds takes an integer in [1, 3600]"},
-      // The map chooses its own shapes and batch counts, and measures pinned memory only.
-      {{"--m", "64"}, "unknown option '--m'"},
-      {{"--batches", "64"}, "unknown option '--batches'"},
-  };
-  for (const auto& [args, must_mention] : cases) {
-    EXPECT_THAT(refusal(args), HasSubstr(must_mention)) << ::testing::PrintToString(args);
-  }
+struct Refused {
+  std::vector<std::string> args;
+  std::string must_mention;
+};
+
+class RegimeMapRefusals : public ::testing::TestWithParam<Refused> {};
+
+TEST_P(RegimeMapRefusals, NameTheFlagAndWhatItAccepts) {
+  EXPECT_THAT(refusal(GetParam().args), HasSubstr(GetParam().must_mention));
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Each, RegimeMapRefusals,
+    ::testing::Values(
+        Refused{{"--map-sizes", "7"}, "--map-sizes takes an integer in [8, 8192], got 7"},
+        Refused{{"--map-sizes", "32,8193"}, "--map-sizes takes an integer in [8, 8192], got 8193"},
+        Refused{{"--map-sizes", "32,,64"}, "--map-sizes takes a comma-separated list"},
+        Refused{{"--map-sizes", "32x"}, "--map-sizes takes an integer"},
+        Refused{{"--map-sizes", "64,32,64"}, "--map-sizes lists 64 twice"},
+        Refused{{"--map-batches", "0"}, "--map-batches takes an integer in [1, 1000000], got 0"},
+        Refused{{"--map-batches", "1000001"}, "--map-batches takes an integer in [1, 1000000]"},
+        Refused{{"--map-batches", "10,10"}, "--map-batches lists 10 twice"},
+        Refused{{"--map-cell-seconds", "0"}, "--map-cell-seconds takes an integer in [1, 3600]"},
+        // The map chooses its own shapes and batch counts, and measures pinned memory only.
+        Refused{{"--m", "64"}, "unknown option '--m'"}, Refused{{"--batches", "64"}, "unknown option '--batches'"}),
+    [](const ::testing::TestParamInfo<Refused>& param_info) {
+      return testing::words_name(param_info.index, param_info.param.args);
+    });
 
 }  // namespace
 }  // namespace csg::graphs

@@ -3,6 +3,8 @@
 // their reason), and measure_regime_map called directly with the
 // laboratory's steps, and with broken ones that each variant's
 // poison-and-verify must catch. No wall-clock assertions.
+#include <gmock/gmock.h>
+
 #include <set>
 #include <string>
 #include <vector>
@@ -35,11 +37,11 @@ TEST_F(RegimeMapTest, TheBinaryMeasuresAndVerifiesEveryCellOfATinyMap) {
                               "--warmup", "1", "--repeats", "2", "--streams", "3"},
                              dir, "map.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  EXPECT_NE(run.err.find("cell 1 of 4: 16\u00b3 \u00d7 3 batches"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("cell 4 of 4: 32\u00b3 \u00d7 20 batches"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("estimated"), std::string::npos) << run.err;
-  EXPECT_NE(run.out.find("(every measured cell: 4 cells"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("where the graph starts to win"), std::string::npos) << run.out;
+  EXPECT_THAT(run.err, ::testing::HasSubstr("cell 1 of 4: 16\u00b3 \u00d7 3 batches"));
+  EXPECT_THAT(run.err, ::testing::HasSubstr("cell 4 of 4: 32\u00b3 \u00d7 20 batches"));
+  EXPECT_THAT(run.err, ::testing::HasSubstr("estimated"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("(every measured cell: 4 cells"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("where the graph starts to win"));
 
   const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("stage"), "04_graph_capture_gemm");
@@ -90,9 +92,9 @@ TEST_F(RegimeMapTest, TheBinaryMarksCellsItCannotAffordAndStillExitsZero) {
     EXPECT_TRUE(cells[i].at("verified").is_null());
     EXPECT_TRUE(cells[i].at("winner").is_null());
   }
-  EXPECT_NE(run.out.find("skipped (memory)"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("8192^3: no cell measured"), std::string::npos) << run.out;
-  EXPECT_NE(run.err.find("cell 4 of 4: 8192\u00b3 \u00d7 100000 batches: skipped"), std::string::npos) << run.err;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("skipped (memory)"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("8192^3: no cell measured"));
+  EXPECT_THAT(run.err, ::testing::HasSubstr("cell 4 of 4: 8192\u00b3 \u00d7 100000 batches: skipped"));
 }
 
 #endif  // CSG_STAGE04_BINARY
@@ -221,7 +223,7 @@ TEST_F(RegimeMapTest, ThePlanEstimatesEveryCellAndIssuesNoWork) {
   ASSERT_EQ(map.cells.size(), 4u);
   for (const MapCell& cell : map.cells) EXPECT_GT(cell.estimate.timed_seconds, 0.0);
   EXPECT_GT(map.estimated_seconds, 0.0);
-  EXPECT_NE(plan_text(map).find("regime map: 2 sizes x 2 batch counts = 4 cells"), std::string::npos) << plan_text(map);
+  EXPECT_THAT(plan_text(map), ::testing::HasSubstr("regime map: 2 sizes x 2 batch counts = 4 cells"));
 }
 
 }  // namespace
