@@ -17,10 +17,8 @@ Verdict break_even_verdict(double capture_ms, double instantiate_ms, double issu
   const auto even = break_even_replays(capture_ms, instantiate_ms, issue_streams_ms, issue_graph_ms);
   Verdict verdict{.id = "graph.break_even",
                   .outcome = even ? "pays_off" : "never",
-                  .figures = {{"capture_ms", capture_ms},
-                              {"instantiate_ms", instantiate_ms},
-                              {"issue_streams_ms", issue_streams_ms},
-                              {"issue_graph_ms", issue_graph_ms},
+                  .figures = {{"capture_ms", capture_ms}, {"instantiate_ms", instantiate_ms},
+                              {"issue_streams_ms", issue_streams_ms}, {"issue_graph_ms", issue_graph_ms},
                               {"replays", even ? nlohmann::json(*even) : nlohmann::json(nullptr)}},
                   .sentence = "break-even: (capture " + fixed(capture_ms, 3) + " + instantiate " +
                               fixed(instantiate_ms, 3) + " ms) / (stream issue " + fixed(issue_streams_ms, 3) +
@@ -73,10 +71,8 @@ Verdict copy_node_verdict(double launch_ms, double kernels_only_launch_ms, int k
   const bool dominate = copy_nodes > 0 && launch_ms > kCopyNodesDominate * kernels_only_launch_ms;
   Verdict verdict{.id = "graph.copy_nodes",
                   .outcome = dominate ? "copy_nodes_dominate" : "copy_nodes_add_little",
-                  .figures = {{"launch_ms", launch_ms},
-                              {"kernels_only_launch_ms", kernels_only_launch_ms},
-                              {"kernel_nodes", kernel_only_nodes},
-                              {"copy_nodes", copy_nodes}},
+                  .figures = {{"launch_ms", launch_ms}, {"kernels_only_launch_ms", kernels_only_launch_ms},
+                              {"kernel_nodes", kernel_only_nodes}, {"copy_nodes", copy_nodes}},
                   .threshold = kCopyNodesDominate,
                   .sentence = "for comparison, one cudaGraphLaunch of a graph of " + std::to_string(kernel_only_nodes) +
                               " kernel nodes and no copies took " + fixed(1000.0 * kernels_only_launch_ms, 1) + " us"};

@@ -59,9 +59,7 @@ Verdict structure_verdict(const GraphStructure& g) {
 Verdict fork_join_verdict(const GraphStructure& g, int streams) {
   Verdict verdict{.id = "graph.chains",
                   .outcome = g.chains > 0 ? "chains" : "not_chains",
-                  .figures = {{"streams", streams},
-                              {"chains", g.chains},
-                              {"max_in_degree", g.max_in_degree},
+                  .figures = {{"streams", streams}, {"chains", g.chains}, {"max_in_degree", g.max_in_degree},
                               {"max_out_degree", g.max_out_degree}}};
   verdict.sentence =
       g.chains > 0

@@ -159,8 +159,7 @@ Verdict recapture_verdict(double recapture_total_ms, double recapture_prepare_ms
   Verdict verdict{.id = "changing_shapes.recapture",
                   .outcome = std::string(to_string(claim)),
                   .figures = {{"recapture_total_ms", recapture_total_ms},
-                              {"recapture_prepare_ms", recapture_prepare_ms},
-                              {"streams_total_ms", streams_total_ms},
+                              {"recapture_prepare_ms", recapture_prepare_ms}, {"streams_total_ms", streams_total_ms},
                               {"saved_ms", saved_ms}},
                   .threshold = kEqualWithin};
   std::string& text = verdict.sentence;
@@ -198,13 +197,9 @@ Verdict bucket_verdict(long long requested, long long computed, double buckets_t
   const double wasted_ms = wasted_gpu_ms(buckets_gpu_ms, padding);
   const bool padded = computed > requested;
   Verdict verdict{.id = "changing_shapes.buckets",
-                  .figures = {{"batches_requested", requested},
-                              {"batches_computed", computed},
-                              {"padding", padding},
-                              {"wasted_gpu_ms", wasted_ms},
-                              {"buckets_total_ms", buckets_total_ms},
-                              {"streams_total_ms", streams_total_ms},
-                              {"one_time_ms", one_time_ms}},
+                  .figures = {{"batches_requested", requested}, {"batches_computed", computed}, {"padding", padding},
+                              {"wasted_gpu_ms", wasted_ms}, {"buckets_total_ms", buckets_total_ms},
+                              {"streams_total_ms", streams_total_ms}, {"one_time_ms", one_time_ms}},
                   .threshold = kEqualWithin};
   std::string& text = verdict.sentence;
   text = padded ? "buckets padded the " + std::to_string(requested) + " requested batches to " +

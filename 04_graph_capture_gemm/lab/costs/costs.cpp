@@ -155,10 +155,8 @@ Verdict bound_verdict(const Measurement& m, int batches, int streams) {
           : "each resource's work alone, issued as this variant issues it";
   Verdict verdict{.id = "costs." + m.name + ".bound",
                   .outcome = faster ? "faster_than_bound" : "within_bound",
-                  .figures = {{"median_ms", m.stats.median_ms},
-                              {"bound_ms", bound.bound_ms},
-                              {"percent_of_bound", percent},
-                              {"limited_by", to_string(bound.limited_by)}},
+                  .figures = {{"median_ms", m.stats.median_ms}, {"bound_ms", bound.bound_ms},
+                              {"percent_of_bound", percent}, {"limited_by", to_string(bound.limited_by)}},
                   .threshold = m.bound_tolerance,
                   .sentence = m.name + ": bound " + fixed(bound.bound_ms, 2) + " ms, limited by " +
                               std::string(to_string(bound.limited_by)) + " (" + why + "), " + fixed(percent, 1) + "% of it" +

@@ -263,8 +263,7 @@ Verdict nvidia_verdict(const LineFit& line) {
   const bool has_fixed = has_fixed_part(line);
   Verdict verdict{.id = "launch_anatomy.nvidia",
                   .figures = {{"fixed_us", has_fixed ? nlohmann::json(line.fixed_us) : nlohmann::json()},
-                              {"per_node_us", line.per_op_us},
-                              {"nvidia_fixed_us", kNvidiaFixedUs},
+                              {"per_node_us", line.per_op_us}, {"nvidia_fixed_us", kNvidiaFixedUs},
                               {"nvidia_per_node_us", kNvidiaPerNodeUs}},
                   .threshold = {{"within", 2.0}, {"constant_time_per_node_us", kConstantTimePerNodeUs}}};
   verdict.sentence = "a straight line of kernel nodes cost the host " +
@@ -312,10 +311,8 @@ Verdict fork_verdict(NodeKind kind, int chains, const LineFit& line_host, const 
   const double line_node = line_gpu.per_op_us, fork_node = fork_gpu.per_op_us;
   const double ratio = fork_node > 0.0 ? line_node / fork_node : 0.0;
   Verdict verdict{.id = "launch_anatomy.fork." + name(kind),
-                  .figures = {{"line_gpu_per_node_us", line_node},
-                              {"fork_gpu_per_node_us", fork_node},
-                              {"line_over_fork", ratio},
-                              {"lines", chains}},
+                  .figures = {{"line_gpu_per_node_us", line_node}, {"fork_gpu_per_node_us", fork_node},
+                              {"line_over_fork", ratio}, {"lines", chains}},
                   .threshold = {{"side_by_side", kForkSideBySide}, {"partly", kForkPartly}}};
   std::string& text = verdict.sentence;
   text = name(kind) + ", a fork into " + plural(chains, "line") + " against one line: ";
@@ -351,8 +348,7 @@ Verdict article_verdict(const Anatomy& anatomy) {
   const double median = base->launch.median_ms;
   const double q1 = quartile_ms(base->launch, 1), q3 = quartile_ms(base->launch, 3);
   Verdict verdict{.id = "launch_anatomy.article",
-                  .figures = {{"article_launch_us", 1000.0 * median},
-                              {"article_q1_us", 1000.0 * q1},
+                  .figures = {{"article_launch_us", 1000.0 * median}, {"article_q1_us", 1000.0 * q1},
                               {"article_q3_us", 1000.0 * q3}},
                   .threshold = {{"launch", kArticleLaunchNoise}, {"replay", kArticleReplayNoise}}};
   std::string differs;

@@ -81,8 +81,7 @@ Verdict node_level_verdict(double whole_graph_ms, std::optional<double> node_lev
   Verdict verdict{.id = "node_updates.node_level",
                   .figures = {{"whole_graph_ms", whole_graph_ms},
                               {"node_level_ms", node_level_ms ? nlohmann::json(*node_level_ms) : nlohmann::json()},
-                              {"recapture_instantiate_ms", recapture_ms},
-                              {"nodes", nodes}},
+                              {"recapture_instantiate_ms", recapture_ms}, {"nodes", nodes}},
                   .threshold = kEqualWithin};
   if (!node_level_ms) {
     verdict.outcome = "not_measured";

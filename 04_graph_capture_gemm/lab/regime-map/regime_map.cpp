@@ -222,11 +222,8 @@ std::vector<RowCrossover> crossovers(const RegimeMap& map) {
 Verdict cell_verdict(const MapCell& cell, double equal_within) {
   return {.id = "regime_map.cell." + std::to_string(cell.m) + "x" + std::to_string(cell.batches),
           .outcome = std::string(to_string(winner_of(cell, equal_within))),
-          .figures = {{"m", cell.m},
-                      {"batches", cell.batches},
-                      {"graph_ms", cell.graph_replay.median_ms},
-                      {"stream_ms", cell.stream_pool.median_ms},
-                      {"noisy", noisy(cell)}},
+          .figures = {{"m", cell.m}, {"batches", cell.batches}, {"graph_ms", cell.graph_replay.median_ms},
+                      {"stream_ms", cell.stream_pool.median_ms}, {"noisy", noisy(cell)}},
           .threshold = {{"equal_within", equal_within}, {"noisy_spread", kNoisySpread}},
           .sentence = cell_label(cell) + ": " + cell_text(cell, equal_within)};
 }
