@@ -91,19 +91,14 @@ constexpr Run kRuns[] = {
 };
 
 const Experiment<ChangingShapesOptions, ShapeSequenceCosts> kExperiment{
-    .stage = kStage,
-    .name = "changing-shapes",
+    .stage = kStage, .name = "changing-shapes",
     .summary = "requests of random batch counts: streams, re-capture, exec update or buckets",
     .description = "Requests of random batch counts, each run four ways: on the stream pool, re-captured and "
                    "instantiated, one exec updated with cudaGraphExecUpdate, or launched from buckets of graphs "
                    "captured up front (powers of two, the extra batches computed for nothing).",
-    .runs = kRuns,
-    .defaults = own_workload_defaults(),  // the requests choose their batch counts, --shape-size their shape
-    .options = options,
-    .read = read,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
+    // the requests choose their batch counts, --shape-size their shape
+    .runs = kRuns, .defaults = own_workload_defaults(),
+    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
     .report = report_changing_shapes,
 };
 

@@ -126,20 +126,14 @@ constexpr Run kRuns[] = {
 };
 
 const Experiment<ArticleOptions, CostsFigures> kExperiment{
-    .stage = kStage,
-    .name = "costs",
+    .stage = kStage, .name = "costs",
     .summary = "capture, instantiate, upload; replay vs streams: bounds, CPU issue; break-even",
     .description = "What the article's graph costs once (capture, instantiate, upload, first launch) and saves at "
                    "each replay: its GPU time and CPU issue time against the same work on the stream pool, both "
                    "bounds, and the break-even.",
-    .runs = kRuns,
-    .defaults = pinned_defaults(),
-    .options = add_article_options,
-    .read = read_article_options,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report_costs,
+    .runs = kRuns, .defaults = pinned_defaults(),
+    .options = add_article_options, .read = read_article_options, .needs = needs, .estimate = estimate,
+    .measure = measure, .report = report_costs,
 };
 
 }  // namespace

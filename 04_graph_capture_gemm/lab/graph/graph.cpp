@@ -70,19 +70,12 @@ constexpr Run kRuns[] = {
 };
 
 const Experiment<Config, Figures> kExperiment{
-    .stage = kStage,
-    .name = "graph",
+    .stage = kStage, .name = "graph",
     .summary = "the captured graph: nodes by type, edges, the fork/join chains; --dot FILE",
     .description = "The article's six steps once (capture, fork, work, join, end capture and instantiate, launch), "
                    "and the graph CUDA built: nodes by type, edges, roots, leaves, the chains the fork and join leave.",
-    .runs = kRuns,
-    .defaults = untimed_defaults(),
-    .options = options,
-    .read = read,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report,
+    .runs = kRuns, .defaults = untimed_defaults(),
+    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report,
 };
 
 }  // namespace

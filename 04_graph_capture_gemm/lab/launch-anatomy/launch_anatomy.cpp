@@ -193,21 +193,15 @@ CommonDefaults defaults() {
 }
 
 const Experiment<LaunchAnatomyOptions, Anatomy> kExperiment{
-    .stage = kStage,
-    .name = "launch-anatomy",
+    .stage = kStage, .name = "launch-anatomy",
     .summary = "a launch by node kind and shape vs NVIDIA's figure; the article's graph 5 ways",
     .description = "The anatomy of a graph launch: chains of kernel, memcpy, memset and host-copy nodes, as one line "
                    "and as a fork into --streams lines, each launched back to back (host time of the call, GPU time "
                    "of the graph, a line fitted over the node counts, beside NVIDIA's constant-time figure); then "
                    "the article's graph built five ways (its own layout, a slot per stream, breadth-first, "
                    "registered host memory, the device-launch flag) launched in the same rounds.",
-    .runs = kRuns,
-    .defaults = defaults(),
-    .options = options,
-    .read = read,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
+    .runs = kRuns, .defaults = defaults(),
+    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
     .report = report_launch_anatomy,
 };
 

@@ -127,20 +127,14 @@ constexpr Run kRuns[] = {
 };
 
 const Experiment<LaunchChainsConfig, LaunchChainsFigures> kExperiment{
-    .stage = kStage,
-    .name = "launch-chains",
+    .stage = kStage, .name = "launch-chains",
     .summary = "what one launch costs: chains of empty kernels, launches vs graph nodes, fitted",
     .description = "What one launch costs: chains of empty kernels, each length timed back to back launch by launch "
                    "and as one graph (host time, GPU time behind a latch, end to end), a line fitted through each; "
                    "beside them the article's work issued back to back and in interleaved rounds.",
-    .runs = kRuns,
-    .defaults = pinned_defaults(),
-    .options = add_launch_chains_options,
-    .read = read_launch_chains_options,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report_launch_chains,
+    .runs = kRuns, .defaults = pinned_defaults(),
+    .options = add_launch_chains_options, .read = read_launch_chains_options, .needs = needs, .estimate = estimate,
+    .measure = measure, .report = report_launch_chains,
 };
 
 }  // namespace

@@ -47,20 +47,14 @@ constexpr Run kRuns[] = {
 };
 
 const Experiment<ArticleOptions, NodeUpdatesFigures> kExperiment{
-    .stage = kStage,
-    .name = "node-updates",
+    .stage = kStage, .name = "node-updates",
     .summary = "the exec on new buffers: cudaGraphExecUpdate, node by node, or a new instantiate",
     .description = "When only the buffers change: cudaGraphExecUpdate after a new capture against re-capture + "
                    "instantiate (and the update CUDA refuses for a new batch count), then one exec switched node by "
                    "node (cudaGraphExec*NodeSetParams, naive kernel only).",
-    .runs = kRuns,
-    .defaults = pinned_defaults(),
-    .options = add_article_options,
-    .read = read_article_options,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report_node_updates,
+    .runs = kRuns, .defaults = pinned_defaults(),
+    .options = add_article_options, .read = read_article_options, .needs = needs, .estimate = estimate,
+    .measure = measure, .report = report_node_updates,
 };
 
 }  // namespace

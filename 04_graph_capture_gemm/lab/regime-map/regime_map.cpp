@@ -106,18 +106,12 @@ CommonDefaults defaults() {
 }
 
 const Experiment<RegimeMapOptions, RegimeMap> kExperiment{
-    .stage = kStage,
-    .name = "regime-map",
+    .stage = kStage, .name = "regime-map",
     .summary = "GEMM sizes x batch counts, the pool vs one replay: where the graph wins",
     .description = "The stream pool against one graph replay of the same work over GEMM sizes (m = n = k) x batch "
                    "counts, pinned memory, each cell verified: where the graph starts to win.",
-    .runs = kRuns,
-    .defaults = defaults(),
-    .options = options,
-    .read = read,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report_regime_map,
+    .runs = kRuns, .defaults = defaults(),
+    .options = options, .read = read, .estimate = estimate, .measure = measure, .report = report_regime_map,
 };
 
 }  // namespace

@@ -56,18 +56,12 @@ constexpr Run kRuns[] = {
 };
 
 const Experiment<ArticleOptions, MissingJoin> kExperiment{
-    .stage = kStage,
-    .name = "skip-join",
+    .stage = kStage, .name = "skip-join",
     .summary = "the capture without step 4 (join): what cudaStreamEndCapture says; exit 1",
     .description = "The capture without step 4 (join): what cudaStreamEndCapture says, what becomes of the streams, "
                    "the same capture with the join; then exit 1.",
-    .runs = kRuns,
-    .defaults = untimed_defaults(),
-    .options = add_article_options,
-    .read = read,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
+    .runs = kRuns, .defaults = untimed_defaults(),
+    .options = add_article_options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
     .report = report_skip_join,
 };
 

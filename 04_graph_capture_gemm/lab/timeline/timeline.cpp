@@ -258,19 +258,12 @@ constexpr Run kRuns[] = {
 };
 
 const Experiment<Config, Figures> kExperiment{
-    .stage = kStage,
-    .name = "timeline",
+    .stage = kStage, .name = "timeline",
     .summary = "one replay recorded with CUPTI, each node on its pool stream; --trace FILE",
     .description = "The graph's replay timed, then one more replay recorded with CUPTI and drawn as a timeline (a row "
                    "per pool stream: H copy in, K kernel, D copy out), then re-timed after the recording.",
-    .runs = kRuns,
-    .defaults = pinned_defaults(),
-    .options = options,
-    .read = read,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report,
+    .runs = kRuns, .defaults = pinned_defaults(),
+    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report,
 };
 
 }  // namespace

@@ -65,19 +65,13 @@ constexpr Run kRuns[] = {
 };
 
 const Experiment<TinyRun, TinyCosts> kExperiment{
-    .stage = kStage,
-    .name = "tiny-work",
+    .stage = kStage, .name = "tiny-work",
     .summary = "where graphs win: many empty kernels and tiny GEMMs, launched vs replayed",
     .description = "Where graphs win: a chain of empty kernels on one stream and tiny GEMMs on the pool (the "
                    "article's naive kernel, no copies), each launched one by one and replayed as one graph.",
-    .runs = kRuns,
-    .defaults = own_workload_defaults(),  // --tiny-count and --tiny-size set the work
-    .options = options,
-    .read = read,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report_tiny,
+    // --tiny-count and --tiny-size set the work
+    .runs = kRuns, .defaults = own_workload_defaults(),
+    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report_tiny,
 };
 
 }  // namespace

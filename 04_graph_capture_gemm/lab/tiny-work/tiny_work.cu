@@ -28,10 +28,7 @@ void issue_tiny_gemms(BatchBuffers& gemms, const StreamPool& pool, const Gemm& g
 }  // namespace
 
 Workload tiny_gemm_workload(const TinyConfig& config) {
-  Workload work;
-  work.batches = config.count;
-  work.shape = GemmShape{config.size, config.size, config.size};
-  return work;
+  return Workload{config.count, GemmShape{config.size, config.size, config.size}};
 }
 
 TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const Gemm& gemm,
