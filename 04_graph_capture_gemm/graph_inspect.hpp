@@ -15,15 +15,12 @@
 #pragma once
 
 #include <cstddef>
-#include <map>
-#include <nlohmann/json.hpp>
 #include <string>
-#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cuda/graph.hpp"
-#include "timeline/cupti_recorder.hpp"
-#include "batches.hpp"
-#include "cuda/stream_pool.hpp"
+#include "report/verdict.hpp"
 
 namespace csg::graphs {
 
@@ -46,59 +43,22 @@ struct GraphStructure {
 
 GraphStructure inspect_graph(const Graph& graph);
 
-// What the structure says, in two lines: "the captured graph: 300 nodes (100
-// kernel, 200 memcpy, 0 event, 0 other), 292 edges, 8 roots, 8 leaves: 8
+// "graph.events": the structure in two lines, "the captured graph: 300 nodes
+// (100 kernel, 200 memcpy, 0 event, 0 other), 292 edges, 8 roots, 8 leaves: 8
 // independent chains, one per stream used." and, by its event nodes, whether
-// the fork and join events added nodes (a plain cudaEventRecord /
-// cudaStreamWaitEvent during capture adds none).
-std::string structure_text(const GraphStructure& structure);
-// What the fork and join made of a capture on `streams` streams: one chain
-// per stream used when the graph is a set of chains, else the degrees that
-// say it is not (more than one dependency or dependent on some node).
-std::string fork_join_text(const GraphStructure& structure, int streams);
+// the fork and join events added nodes ("no_event_nodes": a plain
+// cudaEventRecord / cudaStreamWaitEvent during capture adds none) or not
+// ("event_nodes").
+Verdict structure_verdict(const GraphStructure& structure);
+// "graph.chains": what the fork and join made of a capture on `streams`
+// streams: one chain per stream used when the graph is a set of chains
+// ("chains"), else the degrees that say it is not ("not_chains").
+Verdict fork_join_verdict(const GraphStructure& structure, int streams);
 
 // cudaGraphDebugDotPrint with every detail (cudaGraphDebugDotFlagsVerbose),
 // written whole or not at all (a temporary file next to `path`, then rename).
 void write_graph_dot(const Graph& graph, const std::string& path);
 
 nlohmann::json to_json(const GraphStructure& structure);
-
-}  // namespace csg::graphs
-
-// ---- which pool stream and batch each node is -----------------------------
-// Stage 04's timeline: which pool stream and batch each node of a replay is.
-//
-// A graph replay runs on streams the driver picks, so the stage can't name
-// them as stage 03 does. Instead, the captured graph itself says what each
-// node is: a memcpy node's host pointer is h_A[b] (H2D) or h_C[b] (D2H) of
-// exactly one batch b, and each kernel node depends on its batch's H2D (the
-// capture put H2D -> kernel -> D2H on one stream). Batch b was captured on pool
-// stream b % pool, which is its row. Walking the graph after the capture
-// leaves the article's six steps (graph_steps.hpp) untouched.
-//
-// CUPTI's records of a replay carry the ids of the EXEC's nodes, which
-// instantiation cloned from the captured ones; prepare_graph_timeline
-// instantiates a second exec while GraphNodeClones watches, so each clone's id
-// maps back to a captured node. The timed replays keep using the stage's own
-// exec. If any of this fails (no clone callbacks under another CUPTI tool, a
-// node whose batch can't be told), labelling falls back to the order in which
-// the driver's streams started work, and a note says so.
-namespace csg::graphs {
-
-// Row (b % pool) and batch of every memcpy and kernel node of a capture of
-// the article's loop on `buffers`. Empty, with the reason in `notes`, if any
-// copy or kernel node can't be matched to a batch.
-std::map<cudaGraphNode_t, NodeLabel> label_captured_nodes(const Graph& graph, BatchBuffers& buffers, int pool,
-                                                          std::vector<std::string>& notes);
-
-struct GraphTimelineRun {
-  GraphExec exec;                  // a second exec of the graph, instantiated and uploaded for the recording
-  TimelineRun plan;                // rows "stream 0".., graph_nodes keyed by captured AND cloned node ids
-  std::vector<std::string> notes;  // why labelling by node may fall back
-};
-
-// Labels the captured nodes, then instantiates (and uploads on pool[0]) a
-// second exec of `graph` while CUPTI reports the clones.
-GraphTimelineRun prepare_graph_timeline(const Graph& graph, BatchBuffers& buffers, const StreamPool& pool);
 
 }  // namespace csg::graphs

@@ -1,8 +1,13 @@
-// The one table of stage 04's laboratory, in the order the stage's --help lists it:
-// the article's graph taken apart, then the features CUDA added after the article.
-#include "04_graph_capture_gemm/lab/laboratory.hpp"
-
+// Stage 04's one registry: the lesson's runs and the laboratory's table, in
+// the order the stage's --help lists it: the article's graph taken apart,
+// then the features CUDA added after the article. Each subcommand is
+// declared in lab/<its name>/.
 #include "lesson.hpp"
+
+namespace csg::graphs {
+extern const Subcommand kCosts, kNodeUpdates, kChangingShapes, kTinyWork, kLaunchChains, kLaunchAnatomy, kRegimeMap,
+    kGraph, kSkipJoin, kTimeline, kDeviceLaunch, kConditional, kPdl, kMemoryNodes, kStartup;
+}
 
 namespace csg::lesson04 {
 
@@ -20,22 +25,10 @@ constexpr Run kLessonRuns[] = {
 }  // namespace
 
 Laboratory laboratory() {
+  using namespace graphs;
   static const Subcommand kLaboratory[] = {
-      graphs::kCosts,
-      graphs::kNodeUpdates,
-      graphs::kChangingShapes,
-      graphs::kTinyWork,
-      graphs::kLaunchChains,
-      graphs::kLaunchAnatomy,
-      graphs::kRegimeMap,
-      graphs::kGraph,
-      graphs::kSkipJoin,
-      graphs::kTimeline,
-      graphs::kDeviceLaunch,
-      graphs::kConditional,
-      graphs::kPdl,
-      graphs::kMemoryNodes,
-      graphs::kStartup,
+      kCosts,    kNodeUpdates, kChangingShapes, kTinyWork,     kLaunchChains, kLaunchAnatomy, kRegimeMap, kGraph,
+      kSkipJoin, kTimeline,    kDeviceLaunch,   kConditional,  kPdl,          kMemoryNodes,   kStartup,
   };
   return {kLessonRuns, kLaboratory};
 }

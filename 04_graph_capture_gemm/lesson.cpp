@@ -1,20 +1,20 @@
 // Stage 04's lesson: its options, the check of its size, and the report of
-// what main.cu measured, in the names the laboratory's `costs` uses, so that
-// one report reads both.
+// what main.cu measured, in the names and verdicts the laboratory's `costs`
+// uses, so that one report reads both; it ends as every run ends
+// (experiment/report.hpp).
 #include "lesson.hpp"
 
 #include <iostream>
-#include <utility>
 
+#include "04_graph_capture_gemm/lab/report.hpp"
+#include "base/text.hpp"
 #include "cli/options.hpp"
 #include "cli/pool_options.hpp"
 #include "conclusions.hpp"
+#include "experiment/report.hpp"
 #include "graph_inspect.hpp"
 #include "measure/estimate.hpp"
-#include "report/conclusions.hpp"
 #include "report/device_info.hpp"
-#include "report/result.hpp"
-#include "report/table.hpp"
 #include "workload/gemm.hpp"
 
 namespace csg::lesson04 {
@@ -24,22 +24,11 @@ constexpr const char* kDescription =
     "Stage 03's stream pool captured into a CUDA Graph in the article's six steps (capture, fork, work, join, end "
     "capture and instantiate, launch), replayed against the same work on streams.";
 
-// A host-timed figure: nothing to verify.
-Measurement cost(const std::string& name, const nlohmann::json& params, const Samples& samples) {
-  Measurement m{name, params, summarize(samples), Work{}, false};
-  m.verifiable = false;
-  return m;
-}
-
 // A run of the whole workload: its bytes and FLOPs, the host's time to issue it, and its check.
 Measurement whole_run(const std::string& name, const nlohmann::json& params, const Workload& work,
                       const Samples& samples, const Samples& issued, const VerifyResult& check) {
-  Measurement m{name, params, summarize(samples),
-                Work{double(work.batches) * double(work.a_bytes() + work.c_bytes()),
-                     double(work.batches) * work.flops_per_batch()},
-                check.passed};
+  Measurement m = graphs::checked(name, params, summarize(samples), graphs::work_of(work), check);
   m.host_issue = summarize(issued);
-  m.digest = check.digest;
   return m;
 }
 
@@ -65,74 +54,83 @@ void check_size(const Options& options) {
                  describe_workload(w, GemmChoice{}));
 }
 
-bool report(const Options& options, const Figures& f, const Graph& graph) {
+bool report(const Options& options, const Figures& figures, const Graph& graph) {
+  const int device = 0;  // require_device chose it
+  return report(std::cout, options, query_device_info(device), figures, graphs::inspect_graph(graph));
+}
+
+bool report(std::ostream& out, const Options& options, const DeviceInfo& device, const Figures& f,
+            const graphs::GraphStructure& structure) {
   const Workload& w = options.work;
-  const graphs::GraphStructure structure = graphs::inspect_graph(graph);
-  StageResult result;
-  result.stage = kStage;
-  result.device = query_device_info(0);  // require_device chose it
+  Report report(kStage, nullptr, device);
+  StageResult& result = report.result;
   result.config = config_json(common_options(options, w, HostMemory::pinned));
   result.config["streams"] = options.streams;
   result.config["device_buffers"] = "per-batch";
   const nlohmann::json params = {{"batches", w.batches}, {"streams", options.streams}, {"device_buffers", "per-batch"}};
   result.measurements = {
-      cost("capture", params, f.capture),
-      cost("instantiate", params, f.instantiate),
+      graphs::cost("capture", params, summarize(f.capture)),
+      graphs::cost("instantiate", params, summarize(f.instantiate)),
       whole_run("graph_replay", params, w, f.replay, f.replay_issued, f.replay_check),
       whole_run("stream_pool", params, w, f.streams, f.streams_issued, f.streams_check),
-      cost("issue_graph_cpu", params, f.replay_issued),
-      cost("issue_streams_cpu", params, f.streams_issued),
+      graphs::cost("issue_graph_cpu", params, summarize(f.replay_issued)),
+      graphs::cost("issue_streams_cpu", params, summarize(f.streams_issued)),
   };
-  const Measurement& capture = result.measurements[0];
-  const Measurement& instantiate = result.measurements[1];
-  const Measurement& replay = result.measurements[2];
-  const Measurement& streams = result.measurements[3];
-  const double launch_ms = replay.host_issue->median_ms;
-  const double issue_ms = streams.host_issue->median_ms;
-  const auto even =
-      graphs::break_even_replays(capture.stats.median_ms, instantiate.stats.median_ms, issue_ms, launch_ms);
+  const double capture_ms = result.measurements[0].stats.median_ms;
+  const double instantiate_ms = result.measurements[1].stats.median_ms;
+  const double replay_ms = result.measurements[2].stats.median_ms;
+  const double streams_ms = result.measurements[3].stats.median_ms;
+  const double launch_ms = result.measurements[4].stats.median_ms;
+  const double issue_ms = result.measurements[5].stats.median_ms;
+  const auto even = graphs::break_even_replays(capture_ms, instantiate_ms, issue_ms, launch_ms);
   result.bounds = {
       {"break_even_replays", even ? nlohmann::json(*even) : nlohmann::json(nullptr)},
-      {"replay_over_stream_pool", replay.stats.median_ms / streams.stats.median_ms},
+      {"replay_over_stream_pool", replay_ms / streams_ms},
       {"issue_graph_over_streams", launch_ms / issue_ms},
   };
   // The first failure among the article's run and the two timed ones, else the article's.
-  result.verification = f.six_steps_check;
-  for (const VerifyResult* check : {&f.replay_check, &f.streams_check}) {
-    if (result.verification.passed && !check->passed) result.verification = *check;
-  }
-  result.variants_verified = int(f.six_steps_check.passed) + int(f.replay_check.passed) + int(f.streams_check.passed);
+  graphs::set_verdict(result, f.six_steps_check, {&f.six_steps_check, &f.replay_check, &f.streams_check});
+  report.sections["graph"] = graphs::to_json(structure);
 
-  std::ostream& out = std::cout;
+  std::ostream& text = report.out();
   const int operations = 3 * w.batches;
-  out << kStage << ": stage 03's pool captured into a CUDA Graph in the article's six steps, replayed\n"
-      << result.device.summary() << '\n'
-      << describe_workload(w, GemmChoice{}) << "; " << options.streams
-      << (options.streams == 1 ? " stream" : " streams") << "; median of " << options.repeats << " rounds after "
-      << options.warmup << " warm-up\n\n"
-      << "the graph (steps 1 to 5): " << structure.nodes << " nodes (" << structure.kernel_nodes << " kernels, "
-      << structure.memcpy_nodes << " copies, " << structure.event_nodes << " event nodes: the fork and join make "
-      << "none), " << structure.edges << " edges\n"
-      << "  capture " << figure(capture.stats.median_ms, 3) << " ms, instantiate "
-      << figure(instantiate.stats.median_ms, 3) << " ms of host time; the six steps once: "
-      << f.six_steps_check.message() << "\n\n";
-  Table table({"run", "GPU ms", "host ms to issue", "calls", "verified"});
-  table.add_row({"graph replay (step 6)", fixed(replay.stats.median_ms, 2), figure(launch_ms, 3), "1",
-                 f.replay_check.passed ? "yes" : "NO"});
-  table.add_row({"stream pool (stage 03)", fixed(streams.stats.median_ms, 2), figure(issue_ms, 3),
-                 std::to_string(operations + 3 * options.streams - 2), f.streams_check.passed ? "yes" : "NO"});
-  table.print(out);
-  out << '\n'
-      << graphs::replay_text(replay.stats.median_ms, streams.stats.median_ms, issue_ms, operations) << '\n'
-      << graphs::launch_cost_text(launch_ms, issue_ms) << '\n'
-      << graphs::break_even_text(capture.stats.median_ms, instantiate.stats.median_ms, issue_ms, launch_ms) << '\n';
-  nlohmann::json doc = to_json(result);
-  doc["graph"] = graphs::to_json(structure);
-  return finish_lesson(out, result, "the 3 runs (the six steps once, the replay, the streams)",
-                       "--help lists the laboratory (each cost apart, the bounds, updates,\n"
-                       "  changing shapes, tiny work, launch chains and anatomy, the regime map, the missing join, a\n"
-                       "  timeline; after the article: device launch, conditional nodes, PDL, memory nodes, startup)",
-                       std::move(doc), options.json_path);
+  text << "stage 03's pool captured into a CUDA Graph in the article's six steps, replayed\n"
+       << describe_workload(w, GemmChoice{}) << "; " << plural(options.streams, "stream") << "; median of "
+       << options.repeats << " rounds after " << options.warmup << " warm-up\n\n"
+       << "the graph (steps 1 to 5): " << structure.nodes << " nodes (" << structure.kernel_nodes << " kernels, "
+       << structure.memcpy_nodes << " copies, " << structure.event_nodes << " event nodes: the fork and join make "
+       << "none), " << structure.edges << " edges\n"
+       << "  capture " << figure(capture_ms, 3) << " ms, instantiate " << figure(instantiate_ms, 3)
+       << " ms of host time; the six steps once: " << f.six_steps_check.message() << "\n\n";
+  struct Row {
+    const char* run;
+    const Measurement* m;
+    int calls;
+    const VerifyResult* check;
+  };
+  const std::vector<Row> rows = {{"graph replay (step 6)", &result.measurements[2], 1, &f.replay_check},
+                                 {"stream pool (stage 03)", &result.measurements[3],
+                                  operations + 3 * options.streams - 2, &f.streams_check}};
+  report.table(table_of<Row>({{"run", [](const Row& r) { return std::string(r.run); }},
+                              {"GPU ms", [](const Row& r) { return fixed(r.m->stats.median_ms, 2); }},
+                              {"host ms to issue", [](const Row& r) { return figure(r.m->host_issue->median_ms, 3); }},
+                              {"calls", [](const Row& r) { return std::to_string(r.calls); }},
+                              {"verified", [](const Row& r) { return std::string(r.check->passed ? "yes" : "NO"); }}},
+                             rows));
+  text << '\n';
+  report.verdict(graphs::replay_verdict(replay_ms, streams_ms, issue_ms, operations));
+  report.verdict(graphs::launch_cost_verdict(launch_ms, issue_ms));
+  report.verdict(graphs::break_even_verdict(capture_ms, instantiate_ms, issue_ms, launch_ms));
+  text << "beyond the article: " << kStage
+       << " --help lists the laboratory (each cost apart, the bounds, updates,\n"
+          "  changing shapes, tiny work, launch chains and anatomy, the regime map, the missing join, a\n"
+          "  timeline; after the article: device launch, conditional nodes, PDL, memory nodes, startup)\n";
+  std::string runs = "in each of the 3 runs (the six steps once, the replay, the streams)";
+  if (result.verification.passed && result.verification.digest) {
+    runs += "; output digest " + digest_text(*result.verification.digest);
+  }
+  report.checked_runs(runs);
+  return report.finish(out, options.json_path) == kExitOk;
 }
 
 }  // namespace csg::lesson04

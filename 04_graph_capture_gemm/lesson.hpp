@@ -1,14 +1,22 @@
 // Stage 04's lesson, beside main.cu: its options, the figures main.cu
-// measures, and their report (the table, the conclusions chosen by the
+// measures, and their report (the table, the verdicts chosen by the
 // figures, the JSON). The work is in lesson.cpp; the laboratory's
 // experiments are listed in laboratory.cpp.
 #pragma once
 
 #include <optional>
+#include <ostream>
 #include <span>
 
 #include "batches.hpp"
 #include "stage.hpp"
+
+namespace csg {
+struct DeviceInfo;
+namespace graphs {
+struct GraphStructure;
+}
+}  // namespace csg
 
 namespace csg::lesson04 {
 
@@ -44,5 +52,8 @@ struct Figures {
 // Prints the table and what it means, and writes the JSON when asked;
 // returns whether every batch of every run verified.
 bool report(const Options& options, const Figures& figures, const Graph& graph);
+// The same from the graph's structure, to `out`: what the CPU tests call.
+bool report(std::ostream& out, const Options& options, const DeviceInfo& device, const Figures& figures,
+            const graphs::GraphStructure& structure);
 
 }  // namespace csg::lesson04

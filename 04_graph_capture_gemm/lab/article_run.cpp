@@ -25,7 +25,7 @@ MemoryNeeds article_memory(const ArticleOptions& options, int sets, int extra_st
   return needs;
 }
 
-void check_size(const ArticleOptions& options, const Gemm& gemm, const MemoryNeeds& needs, Estimate estimate) {
+void check_size(const ArticleOptions& options, const Gemm& gemm, const MemoryNeeds& needs, SecondsAt estimate) {
   const CommonOptions& common = options.common;
   check_fits(needs, "try fewer --batches, or --device-buffers slots");
   if (estimate != nullptr) {
@@ -33,6 +33,23 @@ void check_size(const ArticleOptions& options, const Gemm& gemm, const MemoryNee
                    describe_workload(common.work, common.gemm));
   }
   for (const std::string& warning : options.pool.warnings) std::cerr << warning << '\n';
+}
+
+void add_article_options(StageCli& cli) { add_pool_options(cli, /*with_sweep=*/false); }
+
+ArticleOptions read_article_options(const StageCli& cli, CommonOptions& common) {
+  return {common, read_pool_options(cli, common, /*with_sweep=*/false)};
+}
+
+Needs article_needs(const ArticleOptions& options, int sets, int extra_streams) {
+  return {article_memory(options, sets, extra_streams), "try fewer --batches, or --device-buffers slots"};
+}
+
+Estimate article_estimate(const ArticleOptions& options, SecondsAt seconds) {
+  const CommonOptions& common = options.common;
+  for (const std::string& warning : options.pool.warnings) std::cerr << warning << '\n';
+  const double estimate = seconds ? seconds(common, measure_rates(Gemm(common.gemm), common.work.shape)) : 0.0;
+  return {estimate, describe_workload(common.work, common.gemm)};
 }
 
 ArticleWork::ArticleWork(const ArticleOptions& options, const Gemm& gemm)

@@ -1,11 +1,12 @@
 // Around the article's steps, what every subcommand on its workload does the
-// same way before the first capture: check that its buffers fit and that it
-// would not run longer than --max-minutes (exit 2 with the figures, before
-// anything large is allocated), then create the pool and fill the buffers.
+// same way before the first capture: its pool's flags, what its buffers need
+// and how long it takes (the runner refuses, exit 2, before anything large
+// is allocated), then the pool created and the buffers filled.
 #pragma once
 
 #include "batches.hpp"
 #include "cuda/stream_pool.hpp"
+#include "experiment/experiment.hpp"
 #include "measure/estimate.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "stage.hpp"
@@ -23,12 +24,24 @@ double pipeline_seconds(const CommonOptions& options, const Rates& rates);
 MemoryNeeds article_memory(const ArticleOptions& options, int sets = 1, int extra_streams = 0);
 
 // A subcommand's estimate of its whole run at this GPU's rates.
-using Estimate = double (*)(const CommonOptions& options, const Rates& rates);
+using SecondsAt = double (*)(const CommonOptions& options, const Rates& rates);
 
 // Refuses (ResourceError or UsageError: exit 2) a run whose `needs` don't fit
 // or whose `estimate` (nullptr: none) is over --max-minutes at the rates of
 // `gemm` on this GPU; then prints the pool's warnings on stderr.
-void check_size(const ArticleOptions& options, const Gemm& gemm, const MemoryNeeds& needs, Estimate estimate);
+void check_size(const ArticleOptions& options, const Gemm& gemm, const MemoryNeeds& needs, SecondsAt estimate);
+
+// ---- a declaration on the article's workload (experiment/experiment.hpp) ----
+// Its options: the pool's flags (--streams, --device-buffers; no sweep).
+void add_article_options(StageCli& cli);
+// Its configuration: the parsed flags and the pool's.
+ArticleOptions read_article_options(const StageCli& cli, CommonOptions& common);
+// What `sets` sets of buffers and cuBLAS's workspaces need (article_memory).
+Needs article_needs(const ArticleOptions& options, int sets = 1, int extra_streams = 0);
+// `seconds` at this GPU's rates of the run's kernel (nullptr: a run that
+// times nothing, estimated 0), named by the workload; and the pool's
+// warnings on stderr, once, before anything is measured.
+Estimate article_estimate(const ArticleOptions& options, SecondsAt seconds);
 
 // The article's work, ready for the steps: the pool (blocking streams, as
 // the article's cudaStreamCreate gives), each stream prepared for `gemm`, and

@@ -4,7 +4,7 @@
 // The article captures its 100 GEMMs once and replays them. A serving system
 // can't: every request brings its own batch count. This experiment sends a
 // seeded sequence of requests whose batch counts are drawn uniformly from
-// 1..max_batches, and runs each request four ways (shape_requests.hpp):
+// 1..max_batches, and runs each request four ways (changing-shapes/changing_shapes.hpp):
 //   streams      issue the work on the pool every time (stage 03)
 //   re-capture   capture + instantiate a graph for this request, launch it
 //   exec update  capture, then cudaGraphExecUpdate one exec; refused whenever

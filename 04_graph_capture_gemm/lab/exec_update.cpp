@@ -170,8 +170,25 @@ void point_nodes_or_throw(const GraphExec& exec, const NodeTable& table, const B
   }
 }
 
-}  // namespace
+// An update between graphs of the same topology, which must apply.
+ExecUpdateAttempt same_topology_update(const GraphExec& exec, const Graph& graph) {
+  const ExecUpdateAttempt attempt = update_exec(exec, graph);
+  if (!attempt.applied()) {
+    throw std::runtime_error("cudaGraphExecUpdate refused new pointers with the same topology: " + attempt.describe());
+  }
+  return attempt;
+}
 
+// `exec` launched on the second buffers' poisoned outputs, and every batch
+// verified: poisoned outputs prove the exec wrote the second buffers' result.
+VerifyResult launch_on_second(const UpdateExperiment& ex, const GraphExec& exec) {
+  ex.second->poison_outputs(ex.stream);
+  ex.launch(exec);
+  CUDA_CHECK(cudaStreamSynchronize(ex.stream));
+  return ex.second->verify(ex.second_seed);
+}
+
+}  // namespace
 
 std::string_view to_string(cudaGraphExecUpdateResult result) {
   switch (result) {
@@ -217,13 +234,7 @@ UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& ex) 
   GraphExec exec = ex.instantiate(ex.capture(*ex.first, batches));
   GraphExec reinstantiated;
   Graph to_second;  // captured untimed for the update-alone variant
-  auto update = [&](const Graph& graph) {
-    costs.new_pointers = update_exec(exec, graph);
-    if (!costs.new_pointers.applied()) {
-      throw std::runtime_error("cudaGraphExecUpdate refused new pointers with the same topology: " +
-                               costs.new_pointers.describe());
-    }
-  };
+  auto update = [&](const Graph& graph) { costs.new_pointers = same_topology_update(exec, graph); };
   // Each timed region holds the calls it names and nothing else: graphs and
   // execs of the round before are destroyed outside it (a captured graph
   // lives until after the timer has been read).
@@ -250,15 +261,9 @@ UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& ex) 
   };
   measure_interleaved_into(plan, rounds, {&costs.update_exec, &costs.update_call, &costs.recapture_instantiate});
 
-  // Both must now compute the second buffers' result; poisoned outputs prove they wrote it.
-  auto launch_and_verify = [&](const GraphExec& e) {
-    ex.second->poison_outputs(ex.stream);
-    ex.launch(e);
-    CUDA_CHECK(cudaStreamSynchronize(ex.stream));
-    return ex.second->verify(ex.second_seed);
-  };
-  costs.updated_check = launch_and_verify(exec);
-  costs.reinstantiated_check = launch_and_verify(reinstantiated);
+  // Both must now compute the second buffers' result.
+  costs.updated_check = launch_on_second(ex, exec);
+  costs.reinstantiated_check = launch_on_second(ex, reinstantiated);
 
   // A different batch count: fewer nodes, so a different topology. The exec
   // is not launched after this attempt.
@@ -322,13 +327,7 @@ NodeUpdateCosts measure_node_updates(const RepeatPlan& plan, const UpdateExperim
     }
   }
 
-  auto whole_update = [&](const Graph& graph) {
-    const ExecUpdateAttempt attempt = update_exec(whole_exec, graph);
-    if (!attempt.applied()) {
-      throw std::runtime_error("cudaGraphExecUpdate refused new pointers with the same topology: " +
-                               attempt.describe());
-    }
-  };
+  auto whole_update = [&](const Graph& graph) { static_cast<void>(same_topology_update(whole_exec, graph)); };
   std::vector<TimedVariant> variants = {
       {.prepare = [&] { whole_update(original); },  // back on the first buffers
        .run = [&] {
@@ -361,16 +360,10 @@ NodeUpdateCosts measure_node_updates(const RepeatPlan& plan, const UpdateExperim
   costs.recapture_instantiate = summaries[1];
   if (node_level) costs.node_level = summaries[2];
 
-  // Every exec must now compute the second buffers' result; poisoned outputs prove it wrote it.
-  auto launch_and_verify = [&](const GraphExec& exec) {
-    second.poison_outputs(ex.stream);
-    ex.launch(exec);
-    CUDA_CHECK(cudaStreamSynchronize(ex.stream));
-    return second.verify(ex.second_seed);
-  };
-  costs.whole_graph_check = launch_and_verify(whole_exec);
-  if (node_level) costs.node_level_check = launch_and_verify(node_exec);
-  costs.recapture_check = launch_and_verify(recaptured);
+  // Every exec must now compute the second buffers' result.
+  costs.whole_graph_check = launch_on_second(ex, whole_exec);
+  if (node_level) costs.node_level_check = launch_on_second(ex, node_exec);
+  costs.recapture_check = launch_on_second(ex, recaptured);
   return costs;
 }
 

@@ -36,7 +36,6 @@
 #include <string_view>
 
 #include "batches.hpp"
-#include "04_graph_capture_gemm/lab/changing_shapes_report.hpp"
 #include "cuda/graph.hpp"
 #include "cuda/stream_pool.hpp"
 #include "measure/stats.hpp"
@@ -97,6 +96,21 @@ UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& expe
 // (two sets of one workload, `second` filled from `second_seed`).
 UpdateExperiment update_experiment(const StreamPool& pool, const Gemm& gemm, BatchBuffers& first,
                                    BatchBuffers& second, std::uint64_t second_seed);
+
+// One instantiated exec of the article's graph switched to a second set of
+// buffers three ways (host time, median over the run's repeats).
+struct NodeUpdateCosts {
+  int batches = 0;
+  std::size_t kernel_nodes = 0;
+  std::size_t memcpy_nodes = 0;
+  Summary whole_graph;                // capture on the new buffers + cudaGraphExecUpdate
+  std::optional<Summary> node_level;  // cudaGraphExec{Kernel,Memcpy}NodeSetParams per node; nothing: see note
+  Summary recapture_instantiate;      // capture + cudaGraphInstantiateWithParams
+  std::string node_level_note;        // why there is no node-level figure ("" when there is)
+  VerifyResult whole_graph_check;     // each exec, launched after its switch: the new buffers' result
+  std::optional<VerifyResult> node_level_check;
+  VerifyResult recapture_check;
+};
 
 // `experiment` as measure_updates takes it. `kernel`: the run's --kernel; the
 // node-level switch runs only for GemmKernel::naive, otherwise node_level

@@ -228,4 +228,51 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIs
   return costs;
 }
 
+// ---- the fits: plain arithmetic on the figures ---------------------------------
+
+bool has_figure(const ChainFigures& chain, int figure) { return figure != 1 || chain.stream_queued_measured; }
+
+LineFit fit_line(const std::vector<double>& ops, const std::vector<double>& us) {
+  LineFit fit;
+  const std::size_t n = std::min(ops.size(), us.size());
+  if (n < 2) return fit;
+  double mx = 0.0, my = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    mx += ops[i];
+    my += us[i];
+  }
+  mx /= double(n);
+  my /= double(n);
+  double sxx = 0.0, sxy = 0.0, syy = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sxx += (ops[i] - mx) * (ops[i] - mx);
+    sxy += (ops[i] - mx) * (us[i] - my);
+    syy += (us[i] - my) * (us[i] - my);
+  }
+  if (sxx <= 0.0) return fit;
+  fit.per_op_us = sxy / sxx;
+  fit.fixed_us = my - fit.per_op_us * mx;
+  fit.r2 = syy > 0.0 ? (sxy * sxy) / (sxx * syy) : 1.0;
+  fit.points = static_cast<int>(n);
+  return fit;
+}
+
+double per_op_us(const Summary& summary, int ops) { return ops > 0 ? 1000.0 * summary.median_ms / ops : 0.0; }
+
+const Summary& figure_of(const ChainFigures& chain, int figure) {
+  const Summary* figures[kLaunchFigureCount] = {&chain.stream_cpu, &chain.stream_queued, &chain.stream_end_to_end,
+                                                &chain.graph_cpu,  &chain.graph_queued,  &chain.graph_end_to_end};
+  return *figures[figure];
+}
+
+LineFit fit_figure(const std::vector<ChainFigures>& chains, int figure) {
+  std::vector<double> ops, us;
+  for (const ChainFigures& chain : chains) {
+    if (!has_figure(chain, figure)) continue;
+    ops.push_back(chain.ops);
+    us.push_back(1000.0 * figure_of(chain, figure).median_ms);
+  }
+  return fit_line(ops, us);
+}
+
 }  // namespace csg::graphs

@@ -136,6 +136,8 @@ void issue_counting_chain(unsigned long long* counter, int ops, cudaStream_t str
 
 // Median of a figure of a chain, in µs per operation.
 double per_op_us(const Summary& summary, int ops);
+// Whether `chain` has figure `figure` (stream_queued only where measured).
+bool has_figure(const ChainFigures& chain, int figure);
 // The fit of one figure over every chain that has it (stream_queued only
 // where measured).
 LineFit fit_figure(const std::vector<ChainFigures>& chains, int figure);

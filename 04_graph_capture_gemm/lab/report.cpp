@@ -87,6 +87,11 @@ void add_failure(StageResult& result, bool passed, const std::string& what) {
   result.verification.method = what;
 }
 
+void count_checked_runs(Report& report) {
+  const std::string runs = plural(report.result.variants_verified, "run");
+  report.checked_runs("(" + runs + " checked, each after poisoning the outputs)");
+}
+
 void print_title(std::ostream& out, const StageResult& result, const char* subcommand) {
   out << result.stage << ' ' << subcommand << " on " << result.device.summary() << '\n';
 }

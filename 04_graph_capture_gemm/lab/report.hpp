@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/pool_options.hpp"
+#include "experiment/report.hpp"
 #include "report/result.hpp"
 
 namespace csg::graphs {
@@ -51,6 +52,10 @@ void add_failure(StageResult& result, bool passed, const std::string& what);
 // run's: the batches add up, the first failure stays. No digest: the parts'
 // outputs overlap or differ, so no one hash stands for them.
 void fold_check(VerifyResult& total, const VerifyResult& part);
+
+// After the verification's message at the end of `report`: "(6 runs checked,
+// each after poisoning the outputs)", from result.variants_verified.
+void count_checked_runs(Report& report);
 
 // "04_graph_capture_gemm costs on <device>"
 void print_title(std::ostream& out, const StageResult& result, const char* subcommand);

@@ -1,23 +1,30 @@
 // The changing-shapes experiment's pieces that need no GPU: the seeded sequence of batch counts,
-// the buckets and the padding arithmetic, the estimate, every sentence the
-// experiment prints (each branch on made-up figures), its JSON and
-// measurements, and its options (refusals are UsageError, before any CUDA call).
+// the buckets and the padding arithmetic, the estimate, every verdict it
+// draws (each branch on made-up figures), its report (console, JSON and
+// measurements), and its options (refusals are UsageError, before any CUDA call).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
-#include <sstream>
 
+#include "04_graph_capture_gemm/lab/changing-shapes/changing_shapes.hpp"
 #include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
-#include "04_graph_capture_gemm/lab/changing_shapes_report.hpp"
+#include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
+#include "param_names.hpp"
+#include "report/conclusions.hpp"
+#include "report/device_info.hpp"
 #include "report/table.hpp"
 
 namespace csg::graphs {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 // ---- the sequence -----------------------------------------------------------
 
@@ -162,124 +169,156 @@ TEST(ChangingShapesPlan, TheEstimateIsTheRoundsTheWarmUpAndTheBucketsOnce) {
   EXPECT_NEAR(changing_shapes_seconds(config, per_batch), (config.rounds + warmup) * round + setup, 1e-9);
 }
 
-// ---- conclusions ------------------------------------------------------------
+// ---- the verdicts ---------------------------------------------------------------
 
 std::array<double, kShapeWays> totals(double streams, double recapture, double update, double buckets) {
   return {streams, recapture, update, buckets};
 }
 
-TEST(ChangingShapesConclusions, TheFastestWayIsNamedFirst) {
+TEST(ChangingShapesVerdicts, TheFastestWayIsTheOutcomeAndIsNamedFirst) {
   EXPECT_EQ(fastest_way(totals(10, 20, 19, 30)), ShapeWay::streams);
   EXPECT_EQ(fastest_way(totals(10, 5, 19, 30)), ShapeWay::recapture);
   EXPECT_EQ(fastest_way(totals(10, 20, 4, 30)), ShapeWay::exec_update);
   EXPECT_EQ(fastest_way(totals(10, 20, 19, 3)), ShapeWay::buckets);
-  const std::string buckets = fastest_text(totals(14.0, 28.0, 27.0, 7.0), 50);
-  EXPECT_TRUE(contains(buckets, "over 50 requests: buckets, 7.00 ms")) << buckets;
-  EXPECT_TRUE(contains(buckets, "streams 14.00 ms (2.00x as long)")) << buckets;
-  EXPECT_TRUE(contains(buckets, "re-capture 28.00 ms (4.00x as long)")) << buckets;
-  const std::string streams = fastest_text(totals(10.0, 20.0, 19.0, 30.0), 50);
-  EXPECT_TRUE(contains(streams, "requests: streams, 10.00 ms")) << streams;
-  EXPECT_TRUE(contains(fastest_text(totals(10, 5, 19, 30), 5), "requests: re-capture, 5.00 ms"));
-  EXPECT_TRUE(contains(fastest_text(totals(10, 20, 4, 30), 5), "requests: exec update, 4.00 ms"));
+  const Verdict buckets = fastest_verdict(totals(14.0, 28.0, 27.0, 7.0), 50);
+  EXPECT_EQ(buckets.id, "changing_shapes.fastest");
+  EXPECT_EQ(buckets.outcome, "buckets");
+  EXPECT_THAT(buckets.sentence, AllOf(HasSubstr("over 50 requests: buckets, 7.00 ms"),
+                                      HasSubstr("streams 14.00 ms (2.00x as long)"),
+                                      HasSubstr("re-capture 28.00 ms (4.00x as long)")));
+  EXPECT_DOUBLE_EQ(buckets.figures.at("recapture_total_ms").get<double>(), 28.0);
+  EXPECT_DOUBLE_EQ(buckets.threshold.get<double>(), kEqualWithin);
+  EXPECT_EQ(fastest_verdict(totals(10.0, 20.0, 19.0, 30.0), 50).outcome, "streams");
+  EXPECT_THAT(fastest_verdict(totals(10, 5, 19, 30), 5).sentence, HasSubstr("requests: re-capture, 5.00 ms"));
+  const Verdict update = fastest_verdict(totals(10, 20, 4, 30), 5);
+  EXPECT_EQ(update.outcome, "exec_update");
+  EXPECT_THAT(update.sentence, HasSubstr("requests: exec update, 4.00 ms"));
   // Within 3%: named as equals, not as slower.
-  const std::string tie = fastest_text(totals(10.2, 20.0, 19.0, 10.0), 50);
-  EXPECT_TRUE(contains(tie, "streams 10.20 ms (about as fast: within 3%)")) << tie;
+  EXPECT_THAT(fastest_verdict(totals(10.2, 20.0, 19.0, 10.0), 50).sentence,
+              HasSubstr("streams 10.20 ms (about as fast: within 3%)"));
 }
 
-TEST(ChangingShapesConclusions, TheClaimHoldsIsBorderlineOrDoesNotHold) {
-  EXPECT_EQ(recapture_verdict(30.0, 10.0), ClaimVerdict::holds);
-  EXPECT_EQ(recapture_verdict(10.2, 10.0), ClaimVerdict::borderline);
-  EXPECT_EQ(recapture_verdict(9.8, 10.0), ClaimVerdict::borderline);
-  EXPECT_EQ(recapture_verdict(8.0, 10.0), ClaimVerdict::does_not_hold);
+TEST(ChangingShapesVerdicts, TheClaimHolds) {
   // 30 ms end to end, 25 of them capturing: the graphs then took 5 ms where the streams took 10.
-  const std::string holds = recapture_text(30.0, 25.0, 10.0);
-  EXPECT_TRUE(contains(holds, "cost the CPU 25.00 ms")) << holds;
-  EXPECT_TRUE(contains(holds, "finished 5.00 ms sooner than the streams")) << holds;
-  EXPECT_TRUE(contains(holds, "3.00x the streams' time")) << holds;
-  EXPECT_TRUE(contains(holds, "The article's claim holds at this size")) << holds;
-  const std::string no_saving = recapture_text(40.0, 25.0, 10.0);
-  EXPECT_TRUE(contains(no_saving, "were no faster than the streams (5.00 ms slower)")) << no_saving;
-  const std::string borderline = recapture_text(10.1, 2.0, 10.0);
-  EXPECT_TRUE(contains(borderline, "claim is borderline")) << borderline;
-  const std::string fails = recapture_text(8.0, 1.0, 10.0);
-  EXPECT_TRUE(contains(fails, "finished 3.00 ms sooner")) << fails;
-  EXPECT_TRUE(contains(fails, "1.25x faster than the streams")) << fails;
-  EXPECT_TRUE(contains(fails, "claim does not hold at this size")) << fails;
-  EXPECT_FALSE(contains(fails, "claim holds")) << fails;
+  const Verdict holds = recapture_verdict(30.0, 25.0, 10.0);
+  EXPECT_EQ(holds.id, "changing_shapes.recapture");
+  EXPECT_EQ(holds.outcome, "holds");
+  EXPECT_THAT(holds.sentence, AllOf(HasSubstr("cost the CPU 25.00 ms"), HasSubstr("finished 5.00 ms sooner than the streams"),
+                                    HasSubstr("3.00x the streams' time"),
+                                    HasSubstr("The article's claim holds at this size")));
+  EXPECT_DOUBLE_EQ(holds.figures.at("saved_ms").get<double>(), 5.0);
+  EXPECT_THAT(recapture_verdict(40.0, 25.0, 10.0).sentence,
+              HasSubstr("were no faster than the streams (5.00 ms slower)"));
+  EXPECT_EQ(recapture_claim(30.0, 10.0), ClaimVerdict::holds);
 }
 
-TEST(ChangingShapesConclusions, TheBucketsPaddingAgainstTheStreams) {
-  // 2525 requested, 3670 computed (45%); 8 ms of buckets against 16 of streams
-  // over 50 requests: 0.16 ms saved per request repays 4 ms up front after 25.
-  const std::string wins = bucket_text(2525, 3670, 8.0, 7.25, 16.0, 4.0, 8, 50);
-  EXPECT_TRUE(contains(wins, "padded the 2525 requested batches to 3670 (45% more work")) << wins;
-  EXPECT_TRUE(contains(wins, "about " + fixed(wasted_gpu_ms(7.25, 3670.0 / 2525 - 1), 2) + " ms of GPU time"))
-      << wins;
-  EXPECT_TRUE(contains(wins, "still finished 2.00x faster than the streams")) << wins;
-  EXPECT_TRUE(contains(wins, "8 buckets (4.00 ms) is repaid after 25.0 requests")) << wins;
-  const std::string same = bucket_text(2525, 3670, 16.2, 15.0, 16.0, 4.0, 8, 50);
-  EXPECT_TRUE(contains(same, "about as fast as the streams")) << same;
-  EXPECT_TRUE(contains(same, "the padding ate what the launches saved")) << same;
-  // 24 ms with 23 of GPU, 31% of which (7.2 ms) padding: 16.8 ms without it, about the streams' 16.
-  const std::string padding_loses = bucket_text(2525, 3670, 24.0, 23.0, 16.9, 4.0, 8, 50);
-  EXPECT_TRUE(contains(padding_loses, "1.42x the streams' time")) << padding_loses;
-  EXPECT_TRUE(contains(padding_loses, "Without the padding they would have beaten the streams")) << padding_loses;
-  const std::string graphs_lose = bucket_text(2525, 3670, 24.0, 23.0, 16.0, 4.0, 8, 50);
-  EXPECT_TRUE(contains(graphs_lose, "1.50x the streams' time")) << graphs_lose;
-  EXPECT_TRUE(contains(graphs_lose, "Even without the padding they would not have beaten the streams"))
-      << graphs_lose;
-  // No padding at all (every request a power of two).
-  const std::string exact = bucket_text(64, 64, 8.0, 7.0, 16.0, 4.0, 7, 10);
-  EXPECT_TRUE(contains(exact, "no padding; they finished 2.00x faster")) << exact;
-  EXPECT_FALSE(contains(exact, "GPU time spent on padding")) << exact;
-  const std::string exact_loses = bucket_text(64, 64, 20.0, 19.0, 16.0, 4.0, 7, 10);
-  EXPECT_TRUE(contains(exact_loses, "no gain from ready graphs here")) << exact_loses;
+TEST(ChangingShapesVerdicts, TheClaimIsBorderlineWithinThreePercent) {
+  const Verdict borderline = recapture_verdict(10.1, 2.0, 10.0);
+  EXPECT_EQ(borderline.outcome, "borderline");
+  EXPECT_THAT(borderline.sentence, HasSubstr("claim is borderline"));
+  EXPECT_EQ(recapture_claim(10.2, 10.0), ClaimVerdict::borderline);
+  EXPECT_EQ(recapture_claim(9.8, 10.0), ClaimVerdict::borderline);
 }
 
-TEST(ChangingShapesConclusions, UpdateCountsSayWhyTheUpdateCantHelp) {
+TEST(ChangingShapesVerdicts, TheClaimDoesNotHoldWhenReCaptureWins) {
+  const Verdict fails = recapture_verdict(8.0, 1.0, 10.0);
+  EXPECT_EQ(fails.outcome, "does_not_hold");
+  EXPECT_THAT(fails.sentence, AllOf(HasSubstr("finished 3.00 ms sooner"), HasSubstr("1.25x faster than the streams"),
+                                    HasSubstr("claim does not hold at this size"), Not(HasSubstr("claim holds"))));
+  EXPECT_EQ(recapture_claim(8.0, 10.0), ClaimVerdict::does_not_hold);
+}
+
+// 2525 requested, 3670 computed (45%), 8 buckets, 4 ms up front, over 50 requests.
+Verdict buckets_at(double buckets_ms, double buckets_gpu_ms, double streams_ms) {
+  return bucket_verdict(2525, 3670, buckets_ms, buckets_gpu_ms, streams_ms, 4.0, 8, 50);
+}
+
+TEST(ChangingShapesVerdicts, BucketsFasterDespiteThePadding) {
+  // 8 ms of buckets against 16 of streams: 0.16 ms saved per request repays 4 ms up front after 25.
+  const Verdict wins = buckets_at(8.0, 7.25, 16.0);
+  EXPECT_EQ(wins.id, "changing_shapes.buckets");
+  EXPECT_EQ(wins.outcome, "faster");
+  EXPECT_THAT(wins.sentence,
+              AllOf(HasSubstr("padded the 2525 requested batches to 3670 (45% more work"),
+                    HasSubstr("about " + fixed(wasted_gpu_ms(7.25, 3670.0 / 2525 - 1), 2) + " ms of GPU time"),
+                    HasSubstr("still finished 2.00x faster than the streams"),
+                    HasSubstr("8 buckets (4.00 ms) is repaid after 25.0 requests")));
+  EXPECT_DOUBLE_EQ(wins.figures.at("repaid_after_requests").get<double>(), 25.0);
+}
+
+TEST(ChangingShapesVerdicts, BucketsAboutAsFastAsTheStreams) {
+  const Verdict same = buckets_at(16.2, 15.0, 16.0);
+  EXPECT_EQ(same.outcome, "same");
+  EXPECT_THAT(same.sentence,
+              AllOf(HasSubstr("about as fast as the streams"), HasSubstr("the padding ate what the launches saved")));
+}
+
+TEST(ChangingShapesVerdicts, BucketsSlowerBecauseOfThePadding) {
+  // 24 ms with 23 of GPU, 31% of which (7.2 ms) padding: 16.8 ms without it, under the streams' 16.9.
+  const Verdict padding_loses = buckets_at(24.0, 23.0, 16.9);
+  EXPECT_EQ(padding_loses.outcome, "padding_cost_more");
+  EXPECT_THAT(padding_loses.sentence, AllOf(HasSubstr("1.42x the streams' time"),
+                                            HasSubstr("Without the padding they would have beaten the streams")));
+}
+
+TEST(ChangingShapesVerdicts, BucketsSlowerEvenWithoutThePadding) {
+  const Verdict graphs_lose = buckets_at(24.0, 23.0, 16.0);
+  EXPECT_EQ(graphs_lose.outcome, "slower_anyway");
+  EXPECT_THAT(graphs_lose.sentence, AllOf(HasSubstr("1.50x the streams' time"),
+                                          HasSubstr("Even without the padding they would not have beaten the streams")));
+}
+
+TEST(ChangingShapesVerdicts, BucketsWithoutPadding) {
+  // Every request a power of two.
+  const Verdict exact = bucket_verdict(64, 64, 8.0, 7.0, 16.0, 4.0, 7, 10);
+  EXPECT_EQ(exact.outcome, "faster");
+  EXPECT_THAT(exact.sentence,
+              AllOf(HasSubstr("no padding; they finished 2.00x faster"), Not(HasSubstr("GPU time spent on padding"))));
+  const Verdict exact_loses = bucket_verdict(64, 64, 20.0, 19.0, 16.0, 4.0, 7, 10);
+  EXPECT_EQ(exact_loses.outcome, "slower_unpadded");
+  EXPECT_THAT(exact_loses.sentence, HasSubstr("no gain from ready graphs here"));
+}
+
+UpdateCounts mostly_refused() {
   UpdateCounts counts;
   counts.attempts = 150;
   counts.applied_same_batches = 2;
   counts.refused = 148;
   counts.instantiations = 148;
   counts.refused_result = "cudaErrorGraphExecUpdateFailure: cudaGraphExecUpdateErrorTopologyChanged";
-  const std::string usual = update_counts_text(counts, 30.5, 31.0);
-  EXPECT_TRUE(contains(usual, "2 of 150 updates applied")) << usual;
-  EXPECT_TRUE(contains(usual, "148 refused (cudaErrorGraphExecUpdateFailure: "
-                              "cudaGraphExecUpdateErrorTopologyChanged)"))
-      << usual;
-  EXPECT_TRUE(contains(usual, "the update can't help")) << usual;
-  EXPECT_TRUE(contains(usual, "about as fast as (within 3%) re-capture + instantiate")) << usual;
-  EXPECT_TRUE(contains(update_counts_text(counts, 20.0, 30.0), "1.50x faster than re-capture"));
-  UpdateCounts none = counts;
+  return counts;
+}
+
+TEST(ChangingShapesVerdicts, UpdateCountsSayWhyTheUpdateCantHelp) {
+  const Verdict usual = update_counts_verdict(mostly_refused(), 30.5, 31.0);
+  EXPECT_EQ(usual.id, "changing_shapes.exec_update");
+  EXPECT_EQ(usual.outcome, "same");
+  EXPECT_THAT(usual.sentence,
+              AllOf(HasSubstr("2 of 150 updates applied"),
+                    HasSubstr("148 refused (cudaErrorGraphExecUpdateFailure: cudaGraphExecUpdateErrorTopologyChanged)"),
+                    HasSubstr("the update can't help"), HasSubstr("about as fast as (within 3%) re-capture + instantiate")));
+  EXPECT_EQ(usual.figures.at("refused"), 148);
+  const Verdict faster = update_counts_verdict(mostly_refused(), 20.0, 30.0);
+  EXPECT_EQ(faster.outcome, "faster");
+  EXPECT_THAT(faster.sentence, HasSubstr("1.50x faster than re-capture"));
+  EXPECT_EQ(update_counts_verdict(mostly_refused(), 40.0, 30.0).outcome, "slower");
+  UpdateCounts none = mostly_refused();
   none.applied_same_batches = 150;
   none.refused = 0;
   none.refused_result.clear();
-  const std::string all_applied = update_counts_text(none, 10.0, 30.0);
-  EXPECT_TRUE(contains(all_applied, "150 of 150 updates applied")) << all_applied;
-  EXPECT_FALSE(contains(all_applied, "can't help")) << all_applied;
-  UpdateCounts odd = counts;
+  EXPECT_THAT(update_counts_verdict(none, 10.0, 30.0).sentence,
+              AllOf(HasSubstr("150 of 150 updates applied"), Not(HasSubstr("can't help"))));
+}
+
+TEST(ChangingShapesVerdicts, AnUpdateAcrossBatchCountsIsUnexpected) {
+  UpdateCounts odd = mostly_refused();
   odd.applied_other_batches = 1;
-  EXPECT_TRUE(contains(update_counts_text(odd, 30.0, 31.0), "applied 1 update between different batch counts: "
-                                                            "unexpected"));
+  const Verdict verdict = update_counts_verdict(odd, 30.0, 31.0);
+  EXPECT_EQ(verdict.outcome, "unexpected_update");
+  EXPECT_THAT(verdict.sentence, HasSubstr("applied 1 update between different batch counts: unexpected"));
 }
 
-TEST(ChangingShapesConclusions, NodeLevelUpdatesAgainstWholeGraphAndRecapture) {
-  const std::string fastest = node_update_text(0.60, 0.15, 2.1, 300, "");
-  EXPECT_TRUE(contains(fastest, "node by node (300 SetParams calls, no capture) took 0.150 ms")) << fastest;
-  EXPECT_TRUE(contains(fastest, "4.00x faster than capture + cudaGraphExecUpdate (0.600 ms)")) << fastest;
-  EXPECT_TRUE(contains(fastest, "14.00x faster than re-capture + instantiate")) << fastest;
-  EXPECT_TRUE(contains(fastest, "skips the capture")) << fastest;
-  const std::string slow = node_update_text(0.60, 0.61, 2.1, 300, "");
-  EXPECT_TRUE(contains(slow, "cost as much as capturing the graph again")) << slow;
-  const std::string none =
-      node_update_text(0.60, std::nullopt, 2.1, 0, "node-level update: naive kernel only (this run's kernel is tiled");
-  EXPECT_TRUE(contains(none, "node-level update: naive kernel only")) << none;
-  EXPECT_TRUE(contains(none, "3.50x faster than re-capture + instantiate (2.100 ms)")) << none;
-  EXPECT_FALSE(contains(none, "SetParams calls")) << none;
-}
-
-// ---- results ----------------------------------------------------------------
+// ---- the report -------------------------------------------------------------
 
 using testing::ms;
 
@@ -290,8 +329,7 @@ VerifyResult passed(int batches) {
   return v;
 }
 
-ChangingShapesRun made_up_run() {
-  ChangingShapesRun run;
+ShapeSequenceCosts made_up_sequence() {
   ShapeSequenceCosts seq;
   seq.config.requests = 4;
   seq.config.max_batches = 9;
@@ -315,21 +353,26 @@ ChangingShapesRun made_up_run() {
     way.check = passed(3 * int(way.batches_computed));
   }
   seq.updates = {12, 0, 0, 12, 0, 12, "cudaErrorGraphExecUpdateFailure: cudaGraphExecUpdateErrorTopologyChanged"};
-  run.config = seq.config;
-  run.sequence = seq;
-  // 100 batches: 100 kernel and 200 copy nodes; whole graph 0.6 ms, node by
-  // node 0.2 ms, re-capture 2.1 ms; no note; every switch verified.
-  run.node_updates =
-      NodeUpdateCosts{100, 100, 200, ms(0.6), ms(0.2), ms(2.1), "", passed(100), passed(100), passed(100)};
-  return run;
+  return seq;
+}
+
+Report reported(const ShapeSequenceCosts& seq) {
+  ChangingShapesOptions options;
+  options.shapes = seq.config;
+  Report report(kStage, "changing-shapes", DeviceInfo{});
+  report_changing_shapes(options, seq, report);
+  return report;
 }
 
 TEST(ChangingShapesReport, TheJsonHoldsEveryFigureAndFollowsFromThem) {
-  const ChangingShapesRun run = made_up_run();
-  const nlohmann::json doc = changing_shapes_json(run);
+  const nlohmann::json all = reported(made_up_sequence()).document();
+  const nlohmann::json& doc = all.at("changing_shapes");
   EXPECT_EQ(doc.at("requests"), 4);
   EXPECT_EQ(doc.at("max_batches"), 9);
   EXPECT_EQ(doc.at("rounds"), 3);
+  EXPECT_EQ(doc.at("node_updates_on"), false);
+  EXPECT_TRUE(doc.at("node_updates").is_null()) << "node-updates' part";
+  EXPECT_TRUE(all.at("config").at("batches").is_null()) << "each request has its own";
   const nlohmann::json& seq = doc.at("sequence");
   EXPECT_EQ(seq.at("batch_counts").get<std::vector<int>>(), (std::vector<int>{3, 9, 1, 5}));
   EXPECT_EQ(seq.at("batches_requested"), 18);
@@ -358,86 +401,52 @@ TEST(ChangingShapesReport, TheJsonHoldsEveryFigureAndFollowsFromThem) {
   EXPECT_EQ(seq.at("claim"), "holds");
   EXPECT_EQ(seq.at("updates").at("refused"), 12);
   EXPECT_EQ(seq.at("updates").at("applied_other_batches"), 0);
-  const nlohmann::json& nodes = doc.at("node_updates");
-  EXPECT_EQ(nodes.at("kernel_nodes"), 100);
-  EXPECT_EQ(nodes.at("memcpy_nodes"), 200);
-  EXPECT_DOUBLE_EQ(nodes.at("node_level_ms").get<double>(), 0.2);
-  EXPECT_EQ(nodes.at("verified"), true);
-  EXPECT_EQ(doc.at("conclusions").size(), 5u);
-  EXPECT_TRUE(contains(doc.at("conclusions")[0].get<std::string>(), "buckets, 2.00 ms"));
+  ASSERT_EQ(doc.at("conclusions").size(), 4u);
+  EXPECT_THAT(doc.at("conclusions")[0].get<std::string>(), HasSubstr("buckets, 2.00 ms"));
 
-  // The other verdicts reach the JSON as well.
-  ChangingShapesRun faster = run;
-  faster.sequence->way(ShapeWay::recapture).total = ms(3.0);
-  EXPECT_EQ(changing_shapes_json(faster).at("sequence").at("claim"), "does_not_hold");
-  faster.sequence->way(ShapeWay::recapture).total = ms(4.05);
-  EXPECT_EQ(changing_shapes_json(faster).at("sequence").at("claim"), "borderline");
+  // The claim follows the figures in the JSON as in the verdict.
+  ShapeSequenceCosts faster = made_up_sequence();
+  faster.way(ShapeWay::recapture).total = ms(3.0);
+  EXPECT_EQ(reported(faster).document().at("changing_shapes").at("sequence").at("claim"), "does_not_hold");
+  faster.way(ShapeWay::recapture).total = ms(4.05);
+  EXPECT_EQ(reported(faster).document().at("changing_shapes").at("sequence").at("claim"), "borderline");
 }
 
-TEST(ChangingShapesReport, PartsThatDidNotRunAreNull) {
-  ChangingShapesRun run = made_up_run();
-  run.sequence.reset();
-  nlohmann::json doc = changing_shapes_json(run);
-  EXPECT_TRUE(doc.at("sequence").is_null());
-  EXPECT_FALSE(doc.at("node_updates").is_null());
-  EXPECT_EQ(doc.at("conclusions").size(), 1u);
-  run.node_updates->node_level.reset();
-  run.node_updates->node_level_check.reset();
-  run.node_updates->node_level_note = "node-level update: naive kernel only (this run's kernel is cublas)";
-  doc = changing_shapes_json(run);
-  EXPECT_TRUE(doc.at("node_updates").at("node_level_ms").is_null());
-  EXPECT_TRUE(contains(doc.at("node_updates").at("node_level_note").get<std::string>(), "naive kernel only"));
-  run.node_updates.reset();
-  doc = changing_shapes_json(run);
-  EXPECT_TRUE(doc.at("node_updates").is_null());
-  EXPECT_TRUE(doc.at("conclusions").empty());
-  EXPECT_TRUE(changing_shapes_measurements(run).empty());
-  EXPECT_TRUE(changing_shapes_checks(run).empty());
-}
-
-TEST(ChangingShapesReport, MeasurementsAndChecksCoverEveryWayAndSwitch) {
-  ChangingShapesRun run = made_up_run();
-  const std::vector<Measurement> ms_list = changing_shapes_measurements(run);
-  ASSERT_EQ(ms_list.size(), 7u);
-  for (std::size_t i = 0; i < 4; ++i) {
-    EXPECT_EQ(ms_list[i].name, "changing_shapes");
-    EXPECT_EQ(ms_list[i].params.at("way"), std::string(to_string(kAllShapeWays[i])));
-    EXPECT_TRUE(ms_list[i].verified);
-    // The useful work: the requested batches' FLOPs, whatever the way computed.
-    EXPECT_DOUBLE_EQ(ms_list[i].work.flops, 18 * 2.0 * 32 * 32 * 32);
+TEST(ChangingShapesReport, TheVerdictsArePrintedAndCarriedInTheirOrder) {
+  const Report report = reported(made_up_sequence());
+  std::vector<std::string> ids;
+  for (const Verdict& verdict : report.verdicts()) {
+    ids.push_back(verdict.id);
+    EXPECT_THAT(report.console(), HasSubstr(verdict.sentence));
   }
-  EXPECT_DOUBLE_EQ(ms_list[3].stats.median_ms, 2.0);
-  EXPECT_EQ(ms_list[4].params.at("how"), "whole_graph");
-  EXPECT_EQ(ms_list[5].params.at("how"), "node_level");
-  EXPECT_EQ(ms_list[6].params.at("how"), "recapture_instantiate");
-  EXPECT_EQ(changing_shapes_checks(run).size(), 8u);
-
-  // A failed check shows in its measurement, in the checks and in the printed section.
-  run.sequence->way(ShapeWay::buckets).check.passed = false;
-  run.sequence->way(ShapeWay::buckets).check.first_failure = Mismatch{7, 1, 2, 3.0, -1.0, "sampled"};
-  EXPECT_FALSE(changing_shapes_measurements(run)[3].verified);
-  const auto checks = changing_shapes_checks(run);
-  EXPECT_EQ(std::count_if(checks.begin(), checks.end(), [](const VerifyResult* c) { return !c->passed; }), 1);
-  std::ostringstream out;
-  print_changing_shapes(out, run);
-  EXPECT_TRUE(contains(out.str(), "FAILED: verification failed: batch 7")) << out.str();
+  EXPECT_THAT(ids, ElementsAre("changing_shapes.fastest", "changing_shapes.recapture", "changing_shapes.buckets",
+                               "changing_shapes.exec_update"));
+  const std::string text = report.console();
+  EXPECT_THAT(text, AllOf(HasSubstr("4 requests of 1..9 batches each"), HasSubstr("batch counts: 3 9 1 5"),
+                          HasSubstr("buckets: 1 2 4 8 16;"), HasSubstr("re-capture"), HasSubstr("exec update"),
+                          HasSubstr("(5 runs checked"), Not(HasSubstr("FAILED"))));
+  EXPECT_TRUE(report.passed());
 }
 
-TEST(ChangingShapesReport, ThePrintedSectionShowsTheTableAndEverySentence) {
-  const ChangingShapesRun run = made_up_run();
-  std::ostringstream out;
-  print_changing_shapes(out, run);
-  const std::string text = out.str();
-  EXPECT_TRUE(contains(text, "4 requests of 1..9 batches each")) << text;
-  EXPECT_TRUE(contains(text, "batch counts: 3 9 1 5")) << text;
-  EXPECT_TRUE(contains(text, "buckets: 1 2 4 8 16;")) << text;
-  for (const char* way : {"streams", "re-capture", "exec update", "buckets"}) EXPECT_TRUE(contains(text, way));
-  for (const std::string& line : changing_shapes_conclusions(run)) EXPECT_TRUE(contains(text, line)) << line;
-  EXPECT_TRUE(contains(text, "node by node (SetParams)")) << text;
-  EXPECT_FALSE(contains(text, "FAILED")) << text;
-  std::ostringstream nothing;
-  print_changing_shapes(nothing, ChangingShapesRun{});
-  EXPECT_TRUE(nothing.str().empty());
+TEST(ChangingShapesReport, MeasurementsCoverEveryWayAndAFailedWayFailsTheRun) {
+  ShapeSequenceCosts seq = made_up_sequence();
+  const std::vector<Measurement> measured = reported(seq).result.measurements;
+  ASSERT_EQ(measured.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(measured[i].name, "changing_shapes");
+    EXPECT_EQ(measured[i].params.at("way"), std::string(to_string(kAllShapeWays[i])));
+    EXPECT_TRUE(measured[i].verified);
+    // The useful work: the requested batches' FLOPs, whatever the way computed.
+    EXPECT_DOUBLE_EQ(measured[i].work.flops, 18 * 2.0 * 32 * 32 * 32);
+  }
+  EXPECT_DOUBLE_EQ(measured[3].stats.median_ms, 2.0);
+
+  seq.way(ShapeWay::buckets).check.passed = false;
+  seq.way(ShapeWay::buckets).check.first_failure = Mismatch{7, 1, 2, 3.0, -1.0, "sampled"};
+  const Report failed = reported(seq);
+  EXPECT_FALSE(failed.result.measurements[3].verified);
+  EXPECT_FALSE(failed.passed());
+  EXPECT_THAT(failed.console(), HasSubstr("FAILED: verification failed: batch 7"));
 }
 
 // ---- options ----------------------------------------------------------------
@@ -467,28 +476,29 @@ TEST(ChangingShapesOptions, DefaultsAndValues) {
   expect_options(c, {.requests = 6, .max_batches = 9, .seed = 42u, .size = 0, .rounds = 2});
 }
 
-TEST(ChangingShapesOptions, BadValuesAreUsageErrors) {
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"--shape-requests", "-1"},
-           {"--shape-requests", "0"},  // the subcommand is the sequence: no request, nothing to measure
-           {"--shape-requests", "many"},
-           {"--shape-max-batches", "0"},
-           {"--shape-max-batches", "1025"},
-           {"--shape-size", "-3"},
-           {"--shape-size", "4097"},
-           {"--shape-rounds", "0"},
-           {"--node-updates", "on"},  // its own subcommand now: node-updates
-           {"--shape-seed", "-1"},
-           // The same values glued to their flags, so the range itself is what refuses them.
-           {"--shape-requests=-1"},
-           {"--shape-max-batches=0"},
-           {"--shape-size=-1"},
-           {"--shape-rounds=0"},
-           {"--shape-seed=-1"},
-       }) {
-    EXPECT_THROW(parse(args), UsageError) << args.front() << " " << args.back();
-  }
-}
+class ChangingShapesBadOptions : public ::testing::TestWithParam<std::vector<std::string>> {};
+
+TEST_P(ChangingShapesBadOptions, AreUsageErrors) { EXPECT_THROW(parse(GetParam()), UsageError); }
+
+INSTANTIATE_TEST_SUITE_P(
+    Each, ChangingShapesBadOptions,
+    ::testing::Values(std::vector<std::string>{"--shape-requests", "-1"},
+                      // the subcommand is the sequence: no request, nothing to measure
+                      std::vector<std::string>{"--shape-requests", "0"},
+                      std::vector<std::string>{"--shape-requests", "many"},
+                      std::vector<std::string>{"--shape-max-batches", "0"},
+                      std::vector<std::string>{"--shape-max-batches", "1025"},
+                      std::vector<std::string>{"--shape-size", "-3"}, std::vector<std::string>{"--shape-size", "4097"},
+                      std::vector<std::string>{"--shape-rounds", "0"},
+                      std::vector<std::string>{"--node-updates", "on"},  // its own subcommand now: node-updates
+                      std::vector<std::string>{"--shape-seed", "-1"},
+                      // The same values glued to their flags, so the range itself is what refuses them.
+                      std::vector<std::string>{"--shape-requests=-1"}, std::vector<std::string>{"--shape-max-batches=0"},
+                      std::vector<std::string>{"--shape-size=-1"}, std::vector<std::string>{"--shape-rounds=0"},
+                      std::vector<std::string>{"--shape-seed=-1"}),
+    [](const ::testing::TestParamInfo<std::vector<std::string>>& param_info) {
+      return testing::words_name(param_info.index, param_info.param);
+    });
 
 }  // namespace
 }  // namespace csg::graphs

@@ -1,13 +1,21 @@
 // Stage 04's launch anatomy on made-up figures: the fits by kind and shape,
-// each branch of the sentences chosen by them (NVIDIA's figure, constant
-// time per kind, the fork, the article's graph four ways), the quartiles and
-// the JSON.
+// each branch of the verdicts chosen by them (NVIDIA's figure, constant
+// time per kind, the fork, the article's graph five ways), the quartiles and
+// the report's JSON.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "04_graph_capture_gemm/lab/launch-anatomy/launch_anatomy_report.hpp"
+#include "04_graph_capture_gemm/lab/launch-anatomy/launch_anatomy.hpp"
+#include "04_graph_capture_gemm/lab/report.hpp"
+#include "report/device_info.hpp"
 
 namespace csg::graphs {
 namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 Summary at_us(double us) {
   Summary s;
@@ -67,79 +75,83 @@ TEST(LaunchAnatomy, FitsEachKindAndShapeApart) {
 }
 
 TEST(LaunchAnatomy, NvidiasFigureMatched) {
-  const std::string text = nvidia_text({.fixed_us = 2.4, .per_op_us = 0.0012, .r2 = 1.0, .points = 4});
-  EXPECT_NE(text.find("this system matches it"), std::string::npos) << text;
-  EXPECT_NE(text.find("2.4 us + 1.2 ns per node"), std::string::npos) << text;
+  const Verdict verdict = nvidia_verdict({.fixed_us = 2.4, .per_op_us = 0.0012, .r2 = 1.0, .points = 4});
+  EXPECT_EQ(verdict.id, "launch_anatomy.nvidia");
+  EXPECT_EQ(verdict.outcome, "matches");
+  EXPECT_THAT(verdict.sentence, AllOf(HasSubstr("this system matches it"), HasSubstr("2.4 us + 1.2 ns per node")));
+  EXPECT_DOUBLE_EQ(verdict.threshold.at("constant_time_per_node_us").get<double>(), kConstantTimePerNodeUs);
 }
 
 TEST(LaunchAnatomy, NvidiasFigureCloseToConstantTime) {
-  const std::string text = nvidia_text({.fixed_us = 2.1, .per_op_us = 0.0066, .r2 = 1.0, .points = 4});
-  EXPECT_NE(text.find("close to constant time"), std::string::npos) << text;
-  EXPECT_NE(text.find("7x NVIDIA's per node"), std::string::npos) << text;
-  EXPECT_NE(text.find("a 10,000-node line costs 68 us"), std::string::npos) << text;
-  EXPECT_EQ(text.find("matches"), std::string::npos) << text;
+  const Verdict verdict = nvidia_verdict({.fixed_us = 2.1, .per_op_us = 0.0066, .r2 = 1.0, .points = 4});
+  EXPECT_EQ(verdict.outcome, "close_to_constant_time");
+  EXPECT_THAT(verdict.sentence, AllOf(HasSubstr("close to constant time"), HasSubstr("7x NVIDIA's per node"),
+                                      HasSubstr("a 10,000-node line costs 68 us"), Not(HasSubstr("matches"))));
 }
 
 TEST(LaunchAnatomy, NvidiasFigureNotClaimedFromALineBelowZero) {
   // Node counts far from small graphs (say 8000 and 16000) can put the fit's fixed part below zero.
-  const std::string text = nvidia_text({.fixed_us = -4.0, .per_op_us = 0.0012, .r2 = 1.0, .points = 2});
-  EXPECT_EQ(text.find("matches"), std::string::npos) << text;
-  EXPECT_EQ(text.find("-4.0"), std::string::npos) << text;
-  EXPECT_NE(text.find("1.2 ns per node to launch (no fixed part: the fit's is below zero)"), std::string::npos) << text;
-  EXPECT_NE(text.find("close to constant time"), std::string::npos) << text;
+  const Verdict verdict = nvidia_verdict({.fixed_us = -4.0, .per_op_us = 0.0012, .r2 = 1.0, .points = 2});
+  EXPECT_EQ(verdict.outcome, "close_to_constant_time");
+  EXPECT_THAT(verdict.sentence, AllOf(Not(HasSubstr("matches")), Not(HasSubstr("-4.0")),
+                                      HasSubstr("1.2 ns per node to launch (no fixed part: the fit's is below zero)")));
+  EXPECT_TRUE(verdict.figures.at("fixed_us").is_null());
 }
 
 TEST(LaunchAnatomy, NvidiasFigureNotConstantTime) {
-  const std::string text = nvidia_text({.fixed_us = 2.0, .per_op_us = 0.5, .r2 = 1.0, .points = 4});
-  EXPECT_NE(text.find("NOT constant time on this system"), std::string::npos) << text;
-  EXPECT_EQ(nvidia_text(LineFit{}), "") << "nothing to say without a fit";
+  const Verdict verdict = nvidia_verdict({.fixed_us = 2.0, .per_op_us = 0.5, .r2 = 1.0, .points = 4});
+  EXPECT_EQ(verdict.outcome, "not_constant_time");
+  EXPECT_THAT(verdict.sentence, HasSubstr("NOT constant time on this system"));
 }
 
 TEST(LaunchAnatomy, KindsInConstantTimeOrNot) {
   const LineFit kernel{.fixed_us = 2.1, .per_op_us = 0.0066, .r2 = 1.0, .points = 4};
-  const std::string memset = kind_text(NodeKind::memset, {.fixed_us = 1.0, .per_op_us = 0.72, .r2 = 1, .points = 4}, kernel);
-  EXPECT_NE(memset.find("memset nodes: 0.720 us of host time per node: not launched in constant time"),
-            std::string::npos)
-      << memset;
-  EXPECT_NE(memset.find("(109x a kernel node's)"), std::string::npos) << memset;
-  const std::string memcpy = kind_text(NodeKind::memcpy, {.fixed_us = 2.0, .per_op_us = 0.0078, .r2 = 1, .points = 4}, kernel);
-  EXPECT_NE(memcpy.find("launched in constant time, like kernels"), std::string::npos) << memcpy;
+  const Verdict memset = kind_verdict(NodeKind::memset, {.fixed_us = 1.0, .per_op_us = 0.72, .r2 = 1, .points = 4}, kernel);
+  EXPECT_EQ(memset.id, "launch_anatomy.kind.memset");
+  EXPECT_EQ(memset.outcome, "not_constant_time");
+  EXPECT_THAT(memset.sentence, AllOf(HasSubstr("memset nodes: 0.720 us of host time per node: not launched in constant time"),
+                                     HasSubstr("(109x a kernel node's)")));
+  const Verdict memcpy = kind_verdict(NodeKind::memcpy, {.fixed_us = 2.0, .per_op_us = 0.0078, .r2 = 1, .points = 4}, kernel);
+  EXPECT_EQ(memcpy.outcome, "constant_time");
+  EXPECT_THAT(memcpy.sentence, HasSubstr("launched in constant time, like kernels"));
 }
 
-TEST(LaunchAnatomy, ForkFasterPartlySameOrSlowerOnTheGpu) {
-  const LineFit host_line{.fixed_us = 2.0, .per_op_us = 0.006, .r2 = 1, .points = 4};
-  const LineFit host_fork{.fixed_us = 10.0, .per_op_us = 0.002, .r2 = 1, .points = 4};
-  auto gpu = [](double per_node) { return LineFit{.fixed_us = 1.0, .per_op_us = per_node, .r2 = 1, .points = 4}; };
-  const std::string faster = fork_text(NodeKind::kernel, 8, host_line, host_fork, gpu(0.684), gpu(0.174));
-  EXPECT_NE(faster.find("the GPU ran its nodes 3.9x faster"), std::string::npos) << faster;
-  EXPECT_NE(faster.find("the lines ran side by side"), std::string::npos) << faster;
-  EXPECT_NE(faster.find("fixed host cost 10.0 against 2.0 us"), std::string::npos) << faster;
-  const std::string partly = fork_text(NodeKind::kernel, 8, host_line, host_fork, gpu(2.15), gpu(1.545));
-  EXPECT_NE(partly.find("1.4x faster"), std::string::npos) << partly;
-  EXPECT_NE(partly.find("the lines partly overlapped"), std::string::npos) << partly;
-  const std::string same = fork_text(NodeKind::memset, 8, host_line, host_fork, gpu(0.92), gpu(0.93));
-  EXPECT_NE(same.find("about as long per node"), std::string::npos) << same;
-  const std::string slower = fork_text(NodeKind::memset, 8, host_line, host_fork, gpu(0.5), gpu(0.9));
-  EXPECT_NE(slower.find("the GPU took longer per node"), std::string::npos) << slower;
+LineFit gpu(double per_node) { return LineFit{.fixed_us = 1.0, .per_op_us = per_node, .r2 = 1, .points = 4}; }
+constexpr LineFit kHostLine{.fixed_us = 2.0, .per_op_us = 0.006, .r2 = 1, .points = 4};
+constexpr LineFit kHostFork{.fixed_us = 10.0, .per_op_us = 0.002, .r2 = 1, .points = 4};
+
+TEST(LaunchAnatomy, ForkRanSideBySide) {
+  const Verdict faster = fork_verdict(NodeKind::kernel, 8, kHostLine, kHostFork, gpu(0.684), gpu(0.174));
+  EXPECT_EQ(faster.id, "launch_anatomy.fork.kernel");
+  EXPECT_EQ(faster.outcome, "side_by_side");
+  EXPECT_THAT(faster.sentence, AllOf(HasSubstr("the GPU ran its nodes 3.9x faster"), HasSubstr("the lines ran side by side"),
+                                     HasSubstr("fixed host cost 10.0 against 2.0 us")));
+}
+
+TEST(LaunchAnatomy, ForkPartlyOverlappedSameOrLonger) {
+  const Verdict partly = fork_verdict(NodeKind::kernel, 8, kHostLine, kHostFork, gpu(2.15), gpu(1.545));
+  EXPECT_EQ(partly.outcome, "partly_overlapped");
+  EXPECT_THAT(partly.sentence, AllOf(HasSubstr("1.4x faster"), HasSubstr("the lines partly overlapped")));
+  const Verdict same = fork_verdict(NodeKind::memset, 8, kHostLine, kHostFork, gpu(0.92), gpu(0.93));
+  EXPECT_EQ(same.outcome, "no_overlap");
+  EXPECT_THAT(same.sentence, HasSubstr("about as long per node"));
+  const Verdict slower = fork_verdict(NodeKind::memset, 8, kHostLine, kHostFork, gpu(0.5), gpu(0.9));
+  EXPECT_EQ(slower.outcome, "longer");
+  EXPECT_THAT(slower.sentence, HasSubstr("the GPU took longer per node"));
 }
 
 TEST(LaunchAnatomy, ForkSaysNoFixedCostWhereTheLaunchIsNotConstantTime) {
   const LineFit memset_line{.fixed_us = -65.6, .per_op_us = 0.79, .r2 = 1, .points = 4};
   const LineFit memset_fork{.fixed_us = 1.1, .per_op_us = 0.51, .r2 = 1, .points = 4};
-  auto gpu = [](double per_node) { return LineFit{.fixed_us = 1.0, .per_op_us = per_node, .r2 = 1, .points = 4}; };
-  const std::string text = fork_text(NodeKind::memset, 8, memset_line, memset_fork, gpu(0.894), gpu(0.889));
-  EXPECT_EQ(text.find("fixed host cost"), std::string::npos) << text;
-  EXPECT_EQ(text.find("-65.6"), std::string::npos) << text;
+  EXPECT_THAT(fork_verdict(NodeKind::memset, 8, memset_line, memset_fork, gpu(0.894), gpu(0.889)).sentence,
+              AllOf(Not(HasSubstr("fixed host cost")), Not(HasSubstr("-65.6"))));
 }
 
 TEST(LaunchAnatomy, ForkQuotesNoFixedCostBelowZero) {
   const LineFit line{.fixed_us = -3.4, .per_op_us = 0.0013, .r2 = 1, .points = 4};
   const LineFit fork{.fixed_us = 1.1, .per_op_us = 0.0011, .r2 = 1, .points = 4};
-  auto gpu = [](double per_node) { return LineFit{.fixed_us = 1.0, .per_op_us = per_node, .r2 = 1, .points = 4}; };
-  const std::string text = fork_text(NodeKind::kernel, 8, line, fork, gpu(0.684), gpu(0.174));
-  EXPECT_EQ(text.find("fixed host cost"), std::string::npos) << text;
-  EXPECT_EQ(text.find("-3.4"), std::string::npos) << text;
-  EXPECT_NE(text.find("the lines ran side by side"), std::string::npos) << text;
+  EXPECT_THAT(fork_verdict(NodeKind::kernel, 8, line, fork, gpu(0.684), gpu(0.174)).sentence,
+              AllOf(Not(HasSubstr("fixed host cost")), Not(HasSubstr("-3.4")), HasSubstr("the lines ran side by side")));
 }
 
 TEST(LaunchAnatomy, QuartilesByNearestRank) {
@@ -156,10 +168,12 @@ TEST(LaunchAnatomy, ArticleGraphNoVariantBeyondTheNoise) {
                // Its median 31% above the article's and outside its middle half, but its own middle half overlaps.
                article(ArticleVariant::breadth_first, {600, 680, 710, 720, 730, 760, 900})};
   ASSERT_GT(quartile_ms(a.article[3].launch, 2), quartile_ms(a.article[0].launch, 3));
-  const std::string text = article_text(a);
-  EXPECT_NE(text.find("no way of building the graph changed what its launch costs beyond the noise"), std::string::npos)
-      << text;
-  EXPECT_NE(text.find("the laboratory's graph launches as cheaply as the article's"), std::string::npos) << text;
+  const Verdict verdict = article_verdict(a);
+  EXPECT_EQ(verdict.id, "launch_anatomy.article");
+  EXPECT_EQ(verdict.outcome, "no_difference");
+  EXPECT_THAT(verdict.sentence,
+              AllOf(HasSubstr("no way of building the graph changed what its launch costs beyond the noise"),
+                    HasSubstr("the laboratory's graph launches as cheaply as the article's")));
 }
 
 TEST(LaunchAnatomy, ArticleGraphVariantCheaperAndDearer) {
@@ -168,13 +182,14 @@ TEST(LaunchAnatomy, ArticleGraphVariantCheaperAndDearer) {
                article(ArticleVariant::registered, {300, 310, 320, 330, 340, 350, 360}),
                article(ArticleVariant::breadth_first, {700, 710, 720, 730, 740, 750, 760}),
                article(ArticleVariant::slots, {495, 500, 505, 505, 505, 505, 510})};
-  const std::string text = article_text(a);
-  EXPECT_NE(text.find("cudaHostRegister'ed: 330 us, 1.52x cheaper;"), std::string::npos) << text;
-  EXPECT_EQ(text.find("but its replay"), std::string::npos) << "the same GPU time: nothing to add\n" << text;
-  EXPECT_NE(text.find("breadth-first (a wave of copies in, kernels, copies out): 730 us, 1.46x dearer"),
-            std::string::npos)
-      << text;
-  EXPECT_EQ(text.find("slot per stream"), std::string::npos) << "within 10%: not a difference\n" << text;
+  const Verdict verdict = article_verdict(a);
+  EXPECT_EQ(verdict.outcome, "differs");
+  EXPECT_THAT(verdict.sentence,
+              AllOf(HasSubstr("cudaHostRegister'ed: 330 us, 1.52x cheaper;"),
+                    Not(HasSubstr("but its replay")),  // the same GPU time: nothing to add
+                    HasSubstr("breadth-first (a wave of copies in, kernels, copies out): 730 us, 1.46x dearer"),
+                    Not(HasSubstr("slot per stream"))));  // within 10%: not a difference
+  EXPECT_DOUBLE_EQ(verdict.figures.at("registered_launch_us").get<double>(), 330.0);
 }
 
 TEST(LaunchAnatomy, ArticleGraphCheaperToLaunchButSlowerOnTheGpu) {
@@ -182,17 +197,24 @@ TEST(LaunchAnatomy, ArticleGraphCheaperToLaunchButSlowerOnTheGpu) {
   a.article = {article(ArticleVariant::article, {590, 620, 641, 641, 660, 672, 700}),
                article(ArticleVariant::device_launch_flag, {36, 37, 38, 38, 40, 42, 44})};
   a.article[1].gpu = at_us(27250.0);
-  const std::string text = article_text(a);
-  EXPECT_NE(text.find("instantiated with cudaGraphInstantiateFlagDeviceLaunch: 38 us, 16.87x cheaper, but its replay "
-                      "took 27.25 ms on the GPU against 16.00 ms (1.70x slower)"),
-            std::string::npos)
-      << text;
+  EXPECT_THAT(article_verdict(a).sentence,
+              HasSubstr("instantiated with cudaGraphInstantiateFlagDeviceLaunch: 38 us, 16.87x cheaper, but its "
+                        "replay took 27.25 ms on the GPU against 16.00 ms (1.70x slower)"));
 }
 
-TEST(LaunchAnatomy, JsonHoldsLaunchesFitsAndTheArticleVariants) {
+Report reported(const Anatomy& anatomy) {
+  LaunchAnatomyOptions options;
+  options.anatomy = anatomy.config;
+  Report report(kStage, "launch-anatomy", DeviceInfo{});
+  report_launch_anatomy(options, anatomy, report);
+  return report;
+}
+
+TEST(LaunchAnatomy, TheReportHoldsLaunchesFitsTheVariantsAndItsVerdicts) {
   Anatomy a = made_up();
   a.article = {article(ArticleVariant::article, {500, 510, 520})};
-  const nlohmann::json doc = anatomy_json(a);
+  const Report report = reported(a);
+  const nlohmann::json doc = report.document().at("launch_anatomy");
   EXPECT_EQ(doc.at("kinds"), nlohmann::json({"kernel", "memset"}));
   EXPECT_EQ(doc.at("launches").size(), a.chains.size());
   EXPECT_EQ(doc.at("launches").at(0).at("kind"), "kernel");
@@ -205,13 +227,29 @@ TEST(LaunchAnatomy, JsonHoldsLaunchesFitsAndTheArticleVariants) {
   EXPECT_NEAR(doc.at("article").at(0).at("launch_us").get<double>(), 510.0, 1e-9);
   EXPECT_TRUE(doc.at("chains_checked").get<bool>());
   EXPECT_FALSE(doc.contains("chains_failure"));
+  std::vector<std::string> ids;
+  for (const Verdict& verdict : report.verdicts()) {
+    ids.push_back(verdict.id);
+    EXPECT_THAT(report.console(), HasSubstr(verdict.sentence));
+  }
+  EXPECT_THAT(ids, ElementsAre("launch_anatomy.nvidia", "launch_anatomy.kind.memset", "launch_anatomy.fork.kernel",
+                               "launch_anatomy.fork.memset", "launch_anatomy.article"));
+  EXPECT_TRUE(report.passed());
+}
+
+TEST(LaunchAnatomy, AWrongChainFailsTheRunAndIsNamed) {
+  Anatomy a = made_up();
+  a.article = {article(ArticleVariant::article, {500, 510, 520})};
   a.chains_checked = false;
   a.chains_failure = "memset chain of 8 nodes, line 0 slot 3: expected 1, got -1";
-  EXPECT_EQ(anatomy_json(a).at("chains_failure"), a.chains_failure);
+  const Report report = reported(a);
+  EXPECT_EQ(report.document().at("launch_anatomy").at("chains_failure"), a.chains_failure);
+  EXPECT_FALSE(report.passed());
+  EXPECT_THAT(report.console(), HasSubstr("launch chains WRONG: memset chain of 8 nodes"));
 }
 
 TEST(LaunchAnatomy, NodeKindNamesRoundTrip) {
-  for (const NodeKind kind : kNodeKinds) EXPECT_EQ(parse_node_kind(to_string(kind)), kind);
+  for (const NodeKind kind : kNodeKinds) EXPECT_EQ(parse_node_kind(std::string(to_string(kind))), kind);
   EXPECT_FALSE(parse_node_kind("memcpy2d").has_value());
   EXPECT_FALSE(parse_node_kind("").has_value());
 }

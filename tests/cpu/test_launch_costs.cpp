@@ -1,14 +1,23 @@
 // Stage 04's launch-cost study on synthetic figures: the line fit, which
-// chains each figure's fit uses, the sentences chosen by the fits and the
-// spread, the JSON, and the launch-chains subcommand's options.
+// chains each figure's fit uses, the verdicts chosen by the fits, the spread
+// and the pairs, the report and its JSON, and the launch-chains subcommand's options.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "04_graph_capture_gemm/lab/launch-chains/launch_report.hpp"
-#include "04_graph_capture_gemm/lab/options.hpp"
+#include "04_graph_capture_gemm/lab/launch-chains/launch_chains.hpp"
+#include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
+#include "param_names.hpp"
+#include "report/conclusions.hpp"
+#include "report/device_info.hpp"
 
 namespace csg::graphs {
 namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 Summary at(double median_ms, double p95_ms = -1.0) {
   Summary s;
@@ -76,41 +85,98 @@ TEST(LaunchCosts, EachFigureIsFittedOverTheChainsThatHaveIt) {
   EXPECT_DOUBLE_EQ(per_op_us(at(3.0), 1000), 3.0);
 }
 
-TEST(LaunchCosts, TheSentenceFollowsTheFits) {
-  EXPECT_NE(launch_fit_text(synthetic(3.0, 0.7)).find("the graph is 4.7x cheaper"), std::string::npos)
-      << launch_fit_text(synthetic(3.0, 0.7));
-  EXPECT_NE(launch_fit_text(synthetic(0.7, 0.77)).find("about the same"), std::string::npos)
-      << launch_fit_text(synthetic(0.7, 0.77));
-  EXPECT_NE(launch_fit_text(synthetic(0.5, 2.0)).find("MORE than stream launches"), std::string::npos);
-  EXPECT_NE(launch_fit_text(synthetic(3.0, 0.7, {1000})).find("too few chain lengths"), std::string::npos);
+TEST(LaunchCostsVerdict, TheGraphIsCheaperPerOperation) {
+  const Verdict verdict = launch_fit_verdict(synthetic(3.0, 0.7));
+  EXPECT_EQ(verdict.id, "launch_chains.per_op");
+  EXPECT_EQ(verdict.outcome, "graph_cheaper");
+  EXPECT_THAT(verdict.sentence, AllOf(HasSubstr("a graph node costs 0.700 us"), HasSubstr("the graph is 4.7x cheaper")));
+  EXPECT_NEAR(verdict.figures.at("graph_node_us").get<double>(), 0.7, 1e-9);
+  EXPECT_DOUBLE_EQ(verdict.threshold.get<double>(), kEqualWithin);
 }
 
-TEST(LaunchCosts, TheSpreadIsJudgedAgainstItsThreshold) {
+TEST(LaunchCostsVerdict, AboutTheSameOrDearerPerOperation) {
+  // Streams 0.7 us, 0.77 end to end; nodes 0.77: within 3% of the dearer stream figure.
+  const Verdict same = launch_fit_verdict(synthetic(0.7, 0.77));
+  EXPECT_EQ(same.outcome, "same");
+  EXPECT_THAT(same.sentence, HasSubstr("about the same"));
+  const Verdict dearer = launch_fit_verdict(synthetic(0.5, 2.0));
+  EXPECT_EQ(dearer.outcome, "graph_dearer");
+  EXPECT_THAT(dearer.sentence, HasSubstr("MORE than stream launches"));
+}
+
+TEST(LaunchCostsVerdict, OneChainLengthOrAFreeNodeIsSaidAsSuch) {
+  const Verdict one = launch_fit_verdict(synthetic(3.0, 0.7, {1000}));
+  EXPECT_EQ(one.outcome, "too_few_lengths");
+  EXPECT_THAT(one.sentence, HasSubstr("too few chain lengths"));
+  const Verdict free = launch_fit_verdict(synthetic(3.0, 0.0));
+  EXPECT_EQ(free.outcome, "no_node_cost");
+  EXPECT_THAT(free.sentence, Not(HasSubstr("cheaper")));
+}
+
+TEST(LaunchCostsVerdict, TheSpreadIsJudgedAgainstItsThreshold) {
   LaunchCosts costs = synthetic(3.0, 0.7);
-  EXPECT_NE(spread_text(costs).find("every figure steady"), std::string::npos) << spread_text(costs);
+  EXPECT_EQ(spread_verdict(costs).outcome, "steady");
+  EXPECT_THAT(spread_verdict(costs).sentence, HasSubstr("every figure steady"));
+  EXPECT_DOUBLE_EQ(spread_verdict(costs).threshold.get<double>(), kSteadySpread);
   costs.chains[1].graph_cpu = at(0.01, 0.0131);  // p95 1.31x the median
-  EXPECT_NE(spread_text(costs).find("NOISY: graph_cpu at 100 ops"), std::string::npos) << spread_text(costs);
+  EXPECT_EQ(spread_verdict(costs).outcome, "noisy");
+  EXPECT_THAT(spread_verdict(costs).sentence, HasSubstr("NOISY: graph_cpu at 100 ops"));
   costs.chains[1].graph_cpu = at(0.01, 0.0129);
-  EXPECT_NE(spread_text(costs).find("every figure steady"), std::string::npos);
+  EXPECT_EQ(spread_verdict(costs).outcome, "steady");
   // Exactly 1.3x is still steady.
   costs.chains[1].graph_cpu = at(1.0, 1.3);
-  EXPECT_NE(spread_text(costs).find("every figure steady"), std::string::npos) << spread_text(costs);
+  EXPECT_EQ(spread_verdict(costs).outcome, "steady");
   // The spread is the p95's: one slow outlier (the max) does not make a figure noisy.
   Summary outlier = at(1.0, 1.1);
   outlier.max_ms = 3.0;
   costs.chains[1].graph_cpu = outlier;
-  EXPECT_NE(spread_text(costs).find("every figure steady"), std::string::npos) << spread_text(costs);
+  EXPECT_EQ(spread_verdict(costs).outcome, "steady");
   costs.chains[1].graph_cpu = at(0.01, 0.0129);
   // An unmeasured figure never counts, whatever its (empty) summary holds.
   costs.chains[3].stream_queued = at(0.01, 1.0);
-  EXPECT_NE(spread_text(costs).find("every figure steady"), std::string::npos);
+  EXPECT_EQ(spread_verdict(costs).outcome, "steady");
+  EXPECT_EQ(spread_verdict(LaunchCosts{}).outcome, "no_figures");
 }
 
-TEST(LaunchCosts, TheJsonKeepsEveryChainFitAndPair) {
-  LaunchCosts costs = synthetic(3.0, 0.7);
-  costs.steady.graph_launch_cpu = at(0.33);
-  costs.steady.streams_issue_cpu = at(0.75);
-  const nlohmann::json doc = launch_costs_json(costs, InterleavedIssue{0.45, 0.85, 3.6, 1000});
+TEST(LaunchCostsVerdict, APairIsTheSameFasterOrSlower) {
+  const Verdict same = pair_verdict("pair", "x", 1.0, "back to back", 1.02, "interleaved");
+  EXPECT_EQ(same.id, "launch_chains.pair");
+  EXPECT_EQ(same.outcome, "same");
+  EXPECT_THAT(same.sentence, HasSubstr("  x: 1.000 ms back to back, 1.020 ms interleaved (the same within 3%)"));
+  EXPECT_EQ(pair_verdict("pair", "x", 1.0, "a", 2.0, "b").outcome, "faster");
+  const Verdict slower = pair_verdict("pair", "x", 2.0, "a", 1.0, "b");
+  EXPECT_EQ(slower.outcome, "slower");
+  EXPECT_THAT(slower.sentence, HasSubstr("(2.00x slower than b)"));
+}
+
+LaunchChainsFigures made_up_figures() {
+  LaunchChainsFigures f;
+  f.costs = synthetic(3.0, 0.7);
+  f.costs.steady.graph_launch_cpu = at(0.33);
+  f.costs.steady.streams_issue_cpu = at(0.75);
+  f.costs.steady.blocking_chain_cpu = at(3.0);
+  f.costs.steady.non_blocking_chain_cpu = at(2.9);
+  f.costs.steady.chain_ops = 1000;
+  f.costs.module_loading = "LAZY (default)";
+  for (VerifyResult* check : {&f.costs.steady.graph_check, &f.costs.steady.streams_check, &f.interleaved_graph_check,
+                              &f.interleaved_streams_check}) {
+    check->passed = true;
+    check->batches_checked = 100;
+  }
+  f.interleaved = InterleavedIssue{0.45, 0.85, 3.6, 1000};
+  return f;
+}
+
+Report reported(const LaunchChainsFigures& figures) {
+  Report report(kStage, "launch-chains", DeviceInfo{});
+  report_launch_chains(LaunchChainsConfig{}, figures, report);
+  return report;
+}
+
+TEST(LaunchCostsReport, TheJsonKeepsEveryChainFitAndPair) {
+  LaunchChainsFigures f = made_up_figures();
+  const Report report = reported(f);
+  const nlohmann::json doc = report.document().at("launch_costs");
   ASSERT_EQ(doc.at("chains").size(), 4U);
   EXPECT_EQ(doc.at("chains")[3].at("stream_queued"), nullptr);
   EXPECT_NEAR(doc.at("chains")[2].at("graph_queued").at("us_per_op").get<double>(), (5.0 + 700.0) / 1000.0, 1e-9);
@@ -119,32 +185,61 @@ TEST(LaunchCosts, TheJsonKeepsEveryChainFitAndPair) {
   EXPECT_NEAR(doc.at("interleaved").at("streams_issue_cpu_ms").get<double>(), 0.85, 1e-12);
   EXPECT_EQ(doc.at("checked"), true);
   EXPECT_EQ(doc.at("failure"), nullptr);
-  costs.checked = false;
-  costs.failure = "chain of 10 as a graph counted 9";
-  EXPECT_EQ(launch_costs_json(costs, {}).at("failure"), "chain of 10 as a graph counted 9");
-  EXPECT_NE(launch_ratio_text(costs, InterleavedIssue{0.45, 0.9, std::nullopt, 0}).find("0.44 back to back (0.50 "),
-            std::string::npos)
-      << launch_ratio_text(costs, InterleavedIssue{0.45, 0.9, std::nullopt, 0});
+  EXPECT_EQ(doc.at("conclusion"), launch_fit_verdict(f.costs).sentence);
+  EXPECT_EQ(doc.at("spread"), spread_verdict(f.costs).sentence);
+  std::vector<std::string> ids;
+  for (const Verdict& verdict : report.verdicts()) ids.push_back(verdict.id);
+  EXPECT_THAT(ids, ElementsAre("launch_chains.per_op", "launch_chains.spread",
+                               "launch_chains.graph_launch.back_to_back_vs_interleaved",
+                               "launch_chains.streams_issue.back_to_back_vs_interleaved",
+                               "launch_chains.empty_chain.back_to_back_vs_interleaved",
+                               "launch_chains.blocking_vs_non_blocking"));
+  EXPECT_TRUE(report.passed());
+  EXPECT_THAT(report.console(), AllOf(HasSubstr("stream cpu"), HasSubstr("graph_queued"),
+                                      HasSubstr("0.44 back to back (0.53 in the interleaved rounds above)")));
+}
+
+TEST(LaunchCostsReport, AFailedStudyFailsTheRunAndIsNamed) {
+  LaunchChainsFigures f = made_up_figures();
+  f.costs.checked = false;
+  f.costs.failure = "chain of 10 as a graph counted 9";
+  const Report report = reported(f);
+  EXPECT_EQ(report.document().at("launch_costs").at("failure"), "chain of 10 as a graph counted 9");
+  EXPECT_FALSE(report.passed());
+  EXPECT_THAT(report.console(), HasSubstr("launch-cost check FAILED: chain of 10 as a graph counted 9"));
+  EXPECT_THAT(launch_ratio_text(f.costs, InterleavedIssue{0.45, 0.9, std::nullopt, 0}),
+              HasSubstr("0.44 back to back (0.50 "));
 }
 
 LaunchCostConfig parse(const std::vector<std::string>& args) {
   StageCli cli("04_graph_capture_gemm launch-chains", "test");
-  add_launch_options(cli);
-  if (!cli.parse(args)) throw std::logic_error("--help");
-  return read_launch_options(cli);
+  add_launch_chains_options(cli);
+  std::optional<CommonOptions> common = cli.parse(args);
+  if (!common) throw std::logic_error("--help");
+  return read_launch_chains_options(cli, *common).chains;
 }
 
-TEST(LaunchCosts, OptionsAreSortedAndBadOnesRefused) {
-  EXPECT_EQ(parse({}).chains, (std::vector<int>{10, 100, 1000, 10000}));
-  EXPECT_EQ(parse({"--launch-chains", "500,5"}).chains, (std::vector<int>{5, 500}));
+TEST(LaunchCostsOptions, TheChainsAreSorted) {
+  EXPECT_THAT(parse({}).chains, ElementsAre(10, 100, 1000, 10000));
+  EXPECT_THAT(parse({"--launch-chains", "500,5"}).chains, ElementsAre(5, 500));
   EXPECT_EQ(parse({"--launch-repeats", "51"}).repeats, 51);
-  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
-           {"--launch-chains", "0"}, {"--launch-chains", "10,,20"}, {"--launch-chains", "100001"},
-           {"--launch-chains", "on"}, {"--launch-chains", "off"}, {"--launch-chains", "500,5,500"},
-           {"--launch-repeats", "4"}}) {
-    EXPECT_THROW(parse(bad), UsageError) << ::testing::PrintToString(bad);
-  }
 }
+
+class LaunchCostsBadOptions : public ::testing::TestWithParam<std::vector<std::string>> {};
+
+TEST_P(LaunchCostsBadOptions, AreRefused) { EXPECT_THROW(parse(GetParam()), UsageError); }
+
+INSTANTIATE_TEST_SUITE_P(Each, LaunchCostsBadOptions,
+                         ::testing::Values(std::vector<std::string>{"--launch-chains", "0"},
+                                           std::vector<std::string>{"--launch-chains", "10,,20"},
+                                           std::vector<std::string>{"--launch-chains", "100001"},
+                                           std::vector<std::string>{"--launch-chains", "on"},
+                                           std::vector<std::string>{"--launch-chains", "off"},
+                                           std::vector<std::string>{"--launch-chains", "500,5,500"},
+                                           std::vector<std::string>{"--launch-repeats", "4"}),
+                         [](const ::testing::TestParamInfo<std::vector<std::string>>& param_info) {
+                           return testing::words_name(param_info.index, param_info.param);
+                         });
 
 // The estimate launch-chains checks against --max-minutes: every chain
 // length's launches, and each run of the article's work (the steady-state

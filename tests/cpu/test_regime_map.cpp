@@ -1,21 +1,29 @@
-// Stage 04's regime map without a GPU: the winner rule and its threshold,
-// the crossover row by row (including "graph never wins here"), the skip
-// decisions and the estimate behind them, the printed map, the JSON's
-// fields, and the map's options with every refusal, on made-up cells.
+// Stage 04's regime map without a GPU: the winner rule and its threshold
+// (each cell's verdict), the crossover row by row (its verdicts, including
+// "graph never wins here"), the skip decisions and the estimate behind them,
+// the printed map, the JSON's fields, and the map's options with every
+// refusal, on made-up cells.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "04_graph_capture_gemm/lab/regime-map/regime_map_report.hpp"
+#include "04_graph_capture_gemm/lab/regime-map/regime_map.hpp"
+#include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
+#include "param_names.hpp"
+#include "report/device_info.hpp"
 
 namespace csg::graphs {
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 using testing::ms;
 
@@ -58,6 +66,16 @@ RegimeMap map_of(std::vector<int> sizes, std::vector<int> batches, std::vector<M
   return map;
 }
 
+Report reported(const RegimeMap& map) {
+  DeviceInfo device;
+  device.name = "Test GPU";
+  RegimeMapOptions options;
+  options.map = map.config;
+  Report report("04_graph_capture_gemm", "regime-map", device);
+  report_regime_map(options, map, report);
+  return report;
+}
+
 // ---- the winner rule ----------------------------------------------------------
 
 TEST(RegimeMapWinner, TheGraphWinsOnlyMoreThanThreePercentFaster) {
@@ -72,6 +90,18 @@ TEST(RegimeMapWinner, TheGraphWinsOnlyMoreThanThreePercentFaster) {
   EXPECT_EQ(to_string(MapWinner::graph), "graph");
   EXPECT_EQ(to_string(MapWinner::streams), "streams");
   EXPECT_EQ(to_string(MapWinner::tie), "tie");
+}
+
+TEST(RegimeMapWinner, EachCellsVerdictIsItsWinner) {
+  const Verdict graph = cell_verdict(measured(64, 1000, kGraphWins, kPool));
+  EXPECT_EQ(graph.id, "regime_map.cell.64x1000");
+  EXPECT_EQ(graph.outcome, "graph");
+  EXPECT_EQ(graph.sentence, "64^3 x 1000 batches: graph -12%");
+  EXPECT_DOUBLE_EQ(graph.threshold.at("equal_within").get<double>(), kEqualWithin);
+  EXPECT_DOUBLE_EQ(graph.figures.at("graph_ms").get<double>(), kGraphWins);
+  EXPECT_EQ(cell_verdict(measured(64, 1000, kStreamsWin, kPool)).outcome, "streams");
+  EXPECT_EQ(cell_verdict(measured(64, 1000, kTie, kPool)).outcome, "tie");
+  EXPECT_EQ(cell_verdict(measured(64, 1000, 9.5, kPool), 0.10).outcome, "tie") << "the stated threshold";
 }
 
 TEST(RegimeMapWinner, EachCellSaysTheWinnerAndTheReplaysTimeAgainstThePools) {
@@ -94,15 +124,15 @@ TEST(RegimeMapWinner, ACellWhoseMedianIsFarFromItsFastestRunIsMarkedNoisy) {
   cell.stream_pool = ms(0.34, 0.6, 1.2);  // the pool's median 1.67x its fastest
   EXPECT_EQ(cell_text(cell), "tie (noisy)");
   EXPECT_FALSE(noisy(skipped(64, 1000, SkipKind::time, "too long")));
-  RegimeMap map = map_of({256}, {10}, {cell});
-  EXPECT_EQ(to_json(map).at("cells").at(0).at("noisy"), true);
-  StageResult result;
-  result.config = nlohmann::json::object();
-  std::ostringstream out;
-  print_regime_map(out, result, map);
-  EXPECT_NE(out.str().find("noisy: 256^3 x 10 batches: median / fastest run 1.43x for the replay, 1.67x for the pool"),
-            std::string::npos)
-      << out.str();
+  const Report report = reported(map_of({256}, {10}, {cell}));
+  EXPECT_EQ(report.document().at("regime_map").at("cells").at(0).at("noisy"), true);
+  EXPECT_THAT(report.console(),
+              HasSubstr("noisy: 256^3 x 10 batches: median / fastest run 1.43x for the replay, 1.67x for the pool"));
+  const Verdict& verdict = report.verdicts().back();
+  EXPECT_EQ(verdict.id, "regime_map.cell.256x10");
+  EXPECT_EQ(verdict.outcome, "tie");
+  EXPECT_EQ(verdict.figures.at("noisy"), true);
+  EXPECT_EQ(verdict.sentence, "256^3 x 10 batches: tie (noisy)");
 }
 
 TEST(RegimeMapWinner, AMedianExactlyOneAndAHalfTimesTheFastestRunIsNotNoisy) {
@@ -219,6 +249,9 @@ RegimeMap four_rows() {
   return map_of({32, 64, 256, 1024}, counts, std::move(cells));
 }
 
+// The crossover verdict of the only row of `map` (or of row `row`).
+Verdict crossover_of(const RegimeMap& map, std::size_t row = 0) { return crossover_verdict(crossovers(map)[row], map); }
+
 TEST(RegimeMapCrossover, RowByRowTheSmallestBatchCountWhereTheGraphWins) {
   const RegimeMap map = four_rows();
   const std::vector<RowCrossover> rows = crossovers(map);
@@ -227,44 +260,51 @@ TEST(RegimeMapCrossover, RowByRowTheSmallestBatchCountWhereTheGraphWins) {
   EXPECT_EQ(rows[0].m, 32);
   EXPECT_EQ(rows[0].first_graph_win, 1000);
   EXPECT_TRUE(rows[0].wins_from_there_on());
-  EXPECT_EQ(crossover_text(rows[0], map),
-            "32^3: the graph wins from 1000 batches on (at every larger count measured too)");
+  const Verdict from = crossover_of(map, 0);
+  EXPECT_EQ(from.id, "regime_map.crossover.32");
+  EXPECT_EQ(from.outcome, "from_there_on");
+  EXPECT_EQ(from.sentence, "  32^3: the graph wins from 1000 batches on (at every larger count measured too)");
+  EXPECT_EQ(from.figures.at("first_graph_win_batches"), 1000);
 
   EXPECT_EQ(rows[1].first_graph_win, 100);
   EXPECT_FALSE(rows[1].wins_from_there_on());
   ASSERT_EQ(rows[1].not_won_above.size(), 1u);
   EXPECT_EQ(rows[1].not_won_above[0], (std::pair{1000, MapWinner::tie}));
-  EXPECT_EQ(crossover_text(rows[1], map),
-            "64^3: the graph wins first at 100 batches, but not at every larger count (1000: tie)");
+  const Verdict not_every = crossover_of(map, 1);
+  EXPECT_EQ(not_every.outcome, "not_every_larger");
+  EXPECT_EQ(not_every.sentence, "  64^3: the graph wins first at 100 batches, but not at every larger count (1000: tie)");
 
   EXPECT_FALSE(rows[2].first_graph_win.has_value());
   EXPECT_EQ(rows[2].measured, 2);
-  EXPECT_EQ(crossover_text(rows[2], map), "256^3: graph never wins here (streams or a tie at 10, 100 batches)");
+  const Verdict never = crossover_of(map, 2);
+  EXPECT_EQ(never.outcome, "never");
+  EXPECT_EQ(never.sentence, "  256^3: graph never wins here (streams or a tie at 10, 100 batches)");
 
   EXPECT_EQ(rows[3].measured, 0);
-  EXPECT_EQ(crossover_text(rows[3], map), "1024^3: no cell measured (every batch count skipped)");
+  const Verdict none = crossover_of(map, 3);
+  EXPECT_EQ(none.outcome, "no_cell_measured");
+  EXPECT_EQ(none.sentence, "  1024^3: no cell measured (every batch count skipped)");
 }
 
 TEST(RegimeMapCrossover, EverywhereAndOnlyAtTheLargestCount) {
   const RegimeMap everywhere = map_of({128}, {10, 100}, {measured(128, 10, kGraphWins, kPool),
                                                           measured(128, 100, kGraphWins, kPool)});
-  EXPECT_EQ(crossover_text(crossovers(everywhere)[0], everywhere),
-            "128^3: the graph wins at every batch count measured (10, 100)");
+  EXPECT_EQ(crossover_of(everywhere).outcome, "every_count");
+  EXPECT_EQ(crossover_of(everywhere).sentence, "  128^3: the graph wins at every batch count measured (10, 100)");
   const RegimeMap last = map_of({128}, {10, 100}, {measured(128, 10, kTie, kPool),
                                                     measured(128, 100, kGraphWins, kPool)});
-  EXPECT_EQ(crossover_text(crossovers(last)[0], last),
-            "128^3: the graph wins only at 100 batches, the largest count measured");
+  EXPECT_EQ(crossover_of(last).outcome, "only_largest");
+  EXPECT_EQ(crossover_of(last).sentence, "  128^3: the graph wins only at 100 batches, the largest count measured");
   const RegimeMap streams_above = map_of({128}, {10, 100, 1000}, {measured(128, 10, kGraphWins, kPool),
                                                                    measured(128, 100, kStreamsWin, kPool),
                                                                    measured(128, 1000, kTie, kPool)});
-  EXPECT_EQ(crossover_text(crossovers(streams_above)[0], streams_above),
-            "128^3: the graph wins first at 10 batches, but not at every larger count (100: streams, 1000: tie)");
+  EXPECT_EQ(crossover_of(streams_above).sentence,
+            "  128^3: the graph wins first at 10 batches, but not at every larger count (100: streams, 1000: tie)");
 }
 
 TEST(RegimeMapCrossover, OneMeasuredCellIsTheLargestCountNotEveryCount) {
   const RegimeMap one = map_of({128}, {10}, {measured(128, 10, kGraphWins, kPool)});
-  EXPECT_EQ(crossover_text(crossovers(one)[0], one),
-            "128^3: the graph wins only at 10 batches, the largest count measured");
+  EXPECT_EQ(crossover_of(one).outcome, "only_largest");
 }
 
 TEST(RegimeMapCrossover, TheLargestCountIsTheLargestMeasuredNotTheLargestAsked) {
@@ -272,19 +312,10 @@ TEST(RegimeMapCrossover, TheLargestCountIsTheLargestMeasuredNotTheLargestAsked) 
   const RegimeMap map = map_of({128}, {10, 100, 1000}, {measured(128, 10, kTie, kPool),
                                                          measured(128, 100, kGraphWins, kPool),
                                                          skipped(128, 1000, SkipKind::time, "too long")});
-  EXPECT_EQ(crossover_text(crossovers(map)[0], map),
-            "128^3: the graph wins only at 100 batches, the largest count measured");
+  EXPECT_EQ(crossover_of(map).sentence, "  128^3: the graph wins only at 100 batches, the largest count measured");
 }
 
 // ---- the printed map and the JSON ---------------------------------------------
-
-StageResult result_of(const RegimeMap& map) {
-  DeviceInfo device;
-  device.name = "Test GPU";
-  CommonOptions options;
-  options.host_memory = HostMemory::pinned;
-  return regime_map_result("04_graph_capture_gemm", device, options, map);
-}
 
 std::string line_starting(const std::string& text, const std::string& start) {
   std::istringstream lines(text);
@@ -295,38 +326,38 @@ std::string line_starting(const std::string& text, const std::string& start) {
 }
 
 TEST(RegimeMapReport, TheTableHasARowPerSizeAndAColumnPerBatchCount) {
-  const RegimeMap map = four_rows();
-  std::ostringstream out;
-  print_regime_map(out, result_of(map), map);
-  const std::string text = out.str();
+  const Report report = reported(four_rows());
+  const std::string text = report.console();
   const std::string header = line_starting(text, "m=n=k \\ batches");
   ASSERT_FALSE(header.empty()) << text;
-  for (const char* count : {"10", "100", "1000", "10000"}) EXPECT_TRUE(has(header, count)) << header;
+  EXPECT_THAT(header, AllOf(HasSubstr("10"), HasSubstr("100"), HasSubstr("1000"), HasSubstr("10000")));
   const std::string row32 = line_starting(text, "32 ");
-  EXPECT_TRUE(has(row32, "streams +4%")) << row32;
-  EXPECT_TRUE(has(row32, "tie")) << row32;
-  EXPECT_TRUE(has(row32, "graph -12%")) << row32;
+  EXPECT_THAT(row32, AllOf(HasSubstr("streams +4%"), HasSubstr("tie"), HasSubstr("graph -12%")));
   EXPECT_LT(row32.find("streams +4%"), row32.find("graph -12%")) << "batch counts left to right";
   const std::string row256 = line_starting(text, "256 ");
-  EXPECT_TRUE(has(row256, "skipped (time)")) << row256;
-  EXPECT_TRUE(has(row256, "skipped (memory)")) << row256;
+  EXPECT_THAT(row256, AllOf(HasSubstr("skipped (time)"), HasSubstr("skipped (memory)")));
   // The columns line up: every row as wide as the header.
   EXPECT_EQ(row32.size(), header.size());
   EXPECT_EQ(row256.size(), header.size());
   // Every skipped cell with its reason, the crossover, the verification.
-  for (const char* line : {"skipped: 256^3 x 1000 batches: estimated 14.7 s of timed runs, over the 10 s per cell",
-                           "skipped: 256^3 x 10000 batches: needs 80.0 GiB",
-                           "  32^3: the graph wins from 1000 batches on", "  256^3: graph never wins here",
-                           "every batch of every measured cell verified: 10 cells, 22330 batches"}) {
-    EXPECT_TRUE(has(text, line)) << line << " missing from:\n" << text;
+  EXPECT_THAT(text, AllOf(HasSubstr("skipped: 256^3 x 1000 batches: estimated 14.7 s of timed runs, over the 10 s per cell"),
+                          HasSubstr("skipped: 256^3 x 10000 batches: needs 80.0 GiB"),
+                          HasSubstr("  32^3: the graph wins from 1000 batches on"),
+                          HasSubstr("  256^3: graph never wins here"),
+                          HasSubstr("all 22330 batches verified"), HasSubstr("(every measured cell: 10 cells")));
+  // The crossover's verdicts are printed, one per row; each measured cell's is carried.
+  std::vector<std::string> printed;
+  for (const Verdict& verdict : report.verdicts()) {
+    if (text.find(verdict.sentence) != std::string::npos) printed.push_back(verdict.id);
   }
-  EXPECT_FALSE(has(text, "VERIFICATION FAILED")) << text;
+  EXPECT_THAT(printed, ElementsAre("regime_map.crossover.32", "regime_map.crossover.64", "regime_map.crossover.256",
+                                   "regime_map.crossover.1024"));
+  EXPECT_EQ(report.verdicts().size(), 4u + 10u);
+  EXPECT_TRUE(report.passed());
 }
 
 TEST(RegimeMapReport, TheJsonHasEveryCellAndTheCrossover) {
-  const RegimeMap map = four_rows();
-  const StageResult result = result_of(map);
-  const nlohmann::json doc = regime_map_json(result, map);
+  const nlohmann::json doc = reported(four_rows()).document();
   EXPECT_EQ(doc.at("schema"), kResultSchema);
   EXPECT_TRUE(doc.at("measurements").empty());
   EXPECT_EQ(doc.at("config").at("mode"), "regime_map");
@@ -340,7 +371,7 @@ TEST(RegimeMapReport, TheJsonHasEveryCellAndTheCrossover) {
   EXPECT_EQ(rm.at("sizes"), (std::vector<int>{32, 64, 256, 1024}));
   EXPECT_EQ(rm.at("batches"), (std::vector<int>{10, 100, 1000, 10000}));
   EXPECT_DOUBLE_EQ(rm.at("equal_within").get<double>(), kEqualWithin);
-  EXPECT_TRUE(has(rm.at("bound").get<std::string>(), "one-stream"));
+  EXPECT_THAT(rm.at("bound").get<std::string>(), HasSubstr("one-stream"));
   ASSERT_EQ(rm.at("cells").size(), 16u);
   const nlohmann::json& win = rm.at("cells")[2];  // 32^3 x 1000
   EXPECT_EQ(win.at("m"), 32);
@@ -363,7 +394,7 @@ TEST(RegimeMapReport, TheJsonHasEveryCellAndTheCrossover) {
                           "winner", "verified"}) {
     EXPECT_TRUE(late.at(key).is_null()) << key;
   }
-  EXPECT_TRUE(has(late.at("skipped_reason").get<std::string>(), "over the 10 s per cell"));
+  EXPECT_THAT(late.at("skipped_reason").get<std::string>(), HasSubstr("over the 10 s per cell"));
   EXPECT_EQ(late.at("skipped_because"), "time");
   EXPECT_EQ(rm.at("cells")[11].at("skipped_because"), "memory");
 
@@ -373,7 +404,7 @@ TEST(RegimeMapReport, TheJsonHasEveryCellAndTheCrossover) {
   EXPECT_EQ(rm.at("crossover")[1].at("first_graph_win_batches"), 100);
   EXPECT_EQ(rm.at("crossover")[1].at("graph_wins_from_there_on"), false);
   EXPECT_TRUE(rm.at("crossover")[2].at("first_graph_win_batches").is_null());
-  EXPECT_TRUE(has(rm.at("crossover")[2].at("text").get<std::string>(), "graph never wins here"));
+  EXPECT_EQ(rm.at("crossover")[2].at("text"), "256^3: graph never wins here (streams or a tie at 10, 100 batches)");
   EXPECT_EQ(rm.at("crossover")[3].at("measured_cells"), 0);
 }
 
@@ -382,26 +413,20 @@ TEST(RegimeMapReport, AFailedCellFailsTheRunAndIsNamed) {
   MapCell& bad = map.cells[5];  // 64^3 x 100
   bad.graph_check.passed = false;
   bad.graph_check.first_failure = Mismatch{37, 1, 2, 128.0, std::nan(""), "freivalds"};
-  const StageResult result = result_of(map);
-  EXPECT_FALSE(result.verification.passed);
-  EXPECT_TRUE(has(result.verification.method, "cell 64^3 x 100 batches, graph replay")) << result.verification.method;
-  std::ostringstream out;
-  print_regime_map(out, result, map);
-  EXPECT_TRUE(has(out.str(), "cell 64^3 x 100 batches, graph replay: verification failed: batch 37")) << out.str();
-  EXPECT_TRUE(has(out.str(), "VERIFICATION FAILED")) << out.str();
-  const nlohmann::json cell = regime_map_json(result, map).at("regime_map").at("cells")[5];
+  const Report report = reported(map);
+  EXPECT_FALSE(report.passed());
+  EXPECT_THAT(report.result.verification.method, HasSubstr("cell 64^3 x 100 batches, graph replay"));
+  EXPECT_THAT(report.console(), HasSubstr("cell 64^3 x 100 batches, graph replay: verification failed: batch 37"));
+  const nlohmann::json cell = report.document().at("regime_map").at("cells")[5];
   EXPECT_EQ(cell.at("verified"), false);
-  EXPECT_TRUE(has(cell.at("failure").get<std::string>(), "batch 37"));
+  EXPECT_THAT(cell.at("failure").get<std::string>(), HasSubstr("batch 37"));
 }
 
 TEST(RegimeMapReport, AMapWithEveryCellSkippedSaysSo) {
-  const RegimeMap map = map_of({1024}, {10}, {skipped(1024, 10, SkipKind::memory, "needs more")});
-  const StageResult result = result_of(map);
-  EXPECT_EQ(result.verification.batches_checked, 0);
-  std::ostringstream out;
-  print_regime_map(out, result, map);
-  EXPECT_TRUE(has(out.str(), "no cell measured: every cell was skipped")) << out.str();
-  EXPECT_FALSE(has(out.str(), "every measured cell (GPU time")) << out.str();
+  const Report report = reported(map_of({1024}, {10}, {skipped(1024, 10, SkipKind::memory, "needs more")}));
+  EXPECT_EQ(report.result.verification.batches_checked, 0);
+  EXPECT_THAT(report.console(), AllOf(HasSubstr("no cell measured: every cell was skipped"),
+                                      Not(HasSubstr("every measured cell (GPU time"))));
 }
 
 // ---- the options --------------------------------------------------------------
@@ -434,25 +459,34 @@ std::string refusal(const std::vector<std::string>& args) {
   return "(accepted)";
 }
 
-TEST(RegimeMapOptions, RefusalsNameTheFlagAndWhatItAccepts) {
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--map-sizes", "7"}, "--map-sizes takes an integer in [8, 8192], got 7"},
-      {{"--map-sizes", "32,8193"}, "--map-sizes takes an integer in [8, 8192], got 8193"},
-      {{"--map-sizes", "32,,64"}, "--map-sizes takes a comma-separated list"},
-      {{"--map-sizes", "32x"}, "--map-sizes takes an integer"},
-      {{"--map-sizes", "64,32,64"}, "--map-sizes lists 64 twice"},
-      {{"--map-batches", "0"}, "--map-batches takes an integer in [1, 1000000], got 0"},
-      {{"--map-batches", "1000001"}, "--map-batches takes an integer in [1, 1000000]"},
-      {{"--map-batches", "10,10"}, "--map-batches lists 10 twice"},
-      {{"--map-cell-seconds", "0"}, "--map-cell-seconds takes an integer in [1, 3600]"},
-      // The map chooses its own shapes and batch counts, and measures pinned memory only.
-      {{"--m", "64"}, "unknown option '--m'"},
-      {{"--batches", "64"}, "unknown option '--batches'"},
-  };
-  for (const auto& [args, must_mention] : cases) {
-    EXPECT_TRUE(has(refusal(args), must_mention)) << ::testing::PrintToString(args) << ": " << refusal(args);
-  }
+struct Refused {
+  std::vector<std::string> args;
+  std::string must_mention;
+};
+
+class RegimeMapRefusals : public ::testing::TestWithParam<Refused> {};
+
+TEST_P(RegimeMapRefusals, NameTheFlagAndWhatItAccepts) {
+  EXPECT_THAT(refusal(GetParam().args), HasSubstr(GetParam().must_mention));
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Each, RegimeMapRefusals,
+    ::testing::Values(
+        Refused{{"--map-sizes", "7"}, "--map-sizes takes an integer in [8, 8192], got 7"},
+        Refused{{"--map-sizes", "32,8193"}, "--map-sizes takes an integer in [8, 8192], got 8193"},
+        Refused{{"--map-sizes", "32,,64"}, "--map-sizes takes a comma-separated list"},
+        Refused{{"--map-sizes", "32x"}, "--map-sizes takes an integer"},
+        Refused{{"--map-sizes", "64,32,64"}, "--map-sizes lists 64 twice"},
+        Refused{{"--map-batches", "0"}, "--map-batches takes an integer in [1, 1000000], got 0"},
+        Refused{{"--map-batches", "1000001"}, "--map-batches takes an integer in [1, 1000000]"},
+        Refused{{"--map-batches", "10,10"}, "--map-batches lists 10 twice"},
+        Refused{{"--map-cell-seconds", "0"}, "--map-cell-seconds takes an integer in [1, 3600]"},
+        // The map chooses its own shapes and batch counts, and measures pinned memory only.
+        Refused{{"--m", "64"}, "unknown option '--m'"}, Refused{{"--batches", "64"}, "unknown option '--batches'"}),
+    [](const ::testing::TestParamInfo<Refused>& param_info) {
+      return testing::words_name(param_info.index, param_info.param.args);
+    });
 
 }  // namespace
 }  // namespace csg::graphs

@@ -6,12 +6,14 @@
 // cudaGraphExecUpdate ever applied across different batch counts, the
 // bucket count, the node-level exec computing the second buffers' result.
 // No assertion on any time.
+#include <gmock/gmock.h>
+
 #include <cstring>
 #include <string>
 
 #include "04_graph_capture_gemm/lab/exec_update.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
-#include "04_graph_capture_gemm/lab/changing-shapes/shape_requests.hpp"
+#include "04_graph_capture_gemm/lab/changing-shapes/changing_shapes.hpp"
 #include "cuda/stream_pool.hpp"
 #include "gpu_test.hpp"
 #include "batches.hpp"
@@ -100,7 +102,7 @@ TEST_F(ChangingShapesTest, FourWaysVerifyAndNoUpdateCrossesBatchCounts) {
   EXPECT_EQ(u.refused, changes);
   EXPECT_EQ(u.applied_same_batches, u.attempts - changes);
   EXPECT_EQ(u.instantiations, u.refused);
-  EXPECT_NE(u.refused_result.find("TopologyChanged"), std::string::npos) << u.refused_result;
+  EXPECT_THAT(u.refused_result, ::testing::HasSubstr("TopologyChanged"));
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
@@ -159,8 +161,7 @@ TEST_F(ChangingShapesTest, NodeLevelUpdatesSayNaiveKernelOnlyForOtherKernels) {
   const NodeUpdateCosts costs = buffers.measure(steps, RepeatPlan{0, 2}, GemmKernel::tiled);
   EXPECT_FALSE(costs.node_level.has_value());
   EXPECT_FALSE(costs.node_level_check.has_value());
-  EXPECT_NE(costs.node_level_note.find("node-level update: naive kernel only"), std::string::npos)
-      << costs.node_level_note;
+  EXPECT_THAT(costs.node_level_note, ::testing::HasSubstr("node-level update: naive kernel only"));
   EXPECT_TRUE(costs.whole_graph_check.passed) << costs.whole_graph_check.message();
   EXPECT_TRUE(costs.recapture_check.passed) << costs.recapture_check.message();
 }

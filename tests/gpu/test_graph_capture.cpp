@@ -3,6 +3,8 @@
 // graph subcommand's JSON (one independent chain per stream, no event nodes); and the
 // pieces of the stage folder on graphs of the tests' own: the capture guard,
 // a refused exec update, the graph inspection.
+#include <gmock/gmock.h>
+
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -102,7 +104,7 @@ TEST_F(GraphCaptureTest, ARefusedExecUpdateIsAnAnswerNotAnError) {
   EXPECT_FALSE(fewer.applied());
   EXPECT_EQ(fewer.status, cudaErrorGraphExecUpdateFailure);
   EXPECT_EQ(fewer.result, cudaGraphExecUpdateErrorTopologyChanged) << fewer.describe();
-  EXPECT_NE(fewer.describe().find("TopologyChanged"), std::string::npos);
+  EXPECT_THAT(fewer.describe(), ::testing::HasSubstr("TopologyChanged"));
   EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "a refused update must not be left for the next check";
 }
 

@@ -3,6 +3,8 @@
 // their reason), and measure_regime_map called directly with the
 // laboratory's steps, and with broken ones that each variant's
 // poison-and-verify must catch. No wall-clock assertions.
+#include <gmock/gmock.h>
+
 #include <set>
 #include <string>
 #include <vector>
@@ -10,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
-#include "04_graph_capture_gemm/lab/regime-map/regime_map_cells.hpp"
+#include "04_graph_capture_gemm/lab/regime-map/regime_map.hpp"
 #include "base/errors.hpp"
 #include "cuda/graph.hpp"
 #include "cuda/stream_pool.hpp"
@@ -35,11 +37,11 @@ TEST_F(RegimeMapTest, TheBinaryMeasuresAndVerifiesEveryCellOfATinyMap) {
                               "--warmup", "1", "--repeats", "2", "--streams", "3"},
                              dir, "map.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  EXPECT_NE(run.err.find("cell 1 of 4: 16\u00b3 \u00d7 3 batches"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("cell 4 of 4: 32\u00b3 \u00d7 20 batches"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("estimated"), std::string::npos) << run.err;
-  EXPECT_NE(run.out.find("every batch of every measured cell verified: 4 cells"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("where the graph starts to win"), std::string::npos) << run.out;
+  EXPECT_THAT(run.err, ::testing::HasSubstr("cell 1 of 4: 16\u00b3 \u00d7 3 batches"));
+  EXPECT_THAT(run.err, ::testing::HasSubstr("cell 4 of 4: 32\u00b3 \u00d7 20 batches"));
+  EXPECT_THAT(run.err, ::testing::HasSubstr("estimated"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("(every measured cell: 4 cells"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("where the graph starts to win"));
 
   const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("stage"), "04_graph_capture_gemm");
@@ -90,9 +92,9 @@ TEST_F(RegimeMapTest, TheBinaryMarksCellsItCannotAffordAndStillExitsZero) {
     EXPECT_TRUE(cells[i].at("verified").is_null());
     EXPECT_TRUE(cells[i].at("winner").is_null());
   }
-  EXPECT_NE(run.out.find("skipped (memory)"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("8192^3: no cell measured"), std::string::npos) << run.out;
-  EXPECT_NE(run.err.find("cell 4 of 4: 8192\u00b3 \u00d7 100000 batches: skipped"), std::string::npos) << run.err;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("skipped (memory)"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("8192^3: no cell measured"));
+  EXPECT_THAT(run.err, ::testing::HasSubstr("cell 4 of 4: 8192\u00b3 \u00d7 100000 batches: skipped"));
 }
 
 #endif  // CSG_STAGE04_BINARY
@@ -141,6 +143,13 @@ CommonOptions tiny_options() {
   return options;
 }
 
+// The map's report, as the subcommand ends with it.
+Report reported(const RegimeMap& map) {
+  Report report("04_graph_capture_gemm", "regime-map", DeviceInfo{});
+  report_regime_map(RegimeMapOptions{}, map, report);
+  return report;
+}
+
 TEST_F(RegimeMapTest, EveryCellIsMeasuredAndVerifiedWithTheCallsItIsGiven) {
   Lab calls(3);
   const RegimeMap map = measure_regime_map(tiny_map(), tiny_options(), calls.steps(Broken::nothing));
@@ -163,7 +172,7 @@ TEST_F(RegimeMapTest, EveryCellIsMeasuredAndVerifiedWithTheCallsItIsGiven) {
   EXPECT_EQ(map.cells[1].batches, 7);
   EXPECT_EQ(map.cells[2].m, 24);
   EXPECT_GT(map.estimated_seconds, 0.0);
-  const StageResult result = regime_map_result("04_graph_capture_gemm", DeviceInfo{}, tiny_options(), map);
+  const StageResult result = reported(map).result;
   EXPECT_TRUE(result.verification.passed) << result.verification.message();
   EXPECT_EQ(result.verification.batches_checked, 2 * (5 + 7));
 }
@@ -179,7 +188,7 @@ TEST_F(RegimeMapTest, AGraphThatMissesABatchFailsOnlyTheReplaysCheck) {
     EXPECT_TRUE(cell.stream_check.passed) << cell.stream_check.message();
     EXPECT_FALSE(cell.verified());
   }
-  EXPECT_FALSE(regime_map_result("04_graph_capture_gemm", DeviceInfo{}, tiny_options(), map).verification.passed);
+  EXPECT_FALSE(reported(map).passed());
 }
 
 TEST_F(RegimeMapTest, APoolThatMissesABatchFailsOnlyThePoolsCheck) {
@@ -194,10 +203,10 @@ TEST_F(RegimeMapTest, APoolThatMissesABatchFailsOnlyThePoolsCheck) {
   }
 }
 
-TEST_F(RegimeMapTest, AMapOverMaxMinutesIsRefusedBeforeAnyCellRuns) {
-  // Any GPU's estimate of a map is more than 0 minutes, so --max-minutes 0
-  // must refuse it, with the estimate, before a single cell issues work
-  // (the same map runs in the tests above with the default limit).
+// The plan is the subcommand's estimate, which the runner holds against
+// --max-minutes before measure runs: it must estimate every cell from the
+// rates alone, and issue no GEMM work of its own.
+TEST_F(RegimeMapTest, ThePlanEstimatesEveryCellAndIssuesNoWork) {
   Lab calls(2);
   RegimeMapSteps steps = calls.steps(Broken::nothing);
   int issued = 0;
@@ -209,16 +218,12 @@ TEST_F(RegimeMapTest, AMapOverMaxMinutesIsRefusedBeforeAnyCellRuns) {
     ++issued;
     inner(ops, batches);
   };
-  CommonOptions options = tiny_options();
-  options.max_minutes = 0;
-  try {
-    (void)measure_regime_map(tiny_map(), options, steps);
-    ADD_FAILURE() << "a map estimated over --max-minutes ran";
-  } catch (const UsageError& error) {
-    EXPECT_NE(std::string(error.what()).find("regime map"), std::string::npos) << error.what();
-    EXPECT_NE(std::string(error.what()).find("--max-minutes (0)"), std::string::npos) << error.what();
-  }
-  EXPECT_EQ(issued, 0) << "the refusal must come before any cell runs";
+  const RegimeMap map = plan_regime_map(tiny_map(), tiny_options(), steps.pool_config, steps.rates);
+  EXPECT_EQ(issued, 0) << "planning issues nothing";
+  ASSERT_EQ(map.cells.size(), 4u);
+  for (const MapCell& cell : map.cells) EXPECT_GT(cell.estimate.timed_seconds, 0.0);
+  EXPECT_GT(map.estimated_seconds, 0.0);
+  EXPECT_THAT(plan_text(map), ::testing::HasSubstr("regime map: 2 sizes x 2 batch counts = 4 cells"));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // sizes: exit 0 with every run verified and the JSON it writes (its
 // "subcommand", its measurements, its extra objects); graph's --dot;
 // skip-join's error and exit 1.
+#include <gmock/gmock.h>
+
 #include <map>
 #include <set>
 
@@ -52,7 +54,7 @@ TEST_F(Stage04Test, TheCostsBoundsHoldAtOneAndAtThreeTinyBatches) {
          "40", "--repeats", "15"},
         dir, "04.json");
     ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-    EXPECT_EQ(run.out.find("FASTER THAN ITS BOUND"), std::string::npos) << run.out;
+    EXPECT_THAT(run.out, ::testing::Not(::testing::HasSubstr("FASTER THAN ITS BOUND")));
     int bounded = 0;
     std::set<std::string> first_ops;
     const nlohmann::json doc = run.doc();  // held: a loop over a temporary's member would dangle
@@ -74,11 +76,11 @@ TEST_F(Stage04Test, CostsWritesEveryMeasurementTheGraphAndNoVariantBeatsItsBound
   testing::TempDir dir;
   const testing::JsonRun run = testing::run_with_json(command("costs", {}), dir, "04.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  EXPECT_NE(run.out.find("all 37 batches verified"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("break-even"), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("all 37 batches verified"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("break-even"));
 
   const nlohmann::json doc = run.doc();
-  EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v1");
+  EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v2");
   EXPECT_EQ(doc.at("stage"), "04_graph_capture_gemm");
   EXPECT_EQ(doc.at("subcommand"), "costs");
   EXPECT_EQ(doc.at("config").at("streams"), 3);
@@ -141,7 +143,7 @@ TEST_F(Stage04Test, NodeUpdatesShowTheRefusedUpdateAndVerifyEverySwitch) {
   ASSERT_EQ(doc.at("updates").size(), 2u);
   EXPECT_EQ(doc.at("updates")[0].at("allowed"), true);
   EXPECT_EQ(doc.at("updates")[1].at("allowed"), false);
-  EXPECT_NE(doc.at("updates")[1].at("result").get<std::string>().find("TopologyChanged"), std::string::npos);
+  EXPECT_THAT(doc.at("updates")[1].at("result").get<std::string>(), ::testing::HasSubstr("TopologyChanged"));
   const nlohmann::json& nodes = doc.at("changing_shapes").at("node_updates");
   EXPECT_EQ(nodes.at("verified"), true) << nodes.dump();
   EXPECT_EQ(nodes.at("kernel_nodes"), 37);
@@ -188,7 +190,7 @@ TEST_F(Stage04Test, LaunchChainsFitEveryFigureAndCheckEveryChain) {
   const testing::JsonRun run = testing::run_with_json(
       command("launch-chains", {"--launch-chains", "4,40,400", "--launch-repeats", "5"}), dir, "04.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  EXPECT_NE(run.out.find("what one launch costs"), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("what one launch costs"));
   const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("subcommand"), "launch-chains");
   const nlohmann::json& launch = doc.at("launch_costs");
@@ -243,14 +245,14 @@ TEST_F(Stage04Test, GraphWritesItsStructureAndTheDotFile) {
                                      /*article_work=*/false),
                              dir, "04.json");
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  EXPECT_NE(testing::read_text(dir.file("g.dot")).find("digraph"), std::string::npos);
+  EXPECT_THAT(testing::read_text(dir.file("g.dot")), ::testing::HasSubstr("digraph"));
   const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("subcommand"), "graph");
   EXPECT_EQ(doc.at("graph").at("dot_file"), dir.file("g.dot"));
   EXPECT_EQ(doc.at("graph").at("nodes"), 300) << "the article's 100 batches, on its 8 streams";
   EXPECT_EQ(doc.at("graph").at("chains"), 8);
   EXPECT_EQ(doc.at("verification").at("batches_checked"), 100);
-  EXPECT_NE(run.out.find("batch i was captured on stream i % 8"), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("batch i was captured on stream i % 8"));
 }
 
 TEST_F(Stage04Test, SkipJoinReportsTheUnjoinedCaptureAndExits1) {
@@ -262,7 +264,7 @@ TEST_F(Stage04Test, SkipJoinReportsTheUnjoinedCaptureAndExits1) {
   // The error, in plain words, what became of the streams, and the same capture with the join.
   for (const char* said :
        {"cudaErrorStreamCaptureUnjoined", "never joined back", "no pool stream is capturing", "gave 111 nodes"}) {
-    EXPECT_NE(run.out.find(said), std::string::npos) << said << " in:\n" << run.out;
+    EXPECT_THAT(run.out, ::testing::HasSubstr(said));
   }
   const nlohmann::json doc = run.doc();
   EXPECT_EQ(doc.at("subcommand"), "skip-join");

@@ -47,7 +47,7 @@ std::vector<StageCase> stage_cases() {
   cases.push_back({"stage03", CSG_STAGE03_BINARY, "stream ids"});
 #endif
 #ifdef CSG_STAGE04_BINARY
-  // Graph nodes are labelled through CUPTI's clone callback (04_graph_capture_gemm/graph_inspect.hpp).
+  // Graph nodes are labelled through CUPTI's clone callback (04_graph_capture_gemm/lab/timeline/timeline.cpp).
   cases.push_back({"stage04", CSG_STAGE04_BINARY, "graph node ids"});
 #endif
   return cases;

@@ -1,4 +1,4 @@
-#include "04_graph_capture_gemm/lab/changing-shapes/shape_requests.hpp"
+#include "04_graph_capture_gemm/lab/changing-shapes/changing_shapes.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -4,27 +4,17 @@
 #include "04_graph_capture_gemm/lab/costs/costs.hpp"
 
 #include <algorithm>
-#include <iostream>
 #include <vector>
 
-#include "04_graph_capture_gemm/lab/article_run.hpp"
-#include "base/progress.hpp"
 #include "04_graph_capture_gemm/conclusions.hpp"
+#include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
-#include "04_graph_capture_gemm/lab/laboratory.hpp"
-#include "measure/timers.hpp"
-#include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "report/device_info.hpp"
+#include "base/progress.hpp"
+#include "measure/timers.hpp"
 #include "report/table.hpp"
 
 namespace csg::graphs {
-
-// The first lines of its --help.
-constexpr const char* kHelp =
-    "What the article's graph costs once (capture, instantiate, upload, first launch) and saves at each replay: its "
-    "GPU time and CPU issue time against the same work on the stream pool, both bounds, and the break-even.";
-
 namespace {
 
 // A GPU variant with its bound, the host's issue time read in its own runs,
@@ -56,148 +46,17 @@ BatchOps keeping(const BatchOps& ops, unsigned kinds) {
                   (kinds & kD2h) != 0 ? ops.d2h : nothing};
 }
 
-}  // namespace
-
-StageResult costs_result(const DeviceInfo& device, const CostsRun& run) {
-  const Workload& work = run.options.work;
-  const Work full = work_of(work);
-  const nlohmann::json pool = pool_params(run.pool, work.batches);
-  const LifecycleCosts& life = run.lifecycle;
-  const ReplayCosts& replay = run.replay;
-
-  StageResult result = pool_result(device, run.options, run.pool);
-  result.measurements = {
-      cost("capture", pool, life.capture),
-      cost("instantiate", pool, life.instantiate),
-      cost("upload", pool, life.upload),
-      checked("first_launch", pool, life.first_launch, full, life.first_launch_check),
-      checked("relaunch", pool, life.relaunch, full, life.relaunch_check),
-      checked("launch_after_upload", pool, life.launch_after_upload, full, life.uploaded_check),
-      with_bound(checked("graph_replay", pool, replay.graph_replay, full, replay.graph_check),
-                 replay_bound(replay, work.batches), replay.replay_issue, replay.graph_alone, replay.sums),
-      with_bound(checked("stream_pool", pool, replay.stream_pool, full, replay.streams_check),
-                 stream_pool_bound(replay, work.batches, run.pool.streams), replay.pool_issue, replay.stream_alone,
-                 replay.sums),
-      cost("issue_streams_cpu", pool, replay.issue_streams_cpu),
-      cost("issue_graph_cpu", pool, replay.issue_graph_cpu),
-      cost("issue_kernels_graph_cpu", {{"streams", run.pool.streams}, {"kernel_nodes", work.batches}},
-           run.kernels_graph_launch_cpu),
-  };
-  // What the two bounds are made of: the one-stream sums, and each resource alone.
-  const nlohmann::json one_stream = {{"streams", 1}};
-  for (const auto& [name, stats] :
-       {std::pair{"h2d_sum", &replay.sums.h2d}, std::pair{"kernel_sum", &replay.sums.kernel},
-        std::pair{"d2h_sum", &replay.sums.d2h}, std::pair{"h2d_first_op", &replay.sums.h2d_first},
-        std::pair{"kernel_first_op", &replay.sums.kernel_first}, std::pair{"d2h_first_op", &replay.sums.d2h_first}}) {
-    if (stats->samples > 0) result.measurements.push_back(cost(name, one_stream, *stats));
-  }
-  static constexpr const char* kResourceNames[] = {"kernels", "h2d", "d2h", "both_ways"};
-  for (const auto& [as, alone] : {std::pair{"streams", &replay.stream_alone}, std::pair{"graph", &replay.graph_alone}}) {
-    for (std::size_t r = 0; r < alone->size(); ++r) {
-      result.measurements.push_back(cost(
-          "resource_alone", {{"resource", kResourceNames[r]}, {"streams", run.pool.streams}, {"as", as}},
-          (*alone)[r]));
-    }
-  }
-
-  const auto even = break_even_replays(life.capture.median_ms, life.instantiate.median_ms,
-                                       replay.issue_streams_cpu.median_ms, replay.issue_graph_cpu.median_ms);
-  const PipelineBound graph_bound = replay_bound(replay, work.batches);
-  const PipelineBound streams_bound = stream_pool_bound(replay, work.batches, run.pool.streams);
-  result.bounds = {
-      {"break_even_replays", even ? nlohmann::json(*even) : nlohmann::json(nullptr)},
-      {"graph_replay_bound_ms", graph_bound.bound_ms},
-      {"graph_replay_limited_by", to_string(graph_bound.limited_by)},
-      {"graph_replay_percent_of_bound", percent_of_bound(graph_bound, replay.graph_replay.median_ms)},
-      {"stream_pool_bound_ms", streams_bound.bound_ms},
-      {"stream_pool_limited_by", to_string(streams_bound.limited_by)},
-      {"stream_pool_percent_of_bound", percent_of_bound(streams_bound, replay.stream_pool.median_ms)},
-      {"stream_pool_host_issue_ms",
-       replay.pool_issue ? nlohmann::json(replay.pool_issue->median_ms) : nlohmann::json(nullptr)},
-      {"replay_over_stream_pool", replay.graph_replay.median_ms / replay.stream_pool.median_ms},
-      {"issue_graph_over_streams", replay.issue_graph_cpu.median_ms / replay.issue_streams_cpu.median_ms},
-  };
-  set_verdict(result, run.six_steps_check,
-              {&run.six_steps_check, &life.first_launch_check, &life.relaunch_check, &life.uploaded_check,
-               &replay.graph_check, &replay.streams_check});
-  return result;
+Needs needs(const ArticleOptions& options) {
+  return article_needs(options, 1, /*extra_streams=*/1);  // the one-stream sums' stream needs cuBLAS workspaces too
 }
 
-nlohmann::json costs_json(const StageResult& result, const CostsRun& run) {
-  nlohmann::json doc = subcommand_json(result, "costs");
-  doc["graph"] = to_json(run.structure);
-  return doc;
-}
+Estimate estimate(const ArticleOptions& options, int) { return article_estimate(options, costs_seconds); }
 
-void print_costs(std::ostream& out, const StageResult& result, const CostsRun& run) {
-  const Workload& work = run.options.work;
-  const ReplayCosts& replay = run.replay;
-  const LifecycleCosts& life = run.lifecycle;
-  print_title(out, result, "costs");
-  out << pool_run_text(run.options, run.pool) << "\n\n" << structure_text(run.structure) << '\n';
-
-  out << "\none-time costs of the graph (host time; launches include waiting for the work):\n";
-  print_measurements(out, pick(result, {"capture", "instantiate", "upload", "first_launch", "relaunch",
-                                        "launch_after_upload"}));
-
-  out << "\nGPU time of the same work, measured in interleaved rounds in this process:\n";
-  print_measurements(out, pick(result, {"graph_replay", "stream_pool"}));
-  const double pool_issue_ms = replay.pool_issue ? replay.pool_issue->median_ms : 0.0;
-  out << replay_text(replay.graph_replay.median_ms, replay.stream_pool.median_ms, pool_issue_ms, 3 * work.batches)
-      << '\n';
-  for (const char* name : {"graph_replay", "stream_pool"}) {
-    const Measurement& m = find(result, name);
-    const double percent = percent_of_bound(*m.bound, m.stats.median_ms);
-    const std::string why =
-        m.bound->limited_by == BoundPath::stream_order
-            ? "the busiest stream's " + std::to_string(busiest_stream_batches(work.batches, run.pool.streams)) +
-                  " batches one after another, each H2D, kernel, D2H"
-            : "each resource's work alone, issued as this variant issues it";
-    out << name << ": bound " << fixed(m.bound->bound_ms, 2) << " ms, limited by " << to_string(m.bound->limited_by)
-        << " (" << why << "), " << fixed(percent, 1) << "% of it"
-        << (percent > 100.0 * (1.0 + m.bound_tolerance) ? ": FASTER THAN ITS BOUND, the bound is wrong" : "") << '\n';
-  }
-  if (const Measurement& pool_m = find(result, "stream_pool"); pool_m.bound->limited_by == BoundPath::stream_order) {
-    out << "  the replay's bound has no stream order: that path is made of ops launched one by one from the host, and\n"
-        << "  a graph starts its nodes with less time between them. So it reads low here, though the replay runs the\n"
-        << "  same chains as the streams: compare it with the streams' stream order, "
-        << fixed(pool_m.bound->stream_order_ms, 2) << " ms.\n";
-  }
-
-  out << "\nCPU time to issue the work (" << 3 * work.batches << " operations + fork/join on the streams, "
-      << "or one cudaGraphLaunch; the kernels alone as a graph for comparison):\n";
-  print_measurements(out, pick(result, {"issue_streams_cpu", "issue_graph_cpu", "issue_kernels_graph_cpu"}));
-  out << launch_cost_text(replay.issue_graph_cpu.median_ms, replay.issue_streams_cpu.median_ms) << '\n'
-      << copy_node_text(replay.issue_graph_cpu.median_ms, run.kernels_graph_launch_cpu.median_ms, work.batches,
-                        2 * work.batches)
-      << '\n'
-      << break_even_text(life.capture.median_ms, life.instantiate.median_ms, replay.issue_streams_cpu.median_ms,
-                         replay.issue_graph_cpu.median_ms)
-      << '\n';
-  print_verification(out, result);
-}
-
-double costs_seconds(const CommonOptions& options, const Rates& rates) {
-  const WorkSeconds t = work_seconds(options.work, rates, options.host_memory == HostMemory::pageable);
-  // 3 launches of the one-time costs, the 2 GPU variants, the 2 issue
-  // timings, the sums, each resource alone twice (streams, graph), the kernels' launch.
-  const double round =
-      7.0 * pipeline_seconds(options, rates) + t.serial() + 2.0 * (t.serial() + std::max(t.h2d, t.d2h)) + t.kernels;
-  return (options.plan.warmup + options.plan.repeats) * round;
-}
-
-int run_costs(int argc, char** argv) {
-  StageCli cli(subcommand_program(kStage, "costs"), kHelp, pinned_defaults());
-  const std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
-  if (!options) return kExitOk;  // --help
-  const CommonOptions& common = options->common;
+CostsFigures measure(const ArticleOptions& options) {
+  const CommonOptions& common = options.common;
   const Workload& work = common.work;
-
-  const int device = require_device();
   const Gemm gemm(common.gemm);  // --kernel: the article's naive kernel unless told otherwise
-  // The pool's streams and the one-stream sums' stream need cuBLAS workspaces.
-  check_size(*options, gemm, article_memory(*options, 1, /*extra_streams=*/1), costs_seconds);
-  ArticleWork article(*options, gemm);
+  ArticleWork article(options, gemm);
   const StreamPool& pool = article.pool;
   BatchBuffers& buffers = article.buffers;
   const BatchOps ops = batch_ops(buffers, gemm);
@@ -206,18 +65,16 @@ int run_costs(int argc, char** argv) {
   auto launch_step = [&pool](const GraphExec& exec) { launch(exec, pool); };
   auto issue_step = [&] { issue_on_streams(ops, pool, work.batches); };
 
-  CostsRun run;
-  run.options = common;
-  run.pool = options->pool;
+  CostsFigures f;
   progress("the six steps, once");
   const Graph graph = capture_batches(ops, pool, work.batches);
-  run.structure = inspect_graph(graph);
+  f.structure = inspect_graph(graph);
   const GraphExec exec = instantiate(graph);
-  run.six_steps_check = launch_and_verify(exec, pool, buffers, common.seed);
+  f.six_steps_check = launch_and_verify(exec, pool, buffers, common.seed);
 
   progress("one-time costs: capture, instantiate, upload, first launch");
   const GraphSteps steps{[&] { return capture_batches(ops, pool, work.batches); }, instantiate, launch_step, pool[0]};
-  run.lifecycle = measure_graph_lifecycle(common.plan, {steps, poison, verify});
+  f.lifecycle = measure_graph_lifecycle(common.plan, {steps, poison, verify});
 
   progress("graph replay vs stream pool, the CPU time to issue each, and their bounds");
   // Each bound's runs: the one-stream sums (with batch 0's ops alone, for the
@@ -247,17 +104,13 @@ int run_costs(int argc, char** argv) {
       .prepare = nullptr,
       .run = [&] { return host_issue_time(pool[0], [&] { launch(kernels_alone, pool); }); },
       .after_last = nullptr};
-  run.replay = measure_replay_vs_streams(
-      common.plan, {&exec, launch_step, issue_step, poison, verify, pool[0], one_stream_sums,
-                      resource_variants(ops, issue_like_the_pool), alone_graphs, {kernels_launch}});
-  run.kernels_graph_launch_cpu = run.replay.also.at(0);
-
-  const StageResult result = costs_result(query_device_info(device), run);
-  print_costs(std::cout, result, run);
-  return finish(std::cout, costs_json(result, run), result.verification.passed, common.json_path);
+  f.replay = measure_replay_vs_streams(common.plan, {&exec, launch_step, issue_step, poison, verify, pool[0],
+                                                     one_stream_sums, resource_variants(ops, issue_like_the_pool),
+                                                     alone_graphs, {kernels_launch}});
+  f.kernels_graph_launch_cpu = f.replay.also.at(0);
+  return f;
 }
 
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
 constexpr Run kRuns[] = {
     // one-time costs, replay vs streams, issue: graph costs table, graph_costs.png, regime table's 04 replay
     {.modes = "q", .args = "--warmup 1 --repeats 5"},
@@ -272,7 +125,142 @@ constexpr Run kRuns[] = {
     {.modes = "s", .args = "--batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1"},
 };
 
-const Subcommand kCosts{"costs", "capture, instantiate, upload; replay vs streams: bounds, CPU issue; break-even",
-                        run_costs, kRuns};
+const Experiment<ArticleOptions, CostsFigures> kExperiment{
+    .stage = kStage, .name = "costs",
+    .summary = "capture, instantiate, upload; replay vs streams: bounds, CPU issue; break-even",
+    .description = "What the article's graph costs once (capture, instantiate, upload, first launch) and saves at "
+                   "each replay: its GPU time and CPU issue time against the same work on the stream pool, both "
+                   "bounds, and the break-even.",
+    .runs = kRuns, .defaults = pinned_defaults(),
+    .options = add_article_options, .read = read_article_options, .needs = needs, .estimate = estimate,
+    .measure = measure, .report = report_costs,
+};
+
+}  // namespace
+
+Verdict bound_verdict(const Measurement& m, int batches, int streams) {
+  const PipelineBound& bound = *m.bound;
+  const double percent = percent_of_bound(bound, m.stats.median_ms);
+  const bool faster = percent > 100.0 * (1.0 + m.bound_tolerance);
+  const std::string why =
+      bound.limited_by == BoundPath::stream_order
+          ? "the busiest stream's " + std::to_string(busiest_stream_batches(batches, streams)) +
+                " batches one after another, each H2D, kernel, D2H"
+          : "each resource's work alone, issued as this variant issues it";
+  Verdict verdict{.id = "costs." + m.name + ".bound",
+                  .outcome = faster ? "faster_than_bound" : "within_bound",
+                  .figures = {{"median_ms", m.stats.median_ms}, {"bound_ms", bound.bound_ms},
+                              {"percent_of_bound", percent}, {"limited_by", to_string(bound.limited_by)}},
+                  .threshold = m.bound_tolerance,
+                  .sentence = m.name + ": bound " + fixed(bound.bound_ms, 2) + " ms, limited by " +
+                              std::string(to_string(bound.limited_by)) + " (" + why + "), " + fixed(percent, 1) + "% of it" +
+                              (faster ? ": FASTER THAN ITS BOUND, the bound is wrong" : "")};
+  if (m.name == "stream_pool" && bound.limited_by == BoundPath::stream_order) {
+    verdict.sentence +=
+        "\n  the replay's bound has no stream order: that path is made of ops launched one by one from the host, "
+        "and\n  a graph starts its nodes with less time between them. So it reads low here, though the replay runs "
+        "the\n  same chains as the streams: compare it with the streams' stream order, " +
+        fixed(bound.stream_order_ms, 2) + " ms.";
+  }
+  return verdict;
+}
+
+void report_costs(const ArticleOptions& options, const CostsFigures& f, Report& report) {
+  const Workload& work = options.common.work;
+  const Work full = work_of(work);
+  const nlohmann::json pool = pool_params(options.pool, work.batches);
+  const LifecycleCosts& life = f.lifecycle;
+  const ReplayCosts& replay = f.replay;
+  const PipelineBound graph_bound = replay_bound(replay, work.batches);
+  const PipelineBound streams_bound = stream_pool_bound(replay, work.batches, options.pool.streams);
+
+  StageResult& result = report.result;
+  result = pool_result(result.device, options.common, options.pool);
+  result.measurements = {
+      cost("capture", pool, life.capture),
+      cost("instantiate", pool, life.instantiate),
+      cost("upload", pool, life.upload),
+      checked("first_launch", pool, life.first_launch, full, life.first_launch_check),
+      checked("relaunch", pool, life.relaunch, full, life.relaunch_check),
+      checked("launch_after_upload", pool, life.launch_after_upload, full, life.uploaded_check),
+      with_bound(checked("graph_replay", pool, replay.graph_replay, full, replay.graph_check), graph_bound,
+                 replay.replay_issue, replay.graph_alone, replay.sums),
+      with_bound(checked("stream_pool", pool, replay.stream_pool, full, replay.streams_check), streams_bound,
+                 replay.pool_issue, replay.stream_alone, replay.sums),
+      cost("issue_streams_cpu", pool, replay.issue_streams_cpu),
+      cost("issue_graph_cpu", pool, replay.issue_graph_cpu),
+      cost("issue_kernels_graph_cpu", {{"streams", options.pool.streams}, {"kernel_nodes", work.batches}},
+           f.kernels_graph_launch_cpu),
+  };
+  // What the two bounds are made of: the one-stream sums, and each resource alone.
+  const nlohmann::json one_stream = {{"streams", 1}};
+  for (const auto& [name, stats] :
+       {std::pair{"h2d_sum", &replay.sums.h2d}, std::pair{"kernel_sum", &replay.sums.kernel},
+        std::pair{"d2h_sum", &replay.sums.d2h}, std::pair{"h2d_first_op", &replay.sums.h2d_first},
+        std::pair{"kernel_first_op", &replay.sums.kernel_first}, std::pair{"d2h_first_op", &replay.sums.d2h_first}}) {
+    if (stats->samples > 0) result.measurements.push_back(cost(name, one_stream, *stats));
+  }
+  static constexpr const char* kResourceNames[] = {"kernels", "h2d", "d2h", "both_ways"};
+  for (const auto& [as, alone] : {std::pair{"streams", &replay.stream_alone}, std::pair{"graph", &replay.graph_alone}}) {
+    for (std::size_t r = 0; r < alone->size(); ++r) {
+      result.measurements.push_back(cost(
+          "resource_alone", {{"resource", kResourceNames[r]}, {"streams", options.pool.streams}, {"as", as}},
+          (*alone)[r]));
+    }
+  }
+  const double capture_ms = life.capture.median_ms, instantiate_ms = life.instantiate.median_ms;
+  const double issue_streams_ms = replay.issue_streams_cpu.median_ms, issue_graph_ms = replay.issue_graph_cpu.median_ms;
+  const auto even = break_even_replays(capture_ms, instantiate_ms, issue_streams_ms, issue_graph_ms);
+  result.bounds = {
+      {"break_even_replays", even ? nlohmann::json(*even) : nlohmann::json(nullptr)},
+      {"graph_replay_bound_ms", graph_bound.bound_ms},
+      {"graph_replay_limited_by", to_string(graph_bound.limited_by)},
+      {"graph_replay_percent_of_bound", percent_of_bound(graph_bound, replay.graph_replay.median_ms)},
+      {"stream_pool_bound_ms", streams_bound.bound_ms},
+      {"stream_pool_limited_by", to_string(streams_bound.limited_by)},
+      {"stream_pool_percent_of_bound", percent_of_bound(streams_bound, replay.stream_pool.median_ms)},
+      {"stream_pool_host_issue_ms",
+       replay.pool_issue ? nlohmann::json(replay.pool_issue->median_ms) : nlohmann::json(nullptr)},
+      {"replay_over_stream_pool", replay.graph_replay.median_ms / replay.stream_pool.median_ms},
+      {"issue_graph_over_streams", issue_graph_ms / issue_streams_ms},
+  };
+  set_verdict(result, f.six_steps_check,
+              {&f.six_steps_check, &life.first_launch_check, &life.relaunch_check, &life.uploaded_check,
+               &replay.graph_check, &replay.streams_check});
+  report.sections["graph"] = to_json(f.structure);
+  count_checked_runs(report);
+
+  std::ostream& out = report.out();
+  out << pool_run_text(options.common, options.pool) << "\n\n";
+  report.verdict(structure_verdict(f.structure));
+  out << "\none-time costs of the graph (host time; launches include waiting for the work):\n";
+  print_measurements(out, pick(result, {"capture", "instantiate", "upload", "first_launch", "relaunch",
+                                        "launch_after_upload"}));
+  out << "\nGPU time of the same work, measured in interleaved rounds in this process:\n";
+  print_measurements(out, pick(result, {"graph_replay", "stream_pool"}));
+  report.verdict(replay_verdict(replay.graph_replay.median_ms, replay.stream_pool.median_ms,
+                                replay.pool_issue ? replay.pool_issue->median_ms : 0.0, 3 * work.batches));
+  for (const char* name : {"graph_replay", "stream_pool"}) {
+    report.verdict(bound_verdict(find(result, name), work.batches, options.pool.streams));
+  }
+  out << "\nCPU time to issue the work (" << 3 * work.batches << " operations + fork/join on the streams, "
+      << "or one cudaGraphLaunch; the kernels alone as a graph for comparison):\n";
+  print_measurements(out, pick(result, {"issue_streams_cpu", "issue_graph_cpu", "issue_kernels_graph_cpu"}));
+  report.verdict(launch_cost_verdict(issue_graph_ms, issue_streams_ms));
+  report.verdict(copy_node_verdict(issue_graph_ms, f.kernels_graph_launch_cpu.median_ms, work.batches,
+                                   2 * work.batches));
+  report.verdict(break_even_verdict(capture_ms, instantiate_ms, issue_streams_ms, issue_graph_ms));
+}
+
+double costs_seconds(const CommonOptions& options, const Rates& rates) {
+  const WorkSeconds t = work_seconds(options.work, rates, options.host_memory == HostMemory::pageable);
+  // 3 launches of the one-time costs, the 2 GPU variants, the 2 issue
+  // timings, the sums, each resource alone twice (streams, graph), the kernels' launch.
+  const double round =
+      7.0 * pipeline_seconds(options, rates) + t.serial() + 2.0 * (t.serial() + std::max(t.h2d, t.d2h)) + t.kernels;
+  return (options.plan.warmup + options.plan.repeats) * round;
+}
+
+extern const Subcommand kCosts = make_subcommand<kExperiment>();
 
 }  // namespace csg::graphs

@@ -1,48 +1,31 @@
-// The anatomy of a graph launch: what one cudaGraphLaunch costs, by the kind
-// of its nodes and the shape of the graph, and why the article's graph
-// costs what it does.
+// The launch-anatomy subcommand: what one cudaGraphLaunch costs, by the
+// kind of its nodes and the shape of the graph, and why the article's graph
+// costs what it does; its verdicts (beside NVIDIA's published figure) and
+// report. The chains are launch_anatomy.cu's; the rest launch_anatomy.cpp's.
 //
-// 1. Chains of small nodes of one kind, each graph launched back to back
-//    (the GPU idle before each launch, synchronised after):
-//      kernel     a kernel of one thread that adds 1 to its chain's counter
-//      memcpy     a 4-byte device-to-device copy from the node before's slot
-//      memset     a 4-byte cudaMemsetAsync of the node's own slot
-//      host-copy  a 4-byte copy from pinned host memory to the node's slot,
-//                 the kind of node the article's 200 copies are
-//    in two shapes of the same node count: one straight line, and a fork
-//    into `chains` lines (8: the article's pool) joined at the end. For each,
-//    the host time of the cudaGraphLaunch call and the GPU time of the graph
-//    (events around it), and a line fixed + per node x nodes fitted through
-//    each over the node counts: the host's fit for the straight line of
-//    kernels is what NVIDIA's constant-time launch of straight-line graphs
-//    (CUDA 12.x: about 2.5 us plus about 1 ns per node) describes.
-//    Every launch is checked: the counters, the copied and the set slots
-//    must hold what the chain writes (poisoned before each launch).
-// 2. The article's 300-node graph launched in interleaved rounds, as the
-//    article and stage 04's lesson build it (a device buffer per batch,
-//    depth-first, cudaMallocHost), and with one thing changed at a time: a
-//    device slot per stream (the laboratory's default layout), the
-//    breadth-first issue order, host memory registered with cudaHostRegister,
-//    and the exec instantiated with cudaGraphInstantiateFlagDeviceLaunch
-//    (launched from the host all the same).
-//    Each launch timed as the lesson times it (outputs poisoned, the GPU
-//    idle, an event recorded first). Same process, same rounds, so the round
-//    to round noise of a launch (which differs more between processes than
-//    any of these) hits each alike. Every batch of each variant verified.
+// Part 1: chains of small nodes of one kind (kernel, memcpy, memset,
+// host-copy), as one line and as a fork into the pool's lines, each graph
+// launched back to back and checked; part 2: the article's 300-node graph
+// built five ways, launched in the same interleaved rounds.
+// docs/launch_anatomy.md says what each measures, how, and why.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "measure/stats.hpp"
+#include "04_graph_capture_gemm/lab/launch_costs.hpp"
+#include "04_graph_capture_gemm/lab/options.hpp"
 #include "batches.hpp"
+#include "experiment/report.hpp"
+#include "measure/stats.hpp"
 
 namespace csg::graphs {
 
 enum class NodeKind { kernel, memcpy, memset, host_copy };
 inline constexpr NodeKind kNodeKinds[] = {NodeKind::kernel, NodeKind::memcpy, NodeKind::memset, NodeKind::host_copy};
-const char* to_string(NodeKind kind);
+std::string_view to_string(NodeKind kind);
 // "kernel", "memcpy", "memset", "host-copy"; nothing for another word.
 std::optional<NodeKind> parse_node_kind(const std::string& word);
 
@@ -66,7 +49,7 @@ struct ChainLaunch {
 
 // The article's graph, one way of building it.
 enum class ArticleVariant { article, slots, breadth_first, registered, device_launch_flag };
-const char* to_string(ArticleVariant variant);
+std::string_view to_string(ArticleVariant variant);
 // One line of what the variant changes: "a device slot per stream (the laboratory's default layout)".
 const char* describe(ArticleVariant variant);
 
@@ -88,5 +71,62 @@ struct Anatomy {
 // Part 1: every kind of config.kinds, both shapes, every node count, in that
 // order, into anatomy.chains; a wrong slot or node count clears chains_checked.
 void measure_chain_launches(Anatomy& anatomy);
+
+// NVIDIA's figure for the launch of a straight-line graph since CUDA 12.x's
+// constant-time launch: about 2.5 us, plus about 1 ns per node.
+inline constexpr double kNvidiaFixedUs = 2.5;
+inline constexpr double kNvidiaPerNodeUs = 0.001;
+// A node kind is launched in constant time when each node adds at most this
+// much host time: a 10,000-node line then costs at most 0.2 ms more than an
+// empty one, and a node stays 100x cheaper than a kernel launch on a stream.
+inline constexpr double kConstantTimePerNodeUs = 0.02;
+// A variant of the article's graph launches differently from the article's
+// own only when the middle halves of their launches do not overlap and their
+// medians are more than this far apart. (A median merely outside the
+// article's middle half flipped from cheaper to dearer between two processes
+// on the H200.)
+inline constexpr double kArticleLaunchNoise = 0.10;
+
+// A variant's replay differs on the GPU from the article's when their
+// medians are more than this far apart (16 ms replays vary by well under 1%).
+inline constexpr double kArticleReplayNoise = 0.03;
+// The fork's GPU time per node against the line's: at least kForkSideBySide
+// times faster, the lines ran side by side; at least kForkPartly, partly.
+inline constexpr double kForkSideBySide = 1.5;
+inline constexpr double kForkPartly = 1.2;
+
+// The line fixed + per node x nodes through one kind and shape's figures:
+// the host's time of the launch, or the GPU's time of the graph.
+LineFit fit_chains(const Anatomy& anatomy, NodeKind kind, GraphShape shape, bool host);
+// The first and third quartile of a figure's samples, in ms (nearest rank).
+double quartile_ms(const Summary& summary, int quarter);
+
+// "launch_anatomy.nvidia": the straight line of kernel nodes against
+// NVIDIA's figure: "matches" (within 2x of both), "close_to_constant_time"
+// (per node at most kConstantTimePerNodeUs) or "not_constant_time".
+Verdict nvidia_verdict(const LineFit& kernel_line_host);
+// "launch_anatomy.kind.<kind>": one kind's host cost per node,
+// "constant_time" or "not_constant_time" (against the kernel's).
+Verdict kind_verdict(NodeKind kind, const LineFit& line_host, const LineFit& kernel_line_host);
+// "launch_anatomy.fork.<kind>": the fork of `chains` lines against the line,
+// GPU time per node: "side_by_side", "partly_overlapped", "no_overlap" or
+// "longer"; and the launch's fixed host cost of each where both are constant time.
+Verdict fork_verdict(NodeKind kind, int chains, const LineFit& line_host, const LineFit& fork_host,
+                     const LineFit& line_gpu, const LineFit& fork_gpu);
+// "launch_anatomy.article": each variant of the graph against the article's
+// own: "no_difference" beyond the noise, or "differs" (which launched cheaper
+// or dearer and by how much, and whether such a variant's replay was slower
+// or faster on the GPU).
+Verdict article_verdict(const Anatomy& anatomy);
+
+struct LaunchAnatomyOptions {
+  CommonOptions common;
+  PoolConfig pool;
+  AnatomyConfig anatomy;
+};
+
+// The tables, the verdicts, and the measurements and "launch_anatomy"
+// section docs/launch_anatomy.md lists; a wrong chain fails the run.
+void report_launch_anatomy(const LaunchAnatomyOptions& options, const Anatomy& anatomy, Report& report);
 
 }  // namespace csg::graphs

@@ -2,44 +2,109 @@
 // buffers, by cudaGraphExecUpdate, node by node, or by a new instantiate.
 #include "04_graph_capture_gemm/lab/node-updates/node_updates.hpp"
 
-#include <iostream>
-
 #include "04_graph_capture_gemm/lab/article_run.hpp"
-#include "base/progress.hpp"
-#include "04_graph_capture_gemm/conclusions.hpp"
+#include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
-#include "04_graph_capture_gemm/lab/laboratory.hpp"
-#include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "report/device_info.hpp"
+#include "base/progress.hpp"
+#include "report/conclusions.hpp"
+#include "report/table.hpp"
 
 namespace csg::graphs {
-
-// The first lines of its --help.
-constexpr const char* kHelp =
-    "When only the buffers change: cudaGraphExecUpdate after a new capture against re-capture + instantiate (and the "
-    "update CUDA refuses for a new batch count), then one exec switched node by node (cudaGraphExec*NodeSetParams, "
-    "naive kernel only).";
-
 namespace {
 
 // Capture 0.6 ms + instantiate 1.5 ms for the article's 300 nodes (H200): 7 µs a node.
 constexpr double kGraphSecondsPerNode = 7e-6;
 
-// The node-level half as the changing-shapes report prints and writes it.
-ChangingShapesRun node_level_part(const NodeUpdatesRun& run) {
-  ChangingShapesRun part;
-  part.config.requests = 0;  // no sequence of requests here: the changing-shapes subcommand's
-  part.node_updates = run.node_updates;
-  return part;
+Needs needs(const ArticleOptions& options) { return article_needs(options, /*sets=*/2); }
+
+Estimate estimate(const ArticleOptions& options, int) { return article_estimate(options, node_updates_seconds); }
+
+NodeUpdatesFigures measure(const ArticleOptions& options) {
+  const CommonOptions& common = options.common;
+  const Gemm gemm(common.gemm);
+  ArticleWork article(options, gemm);  // the buffers the exec is instantiated for
+  // The same workload at other addresses, with other data: an exec still on
+  // the first buffers fails the check of the second.
+  BatchBuffers second(common.work, common.host_memory, article.buffers.device_slots());
+  const std::uint64_t second_seed = common.seed + 1;
+  second.fill_inputs(second_seed);
+  const UpdateExperiment experiment = update_experiment(article.pool, gemm, article.buffers, second, second_seed);
+  NodeUpdatesFigures f;
+  progress("when the work changes: exec update vs re-capture + instantiate");
+  f.updates = measure_updates(common.plan, experiment);
+  progress("new buffers for the same exec: node by node vs a whole update vs a new instantiate");
+  f.node_updates = measure_node_updates(common.plan, experiment, gemm.kernel());
+  return f;
 }
+
+constexpr Run kRuns[] = {
+    // exec update vs re-capture: graph costs table
+    {.modes = "qfc"},
+    {.modes = "t", .name = "tiny", .args = "--batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 2"},
+    {.modes = "t", .name = "cublas_pageable", .args = "--kernel cublas --batches 5 --m 16 --n 24 --k 8 --streams 2 --host-memory pageable --warmup 0 --repeats 1"},
+    {.modes = "s", .args = "--batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1", .ctest = "api_errors_expected"},
+};
+
+const Experiment<ArticleOptions, NodeUpdatesFigures> kExperiment{
+    .stage = kStage, .name = "node-updates",
+    .summary = "the exec on new buffers: cudaGraphExecUpdate, node by node, or a new instantiate",
+    .description = "When only the buffers change: cudaGraphExecUpdate after a new capture against re-capture + "
+                   "instantiate (and the update CUDA refuses for a new batch count), then one exec switched node by "
+                   "node (cudaGraphExec*NodeSetParams, naive kernel only).",
+    .runs = kRuns, .defaults = pinned_defaults(),
+    .options = add_article_options, .read = read_article_options, .needs = needs, .estimate = estimate,
+    .measure = measure, .report = report_node_updates,
+};
 
 }  // namespace
 
-StageResult node_updates_result(const DeviceInfo& device, const NodeUpdatesRun& run) {
-  const nlohmann::json pool = pool_params(run.pool, run.options.work.batches);
-  const UpdateCosts& upd = run.updates;
-  StageResult result = pool_result(device, run.options, run.pool);
+Verdict update_verdict(double capture_update_ms, double recapture_instantiate_ms) {
+  return comparison_verdict(
+      "node_updates.exec_update", capture_update_ms, recapture_instantiate_ms,
+      "re-capture + cudaGraphExecUpdate took " + fixed(capture_update_ms, 3) + " ms, " +
+          compare_phrase(capture_update_ms, recapture_instantiate_ms) + " re-capture + instantiate (" +
+          fixed(recapture_instantiate_ms, 3) + " ms)" +
+          (compare_times(capture_update_ms, recapture_instantiate_ms) == Comparison::faster
+               ? ": when only pointers change, updating the exec saves the instantiate."
+               : ": here updating the exec saved nothing over instantiating again."));
+}
+
+Verdict node_level_verdict(double whole_graph_ms, std::optional<double> node_level_ms, double recapture_ms,
+                           std::size_t nodes, const std::string& note) {
+  Verdict verdict{.id = "node_updates.node_level",
+                  .figures = {{"whole_graph_ms", whole_graph_ms},
+                              {"node_level_ms", node_level_ms ? nlohmann::json(*node_level_ms) : nlohmann::json()},
+                              {"recapture_instantiate_ms", recapture_ms}, {"nodes", nodes}},
+                  .threshold = kEqualWithin};
+  if (!node_level_ms) {
+    verdict.outcome = "not_measured";
+    verdict.sentence = note + "; capture + cudaGraphExecUpdate took " + fixed(whole_graph_ms, 3) + " ms, " +
+                       compare_phrase(whole_graph_ms, recapture_ms) + " re-capture + instantiate (" +
+                       fixed(recapture_ms, 3) + " ms).";
+    return verdict;
+  }
+  const double node_ms = *node_level_ms;
+  const bool fastest = compare_times(node_ms, whole_graph_ms) == Comparison::faster &&
+                       compare_times(node_ms, recapture_ms) == Comparison::faster;
+  verdict.outcome = fastest ? "fastest" : "not_fastest";
+  verdict.sentence =
+      "switching the exec to new buffers node by node (" + std::to_string(nodes) + " SetParams calls, no capture) took " +
+      fixed(node_ms, 3) + " ms, " + compare_phrase(node_ms, whole_graph_ms) + " capture + cudaGraphExecUpdate (" +
+      fixed(whole_graph_ms, 3) + " ms) and " + compare_phrase(node_ms, recapture_ms) + " re-capture + instantiate (" +
+      fixed(recapture_ms, 3) + " ms)" +
+      (fastest ? ":\nwhen only pointers change and the nodes are known, setting them directly skips the capture."
+               : ":\nhere one call per node cost as much as capturing the graph again.");
+  return verdict;
+}
+
+void report_node_updates(const ArticleOptions& options, const NodeUpdatesFigures& f, Report& report) {
+  const int batches = options.common.work.batches;
+  const nlohmann::json pool = pool_params(options.pool, batches);
+  const UpdateCosts& upd = f.updates;
+  const NodeUpdateCosts& n = f.node_updates;
+  StageResult& result = report.result;
+  result = pool_result(result.device, options.common, options.pool);
   // The updated execs compute other data than the article's: no digest to compare.
   result.measurements = {
       checked_without_digest("update_exec", pool, upd.update_exec, Work{}, upd.updated_check.passed),
@@ -47,50 +112,88 @@ StageResult node_updates_result(const DeviceInfo& device, const NodeUpdatesRun& 
       checked_without_digest("recapture_instantiate", pool, upd.recapture_instantiate, Work{},
                              upd.reinstantiated_check.passed),
   };
-  const ChangingShapesRun part = node_level_part(run);
-  for (Measurement& m : changing_shapes_measurements(part)) result.measurements.push_back(std::move(m));
+  struct Switch {
+    const char* how;
+    const char* name;
+    const Summary* stats;
+    const VerifyResult* check;
+  };
+  std::vector<Switch> switches = {{"whole_graph", "capture + cudaGraphExecUpdate", &n.whole_graph, &n.whole_graph_check}};
+  if (n.node_level && n.node_level_check) {
+    switches.push_back({"node_level", "node by node (SetParams)", &*n.node_level, &*n.node_level_check});
+  }
+  switches.push_back({"recapture_instantiate", "re-capture + instantiate", &n.recapture_instantiate, &n.recapture_check});
   std::vector<const VerifyResult*> checks = {&upd.updated_check, &upd.reinstantiated_check};
-  for (const VerifyResult* check : changing_shapes_checks(part)) checks.push_back(check);
+  for (const Switch& s : switches) {
+    result.measurements.push_back(
+        Measurement{"node_update", {{"how", s.how}, {"batches", n.batches}}, *s.stats, Work{}, s.check->passed});
+    checks.push_back(s.check);
+  }
   set_verdict(result, upd.updated_check, checks);
-  return result;
-}
+  count_checked_runs(report);
 
-nlohmann::json node_updates_json(const StageResult& result, const NodeUpdatesRun& run) {
-  nlohmann::json doc = subcommand_json(result, "node-updates");
   nlohmann::json updates = nlohmann::json::array();
   updates.push_back({{"change", "new input/output pointers, same batch count"},
-                     {"result", run.updates.new_pointers.describe()},
-                     {"allowed", run.updates.new_pointers.applied()}});
-  if (run.updates.smaller_batches) {
-    updates.push_back({{"change", "batches " + std::to_string(run.options.work.batches) + " -> " +
-                                      std::to_string(*run.updates.smaller_batches)},
-                       {"result", run.updates.topology_change.describe()},
-                       {"allowed", run.updates.topology_change.applied()}});
+                     {"result", upd.new_pointers.describe()},
+                     {"allowed", upd.new_pointers.applied()}});
+  if (upd.smaller_batches) {
+    updates.push_back({{"change", "batches " + std::to_string(batches) + " -> " + std::to_string(*upd.smaller_batches)},
+                       {"result", upd.topology_change.describe()},
+                       {"allowed", upd.topology_change.applied()}});
   }
-  doc["updates"] = updates;
-  doc["changing_shapes"] = changing_shapes_json(node_level_part(run));
-  return doc;
-}
+  report.sections["updates"] = updates;
 
-void print_node_updates(std::ostream& out, const StageResult& result, const NodeUpdatesRun& run) {
-  const UpdateCosts& upd = run.updates;
-  print_title(out, result, "node-updates");
-  out << pool_run_text(run.options, run.pool) << "; the exec is switched to a second set of buffers, other data\n";
-  out << "\nwhen the work changes (host time; each needs a new capture first):\n";
+  std::ostream& out = report.out();
+  out << pool_run_text(options.common, options.pool) << "; the exec is switched to a second set of buffers, other data\n"
+      << "\nwhen the work changes (host time; each needs a new capture first):\n";
   print_measurements(out, pick(result, {"update_exec", "update_call", "recapture_instantiate"}));
   out << "new input/output pointers, same batch count: cudaGraphExecUpdate -> " << upd.new_pointers.describe()
       << (upd.new_pointers.applied() ? " (allowed: same topology)" : "") << '\n';
   if (upd.smaller_batches) {
-    out << "batch count " << run.options.work.batches << " -> " << *upd.smaller_batches << ": cudaGraphExecUpdate -> "
+    out << "batch count " << batches << " -> " << *upd.smaller_batches << ": cudaGraphExecUpdate -> "
         << upd.topology_change.describe()
         << (upd.topology_change.applied() ? "" : " (refused: the topology changed; only a new instantiate helps)")
         << '\n';
   }
-  out << update_text(upd.update_exec.median_ms, upd.recapture_instantiate.median_ms) << '\n';
+  report.verdict(update_verdict(upd.update_exec.median_ms, upd.recapture_instantiate.median_ms));
   out << "the updated exec " << (upd.updated_check.passed ? "computed" : "did NOT compute")
-      << " the new buffers' result (" << upd.updated_check.message() << ")\n";
-  print_changing_shapes(out, node_level_part(run));
-  print_verification(out, result);
+      << " the new buffers' result (" << upd.updated_check.message() << ")\n"
+      << "\nswitching one exec of the " << n.batches << "-batch graph to a second set of buffers (host time):\n";
+  report.table(table_of<Switch>({{"switch", [](const Switch& s) { return std::string(s.name); }},
+                                 {"median ms", [](const Switch& s) { return fixed(s.stats->median_ms, 3); }},
+                                 {"min ms", [](const Switch& s) { return fixed(s.stats->min_ms, 3); }},
+                                 {"max ms", [](const Switch& s) { return fixed(s.stats->max_ms, 3); }},
+                                 {"verified", [](const Switch& s) { return std::string(s.check->passed ? "yes" : "NO"); }}},
+                                switches));
+  const std::string node_level = report.verdict(node_level_verdict(
+      n.whole_graph.median_ms, n.node_level ? std::optional<double>(n.node_level->median_ms) : std::nullopt,
+      n.recapture_instantiate.median_ms, n.kernel_nodes + n.memcpy_nodes, n.node_level_note)).sentence;
+  for (const Switch& s : switches) {
+    if (!s.check->passed) out << "FAILED: " << s.check->message() << '\n';
+  }
+
+  // The section changing-shapes writes, with only its node-level part: no sequence of requests here.
+  ChangingShapesConfig shapes;
+  shapes.requests = 0;
+  report.sections["changing_shapes"] = {
+      {"requests", shapes.requests},
+      {"max_batches", shapes.max_batches},
+      {"seed", shapes.seed},
+      {"rounds", shapes.rounds},
+      {"node_updates_on", true},
+      {"sequence", nullptr},
+      {"node_updates",
+       {{"batches", n.batches},
+        {"kernel_nodes", n.kernel_nodes},
+        {"memcpy_nodes", n.memcpy_nodes},
+        {"whole_graph_ms", n.whole_graph.median_ms},
+        {"node_level_ms", n.node_level ? nlohmann::json(n.node_level->median_ms) : nlohmann::json(nullptr)},
+        {"node_level_note", n.node_level_note},
+        {"recapture_instantiate_ms", n.recapture_instantiate.median_ms},
+        {"verified", n.whole_graph_check.passed && n.recapture_check.passed &&
+                         (!n.node_level_check || n.node_level_check->passed)}}},
+      {"conclusions", nlohmann::json::array({node_level})},
+  };
 }
 
 double node_updates_seconds(const CommonOptions& options, const Rates& rates) {
@@ -100,47 +203,6 @@ double node_updates_seconds(const CommonOptions& options, const Rates& rates) {
   return (options.plan.warmup + options.plan.repeats) * 6.0 * graph + 5.0 * pipeline_seconds(options, rates);
 }
 
-int run_node_updates(int argc, char** argv) {
-  StageCli cli(subcommand_program(kStage, "node-updates"), kHelp, pinned_defaults());
-  const std::optional<ArticleOptions> options = parse_article_options(cli, argc, argv);
-  if (!options) return kExitOk;  // --help
-  const CommonOptions& common = options->common;
-
-  const int device = require_device();
-  const Gemm gemm(common.gemm);
-  check_size(*options, gemm, article_memory(*options, /*sets=*/2), node_updates_seconds);
-  ArticleWork article(*options, gemm);  // the buffers the exec is instantiated for
-  // The same workload at other addresses, with other data: an exec still on
-  // the first buffers fails the check of the second.
-  BatchBuffers second(common.work, common.host_memory, article.buffers.device_slots());
-  const std::uint64_t second_seed = common.seed + 1;
-  second.fill_inputs(second_seed);
-
-  NodeUpdatesRun run;
-  run.options = common;
-  run.pool = options->pool;
-  const UpdateExperiment experiment = update_experiment(article.pool, gemm, article.buffers, second, second_seed);
-  progress("when the work changes: exec update vs re-capture + instantiate");
-  run.updates = measure_updates(common.plan, experiment);
-  progress("new buffers for the same exec: node by node vs a whole update vs a new instantiate");
-  run.node_updates = measure_node_updates(common.plan, experiment, gemm.kernel());
-
-  const StageResult result = node_updates_result(query_device_info(device), run);
-  print_node_updates(std::cout, result, run);
-  return finish(std::cout, node_updates_json(result, run), result.verification.passed, common.json_path);
-}
-
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
-constexpr Run kRuns[] = {
-    // exec update vs re-capture: graph costs table
-    {.modes = "qfc"},
-    {.modes = "t", .name = "tiny", .args = "--batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 2"},
-    {.modes = "t", .name = "cublas_pageable", .args = "--kernel cublas --batches 5 --m 16 --n 24 --k 8 --streams 2 --host-memory pageable --warmup 0 --repeats 1"},
-    {.modes = "s", .args = "--batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1", .ctest = "api_errors_expected"},
-};
-
-const Subcommand kNodeUpdates{"node-updates",
-                              "the exec on new buffers: cudaGraphExecUpdate, node by node, or a new instantiate",
-                              run_node_updates, kRuns};
+extern const Subcommand kNodeUpdates = make_subcommand<kExperiment>();
 
 }  // namespace csg::graphs

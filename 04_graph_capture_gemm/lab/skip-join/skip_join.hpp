@@ -7,12 +7,10 @@
 // launches and verifies that graph), then exits 1: the error is the point.
 #pragma once
 
-#include <ostream>
-
-#include <nlohmann/json.hpp>
-
-#include "check.hpp"
 #include "04_graph_capture_gemm/graph_inspect.hpp"
+#include "04_graph_capture_gemm/lab/options.hpp"
+#include "check.hpp"
+#include "experiment/report.hpp"
 
 namespace csg::graphs {
 
@@ -26,10 +24,14 @@ struct MissingJoin {
   VerifyResult recaptured_check;  // that graph launched once
 };
 
-// The error in plain words, what happened to the streams, and the capture with the join.
-void print_missing_join(std::ostream& out, const MissingJoin& run);
+// "skip_join.end_capture": the error in plain words ("refused") or that CUDA
+// accepted the capture ("accepted"), what happened to the streams, and the
+// capture with the join.
+Verdict end_capture_verdict(const MissingJoin& run);
+
 // "skip_join": {"end_capture_error" (null when accepted), "end_capture_message",
-// "still_capturing", "recaptured": the structure, "recaptured_verified"}.
-nlohmann::json to_json(const MissingJoin& run);
+// "still_capturing", "recaptured": the structure, "recaptured_verified"}; the
+// verdict; and the run failed (exit 1): without the join there is no graph.
+void report_skip_join(const ArticleOptions& options, const MissingJoin& run, Report& report);
 
 }  // namespace csg::graphs

@@ -1,46 +1,98 @@
 // 04_graph_capture_gemm tiny-work: many empty kernels and tiny GEMMs, each
 // launched on streams and replayed as a graph: per operation, what a launch
-// costs against what a graph node costs.
-#include "base/text.hpp"
+// costs against what a graph node costs (tiny_work.cu measures).
 #include "04_graph_capture_gemm/lab/tiny-work/tiny_work.hpp"
 
 #include <algorithm>
-#include <iostream>
 
-#include "base/progress.hpp"
-#include "04_graph_capture_gemm/conclusions.hpp"
-#include "04_graph_capture_gemm/lab/laboratory.hpp"
 #include "04_graph_capture_gemm/lab/launch_costs.hpp"
-#include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "report/device_info.hpp"
+#include "base/progress.hpp"
+#include "base/text.hpp"
+#include "report/conclusions.hpp"
 
 namespace csg::graphs {
-
-// The first lines of its --help.
-constexpr const char* kHelp =
-    "Where graphs win: a chain of empty kernels on one stream and tiny GEMMs on the pool (the article's naive "
-    "kernel, no copies), each launched one by one and replayed as one graph.";
-
 namespace {
 
+constexpr int kDefaultTinyCount = 1000;  // tiny operations per run: enough that per-op costs dominate
+constexpr int kMaxTinyCount = 10000;
+constexpr int kDefaultTinySize = 64;  // 64³ GEMM: 0.5 MFLOP, a few µs of GPU work
+constexpr int kMaxTinySize = 1024;
 // A launch on a stream costs the host about 4 µs (H200: 3.4-4.1 µs for an
 // empty kernel), and no operation of a stream takes less on the GPU.
 constexpr double kSecondsPerLaunch = 4e-6;
 
+// --tiny-count N, --tiny-size N, and the pool's --streams N alone: the tiny
+// GEMMs have one device slot each.
+void options(StageCli& cli) {
+  cli.add_int("tiny-count", "Empty kernels in the chain, and tiny GEMMs", kDefaultTinyCount, 1, kMaxTinyCount);
+  cli.add_int("tiny-size", "m = n = k of the tiny GEMMs", kDefaultTinySize, 1, kMaxTinySize);
+  add_pool_options(cli, PoolFlags{.device_buffers = false});
+}
+
+TinyRun read(const StageCli& cli, CommonOptions& common) {
+  TinyRun run{common, TinyConfig{static_cast<int>(cli.get_int("tiny-count")), static_cast<int>(cli.get_int("tiny-size")),
+                                 read_pool_options(cli, common, PoolFlags{.device_buffers = false}).streams,
+                                 common.host_memory, common.seed}};
+  run.options.work = tiny_gemm_workload(run.config);
+  return run;
+}
+
+Needs needs(const TinyRun& run) {
+  const Workload& work = run.options.work;
+  return {memory_needs(work, run.options.host_memory, work.batches), "try a smaller --tiny-count or --tiny-size"};
+}
+
+Estimate estimate(const TinyRun& run, int) {
+  const Gemm naive;
+  return {tiny_seconds(run.config, run.options.plan, measure_rates(naive, run.options.work.shape)),
+          std::to_string(run.config.count) + " empty kernels and tiny GEMMs"};
+}
+
+TinyCosts measure(const TinyRun& run) {
+  const Gemm naive;  // whatever the article's work runs with: these GEMMs measure launch costs
+  const StreamPool pool(run.config.streams);
+  progress("where graphs win: " + std::to_string(run.config.count) + " empty kernels and " +
+           std::to_string(run.config.count) + " tiny GEMMs");
+  return measure_launch_overhead(run.options.plan, pool, naive, run.config);
+}
+
+constexpr Run kRuns[] = {
+    // where graphs win: many tiny operations: graph costs table, graph_costs.png
+    {.modes = "qfc"},
+    {.modes = "t", .name = "tiny", .args = "--tiny-count 20 --tiny-size 8 --streams 3 --warmup 1 --repeats 2"},
+    {.modes = "s", .args = "--tiny-count 8 --tiny-size 16 --streams 3 --warmup 0 --repeats 1"},
+};
+
+const Experiment<TinyRun, TinyCosts> kExperiment{
+    .stage = kStage, .name = "tiny-work",
+    .summary = "where graphs win: many empty kernels and tiny GEMMs, launched vs replayed",
+    .description = "Where graphs win: a chain of empty kernels on one stream and tiny GEMMs on the pool (the "
+                   "article's naive kernel, no copies), each launched one by one and replayed as one graph.",
+    // --tiny-count and --tiny-size set the work
+    .runs = kRuns, .defaults = own_workload_defaults(),
+    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report_tiny,
+};
+
 }  // namespace
 
-StageResult tiny_result(const DeviceInfo& device, const TinyRun& run) {
-  const TinyCosts& tiny = run.costs;
+Verdict per_op_verdict(const std::string& id, const std::string& what, double stream_us, double graph_us) {
+  std::string text = what + ": " + fixed(stream_us, 2) + " us each on a stream vs " + fixed(graph_us, 2) +
+                     " us each as graph nodes: the graph was " + compare_phrase(graph_us, stream_us) + " the stream";
+  if (compare_times(graph_us, stream_us) != Comparison::faster) text += " (no win for the graph at this size)";
+  Verdict verdict = comparison_verdict(id, graph_us, stream_us, std::move(text));
+  verdict.figures["stream_us"] = stream_us;
+  verdict.figures["graph_us"] = graph_us;
+  return verdict;
+}
+
+void report_tiny(const TinyRun& run, const TinyCosts& tiny, Report& report) {
   const int count = run.config.count;
-  const Workload gemms = tiny_gemm_workload(run.config);
+  const Workload& gemms = run.options.work;
   const Work tiny_flops{0.0, double(gemms.batches) * gemms.flops_per_batch()};
   const nlohmann::json empty_params = {{"kernels", count}};
   const nlohmann::json gemm_params = {{"gemms", count}, {"size", run.config.size}, {"streams", run.config.streams}};
-
-  StageResult result;
-  result.stage = kStage;
-  result.device = device;
+  StageResult& result = report.result;
   result.config = config_json(run.options);
   result.config["streams"] = run.config.streams;
   result.config["tiny_count"] = count;
@@ -52,47 +104,36 @@ StageResult tiny_result(const DeviceInfo& device, const TinyRun& run) {
       checked("tiny_gemm_graph", gemm_params, tiny.gemm_graph, tiny_flops, tiny.gemm_graph_check),
       checked("tiny_gemm_graph_launch_cpu", gemm_params, tiny.gemm_graph_launch_cpu, Work{}, tiny.gemm_launch_check),
   };
+  const double empty_stream_us = per_op_us(tiny.empty_streams, count), empty_graph_us = per_op_us(tiny.empty_graph, count);
+  const double gemm_stream_us = per_op_us(tiny.gemm_streams, count), gemm_graph_us = per_op_us(tiny.gemm_graph, count);
   result.bounds = {
-      {"tiny_empty_stream_us_per_launch", per_op_us(tiny.empty_streams, count)},
-      {"tiny_empty_graph_us_per_node", per_op_us(tiny.empty_graph, count)},
-      {"tiny_gemm_stream_us_per_gemm", per_op_us(tiny.gemm_streams, count)},
-      {"tiny_gemm_graph_us_per_gemm", per_op_us(tiny.gemm_graph, count)},
+      {"tiny_empty_stream_us_per_launch", empty_stream_us},
+      {"tiny_empty_graph_us_per_node", empty_graph_us},
+      {"tiny_gemm_stream_us_per_gemm", gemm_stream_us},
+      {"tiny_gemm_graph_us_per_gemm", gemm_graph_us},
       {"tiny_gemm_graph_launch_cpu_us", 1000.0 * tiny.gemm_graph_launch_cpu.median_ms},
   };
   set_verdict(result, tiny.gemm_streams_check,
               {&tiny.gemm_streams_check, &tiny.gemm_graph_check, &tiny.gemm_launch_check});
   add_failure(result, tiny.empty_checked, "empty-kernel counter: " + tiny.empty_failure);
-  return result;
-}
+  count_checked_runs(report);
+  report.sections["tiny"] = {{"count", count},
+                             {"size", run.config.size},
+                             {"empty_graph_nodes", tiny.empty_graph_nodes},
+                             {"gemm_graph_nodes", tiny.gemm_graph_nodes}};
+  if (!tiny.empty_checked) report.sections["tiny"]["empty_failure"] = tiny.empty_failure;
 
-nlohmann::json tiny_json(const StageResult& result, const TinyRun& run) {
-  nlohmann::json doc = subcommand_json(result, "tiny-work");
-  doc["tiny"] = {{"count", run.config.count},
-                 {"size", run.config.size},
-                 {"empty_graph_nodes", run.costs.empty_graph_nodes},
-                 {"gemm_graph_nodes", run.costs.gemm_graph_nodes}};
-  if (!run.costs.empty_checked) doc["tiny"]["empty_failure"] = run.costs.empty_failure;
-  return doc;
-}
-
-void print_tiny(std::ostream& out, const StageResult& result, const TinyRun& run) {
-  const TinyCosts& tiny = run.costs;
-  const int count = run.config.count;
-  print_title(out, result, "tiny-work");
+  std::ostream& out = report.out();
   out << plural(count, "empty kernel") << " (<<<1, 1>>>, no body) on one stream, and " << count << " naive "
       << run.config.size << "^3 " << noun(count, "GEMM") << " without copies on a pool of "
       << plural(run.config.streams, "stream") << "; each launched one by one and replayed as one graph; median of "
-      << plural(run.options.plan.repeats, "run") << " after " << run.options.plan.warmup << " warm-up\n";
-  out << "\nwhere graphs win: " << plural(count, "tiny operation") << " (GPU time, interleaved):\n";
-  print_measurements(out, pick(result, {"tiny_empty_streams", "tiny_empty_graph", "tiny_gemm_streams",
-                                        "tiny_gemm_graph", "tiny_gemm_graph_launch_cpu"}));
-  out << per_op_text("empty kernels", per_op_us(tiny.empty_streams, count), per_op_us(tiny.empty_graph, count))
-      << '\n'
-      << per_op_text(std::to_string(run.config.size) + "^3 GEMMs", per_op_us(tiny.gemm_streams, count),
-                     per_op_us(tiny.gemm_graph, count))
-      << '\n';
+      << plural(run.options.plan.repeats, "run") << " after " << run.options.plan.warmup << " warm-up\n"
+      << "\nwhere graphs win: " << plural(count, "tiny operation") << " (GPU time, interleaved):\n";
+  report.measurements();
+  report.verdict(per_op_verdict("tiny_work.empty_kernels", "empty kernels", empty_stream_us, empty_graph_us));
+  report.verdict(per_op_verdict("tiny_work.gemms", std::to_string(run.config.size) + "^3 GEMMs", gemm_stream_us,
+                                gemm_graph_us));
   if (!tiny.empty_checked) out << "empty-kernel counter WRONG: " << tiny.empty_failure << '\n';
-  print_verification(out, result);
 }
 
 double tiny_seconds(const TinyConfig& config, const RepeatPlan& plan, const Rates& rates) {
@@ -101,42 +142,6 @@ double tiny_seconds(const TinyConfig& config, const RepeatPlan& plan, const Rate
   return (plan.warmup + plan.repeats) * (2.0 * launches + 3.0 * gemms);
 }
 
-int run_tiny_work(int argc, char** argv) {
-  // --tiny-count and --tiny-size set the work.
-  StageCli cli(subcommand_program(kStage, "tiny-work"), kHelp, own_workload_defaults());
-  add_tiny_options(cli);
-  std::optional<CommonOptions> options = cli.parse_or_help(argc, argv);  // all checked before any CUDA call
-  if (!options) return kExitOk;  // --help
-  TinyRun run;
-  run.config = read_tiny_options(cli, *options);
-  options->work = tiny_gemm_workload(run.config);
-  run.options = *options;
-
-  const int device = require_device();
-  const Gemm naive;  // whatever the article's work runs with: these GEMMs measure launch costs
-  check_fits(memory_needs(options->work, options->host_memory, options->work.batches),
-             "try a smaller --tiny-count or --tiny-size");
-  check_estimate(tiny_seconds(run.config, options->plan, measure_rates(naive, options->work.shape)),
-                 options->max_minutes, std::to_string(run.config.count) + " empty kernels and tiny GEMMs");
-  const StreamPool pool(run.config.streams);
-  progress("where graphs win: " + std::to_string(run.config.count) + " empty kernels and " +
-           std::to_string(run.config.count) + " tiny GEMMs");
-  run.costs = measure_launch_overhead(options->plan, pool, naive, run.config);
-
-  const StageResult result = tiny_result(query_device_info(device), run);
-  print_tiny(std::cout, result, run);
-  return finish(std::cout, tiny_json(result, run), result.verification.passed, options->json_path);
-}
-
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
-constexpr Run kRuns[] = {
-    // where graphs win: many tiny operations: graph costs table, graph_costs.png
-    {.modes = "qfc"},
-    {.modes = "t", .name = "tiny", .args = "--tiny-count 20 --tiny-size 8 --streams 3 --warmup 1 --repeats 2"},
-    {.modes = "s", .args = "--tiny-count 8 --tiny-size 16 --streams 3 --warmup 0 --repeats 1"},
-};
-
-const Subcommand kTinyWork{"tiny-work", "where graphs win: many empty kernels and tiny GEMMs, launched vs replayed",
-                           run_tiny_work, kRuns};
+extern const Subcommand kTinyWork = make_subcommand<kExperiment>();
 
 }  // namespace csg::graphs

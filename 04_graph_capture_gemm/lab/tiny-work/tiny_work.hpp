@@ -1,37 +1,96 @@
-// The tiny-work subcommand: where graphs win. Many operations too small for
-// the GPU to be the limit: a chain of empty kernels on one stream, and tiny
-// GEMMs (the article's naive kernel) spread over the pool, each issued launch
-// by launch and replayed as one captured graph (launch_overhead.hpp measures;
-// this file reports).
+// Where graphs win: work made of many small operations, where the CPU's
+// launch cost, not the GPU, sets the pace.
+//
+//   empty chain:  `count` empty kernels (<<<1, 1>>>, no body) one after
+//                 another on one stream, issued one by one vs replayed as one
+//                 captured graph. A kernel with no body has no output, so its
+//                 counting twin (one thread adds 1 to a counter: a global
+//                 memory round trip, ~0.5 µs, that would dominate a graph
+//                 node's cost) runs the same chain once each way, untimed, and
+//                 the counter must equal `count`; the timed graph must hold
+//                 exactly `count` kernel nodes.
+//   tiny GEMMs:   `count` size³ GEMMs (the article's naive kernel) without
+//                 copies (A and B copied to the device once, before), spread
+//                 over the pool (batch i on stream i % pool, between
+//                 csg::fork and csg::join),
+//                 issued vs replayed. Every output verified. The host time of
+//                 one launch of that graph is measured too: kernel nodes alone
+//                 are cheap to launch; stage 04's copy nodes are what its
+//                 launch pays for.
+// Both are GPU-timed with events on pool stream 0 around the whole run, so
+// for the streams the time is set by how fast the host issues launches.
+// Napkin math (H200 figures): ~4 µs per launch × 1000 = 4 ms on streams, vs
+// ~0.7 µs per graph node × 1000 = 0.7 ms.
 #pragma once
 
-#include <ostream>
+#include <cstddef>
+#include <cstdint>
+#include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "04_graph_capture_gemm/lab/tiny-work/launch_overhead.hpp"
+#include "04_graph_capture_gemm/lab/options.hpp"
+#include "batches.hpp"
+#include "cuda/stream_pool.hpp"
+#include "experiment/report.hpp"
 #include "measure/estimate.hpp"
-#include "report/result.hpp"
-#include "stage.hpp"
+#include "measure/stats.hpp"
+#include "owners.hpp"
+#include "workload/gemm.hpp"
 
 namespace csg::graphs {
 
+struct TinyConfig {
+  int count = 1000;  // kernels in the empty chain, and tiny GEMMs
+  int size = 64;     // m = n = k of the tiny GEMMs
+  int streams = 8;   // the pool the tiny GEMMs are spread over
+  HostMemory host_memory = HostMemory::pinned;
+  std::uint64_t seed = 1;
+};
+
+// The tiny GEMMs as a workload: `count` batches of size × size × size.
+Workload tiny_gemm_workload(const TinyConfig& config);
+
+struct TinyCosts {
+  Summary empty_streams;
+  Summary empty_graph;
+  Summary gemm_streams;
+  Summary gemm_graph;
+  // Host time of one cudaGraphLaunch of the tiny-GEMM graph (`count` kernel
+  // nodes, no copies), next to stage 04's graph of kernels AND copies.
+  Summary gemm_graph_launch_cpu;
+  bool empty_checked = false;      // every run's counter was right
+  std::string empty_failure;       // the first wrong counter, if any
+  VerifyResult gemm_streams_check;
+  VerifyResult gemm_graph_check;
+  VerifyResult gemm_launch_check;
+  std::size_t empty_graph_nodes = 0;
+  std::size_t gemm_graph_nodes = 0;
+};
+
+// `gemm` computes the tiny GEMMs (the tiny-work subcommand gives it the
+// article's naive kernel: a 64³ GEMM is a few µs of GPU work with any kernel,
+// and this run measures launch costs).
+TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const Gemm& gemm,
+                                  const TinyConfig& config);
+
+// "tiny_work.empty_kernels", "tiny_work.gemms": per operation of many tiny
+// ones, issued on a stream against as graph nodes (comparison_verdict of the
+// graph's µs against the stream's: faster, same, slower).
+Verdict per_op_verdict(const std::string& id, const std::string& what, double stream_us, double graph_us);
+
+// The run: its options (the tiny GEMMs as the workload: tiny_gemm_workload) and what was measured.
 struct TinyRun {
-  CommonOptions options;  // work: the tiny GEMMs (tiny_gemm_workload)
+  CommonOptions options;
   TinyConfig config;
-  TinyCosts costs;
 };
 
 // Measurements: tiny_empty_streams, tiny_empty_graph (params {"kernels"}),
 // tiny_gemm_streams, tiny_gemm_graph, tiny_gemm_graph_launch_cpu (params
 // {"gemms", "size", "streams"}); bounds: tiny_empty_stream_us_per_launch,
 // tiny_empty_graph_us_per_node, tiny_gemm_stream_us_per_gemm,
-// tiny_gemm_graph_us_per_gemm, tiny_gemm_graph_launch_cpu_us.
-StageResult tiny_result(const DeviceInfo& device, const TinyRun& run);
-// subcommand_json(result, "tiny-work") and "tiny": {"count", "size",
-// "empty_graph_nodes", "gemm_graph_nodes"} ("empty_failure" when the counter was wrong).
-nlohmann::json tiny_json(const StageResult& result, const TinyRun& run);
-void print_tiny(std::ostream& out, const StageResult& result, const TinyRun& run);
+// tiny_gemm_graph_us_per_gemm, tiny_gemm_graph_launch_cpu_us; "tiny":
+// {"count", "size", "empty_graph_nodes", "gemm_graph_nodes"} ("empty_failure"
+// when the counter was wrong, which fails the run); the two verdicts.
+void report_tiny(const TinyRun& run, const TinyCosts& costs, Report& report);
 
 // Every round at `rates` (the naive kernel at the tiny size): the two empty
 // chains and the three GEMM runs, each at least one launch's cost (~4 µs)

@@ -1,34 +1,58 @@
-// The regime map's half that needs no GPU: its options, the estimate that
-// decides which cells run, the winner rule, the crossover, the printed map
-// and its JSON. Plain arithmetic on the figures regime_map_cells.cpp measures, so
-// the CPU tests feed every branch with made-up cells.
+// The regime-map subcommand: where graphs win on the article's own work.
+// Its options, the estimate that decides which cells run, the winner rule,
+// the crossover, the printed map and its JSON are plain arithmetic on the
+// figures (the CPU tests feed every branch with made-up cells);
+// regime_map_cells.cpp measures them.
 //
 // A cell is one GEMM size (m = n = k) at one batch count: the article's work
 // (H2D, GEMM, D2H per batch, batch i on pool stream i % pool, fork/join) on
 // the stream pool and as one graph replay. The winner is the variant with
 // less GPU time, "tie" within kEqualWithin (3%, report/conclusions.hpp).
-// The regime-map subcommand's options:
-//   --map-sizes LIST          m = n = k of each row (default 32,64,128,256,512,1024)
-//   --map-batches LIST        batch counts, the columns (default 10,100,1000,10000)
-//   --map-cell-seconds N      a cell whose timed rounds are estimated longer is skipped (default 10)
+//
+// Each cell is timed on the stream pool and as one replay of a graph
+// captured from it, in interleaved rounds
+// (measure_rounds) with the one-stream sums of its bound:
+//   graph replay   GPU time of one cudaGraphLaunch (events on pool stream 0),
+//                  and the host's time of that call, read in the same runs
+//   stream pool    GPU time of fork, 3 x batches calls and join, and the
+//                  host's time to issue them, read in the same runs
+//   sums           every H2D, every kernel, every D2H alone on pool stream 0
+// Both variants poison the outputs before every run and are verified (every
+// batch) after their last. The article's calls (graph_steps.hpp) come in as
+// callbacks: this file only times them, and the tests can hand it broken ones.
+//
+// Before anything is measured, each size's rates (measure_rates) give every
+// cell's estimate; a cell whose pinned host memory and device slots don't
+// fit, or whose timed rounds would exceed --map-cell-seconds, is skipped
+// and says why. The whole map's estimate is the subcommand's, so a map
+// estimated over --max-minutes is refused (exit 2) before any cell runs.
+// Napkin math for the default map on an H200 (naive GEMM ~6 TFLOP/s, PCIe
+// ~55 GB/s each way, 2 + 10 rounds of replay + pool + sums per cell):
+//   1024^3: 0.36 ms of kernel per batch, 1.2 ms per batch a round
+//           -> 100 batches 1.5 s, 1000 batches 15 s: skipped at 10 s
+//   512^3:  45 us of kernel per batch -> 1000 batches 2.1 s, 10000 21 s: skipped
+//   256^3 and smaller: ~4 us per operation, launch-bound -> 10000 batches 4-5 s
+// About 25 s of GPU time, and as much again on the host (pinning up to 5 GiB,
+// filling, poisoning, verifying): about a minute in all.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "cli/options.hpp"
-#include "measure/estimate.hpp"
+#include "04_graph_capture_gemm/lab/exec_update.hpp"
+#include "04_graph_capture_gemm/lab/options.hpp"
+#include "batches.hpp"
+#include "cuda/graph.hpp"
+#include "cuda/stream_pool.hpp"
+#include "experiment/report.hpp"
 #include "measure/pipeline_bound.hpp"
 #include "measure/stage_sums.hpp"
-#include "measure/stats.hpp"
 #include "report/conclusions.hpp"
-#include "report/result.hpp"
-#include "batches.hpp"
+#include "workload/gemm.hpp"
 
 namespace csg::graphs {
 
@@ -154,37 +178,84 @@ struct RowCrossover {
   bool wins_from_there_on() const { return first_graph_win && not_won_above.empty(); }
 };
 std::vector<RowCrossover> crossovers(const RegimeMap& map);
-// "256^3: the graph wins from 1000 batches on (every larger count measured too)",
-// "32^3: the graph wins first at 100 batches, but not at every larger count (1000: tie)",
-// "1024^3: graph never wins here (measured at 10, 100 batches)", "1024^3: no cell measured".
-std::string crossover_text(const RowCrossover& row, const RegimeMap& map);
+// "regime_map.crossover.<m>": where the graph starts to win in the row of
+// size m: "from_there_on" ("256^3: the graph wins from 1000 batches on"),
+// "every_count", "only_largest", "not_every_larger" ("32^3: the graph wins
+// first at 100 batches, but not at every larger count (1000: tie)"),
+// "never" or "no_cell_measured". Printed under the map.
+Verdict crossover_verdict(const RowCrossover& row, const RegimeMap& map);
+
+// "regime_map.cell.<m>x<batches>": a measured cell's winner ("graph",
+// "streams", "tie"), its figures, and cell_text as its sentence. Carried in
+// the JSON, not printed line by line: the map's table shows each cell's text.
+Verdict cell_verdict(const MapCell& cell, double equal_within = kEqualWithin);
 
 // ---- the report -------------------------------------------------------------
 
-// The stage's result document for a map run: no measurements (the cells are
-// in "regime_map"), config with "mode": "regime_map" and batches, m, n, k
-// null (the map has its own), verification over every measured cell.
-StageResult regime_map_result(const std::string& stage, const DeviceInfo& device, const CommonOptions& options,
-                              const RegimeMap& map);
+struct RegimeMapOptions {
+  ArticleOptions article;  // the pool's flags and the kernel; no workload of its own
+  RegimeMapConfig map;
+};
+
+// The map (rows sizes, columns batch counts), the skipped and noisy cells,
+// the crossover row by row (its verdicts), every measured cell's figures;
+// config "mode": "regime_map" with batches, m, n, k null (the map has its
+// own); no measurements (the cells are in the section); the verification
+// over every measured cell; each measured cell's verdict; and
 // "regime_map": {"sizes", "batches", "streams", "device_buffers", "host_memory",
 //   "warmup", "repeats", "cell_seconds", "equal_within", "bound" (which bound,
 //   in words), "estimated_seconds" (the whole map),
 //   "cells": [{"m", "n", "k", "batches", "stream_ms", "graph_ms" (GPU medians),
 //     "stream_issue_ms", "graph_issue_ms" (host medians), "pool_percent_of_bound",
 //     "winner" ("graph", "streams", "tie"), "skipped_reason", "verified", "text"
-//     (as printed), "estimated_seconds" (its timed rounds), "estimated_host_seconds";
-//     measured cells also "graph_over_streams", "stream_min_ms", "graph_min_ms",
-//     "stream_p95_ms", "graph_p95_ms", "samples", "bound_ms", "limited_by",
-//     "h2d_sum_ms", "kernel_sum_ms", "d2h_sum_ms", and "failure" where a check
-//     failed; skipped cells "skipped_because" ("time", "memory") and null
-//     figures, winner and verified}],
+//     (as printed), "noisy", "estimated_seconds" (its timed rounds),
+//     "estimated_host_seconds"; measured cells also "graph_over_streams",
+//     "stream_min_ms", "graph_min_ms", "stream_p95_ms", "graph_p95_ms",
+//     "samples", "bound_ms", "limited_by", "h2d_sum_ms", "kernel_sum_ms",
+//     "d2h_sum_ms", and "failure" where a check failed; skipped cells
+//     "skipped_because" ("time", "memory") and null figures, winner and verified}],
 //   "crossover": [{"m", "first_graph_win_batches" (null: never),
-//     "graph_wins_from_there_on", "measured_cells", "text"}]}
-nlohmann::json to_json(const RegimeMap& map);
-nlohmann::json regime_map_json(const StageResult& result, const RegimeMap& map);
+//     "graph_wins_from_there_on", "measured_cells", "text"}]}.
+void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Report& report);
 
-// The map (rows sizes, columns batch counts), the skipped cells' reasons,
-// the crossover row by row, every cell's figures, the verification.
-void print_regime_map(std::ostream& out, const StageResult& result, const RegimeMap& map);
+// ---- the measurement ----------------------------------------------------------
+
+// The pool and the article's calls.
+struct RegimeMapSteps {
+  const StreamPool* pool = nullptr;  // the article's streams; timers, sums and launches on pool stream 0
+  PoolConfig pool_config;            // --streams and --device-buffers: device_slots_for gives each cell's slots
+  // Batch i's H2D, compute and D2H on any buffers.
+  std::function<BatchOps(BatchBuffers&)> ops_for;
+  // Steps 1-5a with the join: begin capture, fork, the per-batch work of
+  // batches 0 .. batches-1 of the buffers, join, end capture.
+  CaptureWork capture;
+  std::function<GraphExec(const Graph&)> instantiate;  // step 5b
+  std::function<void(const GraphExec&)> launch;        // step 6, on pool stream 0
+  // Stage 03's loop on the pool: fork, every batch's three calls, join.
+  std::function<void(const BatchOps&, int batches)> issue_on_streams;
+  // This GPU's rates for the estimate: measure_rates(gemm, shape).
+  std::function<Rates(GemmShape)> rates;
+};
+
+// Plans every cell before any runs, from this GPU's rates at each size
+// (`rates_at`): its estimate, and whether it is skipped (its pinned host
+// memory and device slots don't fit, or its timed rounds would exceed
+// --map-cell-seconds) and why; the map's whole estimate. Issues no GEMM work.
+RegimeMap plan_regime_map(const RegimeMapConfig& config, const CommonOptions& options, const PoolConfig& pool,
+                          const std::function<Rates(GemmShape)>& rates_at);
+// "regime map: 6 sizes x 4 batch counts = 24 cells, 21 to measure, ...; estimated 61 s (...)".
+std::string plan_text(const RegimeMap& map);
+// Measures the cells the plan runs, one at a time, each in its own buffers
+// (allocated, filled, freed), with a progress line per cell ("cell 7 of 24:
+// 256³ × 1000 batches") and an interrupt check between cells. A failed
+// verification is recorded in its cell, not thrown; CudaError, Interrupted are.
+void measure_cells(RegimeMap& map, std::uint64_t seed, const RegimeMapSteps& steps);
+// Both, with the options' plan and seed.
+RegimeMap measure_regime_map(const RegimeMapConfig& config, const CommonOptions& options,
+                             const RegimeMapSteps& steps);
+
+// The steps as the laboratory binds them: graph_steps.hpp's calls on `pool`
+// with `gemm`, each cell's device slots as `pool_config` lays them out.
+RegimeMapSteps regime_map_steps(const StreamPool& pool, const PoolConfig& pool_config, const Gemm& gemm);
 
 }  // namespace csg::graphs

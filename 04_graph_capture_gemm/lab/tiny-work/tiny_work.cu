@@ -1,4 +1,4 @@
-#include "04_graph_capture_gemm/lab/tiny-work/launch_overhead.hpp"
+#include "04_graph_capture_gemm/lab/tiny-work/tiny_work.hpp"
 
 #include "base/text.hpp"
 #include "04_graph_capture_gemm/lab/launch_costs.hpp"  // the empty chain and its counting twin
@@ -25,22 +25,10 @@ void issue_tiny_gemms(BatchBuffers& gemms, const StreamPool& pool, const Gemm& g
   csg::join(pool);
 }
 
-// Captures whatever `issue` queues from pool stream 0 into one graph.
-template <class Issue>
-Graph capture(const StreamPool& pool, Issue&& issue) {
-  CUDA_CHECK(cudaStreamBeginCapture(pool[0], cudaStreamCaptureModeGlobal));
-  const CaptureGuard guard(pool);
-  issue();
-  return end_capture(pool[0]);
-}
-
 }  // namespace
 
 Workload tiny_gemm_workload(const TinyConfig& config) {
-  Workload work;
-  work.batches = config.count;
-  work.shape = GemmShape{config.size, config.size, config.size};
-  return work;
+  return Workload{config.count, GemmShape{config.size, config.size, config.size}};
 }
 
 TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const Gemm& gemm,
@@ -50,11 +38,11 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
 
   // The empty chain, and its counting twin.
   DeviceBuffer<unsigned long long> counter(1);
-  const Graph empty_graph = capture(pool, [&] { issue_chain(config.count, stream); });
+  const Graph empty_graph = capture_on(stream, [&] { issue_chain(config.count, stream); });
   costs.empty_graph_nodes = empty_graph.node_count();
   const GraphExec empty_exec = GraphExec::instantiate(empty_graph);
   CUDA_CHECK(cudaGraphUpload(empty_exec.get(), stream));
-  const Graph counting_graph = capture(pool, [&] { issue_counting_chain(counter.data(), config.count, stream); });
+  const Graph counting_graph = capture_on(stream, [&] { issue_counting_chain(counter.data(), config.count, stream); });
   const GraphExec counting_exec = GraphExec::instantiate(counting_graph);
 
   // The tiny GEMMs: one device slot per GEMM, so every output stays to be
@@ -67,7 +55,7 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
                                cudaMemcpyHostToDevice, stream));
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  const Graph gemm_graph = capture(pool, [&] { issue_tiny_gemms(gemms, pool, gemm); });
+  const Graph gemm_graph = capture_on(pool[0], [&] { issue_tiny_gemms(gemms, pool, gemm); });
   costs.gemm_graph_nodes = gemm_graph.node_count();
   const GraphExec gemm_exec = GraphExec::instantiate(gemm_graph);
   CUDA_CHECK(cudaGraphUpload(gemm_exec.get(), stream));
