@@ -25,16 +25,6 @@ MemoryNeeds article_memory(const ArticleOptions& options, int sets, int extra_st
   return needs;
 }
 
-void check_size(const ArticleOptions& options, const Gemm& gemm, const MemoryNeeds& needs, SecondsAt estimate) {
-  const CommonOptions& common = options.common;
-  check_fits(needs, "try fewer --batches, or --device-buffers slots");
-  if (estimate != nullptr) {
-    check_estimate(estimate(common, measure_rates(gemm, common.work.shape)), common.max_minutes,
-                   describe_workload(common.work, common.gemm));
-  }
-  for (const std::string& warning : options.pool.warnings) std::cerr << warning << '\n';
-}
-
 void add_article_options(StageCli& cli) { add_pool_options(cli, /*with_sweep=*/false); }
 
 ArticleOptions read_article_options(const StageCli& cli, CommonOptions& common) {

@@ -26,11 +26,6 @@ MemoryNeeds article_memory(const ArticleOptions& options, int sets = 1, int extr
 // A subcommand's estimate of its whole run at this GPU's rates.
 using SecondsAt = double (*)(const CommonOptions& options, const Rates& rates);
 
-// Refuses (ResourceError or UsageError: exit 2) a run whose `needs` don't fit
-// or whose `estimate` (nullptr: none) is over --max-minutes at the rates of
-// `gemm` on this GPU; then prints the pool's warnings on stderr.
-void check_size(const ArticleOptions& options, const Gemm& gemm, const MemoryNeeds& needs, SecondsAt estimate);
-
 // ---- a declaration on the article's workload (experiment/experiment.hpp) ----
 // Its options: the pool's flags (--streams, --device-buffers; no sweep).
 void add_article_options(StageCli& cli);

@@ -20,8 +20,9 @@ namespace csg::graphs {
 CommonDefaults pinned_defaults();
 // The defaults of a subcommand that sets its own workload with its own
 // options: pinned host memory, no --batches, --m, --n, --k (nor --kernel,
-// --tf32: it adds --kernel itself where it offers one).
-CommonDefaults own_workload_defaults();
+// --tf32: it adds --kernel itself where it offers one). `rounds`: false for
+// a subcommand that counts its own rounds (no --warmup, --repeats).
+CommonDefaults own_workload_defaults(bool rounds = true);
 
 // A subcommand's common options and its pool's.
 struct ArticleOptions {
@@ -29,19 +30,8 @@ struct ArticleOptions {
   PoolConfig pool;
 };
 
-// The start of a subcommand on the article's pool: adds the pool's options
-// (add_pool_options, without a sweep) to `cli`, which has its own, and
-// parses; after --help, prints it and returns nothing. Throws UsageError.
-std::optional<ArticleOptions> parse_article_options(StageCli& cli, int argc, char** argv);
-
 // A subcommand that times nothing (it captures, launches once and reports):
-// pinned host memory, no --max-minutes. It refuses --warmup and --repeats
-// (StageCli offers them to every run) with refuse_given, saying what it does instead.
+// pinned host memory, no --max-minutes, no --warmup or --repeats.
 CommonDefaults untimed_defaults();
-
-// Throws UsageError naming the first of `names` that was given: StageCli
-// offers them to every run (--warmup, --repeats), but a subcommand that does
-// not use them says so; `why` says what it does instead.
-void refuse_given(const StageCli& cli, std::initializer_list<const char*> names, const std::string& why);
 
 }  // namespace csg::graphs

@@ -92,10 +92,6 @@ void count_checked_runs(Report& report) {
   report.checked_runs("(" + runs + " checked, each after poisoning the outputs)");
 }
 
-void print_title(std::ostream& out, const StageResult& result, const char* subcommand) {
-  out << result.stage << ' ' << subcommand << " on " << result.device.summary() << '\n';
-}
-
 std::string pool_text(HostMemory host_memory, const PoolConfig& pool) {
   return std::string(to_string(host_memory)) + " host memory, a pool of " + plural(pool.streams, "stream") +
          ", device buffers: " + std::string(to_string(pool.device_buffers));
@@ -105,21 +101,6 @@ std::string pool_run_text(const CommonOptions& options, const PoolConfig& pool) 
   return describe_workload(options.work, options.gemm) + ", " + pool_text(options.host_memory, pool) +
          "; median of " + plural(options.plan.repeats, "run") + " after " + std::to_string(options.plan.warmup) +
          " warm-up";
-}
-
-void print_verification(std::ostream& out, const StageResult& result) {
-  out << '\n' << result.verification.message() << " (" << result.variants_verified
-      << " runs checked, each after poisoning the outputs)\n";
-}
-
-nlohmann::json subcommand_json(const StageResult& result, const char* subcommand) {
-  nlohmann::json doc = to_json(result);
-  doc["subcommand"] = subcommand;
-  return doc;
-}
-
-int finish(std::ostream& out, const nlohmann::json& doc, bool verified, const std::string& json_path) {
-  return finish_stage(out, kStage, doc, verified, std::nullopt, TimelineOptions{}, json_path);
 }
 
 }  // namespace csg::graphs

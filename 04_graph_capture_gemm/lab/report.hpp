@@ -57,19 +57,10 @@ void fold_check(VerifyResult& total, const VerifyResult& part);
 // each after poisoning the outputs)", from result.variants_verified.
 void count_checked_runs(Report& report);
 
-// "04_graph_capture_gemm costs on <device>"
-void print_title(std::ostream& out, const StageResult& result, const char* subcommand);
 // "pinned host memory, a pool of 8 streams, device buffers: slots"
 std::string pool_text(HostMemory host_memory, const PoolConfig& pool);
 // "<the workload>, <pool_text>; median of 10 runs after 2 warm-up"
 std::string pool_run_text(const CommonOptions& options, const PoolConfig& pool);
-// The verdict's message and how many runs were checked.
-void print_verification(std::ostream& out, const StageResult& result);
 
-// to_json(result) and "subcommand": `subcommand`.
-nlohmann::json subcommand_json(const StageResult& result, const char* subcommand);
-// The end of a subcommand without a timeline: the JSON when `json_path` is
-// not empty (with "measured_at"), then kExitOk when `verified`, else kExitFailure.
-int finish(std::ostream& out, const nlohmann::json& doc, bool verified, const std::string& json_path);
 
 }  // namespace csg::graphs

@@ -266,8 +266,10 @@ StageCli::StageCli(std::string program, std::string description, CommonDefaults 
     add_int("n", "Columns of B and C_i", 1024, 1, kIntMax);
     add_int("k", "Columns of A_i, rows of B", 512, 1, kIntMax);
   }
-  add_int("warmup", "Untimed rounds before the timed ones", 2, 0, 1000);
-  add_int("repeats", "Timed rounds; each variant's median over them is reported", 10, 1, 100000);
+  if (defaults_.rounds) {
+    add_int("warmup", "Untimed rounds before the timed ones", 2, 0, 1000);
+    add_int("repeats", "Timed rounds; each variant's median over them is reported", 10, 1, 100000);
+  }
   add_int("seed", "Seed of the input data and of the verification", 1, 0, LLONG_MAX);
   std::vector<std::string> kinds;
   for (HostMemory kind : defaults_.host_memory_choices) kinds.emplace_back(to_string(kind));
@@ -442,7 +444,9 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
     options.work.shape = GemmShape{static_cast<int>(ints_.at("m")), static_cast<int>(ints_.at("n")),
                                    static_cast<int>(ints_.at("k"))};
   }
-  options.plan = RepeatPlan{static_cast<int>(ints_.at("warmup")), static_cast<int>(ints_.at("repeats"))};
+  if (defaults_.rounds) {
+    options.plan = RepeatPlan{static_cast<int>(ints_.at("warmup")), static_cast<int>(ints_.at("repeats"))};
+  }
   options.seed = static_cast<std::uint64_t>(ints_.at("seed"));
   if (!defaults_.host_memory_choice) {
     options.host_memories = {defaults_.host_memory};

@@ -66,6 +66,10 @@ struct CommonDefaults {
   bool host_memory_choice = true;
   // --max-minutes: offered by runs whose length depends on their options.
   bool max_minutes = true;
+  // false: the run is not timed in the shared rounds (it captures and
+  // launches once, or counts its own rounds): --warmup and --repeats are
+  // not offered, so --help lists only what it takes; the plan keeps its defaults.
+  bool rounds = true;
 };
 
 class StageCli {

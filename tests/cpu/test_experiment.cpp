@@ -176,7 +176,7 @@ std::string stage_of(const std::string& binary) { return binary.substr(binary.fi
 
 class StageRegistry : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(StageRegistry, EverySubcommandIsRunByTheSuiteItsFullRunTheCheckAndCtest) {
+TEST_P(StageRegistry, EverySubcommandHasEveryKindOfRun) {
   const Registry registry = read_registry(GetParam());
   EXPECT_EQ(registry.stage, stage_of(GetParam()));
   std::vector<std::string> runnable = registry.subcommands;
@@ -192,7 +192,7 @@ TEST_P(StageRegistry, EverySubcommandIsRunByTheSuiteItsFullRunTheCheckAndCtest) 
   }
 }
 
-TEST_P(StageRegistry, EveryRunIsWellFormedAndItsNameIsItsOwn) {
+TEST_P(StageRegistry, RunsAreWellFormedAndNamedOnce) {
   const Registry registry = read_registry(GetParam());
   std::map<std::string, int> names;  // per mode: no two runs a script makes share their files or test name
   for (const ListedRun& run : registry.runs) {
@@ -207,7 +207,7 @@ TEST_P(StageRegistry, EveryRunIsWellFormedAndItsNameIsItsOwn) {
   for (const auto& [name, count] : names) EXPECT_EQ(count, 1) << "two runs named " << name;
 }
 
-TEST_P(StageRegistry, EveryRunsArgumentsAreAcceptedUpToTheDevice) {
+TEST_P(StageRegistry, EveryRunsArgumentsParse) {
   // Arguments the stage refuses would fail the suite on the GPU box; here
   // every declared run must get past parsing (exit 77 without a GPU, or 0
   // for the lesson's --help-free runs on a GPU machine).
@@ -227,7 +227,7 @@ TEST_P(StageRegistry, EveryRunsArgumentsAreAcceptedUpToTheDevice) {
   }
 }
 
-TEST_P(StageRegistry, ListTakesNoOtherArgumentButHelpWins) {
+TEST_P(StageRegistry, ListTakesNoOtherArgument) {
   const testing::ProcessResult extra = testing::run_process({GetParam(), "--list", "kernels"});
   EXPECT_EQ(extra.exit_code, kExitUsage);
   EXPECT_THAT(extra.err, AllOf(HasSubstr("--list takes no other argument"), Not(HasSubstr("\n\n"))));

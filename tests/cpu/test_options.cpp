@@ -210,6 +210,18 @@ TEST(Options, AnOutputGivenNoFileNameIsRefusedAndAMissingTextValueSaysWhatItTake
   EXPECT_TRUE(cli.parse({"--trace", "/tmp/ok.json"}).has_value());
 }
 
+TEST(Options, ARunNotTimedInRoundsNeitherOffersNorTakesWarmupAndRepeats) {
+  CommonDefaults untimed;
+  untimed.rounds = false;
+  StageCli cli("test_stage sub", "test", untimed);
+  EXPECT_THAT(cli.help(), ::testing::Not(HasSubstr("--warmup")));
+  EXPECT_THAT(cli.help(), ::testing::Not(HasSubstr("--repeats")));
+  EXPECT_THAT(refusal_of(cli, {"--repeats", "3"}), HasSubstr("unknown option '--repeats'"));
+  const std::optional<CommonOptions> options = cli.parse({"--batches", "3"});
+  ASSERT_TRUE(options.has_value());
+  EXPECT_EQ(options->plan.warmup, RepeatPlan{}.warmup) << "the plan keeps its defaults";
+}
+
 TEST(Options, KernelChoiceDefaultsToTheArticlesNaiveKernel) {
   const auto defaults = parse({});
   ASSERT_TRUE(defaults.has_value());

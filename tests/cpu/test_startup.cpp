@@ -440,8 +440,8 @@ TEST(StartupReport, AFailedGraphFailsTheRunAndIsNamed) {
 TEST(StartupCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
   testing::expect_command_line_promises(
       CSG_STAGE04_BINARY,
-      {.refused = {{{"startup", "--warmup", "2"}, "--warmup does not apply here"},
-                   {{"startup", "--repeats", "3"}, "--repeats does not apply here"},
+      {.refused = {{{"startup", "--warmup", "2"}, "unknown option '--warmup'"},
+                   {{"startup", "--repeats", "3"}, "unknown option '--repeats'"},
                    // Above the default top bucket of 256, or the default 64 and 256 buckets above 100.
                    {{"startup", "--startup-buckets", "8,300"}, "300 buckets over 1..256 batches would leave some empty"},
                    {{"startup", "--startup-max-batches", "100"}, "256 buckets over 1..100 batches"},
@@ -458,7 +458,7 @@ TEST(StartupCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
                    {{"startup", "--batches", "3"}, "unknown option '--batches'"}},
        .accepted = {{"startup"}, {"startup", "--startup-buckets", "2,4", "--startup-max-batches", "4"}},
        .helps = {{"", {"\n  startup "}, {}},
-                 {"startup", {"--startup-buckets", "--startup-budget-ms", "--streams"}, {"--batches", "--device-buffers"}}}});
+                 {"startup", {"--startup-buckets", "--startup-budget-ms", "--streams"}, {"--batches", "--device-buffers", "--warmup", "--repeats"}}}});
 }
 
 #endif  // CSG_STAGE04_BINARY

@@ -48,9 +48,6 @@ void options(StageCli& cli) {
 }
 
 ChangingShapesOptions read(const StageCli& cli, CommonOptions& common) {
-  refuse_given(cli, {"warmup", "repeats"},
-               "after " + std::to_string(kShapeWarmupRequests) +
-                   " untimed requests the sequence runs --shape-rounds times, the median reported");
   const ChangingShapesConfig shapes = read_changing_shapes_options(cli);
   common.work = changing_shapes_workload(shapes);  // the top bucket's batches, of the requests' shape
   read_kernel_option(cli, common);
@@ -97,7 +94,7 @@ const Experiment<ChangingShapesOptions, ShapeSequenceCosts> kExperiment{
                    "instantiated, one exec updated with cudaGraphExecUpdate, or launched from buckets of graphs "
                    "captured up front (powers of two, the extra batches computed for nothing).",
     // the requests choose their batch counts, --shape-size their shape
-    .runs = kRuns, .defaults = own_workload_defaults(),
+    .runs = kRuns, .defaults = own_workload_defaults(/*rounds=*/false),  // --shape-rounds
     .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
     .report = report_changing_shapes,
 };

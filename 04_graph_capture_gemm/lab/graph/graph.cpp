@@ -29,7 +29,6 @@ void options(StageCli& cli) {
 }
 
 Config read(const StageCli& cli, CommonOptions& common) {
-  refuse_given(cli, {"warmup", "repeats"}, "the graph is captured and launched once, nothing is timed");
   return {read_article_options(cli, common), cli.get_string("dot")};
 }
 

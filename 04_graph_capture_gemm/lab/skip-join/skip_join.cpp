@@ -14,7 +14,6 @@ namespace csg::graphs {
 namespace {
 
 ArticleOptions read(const StageCli& cli, CommonOptions& common) {
-  refuse_given(cli, {"warmup", "repeats"}, "the graph is captured twice and launched once, nothing is timed");
   ArticleOptions options = read_article_options(cli, common);
   if (options.pool.streams < 2) {
     throw UsageError("--streams " + std::to_string(options.pool.streams) +

@@ -70,8 +70,6 @@ void startup_options(StageCli& cli) {
 }
 
 StartupConfig read_startup(const StageCli& cli, CommonOptions& common) {
-  refuse_given(cli, {"warmup", "repeats"},
-               "a graph is built once per round (--startup-rounds), after one untimed graph of 1 batch");
   StartupConfig config;
   config.max_batches = static_cast<int>(cli.get_int("startup-max-batches"));
   config.bucket_counts.clear();
@@ -643,7 +641,8 @@ const Experiment<StartupConfig, StartupFigures> kExperiment{
         "per bucket; the padding each layout wastes on uniform and skewed request sizes; and the first K whose "
         "startup exceeds a budget.",
     .runs = kRuns,
-    .defaults = own_workload_defaults(),  // --startup-size sets the shape, the buckets the batch counts
+    // --startup-size sets the shape, the buckets the batch counts; --startup-rounds its rounds.
+    .defaults = own_workload_defaults(/*rounds=*/false),
     .options = startup_options,
     .read = read_startup,
     .needs = needs,
