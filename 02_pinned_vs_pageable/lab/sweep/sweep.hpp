@@ -1,0 +1,74 @@
+// 02_pinned_vs_pageable sweep: H2D and D2H bandwidth of every kind of host
+// memory over a size sweep, pinned both ways at once, and the staging copy a
+// pageable copy makes, done by hand beside it. Declared in sweep.cpp; its
+// configuration, figures and report are here for the CPU tests.
+//
+// What it prints and writes:
+//   1a/1b  H2D and D2H GB/s of every kind at every size, pinned/pageable
+//   1c     pinned H2D and D2H at once, against the two alone ("sweep.both_ways")
+//   2      the staging cost: a pageable copy against a host memcpy plus the pinned copy ("sweep.staging")
+//   the peaks of each kind, pinned against pageable at them ("sweep.peak.<direction>"), and the checks.
+// JSON measurements:
+//   "copy"        one per (host_memory, direction, bytes); gbps from work.bytes
+//                 (both directions' bytes for "bidirectional")
+//   "host_memcpy" per bytes: the staging copy done by hand (verified: null)
+// and beside them "staging" (per size and direction), "notes", and in
+// "bounds": <kind>_<direction>_peak_gbps, bidirectional_peak_gbps,
+// pinned_over_pageable_<direction>_at_largest, sweep_peak_pinned_bytes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "02_pinned_vs_pageable/copy_buffers.hpp"
+#include "02_pinned_vs_pageable/report.hpp"
+#include "cli/options.hpp"
+#include "experiment/report.hpp"
+#include "measure/stats.hpp"
+
+namespace csg::copies::sweep {
+
+struct Config {
+  CommonOptions common;              // warmup, repeats, seed, json path, max-minutes
+  std::vector<std::uint64_t> sizes;  // ascending, bytes
+  std::vector<HostMemory> kinds;     // in the order pageable, pinned, registered, write-combined
+  bool quick = false;
+};
+
+enum class Op { copy, host_memcpy };
+
+// One variant of one size as measured.
+struct Point {
+  std::uint64_t bytes = 0;
+  Op op = Op::copy;
+  HostMemory kind = HostMemory::pageable;
+  CopyDirection direction = CopyDirection::h2d;
+  Summary stats{};
+};
+
+struct Figures {
+  std::vector<HostMemory> kinds;   // those this device could measure
+  std::vector<std::string> notes;  // why a kind was left out
+  std::vector<Point> points;
+  ByteChecks checks;  // every size and kind: what the timed copies left, then a fresh round trip
+
+  bool measures(HostMemory kind) const;
+  // The copy of `kind` and `direction` at `bytes`, or the host memcpy there; nothing where not measured.
+  const Summary* copy(std::uint64_t bytes, HostMemory kind, CopyDirection direction) const;
+  const Summary* host_memcpy(std::uint64_t bytes) const;
+  // The best GB/s of `kind` and `direction` over the sizes (both copies' bytes for bidirectional).
+  std::optional<double> peak_gbps(HostMemory kind, CopyDirection direction) const;
+};
+
+// --sizes LIST and --quick (with copy_defaults' --host-memory LIST), and
+// what they make: the sizes ascending (--sizes, else --quick's four, else
+// powers of 4 from 4 KiB to 1 GiB); --quick's 1 + 5 rounds unless given.
+void options(StageCli& cli);
+Config read(const StageCli& cli, CommonOptions& common);
+
+// The tables, the verdicts, the checks and the JSON.
+void report(const Config& config, const Figures& figures, Report& report);
+
+}  // namespace csg::copies::sweep
