@@ -116,32 +116,30 @@ void fill_result(StageResult& result, const Options& options, const Figures& f) 
                    {"warmup", options.warmup},
                    {"repeats", options.repeats},
                    {"seed", options.seed}};
-  for (int k = 0; k < kKindCount; ++k) {
-    const std::string kind = copies::kind_name(kKinds[k]);
-    const bool ok = f.checks[k].empty();
-    for (int d = 0; d < kDirectionCount; ++d) {
-      double peak = 0.0;
-      for (const SizeFigures& size : f.sweep) {
-        const Summary s = summary_of(size.copies[k][d].copy);
-        const nlohmann::json params = {{"host_memory", kind}, {"direction", direction_key(d)}, {"bytes", size.bytes}};
-        result.measurements.push_back({"copy", params, s, Work{double(size.bytes), 0.0}, ok});
-        peak = std::max(peak, gbps(double(size.bytes), s.median_ms));
+  std::vector<copies::CopyPoint> timed;
+  for (const SizeFigures& size : f.sweep) {
+    for (int k = 0; k < kKindCount; ++k) {
+      for (int d = 0; d < kDirectionCount; ++d) {
+        timed.push_back({size.bytes, kKinds[k], kCopyDirections[d], summary_of(size.copies[k][d].copy)});
       }
+    }
+  }
+  copies::add_copies(result, timed, {kKinds[0], kKinds[1]}, f.sweep.back().bytes, [&f](const copies::CopyPoint& p) {
+    return f.checks[p.kind == kKinds[0] ? 0 : 1].empty();
+  });
+  for (int k = 0; k < kKindCount; ++k) {
+    for (int d = 0; d < kDirectionCount; ++d) {
       const std::string key = copies::key_name(kKinds[k]) + "_" + direction_key(d);
-      result.bounds[key + "_peak_gbps"] = peak;
-      const nlohmann::json params = {{"host_memory", kind}, {"direction", direction_key(d)}, {"bytes", f.async.bytes}};
+      const nlohmann::json params = {
+          {"host_memory", copies::kind_name(kKinds[k])}, {"direction", direction_key(d)}, {"bytes", f.async.bytes}};
       const Summary copied = summary_of(f.async.copies[k][d].copy);
       const Summary call = summary_of(f.async.copies[k][d].call);
+      const bool ok = f.checks[k].empty();
       result.measurements.push_back({"async_copy", params, copied, Work{double(f.async.bytes), 0.0}, ok});
       result.measurements.push_back({"async_call", params, call, Work{}, ok});
       result.bounds[key + "_async_host_blocked_ms"] = call.median_ms;
       result.bounds[key + "_async_call_share"] = call.median_ms / copied.median_ms;
     }
-  }
-  const SizeFigures& largest = f.sweep.back();
-  for (int d = 0; d < kDirectionCount; ++d) {
-    result.bounds["pinned_over_pageable_" + direction_key(d) + "_at_largest"] =
-        summary_of(largest.copies[0][d].copy).median_ms / summary_of(largest.copies[1][d].copy).median_ms;
   }
   VerifyResult& check = result.verification;
   check.batches_checked = kKindCount;

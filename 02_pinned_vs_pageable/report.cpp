@@ -112,6 +112,61 @@ Verdict both_ways_verdict(std::uint64_t bytes, double both_gbps, double one_way_
                                  percent_text(kDuplexGain) + " above it): no gain from copying both ways at once here."};
 }
 
+// ---- the copies ----------------------------------------------------------------------
+
+namespace {
+
+constexpr CopyDirection kOneWay[] = {CopyDirection::h2d, CopyDirection::d2h};
+
+double moved_bytes(const CopyPoint& p) {
+  return (p.direction == CopyDirection::bidirectional ? 2.0 : 1.0) * static_cast<double>(p.bytes);
+}
+
+}  // namespace
+
+const Summary* find_copy(const std::vector<CopyPoint>& copies, std::uint64_t bytes, HostMemory kind,
+                         CopyDirection direction) {
+  for (const CopyPoint& p : copies) {
+    if (p.bytes == bytes && p.kind == kind && p.direction == direction) return &p.stats;
+  }
+  return nullptr;
+}
+
+std::optional<double> peak_gbps(const std::vector<CopyPoint>& copies, HostMemory kind, CopyDirection direction) {
+  std::optional<double> peak;
+  for (const CopyPoint& p : copies) {
+    if (p.kind == kind && p.direction == direction) peak = std::max(peak.value_or(0.0), gbps(moved_bytes(p), p.stats.median_ms));
+  }
+  return peak;
+}
+
+void add_copies(StageResult& result, const std::vector<CopyPoint>& copies, const std::vector<HostMemory>& kinds,
+                std::uint64_t largest, const std::function<bool(const CopyPoint&)>& verified) {
+  for (const CopyPoint& p : copies) {
+    result.measurements.push_back(
+        {"copy",
+         {{"host_memory", kind_name(p.kind)}, {"direction", std::string(to_string(p.direction))}, {"bytes", p.bytes}},
+         p.stats,
+         Work{moved_bytes(p), 0.0},
+         verified(p)});
+  }
+  for (const HostMemory kind : kinds) {
+    for (const CopyDirection direction : kOneWay) {
+      if (const auto peak = peak_gbps(copies, kind, direction)) {
+        result.bounds[key_name(kind) + "_" + std::string(to_string(direction)) + "_peak_gbps"] = *peak;
+      }
+    }
+  }
+  for (const CopyDirection direction : kOneWay) {
+    const Summary* pinned = find_copy(copies, largest, HostMemory::pinned, direction);
+    const Summary* pageable = find_copy(copies, largest, HostMemory::pageable, direction);
+    if (pinned && pageable) {
+      result.bounds["pinned_over_pageable_" + std::string(to_string(direction)) + "_at_largest"] =
+          pageable->median_ms / pinned->median_ms;
+    }
+  }
+}
+
 // ---- the checks --------------------------------------------------------------------
 
 bool ByteChecks::add(const std::string& experiment, std::uint64_t bytes, HostMemory kind,

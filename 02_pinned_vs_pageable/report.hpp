@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "copy_buffers.hpp"
+#include "measure/stats.hpp"
 #include "report/result.hpp"
 #include "report/verdict.hpp"
 
@@ -50,6 +52,28 @@ Verdict bandwidth_verdict(std::string id, CopyDirection direction, const std::st
 // ways at the same time ("gain"), else "no_gain".
 inline constexpr double kDuplexGain = 0.25;
 Verdict both_ways_verdict(std::uint64_t bytes, double both_gbps, double one_way_gbps);
+
+// ---- the copies, as the lesson and the sweep time them -----------------------------
+
+// One copy as timed: `bytes` from or to `kind` memory (each way at once for bidirectional).
+struct CopyPoint {
+  std::uint64_t bytes = 0;
+  HostMemory kind = HostMemory::pageable;
+  CopyDirection direction = CopyDirection::h2d;
+  Summary stats{};
+};
+
+// The copy of `kind` and `direction` at `bytes`; nothing where not measured.
+const Summary* find_copy(const std::vector<CopyPoint>& copies, std::uint64_t bytes, HostMemory kind,
+                         CopyDirection direction);
+// The best GB/s of `kind` and `direction` over the sizes (both copies' bytes for bidirectional).
+std::optional<double> peak_gbps(const std::vector<CopyPoint>& copies, HostMemory kind, CopyDirection direction);
+// Each copy as a "copy" measurement (gbps from both copies' bytes for
+// bidirectional), verified as `verified` says; in "bounds" each of `kinds`'
+// <kind>_<direction>_peak_gbps, and pinned_over_pageable_<direction>_at_largest
+// where both kinds were timed at `largest`.
+void add_copies(StageResult& result, const std::vector<CopyPoint>& copies, const std::vector<HostMemory>& kinds,
+                std::uint64_t largest, const std::function<bool(const CopyPoint&)>& verified);
 
 // ---- the checks ----------------------------------------------------------------
 

@@ -60,7 +60,8 @@ struct CallCase {
 
 class AsyncCallVerdict : public ::testing::TestWithParam<CallCase> {};
 
-TEST_P(AsyncCallVerdict, TheShareOfTheCopyTheCallHeldTheHostChoosesTheWords) {
+// The share of the copy the call held the host chooses the words.
+TEST_P(AsyncCallVerdict, ChosenByTheShare) {
   const CallCase& c = GetParam();
   const Verdict verdict = async_call_verdict(HostMemory::pageable, CopyDirection::d2h, c.call_ms, c.copy_ms);
   EXPECT_EQ(verdict.id, "async_call.pageable.d2h");
@@ -239,15 +240,15 @@ MadeUpSweep made_up_sweep() {
   const std::pair<std::uint64_t, Times> sizes[] = {{16 * kMiB, {1.4, 0.35, 1.0, 0.4, 0.5, 1.0}},
                                                    {64 * kMiB, {5.0, 2.0, 4.0, 2.0, 2.5, 3.0}}};
   for (const auto& [bytes, t] : sizes) {
-    auto add = [&, bytes = bytes](sweep::Op op, HostMemory kind, CopyDirection direction, double ms) {
-      s.figures.points.push_back({bytes, op, kind, direction, at(ms)});
+    auto add = [&, bytes = bytes](HostMemory kind, CopyDirection direction, double ms) {
+      s.figures.copies.push_back({bytes, kind, direction, at(ms)});
     };
-    add(sweep::Op::copy, HostMemory::pageable, CopyDirection::h2d, t.pageable_h2d);
-    add(sweep::Op::copy, HostMemory::pinned, CopyDirection::h2d, t.pinned_h2d);
-    add(sweep::Op::copy, HostMemory::pageable, CopyDirection::d2h, t.pageable_d2h);
-    add(sweep::Op::copy, HostMemory::pinned, CopyDirection::d2h, t.pinned_d2h);
-    add(sweep::Op::copy, HostMemory::pinned, CopyDirection::bidirectional, t.both);
-    add(sweep::Op::host_memcpy, HostMemory::pageable, CopyDirection::h2d, t.memcpy);
+    add(HostMemory::pageable, CopyDirection::h2d, t.pageable_h2d);
+    add(HostMemory::pinned, CopyDirection::h2d, t.pinned_h2d);
+    add(HostMemory::pageable, CopyDirection::d2h, t.pageable_d2h);
+    add(HostMemory::pinned, CopyDirection::d2h, t.pinned_d2h);
+    add(HostMemory::pinned, CopyDirection::bidirectional, t.both);
+    s.figures.host_memcpy[bytes] = at(t.memcpy);
     for (const HostMemory kind : s.config.kinds) s.figures.checks.add("sweep", bytes, kind, std::nullopt);
   }
   return s;
@@ -313,7 +314,8 @@ TEST(SweepReport, ItsVerdictsAreTheStagingBothWaysAndThePeaksInThePrintedWords) 
 TEST(SweepReport, WithoutPageableThereIsNoStagingAndNoPinnedOverPageable) {
   MadeUpSweep s = made_up_sweep();
   s.config.kinds = s.figures.kinds = {HostMemory::pinned};
-  std::erase_if(s.figures.points, [](const sweep::Point& p) { return p.kind == HostMemory::pageable; });
+  std::erase_if(s.figures.copies, [](const CopyPoint& p) { return p.kind == HostMemory::pageable; });
+  s.figures.host_memcpy.clear();
   const Report report = sweep_report(s);
   EXPECT_THAT(report.console(), HasSubstr("2) staging cost: skipped"));
   const std::map<std::string, Verdict> verdicts = verdicts_printed(report);

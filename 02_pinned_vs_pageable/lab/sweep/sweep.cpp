@@ -19,28 +19,9 @@ namespace csg::copies::sweep {
 
 bool Figures::measures(HostMemory kind) const { return std::find(kinds.begin(), kinds.end(), kind) != kinds.end(); }
 
-const Summary* Figures::copy(std::uint64_t bytes, HostMemory kind, CopyDirection direction) const {
-  for (const Point& p : points) {
-    if (p.bytes == bytes && p.op == Op::copy && p.kind == kind && p.direction == direction) return &p.stats;
-  }
-  return nullptr;
-}
-
-const Summary* Figures::host_memcpy(std::uint64_t bytes) const {
-  for (const Point& p : points) {
-    if (p.bytes == bytes && p.op == Op::host_memcpy) return &p.stats;
-  }
-  return nullptr;
-}
-
-std::optional<double> Figures::peak_gbps(HostMemory kind, CopyDirection direction) const {
-  std::optional<double> peak;
-  const double copies = direction == CopyDirection::bidirectional ? 2.0 : 1.0;
-  for (const Point& p : points) {
-    if (p.op != Op::copy || p.kind != kind || p.direction != direction) continue;
-    peak = std::max(peak.value_or(0.0), gbps(copies * static_cast<double>(p.bytes), p.stats.median_ms));
-  }
-  return peak;
+const Summary* Figures::memcpy_at(std::uint64_t bytes) const {
+  const auto found = host_memcpy.find(bytes);
+  return found == host_memcpy.end() ? nullptr : &found->second;
 }
 
 namespace {
@@ -146,9 +127,9 @@ Figures measure(const Config& config) {
       return host.elapsed();
     };
 
-    std::vector<Point> keys;
+    std::vector<CopyPoint> keys;
     std::vector<TimedVariant> variants;
-    auto add = [&](Point key, std::function<Millis()> run) {
+    auto add = [&](CopyPoint key, std::function<Millis()> run) {
       key.bytes = bytes;
       keys.push_back(key);
       variants.push_back({.prepare = nullptr, .run = std::move(run), .after_last = nullptr});
@@ -160,14 +141,18 @@ Figures measure(const Config& config) {
     if (figures.measures(HostMemory::pinned)) {
       add({.kind = HostMemory::pinned, .direction = CopyDirection::bidirectional}, bidirectional);
     }
-    if (figures.measures(HostMemory::pageable)) add({.op = Op::host_memcpy}, host_memcpy);
-    progress("sweep " + format_size(bytes) + ": " + plural(std::ssize(keys), "variant") + ", " +
+    const std::size_t copies = keys.size();  // then the host memcpy, with pageable memory
+    if (figures.measures(HostMemory::pageable)) {
+      variants.push_back({.prepare = nullptr, .run = host_memcpy, .after_last = nullptr});
+    }
+    progress("sweep " + format_size(bytes) + ": " + plural(std::ssize(variants), "variant") + ", " +
              std::to_string(plan.warmup) + " warm-up + " + plural(plan.repeats, "interleaved round"));
     const std::vector<Summary> summaries = measure_interleaved(plan, variants);
-    for (std::size_t i = 0; i < keys.size(); ++i) {
+    for (std::size_t i = 0; i < copies; ++i) {
       keys[i].stats = summaries.at(i);
-      figures.points.push_back(keys[i]);
+      figures.copies.push_back(keys[i]);
     }
+    if (variants.size() > copies) figures.host_memcpy[bytes] = summaries.back();
     // What the timed D2H copies left, then a fresh round trip, bit-exact, for every kind.
     for (const HostMemory kind : figures.kinds) {
       figures.checks.add(kCheck, bytes, kind, set.verify(kind, h2d_stream.get()));
@@ -245,18 +230,18 @@ void staging(Report& report, const Config& config, const Figures& f) {
   }
   std::vector<std::uint64_t> sizes;
   for (const std::uint64_t bytes : config.sizes) {
-    if (f.host_memcpy(bytes)) sizes.push_back(bytes);
+    if (f.memcpy_at(bytes)) sizes.push_back(bytes);
   }
   // Every size here has its host memcpy: those without were left out above.
   auto ms = [&f](std::uint64_t bytes, HostMemory kind, CopyDirection direction, bool plus_memcpy) {
     const Summary* copy = f.copy(bytes, kind, direction);
-    const Summary* memcpy_time = f.host_memcpy(bytes);
+    const Summary* memcpy_time = f.memcpy_at(bytes);
     if (!copy || !memcpy_time) return std::string("-");
     return ms_text(copy->median_ms + (plus_memcpy ? memcpy_time->median_ms : 0.0));
   };
   SizeColumns columns = {{"size", [](std::uint64_t bytes) { return format_size(bytes); }},
                          {"host memcpy", [&f](std::uint64_t bytes) {
-                            const Summary* memcpy_time = f.host_memcpy(bytes);
+                            const Summary* memcpy_time = f.memcpy_at(bytes);
                             return memcpy_time ? ms_text(memcpy_time->median_ms) : std::string("-");
                           }}};
   for (const CopyDirection direction : kOneWay) {
@@ -271,7 +256,7 @@ void staging(Report& report, const Config& config, const Figures& f) {
   const std::uint64_t largest = sizes.back();
   const Summary* pageable = f.copy(largest, HostMemory::pageable, CopyDirection::h2d);
   const Summary* pinned = f.copy(largest, HostMemory::pinned, CopyDirection::h2d);
-  const Summary* memcpy_time = f.host_memcpy(largest);
+  const Summary* memcpy_time = f.memcpy_at(largest);
   if (pageable && pinned && memcpy_time) {
     report.verdict(staging_verdict(largest, pageable->median_ms, memcpy_time->median_ms, pinned->median_ms));
   }
@@ -281,17 +266,17 @@ void peaks(Report& report, const Config& config, const Figures& f) {
   std::ostream& out = report.out();
   out << "\nPeaks, GB/s (H2D / D2H):";
   for (const HostMemory kind : f.kinds) {
-    const auto h2d = f.peak_gbps(kind, CopyDirection::h2d);
-    const auto d2h = f.peak_gbps(kind, CopyDirection::d2h);
+    const auto h2d = peak_gbps(f.copies, kind, CopyDirection::h2d);
+    const auto d2h = peak_gbps(f.copies, kind, CopyDirection::d2h);
     if (h2d && d2h) out << ' ' << kind_name(kind) << ' ' << fixed(*h2d, 1) << " / " << fixed(*d2h, 1) << ';';
   }
-  if (const auto both = f.peak_gbps(HostMemory::pinned, CopyDirection::bidirectional)) {
+  if (const auto both = peak_gbps(f.copies, HostMemory::pinned, CopyDirection::bidirectional)) {
     out << " pinned both ways at once " << fixed(*both, 1);
   }
   out << '\n';
   for (const CopyDirection direction : kOneWay) {
-    const auto pinned = f.peak_gbps(HostMemory::pinned, direction);
-    const auto pageable = f.peak_gbps(HostMemory::pageable, direction);
+    const auto pinned = peak_gbps(f.copies, HostMemory::pinned, direction);
+    const auto pageable = peak_gbps(f.copies, HostMemory::pageable, direction);
     if (pinned && pageable) {
       report.verdict(bandwidth_verdict("sweep.peak." + std::string(to_string(direction)), direction, "peaks",
                                        *pinned, *pageable));
@@ -310,25 +295,16 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
                    {"warmup", config.common.plan.warmup},
                    {"repeats", config.common.plan.repeats},
                    {"seed", config.common.seed}};
-  for (const Point& p : f.points) {
-    const double bytes = static_cast<double>(p.bytes);
-    if (p.op == Op::host_memcpy) {
-      Measurement m{"host_memcpy", {{"bytes", p.bytes}}, p.stats, Work{bytes, 0.0}};
-      m.verifiable = false;
-      result.measurements.push_back(std::move(m));
-      continue;
-    }
-    const double moved = p.direction == CopyDirection::bidirectional ? 2.0 * bytes : bytes;
-    result.measurements.push_back(
-        {"copy",
-         {{"host_memory", kind_name(p.kind)}, {"direction", std::string(to_string(p.direction))}, {"bytes", p.bytes}},
-         p.stats,
-         Work{moved, 0.0},
-         f.checks.verified(kCheck, p.bytes, p.kind)});
+  add_copies(result, f.copies, f.kinds, config.sizes.back(),
+             [&f](const CopyPoint& p) { return f.checks.verified(kCheck, p.bytes, p.kind); });
+  for (const auto& [bytes, stats] : f.host_memcpy) {
+    Measurement m{"host_memcpy", {{"bytes", bytes}}, stats, Work{static_cast<double>(bytes), 0.0}};
+    m.verifiable = false;
+    result.measurements.push_back(std::move(m));
   }
   nlohmann::json staging = nlohmann::json::array();
   for (const std::uint64_t bytes : config.sizes) {
-    const Summary* memcpy_time = f.host_memcpy(bytes);
+    const Summary* memcpy_time = f.memcpy_at(bytes);
     for (const CopyDirection direction : kOneWay) {
       const Summary* pageable = f.copy(bytes, HostMemory::pageable, direction);
       const Summary* pinned = f.copy(bytes, HostMemory::pinned, direction);
@@ -343,25 +319,10 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
                          {"pageable_over_memcpy_plus_pinned", pageable->median_ms / staged}});
     }
   }
-  for (const HostMemory kind : f.kinds) {
-    for (const CopyDirection direction : kOneWay) {
-      if (const auto peak = f.peak_gbps(kind, direction)) {
-        result.bounds[key_name(kind) + "_" + std::string(to_string(direction)) + "_peak_gbps"] = *peak;
-      }
-    }
-  }
-  if (const auto both = f.peak_gbps(HostMemory::pinned, CopyDirection::bidirectional)) {
+  if (const auto both = peak_gbps(f.copies, HostMemory::pinned, CopyDirection::bidirectional)) {
     result.bounds["bidirectional_peak_gbps"] = *both;
   }
   const std::uint64_t largest = config.sizes.back();
-  for (const CopyDirection direction : kOneWay) {
-    const Summary* pinned = f.copy(largest, HostMemory::pinned, direction);
-    const Summary* pageable = f.copy(largest, HostMemory::pageable, direction);
-    if (pinned && pageable) {
-      result.bounds["pinned_over_pageable_" + std::string(to_string(direction)) + "_at_largest"] =
-          pageable->median_ms / pinned->median_ms;
-    }
-  }
   result.bounds["sweep_peak_pinned_bytes"] = CopySet::pinned_bytes_needed(largest, f.kinds);
   verify_with(result, f.checks);
   report.sections["staging"] = staging;

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,29 +38,18 @@ struct Config {
   bool quick = false;
 };
 
-enum class Op { copy, host_memcpy };
-
-// One variant of one size as measured.
-struct Point {
-  std::uint64_t bytes = 0;
-  Op op = Op::copy;
-  HostMemory kind = HostMemory::pageable;
-  CopyDirection direction = CopyDirection::h2d;
-  Summary stats{};
-};
-
 struct Figures {
   std::vector<HostMemory> kinds;   // those this device could measure
   std::vector<std::string> notes;  // why a kind was left out
-  std::vector<Point> points;
+  std::vector<CopyPoint> copies;   // every kind each way at every size; pinned both ways at once
+  std::map<std::uint64_t, Summary> host_memcpy;  // per size: the staging copy done by hand
   ByteChecks checks;  // every size and kind: what the timed copies left, then a fresh round trip
 
   bool measures(HostMemory kind) const;
-  // The copy of `kind` and `direction` at `bytes`, or the host memcpy there; nothing where not measured.
-  const Summary* copy(std::uint64_t bytes, HostMemory kind, CopyDirection direction) const;
-  const Summary* host_memcpy(std::uint64_t bytes) const;
-  // The best GB/s of `kind` and `direction` over the sizes (both copies' bytes for bidirectional).
-  std::optional<double> peak_gbps(HostMemory kind, CopyDirection direction) const;
+  const Summary* copy(std::uint64_t bytes, HostMemory kind, CopyDirection direction) const {
+    return find_copy(copies, bytes, kind, direction);
+  }
+  const Summary* memcpy_at(std::uint64_t bytes) const;
 };
 
 // --sizes LIST and --quick (with copy_defaults' --host-memory LIST), and
