@@ -100,6 +100,12 @@ TEST_P(Stage03Kernels, EveryVariantVerifiesEveryBatch) {
                           "regime", "busiest_stream_ms", "speedup_vs_serial_pinned"}) {
     EXPECT_TRUE(doc.at("bounds").contains(key)) << key << ": the report's regime table reads it";
   }
+  std::set<std::string> verdicts;
+  for (const auto& verdict : doc.at("verdicts")) verdicts.insert(verdict.at("id").get<std::string>());
+  for (const char* id : {"pool.vs_serial_pageable", "pool.vs_serial_pinned", "pool.bound", "pool.engine_streams",
+                         "pool.regime", "pool.plateau"}) {
+    EXPECT_EQ(verdicts.count(id), 1U) << id << " missing from " << doc.at("verdicts").dump();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Stage03Kernels,
@@ -330,6 +336,8 @@ TEST_F(Stage03Binary, PrioritiesWriteTheirFiguresUnderTheirOldName) {
   EXPECT_EQ(doc.at("stream_priorities").at("verified"), true);
   EXPECT_EQ(doc.at("stream_priorities").at("config").at("samples"), 20);
   EXPECT_EQ(doc.at("verification").at("passed"), true);
+  ASSERT_FALSE(doc.at("verdicts").empty());
+  EXPECT_EQ(doc.at("verdicts").at(0).at("id"), "priorities.latency");
   EXPECT_FALSE(doc.contains("shared_memory_contention"));
 }
 
@@ -339,6 +347,8 @@ TEST_F(Stage03Binary, ContentionWritesItsFiguresUnderItsOldName) {
   EXPECT_EQ(doc.at("shared_memory_contention").at("verified"), true);
   EXPECT_EQ(doc.at("shared_memory_contention").at("config").at("repeats"), 2);
   EXPECT_EQ(doc.at("verification").at("passed"), true);
+  ASSERT_EQ(doc.at("verdicts").size(), 1U);
+  EXPECT_EQ(doc.at("verdicts").at(0).at("id"), "contention.shared_memory");
 }
 
 // ---- the laboratory's own loops, as the subcommands call them ------------------------
