@@ -384,7 +384,7 @@ TEST(StreamPriorityOptions, ASampleCountOutOfRangeIsAUsageErrorNamingTheFlag) {
     try {
       parse_priorities(args);
     } catch (const UsageError& error) {
-      return std::string(error.what()).find(must_mention) != std::string::npos ? ::testing::AssertionSuccess()
+      return ::testing::Value(error.what(), HasSubstr(must_mention)) ? ::testing::AssertionSuccess()
                                              : ::testing::AssertionFailure() << "message: " << error.what();
     }
     return ::testing::AssertionFailure() << "accepted";

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
 
 #include "workload/spin.hpp"
@@ -158,7 +159,7 @@ nlohmann::json run_stage02(const std::vector<std::string>& args, const testing::
   argv.insert(argv.end(), args.begin(), args.end());
   const testing::JsonRun run = testing::run_with_json(argv, dir, "02.json");
   EXPECT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  EXPECT_NE(run.out.find(must_say), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr(must_say));
   if (!run.wrote_json()) {
     ADD_FAILURE() << "no JSON written\n" << run.err;
     return nlohmann::json::object();

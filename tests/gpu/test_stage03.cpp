@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
 
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
@@ -122,8 +123,8 @@ TEST_F(Stage03Binary, OrderVerifiesBothOrdersAndNamesTheLimitingPath) {
   const Stage03Run run = run_stage03(
       "order", {"--batches", "37", "--m", "33", "--n", "17", "--k", "65", "--streams", "3", "--warmup", "1",
                 "--repeats", "3"});
-  EXPECT_NE(run.out.find("all 37 batches verified"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("breadth-first issue: "), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("all 37 batches verified"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("breadth-first issue: "));
   EXPECT_EQ(run.doc.at("config").at("streams"), 3);
   EXPECT_EQ(run.doc.at("config").at("kernel"), "naive") << "the article's kernel";
   EXPECT_EQ(run.doc.at("verification").at("passed"), true);
@@ -181,7 +182,7 @@ TEST_F(Stage03Binary, OrderOnPageableMemorySaysWhetherThePoolOverlapped) {
   const Stage03Run run = run_stage03("order", {"--batches", "9", "--m", "40", "--n", "40", "--k", "40", "--streams",
                                                    "2", "--host-memory", "pageable", "--warmup", "0", "--repeats", "1"});
   EXPECT_EQ(run.doc.at("config").at("host_memory"), "pageable");
-  EXPECT_NE(run.out.find("pageable host memory: the pool took"), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("pageable host memory: the pool took"));
   EXPECT_EQ(run.doc.at("verification").at("passed"), true);
 }
 
@@ -189,7 +190,7 @@ TEST_F(Stage03Binary, EngineStreamsTimeThePoolAndOneStreamPerEngineEachWithItsPa
   const Stage03Run run = run_stage03(
       "engine-streams", {"--batches", "13", "--m", "33", "--n", "17", "--k", "65", "--streams", "3", "--warmup", "0",
                          "--repeats", "2"});
-  EXPECT_NE(run.out.find("one stream per engine (H2D, kernels, D2H) took"), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("one stream per engine (H2D, kernels, D2H) took"));
   EXPECT_EQ(run.doc.at("config").at("kernel"), "cublas") << "its default";
   int bounded = 0;
   for (const auto& m : run.doc.at("measurements")) {
@@ -276,8 +277,8 @@ TEST_F(Stage03Binary, TheCountSweepTimesVerifiesAndExplainsEveryPoolSize) {
   const Stage03Run run =
       run_stage03("count-sweep", {"--count-sweep", "1,4,40", "--count-batches", "41", "--count-size", "24",
                                   "--warmup", "0", "--repeats", "2"});
-  EXPECT_NE(run.out.find("stream count, all the way: 41 GEMMs of 24x24x24"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("why: "), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("stream count, all the way: 41 GEMMs of 24x24x24"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("why: "));
   const nlohmann::json& sweep = run.doc.at("stream_count");
   EXPECT_EQ(sweep.at("batches"), 41);
   EXPECT_EQ(sweep.at("verified"), true);
@@ -309,8 +310,7 @@ TEST_F(Stage03Binary, APoolLargerThanTheBatchCountRunsAndWarns) {
       {CSG_STAGE03_BINARY, "kernels", "--kernel", "naive", "--batches", "3", "--m", "8", "--n", "8", "--k", "8",
        "--streams", "5", "--warmup", "0", "--repeats", "1"});
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  EXPECT_NE(run.out.find("--streams 5 is more than --batches 3: 2 stream(s) get no work"), std::string::npos)
-      << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("--streams 5 is more than --batches 3: 2 stream(s) get no work"));
 }
 
 TEST_F(Stage03Binary, SlotsLayoutVerifiesThePoolAndMarksSharedSlotSumsNotApplicable) {
