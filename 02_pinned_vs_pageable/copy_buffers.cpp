@@ -158,6 +158,12 @@ std::uint64_t CopySet::device_bytes_needed(std::uint64_t bytes) {
   return checked_mul(bytes, 2).value_or(UINT64_MAX);
 }
 
+MemoryNeeds CopySet::needs(std::uint64_t bytes, std::span<const HostMemory> kinds) {
+  return {.device_bytes = device_bytes_needed(bytes),
+          .host_bytes = host_bytes_needed(bytes, kinds),
+          .host_kind = HostMemory::pinned};
+}
+
 }  // namespace csg::copies
 
 namespace csg::copies {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "owners.hpp"
+#include "stage.hpp"
 
 // ---- the bytes every copy moves -------------------------------------------
 // The data every copy in stage 02 moves: a deterministic byte pattern from a
@@ -102,6 +103,8 @@ class CopySet {
   static std::uint64_t host_bytes_needed(std::uint64_t bytes, std::span<const HostMemory> kinds);
   static std::uint64_t pinned_bytes_needed(std::uint64_t bytes, std::span<const HostMemory> kinds);
   static std::uint64_t device_bytes_needed(std::uint64_t bytes);
+  // All of it as the run's needs, checked before anything is allocated.
+  static MemoryNeeds needs(std::uint64_t bytes, std::span<const HostMemory> kinds);
 
  private:
   struct KindBuffers {

@@ -1,7 +1,7 @@
 // Stage 02's lesson: its options, the check of its size, the bytes its copies
 // move, and the report of what main.cu measured, through the laboratory's
-// sentences and results frame (report.hpp), so that the lesson and the sweep
-// say the same thing the same way.
+// verdicts (report.hpp), so that the lesson and the sweep say the same thing
+// the same way, ending as every run ends (experiment/report.hpp).
 #include "lesson.hpp"
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "base/units.hpp"
 #include "cli/options.hpp"
 #include "copy_buffers.hpp"
+#include "experiment/report.hpp"
 #include "measure/estimate.hpp"
 #include "options.hpp"
 #include "report.hpp"
@@ -104,114 +105,108 @@ std::string pattern_mismatch(std::span<const std::byte> bytes, std::uint64_t see
 
 namespace {
 
-void print_bandwidth(std::ostream& out, const Figures& f) {
-  Table table({"size", "H2D pageable", "H2D pinned", "pinned/pageable", "D2H pageable", "D2H pinned",
-               "pinned/pageable"});
-  for (const SizeFigures& size : f.sweep) {
-    std::vector<std::string> row{format_size(size.bytes)};
-    for (int d = 0; d < kDirectionCount; ++d) {
-      const double pageable = summary_of(size.copies[0][d].copy).median_ms;
-      const double pinned = summary_of(size.copies[1][d].copy).median_ms;
-      row.push_back(copies::gbps_text(double(size.bytes), pageable));
-      row.push_back(copies::gbps_text(double(size.bytes), pinned));
-      row.push_back(fixed(pageable / pinned, 2) + "x");
-    }
-    table.add_row(row);
-  }
-  out << "\nbandwidth, GB/s\n";
-  table.print(out);
-  // The claim at the largest size, where the link is at its peak.
-  const SizeFigures& largest = f.sweep.back();
-  const double bytes = double(largest.bytes);
-  for (int d = 0; d < kDirectionCount; ++d) {
-    out << copies::bandwidth_ratio_text(kCopyDirections[d], "at " + format_size(largest.bytes),
-                                        gbps(bytes, summary_of(largest.copies[1][d].copy).median_ms),
-                                        gbps(bytes, summary_of(largest.copies[0][d].copy).median_ms))
-        << '\n';
-  }
-}
-
-void print_calls(std::ostream& out, const Figures& f) {
-  Table table({"memory", "copy", "call returned after ms", "copy took ms", "of the copy"});
-  std::vector<std::string> verdicts;
-  for (int d = 0; d < kDirectionCount; ++d) {
-    for (int k = 0; k < kKindCount; ++k) {
-      const double call = summary_of(f.async.copies[k][d].call).median_ms;
-      const double copy = summary_of(f.async.copies[k][d].copy).median_ms;
-      table.add_row({copies::kind_name(kKinds[k]), copies::direction_label(kCopyDirections[d]), copies::ms_text(call),
-                     copies::ms_text(copy), percent_text(call / copy)});
-      verdicts.push_back(copies::async_call_text(kKinds[k], kCopyDirections[d], call, copy));
-    }
-  }
-  out << "\nhow long cudaMemcpyAsync of " << format_size(f.async.bytes)
-      << " keeps the host: a host clock around the call, medians\n";
-  table.print(out);
-  for (const std::string& verdict : verdicts) out << verdict << '\n';
-}
-
-// Whether every byte arrived; prints what did not.
-bool print_checks(std::ostream& out, const Options& options, const Figures& f) {
-  bool passed = true;
-  for (int k = 0; k < kKindCount; ++k) {
-    if (f.checks[k].empty()) continue;
-    out << "\nVERIFICATION FAILED: " << copies::kind_name(kKinds[k]) << " memory, " << f.checks[k] << '\n';
-    passed = false;
-  }
-  if (passed) {
-    out << "\nevery byte arrived: what the timed copies left, and a round trip of "
-        << format_size(options.buffer_bytes()) << " for each kind, bit-exact\n";
-  }
-  return passed;
-}
-
 // The sweep's names for the same figures ("copy", <kind>_<direction>_peak_gbps,
 // pinned_over_pageable_<direction>_at_largest), and the call's own:
 // "async_copy" and "async_call" per kind and direction, bounds
 // <kind>_<direction>_async_host_blocked_ms and _async_call_share.
-nlohmann::json result_json(const Options& options, const DeviceInfo& info, const Figures& f, bool passed) {
-  const std::vector<std::uint64_t> sizes(options.sizes.begin(), options.sizes.end());
-  copies::CopyResult copy(info, {{"sizes", copies::sizes_json(sizes)},
-                                 {"async_bytes", options.async_bytes},
-                                 {"host_memory", copies::kinds_json({kKinds[0], kKinds[1]})},
-                                 {"warmup", options.warmup},
-                                 {"repeats", options.repeats},
-                                 {"seed", options.seed}});
-  StageResult& result = copy.result;
-  for (int k = 0; k < kKindCount; ++k) {
-    const std::string kind = copies::kind_name(kKinds[k]);
-    const bool ok = f.checks[k].empty();
-    for (int d = 0; d < kDirectionCount; ++d) {
-      double peak = 0.0;
-      for (const SizeFigures& size : f.sweep) {
-        const Summary s = summary_of(size.copies[k][d].copy);
-        const nlohmann::json params = {{"host_memory", kind}, {"direction", direction_key(d)}, {"bytes", size.bytes}};
-        copy.add({"copy", params, s, Work{double(size.bytes), 0.0}, ok}, true);
-        peak = std::max(peak, gbps(double(size.bytes), s.median_ms));
+void fill_result(StageResult& result, const Options& options, const Figures& f) {
+  result.config = {{"sizes", options.sizes},
+                   {"async_bytes", options.async_bytes},
+                   {"host_memory", copies::kinds_json({kKinds[0], kKinds[1]})},
+                   {"warmup", options.warmup},
+                   {"repeats", options.repeats},
+                   {"seed", options.seed}};
+  std::vector<copies::CopyPoint> timed;
+  for (const SizeFigures& size : f.sweep) {
+    for (int k = 0; k < kKindCount; ++k) {
+      for (int d = 0; d < kDirectionCount; ++d) {
+        timed.push_back({size.bytes, kKinds[k], kCopyDirections[d], summary_of(size.copies[k][d].copy)});
       }
+    }
+  }
+  copies::add_copies(result, timed, {kKinds[0], kKinds[1]}, f.sweep.back().bytes, [&f](const copies::CopyPoint& p) {
+    return f.checks[p.kind == kKinds[0] ? 0 : 1].empty();
+  });
+  for (int k = 0; k < kKindCount; ++k) {
+    for (int d = 0; d < kDirectionCount; ++d) {
       const std::string key = copies::key_name(kKinds[k]) + "_" + direction_key(d);
-      result.bounds[key + "_peak_gbps"] = peak;
-      const nlohmann::json params = {{"host_memory", kind}, {"direction", direction_key(d)}, {"bytes", f.async.bytes}};
+      const nlohmann::json params = {
+          {"host_memory", copies::kind_name(kKinds[k])}, {"direction", direction_key(d)}, {"bytes", f.async.bytes}};
       const Summary copied = summary_of(f.async.copies[k][d].copy);
       const Summary call = summary_of(f.async.copies[k][d].call);
-      copy.add({"async_copy", params, copied, Work{double(f.async.bytes), 0.0}, ok}, true);
-      copy.add({"async_call", params, call, Work{}, ok}, true);
+      const bool ok = f.checks[k].empty();
+      result.measurements.push_back({"async_copy", params, copied, Work{double(f.async.bytes), 0.0}, ok});
+      result.measurements.push_back({"async_call", params, call, Work{}, ok});
       result.bounds[key + "_async_host_blocked_ms"] = call.median_ms;
       result.bounds[key + "_async_call_share"] = call.median_ms / copied.median_ms;
     }
   }
-  const SizeFigures& largest = f.sweep.back();
-  for (int d = 0; d < kDirectionCount; ++d) {
-    result.bounds["pinned_over_pageable_" + direction_key(d) + "_at_largest"] =
-        summary_of(largest.copies[0][d].copy).median_ms / summary_of(largest.copies[1][d].copy).median_ms;
-  }
-  result.verification.passed = passed;
-  result.verification.batches_checked = kKindCount;
-  result.verification.method = "round-trip bit-exact";
+  VerifyResult& check = result.verification;
+  check.batches_checked = kKindCount;
+  check.checked = "host memory kind";
+  check.method = "round-trip bit-exact";
   for (int k = 0; k < kKindCount; ++k) {
     result.variants_verified += f.checks[k].empty() ? 1 : 0;
-    if (!f.checks[k].empty() && copy.failure.empty()) copy.failure = copies::kind_name(kKinds[k]) + ": " + f.checks[k];
+    if (!f.checks[k].empty() && check.failure.empty()) check.failure = copies::kind_name(kKinds[k]) + " memory, " + f.checks[k];
   }
-  return copies::to_json(copy, std::nullopt);
+  check.passed = result.variants_verified == kKindCount;
+}
+
+// The bandwidth table, and the claim at the largest size, where the link is at its peak.
+void bandwidth(Report& report, const Figures& f) {
+  auto gbps_of = [](int k, int d) {
+    return [k, d](const SizeFigures& size) {
+      return copies::gbps_text(double(size.bytes), summary_of(size.copies[k][d].copy).median_ms);
+    };
+  };
+  auto ratio = [](int d) {
+    return [d](const SizeFigures& size) {
+      return fixed(summary_of(size.copies[0][d].copy).median_ms / summary_of(size.copies[1][d].copy).median_ms, 2) + "x";
+    };
+  };
+  report.out() << "\nbandwidth, GB/s\n";
+  report.table(table_of<SizeFigures>({{"size", [](const SizeFigures& size) { return format_size(size.bytes); }},
+                                      {"H2D pageable", gbps_of(0, 0)},
+                                      {"H2D pinned", gbps_of(1, 0)},
+                                      {"pinned/pageable", ratio(0)},
+                                      {"D2H pageable", gbps_of(0, 1)},
+                                      {"D2H pinned", gbps_of(1, 1)},
+                                      {"pinned/pageable", ratio(1)}},
+                                     f.sweep));
+  const SizeFigures& largest = f.sweep.back();
+  const double bytes = double(largest.bytes);
+  for (int d = 0; d < kDirectionCount; ++d) {
+    report.verdict(copies::bandwidth_verdict("bandwidth." + direction_key(d), kCopyDirections[d],
+                                             "at " + format_size(largest.bytes),
+                                             gbps(bytes, summary_of(largest.copies[1][d].copy).median_ms),
+                                             gbps(bytes, summary_of(largest.copies[0][d].copy).median_ms)));
+  }
+}
+
+// How long each call kept the host, and what that means for each.
+void calls(Report& report, const Figures& f) {
+  struct Call {
+    int kind, direction;
+    double call_ms, copy_ms;
+  };
+  std::vector<Call> rows;
+  for (int d = 0; d < kDirectionCount; ++d) {
+    for (int k = 0; k < kKindCount; ++k) {
+      rows.push_back({k, d, summary_of(f.async.copies[k][d].call).median_ms, summary_of(f.async.copies[k][d].copy).median_ms});
+    }
+  }
+  report.out() << "\nhow long cudaMemcpyAsync of " << format_size(f.async.bytes)
+               << " keeps the host: a host clock around the call, medians\n";
+  report.table(table_of<Call>(
+      {{"memory", [](const Call& c) { return copies::kind_name(kKinds[c.kind]); }},
+       {"copy", [](const Call& c) { return copies::direction_label(kCopyDirections[c.direction]); }},
+       {"call returned after ms", [](const Call& c) { return copies::ms_text(c.call_ms); }},
+       {"copy took ms", [](const Call& c) { return copies::ms_text(c.copy_ms); }},
+       {"of the copy", [](const Call& c) { return percent_text(c.call_ms / c.copy_ms); }}},
+      rows));
+  for (const Call& c : rows) {
+    report.verdict(copies::async_call_verdict(kKinds[c.kind], kCopyDirections[c.direction], c.call_ms, c.copy_ms));
+  }
 }
 
 }  // namespace
@@ -222,17 +217,21 @@ bool report(const Options& options, const Figures& figures) {
 }
 
 bool report(std::ostream& out, const Options& options, const DeviceInfo& info, const Figures& f) {
-  out << kStage << ": pageable (malloc) against pinned (cudaMallocHost) host memory\n"
-      << info.summary() << '\n'
-      << "one cudaMemcpyAsync per copy, timed with events; median of " << options.repeats << " rounds after "
-      << options.warmup << " warm-up; GB/s = 10^9 bytes/s\n";
-  print_bandwidth(out, f);
-  print_calls(out, f);
-  const bool passed = print_checks(out, options, f);
-  out << "beyond the article: " << kStage << " --help lists the laboratory (registered and write-combined memory,\n"
-      << "  both ways at once, the staging copy, copies beside a busy kernel, what pinning costs, a timeline)\n";
-  if (!options.json_path.empty()) write_json_file(options.json_path, result_json(options, info, f, passed));
-  return passed;
+  Report report(kStage, nullptr, info);
+  fill_result(report.result, options, f);
+  if (report.result.verification.passed) {
+    report.checked_runs("(every byte arrived: what the timed copies left, and a round trip of " +
+                        format_size(options.buffer_bytes()) + " for each kind)");
+  }
+  report.out() << "pageable (malloc) against pinned (cudaMallocHost) host memory; one cudaMemcpyAsync per copy, timed "
+                  "with events;\nmedian of "
+               << options.repeats << " rounds after " << options.warmup << " warm-up; GB/s = 10^9 bytes/s\n";
+  bandwidth(report, f);
+  calls(report, f);
+  report.out() << "beyond the article: " << kStage
+               << " --help lists the laboratory (registered and write-combined memory,\n"
+               << "  both ways at once, the staging copy, copies beside a busy kernel, what pinning costs, a timeline)\n";
+  return report.finish(out, options.json_path) == kExitOk;
 }
 
 }  // namespace csg::lesson02

@@ -1,73 +1,25 @@
-// Stage 02's command lines: the byte sizes they take (--sizes 4K,64K,1M,1G)
-// and the options of each laboratory subcommand, each with only its flags:
-//   sweep         --sizes LIST, --host-memory LIST (all four kinds), --quick
-//   overlap       --host-memory LIST (pageable, pinned), --overlap-mib N, --kernel-ms N
-//   timeline      the overlap's flags and --trace FILE
-//   pinning-cost  --pin-max-mib N
-// and the flags every run takes (--warmup, --repeats, --seed, --json,
-// --max-minutes). Everything is checked before any CUDA call; a refusal is a
-// UsageError naming the flag and the value.
+// Stage 02's command lines: the byte sizes they take (--sizes 4K,64K,1M,1G),
+// and what the laboratory's subcommands offer alike (no GEMM, --host-memory as
+// a list of the kinds measured). Everything is checked before any CUDA call;
+// a refusal is a UsageError naming the flag and the value.
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cli/options.hpp"
-#include "measure/estimate.hpp"
-#include "stage.hpp"
 
 namespace csg::copies {
 
-// ---- sweep: bandwidth of every host memory kind over a size sweep ----------
+// No GEMM, no --kernel; --host-memory as a list of the kinds to measure,
+// from `kinds` (all of them by default).
+CommonDefaults copy_defaults(std::span<const HostMemory> kinds);
 
-struct SweepOptions {
-  CommonOptions common;              // warmup, repeats, seed, json path, max-minutes
-  std::vector<std::uint64_t> sizes;  // ascending, bytes
-  std::vector<HostMemory> kinds;     // in the order pageable, pinned, registered, write-combined
-  bool quick = false;
-};
-
-// Each parse_*_options takes the subcommand's words as run_subcommand passes
-// them (argv[0] its name) and returns nothing after printing --help. The run
-// checks that its memory_needs fit, before any CUDA call for the host's.
-std::optional<SweepOptions> parse_sweep_options(int argc, const char* const* argv);
-
-// What a sweep holds at once: its buffers at the largest size.
-MemoryNeeds memory_needs(const SweepOptions& options);
-// Every copy of every size and kind, every round, at `rates`.
-double estimate_seconds(const SweepOptions& options, const Rates& rates);
-
-// ---- overlap (and timeline): cudaMemcpyAsync beside a busy kernel ---------
-
-struct OverlapOptions {
-  CommonOptions common;
-  std::vector<HostMemory> kinds;  // pageable, pinned or both, in that order
-  std::uint64_t bytes = 0;        // --overlap-mib
-  int kernel_ms = 0;              // --kernel-ms
-  std::string trace_path;         // timeline's --trace; empty: none
-  int timeline_pairs = 1;         // timeline's --timeline-batches: copy-and-kernel pairs each drawn case issues
-};
-
-// `timeline`: the timeline subcommand's options (the overlap's, --timeline-batches and --trace).
-std::optional<OverlapOptions> parse_overlap_options(int argc, const char* const* argv, bool timeline);
-MemoryNeeds memory_needs(const OverlapOptions& options);
-// Every case, every round, at `rates`; with `timeline`, each drawn case once more.
-double estimate_seconds(const OverlapOptions& options, const Rates& rates, bool timeline);
-
-// ---- pinning-cost: what allocating and pinning host memory costs -----------
-
-struct PinningOptions {
-  CommonOptions common;
-  std::vector<std::uint64_t> sizes;  // ascending, bytes; before the free-memory bound
-  int repeats = 0;                   // --repeats, at most 3: allocating GiBs again teaches nothing new
-};
-
-std::optional<PinningOptions> parse_pinning_options(int argc, const char* const* argv);
-// At ~0.8 s per GiB for the calls of one round.
-double estimate_seconds(const PinningOptions& options);
+// Seconds to move `bytes` at `bytes_per_s` (0 for an unknown rate), for the estimates.
+double seconds_at(double bytes, double bytes_per_s);
 
 }  // namespace csg::copies
 

@@ -1,49 +1,81 @@
 // What stage 02's lesson and its laboratory print and write alike: the
-// sentences that interpret the copies' figures (each chosen by them, with a
-// stated threshold), the bit-exact checks of every experiment that moves
-// bytes, the words and units of the tables, and the results JSON's frame
-// (schema cuda-streams-graphs/result/v1, with "subcommand").
+// verdicts that interpret the copies' figures (each chosen by them, with a
+// stated threshold, carried in the result's "verdicts"), the bit-exact checks
+// of every experiment that moves bytes, and the words and units of the tables.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "copy_buffers.hpp"
+#include "measure/stats.hpp"
 #include "report/result.hpp"
+#include "report/verdict.hpp"
 
 namespace csg::copies {
 
-// ---- the sentences -----------------------------------------------------------
+// ---- the verdicts ----------------------------------------------------------------
 
-// The overlap experiment's: a pageable H2D beside a busy kernel that held the
-// host at least kBlockedShare of the copy's own time is not asynchronous for the host.
+// One cudaMemcpyAsync's call against its copy: at least kBlockedShare of the
+// copy's time, the call returned only after (most of) the copy, synchronous
+// for the host ("synchronous"); at most kAtOnceShare, it returned at once
+// ("at_once"); between, before the copy ended but not at once ("partly").
+// Id "async_call.<kind>.<direction>" (the lesson's four calls).
 inline constexpr double kBlockedShare = 0.5;
-std::string host_blocked_text(double host_blocked_ms, double copy_alone_ms);
-
-// The lesson's: how long one cudaMemcpyAsync kept the host against the copy
-// itself. At least kBlockedShare of it: the call returned only after (most
-// of) the copy, synchronous for the host; at most kAtOnceShare: it
-// returned at once; between: before the copy ended, but not at once.
 inline constexpr double kAtOnceShare = 0.10;
-std::string async_call_text(HostMemory kind, CopyDirection direction, double call_ms, double copy_ms);
+Verdict async_call_verdict(HostMemory kind, CopyDirection direction, double call_ms, double copy_ms);
+
+// A pageable H2D beside a busy kernel ("overlap.host_blocked"): a call that
+// held the host at least kBlockedShare of the copy's own time is not
+// asynchronous for the host ("blocked"), else "returned_early".
+Verdict host_blocked_verdict(double host_blocked_ms, double copy_alone_ms);
 
 // A pageable copy against a host memcpy plus the pinned copy, one after the
-// other: within kStagingWithin of it, the staging copy is the whole difference.
+// other ("sweep.staging"): within kStagingWithin of it ("same"), the staging
+// copy is the whole difference; under it ("faster") the driver overlaps its
+// memcpy with the DMA; over it ("slower") staging costs more.
 inline constexpr double kStagingWithin = 0.10;
-std::string staging_text(const std::string& size, double pageable_ms, double memcpy_ms, double pinned_ms);
+Verdict staging_verdict(std::uint64_t bytes, double pageable_ms, double memcpy_ms, double pinned_ms);
 
-// Pinned against pageable bandwidth `where` ("peaks", "at 256 MiB"): faster,
-// the same within 3% (report/conclusions.hpp), or slower.
-std::string bandwidth_ratio_text(CopyDirection direction, const std::string& where, double pinned_gbps,
-                                 double pageable_gbps);
-// The same at each kind's best size: "H2D peaks: pinned 55.3 GB/s, ...".
-std::string peak_ratio_text(CopyDirection direction, double pinned_gbps, double pageable_gbps);
+// Pinned against pageable bandwidth `where` ("peaks", "at 256 MiB"), as the
+// time per byte compared within kEqualWithin (report/conclusions.hpp):
+// "faster" (pinned moved faster), "same", or "slower" (the article's claim
+// does not hold). Id `id` ("bandwidth.h2d", "sweep.peak.d2h").
+Verdict bandwidth_verdict(std::string id, CopyDirection direction, const std::string& where, double pinned_gbps,
+                          double pageable_gbps);
 
-// ---- the checks --------------------------------------------------------------
+// Both directions at once against the faster direction alone, at one size
+// ("sweep.both_ways"): more than kDuplexGain above it the link carried both
+// ways at the same time ("gain"), else "no_gain".
+inline constexpr double kDuplexGain = 0.25;
+Verdict both_ways_verdict(std::uint64_t bytes, double both_gbps, double one_way_gbps);
+
+// ---- the copies, as the lesson and the sweep time them -----------------------------
+
+// One copy as timed: `bytes` from or to `kind` memory (each way at once for bidirectional).
+struct CopyPoint {
+  std::uint64_t bytes = 0;
+  HostMemory kind = HostMemory::pageable;
+  CopyDirection direction = CopyDirection::h2d;
+  Summary stats{};
+};
+
+// The copy of `kind` and `direction` at `bytes`; nothing where not measured.
+const Summary* find_copy(const std::vector<CopyPoint>& copies, std::uint64_t bytes, HostMemory kind,
+                         CopyDirection direction);
+// The best GB/s of `kind` and `direction` over the sizes (both copies' bytes for bidirectional).
+std::optional<double> peak_gbps(const std::vector<CopyPoint>& copies, HostMemory kind, CopyDirection direction);
+// Each copy as a "copy" measurement (gbps from both copies' bytes for
+// bidirectional), verified as `verified` says; in "bounds" each of `kinds`'
+// <kind>_<direction>_peak_gbps, and pinned_over_pageable_<direction>_at_largest
+// where both kinds were timed at `largest`.
+void add_copies(StageResult& result, const std::vector<CopyPoint>& copies, const std::vector<HostMemory>& kinds,
+                std::uint64_t largest, const std::function<bool(const CopyPoint&)>& verified);
+
+// ---- the checks ----------------------------------------------------------------
 
 // Every bit-exact check of a run: one per experiment, size and kind.
 class ByteChecks {
@@ -60,8 +92,6 @@ class ByteChecks {
   // The first failure ("round trip not bit-exact (sweep, 4 KiB, pinned memory):
   // byte 12 expected 0x0b, got 0x00"), "nothing was checked", or "".
   std::string failure_message() const;
-  // "all 18 round trips bit-exact" or "VERIFICATION FAILED: ..." (no newline).
-  std::string summary() const;
 
  private:
   struct Check {
@@ -73,7 +103,11 @@ class ByteChecks {
   std::vector<Check> checks_;
 };
 
-// ---- words, units and the JSON's frame ----------------------------------------
+// The result's verification from `checks`: one "round trip" per check,
+// method "round-trip bit-exact", the first failure in words.
+void verify_with(StageResult& result, const ByteChecks& checks);
+
+// ---- words and units --------------------------------------------------------------
 
 std::string kind_name(HostMemory kind);  // "write-combined"
 std::string key_name(HostMemory kind);   // "write_combined": for JSON keys
@@ -82,24 +116,7 @@ std::string direction_label(CopyDirection direction);  // "H2D", "D2H", "both wa
 std::string ms_text(double ms);
 std::string gbps_text(double bytes, double ms);
 std::string byte_text(std::byte value);  // "0x0b"
-nlohmann::json sizes_json(const std::vector<std::uint64_t>& sizes);
 nlohmann::json kinds_json(const std::vector<HostMemory>& kinds);
 std::string kinds_text(const std::vector<HostMemory>& kinds);  // "pageable, pinned"
-
-// A stage-02 result being built: its measurements, each with whether it has
-// anything to check ("verified" is null where not), and what failed, if anything.
-struct CopyResult {
-  // Stage 02's result on `device`, with the run's `config`.
-  CopyResult(const DeviceInfo& device, nlohmann::json config);
-  StageResult result;
-  std::vector<bool> checkable;
-  std::string failure;  // written as verification.failure when not empty
-  void add(Measurement measurement, bool has_check);
-  // verification from `checks`: method "round-trip bit-exact", one entry per check.
-  void verify_with(const ByteChecks& checks);
-};
-
-// Its JSON, with "subcommand" (null for the lesson).
-nlohmann::json to_json(const CopyResult& copy, const std::optional<std::string>& subcommand);
 
 }  // namespace csg::copies

@@ -1,13 +1,15 @@
-// Every sentence stage 03 prints that interprets its figures, each chosen by
-// the figures themselves with a stated threshold, including the branches
-// where the article's claim does not hold at this size on this GPU. Plain
-// arithmetic on medians: the CPU tests feed each branch made-up figures.
+// Every verdict stage 03 draws from its pool figures (report/verdict.hpp),
+// each chosen by the figures themselves with a stated threshold, including
+// the branches where the article's claim does not hold at this size on this
+// GPU. Plain arithmetic on medians: the CPU tests feed each branch made-up figures.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "measure/pipeline_bound.hpp"
+#include "report/verdict.hpp"
 
 namespace csg::pool {
 
@@ -34,40 +36,51 @@ struct SweepVerdict {
 
 // Throws std::invalid_argument for no points. Points may come in any order.
 SweepVerdict judge_sweep(std::vector<SweepPoint> points);
-// "time stops improving at 2 streams (within 2% of the best, 16.06 ms at 4); larger pools got
-// slower: 256, 512, 1024 streams more than 5% slower than the best (the slowest: 9.22 ms at 1024,
-// 37% slower)", or the branches that say it kept improving or neither helped nor hurt.
-std::string sweep_text(const SweepVerdict& verdict);
+// Where time stops improving (`id`: "pool.plateau", "count_sweep.plateau"):
+// "still_improving" (the plateau is the largest pool tried), "plateau" (no
+// larger pool more than kWorseBy slower), "plateau_then_slower" ("time stops
+// improving at 2 streams (within 2% of the best, 16.06 ms at 4); larger pools
+// got slower: 256, 512, 1024 streams more than 5% slower than the best (the
+// slowest: 9.22 ms at 1024, 37% slower)"). Throws as judge_sweep.
+Verdict plateau_verdict(std::string id, const std::vector<SweepPoint>& points);
 
-// What the limiting path means for what would make the run faster.
-std::string regime_text(const PipelineBound& bound);
+// What the limiting path means for what would make the run faster
+// ("pool.regime"): its outcome the regime (compute_bound, pcie_bound,
+// launch_bound, stream_order_bound), chosen by the bound's longest path.
+Verdict regime_verdict(const PipelineBound& bound);
 
-// One stream per engine against the article's pool, and why, from which is
-// faster and what limits the pool.
-std::string engines_text(double engines_ms, double pool_ms, BoundPath pool_limited_by);
+// One stream per engine against the article's pool ("pool.engine_streams"):
+// faster, the same (within kEqualWithin) or slower, and why, from what
+// limits the pool.
+Verdict engines_verdict(double engines_ms, double pool_ms, BoundPath pool_limited_by);
 
-// The pool against the three kinds of work alone on one stream: within
-// kNearLongest of the longest of them the copies hid behind it (the article's
-// second timeline); within kNearSerial of their sum nothing overlapped (the
-// first); in between, some did.
+// The pool against the three kinds of work alone on one stream
+// ("pool.overlap"): within kNearLongest of the longest of them the copies hid
+// behind it, the article's second timeline ("hid_behind_longest"); within
+// kNearSerial of their sum nothing overlapped, the first ("nothing_overlapped");
+// in between, some did ("partly_overlapped").
 inline constexpr double kNearLongest = 0.10;
-std::string overlap_text(double pool_ms, double h2d_ms, double kernel_ms, double d2h_ms);
-
-// A pool on pageable memory against the serial run on pageable memory: near
-// serial speed (within kNearSerial of it) means the copies did not overlap.
 inline constexpr double kNearSerial = 0.10;
-std::string pageable_pool_text(double pool_ms, double serial_pageable_ms);
+Verdict overlap_verdict(double pool_ms, double h2d_ms, double kernel_ms, double d2h_ms);
+
+// A pool on pageable memory against the serial run on pageable memory
+// ("pool.pageable"): near serial speed (within kNearSerial of it) the copies
+// did not overlap ("nothing_overlapped"), else "some_overlapped".
+Verdict pageable_pool_verdict(double pool_ms, double serial_pageable_ms);
 
 // The pool's kernels alone on its own streams against the one-stream kernel
-// sum: below it by more than kEqualWithin, kernels of different streams
-// filled each other's last partial wave, so the one-stream sum is no bound
-// for a pool; otherwise nothing to explain (empty).
-std::string partial_wave_text(double pool_kernels_ms, double one_stream_kernels_ms, int streams);
+// sum ("pool.partial_wave"): below it by more than kEqualWithin, kernels of
+// different streams filled each other's last partial wave, so the one-stream
+// sum is no bound for a pool ("filled"); otherwise nothing to explain.
+std::optional<Verdict> partial_wave_verdict(double pool_kernels_ms, double one_stream_kernels_ms, int streams);
 
-// The pool against its bound: within the tolerance of 100% or under it, the
-// percentage; above 100% by more than the tolerance, a warning that the bound
-// failed to bound (a bug of the bound, never of the run).
-std::string bound_text(const std::string& variant, double percent_of_bound, double tolerance);
+// A variant against its own bound (`id`: "pool.bound" for the main pool):
+// above 100% by more than `tolerance` the bound failed to bound, a bug of
+// the bound, never of the run ("beaten": a warning); under kLooseBound of it
+// the time its streams spent waiting on each other ("loose",
+// report/conclusions.hpp's bound_gap_text); else "at_bound", the percentage.
+Verdict bound_verdict(std::string id, const std::string& variant, double achieved_ms, const PipelineBound& bound,
+                      double tolerance);
 bool bound_beaten(double percent_of_bound, double tolerance);
 
 }  // namespace csg::pool

@@ -1,7 +1,11 @@
-// The one table of stage 03's laboratory, in the order the stage's --help lists it.
-#include "03_stream_pool_gemm/lab/laboratory.hpp"
-
+// Stage 03's one registry: the lesson's runs and the laboratory's table, in
+// the order --help and --list give them. Each subcommand is declared in
+// lab/<its name>/.
 #include "lesson.hpp"
+
+namespace csg::pool {
+extern const Subcommand kKernels, kOrder, kEngineStreams, kCountSweep, kPriorities, kContention, kTimeline;
+}
 
 namespace csg::lesson03 {
 

@@ -1,16 +1,21 @@
 // Stage 03's lesson: its options, the check of its size, and the report of
 // what main.cu measured. The figures go through the laboratory's
 // PoolMeasurements, so that the lesson and the experiments share one bound,
-// one results schema and one set of conclusions.
+// one results schema and one set of verdicts, and end as every run ends
+// (experiment/report.hpp).
 #include "lesson.hpp"
 
 #include <algorithm>
-#include <utility>
 #include <iostream>
+#include <utility>
+
+#include "lesson_report.hpp"
 
 #include "cli/options.hpp"
 #include "cli/pool_options.hpp"
+#include "base/text.hpp"
 #include "conclusions.hpp"
+#include "experiment/report.hpp"
 #include "measure/estimate.hpp"
 #include "measurements.hpp"
 #include "report.hpp"
@@ -144,67 +149,78 @@ void check_size(const Options& options) {
 
 bool report(const Options& options, const Figures& figures) {
   const int device = 0;  // require_device chose it
-  const DeviceInfo info = query_device_info(device);
+  return report(std::cout, options, query_device_info(device), figures);
+}
+
+bool report(std::ostream& out, const Options& options, const DeviceInfo& info, const Figures& figures) {
   const PoolMeasurements runs = measurements(options, figures);
   const CommonOptions common = common_options(options, options.work, HostMemory::pinned);
   PoolConfig config;
   config.streams = options.streams;
   config.device_buffers = DeviceBuffers::per_batch;
   for (const int size : options.pool_sizes) config.sweep.push_back(size);
-  const StageResult result = pool::pool_result(kStage, info, common, config, options.work.batches, runs);
+  Report report(kStage, nullptr, info);
+  report.result = pool::pool_result(kStage, info, common, config, options.work.batches, runs);
+  const VerifyResult& check = report.result.verification;
+  report.checked_runs("in each of the " + std::to_string(2 + figures.pools.size()) + " runs" +
+                      (check.passed && check.digest ? "; output digest " + digest_text(*check.digest) : ""));
 
-  std::ostream& out = std::cout;
-  const Workload& w = options.work;
-  out << kStage << ": the article's stream pool, against stage 01's serial loop, in the same rounds\n"
-      << info.summary() << '\n'
-      << describe_workload(w, GemmChoice{}) << "; median of " << options.repeats << " rounds after "
-      << options.warmup << " warm-up\n\n";
+  std::ostream& text = report.out();
+  text << "the article's stream pool, against stage 01's serial loop, in the same rounds\n"
+       << describe_workload(options.work, GemmChoice{}) << "; median of " << options.repeats << " rounds after "
+       << options.warmup << " warm-up\n\n";
 
   const Entry& pageable = runs.serial(HostMemory::pageable);
   const Entry& pinned = runs.serial(HostMemory::pinned);
   const Entry& pool = runs.pool(IssueOrder::depth_first);
   const double baseline = pageable.stats.median_ms;
-  Table table({"variant", "median ms", "vs serial pageable", "% of bound", "limited by", "verified"});
-  auto row = [&](const std::string& name, const Entry& entry) {
-    const std::optional<PipelineBound> bound = runs.bound_of(entry);
-    table.add_row({name, fixed(entry.stats.median_ms, 2), fixed(baseline / entry.stats.median_ms, 2) + "x",
-                   bound ? fixed(percent_of_bound(*bound, entry.stats.median_ms), 1) : "-",
-                   bound ? std::string(to_string(bound->limited_by)) : "-", entry.check.passed ? "yes" : "NO"});
+  struct Row {
+    std::string name;
+    const Entry* entry;
   };
-  row("serial, pageable (stage 01)", pageable);
-  row("serial, pinned", pinned);
-  row("stream pool, " + std::to_string(options.streams) + (options.streams == 1 ? " stream" : " streams"), pool);
-  table.print(out);
+  const std::vector<Row> rows = {{"serial, pageable (stage 01)", &pageable},
+                                 {"serial, pinned", &pinned},
+                                 {"stream pool, " + plural(options.streams, "stream"), &pool}};
+  auto bound = [&runs](const Row& row) { return runs.bound_of(*row.entry); };
+  report.table(table_of<Row>(
+      {{"variant", [](const Row& row) { return row.name; }},
+       {"median ms", [](const Row& row) { return fixed(row.entry->stats.median_ms, 2); }},
+       {"vs serial pageable", [baseline](const Row& row) { return fixed(baseline / row.entry->stats.median_ms, 2) + "x"; }},
+       {"% of bound",
+        [&](const Row& row) {
+          const auto own = bound(row);
+          return own ? fixed(percent_of_bound(*own, row.entry->stats.median_ms), 1) : "-";
+        }},
+       {"limited by",
+        [&](const Row& row) {
+          const auto own = bound(row);
+          return own ? std::string(to_string(own->limited_by)) : "-";
+        }},
+       {"verified", [](const Row& row) { return std::string(row.entry->check.passed ? "yes" : "NO"); }}},
+      rows));
 
   const StageSums sums = runs.sums();
   const double pool_ms = pool.stats.median_ms;
-  out << "\nthe pool: " << compare_phrase(pool_ms, pinned.stats.median_ms) << " serial on the same pinned memory\n"
-      << pool::overlap_text(pool_ms, sums.h2d.median_ms, sums.kernel.median_ms, sums.d2h.median_ms) << '\n';
-  pool::print_sweep(out, runs, "pool size (the article's pool_size):");
+  text << '\n';
+  report.verdict(comparison_verdict("pool.vs_serial_pinned", pool_ms, pinned.stats.median_ms,
+                                    "the pool: " + compare_phrase(pool_ms, pinned.stats.median_ms) +
+                                        " serial on the same pinned memory"));
+  report.verdict(pool::overlap_verdict(pool_ms, sums.h2d.median_ms, sums.kernel.median_ms, sums.d2h.median_ms));
+  pool::add_sweep(report, runs, "pool size (the article's pool_size):", "pool.plateau");
 
-  const PipelineBound bound = *runs.bound_of(pool);
-  out << "\n% of bound: 100% is the fastest any schedule of this work could be, the slowest of each resource's\n"
-         "  work alone issued the same way (kernels, H2D, D2H, both directions at once, the host's issue) and of\n"
-         "  the busiest stream's batches alone on one stream. The "
-      << options.streams << "-stream pool: " << fixed(percent_of_bound(bound, pool_ms), 1)
-      << "% (the noise allowed: " << percent_text(runs.tolerance_of(pool)) << ")\n";
-  for (const Entry& entry : runs.entries()) {
-    if (entry.kind != Kind::pool_sweep) continue;
-    const PipelineBound own = *runs.bound_of(entry);
-    if (pool::bound_beaten(percent_of_bound(own, entry.stats.median_ms), runs.tolerance_of(entry))) {
-      out << pool::bound_text(std::to_string(entry.streams) + " streams", percent_of_bound(own, entry.stats.median_ms),
-                              runs.tolerance_of(entry))
-          << '\n';
-    }
-    const std::string gap = bound_gap_text("at " + std::to_string(entry.streams) + " streams the pool",
-                                           entry.stats.median_ms, own);
-    if (!gap.empty()) out << gap << '\n';
-  }
-  out << pool::regime_text(bound) << '\n';
-  return finish_lesson(out, result, "the " + std::to_string(2 + figures.pools.size()) + " runs",
-                       "--help lists the laboratory (other kernels, issue order, up to\n"
-                       "  1,024 streams, priorities, contention, a timeline)",
-                       to_json(result), options.json_path);
+  text << "\n% of bound: the bound is the slowest of each resource's work alone issued the same way (kernels,\n"
+          "  H2D, D2H, both directions at once, the host's issue) and of the busiest stream's batches alone on one stream\n";
+  pool::add_main_bound(report, runs);
+  // The other pool sizes, where they beat their bound or fell well short of it
+  // (the sweep's entry of the main pool's size is the main pool's own figures).
+  pool::add_variant_bounds(
+      report, runs,
+      [&options](const Entry& entry) { return entry.kind == Kind::pool_sweep && entry.streams != options.streams; },
+      /*loose=*/true);
+  report.verdict(pool::regime_verdict(*runs.bound_of(pool)));
+  text << "beyond the article: " << kStage << " --help lists the laboratory (other kernels, issue order, up to\n"
+       << "  1,024 streams, priorities, contention, a timeline)\n";
+  return report.finish(out, options.json_path) == kExitOk;
 }
 
 }  // namespace csg::lesson03

@@ -42,6 +42,15 @@ PoolMeasurements PoolMeasurements::measured(const Workload& work, std::vector<En
   return runs;
 }
 
+PoolMeasurements PoolMeasurements::measured_only() const {
+  std::vector<Entry> entries = entries_;
+  for (Entry& entry : entries) {
+    entry.variant = TimedVariant{};
+    entry.pool = nullptr;
+  }
+  return measured(work_, std::move(entries));
+}
+
 void PoolMeasurements::add_pool(BatchBuffers& buffers, const StreamPool& pool, IssueOrder order,
                                 std::function<Millis()> run, std::function<Millis()> issued, bool sweep) {
   for (int i = 0; i < pool.size(); ++i) gemm_->prepare(pool[i]);

@@ -68,8 +68,11 @@ class PoolMeasurements {
   // creates one.
   PoolMeasurements(const Workload& work, std::uint64_t seed, const Gemm& gemm)
       : PoolMeasurements(work, seed, &gemm) {}
-  // Measured figures to report, without runs (the report's CPU tests).
+  // Measured figures to report, without runs (the lesson, the report's CPU tests).
   static PoolMeasurements measured(const Workload& work, std::vector<Entry> entries);
+  // These figures without their runs, which borrow buffers and streams that
+  // go when the measurement ends: what the report reads.
+  PoolMeasurements measured_only() const;
 
   // Stage 01's serial loop on `buffers` (their host memory kind), legacy stream;
   // `run` issues every batch and returns its time.

@@ -43,30 +43,40 @@ std::vector<SweepPoint> sweep_points(const PoolMeasurements& runs) {
   return points;
 }
 
-void print_sweep(std::ostream& out, const PoolMeasurements& runs, const std::string& heading) {
+void add_sweep(Report& report, const PoolMeasurements& runs, const std::string& heading, const char* plateau_id) {
   const std::vector<const PoolMeasurements::Entry*> sweep = sweep_entries(runs);
   if (sweep.empty()) return;
   const double first_ms = sweep.front()->stats.median_ms;
-  out << '\n' << heading << '\n';
-  Table table({"streams", "median ms", "vs " + plural(sweep.front()->streams, "stream"),
-               "host issue ms", "% of bound", "limited by", "verified"});
-  for (const auto* entry : sweep) {
-    const std::optional<PipelineBound> own = runs.bound_of(*entry);
-    table.add_row({std::to_string(entry->streams), fixed(entry->stats.median_ms, 2),
-                   fixed(first_ms / entry->stats.median_ms, 2) + "x",
-                   entry->host_issue ? fixed(entry->host_issue->median_ms, 2) : "-",
-                   own ? fixed(percent_of_bound(*own, entry->stats.median_ms), 1) : "-",
-                   own ? std::string(to_string(own->limited_by)) : "-", entry->check.passed ? "yes" : "NO"});
-  }
-  table.print(out);
-  out << sweep_text(judge_sweep(sweep_points(runs))) << '\n';
+  using Entry = const PoolMeasurements::Entry*;
+  auto bound = [&runs](Entry e) { return runs.bound_of(*e); };
+  report.out() << '\n' << heading << '\n';
+  report.table(table_of<Entry>(
+      {{"streams", [](Entry e) { return std::to_string(e->streams); }},
+       {"median ms", [](Entry e) { return fixed(e->stats.median_ms, 2); }},
+       {"vs " + plural(sweep.front()->streams, "stream"),
+        [first_ms](Entry e) { return fixed(first_ms / e->stats.median_ms, 2) + "x"; }},
+       {"host issue ms", [](Entry e) { return e->host_issue ? fixed(e->host_issue->median_ms, 2) : "-"; }},
+       {"% of bound",
+        [&](Entry e) {
+          const auto own = bound(e);
+          return own ? fixed(percent_of_bound(*own, e->stats.median_ms), 1) : "-";
+        }},
+       {"limited by",
+        [&](Entry e) {
+          const auto own = bound(e);
+          return own ? std::string(to_string(own->limited_by)) : "-";
+        }},
+       {"verified", [](Entry e) { return std::string(e->check.passed ? "yes" : "NO"); }}},
+      sweep));
+  report.verdict(plateau_verdict(plateau_id, sweep_points(runs)));
   const auto connections = max_connections_env();
   const int queues = connections.value_or(8);
-  if (std::any_of(sweep.begin(), sweep.end(), [queues](const auto* e) { return e->streams > queues; })) {
-    out << "CUDA_DEVICE_MAX_CONNECTIONS: "
-        << (connections ? std::to_string(*connections) : std::string("unset (driver default 8)"))
-        << "; pools larger than that share hardware queues, and depth-first issue can then make a stream's\n"
-        << "H2D wait behind another stream's kernel (a false dependency); breadth-first issue avoids most of it.\n";
+  if (std::any_of(sweep.begin(), sweep.end(), [queues](Entry e) { return e->streams > queues; })) {
+    report.out() << "CUDA_DEVICE_MAX_CONNECTIONS: "
+                 << (connections ? std::to_string(*connections) : std::string("unset (driver default 8)"))
+                 << "; pools larger than that share hardware queues, and depth-first issue can then make a stream's\n"
+                 << "H2D wait behind another stream's kernel (a false dependency); breadth-first issue avoids most "
+                    "of it.\n";
   }
 }
 
@@ -175,51 +185,70 @@ StageResult pool_result(const std::string& stage, const DeviceInfo& device, cons
   return result;
 }
 
-nlohmann::json subcommand_json(const StageResult& result, const char* subcommand) {
-  nlohmann::json doc = to_json(result);
-  doc["subcommand"] = subcommand ? nlohmann::json(subcommand) : nlohmann::json(nullptr);
-  return doc;
-}
-
-void print_pool_header(std::ostream& out, const StageResult& result, const std::string& what,
-                       const CommonOptions& options, const PoolConfig& config) {
-  out << result.stage << ' ' << what << " on " << result.device.summary() << '\n'
-      << describe_workload(options.work, options.gemm) << "; pool on " << to_string(options.host_memory)
+void add_pool_header(Report& report, const CommonOptions& options, const PoolConfig& config) {
+  std::ostream& out = report.out();
+  out << describe_workload(options.work, options.gemm) << "; pool on " << to_string(options.host_memory)
       << " host memory, " << plural(config.streams, "stream") << "; median of "
       << plural(options.plan.repeats, "interleaved round") << " after " << options.plan.warmup << " warm-up\n";
   for (const std::string& warning : config.warnings) out << warning << '\n';
   out << '\n';
 }
 
-void print_variants(std::ostream& out, const StageResult& result) {
+void add_variants(Report& report) {
   std::vector<Measurement> shown;
-  for (const auto& m : result.measurements) {
+  for (const auto& m : report.result.measurements) {
     if (m.name != "resource_alone") shown.push_back(m);
   }
-  print_measurements(out, shown);
+  print_measurements(report.out(), shown);
 }
 
-void print_pool_against_serial(std::ostream& out, const CommonOptions& options, const PoolConfig& config,
-                               const PoolMeasurements& runs) {
+void add_pool_against_serial(Report& report, const CommonOptions& options, const PoolConfig& config,
+                             const PoolMeasurements& runs) {
   const double pool_ms = runs.pool(IssueOrder::depth_first).stats.median_ms;
   const double pageable_ms = runs.serial(HostMemory::pageable).stats.median_ms;
   const double pinned_ms = runs.serial(HostMemory::pinned).stats.median_ms;
-  out << "\nstream pool, " << plural(config.streams, "stream") << ", depth-first (the article's loop): "
-      << figure(pool_ms, 2)
-      << " ms,\n  " << compare_phrase(pool_ms, pageable_ms) << " serial on pageable memory (" << figure(pageable_ms, 2)
-      << " ms) and " << compare_phrase(pool_ms, pinned_ms) << " serial on pinned memory (" << figure(pinned_ms, 2)
-      << " ms), same run\n";
+  report.out() << "\nstream pool, " << plural(config.streams, "stream") << ", depth-first (the article's loop): "
+               << figure(pool_ms, 2) << " ms\n";
+  report.verdict(comparison_verdict("pool.vs_serial_pageable", pool_ms, pageable_ms,
+                                    "the pool: " + compare_phrase(pool_ms, pageable_ms) + " serial on pageable memory (" +
+                                        figure(pageable_ms, 2) + " ms), same run"));
+  report.verdict(comparison_verdict("pool.vs_serial_pinned", pool_ms, pinned_ms,
+                                    "the pool: " + compare_phrase(pool_ms, pinned_ms) + " serial on pinned memory (" +
+                                        figure(pinned_ms, 2) + " ms), same run"));
   if (const PoolMeasurements::Entry* breadth = runs.find_pool(IssueOrder::breadth_first)) {
-    out << "  breadth-first issue: " << figure(breadth->stats.median_ms, 2) << " ms, "
-        << compare_phrase(breadth->stats.median_ms, pool_ms) << " depth-first\n";
+    const double breadth_ms = breadth->stats.median_ms;
+    report.verdict(comparison_verdict("order.breadth_first", breadth_ms, pool_ms,
+                                      "breadth-first issue: " + figure(breadth_ms, 2) + " ms, " +
+                                          compare_phrase(breadth_ms, pool_ms) + " depth-first"));
   }
-  if (options.host_memory == HostMemory::pageable) out << "  " << pageable_pool_text(pool_ms, pageable_ms) << '\n';
+  if (options.host_memory == HostMemory::pageable) report.verdict(pageable_pool_verdict(pool_ms, pageable_ms));
 }
 
-void print_pool_bound(std::ostream& out, const StageResult& result, const Workload& work,
-                      const PoolMeasurements& runs) {
+void add_main_bound(Report& report, const PoolMeasurements& runs) {
+  const PoolMeasurements::Entry* pool = runs.find_pool(IssueOrder::depth_first);
+  const std::optional<PipelineBound> bound = pool ? runs.bound_of(*pool) : std::nullopt;
+  if (!bound) return;
+  report.verdict(bound_verdict("pool.bound", "the " + std::to_string(pool->streams) + "-stream pool",
+                               pool->stats.median_ms, *bound, runs.tolerance_of(*pool)));
+}
+
+void add_variant_bounds(Report& report, const PoolMeasurements& runs,
+                        const std::function<bool(const PoolMeasurements::Entry&)>& which, bool loose) {
+  const PoolMeasurements::Entry* main = runs.find_pool(IssueOrder::depth_first);
+  for (const PoolMeasurements::Entry& entry : runs.entries()) {
+    const std::optional<PipelineBound> bound = runs.bound_of(entry);
+    if (&entry == main || !bound || !which(entry)) continue;
+    const std::string variant = entry.kind == PoolMeasurements::Kind::pool_sweep
+                                    ? "at " + plural(entry.streams, "stream") + " the pool"
+                                    : entry.name + " (" + compact_params(entry.params) + ")";
+    Verdict verdict = bound_verdict("pool.variant_bound", variant, entry.stats.median_ms, *bound, runs.tolerance_of(entry));
+    if (verdict.outcome == "beaten" || (loose && verdict.outcome == "loose")) report.verdict(std::move(verdict));
+  }
+}
+
+void add_pool_bound(Report& report, const Workload& work, const PoolMeasurements& runs) {
+  std::ostream& out = report.out();
   const auto& pool = runs.pool(IssueOrder::depth_first);
-  const double pool_ms = pool.stats.median_ms;
   const StageSums sums = runs.sums();
   const PipelineBound bound = *runs.bound_of(pool);
   out << "\nisolated, on one stream: H2D " << figure(sums.h2d.median_ms, 2) << " ms, kernels "
@@ -247,68 +276,65 @@ void print_pool_bound(std::ostream& out, const StageResult& result, const Worklo
     out << ";\n  the busiest stream's " << plural(busiest, "batch")
         << " alone on one stream, as measured: " << figure(bound.busiest_stream_ms, 2) << " ms";
   }
-  out << "\npipeline bound " << figure(bound.bound_ms, 2) << " ms, limited by " << to_string(bound.limited_by) << "; "
-      << bound_text("the pool", percent_of_bound(bound, pool_ms), runs.tolerance_of(pool)) << '\n';
-  Table alone({"streams", "kernels ms", "H2D ms", "D2H ms", "both ways ms", "busiest stream ms"});
+  out << "\npipeline bound " << figure(bound.bound_ms, 2) << " ms, limited by " << to_string(bound.limited_by) << '\n';
+  add_main_bound(report, runs);
   std::vector<int> sizes;
   for (const auto& entry : runs.entries()) {
-    if (entry.kind != Kind::resource || std::find(sizes.begin(), sizes.end(), entry.streams) != sizes.end()) continue;
-    sizes.push_back(entry.streams);
-    alone.add_row({std::to_string(entry.streams), resource_ms(runs, entry.streams, "kernels"),
-                   resource_ms(runs, entry.streams, "h2d"), resource_ms(runs, entry.streams, "d2h"),
-                   resource_ms(runs, entry.streams, "both_ways"), resource_ms(runs, entry.streams, "busiest_stream")});
-  }
-  out << "what each resource needs alone, on pools of each size (the paths of their bounds):\n";
-  alone.print(out);
-  if (const std::string wave = partial_wave_text(runs.resource(pool.streams, "kernels")->stats.median_ms,
-                                                 sums.kernel.median_ms, pool.streams);
-      !wave.empty()) {
-    out << wave << '\n';
-  }
-  print_beaten_bounds(out, result);
-}
-
-void print_beaten_bounds(std::ostream& out, const StageResult& result) {
-  for (const auto& m : result.measurements) {
-    if (m.bound && bound_beaten(percent_of_bound(*m.bound, m.stats.median_ms), m.bound_tolerance)) {
-      out << bound_text(m.name + " (" + compact_params(m.params) + ")", percent_of_bound(*m.bound, m.stats.median_ms),
-                        m.bound_tolerance)
-          << '\n';
+    if (entry.kind == Kind::resource && std::find(sizes.begin(), sizes.end(), entry.streams) == sizes.end()) {
+      sizes.push_back(entry.streams);
     }
   }
+  auto alone = [&runs](const char* resource) {
+    return [&runs, resource](int streams) { return resource_ms(runs, streams, resource); };
+  };
+  out << "what each resource needs alone, on pools of each size (the paths of their bounds):\n";
+  report.table(table_of<int>({{"streams", [](int streams) { return std::to_string(streams); }},
+                              {"kernels ms", alone("kernels")},
+                              {"H2D ms", alone("h2d")},
+                              {"D2H ms", alone("d2h")},
+                              {"both ways ms", alone("both_ways")},
+                              {"busiest stream ms", alone("busiest_stream")}},
+                             sizes));
+  if (const PoolMeasurements::Entry* kernels = runs.resource(pool.streams, "kernels")) {
+    if (auto wave = partial_wave_verdict(kernels->stats.median_ms, sums.kernel.median_ms, pool.streams)) {
+      report.verdict(std::move(*wave));
+    }
+  }
+  add_variant_bounds(report, runs, [](const PoolMeasurements::Entry&) { return true; }, /*loose=*/false);
 }
 
-void print_engine_streams(std::ostream& out, const PoolMeasurements& runs) {
+void add_engine_streams(Report& report, const PoolMeasurements& runs) {
   const auto* engines = runs.engine_streams();
   if (engines == nullptr) return;
   const auto& pool = runs.pool(IssueOrder::depth_first);
-  out << engines_text(engines->stats.median_ms, pool.stats.median_ms, runs.bound_of(pool)->limited_by) << '\n';
+  const std::optional<PipelineBound> bound = runs.bound_of(pool);
+  report.verdict(engines_verdict(engines->stats.median_ms, pool.stats.median_ms,
+                                 bound ? bound->limited_by : BoundPath::kernels));
 }
 
-void print_regime(std::ostream& out, const CommonOptions& options, const PoolMeasurements& runs) {
+void add_regime(Report& report, const CommonOptions& options, const PoolMeasurements& runs) {
   const Workload& work = options.work;
   const auto& pool = runs.pool(IssueOrder::depth_first);
   const double flops = work.batches * work.flops_per_batch();
-  out << "the " << gemm_name(options.gemm) << " kernels alone: "
-      << figure(gflops(flops, runs.sums().kernel.median_ms), 0, 2)
-      << " GFLOP/s; the pool end to end: " << figure(gflops(flops, pool.stats.median_ms), 0, 2) << " GFLOP/s\n"
-      << regime_text(*runs.bound_of(pool)) << '\n';
+  report.out() << "the " << gemm_name(options.gemm) << " kernels alone: "
+               << figure(gflops(flops, runs.sums().kernel.median_ms), 0, 2)
+               << " GFLOP/s; the pool end to end: " << figure(gflops(flops, pool.stats.median_ms), 0, 2)
+               << " GFLOP/s\n";
+  if (const std::optional<PipelineBound> bound = runs.bound_of(pool)) report.verdict(regime_verdict(*bound));
 }
 
-void print_device_memory(std::ostream& out, const StageResult& result, const PoolConfig& config, int batches) {
-  const auto& bytes = result.config.at("device_bytes");
-  out << "\ndevice memory for A, B, C: slots layout (" << plural(config.streams, "stream") << ") "
-      << format_bytes(bytes.at("slots_layout").get<std::uint64_t>()) << ", the article's per-batch layout "
-      << format_bytes(bytes.at("per_batch_layout").get<std::uint64_t>()) << "; this run: "
-      << to_string(config.device_buffers) << ", " << plural(result.config.at("device_slots").get<int>(), "slot") << ", "
-      << format_bytes(bytes.at("allocated_per_host_kind").get<std::uint64_t>()) << " per host memory kind\n";
-  if (result.config.at("device_slots").get<int>() < batches) {
-    out << "(the isolated sums share slots, so their copies can't be checked per batch: 'n/a' above)\n";
+void add_device_memory(Report& report, const PoolConfig& config, int batches) {
+  const nlohmann::json& doc = report.result.config;
+  const auto& bytes = doc.at("device_bytes");
+  const int slots = doc.at("device_slots").get<int>();
+  report.out() << "\ndevice memory for A, B, C: slots layout (" << plural(config.streams, "stream") << ") "
+               << format_bytes(bytes.at("slots_layout").get<std::uint64_t>()) << ", the article's per-batch layout "
+               << format_bytes(bytes.at("per_batch_layout").get<std::uint64_t>()) << "; this run: "
+               << to_string(config.device_buffers) << ", " << plural(slots, "slot") << ", "
+               << format_bytes(bytes.at("allocated_per_host_kind").get<std::uint64_t>()) << " per host memory kind\n";
+  if (slots < batches) {
+    report.out() << "(the isolated sums share slots, so their copies can't be checked per batch: 'n/a' above)\n";
   }
-}
-
-void print_verification(std::ostream& out, const StageResult& result) {
-  out << '\n' << result.verification.message() << ", in " << result.variants_verified << " variants\n";
 }
 
 }  // namespace csg::pool

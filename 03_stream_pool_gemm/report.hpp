@@ -1,17 +1,19 @@
-// Stage 03's results: the JSON of a set of pool measurements, and the parts
-// of the printed report that the lesson and the laboratory's subcommands
-// each pick from: a header, the table of every variant, the pool against the
-// serial runs, the bound, one stream per engine, the regime, the sweep,
-// device memory and the verification line. Every sentence that interprets
-// the figures comes from conclusions.hpp.
+// Stage 03's results: the result document of a set of pool measurements,
+// and the parts of the report that the lesson and the laboratory's
+// subcommands each pick from, written into a Report (experiment/report.hpp):
+// the workload, the table of every variant, the pool against the serial
+// runs, the bound, one stream per engine, the regime, the sweep and device
+// memory. Every sentence that interprets the figures is a verdict from
+// conclusions.hpp.
 #pragma once
 
-#include <ostream>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "cli/pool_options.hpp"
 #include "conclusions.hpp"
+#include "experiment/report.hpp"
 #include "measurements.hpp"
 #include "report/result.hpp"
 
@@ -34,38 +36,40 @@ StageResult pool_result(const std::string& stage, const DeviceInfo& device, cons
 // The pool-size sweep of `runs`: its pool_sweep entries, in the order measured.
 std::vector<const PoolMeasurements::Entry*> sweep_entries(const PoolMeasurements& runs);
 std::vector<SweepPoint> sweep_points(const PoolMeasurements& runs);
-// The pool-size sweep as a table, what the data says about it, and the
-// hardware-queue note past CUDA_DEVICE_MAX_CONNECTIONS; nothing without a sweep.
-void print_sweep(std::ostream& out, const PoolMeasurements& runs, const std::string& heading);
 
-// "<stage> <what> on <device>", the workload, the pool and the rounds, and
-// the config's warnings (streams that get no work).
-void print_pool_header(std::ostream& out, const StageResult& result, const std::string& what,
-                       const CommonOptions& options, const PoolConfig& config);
-// Every variant but the resource runs (the bound's table shows those).
-void print_variants(std::ostream& out, const StageResult& result);
+// ---- the parts of a report ------------------------------------------------------------
+
+// The pool-size sweep as a table under `heading`, where time stops improving
+// (the verdict `plateau_id`), and the hardware-queue note past
+// CUDA_DEVICE_MAX_CONNECTIONS; nothing without a sweep.
+void add_sweep(Report& report, const PoolMeasurements& runs, const std::string& heading, const char* plateau_id);
+// The workload, the pool and the rounds, and the config's warnings (streams that get no work).
+void add_pool_header(Report& report, const CommonOptions& options, const PoolConfig& config);
+// Every variant of report.result but the resource runs (the bound's table shows those).
+void add_variants(Report& report);
 // The pool (depth-first) against the serial runs on pageable and pinned
-// memory; the breadth-first pool against it, where measured; on pageable
-// memory, whether the pool overlapped anything.
-void print_pool_against_serial(std::ostream& out, const CommonOptions& options, const PoolConfig& config,
-                               const PoolMeasurements& runs);
+// memory ("pool.vs_serial_pageable", "pool.vs_serial_pinned"); breadth-first
+// against it, where measured ("order.breadth_first"); on pageable memory,
+// whether the pool overlapped anything ("pool.pageable").
+void add_pool_against_serial(Report& report, const CommonOptions& options, const PoolConfig& config,
+                             const PoolMeasurements& runs);
 // The isolated sums, one batch's fill and drain, each path of the main
-// pool's bound, the bound itself, each resource alone on each pool size, the
-// partial-wave note, and a warning for any variant that beat its own bound.
-void print_pool_bound(std::ostream& out, const StageResult& result, const Workload& work,
-                      const PoolMeasurements& runs);
-// The warnings alone: any variant faster than its own bound by more than the noise.
-void print_beaten_bounds(std::ostream& out, const StageResult& result);
-// One stream per engine against the pool, and why (nothing where not measured).
-void print_engine_streams(std::ostream& out, const PoolMeasurements& runs);
-// The kernels' and the pool's GFLOP/s, and the regime the main pool's bound puts it in.
-void print_regime(std::ostream& out, const CommonOptions& options, const PoolMeasurements& runs);
+// pool's bound, the bound itself and the pool against it ("pool.bound"),
+// each resource alone on each pool size, the partial waves
+// ("pool.partial_wave"), and any other variant that beat its own bound.
+void add_pool_bound(Report& report, const Workload& work, const PoolMeasurements& runs);
+// The main pool against its bound ("pool.bound"), when it has one.
+void add_main_bound(Report& report, const PoolMeasurements& runs);
+// Every other variant with a bound that `which` picks, judged against it as
+// the main pool is ("pool.variant_bound"), where it beat its bound, or with
+// `loose` also where it stayed under kLooseBound of it.
+void add_variant_bounds(Report& report, const PoolMeasurements& runs,
+                        const std::function<bool(const PoolMeasurements::Entry&)>& which, bool loose);
+// One stream per engine against the pool, and why ("pool.engine_streams"; nothing where not measured).
+void add_engine_streams(Report& report, const PoolMeasurements& runs);
+// The kernels' and the pool's GFLOP/s, and the regime the main pool's bound puts it in ("pool.regime").
+void add_regime(Report& report, const CommonOptions& options, const PoolMeasurements& runs);
 // Device memory of the two layouts and of this run.
-void print_device_memory(std::ostream& out, const StageResult& result, const PoolConfig& config, int batches);
-// "all 100 batches verified, in 12 variants" (or the first failure).
-void print_verification(std::ostream& out, const StageResult& result);
-
-// The result's JSON with "subcommand": `subcommand` (null for the lesson).
-nlohmann::json subcommand_json(const StageResult& result, const char* subcommand);
+void add_device_memory(Report& report, const PoolConfig& config, int batches);
 
 }  // namespace csg::pool

@@ -99,7 +99,13 @@ struct VerifyResult {
   // A 64-bit hash of every batch's C as checked: equal for the same seed and
   // shape whatever computed it, in any stage or process.
   std::optional<std::uint64_t> digest;
-  // "all 100 batches verified" or "batch 37, C[12][5]: expected 100, got nan (freivalds)".
+  // Where what is checked is not a batch (stage 02's round trips, stage 03's
+  // kernel markers): what batches_checked counts ("round trip"), and, when a
+  // check failed, what failed, in words no Mismatch can give.
+  std::string checked = "batch";
+  std::string failure{};
+  // "all 100 batches verified" or "batch 37, C[12][5]: expected 100, got nan (freivalds)";
+  // "all 18 round trips verified (round-trip bit-exact)" or "verification failed: <failure>".
   std::string message() const;
 };
 

@@ -139,9 +139,10 @@ std::vector<std::pair<int, int>> sampled_elements(std::uint64_t seed, int batch,
 
 std::string VerifyResult::message() const {
   if (passed) {
-    const std::string count = batches_checked == 1 ? "the 1 batch" : "all " + plural(batches_checked, "batch");
+    const std::string count = batches_checked == 1 ? "the 1 " + checked : "all " + plural(batches_checked, checked);
     return count + " verified (" + method + ")";
   }
+  if (!failure.empty()) return "verification failed: " + failure;
   if (!first_failure) return "verification failed";
   const Mismatch& f = *first_failure;
   char text[256];

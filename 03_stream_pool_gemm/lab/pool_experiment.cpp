@@ -1,39 +1,31 @@
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
 
 #include <algorithm>
-#include <iostream>
 #include <optional>
+#include <stdexcept>
 
 #include "base/progress.hpp"
 #include "base/text.hpp"
-#include "03_stream_pool_gemm/lesson.hpp"
 #include "03_stream_pool_gemm/report.hpp"
-#include "report/device_info.hpp"
 #include "stage.hpp"
 
 namespace csg::pool {
 
 // ---- one batch ------------------------------------------------------------------
 
-void copy_in(BatchBuffers& buffers, int batch, cudaStream_t stream) {
-  CUDA_CHECK(cudaMemcpyAsync(buffers.device_a(batch), buffers.host_a(batch), buffers.work().a_bytes(),
-                             cudaMemcpyHostToDevice, stream));
-}
-
-void compute(BatchBuffers& buffers, const Gemm& gemm, int batch, cudaStream_t stream) {
-  gemm.run(buffers.device_a(batch), buffers.device_b(), buffers.device_c(batch), buffers.work().shape, stream);
-}
-
-void copy_out(BatchBuffers& buffers, int batch, cudaStream_t stream) {
-  CUDA_CHECK(cudaMemcpyAsync(buffers.host_c(batch), buffers.device_c(batch), buffers.work().c_bytes(),
-                             cudaMemcpyDeviceToHost, stream));
-}
-
 BatchOps batch_ops(BatchBuffers& buffers, const Gemm& gemm) {
   BatchOps ops;
-  ops.h2d = [&buffers](int batch, cudaStream_t stream) { copy_in(buffers, batch, stream); };
-  ops.compute = [&buffers, &gemm](int batch, cudaStream_t stream) { compute(buffers, gemm, batch, stream); };
-  ops.d2h = [&buffers](int batch, cudaStream_t stream) { copy_out(buffers, batch, stream); };
+  ops.h2d = [&buffers](int batch, cudaStream_t stream) {
+    CUDA_CHECK(cudaMemcpyAsync(buffers.device_a(batch), buffers.host_a(batch), buffers.work().a_bytes(),
+                               cudaMemcpyHostToDevice, stream));
+  };
+  ops.compute = [&buffers, &gemm](int batch, cudaStream_t stream) {
+    gemm.run(buffers.device_a(batch), buffers.device_b(), buffers.device_c(batch), buffers.work().shape, stream);
+  };
+  ops.d2h = [&buffers](int batch, cudaStream_t stream) {
+    CUDA_CHECK(cudaMemcpyAsync(buffers.host_c(batch), buffers.device_c(batch), buffers.work().c_bytes(),
+                               cudaMemcpyDeviceToHost, stream));
+  };
   return ops;
 }
 
@@ -72,10 +64,48 @@ Millis serial_run(BatchBuffers& buffers, const Gemm& gemm, RunClock& clock) {
   clock.timer.start(nullptr);
   for (int i = 0; i < work.batches; ++i) {
     CUDA_CHECK(cudaMemcpy(buffers.device_a(i), buffers.host_a(i), work.a_bytes(), cudaMemcpyHostToDevice));
-    compute(buffers, gemm, i, nullptr);
+    gemm.run(buffers.device_a(i), buffers.device_b(), buffers.device_c(i), work.shape, nullptr);
     CUDA_CHECK(cudaMemcpy(buffers.host_c(i), buffers.device_c(i), work.c_bytes(), cudaMemcpyDeviceToHost));
   }
   return clock.timer.stop();
+}
+
+// ---- one stream per engine -----------------------------------------------------------
+
+EngineStreams::EngineStreams(int device_slots) : slots_(device_slots) {
+  if (slots_ < 1) throw std::invalid_argument("EngineStreams: needs at least one device slot");
+  for (std::vector<Event>* events : {&h2d_done_, &kernel_done_, &d2h_done_}) {
+    events->reserve(static_cast<std::size_t>(slots_));
+    for (int slot = 0; slot < slots_; ++slot) events->emplace_back(cudaEventDisableTiming);
+  }
+}
+
+Millis EngineStreams::run(const BatchOps& ops, int batches, EventTimer& timer, Millis* issued) const {
+  auto wait = [](cudaStream_t stream, const Event& event) {
+    CUDA_CHECK(cudaStreamWaitEvent(stream, event.get(), 0));
+  };
+  auto record = [](const Event& event, cudaStream_t stream) { CUDA_CHECK(cudaEventRecord(event.get(), stream)); };
+  timer.start(h2d_stream(), {compute_stream(), d2h_stream()});
+  const HostTimer host;
+  for (int batch = 0; batch < batches; ++batch) {
+    const auto slot = static_cast<std::size_t>(batch % slots_);
+    const bool slot_reused = batch >= slots_;
+
+    if (slot_reused) wait(h2d_stream(), kernel_done_[slot]);
+    ops.h2d(batch, h2d_stream());
+    record(h2d_done_[slot], h2d_stream());
+
+    wait(compute_stream(), h2d_done_[slot]);
+    if (slot_reused) wait(compute_stream(), d2h_done_[slot]);
+    ops.compute(batch, compute_stream());
+    record(kernel_done_[slot], compute_stream());
+
+    wait(d2h_stream(), kernel_done_[slot]);
+    ops.d2h(batch, d2h_stream());
+    record(d2h_done_[slot], d2h_stream());
+  }
+  if (issued != nullptr) *issued = host.elapsed();
+  return timer.stop();
 }
 
 // ---- the variants -------------------------------------------------------------------
@@ -153,56 +183,47 @@ double estimate_seconds(const Workload& work, const RepeatPlan& plan, const Pool
   return rounds * round + (variants.timeline ? (rounds + 1) * pipeline : 0.0);
 }
 
-// ---- the run of a pool experiment -----------------------------------------------------
+// ---- the pool experiments ------------------------------------------------------------------
 
-namespace {
-
-// Refuses (exit 2) a run whose buffers would not fit, or that would take
-// longer than --max-minutes at this GPU's rates.
-void check_size(const PoolExperiment& experiment, const CommonOptions& options, const PoolConfig& config, int slots,
-                const Gemm& gemm) {
-  const Workload& work = options.work;
-  MemoryNeeds needs = memory_needs(work, options.host_memory, slots);
-  if (experiment.variants.serial_baselines) {  // both kinds: the baselines run on pageable and on pinned memory
-    needs = combined(memory_needs(work, HostMemory::pageable, slots), memory_needs(work, HostMemory::pinned, slots));
-  }
-  needs.device_bytes += gemm_device_bytes(options.gemm, streams_running_gemms(config));
-  check_fits(needs, experiment.pool_flags.device_buffers ? "try fewer --batches, or --device-buffers slots"
-                                                          : "try fewer --batches or smaller --m, --n, --k");
-  const Rates rates = measure_rates(gemm, work.shape);
-  check_estimate(estimate_seconds(work, options.plan, config, options.host_memory, rates, experiment.variants),
-                 options.max_minutes, describe_workload(work, options.gemm));
+CommonDefaults pool_defaults(std::optional<GemmKernel> kernel, bool host_memory_choice) {
+  CommonDefaults defaults;
+  defaults.host_memory = HostMemory::pinned;
+  defaults.host_memory_choice = host_memory_choice;
+  defaults.kernel_choice = kernel.has_value();
+  defaults.kernel = kernel.value_or(GemmKernel::naive);
+  return defaults;
 }
 
-void print_report(std::ostream& out, const PoolExperiment& experiment, const StageResult& result,
-                  const CommonOptions& options, const PoolConfig& config, const PoolMeasurements& runs) {
-  print_pool_header(out, result, experiment.subcommand, options, config);
-  print_variants(out, result);
-  if (experiment.variants.serial_baselines) print_pool_against_serial(out, options, config, runs);
-  if (experiment.bound_details) {
-    print_pool_bound(out, result, options.work, runs);
-    print_engine_streams(out, runs);
-    print_regime(out, options, runs);
-  } else {
-    print_beaten_bounds(out, result);
-    print_engine_streams(out, runs);
+Needs needs(const PoolRun& run) {
+  const CommonOptions& options = run.common;
+  const Workload& work = options.work;
+  const int slots = device_slots_for(run.pool, work.batches);
+  MemoryNeeds memory = memory_needs(work, options.host_memory, slots);
+  if (run.shape.variants.serial_baselines) {  // both kinds: the baselines run on pageable and on pinned memory
+    memory = combined(memory_needs(work, HostMemory::pageable, slots), memory_needs(work, HostMemory::pinned, slots));
   }
-  print_sweep(out, runs, "pool size sweep (depth-first):");
-  if (experiment.bound_details) print_device_memory(out, result, config, options.work.batches);
-  print_verification(out, result);
+  memory.device_bytes += gemm_device_bytes(options.gemm, streams_running_gemms(run.pool));
+  return {memory, run.shape.flags.device_buffers ? "try fewer --batches, or --device-buffers slots"
+                                                 : "try fewer --batches or smaller --m, --n, --k"};
 }
 
-// run_pool_experiment once the options are parsed and checked.
-int run_checked(const PoolExperiment& experiment, const CommonOptions& options, const PoolConfig& config,
-                const TimelineOptions& timeline_options) {
-  const Workload& work = options.work;
-  const int device = require_device();
+Estimate estimate(const PoolRun& run, int /*device*/) {
+  const CommonOptions& options = run.common;
   const Gemm gemm(options.gemm);
-  const int slots = device_slots_for(config, work.batches);
-  check_size(experiment, options, config, slots, gemm);
+  const Rates rates = measure_rates(gemm, options.work.shape);
+  return {estimate_seconds(options.work, options.plan, run.pool, options.host_memory, rates, run.shape.variants),
+          describe_workload(options.work, options.gemm)};
+}
+
+PoolFigures measure(const PoolRun& run) {
+  const CommonOptions& options = run.common;
+  const Workload& work = options.work;
+  const Gemm gemm(options.gemm);
+  const int slots = device_slots_for(run.pool, work.batches);
 
   // The pool's buffers; with the serial baselines, one set on each host memory kind.
-  const bool both_kinds = experiment.variants.serial_baselines;
+  const PoolVariants& variants = run.shape.variants;
+  const bool both_kinds = variants.serial_baselines;
   progress("allocating " + plural(work.batches, "batch") + ", " + plural(slots, "device slot") + ", " +
            (both_kinds ? std::string("pageable and pinned") : std::string(to_string(options.host_memory))) +
            " host memory");
@@ -219,23 +240,22 @@ int run_checked(const PoolExperiment& experiment, const CommonOptions& options, 
   RunClock clock;
   PoolMeasurements runs(work, options.seed, gemm);
   if (both_kinds) add_serial_baselines(runs, *pageable, *pinned, gemm, clock);
-  const StreamPool pool(config.streams);  // the article's cudaStreamCreate: blocking streams
-  for (const IssueOrder order : experiment.orders) add_pool_variant(runs, buffers, pool, order, ops, clock);
+  const StreamPool pool(run.pool.streams);  // the article's cudaStreamCreate: blocking streams
+  add_pool_variant(runs, buffers, pool, IssueOrder::depth_first, ops, clock);
+  if (variants.orders > 1) add_pool_variant(runs, buffers, pool, IssueOrder::breadth_first, ops, clock);
   std::optional<EngineStreams> engines;
-  if (experiment.variants.engine_streams) {
-    add_engine_streams_variant(runs, buffers, engines.emplace(slots), ops, clock);
-  }
+  if (variants.engine_streams) add_engine_streams_variant(runs, buffers, engines.emplace(slots), ops, clock);
   std::deque<StreamPool> sweep_pools;
-  add_sweep_variants(runs, buffers, sweep_pools, config.sweep, ops, clock);
+  add_sweep_variants(runs, buffers, sweep_pools, run.pool.sweep, ops, clock);
   const BoundStreams bound_streams;
-  if (experiment.variants.bounds) add_bound_variants(runs, buffers, ops, bound_streams, clock);
+  if (variants.bounds) add_bound_variants(runs, buffers, ops, bound_streams, clock);
   measure_variants(runs, options.plan);
 
   // One more run of the pool (depth-first), recorded with CUPTI, one row per
   // stream; then the pool re-timed with recording over, to show that
   // recording costs the timed runs nothing.
   std::optional<StageTimeline> timeline;
-  if (timeline_options.record) {
+  if (run.timeline.record) {
     progress("recording one more pool run for the timeline");
     TimelineJob job;
     job.plan = pool_timeline_run(pool, work);
@@ -247,30 +267,29 @@ int run_checked(const PoolExperiment& experiment, const CommonOptions& options, 
     job.timed = runs.pool(IssueOrder::depth_first).stats;
     timeline = record_stage_timeline(options.plan, job);
   }
-
-  const StageResult result = pool_result(lesson03::kStage, query_device_info(device), options, config, slots, runs);
-  print_report(std::cout, experiment, result, options, config, runs);
-  return finish_stage(std::cout, lesson03::kStage, subcommand_json(result, experiment.subcommand),
-                      result.verification.passed, timeline, timeline_options, options.json_path);
+  return {.device_slots = slots, .runs = runs.measured_only(), .timeline = std::move(timeline)};
 }
 
-}  // namespace
-
-int run_pool_experiment(const PoolExperiment& experiment, int argc, char** argv) {
-  CommonDefaults defaults;
-  defaults.host_memory = HostMemory::pinned;  // the pool needs page-locked memory to overlap (stage 02)
-  defaults.host_memory_choice = experiment.host_memory_choice;
-  defaults.kernel_choice = false;  // add_kernel_option below, with the experiment's own default
-  StageCli cli(subcommand_program(lesson03::kStage, experiment.subcommand), experiment.description, defaults);
-  if (experiment.kernel) add_kernel_option(cli, *experiment.kernel);
-  add_pool_options(cli, experiment.pool_flags);
-  if (experiment.variants.timeline) add_timeline_options(cli);
-  std::optional<CommonOptions> options = cli.parse_or_help(argc, argv);
-  if (!options) return kExitOk;
-  if (experiment.kernel) read_kernel_option(cli, *options);
-  const PoolConfig config = read_pool_options(cli, *options, experiment.pool_flags);
-  const TimelineOptions timeline = experiment.variants.timeline ? read_timeline_options(cli) : TimelineOptions{};
-  return run_checked(experiment, *options, config, timeline);
+void report(const PoolRun& run, const PoolFigures& figures, Report& report) {
+  const CommonOptions& options = run.common;
+  const PoolMeasurements& runs = figures.runs;
+  report.result = pool_result(report.result.stage, report.result.device, options, run.pool, figures.device_slots, runs);
+  report.checked_runs("in " + plural(report.result.variants_verified, "variant"));
+  add_pool_header(report, options, run.pool);
+  add_variants(report);
+  if (run.shape.variants.serial_baselines) add_pool_against_serial(report, options, run.pool, runs);
+  if (run.shape.bound_details) {
+    add_pool_bound(report, options.work, runs);
+    add_engine_streams(report, runs);
+    add_regime(report, options, runs);
+  } else {
+    add_main_bound(report, runs);
+    add_variant_bounds(report, runs, [](const PoolMeasurements::Entry&) { return true; }, /*loose=*/false);
+    add_engine_streams(report, runs);
+  }
+  add_sweep(report, runs, "pool size sweep (depth-first):", "pool.plateau");
+  if (run.shape.bound_details) add_device_memory(report, run.pool, options.work.batches);
+  if (figures.timeline) add_timeline(report, *figures.timeline, run.timeline);
 }
 
 }  // namespace csg::pool

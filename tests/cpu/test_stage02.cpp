@@ -4,6 +4,7 @@
 // the command lines as a user runs them: bad sizes and kinds exit 2 with one
 // line naming the flag, before any CUDA call, in the lesson and in every
 // subcommand, and each --help lists its own flags only.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,11 +15,19 @@
 #include "subcommand_checks.hpp"
 #include "usage_checks.hpp"
 #include "02_pinned_vs_pageable/copy_buffers.hpp"
+#include "02_pinned_vs_pageable/lab/overlap.hpp"
+#include "02_pinned_vs_pageable/lab/pinning-cost/pinning_cost.hpp"
+#include "02_pinned_vs_pageable/lab/sweep/sweep.hpp"
 #include "02_pinned_vs_pageable/lesson.hpp"
 #include "02_pinned_vs_pageable/options.hpp"
 
 namespace csg::copies {
 namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
 
 constexpr std::uint64_t kSeed = 7;
 
@@ -70,40 +79,29 @@ struct BadSize {
   std::string must_mention;
 };
 
-TEST(SizeList, RefusesBadItemsNamingTheFlagAndTheItem) {
-  const std::vector<BadSize> cases = {
-      {"0", "at least 1 byte"},
-      {"0K", "at least 1 byte"},
-      {"", "needs a list"},
-      {"abc", "'abc'"},
-      {"4K,abc", "'abc'"},
-      {"4K,,8K", "empty item"},
-      {"4K,", "empty item"},
-      {",4K", "empty item"},
-      {"4KB", "'4KB'"},
-      {"1.5M", "'1.5M'"},
-      {"-4K", "'-4K'"},
-      {"+4K", "'+4K'"},
-      {" 4K", "' 4K'"},
-      {"4 K", "'4 K'"},
-      {"4X", "'4X'"},
-      {"18446744073709551616", "overflows 64 bits"},  // 2^64
-      {"17179869184T", "overflows 64 bits"},          // 2^34 TiB = 2^74 bytes
-      {"1025G", "larger than 1T"},
-      {"2T", "larger than 1T"},
-      {"4K,4096", "twice"},
-  };
-  for (const BadSize& bad : cases) {
-    try {
-      parse_size_list("sizes", bad.text);
-      ADD_FAILURE() << "'" << bad.text << "' was accepted";
-    } catch (const UsageError& error) {
-      const std::string what = error.what();
-      EXPECT_NE(what.find("--sizes"), std::string::npos) << bad.text << ": " << what;
-      EXPECT_NE(what.find(bad.must_mention), std::string::npos) << bad.text << ": " << what;
-    }
+class SizeListRefusal : public ::testing::TestWithParam<BadSize> {};
+
+TEST_P(SizeListRefusal, NamesTheFlagAndTheItem) {
+  try {
+    parse_size_list("sizes", GetParam().text);
+    ADD_FAILURE() << "'" << GetParam().text << "' was accepted";
+  } catch (const UsageError& error) {
+    EXPECT_THAT(error.what(), AllOf(HasSubstr("--sizes"), HasSubstr(GetParam().must_mention)));
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    BadItems, SizeListRefusal,
+    ::testing::Values(BadSize{"0", "at least 1 byte"}, BadSize{"0K", "at least 1 byte"}, BadSize{"", "needs a list"},
+                      BadSize{"abc", "'abc'"}, BadSize{"4K,abc", "'abc'"}, BadSize{"4K,,8K", "empty item"},
+                      BadSize{"4K,", "empty item"}, BadSize{",4K", "empty item"}, BadSize{"4KB", "'4KB'"},
+                      BadSize{"1.5M", "'1.5M'"}, BadSize{"-4K", "'-4K'"}, BadSize{"+4K", "'+4K'"},
+                      BadSize{" 4K", "' 4K'"}, BadSize{"4 K", "'4 K'"}, BadSize{"4X", "'4X'"},
+                      BadSize{"18446744073709551616", "overflows 64 bits"},  // 2^64
+                      BadSize{"17179869184T", "overflows 64 bits"},          // 2^34 TiB = 2^74 bytes
+                      BadSize{"1025G", "larger than 1T"}, BadSize{"2T", "larger than 1T"},
+                      BadSize{"4K,4096", "twice"}),
+    [](const ::testing::TestParamInfo<BadSize>& param_info) { return "item" + std::to_string(param_info.index); });
 
 TEST(SizeList, PowersOfFourIncludeBothEnds) {
   EXPECT_EQ(powers_of_4(4096, std::uint64_t{1} << 30).size(), 10u);  // 4K 16K ... 256M 1G
@@ -124,70 +122,67 @@ TEST(SizeList, FormatsExactSizesShortly) {
 // ---- each subcommand's options ------------------------------------------------
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+constexpr HostMemory kAllKinds[] = {HostMemory::pageable, HostMemory::pinned, HostMemory::registered,
+                                    HostMemory::write_combined};
+constexpr HostMemory kArticleKinds[] = {HostMemory::pageable, HostMemory::pinned};
 
-// Each subcommand's parse function as run_subcommand calls it: argv[0] its name.
+// Each declaration's configuration as the runner reads it.
 using Args = std::vector<std::string>;
-auto sweep_options(const Args& args) { return testing::parse_as_called(parse_sweep_options, "sweep", args); }
-auto overlap_options(const Args& args) { return testing::parse_as_called(parse_overlap_options, "overlap", args, false); }
-auto timeline_options(const Args& args) { return testing::parse_as_called(parse_overlap_options, "timeline", args, true); }
-auto pinning_options(const Args& args) { return testing::parse_as_called(parse_pinning_options, "pinning-cost", args); }
-
-TEST(SweepOptions, QuickSetsFourSizesAndFewerRoundsUnlessTold) {
-  const std::optional<SweepOptions> quick = sweep_options({"--quick"});
-  ASSERT_TRUE(quick.has_value());
-  EXPECT_EQ(quick->sizes, (std::vector<std::uint64_t>{64 * 1024, kMiB, 16 * kMiB, 256 * kMiB}));
-  EXPECT_EQ(quick->common.plan.warmup, 1);
-  EXPECT_EQ(quick->common.plan.repeats, 5);
-  EXPECT_EQ(quick->kinds.size(), 4U) << "every kind by default";
-  const std::optional<SweepOptions> told = sweep_options({"--quick", "--sizes", "4K", "--repeats", "7"});
-  ASSERT_TRUE(told.has_value());
-  EXPECT_EQ(told->sizes, (std::vector<std::uint64_t>{4096})) << "--sizes wins over --quick";
-  EXPECT_EQ(told->common.plan.repeats, 7);
-  const std::optional<SweepOptions> plain = sweep_options({"--host-memory", "pinned,pageable"});
-  ASSERT_TRUE(plain.has_value());
-  EXPECT_EQ(plain->sizes.size(), 10U) << "powers of 4 from 4K to 1G";
-  EXPECT_EQ(plain->kinds, (std::vector<HostMemory>{HostMemory::pageable, HostMemory::pinned}));
+sweep::Config sweep_options(const Args& args) {
+  return testing::read_as_declared(copy_defaults(kAllKinds), sweep::options, sweep::read, args);
+}
+overlap::Config overlap_options(const Args& args, bool timeline = false) {
+  return testing::read_as_declared(
+      copy_defaults(kArticleKinds), [timeline](StageCli& cli) { overlap::add_options(cli, timeline); },
+      [timeline](const StageCli& cli, CommonOptions& common) { return overlap::read(cli, common, timeline); }, args);
+}
+PinningConfig pinning_options(const Args& args) {
+  CommonDefaults defaults = copy_defaults(kArticleKinds);
+  defaults.host_memory_choice = false;
+  return testing::read_as_declared(defaults, add_pinning_options, read_pinning, args);
 }
 
-TEST(SweepOptions, TakesNoOtherSubcommandsFlags) {
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"--overlap-mib", "4"}, {"--pin-max-mib", "4"}, {"--trace", "t.json"}, {"--batches", "2"}, {"--kernel", "tiled"}}) {
-    EXPECT_THROW(sweep_options(args), UsageError) << args.front();
-  }
+TEST(SweepOptions, QuickSetsFourSizesAndFewerRoundsUnlessTold) {
+  const sweep::Config quick = sweep_options({"--quick"});
+  EXPECT_THAT(quick.sizes, ElementsAre(64 * 1024, kMiB, 16 * kMiB, 256 * kMiB));
+  EXPECT_EQ(quick.common.plan.warmup, 1);
+  EXPECT_EQ(quick.common.plan.repeats, 5);
+  EXPECT_TRUE(quick.quick);
+  EXPECT_THAT(quick.kinds, ElementsAreArray(kAllKinds)) << "every kind by default";
+  const sweep::Config told = sweep_options({"--quick", "--sizes", "4K", "--repeats", "7"});
+  EXPECT_THAT(told.sizes, ElementsAre(4096)) << "--sizes wins over --quick";
+  EXPECT_EQ(told.common.plan.repeats, 7);
+  const sweep::Config plain = sweep_options({"--host-memory", "pinned,pageable"});
+  EXPECT_EQ(plain.sizes.size(), 10U) << "powers of 4 from 4K to 1G";
+  EXPECT_EQ(plain.common.plan.repeats, 10);
+  EXPECT_THAT(plain.kinds, ElementsAreArray(kArticleKinds));
 }
 
 TEST(OverlapOptions, ComparesTheArticlesTwoKindsAndTimelineAddsItsTwoFlags) {
-  const std::optional<OverlapOptions> overlap = overlap_options({"--overlap-mib", "3"});
-  ASSERT_TRUE(overlap.has_value());
-  EXPECT_EQ(overlap->kinds, (std::vector<HostMemory>{HostMemory::pageable, HostMemory::pinned}));
-  EXPECT_EQ(overlap->bytes, 3 * kMiB);
-  EXPECT_EQ(overlap->kernel_ms, 10);
-  EXPECT_THROW(overlap_options({"--host-memory", "registered"}), UsageError);
-  EXPECT_THROW(overlap_options({"--trace", "t.json"}), UsageError) << "only the timeline's";
-  EXPECT_THROW(overlap_options({"--sizes", "4K"}), UsageError);
+  const overlap::Config options = overlap_options({"--overlap-mib", "3"});
+  EXPECT_THAT(options.kinds, ElementsAreArray(kArticleKinds));
+  EXPECT_EQ(options.bytes, 3 * kMiB);
+  EXPECT_EQ(options.kernel_ms, 10);
+  EXPECT_FALSE(options.draw);
+  EXPECT_EQ(options.timeline_pairs, 1);
+  EXPECT_THROW(overlap_options({"--timeline-batches", "2"}), UsageError) << "only the timeline's";
   testing::TempDir dir;
-  EXPECT_EQ(overlap->timeline_pairs, 1);
-  EXPECT_THROW(overlap_options({"--timeline-batches", "2"}), UsageError);
-  const std::optional<OverlapOptions> timeline = timeline_options(
-      {"--trace", dir.file("t.json"), "--host-memory", "pinned", "--timeline-batches", "4"});
-  ASSERT_TRUE(timeline.has_value());
-  EXPECT_EQ(timeline->trace_path, dir.file("t.json"));
-  EXPECT_EQ(timeline->timeline_pairs, 4);
-  EXPECT_EQ(timeline->kinds, (std::vector<HostMemory>{HostMemory::pinned}));
+  const overlap::Config timeline = overlap_options(
+      {"--trace", dir.file("t.json"), "--host-memory", "pinned", "--timeline-batches", "4"}, /*timeline=*/true);
+  EXPECT_TRUE(timeline.draw);
+  EXPECT_EQ(timeline.trace_path, dir.file("t.json"));
+  EXPECT_EQ(timeline.timeline_pairs, 4);
+  EXPECT_THAT(timeline.kinds, ElementsAre(HostMemory::pinned));
   EXPECT_TRUE(dir.entries().empty()) << "parsing must not create the trace file";
 }
 
 TEST(PinningOptions, FourSizesDownFromTheMaximumAndAtMostThreeRounds) {
-  const std::optional<PinningOptions> options = pinning_options({"--pin-max-mib", "1024"});
-  ASSERT_TRUE(options.has_value());
-  EXPECT_EQ(options->sizes, (std::vector<std::uint64_t>{16 * kMiB, 64 * kMiB, 256 * kMiB, 1024 * kMiB}));
-  EXPECT_EQ(options->repeats, 3) << "--repeats 10 by default, capped";
-  const std::optional<PinningOptions> small = pinning_options({"--pin-max-mib", "2", "--repeats", "1"});
-  ASSERT_TRUE(small.has_value());
-  EXPECT_EQ(small->sizes, (std::vector<std::uint64_t>{2 * kMiB})) << "no size under 1 MiB";
-  EXPECT_EQ(small->repeats, 1);
-  EXPECT_THROW(pinning_options({"--host-memory", "pinned"}), UsageError);
-  EXPECT_THROW(pinning_options({"--pin-max-mib", "0"}), UsageError);
+  const PinningConfig options = pinning_options({"--pin-max-mib", "64"});
+  EXPECT_THAT(options.sizes, ElementsAre(kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB));
+  EXPECT_EQ(options.repeats, 3) << "--repeats 10 by default, capped";
+  const PinningConfig small = pinning_options({"--pin-max-mib", "2", "--repeats", "1"});
+  EXPECT_THAT(small.sizes, ElementsAre(2 * kMiB)) << "no size under 1 MiB";
+  EXPECT_EQ(small.repeats, 1);
 }
 
 // ---- the lesson's options ----------------------------------------------------
@@ -217,8 +212,7 @@ TEST(Lesson02Pattern, AMismatchNamesTheByteAndAnIntactBufferNothing) {
   lesson02::fill_pattern(data, kSeed);
   EXPECT_EQ(lesson02::pattern_mismatch(data, kSeed), "");
   data[4321] = std::byte{0};
-  const std::string text = lesson02::pattern_mismatch(data, kSeed);
-  EXPECT_NE(text.find("byte 4321 of 5000 B is 0x00"), std::string::npos) << text;
+  EXPECT_THAT(lesson02::pattern_mismatch(data, kSeed), HasSubstr("byte 4321 of 5000 B is 0x00"));
 }
 
 // ---- the stage binary --------------------------------------------------------
@@ -252,6 +246,14 @@ const testing::CommandLinePromises kCommandLines = {
         {{"sweep", "--host-memory", "nowhere"}, "--host-memory takes one of"},
         {{"sweep", "--host-memory", "pinned,pinned"}, "lists pinned twice"},
         {{"sweep", "--overlap-mib", "4"}, "unknown option '--overlap-mib'"},
+        {{"sweep", "--pin-max-mib", "4"}, "unknown option '--pin-max-mib'"},
+        {{"sweep", "--trace", "t.json"}, "unknown option '--trace'"},
+        {{"sweep", "--batches", "2"}, "unknown option '--batches'"},
+        {{"sweep", "--kernel", "tiled"}, "unknown option '--kernel'"},
+        {{"overlap", "--trace", "t.json"}, "unknown option '--trace'"},
+        {{"overlap", "--host-memory", "registered"}, "--host-memory takes one of"},
+        {{"pinning-cost", "--host-memory", "pinned"}, "unknown option '--host-memory'"},
+        {{"pinning-cost", "--pin-max-mib", "0"}, "--pin-max-mib takes an integer"},
         {{"overlap", "--overlap-mib", "0"}, "--overlap-mib takes an integer"},
         {{"overlap", "--kernel-ms", "abc"}, "--kernel-ms takes an integer"},
         {{"overlap", "--host-memory", "write-combined"}, "--host-memory takes one of"},

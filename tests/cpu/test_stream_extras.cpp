@@ -1,27 +1,28 @@
 // Stage 03's experiments on stream priorities and contention, without a GPU: every
-// sentence about stream priorities and shared-memory contention follows from
-// made-up figures, branch by branch and at the thresholds; the JSON carries
-// every figure and the conclusion; a result whose check failed prints as a
-// failure; --priority-samples takes a count in range and the rounds and seed
-// come from the common flags; the estimates count what runs; a bad config is
-// refused before any CUDA call.
+// verdict about stream priorities and shared-memory contention follows from
+// made-up figures, branch by branch and at the thresholds; the report prints
+// its sentences and carries them, and every figure, in the JSON; a result
+// whose check failed fails the run; --priority-samples takes a count in range
+// and the rounds and seed come from the common flags; the estimates count
+// what runs; a bad config is refused before any CUDA call.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "03_stream_pool_gemm/lab/priorities/priorities.hpp"
-#include "03_stream_pool_gemm/lab/priorities/priorities_report.hpp"
+#include "03_stream_pool_gemm/lab/competition.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
 
 namespace csg::pool {
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A wide spread: the p95 is 1.5 x the median.
 Summary ms(double median) { return testing::ms(median, 0.9, 1.5); }
@@ -67,49 +68,70 @@ ContentionResult contention(double small_together_ms, double large_together_ms) 
   return r;
 }
 
-// A result whose check failed shows as a failure wherever it goes: the
-// printed section says "VERIFICATION FAILED: " and `printed_failure`, and
-// nothing of `not_printed`; the JSON says verified false, with the failure.
-template <class Result>
-void expect_shown_as_failed(const Result& r, void (*print)(std::ostream&, const Result&),
-                            nlohmann::json (*to_json)(const Result&), const std::string& printed_failure,
-                            const std::string& not_printed) {
-  std::ostringstream out;
-  print(out, r);
-  EXPECT_TRUE(has(out.str(), "VERIFICATION FAILED: " + printed_failure)) << out.str();
-  EXPECT_FALSE(has(out.str(), not_printed)) << out.str();
-  const nlohmann::json doc = to_json(r);
-  EXPECT_EQ(doc.at("verified"), false);
-  EXPECT_EQ(doc.at("failure"), r.failure);
+std::string priority_text(const PriorityResult& r) { return priorities_verdict(r).sentence; }
+std::string contention_text(const ContentionResult& r) { return contention_verdict(r).sentence; }
+
+Report priorities_report(const PriorityResult& r) {
+  Report report("03_stream_pool_gemm", "priorities", DeviceInfo{});
+  report_priorities(r.config, r, report);
+  return report;
+}
+
+Report contention_report(const ContentionResult& r) {
+  Report report("03_stream_pool_gemm", "contention", DeviceInfo{});
+  report_contention(r.config, r, report);
+  return report;
+}
+
+// A result whose check failed fails the run: the verification line names
+// `printed_failure`, the console says nothing of `not_printed`; the JSON's
+// section says verified false, with the failure, under `key`.
+void expect_shown_as_failed(const Report& report, const std::string& key, const std::string& failure,
+                            const std::string& printed_failure, const std::string& not_printed) {
+  EXPECT_FALSE(report.passed());
+  EXPECT_THAT(report.console(),
+              AllOf(HasSubstr("verification failed: " + printed_failure), Not(HasSubstr(not_printed))));
+  const nlohmann::json doc = report.document();
+  EXPECT_EQ(doc.at("verification").at("passed"), false);
+  EXPECT_EQ(doc.at(key).at("verified"), false);
+  EXPECT_EQ(doc.at(key).at("failure"), failure);
 }
 
 TEST(StreamPriorities, GreatestPriorityCuttingTheLatencyIsTheClaimHolding) {
   const PriorityResult r = priorities(0.160, 0.012);
   EXPECT_EQ(judge_priorities(r), PriorityVerdict::helps);
   EXPECT_NEAR(priority_speedup(r), 0.160 / 0.012, 1e-9);
-  const std::string text = priority_conclusion(r);
-  for (const char* part : {"priority cut the short kernels' median latency 13.3x",
-                           "median 160.0 us at the default priority, 12.0 us at the greatest", "idle GPU 4.0 us",
-                           "the article's claim holds here",
-                           "priority cost the long kernels nothing measurable (within 3%)"}) {
-    EXPECT_TRUE(has(text, part)) << part << " missing from:\n" << text;
-  }
-  EXPECT_FALSE(has(text, "does not hold")) << text;
+  const Verdict verdict = priorities_verdict(r);
+  EXPECT_EQ(verdict.id, "priorities.latency");
+  EXPECT_EQ(verdict.outcome, "helps");
+  EXPECT_NEAR(verdict.figures.at("median_latency_speedup").get<double>(), 0.160 / 0.012, 1e-9);
+  EXPECT_DOUBLE_EQ(verdict.threshold.at("priority_within").get<double>(), kPriorityWithin);
+  EXPECT_DOUBLE_EQ(verdict.threshold.at("flood_full").get<double>(), kFloodFull);
+  EXPECT_THAT(verdict.sentence, AllOf(HasSubstr("priority cut the short kernels' median latency 13.3x"),
+                                      HasSubstr("median 160.0 us at the default priority, 12.0 us at the greatest"),
+                                      HasSubstr("idle GPU 4.0 us"), HasSubstr("the article's claim holds here"),
+                                      Not(HasSubstr("does not hold"))));
+  const std::optional<Verdict> cost = flood_cost_verdict(r);
+  ASSERT_TRUE(cost.has_value());
+  EXPECT_EQ(cost->id, "priorities.flood_cost");
+  EXPECT_EQ(cost->outcome, "same");
+  EXPECT_THAT(cost->sentence, HasSubstr("priority cost the long kernels nothing measurable (within 3%)"));
 }
 
 TEST(StreamPriorities, NoDifferenceOrWorseSaysTheClaimDoesNotHold) {
   const PriorityResult same = priorities(0.100, 0.095);
   EXPECT_EQ(judge_priorities(same), PriorityVerdict::no_difference);
-  const std::string same_text = priority_conclusion(same);
-  EXPECT_TRUE(has(same_text, "priority made no difference to the short kernels' latency within 10%")) << same_text;
-  EXPECT_TRUE(has(same_text, "the article's claim does not hold\n  on this GPU at this size")) << same_text;
-  EXPECT_FALSE(has(same_text, "claim holds here")) << same_text;
+  EXPECT_EQ(priorities_verdict(same).outcome, "no_difference");
+  EXPECT_THAT(priority_text(same),
+              AllOf(HasSubstr("priority made no difference to the short kernels' latency within 10%"),
+                    HasSubstr("the article's claim does not hold\n  on this GPU at this size"),
+                    Not(HasSubstr("claim holds here"))));
 
   const PriorityResult worse = priorities(0.050, 0.080);
   EXPECT_EQ(judge_priorities(worse), PriorityVerdict::worse);
-  const std::string worse_text = priority_conclusion(worse);
-  EXPECT_TRUE(has(worse_text, "priority made the short kernels' latency worse, 1.60x")) << worse_text;
-  EXPECT_TRUE(has(worse_text, "does not hold")) << worse_text;
+  EXPECT_EQ(priorities_verdict(worse).outcome, "worse");
+  EXPECT_THAT(priority_text(worse),
+              AllOf(HasSubstr("priority made the short kernels' latency worse, 1.60x"), HasSubstr("does not hold")));
 }
 
 TEST(StreamPriorities, TenPercentEitherWayIsNoDifference) {
@@ -123,77 +145,92 @@ TEST(StreamPriorities, RunsThatCantTestPrioritiesSaySoInsteadOfConcluding) {
   PriorityResult gaps = priorities(0.160, 0.012);
   gaps.flood_gaps = 3;
   EXPECT_EQ(judge_priorities(gaps), PriorityVerdict::flood_gaps);
-  EXPECT_TRUE(has(priority_conclusion(gaps), "a flood stream ran dry 3 times before the short kernels were done"));
+  EXPECT_THAT(priority_text(gaps), HasSubstr("a flood stream ran dry 3 times before the short kernels were done"));
+  EXPECT_FALSE(flood_cost_verdict(gaps).has_value()) << "no comparison, no cost";
   gaps.flood_gaps = 1;
-  EXPECT_TRUE(has(priority_conclusion(gaps), "ran dry 1 time before"));
+  EXPECT_THAT(priority_text(gaps), HasSubstr("ran dry 1 time before"));
 
   PriorityResult one_level = priorities(0.160, 0.012);
   one_level.greatest_priority = 0;
   EXPECT_EQ(judge_priorities(one_level), PriorityVerdict::one_level);
-  EXPECT_TRUE(has(priority_conclusion(one_level), "a single stream priority ([0, 0])"));
+  EXPECT_THAT(priority_text(one_level), HasSubstr("a single stream priority ([0, 0])"));
 
   PriorityResult not_full = priorities(0.160, 0.012);
   not_full.same_priority.flood_busy = 0.5;
   EXPECT_EQ(judge_priorities(not_full), PriorityVerdict::gpu_not_full);
-  const std::string not_full_text = priority_conclusion(not_full);
-  EXPECT_TRUE(has(not_full_text, "the flood kept only 50.0% of the GPU's block slots busy (below 75%)"))
-      << not_full_text;
-  for (const std::string& text : {priority_conclusion(gaps), priority_conclusion(one_level), not_full_text}) {
-    EXPECT_FALSE(has(text, "claim holds")) << text;
+  EXPECT_EQ(priorities_verdict(not_full).outcome, "gpu_not_full");
+  EXPECT_THAT(priority_text(not_full),
+              HasSubstr("the flood kept only 50.0% of the GPU's block slots busy (below 75%)"));
+  for (const std::string& text : {priority_text(gaps), priority_text(one_level), priority_text(not_full)}) {
+    EXPECT_THAT(text, Not(HasSubstr("claim holds")));
   }
   not_full.same_priority.flood_busy = kFloodFull;
   EXPECT_EQ(judge_priorities(not_full), PriorityVerdict::helps) << "75% busy is full enough";
 }
 
-TEST(StreamPriorities, AFailedCheckWinsOverEveryOtherBranchAndPrintsAsAFailure) {
+TEST(StreamPriorities, AFailedCheckWinsOverEveryOtherBranchAndFailsTheRun) {
   PriorityResult r = priorities(0.160, 0.012);
   r.flood_gaps = 2;
   r.greatest_priority = 0;
   r.verified = false;
   r.failure = "short kernel 7, thread 3: expected 12, got 4294967295";
   EXPECT_EQ(judge_priorities(r), PriorityVerdict::not_verified);
-  EXPECT_TRUE(has(priority_conclusion(r), "no conclusion about priorities: a check failed (short kernel 7"));
-  expect_shown_as_failed(r, print_priorities, priorities_json, "short kernel 7, thread 3", "verified: every");
-  EXPECT_EQ(priorities_json(r).at("verdict"), "not_verified");
+  EXPECT_THAT(priority_text(r), HasSubstr("no conclusion about priorities: a check failed (short kernel 7"));
+  const Report report = priorities_report(r);
+  expect_shown_as_failed(report, "stream_priorities", r.failure, "short kernel 7, thread 3", "runs verified");
+  EXPECT_EQ(report.document().at("stream_priorities").at("verdict"), "not_verified");
 }
 
-TEST(StreamPriorities, TheFloodsCostIsNamedFromItsThroughputBothWays) {
+struct FloodCostCase {
+  double high_blocks_per_ms;
+  std::string outcome, words;
+};
+
+class StreamPriorityFloodCost : public ::testing::TestWithParam<FloodCostCase> {};
+
+TEST_P(StreamPriorityFloodCost, IsNamedFromItsThroughputBothWays) {
   PriorityResult r = priorities(0.160, 0.012);
-  r.high_priority.flood_blocks_per_ms = 45000;  // 10% fewer blocks per ms beside the high-priority stream
-  const std::string text = priority_conclusion(r);
-  EXPECT_TRUE(has(text, "the flood ran 45000 blocks/ms beside the high-priority stream and 50000 beside the default"))
-      << text;
-  EXPECT_TRUE(has(text, "priority cost the long kernels 10% of their throughput")) << text;
-  r.high_priority.flood_blocks_per_ms = 49000;  // 2%: within the common 3%
-  EXPECT_TRUE(has(priority_conclusion(r), "nothing measurable (within 3%)"));
-  r.high_priority.flood_blocks_per_ms = 55000;
-  EXPECT_TRUE(has(priority_conclusion(r), "the flood even ran 10% faster beside the high-priority stream"));
+  r.high_priority.flood_blocks_per_ms = GetParam().high_blocks_per_ms;
+  const std::optional<Verdict> cost = flood_cost_verdict(r);
+  ASSERT_TRUE(cost.has_value());
+  EXPECT_EQ(cost->outcome, GetParam().outcome);
+  EXPECT_THAT(cost->sentence, HasSubstr(GetParam().words));
+  EXPECT_DOUBLE_EQ(cost->figures.at("high_priority_blocks_per_ms").get<double>(), GetParam().high_blocks_per_ms);
 }
 
-TEST(StreamPriorities, PrintsEveryRunAndTheVerification) {
-  std::ostringstream out;
-  print_priorities(out, priorities(0.160, 0.012));
-  const std::string text = out.str();
-  for (const char* part : {"median us", "p95 us", "flood busy", "alone, idle GPU", "beside the flood, default priority",
-                           "beside the flood, greatest priority", "from 0 (least, the default) to -5 (greatest)",
-                           "132 SMs x 8 blocks", "verified: every short kernel's output and every flood block's count",
-                           "priority cut"}) {
-    EXPECT_TRUE(has(text, part)) << part << " missing from:\n" << text;
-  }
-  EXPECT_FALSE(has(text, "VERIFICATION FAILED")) << text;
-  EXPECT_FALSE(has(text, "CUDA_DEVICE_MAX_CONNECTIONS")) << "8 queues are enough for 6 streams:\n" << text;
+INSTANTIATE_TEST_SUITE_P(
+    Branches, StreamPriorityFloodCost,
+    ::testing::Values(FloodCostCase{45000, "slower", "priority cost the long kernels 10% of their throughput"},
+                      FloodCostCase{49000, "same", "nothing measurable (within 3%)"},  // 2%: within the common 3%
+                      FloodCostCase{55000, "faster", "the flood even ran 10% faster beside the high-priority stream"},
+                      FloodCostCase{0, "not_measured", "no figure to compare"}),
+    [](const ::testing::TestParamInfo<FloodCostCase>& param_info) { return param_info.param.outcome; });
+
+TEST(StreamPriorities, PrintsEveryRunItsVerdictsAndTheVerification) {
+  const Report report = priorities_report(priorities(0.160, 0.012));
+  EXPECT_TRUE(report.passed());
+  const std::string text = report.console();
+  EXPECT_THAT(text, AllOf(HasSubstr("median us"), HasSubstr("p95 us"), HasSubstr("flood busy"),
+                          HasSubstr("alone, idle GPU"), HasSubstr("beside the flood, default priority"),
+                          HasSubstr("beside the flood, greatest priority"),
+                          HasSubstr("from 0 (least, the default) to -5 (greatest)"), HasSubstr("132 SMs x 8 blocks"),
+                          HasSubstr("all 36 runs verified (every short kernel's output and every flood block's count)"),
+                          HasSubstr("priority cut"), Not(HasSubstr("verification failed"))));
+  EXPECT_THAT(text, Not(HasSubstr("CUDA_DEVICE_MAX_CONNECTIONS"))) << "8 queues are enough for 6 streams";
+  ASSERT_EQ(report.verdicts().size(), 2U);
+  EXPECT_EQ(report.verdicts()[0].id, "priorities.latency");
+  EXPECT_EQ(report.verdicts()[1].id, "priorities.flood_cost");
 
   PriorityResult shared_queues = priorities(0.160, 0.012);
   shared_queues.hardware_queues = 4;
-  std::ostringstream noted;
-  print_priorities(noted, shared_queues);
-  EXPECT_TRUE(has(noted.str(), "note: CUDA_DEVICE_MAX_CONNECTIONS=4 gives fewer hardware queues than the 6 streams"))
-      << noted.str();
+  EXPECT_THAT(priorities_report(shared_queues).console(),
+              HasSubstr("note: CUDA_DEVICE_MAX_CONNECTIONS=4 gives fewer hardware queues than the 6 streams"));
 }
 
 TEST(StreamPriorities, JsonHoldsTheFiguresAndTheConclusion) {
   const PriorityResult r = priorities(0.160, 0.012);
-  const nlohmann::json doc = priorities_json(r);
+  const Report report = priorities_report(r);
+  const nlohmann::json doc = report.document().at("stream_priorities");
   EXPECT_EQ(doc.at("name"), "stream_priorities");
   EXPECT_EQ(doc.at("priority_range").at("least"), 0);
   EXPECT_EQ(doc.at("priority_range").at("greatest"), -5);
@@ -215,11 +252,13 @@ TEST(StreamPriorities, JsonHoldsTheFiguresAndTheConclusion) {
   EXPECT_EQ(doc.at("verified"), true);
   EXPECT_TRUE(doc.at("failure").is_null());
   EXPECT_EQ(doc.at("verdict"), "helps");
-  EXPECT_EQ(doc.at("conclusion"), priority_conclusion(r));
+  EXPECT_EQ(doc.at("conclusion"), report.verdicts()[0].sentence + "\n  " + report.verdicts()[1].sentence);
   for (const char* field : {"samples", "flood_streams", "flood_waves", "flood_block_us", "flood_depth", "short_blocks",
                             "short_threads", "short_steps", "gap_us", "warmup", "repeats"}) {
     EXPECT_TRUE(doc.at("config").contains(field)) << field;
   }
+  EXPECT_EQ(report.document().at("verification").at("method"),
+            "every short kernel's output and every flood block's count");
 }
 
 TEST(SharedMemoryContention, ConcurrencyIsTwiceAloneOverTogether) {
@@ -236,58 +275,65 @@ TEST(SharedMemoryContention, ConcurrencyIsTwiceAloneOverTogether) {
 TEST(SharedMemoryContention, SmallSideBySideLargeQueuedIsTheClaimHolding) {
   const ContentionResult r = contention(0.104, 0.208);
   EXPECT_EQ(judge_contention(r), ContentionVerdict::holds);
-  const std::string text = contention_conclusion(r);
-  EXPECT_TRUE(has(text, "with no shared memory the two streams' kernels ran side by side (concurrency 1.92")) << text;
-  EXPECT_TRUE(has(text, "with 118.0 KiB of shared memory per block only one block fits per SM (228.0 KiB per SM)"))
-      << text;
-  EXPECT_TRUE(has(text, "waited for the first (concurrency 0.96")) << text;
-  EXPECT_TRUE(has(text, "The article's claim holds here.")) << text;
+  const Verdict verdict = contention_verdict(r);
+  EXPECT_EQ(verdict.id, "contention.shared_memory");
+  EXPECT_EQ(verdict.outcome, "holds");
+  EXPECT_NEAR(verdict.figures.at("large_concurrency").get<double>(), 2.0 * 0.1 / 0.208, 1e-9);
+  EXPECT_DOUBLE_EQ(verdict.threshold.at("side_by_side").get<double>(), kSideBySide);
+  EXPECT_DOUBLE_EQ(verdict.threshold.at("serialised").get<double>(), kSerialised);
+  EXPECT_THAT(verdict.sentence,
+              AllOf(HasSubstr("with no shared memory the two streams' kernels ran side by side (concurrency 1.92"),
+                    HasSubstr("with 118.0 KiB of shared memory per block only one block fits per SM (228.0 KiB per "
+                              "SM)"),
+                    HasSubstr("waited for the first (concurrency 0.96"), HasSubstr("The article's claim holds here.")));
 }
 
-TEST(SharedMemoryContention, EveryOtherBranchSaysWhatItSaw) {
-  const ContentionResult partly = contention(0.104, 0.140);
-  EXPECT_EQ(judge_contention(partly), ContentionVerdict::partly);
-  EXPECT_TRUE(has(contention_conclusion(partly), "the kernels partly overlapped (concurrency 1.43"));
-  EXPECT_TRUE(has(contention_conclusion(partly), "holds only in part"));
+struct ContentionCase {
+  double small_together_ms, large_together_ms;
+  int large_blocks_per_sm;
+  std::string outcome, words;
+};
 
-  const ContentionResult not_seen = contention(0.104, 0.110);
-  EXPECT_EQ(judge_contention(not_seen), ContentionVerdict::not_seen);
-  EXPECT_TRUE(has(contention_conclusion(not_seen), "they still ran side by side (concurrency 1.82"));
-  EXPECT_TRUE(has(contention_conclusion(not_seen), "the article's claim does not hold on this GPU"));
+class ContentionBranch : public ::testing::TestWithParam<ContentionCase> {};
 
-  const ContentionResult serial = contention(0.200, 0.208);
-  EXPECT_EQ(judge_contention(serial), ContentionVerdict::no_concurrency);
-  EXPECT_TRUE(has(contention_conclusion(serial), "even with no shared memory the two streams' kernels did not run"));
-  EXPECT_TRUE(has(contention_conclusion(serial), "can't be read from this run"));
-
-  ContentionResult shared = contention(0.104, 0.208);
-  shared.large.blocks_per_sm = 2;
-  EXPECT_EQ(judge_contention(shared), ContentionVerdict::not_exclusive);
-  EXPECT_TRUE(has(contention_conclusion(shared), "the large kernel still fits 2 blocks per SM"));
-
-  for (const ContentionResult& r : {partly, not_seen, serial, shared}) {
-    EXPECT_FALSE(has(contention_conclusion(r), "claim holds here")) << contention_conclusion(r);
-  }
+// Says what it saw, and never that the claim holds.
+TEST_P(ContentionBranch, SaysWhatItSaw) {
+  ContentionResult r = contention(GetParam().small_together_ms, GetParam().large_together_ms);
+  r.large.blocks_per_sm = GetParam().large_blocks_per_sm;
+  const Verdict verdict = contention_verdict(r);
+  EXPECT_EQ(verdict.outcome, GetParam().outcome);
+  EXPECT_THAT(verdict.sentence, AllOf(HasSubstr(GetParam().words), Not(HasSubstr("claim holds here"))));
 }
 
-TEST(SharedMemoryContention, AFailedCheckPrintsAsAFailureAndConcludesNothing) {
+INSTANTIATE_TEST_SUITE_P(
+    Branches, ContentionBranch,
+    ::testing::Values(
+        ContentionCase{0.104, 0.140, 1, "partly", "the kernels partly overlapped (concurrency 1.43"},
+        ContentionCase{0.104, 0.110, 1, "not_seen", "they still ran side by side (concurrency 1.82"},
+        ContentionCase{0.200, 0.208, 1, "no_concurrency", "even with no shared memory the two streams' kernels did not "
+                                                          "run"},
+        ContentionCase{0.104, 0.208, 2, "not_exclusive", "the large kernel still fits 2 blocks per SM"}),
+    [](const ::testing::TestParamInfo<ContentionCase>& param_info) { return param_info.param.outcome; });
+
+TEST(SharedMemoryContention, AFailedCheckFailsTheRunAndConcludesNothing) {
   ContentionResult r = contention(0.104, 0.208);
   r.verified = false;
   r.failure = "contention kernel 1, block 5: marker 4294967295, expected 6";
   EXPECT_EQ(judge_contention(r), ContentionVerdict::not_verified);
-  EXPECT_TRUE(has(contention_conclusion(r), "no conclusion about contention: a check failed (contention kernel 1"));
-  expect_shown_as_failed(r, print_contention, contention_json, "contention kernel 1, block 5", "claim holds");
+  EXPECT_THAT(contention_text(r), HasSubstr("no conclusion about contention: a check failed (contention kernel 1"));
+  expect_shown_as_failed(contention_report(r), "shared_memory_contention", r.failure, "contention kernel 1, block 5",
+                         "claim holds");
 }
 
 TEST(SharedMemoryContention, PrintsAndWritesEveryFigure) {
   const ContentionResult r = contention(0.104, 0.208);
-  std::ostringstream out;
-  print_contention(out, r);
-  for (const char* part : {"shared memory per block", "blocks per SM", "alone us", "on two streams us", "concurrency",
-                           "132 blocks (one per SM, 132 SMs)", "118.0 KiB", "verified: every block's marker"}) {
-    EXPECT_TRUE(has(out.str(), part)) << part << " missing from:\n" << out.str();
-  }
-  const nlohmann::json doc = contention_json(r);
+  const Report report = contention_report(r);
+  EXPECT_THAT(report.console(),
+              AllOf(HasSubstr("shared memory per block"), HasSubstr("blocks per SM"), HasSubstr("alone us"),
+                    HasSubstr("on two streams us"), HasSubstr("concurrency"),
+                    HasSubstr("132 blocks (one per SM, 132 SMs)"), HasSubstr("118.0 KiB"),
+                    HasSubstr("all 48 runs verified (every block's marker)")));
+  const nlohmann::json doc = report.document().at("shared_memory_contention");
   EXPECT_EQ(doc.at("name"), "shared_memory_contention");
   EXPECT_EQ(doc.at("sm_count"), 132);
   EXPECT_EQ(doc.at("blocks_per_kernel"), 132);
@@ -303,7 +349,7 @@ TEST(SharedMemoryContention, PrintsAndWritesEveryFigure) {
   EXPECT_EQ(doc.at("verified"), true);
   EXPECT_TRUE(doc.at("failure").is_null());
   EXPECT_EQ(doc.at("verdict"), "holds");
-  EXPECT_EQ(doc.at("conclusion"), contention_conclusion(r));
+  EXPECT_EQ(doc.at("conclusion"), contention_text(r));
 }
 
 // The priorities subcommand's options, as its StageCli has them.
@@ -338,7 +384,7 @@ TEST(StreamPriorityOptions, ASampleCountOutOfRangeIsAUsageErrorNamingTheFlag) {
     try {
       parse_priorities(args);
     } catch (const UsageError& error) {
-      return has(error.what(), must_mention) ? ::testing::AssertionSuccess()
+      return ::testing::Value(error.what(), HasSubstr(must_mention)) ? ::testing::AssertionSuccess()
                                              : ::testing::AssertionFailure() << "message: " << error.what();
     }
     return ::testing::AssertionFailure() << "accepted";

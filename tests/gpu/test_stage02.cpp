@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
 
 #include "workload/spin.hpp"
@@ -18,6 +19,7 @@
 #include "gpu_test.hpp"
 #include "host_memory_kinds.hpp"
 #include "02_pinned_vs_pageable/lab/pinning-cost/pinning_cost.hpp"
+#include "report/result.hpp"
 #include "run_process.hpp"
 #include "cuda/stream_pool.hpp"
 #include "measure/timers.hpp"
@@ -157,7 +159,7 @@ nlohmann::json run_stage02(const std::vector<std::string>& args, const testing::
   argv.insert(argv.end(), args.begin(), args.end());
   const testing::JsonRun run = testing::run_with_json(argv, dir, "02.json");
   EXPECT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  EXPECT_NE(run.out.find(must_say), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr(must_say));
   if (!run.wrote_json()) {
     ADD_FAILURE() << "no JSON written\n" << run.err;
     return nlohmann::json::object();
@@ -215,9 +217,9 @@ TEST_F(Stage02Test, TheLessonTimesEveryCopyAndEveryByteArrives) {
 TEST_F(Stage02Test, TheSweepHasAVerifiedMeasurementForEverySizeKindAndDirection) {
   testing::TempDir dir;
   const nlohmann::json doc = run_stage02(
-      {"sweep", "--sizes", "4K,64K,1000", "--warmup", "1", "--repeats", "2"}, dir, "round trips bit-exact");
+      {"sweep", "--sizes", "4K,64K,1000", "--warmup", "1", "--repeats", "2"}, dir, "round trips verified");
   ASSERT_TRUE(doc.contains("measurements"));
-  EXPECT_EQ(doc.at("schema"), "cuda-streams-graphs/result/v1");
+  EXPECT_EQ(doc.at("schema"), kResultSchema);
   EXPECT_EQ(doc.at("stage"), "02_pinned_vs_pageable");
   EXPECT_EQ(doc.at("subcommand"), "sweep");
   EXPECT_EQ(doc.at("config").at("sizes"), nlohmann::json({1000, 4096, 65536}));
@@ -248,7 +250,7 @@ TEST_F(Stage02Test, TheSweepsHostMemoryChoosesTheKindsMeasured) {
   testing::TempDir dir;
   const nlohmann::json doc =
       run_stage02({"sweep", "--sizes", "4K", "--host-memory", "pinned", "--warmup", "0", "--repeats", "1"}, dir,
-                  "round trip bit-exact");
+                  "the 1 round trip verified");
   ASSERT_TRUE(doc.contains("measurements"));
   std::set<std::string> kinds;
   for (const auto& m : doc.at("measurements")) {
@@ -265,10 +267,12 @@ TEST_F(Stage02Test, TheOverlapRunsEveryCaseAndChecksBothKinds) {
   testing::TempDir dir;
   const nlohmann::json doc = run_stage02(
       {"overlap", "--overlap-mib", "1", "--kernel-ms", "1", "--warmup", "1", "--repeats", "2"}, dir,
-      "round trips bit-exact");
+      "round trips verified");
   ASSERT_TRUE(doc.contains("measurements"));
   EXPECT_EQ(doc.at("subcommand"), "overlap");
   EXPECT_EQ(doc.at("overlap").size(), 2u * 2u * 2u);  // 2 kinds x 2 directions x 2 orders
+  ASSERT_EQ(doc.at("verdicts").size(), 2u);            // the host held, and the copy beside the kernel
+  EXPECT_EQ(doc.at("verdicts").at(0).at("id"), "overlap.host_blocked");
   EXPECT_EQ(doc.at("verification").at("batches_checked"), 2);
   for (const char* key : {"pageable_h2d_async_host_blocked_ms", "pinned_h2d_overlap_ratio"}) {
     ASSERT_TRUE(doc.at("bounds").contains(key)) << key << " missing from " << doc.at("bounds").dump();

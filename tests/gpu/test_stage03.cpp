@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
 
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
@@ -100,6 +101,12 @@ TEST_P(Stage03Kernels, EveryVariantVerifiesEveryBatch) {
                           "regime", "busiest_stream_ms", "speedup_vs_serial_pinned"}) {
     EXPECT_TRUE(doc.at("bounds").contains(key)) << key << ": the report's regime table reads it";
   }
+  std::set<std::string> verdicts;
+  for (const auto& verdict : doc.at("verdicts")) verdicts.insert(verdict.at("id").get<std::string>());
+  for (const char* id : {"pool.vs_serial_pageable", "pool.vs_serial_pinned", "pool.bound", "pool.engine_streams",
+                         "pool.regime", "pool.plateau"}) {
+    EXPECT_EQ(verdicts.count(id), 1U) << id << " missing from " << doc.at("verdicts").dump();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Stage03Kernels,
@@ -116,8 +123,8 @@ TEST_F(Stage03Binary, OrderVerifiesBothOrdersAndNamesTheLimitingPath) {
   const Stage03Run run = run_stage03(
       "order", {"--batches", "37", "--m", "33", "--n", "17", "--k", "65", "--streams", "3", "--warmup", "1",
                 "--repeats", "3"});
-  EXPECT_NE(run.out.find("all 37 batches verified"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("breadth-first issue: "), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("all 37 batches verified"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("breadth-first issue: "));
   EXPECT_EQ(run.doc.at("config").at("streams"), 3);
   EXPECT_EQ(run.doc.at("config").at("kernel"), "naive") << "the article's kernel";
   EXPECT_EQ(run.doc.at("verification").at("passed"), true);
@@ -175,7 +182,7 @@ TEST_F(Stage03Binary, OrderOnPageableMemorySaysWhetherThePoolOverlapped) {
   const Stage03Run run = run_stage03("order", {"--batches", "9", "--m", "40", "--n", "40", "--k", "40", "--streams",
                                                    "2", "--host-memory", "pageable", "--warmup", "0", "--repeats", "1"});
   EXPECT_EQ(run.doc.at("config").at("host_memory"), "pageable");
-  EXPECT_NE(run.out.find("pageable host memory: the pool took"), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("pageable host memory: the pool took"));
   EXPECT_EQ(run.doc.at("verification").at("passed"), true);
 }
 
@@ -183,7 +190,7 @@ TEST_F(Stage03Binary, EngineStreamsTimeThePoolAndOneStreamPerEngineEachWithItsPa
   const Stage03Run run = run_stage03(
       "engine-streams", {"--batches", "13", "--m", "33", "--n", "17", "--k", "65", "--streams", "3", "--warmup", "0",
                          "--repeats", "2"});
-  EXPECT_NE(run.out.find("one stream per engine (H2D, kernels, D2H) took"), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("one stream per engine (H2D, kernels, D2H) took"));
   EXPECT_EQ(run.doc.at("config").at("kernel"), "cublas") << "its default";
   int bounded = 0;
   for (const auto& m : run.doc.at("measurements")) {
@@ -270,8 +277,8 @@ TEST_F(Stage03Binary, TheCountSweepTimesVerifiesAndExplainsEveryPoolSize) {
   const Stage03Run run =
       run_stage03("count-sweep", {"--count-sweep", "1,4,40", "--count-batches", "41", "--count-size", "24",
                                   "--warmup", "0", "--repeats", "2"});
-  EXPECT_NE(run.out.find("stream count, all the way: 41 GEMMs of 24x24x24"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("why: "), std::string::npos) << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("stream count, all the way: 41 GEMMs of 24x24x24"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("why: "));
   const nlohmann::json& sweep = run.doc.at("stream_count");
   EXPECT_EQ(sweep.at("batches"), 41);
   EXPECT_EQ(sweep.at("verified"), true);
@@ -303,8 +310,7 @@ TEST_F(Stage03Binary, APoolLargerThanTheBatchCountRunsAndWarns) {
       {CSG_STAGE03_BINARY, "kernels", "--kernel", "naive", "--batches", "3", "--m", "8", "--n", "8", "--k", "8",
        "--streams", "5", "--warmup", "0", "--repeats", "1"});
   ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
-  EXPECT_NE(run.out.find("--streams 5 is more than --batches 3: 2 stream(s) get no work"), std::string::npos)
-      << run.out;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("--streams 5 is more than --batches 3: 2 stream(s) get no work"));
 }
 
 TEST_F(Stage03Binary, SlotsLayoutVerifiesThePoolAndMarksSharedSlotSumsNotApplicable) {
@@ -330,6 +336,8 @@ TEST_F(Stage03Binary, PrioritiesWriteTheirFiguresUnderTheirOldName) {
   EXPECT_EQ(doc.at("stream_priorities").at("verified"), true);
   EXPECT_EQ(doc.at("stream_priorities").at("config").at("samples"), 20);
   EXPECT_EQ(doc.at("verification").at("passed"), true);
+  ASSERT_FALSE(doc.at("verdicts").empty());
+  EXPECT_EQ(doc.at("verdicts").at(0).at("id"), "priorities.latency");
   EXPECT_FALSE(doc.contains("shared_memory_contention"));
 }
 
@@ -339,6 +347,8 @@ TEST_F(Stage03Binary, ContentionWritesItsFiguresUnderItsOldName) {
   EXPECT_EQ(doc.at("shared_memory_contention").at("verified"), true);
   EXPECT_EQ(doc.at("shared_memory_contention").at("config").at("repeats"), 2);
   EXPECT_EQ(doc.at("verification").at("passed"), true);
+  ASSERT_EQ(doc.at("verdicts").size(), 1U);
+  EXPECT_EQ(doc.at("verdicts").at(0).at("id"), "contention.shared_memory");
 }
 
 // ---- the laboratory's own loops, as the subcommands call them ------------------------

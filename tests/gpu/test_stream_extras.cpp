@@ -9,8 +9,7 @@
 
 #include <string>
 
-#include "03_stream_pool_gemm/lab/priorities/priorities.hpp"
-#include "03_stream_pool_gemm/lab/priorities/priorities_report.hpp"
+#include "03_stream_pool_gemm/lab/competition.hpp"
 #include "check.hpp"
 #include "gpu_test.hpp"
 
@@ -77,9 +76,9 @@ TEST_F(StreamExtras, PrioritiesVerifyEveryKernelAndUseTheDevicesPriorityRange) {
   }
   EXPECT_EQ(r.idle.flood_busy, 0.0);
   EXPECT_GE(r.flood_gaps, 0);
-  const nlohmann::json doc = priorities_json(r);
-  EXPECT_EQ(doc.at("verified"), true);
-  EXPECT_FALSE(doc.at("conclusion").get<std::string>().empty());
+  const Verdict verdict = priorities_verdict(r);
+  EXPECT_NE(verdict.outcome, "not_verified");
+  EXPECT_FALSE(verdict.sentence.empty());
 }
 
 TEST_F(StreamExtras, ContentionVerifiesEveryBlockAndTheLargeKernelFitsFewerBlocks) {
@@ -112,9 +111,9 @@ TEST_F(StreamExtras, ContentionVerifiesEveryBlockAndTheLargeKernelFitsFewerBlock
     EXPECT_GE(concurrency(*v), 0.8);
     EXPECT_LE(concurrency(*v), 2.2);
   }
-  const nlohmann::json doc = contention_json(r);
-  EXPECT_EQ(doc.at("verified"), true);
-  EXPECT_FALSE(doc.at("conclusion").get<std::string>().empty());
+  const Verdict verdict = contention_verdict(r);
+  EXPECT_NE(verdict.outcome, "not_verified");
+  EXPECT_FALSE(verdict.sentence.empty());
 }
 
 }  // namespace

@@ -3,8 +3,11 @@
 // writable C strings that live as long as this object.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "cli/options.hpp"
 
 namespace csg::testing {
 
@@ -28,6 +31,17 @@ template <typename Parse, typename... Extra>
 auto parse_as_called(Parse parse, const std::string& name, const std::vector<std::string>& args, Extra... extra) {
   CommandArgv words(name, args);
   return parse(words.argc(), words.argv(), extra...);
+}
+
+// A declaration's configuration as the runner reads it
+// (experiment/experiment.hpp): the shared flags of `defaults`, its own from
+// `options`, parsed from `args`, then `read`. Bad input throws UsageError.
+template <typename Options, typename Read>
+auto read_as_declared(const CommonDefaults& defaults, Options options, Read read, const std::vector<std::string>& args) {
+  StageCli cli("test", "", defaults);
+  options(cli);
+  std::optional<CommonOptions> common = cli.parse(args);
+  return read(cli, common.value());
 }
 
 }  // namespace csg::testing

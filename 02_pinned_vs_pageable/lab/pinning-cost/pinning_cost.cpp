@@ -2,19 +2,20 @@
 
 #include <cuda_runtime.h>
 
-#include <iostream>
+#include <algorithm>
 #include <utility>
 
+#include "02_pinned_vs_pageable/lesson.hpp"
+#include "02_pinned_vs_pageable/options.hpp"
+#include "02_pinned_vs_pageable/report.hpp"
 #include "base/errors.hpp"
 #include "base/progress.hpp"
 #include "base/text.hpp"
+#include "base/units.hpp"
 #include "check.hpp"
-#include "02_pinned_vs_pageable/lab/laboratory.hpp"
-#include "02_pinned_vs_pageable/lesson.hpp"
+#include "experiment/experiment.hpp"
 #include "measure/timers.hpp"
 #include "owners.hpp"
-#include "02_pinned_vs_pageable/report.hpp"
-#include "report/result.hpp"
 #include "report/table.hpp"
 
 namespace csg::copies {
@@ -116,22 +117,30 @@ bool pinning_verified(const std::vector<PinningCost>& costs) {
   return checks > 0;
 }
 
-void print_pinning(std::ostream& out, const PinningPlan& plan, const std::vector<PinningCost>& costs, int repeats) {
-  out << "\nwhat pinning costs, ms (median of " << plural(repeats, "round")
+void report_pinning(const PinningConfig& config, const std::vector<PinningCost>& costs, Report& report) {
+  const PinningPlan& plan = config.plan;
+  std::ostream& out = report.out();
+  out << "\nwhat pinning costs, ms (median of " << plural(config.repeats, "round")
       << "; GB/s = bytes made usable per second)\n";
   if (!costs.empty()) {
-    Table table({"size", "cudaMallocHost", "GB/s", "cudaFreeHost", "malloc + touch", "GB/s", "cudaHostRegister",
-                 "GB/s", "cudaHostUnregister"});
-    for (const PinningCost& c : costs) {
-      const double b = static_cast<double>(c.bytes);
-      table.add_row({format_size(c.bytes), ms_text(c.malloc_host.median_ms), gbps_text(b, c.malloc_host.median_ms),
-                     ms_text(c.free_host.median_ms), ms_text(c.malloc_touch.median_ms),
-                     gbps_text(b, c.malloc_touch.median_ms), ms_text(c.host_register.median_ms),
-                     gbps_text(b, c.host_register.median_ms), ms_text(c.host_unregister.median_ms)});
-    }
-    table.print(out);
+    auto ms = [](const Summary PinningCost::*call) {
+      return [call](const PinningCost& c) { return ms_text((c.*call).median_ms); };
+    };
+    auto rate = [](const Summary PinningCost::*call) {
+      return [call](const PinningCost& c) { return gbps_text(double(c.bytes), (c.*call).median_ms); };
+    };
+    report.table(table_of<PinningCost>({{"size", [](const PinningCost& c) { return format_size(c.bytes); }},
+                                        {"cudaMallocHost", ms(&PinningCost::malloc_host)},
+                                        {"GB/s", rate(&PinningCost::malloc_host)},
+                                        {"cudaFreeHost", ms(&PinningCost::free_host)},
+                                        {"malloc + touch", ms(&PinningCost::malloc_touch)},
+                                        {"GB/s", rate(&PinningCost::malloc_touch)},
+                                        {"cudaHostRegister", ms(&PinningCost::host_register)},
+                                        {"GB/s", rate(&PinningCost::host_register)},
+                                        {"cudaHostUnregister", ms(&PinningCost::host_unregister)}},
+                                       costs));
   }
-  for (std::uint64_t bytes : plan.skipped) {
+  for (const std::uint64_t bytes : plan.skipped) {
     out << "skipped " << format_size(bytes) << ": more than half of the " << format_bytes(*plan.available_bytes)
         << " of host memory available\n";
   }
@@ -141,24 +150,9 @@ void print_pinning(std::ostream& out, const PinningPlan& plan, const std::vector
     out << ".\n";
   }
   out << "Pinned pages can't be swapped or moved: the rest of the system loses them until they are freed.\n";
-  int checks = 0;
-  for (const PinningCost& c : costs) checks += c.checks;
-  if (pinning_verified(costs)) {
-    out << "all " << plural(checks, "cudaMallocHost and cudaHostRegister allocation")
-        << " page-locked, as the driver reports them\n";
-  } else {
-    out << "VERIFICATION FAILED: " << (checks == 0 ? "nothing was allocated" : "an allocation the driver does not report page-locked") << '\n';
-  }
-}
 
-nlohmann::json pinning_json(const PinningOptions& options, const DeviceInfo& device, const PinningPlan& plan,
-                            const std::vector<PinningCost>& costs) {
-  CopyResult copy(device, {
-                               {"pin_sizes", sizes_json(options.sizes)},
-                               {"pin_repeats", options.repeats},
-                               {"seed", options.common.seed},
-                           });
-  StageResult& result = copy.result;
+  StageResult& result = report.result;
+  result.config = {{"pin_sizes", config.sizes}, {"pin_repeats", config.repeats}, {"seed", config.common.seed}};
   int checks = 0;
   int page_locked = 0;
   for (const PinningCost& c : costs) {
@@ -168,7 +162,9 @@ nlohmann::json pinning_json(const PinningOptions& options, const DeviceInfo& dev
         {"malloc_first_touch", &c.malloc_touch}, {"cudaHostRegister", &c.host_register},
         {"cudaHostUnregister", &c.host_unregister}};
     for (const auto& [call, stats] : calls) {
-      copy.add({"pin_cost", {{"call", call}, {"bytes", c.bytes}}, *stats, made_usable, false}, false);
+      Measurement m{"pin_cost", {{"call", call}, {"bytes", c.bytes}}, *stats, made_usable};
+      m.verifiable = false;
+      result.measurements.push_back(std::move(m));
     }
     checks += c.checks;
     page_locked += c.page_locked_checks;
@@ -176,41 +172,106 @@ nlohmann::json pinning_json(const PinningOptions& options, const DeviceInfo& dev
   if (!costs.empty()) result.bounds["pinning_peak_pinned_bytes"] = costs.back().bytes;
   result.verification.passed = pinning_verified(costs);
   result.verification.batches_checked = checks;
+  result.verification.checked = "cudaMallocHost and cudaHostRegister allocation";
   result.verification.method = "page-locked (cudaPointerGetAttributes)";
+  if (!result.verification.passed) {
+    result.verification.failure = checks == 0 ? "nothing was allocated" : "an allocation the driver does not report page-locked";
+  }
   result.variants_verified = page_locked;
-  if (!result.verification.passed) copy.failure = "an allocation was not page-locked, or nothing was allocated";
-  nlohmann::json doc = to_json(copy, std::string("pinning-cost"));
-  nlohmann::json skipped = nlohmann::json::array();
-  for (std::uint64_t bytes : plan.skipped) skipped.push_back(bytes);
-  doc["pinning"] = {{"sizes", sizes_json(plan.sizes)},
-                    {"skipped_sizes", skipped},
-                    {"available_host_bytes",
-                     plan.available_bytes ? nlohmann::json(*plan.available_bytes) : nlohmann::json(nullptr)}};
-  return doc;
+  report.sections["pinning"] = {
+      {"sizes", plan.sizes},
+      {"skipped_sizes", plan.skipped},
+      {"available_host_bytes", plan.available_bytes ? nlohmann::json(*plan.available_bytes) : nlohmann::json(nullptr)}};
 }
 
-int run_pinning_cost(int argc, char** argv) {
-  const std::optional<PinningOptions> options = parse_pinning_options(argc, argv);  // before any CUDA call
-  if (!options) return kExitOk;
-  const int device = require_device();
-  const PinningPlan plan = plan_pinning(options->sizes, available_host_bytes());
+namespace {
+
+constexpr long long kDefaultPinMaxMiB = 4096;  // cudaMallocHost 1 GiB took 0.4 s on the H200: 4 GiB ~ 1.7 s a call
+constexpr long long kMaxPinMaxMiB = 1LL << 20;  // 1 TiB
+constexpr int kPinSizeCount = 4;                // max/64, max/16, max/4, max
+constexpr std::uint64_t kSmallestPinBytes = kMiB;
+// Allocating GiBs ten times teaches nothing the third time did not.
+constexpr int kMaxPinRepeats = 3;
+// cudaMallocHost took ~0.4 s per GiB on an H200; register and touch about as long again.
+constexpr double kPinSecondsPerByte = 0.8 / double(kGiB);
+
+}  // namespace
+
+void add_pinning_options(StageCli& cli) {
+  cli.add_int("pin-max-mib",
+              "Largest size, MiB; sizes max/64, max/16, max/4, max (at least 1 MiB each), those beyond half the "
+              "available memory skipped",
+              kDefaultPinMaxMiB, 1, kMaxPinMaxMiB);
+}
+
+// The sizes from --pin-max-mib, and those of them the machine can spare:
+// refused (exit 2, before the device) when none is.
+PinningConfig read_pinning(const StageCli& cli, CommonOptions& common) {
+  const std::uint64_t max_bytes = static_cast<std::uint64_t>(cli.get_int("pin-max-mib")) * kMiB;
+  std::vector<std::uint64_t> sizes;
+  for (int step = kPinSizeCount - 1; step >= 0; --step) {
+    const std::uint64_t bytes = max_bytes >> (2 * step);
+    if (bytes >= kSmallestPinBytes && (sizes.empty() || bytes != sizes.back())) sizes.push_back(bytes);
+  }
+  PinningPlan plan = plan_pinning(sizes, available_host_bytes());
   if (plan.sizes.empty()) {
     throw ResourceError("every size of --pin-max-mib is more than half of the " +
                         format_bytes(*plan.available_bytes) + " of host memory available; choose a smaller --pin-max-mib");
   }
-  check_estimate(estimate_seconds(*options), options->common.max_minutes,
-                 "pinning " + plural(std::ssize(plan.sizes), "size"));
-  progress("pinning cost: " + plural(std::ssize(plan.sizes), "size") + ", " + plural(options->repeats, "round") +
-           " each");
-  const std::vector<PinningCost> costs =
-      measure_pinning_costs(plan.sizes, options->repeats, options->common.plan.warmup);
-  const DeviceInfo info = query_device_info(device);
-  std::cout << subcommand_program(lesson02::kStage, "pinning-cost") << " on " << info.summary() << '\n';
-  print_pinning(std::cout, plan, costs, options->repeats);
-  if (!options->common.json_path.empty()) {
-    write_json_file(options->common.json_path, pinning_json(*options, info, plan, costs));
-  }
-  return pinning_verified(costs) ? kExitOk : kExitFailure;
+  return {.common = common,
+          .sizes = std::move(sizes),
+          .plan = std::move(plan),
+          .repeats = std::min(common.plan.repeats, kMaxPinRepeats)};
 }
+
+namespace {
+
+Estimate estimate(const PinningConfig& config, int /*device*/) {
+  double seconds = 0.0;
+  for (const std::uint64_t bytes : config.plan.sizes) seconds += config.repeats * kPinSecondsPerByte * double(bytes);
+  return {seconds, "pinning " + plural(std::ssize(config.plan.sizes), "size")};
+}
+
+std::vector<PinningCost> measure(const PinningConfig& config) {
+  progress("pinning cost: " + plural(std::ssize(config.plan.sizes), "size") + ", " + plural(config.repeats, "round") +
+           " each");
+  return measure_pinning_costs(config.plan.sizes, config.repeats, config.common.plan.warmup);
+}
+
+CommonDefaults defaults() {
+  constexpr HostMemory kKinds[] = {HostMemory::pageable, HostMemory::pinned};
+  CommonDefaults d = copy_defaults(kKinds);
+  d.host_memory_choice = false;  // it allocates every kind it times
+  return d;
+}
+
+constexpr Run kRuns[] = {
+    // what pinning costs: bounds, appendix
+    {.modes = "qc", .args = "--pin-max-mib 256"},
+    // ... up to 4 GiB (--full)
+    {.modes = "f"},
+    {.modes = "t", .name = "tiny", .args = "--pin-max-mib 4 --warmup 0 --repeats 1"},
+};
+
+const Experiment<PinningConfig, std::vector<PinningCost>> kExperiment{
+    .stage = lesson02::kStage,
+    .name = "pinning-cost",
+    .summary = "what cudaMallocHost and cudaHostRegister cost, against malloc and a first touch",
+    .description = "What pinning host memory costs, call by call, timed on the host: cudaMallocHost and cudaFreeHost; "
+                   "malloc and a first write to every page; cudaHostRegister and cudaHostUnregister of that range. "
+                   "Each size allocated alone, at most 3 timed rounds (--repeats), after --warmup rounds at the "
+                   "smallest size.",
+    .runs = kRuns,
+    .defaults = defaults(),
+    .options = add_pinning_options,
+    .read = read_pinning,
+    .estimate = estimate,
+    .measure = measure,
+    .report = report_pinning,
+};
+
+}  // namespace
+
+extern const Subcommand kPinningCost = make_subcommand<kExperiment>();
 
 }  // namespace csg::copies

@@ -10,22 +10,20 @@
 // must report the cudaMallocHost block and the registered range page-locked
 // (cudaPointerGetAttributes), else the figures time something else.
 //
-// 02_pinned_vs_pageable pinning-cost runs it (run_pinning_cost, laboratory.hpp)
-// and reports it: JSON measurements "pin_cost", one per (call, bytes), gbps =
-// bytes made usable per second (verified: null); "pinning" (the sizes, those
-// skipped, the available memory); bounds "pinning_peak_pinned_bytes".
+// 02_pinned_vs_pageable pinning-cost declares it (pinning_cost.cpp) and reports
+// it: JSON measurements "pin_cost", one per (call, bytes), gbps = bytes made
+// usable per second (verified: null); "pinning" (the sizes, those skipped,
+// the available memory); bounds "pinning_peak_pinned_bytes"; verification:
+// every allocation page-locked.
 #pragma once
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <optional>
-#include <ostream>
 #include <vector>
 
+#include "cli/options.hpp"
+#include "experiment/report.hpp"
 #include "measure/stats.hpp"
-#include "02_pinned_vs_pageable/options.hpp"
-#include "report/device_info.hpp"
 
 namespace csg::copies {
 
@@ -55,11 +53,23 @@ PinningPlan plan_pinning(const std::vector<std::uint64_t>& sizes, std::optional<
 // the smallest size, then `repeats` rounds of every call.
 std::vector<PinningCost> measure_pinning_costs(const std::vector<std::uint64_t>& sizes, int repeats, int warmup = 1);
 
-// The table, the skipped sizes and what pinning takes from the system.
-void print_pinning(std::ostream& out, const PinningPlan& plan, const std::vector<PinningCost>& costs, int repeats);
 // Whether every allocation was page-locked (and there was one).
 bool pinning_verified(const std::vector<PinningCost>& costs);
-nlohmann::json pinning_json(const PinningOptions& options, const DeviceInfo& device, const PinningPlan& plan,
-                            const std::vector<PinningCost>& costs);
+
+struct PinningConfig {
+  CommonOptions common;
+  std::vector<std::uint64_t> sizes;  // --pin-max-mib's, ascending
+  PinningPlan plan;                  // of those, the ones that fit half the available memory
+  int repeats = 0;   // --repeats, at most 3: allocating GiBs again teaches nothing new
+};
+
+// --pin-max-mib N: the sizes max/64, max/16, max/4, max (at least 1 MiB
+// each), planned against the available memory (ResourceError, exit 2,
+// when none fits); --repeats capped at 3.
+void add_pinning_options(StageCli& cli);
+PinningConfig read_pinning(const StageCli& cli, CommonOptions& common);
+
+// The table, the skipped sizes, what pinning takes from the system, the check and the JSON.
+void report_pinning(const PinningConfig& config, const std::vector<PinningCost>& costs, Report& report);
 
 }  // namespace csg::copies

@@ -1,42 +1,103 @@
-// 02_pinned_vs_pageable sweep: H2D and D2H bandwidth of every kind of host
-// memory over a size sweep, pinned both ways at once, and the staging copy a
-// pageable copy makes, done by hand beside it. Every size and kind is checked
+// 02_pinned_vs_pageable sweep (sweep.hpp): every size and kind is checked
 // bit-exact: what the timed D2H copies left, then a fresh round trip.
-#include <cstring>
-#include <iostream>
+#include "02_pinned_vs_pageable/lab/sweep/sweep.hpp"
 
+#include <algorithm>
+#include <cstring>
+
+#include "02_pinned_vs_pageable/lesson.hpp"
+#include "02_pinned_vs_pageable/options.hpp"
 #include "base/progress.hpp"
 #include "base/text.hpp"
-#include "02_pinned_vs_pageable/lab/laboratory.hpp"
+#include "base/units.hpp"
+#include "experiment/experiment.hpp"
+#include "measure/estimate.hpp"
 #include "measure/timers.hpp"
-#include "report/device_info.hpp"
-#include "02_pinned_vs_pageable/lab/sweep/sweep_report.hpp"
+#include "report/table.hpp"
 
-namespace csg::copies {
+namespace csg::copies::sweep {
 
-int run_sweep(int argc, char** argv) {
-  const std::optional<SweepOptions> options = parse_sweep_options(argc, argv);  // before any CUDA call
-  if (!options) return kExitOk;
-  const RepeatPlan& plan = options->common.plan;
-  const std::uint64_t seed = options->common.seed;
-  const std::string smaller =
-      "choose smaller --sizes (the largest is " + format_size(options->sizes.back()) + ") or fewer --host-memory kinds";
-  check_host_fits(memory_needs(*options), smaller);  // needs no GPU: refused the same way on every machine
-  const int device = require_device();
-  check_fits(memory_needs(*options), smaller);
-  check_estimate(estimate_seconds(*options, measure_copy_rates()), options->common.max_minutes,
-                 "the copies of " + plural(std::ssize(options->sizes), "size") + " up to " +
-                     format_size(options->sizes.back()));
-  std::vector<std::string> notes;
-  const std::vector<HostMemory> kinds = supported_kinds(options->kinds, device, notes);
-  SweepReport report(*options, query_device_info(device), kinds, notes);
+bool Figures::measures(HostMemory kind) const { return std::find(kinds.begin(), kinds.end(), kind) != kinds.end(); }
 
+const Summary* Figures::memcpy_at(std::uint64_t bytes) const {
+  const auto found = host_memcpy.find(bytes);
+  return found == host_memcpy.end() ? nullptr : &found->second;
+}
+
+namespace {
+
+constexpr HostMemory kAllKinds[] = {HostMemory::pageable, HostMemory::pinned, HostMemory::registered,
+                                    HostMemory::write_combined};
+constexpr CopyDirection kOneWay[] = {CopyDirection::h2d, CopyDirection::d2h};
+// Default sweep: 4 KiB (latency-bound, ~10 us per copy) to 1 GiB (~20 ms pinned
+// at 55 GB/s), powers of 4: 10 sizes.
+constexpr std::uint64_t kFirstDefaultBytes = 4 * kKiB;
+constexpr std::uint64_t kLastDefaultBytes = kGiB;
+// --quick: one size per regime (latency, ramp, near peak, peak), 5 repeats.
+constexpr std::uint64_t kQuickSizes[] = {64 * kKiB, kMiB, 16 * kMiB, 256 * kMiB};
+constexpr int kQuickWarmup = 1;
+constexpr int kQuickRepeats = 5;
+// The one check a sweep makes per size and kind.
+constexpr const char* kCheck = "sweep";
+
+}  // namespace
+
+void options(StageCli& cli) {
+  cli.add_text("sizes",
+               "Transfer sizes, e.g. 4K,64K,1M,1G (bytes; K/M/G/T are 2^10..2^40; at most 1T). Default: powers of "
+               "4 from 4K to 1G; with --quick 64K,1M,16M,256M. --sizes wins over --quick",
+               "", "LIST");
+  cli.add_flag("quick", "Short run: sizes 64K,1M,16M,256M, 1 warm-up + 5 repeats (unless --warmup/--repeats are given)");
+}
+
+Config read(const StageCli& cli, CommonOptions& common) {
+  const bool quick = cli.get_flag("quick");
+  if (quick && !cli.given("warmup")) common.plan.warmup = kQuickWarmup;
+  if (quick && !cli.given("repeats")) common.plan.repeats = kQuickRepeats;
+  std::vector<std::uint64_t> sizes = cli.given("sizes") ? parse_size_list("sizes", cli.get_string("sizes"))
+                                     : quick            ? std::vector<std::uint64_t>(std::begin(kQuickSizes),
+                                                                                     std::end(kQuickSizes))
+                                                        : powers_of_4(kFirstDefaultBytes, kLastDefaultBytes);
+  return {.common = common, .sizes = std::move(sizes), .kinds = common.host_memories, .quick = quick};
+}
+
+namespace {
+
+Needs needs(const Config& config) {
+  return {CopySet::needs(config.sizes.back(), config.kinds),
+          "choose smaller --sizes (the largest is " + format_size(config.sizes.back()) +
+              ") or fewer --host-memory kinds"};
+}
+
+Estimate estimate(const Config& config, int /*device*/) {
+  const Rates rates = measure_copy_rates();
+  // Registered and write-combined memory copy about as fast as pinned; a
+  // host memcpy runs at roughly the pageable copy's rate.
+  double round = 0.0;
+  for (const std::uint64_t bytes : config.sizes) {
+    for (const HostMemory kind : config.kinds) {
+      const double rate = kind == HostMemory::pageable ? rates.pageable_bytes_per_s : rates.pinned_bytes_per_s;
+      round += 2.0 * seconds_at(double(bytes), rate);
+    }
+    round += seconds_at(2.0 * double(bytes), rates.pinned_bytes_per_s) +
+             seconds_at(double(bytes), rates.pageable_bytes_per_s);
+  }
+  return {(config.common.plan.warmup + config.common.plan.repeats) * round,
+          "the copies of " + plural(std::ssize(config.sizes), "size") + " up to " + format_size(config.sizes.back())};
+}
+
+Figures measure(const Config& config) {
+  const RepeatPlan& plan = config.common.plan;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  Figures figures;
+  figures.kinds = supported_kinds(config.kinds, device, figures.notes);
   Stream h2d_stream(cudaStreamNonBlocking);  // non-blocking: no implicit sync with stream 0
   Stream d2h_stream(cudaStreamNonBlocking);
   EventTimer timer;
-  for (const std::uint64_t bytes : options->sizes) {
+  for (const std::uint64_t bytes : config.sizes) {
     progress("sweep " + format_size(bytes) + ": allocating and filling every kind");
-    CopySet set(bytes, kinds, seed, allocate_host);
+    CopySet set(bytes, figures.kinds, config.common.seed, allocate_host);
     // One cudaMemcpyAsync each way, timed with events on its stream.
     auto h2d = [&](HostMemory kind) {
       timer.start(h2d_stream.get());
@@ -66,27 +127,256 @@ int run_sweep(int argc, char** argv) {
       return host.elapsed();
     };
 
-    SweepVariants variants;
-    for (const HostMemory kind : kinds) {
-      variants.add({SweepOp::copy, kind, CopyDirection::h2d}, [&h2d, kind] { return h2d(kind); });
-      variants.add({SweepOp::copy, kind, CopyDirection::d2h}, [&d2h, kind] { return d2h(kind); });
+    std::vector<CopyPoint> keys;
+    std::vector<TimedVariant> variants;
+    auto add = [&](CopyPoint key, std::function<Millis()> run) {
+      key.bytes = bytes;
+      keys.push_back(key);
+      variants.push_back({.prepare = nullptr, .run = std::move(run), .after_last = nullptr});
+    };
+    for (const HostMemory kind : figures.kinds) {
+      add({.kind = kind, .direction = CopyDirection::h2d}, [&h2d, kind] { return h2d(kind); });
+      add({.kind = kind, .direction = CopyDirection::d2h}, [&d2h, kind] { return d2h(kind); });
     }
-    if (report.measures(HostMemory::pinned)) {
-      variants.add({SweepOp::copy, HostMemory::pinned, CopyDirection::bidirectional}, bidirectional);
+    if (figures.measures(HostMemory::pinned)) {
+      add({.kind = HostMemory::pinned, .direction = CopyDirection::bidirectional}, bidirectional);
     }
-    if (report.measures(HostMemory::pageable)) variants.add({SweepOp::host_memcpy}, host_memcpy);
-    progress("sweep " + format_size(bytes) + ": " + plural(std::ssize(variants.keys), "variant") + ", " +
+    const std::size_t copies = keys.size();  // then the host memcpy, with pageable memory
+    if (figures.measures(HostMemory::pageable)) {
+      variants.push_back({.prepare = nullptr, .run = host_memcpy, .after_last = nullptr});
+    }
+    progress("sweep " + format_size(bytes) + ": " + plural(std::ssize(variants), "variant") + ", " +
              std::to_string(plan.warmup) + " warm-up + " + plural(plan.repeats, "interleaved round"));
-    report.add_sweep(bytes, variants, measure_interleaved(plan, variants.timed));
-
+    const std::vector<Summary> summaries = measure_interleaved(plan, variants);
+    for (std::size_t i = 0; i < copies; ++i) {
+      keys[i].stats = summaries.at(i);
+      figures.copies.push_back(keys[i]);
+    }
+    if (variants.size() > copies) figures.host_memcpy[bytes] = summaries.back();
     // What the timed D2H copies left, then a fresh round trip, bit-exact, for every kind.
-    for (const HostMemory kind : kinds) report.add_check(bytes, kind, set.verify(kind, h2d_stream.get()));
+    for (const HostMemory kind : figures.kinds) {
+      figures.checks.add(kCheck, bytes, kind, set.verify(kind, h2d_stream.get()));
+    }
   }
-
-  report.set_device(query_device_info(device));  // the PCIe link as it is under load, not idle
-  report.print(std::cout);
-  if (!options->common.json_path.empty()) write_json_file(options->common.json_path, report.to_json());
-  return report.passed() ? kExitOk : kExitFailure;
+  return figures;
 }
 
-}  // namespace csg::copies
+// ---- the report ---------------------------------------------------------------------
+
+// Median GB/s with the range of the repeats: the fastest run is the min time.
+std::string gbps_range_text(double bytes, const Summary& s) {
+  return gbps_text(bytes, s.median_ms) + " (" + gbps_text(bytes, s.max_ms) + "-" + gbps_text(bytes, s.min_ms) + ")";
+}
+
+using SizeColumns = std::vector<Column<std::uint64_t>>;
+
+void bandwidth_table(Report& report, const Config& config, const Figures& f, CopyDirection direction) {
+  SizeColumns columns = {{"size", [](std::uint64_t bytes) { return format_size(bytes); }}};
+  for (const HostMemory kind : f.kinds) {
+    columns.push_back({kind_name(kind), [&f, kind, direction](std::uint64_t bytes) {
+                         const Summary* s = f.copy(bytes, kind, direction);
+                         return s ? gbps_range_text(double(bytes), *s) : std::string("-");
+                       }});
+  }
+  if (f.measures(HostMemory::pageable) && f.measures(HostMemory::pinned)) {
+    columns.push_back({"pinned/pageable", [&f, direction](std::uint64_t bytes) {
+                         const Summary* pinned = f.copy(bytes, HostMemory::pinned, direction);
+                         const Summary* pageable = f.copy(bytes, HostMemory::pageable, direction);
+                         return pinned && pageable ? fixed(pageable->median_ms / pinned->median_ms, 2) + "x" : "-";
+                       }});
+  }
+  report.out() << "\n" << (direction == CopyDirection::h2d ? "1a) host -> device (H2D)" : "1b) device -> host (D2H)")
+               << ", GB/s: median (slowest-fastest run) of one cudaMemcpyAsync, timed with events\n";
+  report.table(table_of(columns, config.sizes));
+}
+
+void both_ways(Report& report, const Config& config, const Figures& f) {
+  if (!f.measures(HostMemory::pinned)) return;
+  std::vector<std::uint64_t> sizes;  // those with all three copies
+  for (const std::uint64_t bytes : config.sizes) {
+    if (f.copy(bytes, HostMemory::pinned, CopyDirection::h2d) && f.copy(bytes, HostMemory::pinned, CopyDirection::d2h) &&
+        f.copy(bytes, HostMemory::pinned, CopyDirection::bidirectional)) {
+      sizes.push_back(bytes);
+    }
+  }
+  auto rate = [&f](CopyDirection direction, std::uint64_t bytes) {
+    const double moved = (direction == CopyDirection::bidirectional ? 2.0 : 1.0) * double(bytes);
+    const Summary* s = f.copy(bytes, HostMemory::pinned, direction);
+    return s ? gbps(moved, s->median_ms) : 0.0;
+  };
+  report.out() << "\n1c) pinned, H2D and D2H at once on two streams (two copy engines; this device has "
+               << report.result.device.async_engines << "), GB/s\n";
+  report.table(table_of<std::uint64_t>(
+      {{"size", [](std::uint64_t bytes) { return format_size(bytes); }},
+       {"H2D alone", [&](std::uint64_t bytes) { return fixed(rate(CopyDirection::h2d, bytes), 1); }},
+       {"D2H alone", [&](std::uint64_t bytes) { return fixed(rate(CopyDirection::d2h, bytes), 1); }},
+       {"both at once (total)", [&](std::uint64_t bytes) { return fixed(rate(CopyDirection::bidirectional, bytes), 1); }},
+       {"of H2D + D2H alone",
+        [&](std::uint64_t bytes) {
+          const double sum = rate(CopyDirection::h2d, bytes) + rate(CopyDirection::d2h, bytes);
+          return fixed(100.0 * rate(CopyDirection::bidirectional, bytes) / sum, 0) + "%";
+        }}},
+      sizes));
+  if (sizes.empty()) return;
+  const std::uint64_t largest = sizes.back();
+  report.verdict(both_ways_verdict(largest, rate(CopyDirection::bidirectional, largest),
+                                   std::max(rate(CopyDirection::h2d, largest), rate(CopyDirection::d2h, largest))));
+}
+
+void staging(Report& report, const Config& config, const Figures& f) {
+  if (!f.measures(HostMemory::pageable) || !f.measures(HostMemory::pinned)) {
+    report.out() << "\n2) staging cost: skipped (needs both pageable and pinned in --host-memory)\n";
+    return;
+  }
+  std::vector<std::uint64_t> sizes;
+  for (const std::uint64_t bytes : config.sizes) {
+    if (f.memcpy_at(bytes)) sizes.push_back(bytes);
+  }
+  // Every size here has its host memcpy: those without were left out above.
+  auto ms = [&f](std::uint64_t bytes, HostMemory kind, CopyDirection direction, bool plus_memcpy) {
+    const Summary* copy = f.copy(bytes, kind, direction);
+    const Summary* memcpy_time = f.memcpy_at(bytes);
+    if (!copy || !memcpy_time) return std::string("-");
+    return ms_text(copy->median_ms + (plus_memcpy ? memcpy_time->median_ms : 0.0));
+  };
+  SizeColumns columns = {{"size", [](std::uint64_t bytes) { return format_size(bytes); }},
+                         {"host memcpy", [&f](std::uint64_t bytes) {
+                            const Summary* memcpy_time = f.memcpy_at(bytes);
+                            return memcpy_time ? ms_text(memcpy_time->median_ms) : std::string("-");
+                          }}};
+  for (const CopyDirection direction : kOneWay) {
+    const std::string name = direction_label(direction);
+    columns.push_back({"pageable " + name, [=](std::uint64_t b) { return ms(b, HostMemory::pageable, direction, false); }});
+    columns.push_back({"memcpy + pinned " + name, [=](std::uint64_t b) { return ms(b, HostMemory::pinned, direction, true); }});
+  }
+  report.out() << "\n2) the staging cost of pageable copies, ms (median): the driver copies pageable data through its "
+                  "own\n   pinned buffer, so a pageable copy costs about a host memcpy plus the pinned DMA\n";
+  report.table(table_of(columns, sizes));
+  if (sizes.empty()) return;
+  const std::uint64_t largest = sizes.back();
+  const Summary* pageable = f.copy(largest, HostMemory::pageable, CopyDirection::h2d);
+  const Summary* pinned = f.copy(largest, HostMemory::pinned, CopyDirection::h2d);
+  const Summary* memcpy_time = f.memcpy_at(largest);
+  if (pageable && pinned && memcpy_time) {
+    report.verdict(staging_verdict(largest, pageable->median_ms, memcpy_time->median_ms, pinned->median_ms));
+  }
+}
+
+void peaks(Report& report, const Config& config, const Figures& f) {
+  std::ostream& out = report.out();
+  out << "\nPeaks, GB/s (H2D / D2H):";
+  for (const HostMemory kind : f.kinds) {
+    const auto h2d = peak_gbps(f.copies, kind, CopyDirection::h2d);
+    const auto d2h = peak_gbps(f.copies, kind, CopyDirection::d2h);
+    if (h2d && d2h) out << ' ' << kind_name(kind) << ' ' << fixed(*h2d, 1) << " / " << fixed(*d2h, 1) << ';';
+  }
+  if (const auto both = peak_gbps(f.copies, HostMemory::pinned, CopyDirection::bidirectional)) {
+    out << " pinned both ways at once " << fixed(*both, 1);
+  }
+  out << '\n';
+  for (const CopyDirection direction : kOneWay) {
+    const auto pinned = peak_gbps(f.copies, HostMemory::pinned, direction);
+    const auto pageable = peak_gbps(f.copies, HostMemory::pageable, direction);
+    if (pinned && pageable) {
+      report.verdict(bandwidth_verdict("sweep.peak." + std::string(to_string(direction)), direction, "peaks",
+                                       *pinned, *pageable));
+    }
+  }
+  out << "Peak pinned memory: " << format_bytes(CopySet::pinned_bytes_needed(config.sizes.back(), f.kinds))
+      << " (the page-locked buffers at " << format_size(config.sizes.back()) << ")\n";
+}
+
+// The result document: every point, the staging rows, the peaks and the checks.
+void fill_result(Report& report, const Config& config, const Figures& f) {
+  StageResult& result = report.result;
+  result.config = {{"sizes", config.sizes},
+                   {"host_memory", kinds_json(f.kinds)},
+                   {"quick", config.quick},
+                   {"warmup", config.common.plan.warmup},
+                   {"repeats", config.common.plan.repeats},
+                   {"seed", config.common.seed}};
+  add_copies(result, f.copies, f.kinds, config.sizes.back(),
+             [&f](const CopyPoint& p) { return f.checks.verified(kCheck, p.bytes, p.kind); });
+  for (const auto& [bytes, stats] : f.host_memcpy) {
+    Measurement m{"host_memcpy", {{"bytes", bytes}}, stats, Work{static_cast<double>(bytes), 0.0}};
+    m.verifiable = false;
+    result.measurements.push_back(std::move(m));
+  }
+  nlohmann::json staging = nlohmann::json::array();
+  for (const std::uint64_t bytes : config.sizes) {
+    const Summary* memcpy_time = f.memcpy_at(bytes);
+    for (const CopyDirection direction : kOneWay) {
+      const Summary* pageable = f.copy(bytes, HostMemory::pageable, direction);
+      const Summary* pinned = f.copy(bytes, HostMemory::pinned, direction);
+      if (!memcpy_time || !pageable || !pinned) continue;
+      const double staged = memcpy_time->median_ms + pinned->median_ms;
+      staging.push_back({{"bytes", bytes},
+                         {"direction", std::string(to_string(direction))},
+                         {"pageable_ms", pageable->median_ms},
+                         {"host_memcpy_ms", memcpy_time->median_ms},
+                         {"pinned_ms", pinned->median_ms},
+                         {"memcpy_plus_pinned_ms", staged},
+                         {"pageable_over_memcpy_plus_pinned", pageable->median_ms / staged}});
+    }
+  }
+  if (const auto both = peak_gbps(f.copies, HostMemory::pinned, CopyDirection::bidirectional)) {
+    result.bounds["bidirectional_peak_gbps"] = *both;
+  }
+  const std::uint64_t largest = config.sizes.back();
+  result.bounds["sweep_peak_pinned_bytes"] = CopySet::pinned_bytes_needed(largest, f.kinds);
+  verify_with(result, f.checks);
+  report.sections["staging"] = staging;
+  report.sections["notes"] = f.notes;
+}
+
+constexpr Run kRuns[] = {
+    // bandwidth per host memory kind: 4 sizes: copy table, bandwidth.png, --table peaks
+    {.modes = "qc", .args = "--quick"},
+    // ... every size up to 1 GiB (--full)
+    {.modes = "f"},
+    {.modes = "t", .name = "tiny", .args = "--sizes 4K,1000,256K --warmup 1 --repeats 2"},
+    {.modes = "t", .name = "quick_pinned", .args = "--quick --sizes 64K --host-memory pinned"},
+    {.modes = "s", .args = "--sizes 4K,1000 --warmup 0 --repeats 1"},
+};
+
+const Experiment<Config, Figures> kExperiment{
+    .stage = lesson02::kStage,
+    .name = "sweep",
+    .summary = "bandwidth of the four host memory kinds by size; both ways at once; the staging copy",
+    .description = "H2D and D2H bandwidth over a size sweep for pageable, pinned, registered and write-combined host "
+                   "memory, one cudaMemcpyAsync each, timed with events; pinned H2D and D2H at once on two streams; "
+                   "and where pageable copies lose their time: the driver's staging copy, done by hand beside them.",
+    .runs = kRuns,
+    .defaults = copy_defaults(kAllKinds),
+    .options = options,
+    .read = read,
+    .needs = needs,
+    .estimate = estimate,
+    .measure = measure,
+    .report = report,
+};
+
+}  // namespace
+
+void report(const Config& config, const Figures& figures, Report& report) {
+  fill_result(report, config, figures);
+  report.checked_runs("(every size and kind: what the timed copies left, then a fresh round trip)");
+  std::ostream& out = report.out();
+  out << plural(std::ssize(config.sizes), "size") << (config.sizes.size() == 1 ? ", " : " from ")
+      << format_size(config.sizes.front());
+  if (config.sizes.size() > 1) out << " to " << format_size(config.sizes.back());
+  out << "; " << kinds_text(figures.kinds) << " host memory; median of " << plural(config.common.plan.repeats, "run")
+      << " after " << config.common.plan.warmup << " warm-up, in interleaved rounds; GB/s = 10^9 bytes/s\n";
+  for (const std::string& note : figures.notes) out << "note: " << note << '\n';
+  bandwidth_table(report, config, figures, CopyDirection::h2d);
+  bandwidth_table(report, config, figures, CopyDirection::d2h);
+  both_ways(report, config, figures);
+  staging(report, config, figures);
+  peaks(report, config, figures);
+}
+
+}  // namespace csg::copies::sweep
+
+namespace csg::copies {
+extern const Subcommand kSweep = make_subcommand<sweep::kExperiment>();
+}

@@ -1,49 +1,47 @@
-// 02_pinned_vs_pageable timeline: the overlap experiment, then its telling
-// cases once more each, recorded with CUPTI and drawn: a pageable H2D with
-// the kernel queued first runs beside it; issued first, it holds the host and
-// the kernel starts only after it; a pinned H2D issued first does neither.
-#include <iostream>
+// 02_pinned_vs_pageable timeline: the overlap experiment (lab/overlap.hpp),
+// then its telling cases once more each, recorded with CUPTI and drawn: a
+// pageable H2D with the kernel queued first runs beside it; issued first, it
+// holds the host and the kernel starts only after it; a pinned H2D issued
+// first does neither.
+#include "02_pinned_vs_pageable/lab/overlap.hpp"
+#include "02_pinned_vs_pageable/lesson.hpp"
+#include "02_pinned_vs_pageable/options.hpp"
 
-#include "02_pinned_vs_pageable/lab/laboratory.hpp"
-#include "02_pinned_vs_pageable/lab/overlap/overlap.hpp"
-
-namespace csg::copies {
+namespace csg::copies::overlap {
 namespace {
 
-// "timeline": one entry per drawn case, every operation recorded in all of
-// them ("ops": the trace file's slices), and the trace file.
-nlohmann::json pictures_json(const std::vector<OverlapPicture>& pictures, int pairs, const std::string& trace_path) {
-  nlohmann::json cases = nlohmann::json::array();
-  bool traced = false;  // report_overlap_timelines writes the trace only with something recorded
-  std::size_t ops = 0;
-  for (const OverlapPicture& p : pictures) {
-    if (p.recorded.available) ops += p.recorded.timeline.ops.size();
-    traced = traced || (p.recorded.available && !p.recorded.timeline.ops.empty());
-    nlohmann::json entry = {{"case", p.label}, {"recorded", p.recorded.available}};
-    if (p.recorded.available) {
-      entry["source"] = p.recorded.source;
-      entry["ops"] = p.recorded.timeline.ops.size();
-      entry["rows"] = p.recorded.timeline.row_names;
-    } else {
-      entry["unavailable_reason"] = p.recorded.unavailable_reason;
-    }
-    cases.push_back(entry);
-  }
-  return {{"cases", cases},
-          {"ops", ops},
-          {"batches_per_case", pairs},
-          {"trace_file", trace_path.empty() || !traced ? nlohmann::json(nullptr) : nlohmann::json(trace_path)}};
-}
+constexpr HostMemory kKinds[] = {HostMemory::pageable, HostMemory::pinned};
+
+void options(StageCli& cli) { add_options(cli, /*timeline=*/true); }
+
+Config read_options(const StageCli& cli, CommonOptions& common) { return read(cli, common, /*timeline=*/true); }
+
+constexpr csg::Run kRuns[] = {
+    // the overlap's cases on a timeline: timeline_02_pinned_vs_pageable-timeline.png
+    {.modes = "qfc", .args = "--trace {trace}"},
+    {.modes = "t", .name = "tiny", .args = "--overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1 --timeline-batches 3"},
+};
+
+const Experiment<Config, Figures> kExperiment{
+    .stage = lesson02::kStage,
+    .name = "timeline",
+    .summary = "the overlap's telling cases recorded with CUPTI and drawn",
+    .description = "The overlap experiment, then its telling cases once more each, recorded with CUPTI and drawn: "
+                   "pageable H2D with the kernel queued first and with the copy issued first, pinned H2D issued "
+                   "first.",
+    .runs = kRuns,
+    .defaults = copy_defaults(kKinds),
+    .options = options,
+    .read = read_options,
+    .needs = needs,
+    .estimate = estimate,
+    .measure = measure,
+    .report = report,
+};
 
 }  // namespace
+}  // namespace csg::copies::overlap
 
-int run_timeline(int argc, char** argv) {
-  const std::optional<MeasuredOverlap> run = run_and_print_overlap(argc, argv, true);
-  if (!run) return kExitOk;
-  report_overlap_timelines(std::cout, run->experiment.pictures, run->options.trace_path);
-  nlohmann::json doc = overlap_json(run->options, run->experiment.device, run->experiment.figures, "timeline");
-  doc["timeline"] = pictures_json(run->experiment.pictures, run->options.timeline_pairs, run->options.trace_path);
-  return finish_overlap(*run, doc);
+namespace csg::copies {
+extern const Subcommand kTimeline = make_subcommand<overlap::kExperiment>();
 }
-
-}  // namespace csg::copies

@@ -6,26 +6,17 @@
 // pinned), the pool (depth-first), one stream per engine, the isolated sums
 // and every resource alone on each pool size, in the same rounds.
 //   03_stream_pool_gemm kernels --kernel cublas --tf32
-#include "03_stream_pool_gemm/lab/laboratory.hpp"
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
+#include "03_stream_pool_gemm/lesson.hpp"
 
 namespace csg::pool {
 namespace {
 
-const PoolExperiment kExperiment{
-    .subcommand = "kernels",
-    .description =
-        "The stream pool with another GEMM: stage 01's serial loop, the pool (depth-first), one stream per engine and "
-        "the pipeline bound of each, measured in the same rounds; the bound's limiting path names the regime "
-        "(compute-, PCIe-, launch- or stream-order-bound).",
-    .kernel = GemmKernel::cublas,  // where the copies, not the kernels, set the pace
-    .pool_flags = {.device_buffers = true, .sweep = true, .sweep_default = "off"},
+constexpr PoolShape kShape{
+    .flags = {.device_buffers = true, .sweep = true, .sweep_default = "off"},
     .variants = {.serial_baselines = true, .orders = 1, .engine_streams = true, .bounds = true},
     .bound_details = true};
 
-}  // namespace
-
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
 constexpr Run kRuns[] = {
     // each kernel: pool, engine streams, bound: regime table, regimes.png, main table
     {.modes = "q", .name = "naive", .args = "--kernel naive --warmup 1 --repeats 5"},
@@ -45,7 +36,26 @@ constexpr Run kRuns[] = {
     {.modes = "s", .name = "tiled", .args = "--kernel tiled --batches 5 --m 33 --n 17 --k 65 --streams 2 --warmup 0 --repeats 1"},
 };
 
-const Subcommand kKernels{"kernels", "the pool and its bound with a naive, tiled or cuBLAS GEMM: the regime",
-                          run_experiment<kExperiment>, kRuns};
+const Experiment<PoolRun, PoolFigures> kExperiment{
+    .stage = lesson03::kStage,
+    .name = "kernels",
+    .summary = "the pool and its bound with a naive, tiled or cuBLAS GEMM: the regime",
+    .description =
+        "The stream pool with another GEMM: stage 01's serial loop, the pool (depth-first), one stream per engine and "
+        "the pipeline bound of each, measured in the same rounds; the bound's limiting path names the regime "
+        "(compute-, PCIe-, launch- or stream-order-bound).",
+    .runs = kRuns,
+    .defaults = pool_defaults(GemmKernel::cublas),  // where the copies, not the kernels, set the pace
+    .options = add_pool_run_options<kShape>,
+    .read = read_pool_run<kShape>,
+    .needs = needs,
+    .estimate = estimate,
+    .measure = measure,
+    .report = report,
+};
+
+}  // namespace
+
+extern const Subcommand kKernels = make_subcommand<kExperiment>();
 
 }  // namespace csg::pool

@@ -8,25 +8,17 @@
 // memory is not async": every cudaMemcpyAsync holds the host while the
 // driver stages it, and the pool runs near the serial time.
 //   03_stream_pool_gemm order --host-memory pageable
-#include "03_stream_pool_gemm/lab/laboratory.hpp"
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
+#include "03_stream_pool_gemm/lesson.hpp"
 
 namespace csg::pool {
 namespace {
 
-const PoolExperiment kExperiment{
-    .subcommand = "order",
-    .description =
-        "The stream pool in the article's depth-first issue order and in breadth-first order, against stage 01's "
-        "serial loop on pageable and on pinned memory, in the same rounds; --host-memory pageable: the pool on "
-        "pageable memory, where cudaMemcpyAsync holds the host.",
-    .pool_flags = {.device_buffers = false, .sweep = false},  // the article's naive kernel, slots
-    .variants = {.serial_baselines = true, .orders = 2, .engine_streams = false, .bounds = true},
-    .orders = {IssueOrder::depth_first, IssueOrder::breadth_first}};
+// The article's naive kernel, one device slot per stream.
+constexpr PoolShape kShape{
+    .flags = {.device_buffers = false, .sweep = false},
+    .variants = {.serial_baselines = true, .orders = 2, .engine_streams = false, .bounds = true}};
 
-}  // namespace
-
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
 constexpr Run kRuns[] = {
     // the pool on pageable memory, both orders: main table, stages.png (the pageable pool)
     {.modes = "q", .name = "pageable", .args = "--host-memory pageable --warmup 1 --repeats 3"},
@@ -37,7 +29,26 @@ constexpr Run kRuns[] = {
     {.modes = "t", .name = "pageable", .args = "--batches 9 --m 40 --n 40 --k 40 --streams 2 --host-memory pageable --warmup 0 --repeats 1"},
 };
 
-const Subcommand kOrder{"order", "depth-first against breadth-first issue, on pinned or on pageable memory",
-                        run_experiment<kExperiment>, kRuns};
+const Experiment<PoolRun, PoolFigures> kExperiment{
+    .stage = lesson03::kStage,
+    .name = "order",
+    .summary = "depth-first against breadth-first issue, on pinned or on pageable memory",
+    .description =
+        "The stream pool in the article's depth-first issue order and in breadth-first order, against stage 01's "
+        "serial loop on pageable and on pinned memory, in the same rounds; --host-memory pageable: the pool on "
+        "pageable memory, where cudaMemcpyAsync holds the host.",
+    .runs = kRuns,
+    .defaults = pool_defaults(std::nullopt),
+    .options = add_pool_run_options<kShape>,
+    .read = read_pool_run<kShape>,
+    .needs = needs,
+    .estimate = estimate,
+    .measure = measure,
+    .report = report,
+};
+
+}  // namespace
+
+extern const Subcommand kOrder = make_subcommand<kExperiment>();
 
 }  // namespace csg::pool

@@ -1,7 +1,7 @@
-// The two experiments of priorities.hpp: the kernels, the flood that keeps
+// The two experiments of competition.hpp: the kernels, the flood that keeps
 // every SM full, the short kernels timed beside it, and the two streams
 // competing for shared memory.
-#include "03_stream_pool_gemm/lab/priorities/priorities.hpp"
+#include "03_stream_pool_gemm/lab/competition.hpp"
 
 #include <algorithm>
 #include <cstddef>

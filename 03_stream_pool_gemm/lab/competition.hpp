@@ -38,20 +38,29 @@
 // counters (blocks and the sum of block indices, against what was launched),
 // each short kernel computes a checkable integer sequence, each contention
 // block writes a marker read back through its shared memory. Outputs are
-// poisoned before every run. The types here are plain numbers, so the report
-// (priorities_report.hpp) and its CPU tests need no GPU; measure_priorities
-// and measure_contention (priorities.cu) need a device already selected, and
+// poisoned before every run. The types here are plain numbers, so the
+// reports and their CPU tests need no GPU; measure_priorities and
+// measure_contention (competition.cu) need a device already selected, and
 // set up everything they launch themselves (the large kernel's opt-in to more
 // than 48 KiB of shared memory included). Each is a subcommand of the
-// laboratory, with its options and estimate: stream_priorities.cpp and
-// shared_memory_contention.cpp.
+// laboratory, declared with its options, estimate and report in
+// priorities/priorities.cpp and contention/contention.cpp; their verdicts,
+// chosen by their own figures with stated thresholds (including the branches
+// where the article's claim does not hold on this GPU), are below.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/options.hpp"
+#include "experiment/report.hpp"
 #include "measure/stats.hpp"
+#include "report/table.hpp"
+#include "report/verdict.hpp"
 
 namespace csg::pool {
 
@@ -164,10 +173,90 @@ PriorityConfig read_priority_options(const StageCli& cli, const CommonOptions& o
 double priorities_seconds(const PriorityConfig& config);
 double contention_seconds(const ContentionConfig& config);
 
-// The two experiments (priorities.cu). Both throw std::invalid_argument for a
+// The two experiments (competition.cu). Both throw std::invalid_argument for a
 // config with a zero or negative size, CudaError for a failed call; a failed
 // check is returned (verified false, failure), never thrown.
 PriorityResult measure_priorities(const PriorityConfig& config);
 ContentionResult measure_contention(const ContentionConfig& config);
+
+// ---- what both reports share ----------------------------------------------------------
+
+// The shared flags of both subcommands: no GEMM workload (spin kernels of
+// known length), no host memory choice.
+CommonDefaults competition_defaults();
+// `round_us` of work in every round of `plan` (warm-up or timed), plus setting up.
+double competition_seconds(const RepeatPlan& plan, double round_us);
+// Microseconds with one decimal.
+std::string us(double ms);
+// A summary in ms: median, min, max, p95, samples.
+nlohmann::json summary_json(const Summary& summary);
+// null when verified, else the failure ("verification failed" when unnamed).
+nlohmann::json failure_json(bool verified, const std::string& failure);
+// The result's verification: `runs` runs, each checked (`what`), and the first failure.
+void verify_runs(StageResult& result, bool verified, const std::string& failure, int runs, const std::string& what);
+
+// ---- the priorities' verdicts and report (priorities/priorities.cpp) ---------------------
+
+// The short kernels' median latencies at the two priorities within this
+// fraction of each other are called equal: priority made no difference.
+inline constexpr double kPriorityWithin = 0.10;
+// Below this share of the GPU's block slots kept busy by the flood (at the
+// default priority) the GPU was not full: short kernels found free slots at
+// any priority, and the run says nothing about priorities.
+inline constexpr double kFloodFull = 0.75;
+
+enum class PriorityVerdict {
+  not_verified,   // a check failed: no conclusion
+  flood_gaps,     // a flood stream ran dry during the run: no conclusion
+  one_level,      // the device offers a single priority: nothing to compare
+  gpu_not_full,   // the flood kept too few slots busy: no conclusion
+  helps,          // greatest priority cut the median latency by more than kPriorityWithin
+  no_difference,  // within kPriorityWithin: the claim does not hold here
+  worse,          // greatest priority made the median latency worse: the claim does not hold here
+};
+std::string_view to_string(PriorityVerdict verdict);
+PriorityVerdict judge_priorities(const PriorityResult& result);
+// The median latency at the default priority over the one at the greatest
+// (above 1: priority helped); 0 when not measured.
+double priority_speedup(const PriorityResult& result);
+// "priorities.latency": the outcome judge_priorities' branch, its figures
+// the latencies, the flood's share busy and the speed-up.
+Verdict priorities_verdict(const PriorityResult& result);
+// "priorities.flood_cost": the flood's throughput beside the high-priority
+// stream against beside the default one (time per block within
+// kEqualWithin: "same"; "slower": what priority cost the long kernels;
+// "faster"); nothing where the latencies were not compared.
+std::optional<Verdict> flood_cost_verdict(const PriorityResult& result);
+
+// The table, the verdicts, the checks and the JSON ("stream_priorities"): priorities/priorities.cpp.
+void report_priorities(const PriorityConfig& config, const PriorityResult& result, Report& report);
+
+// ---- the contention's verdict and report (contention/contention.cpp) ---------------------
+
+// Concurrency (2 x alone / together) at or above kSideBySide: the two
+// streams' kernels ran side by side; at or below kSerialised: one after the
+// other; between: partly overlapped.
+inline constexpr double kSideBySide = 1.7;
+inline constexpr double kSerialised = 1.3;
+
+enum class Overlap { side_by_side, partly, serialised };
+Overlap classify_concurrency(double concurrency);
+
+enum class ContentionVerdict {
+  not_verified,    // a check failed: no conclusion
+  not_exclusive,   // the large kernel still fits two or more blocks per SM: no limit to show
+  no_concurrency,  // even the small kernels did not run side by side: something else serialised them
+  holds,           // small side by side, large one after the other: the claim holds
+  partly,          // small side by side, large partly overlapped
+  not_seen,        // large side by side too: the claim does not hold here
+};
+std::string_view to_string(ContentionVerdict verdict);
+ContentionVerdict judge_contention(const ContentionResult& result);
+// "contention.shared_memory": the outcome judge_contention's branch, its
+// figures both concurrencies and the large kernel's blocks per SM.
+Verdict contention_verdict(const ContentionResult& result);
+
+// The table, the verdict, the checks and the JSON ("shared_memory_contention"): contention/contention.cpp.
+void report_contention(const ContentionConfig& config, const ContentionResult& result, Report& report);
 
 }  // namespace csg::pool

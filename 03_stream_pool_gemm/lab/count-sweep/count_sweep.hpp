@@ -15,10 +15,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "03_stream_pool_gemm/measurements.hpp"
 #include "cli/options.hpp"
+#include "experiment/report.hpp"
 #include "measure/estimate.hpp"
 #include "measure/pipeline_bound.hpp"
-#include "03_stream_pool_gemm/measurements.hpp"
+#include "report/verdict.hpp"
 
 namespace csg::pool {
 
@@ -47,21 +49,29 @@ struct CountPoint {
   std::optional<BoundPath> limited_by;  // nothing without a bound
 };
 
-// Why the time stops improving or gets worse, from the figures: when the
-// largest pool is slower than the best by more than kWorseBy, whether the
-// host's issue time grew by as much (the host sets the pace: it spends per
-// added stream what `per_stream_us` says) or the GPU side lost the rest
-// (streams sharing `queues` hardware queues); otherwise that the extra
-// streams only waited. Throws std::invalid_argument for no points.
-std::string stream_count_mechanism(std::vector<CountPoint> points, int queues);
+// Why the time stops improving or gets worse ("count_sweep.mechanism"),
+// from the figures: when the largest pool is slower than the best by more
+// than kWorseBy, whether the host's issue time grew by as much as the run
+// lost and the host paced it (its issue at least kHostPaced of the run, or
+// the bound limited by it): "host_paced", the host spends per added stream
+// what `per_stream_us` says; else "gpu_side", the rest lost where streams
+// share `queues` hardware queues; otherwise "only_waited". Throws
+// std::invalid_argument for no points.
+inline constexpr double kHostPaced = 0.9;
+inline constexpr double kIssueShareOfLoss = 0.5;
+Verdict mechanism_verdict(std::vector<CountPoint> points, int queues);
+
+struct CountSweepConfig {
+  CommonOptions common;  // its workload: --count-batches x --count-size^3
+  StreamCountConfig count;
+};
 
 // The sweep as measured (`runs`: its pool_sweep entries, each with its own
-// bound): the table, the verdict, the mechanism, and any pool size that failed
-// its verification.
-void print_stream_count(std::ostream& out, const StreamCountConfig& config, const PoolMeasurements& runs);
-// The results JSON's "stream_count" object: the workload, one point per pool
+// bound): the table, where time stops improving ("count_sweep.plateau"), the
+// mechanism, any pool size that failed its verification or beat its bound,
+// and the JSON's "stream_count" object: the workload, one point per pool
 // size (median, min, p95, host issue, bound, limited_by, verified, digest),
-// "verified", and the verdict, conclusion and mechanism.
-nlohmann::json stream_count_json(const StreamCountConfig& config, const PoolMeasurements& runs);
+// "verified", and the plateau, conclusion and mechanism.
+void report_count_sweep(const CountSweepConfig& config, const PoolMeasurements& runs, Report& report);
 
 }  // namespace csg::pool

@@ -4,24 +4,16 @@
 // The pool is re-timed after the recording, to show that recording costs the
 // timed runs nothing.
 //   03_stream_pool_gemm timeline --batches 16 --trace pool.trace.json
-#include "03_stream_pool_gemm/lab/laboratory.hpp"
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
+#include "03_stream_pool_gemm/lesson.hpp"
 
 namespace csg::pool {
 namespace {
 
-const PoolExperiment kExperiment{
-    .subcommand = "timeline",
-    .description = "The stream pool (depth-first) timed in rounds, then one more run recorded with CUPTI and drawn "
-                   "as a timeline, a row per stream (H copy in, K kernel, D copy out), and re-timed after the "
-                   "recording.",
-    .kernel = GemmKernel::naive,
-    .pool_flags = {.device_buffers = true, .sweep = false},
+constexpr PoolShape kShape{
+    .flags = {.device_buffers = true, .sweep = false},
     .variants = {.serial_baselines = false, .orders = 1, .engine_streams = false, .bounds = false, .timeline = true}};
 
-}  // namespace
-
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
 constexpr Run kRuns[] = {
     // the pool on a timeline: timeline_03_stream_pool_gemm-timeline.png
     {.modes = "qfc", .args = "--trace {trace}"},
@@ -29,7 +21,25 @@ constexpr Run kRuns[] = {
     {.modes = "t", .name = "tiny", .args = "--batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --timeline-batches 6"},
 };
 
-const Subcommand kTimeline{"timeline", "one pool run recorded with CUPTI and drawn, a row per stream",
-                           run_experiment<kExperiment>, kRuns};
+const Experiment<PoolRun, PoolFigures> kExperiment{
+    .stage = lesson03::kStage,
+    .name = "timeline",
+    .summary = "one pool run recorded with CUPTI and drawn, a row per stream",
+    .description = "The stream pool (depth-first) timed in rounds, then one more run recorded with CUPTI and drawn "
+                   "as a timeline, a row per stream (H copy in, K kernel, D copy out), and re-timed after the "
+                   "recording.",
+    .runs = kRuns,
+    .defaults = pool_defaults(GemmKernel::naive),
+    .options = add_pool_run_options<kShape>,
+    .read = read_pool_run<kShape>,
+    .needs = needs,
+    .estimate = estimate,
+    .measure = measure,
+    .report = report,
+};
+
+}  // namespace
+
+extern const Subcommand kTimeline = make_subcommand<kExperiment>();
 
 }  // namespace csg::pool
