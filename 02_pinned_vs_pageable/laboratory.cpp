@@ -10,12 +10,12 @@ extern const Subcommand kSweep, kOverlap, kPinningCost, kTimeline;
 namespace csg::lesson02 {
 namespace {
 
-constexpr Run kLessonRuns[] = {
-    // 02: the lesson, pinned vs pageable: appendix
-    {.modes = "qfc"},
-    {.modes = "t", .name = "tiny", .args = "--sizes 4K,1000,256K --async-mib 1 --warmup 1 --repeats 2"},
-    {.modes = "s", .args = "--sizes 4K,1000 --async-mib 1 --warmup 0 --repeats 1"},
-};
+constexpr const char* kLessonRuns = R"(
+# 02: the lesson, pinned vs pageable: appendix
+qfc  -
+t    tiny  --sizes 4K,1000,256K --async-mib 1 --warmup 1 --repeats 2
+s    -     --sizes 4K,1000 --async-mib 1 --warmup 0 --repeats 1
+)";
 
 }  // namespace
 

@@ -12,15 +12,15 @@ namespace csg::lesson03 {
 namespace {
 
 // What scripts/run_suite.sh, the GPU-box check and ctest run of the lesson (STAGE --list).
-constexpr Run kLessonRuns[] = {
-    // 03: the article's pool, pool-size sweep: main table, sweep table, sweep.png, stages.png
-    {.modes = "qfc"},
-    // a request of hours, refused up front with its estimate
-    {.modes = "c", .name = "hours", .args = "--m 65536 --n 65536 --k 65536 --batches 1", .exit = 2},
-    {.modes = "t", .name = "tiny", .args = "--batches 37 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 1,8,32 --warmup 1 --repeats 2"},
-    {.modes = "t", .name = "tiny_one_batch", .args = "--batches 1 --m 40 --n 24 --k 8 --streams 2 --streams-sweep off --warmup 0 --repeats 1"},
-    {.modes = "s", .args = "--batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1"},
-};
+constexpr const char* kLessonRuns = R"(
+# 03: the article's pool, pool-size sweep: main table, sweep table, sweep.png, stages.png
+# a request of hours, refused up front with its estimate
+qfc  -
+c    hours           exit=2 --m 65536 --n 65536 --k 65536 --batches 1
+t    tiny            --batches 37 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 1,8,32 --warmup 1 --repeats 2
+t    tiny_one_batch  --batches 1 --m 40 --n 24 --k 8 --streams 2 --streams-sweep off --warmup 0 --repeats 1
+s    -               --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1
+)";
 
 }  // namespace
 

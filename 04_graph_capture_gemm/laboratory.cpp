@@ -14,13 +14,13 @@ namespace csg::lesson04 {
 namespace {
 
 // What scripts/run_suite.sh, the GPU-box check and ctest run of the lesson (STAGE --list).
-constexpr Run kLessonRuns[] = {
-    // 04: the article's six steps: main table, stages.png
-    {.modes = "qfc"},
-    {.modes = "t", .name = "tiny", .args = "--batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2"},
-    {.modes = "t", .name = "tiny_more_streams_than_batches", .args = "--batches 3 --m 8 --n 8 --k 8 --streams 8 --warmup 0 --repeats 1"},
-    {.modes = "s", .args = "--batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1"},
-};
+constexpr const char* kLessonRuns = R"(
+# 04: the article's six steps: main table, stages.png
+qfc  -
+t    tiny                            --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2
+t    tiny_more_streams_than_batches  --batches 3 --m 8 --n 8 --k 8 --streams 8 --warmup 0 --repeats 1
+s    -                               --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
+)";
 
 }  // namespace
 

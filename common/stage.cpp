@@ -8,6 +8,8 @@
 #include <exception>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <stdexcept>
 #include <sstream>
 #include <string_view>
 
@@ -91,19 +93,40 @@ std::string laboratory_help(const char* stage, const Laboratory& laboratory) {
   return text;
 }
 
-namespace {
-
-// A field of --list: "-" for an empty one, so that every line has every field.
-std::string field(const char* text) { return text != nullptr && *text != '\0' ? std::string(text) : "-"; }
-
-void list_runs(std::ostream& out, const char* subcommand, std::span<const Run> runs) {
-  for (const Run& run : runs) {
-    out << "run\t" << field(subcommand) << '\t' << field(run.name) << '\t' << run.modes << '\t' << run.exit << '\t'
-        << field(run.env) << '\t' << field(run.ctest) << '\t' << field(run.expect) << '\t' << run.args << '\n';
+std::string list_runs(const char* subcommand, const char* runs) {
+  const std::string who = subcommand ? subcommand : "the lesson";
+  std::string out;
+  std::istringstream lines(runs);
+  int number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++number;
+    std::istringstream words(line);
+    std::string modes, name;
+    if (!(words >> modes) || modes[0] == '#') continue;  // blank, or a comment
+    auto bad = [&](const std::string& why) {
+      return std::logic_error("the runs of " + who + ", line " + std::to_string(number) + ": " + why);
+    };
+    if (modes.find_first_not_of("qfcts") != std::string::npos) throw bad("modes '" + modes + "' are not of qfcts");
+    if (!(words >> name)) throw bad("no name (- for none)");
+    std::map<std::string, std::string> given = {{"exit", "0"}, {"env", "-"}, {"ctest", "-"}, {"expect", "-"}};
+    std::string word, args;
+    while (words >> word) {
+      const std::size_t equals = word.find('=');
+      const std::string key = equals == std::string::npos ? "" : word.substr(0, equals);
+      if (word.rfind("--", 0) != 0 && given.count(key) != 0) {
+        given[key] = word.substr(equals + 1);
+        continue;
+      }
+      args = word;
+      for (std::string rest; words >> rest;) args += ' ' + rest;
+    }
+    if (given["exit"].find_first_not_of("0123456789") != std::string::npos) throw bad("exit=" + given["exit"]);
+    out += "run\t" + std::string(subcommand ? subcommand : "-") + '\t' + name + '\t' + modes + '\t' +
+           given["exit"] + '\t' + given["env"] + '\t' + given["ctest"] + '\t' + given["expect"] + '\t' + args +
+           '\n';
   }
+  return out;
 }
-
-}  // namespace
 
 bool list_laboratory(const char* stage, int argc, char** argv, const Laboratory& laboratory) {
   if (argc < 2 || std::string_view(argv[1]) != "--list") return false;
@@ -113,11 +136,10 @@ bool list_laboratory(const char* stage, int argc, char** argv, const Laboratory&
   }
   if (argc > 2) throw UsageError("--list takes no other argument, got '" + std::string(argv[2]) + "'");
   std::ostringstream out;
-  out << "stage\t" << stage << '\n';
-  list_runs(out, nullptr, laboratory.lesson);
+  out << "stage\t" << stage << '\n' << list_runs(nullptr, laboratory.lesson);
   for (const Subcommand& subcommand : laboratory.subcommands) {
-    out << "subcommand\t" << subcommand.name << '\t' << subcommand.summary << '\n';
-    list_runs(out, subcommand.name, subcommand.runs);
+    out << "subcommand\t" << subcommand.name << '\t' << subcommand.summary << '\n'
+        << list_runs(subcommand.name, subcommand.runs);
   }
   print_to_stdout(out.str(), "--list");
   return true;

@@ -19,37 +19,33 @@ namespace csg {
 
 // ---- the laboratory's subcommands ----------------------------------------------
 
-// One run of a stage that the scripts and ctest make, declared beside what it
-// runs (a subcommand's declaration, or the stage's table for the lesson) and
-// listed by "STAGE --list": scripts/run_suite.sh, the GPU-box check, ctest
-// and report.py read that list, and nothing else writes it again.
-struct Run {
-  // Who makes it: q scripts/run_suite.sh, f run_suite.sh --full, c the
-  // GPU-box check; t a ctest run (tiny sizes), s ctest under the four
-  // compute-sanitizer tools.
-  const char* modes;
-  const char* name = "";    // what sets it apart among its subcommand's runs ("cublas"); "" for none
-  const char* args = "";    // its arguments after the subcommand
-  int exit = 0;             // the status it must end with (a demonstrated error), 0 for most
-  const char* env = "";     // VAR=value words for this run alone
-  // For ctest: "whole_gpu" (it floods every SM: never beside another such
-  // run), "alone" (it holds a figure to its bound: RUN_SERIAL),
-  // "api_errors_expected" (under the sanitizers: it provokes CUDA errors on purpose).
-  const char* ctest = "";
-  const char* expect = "";  // for ctest: output that passes the run whatever its exit code
-};
-
+// The runs of a stage that the scripts and ctest make, declared beside what
+// they run (a subcommand's declaration, or the stage's table for the lesson)
+// and listed by "STAGE --list": scripts/run_suite.sh, the GPU-box check,
+// ctest and report.py read that list, and nothing else writes it again.
+// A table, one run a line ("#" starts a comment):
+//   MODES NAME [exit=N] [env=VAR=value] [ctest=FLAGS] [expect=WORD] ARGUMENTS...
+//   MODES  who makes it: q scripts/run_suite.sh, f run_suite.sh --full, c the
+//          GPU-box check; t a ctest run (tiny sizes), s ctest under the four
+//          compute-sanitizer tools
+//   NAME   what sets it apart among its subcommand's runs ("cublas"); - for none
+//   exit   the status it must end with (a demonstrated error); 0 when not given
+//   env    VAR=value for this run alone
+//   ctest  how a ctest run shares the GPU, comma-separated: whole_gpu (it
+//          floods every SM), alone (it holds a figure to its bound: RUN_SERIAL),
+//          api_errors_expected (under the sanitizers: it provokes CUDA errors)
+//   expect a ctest run passes when its output holds this word, whatever its exit code
 struct Subcommand {
   const char* name;     // the word after the stage's name, and its folder lab/<name>/
   const char* summary;  // one line of the stage's --help
   // Runs it with its own arguments: argv[0] is the subcommand's name.
   int (*run)(int argc, char** argv);
-  std::span<const Run> runs{};  // what the scripts and ctest run of it
+  const char* runs = "";  // what the scripts and ctest run of it: the table above
 };
 
 // A stage's one registry: the lesson's runs and the laboratory's table.
 struct Laboratory {
-  std::span<const Run> lesson;
+  const char* lesson;  // the lesson's runs: the table above
   std::span<const Subcommand> subcommands;
 };
 
@@ -67,7 +63,10 @@ std::string laboratory_help(const char* stage, const Laboratory& laboratory);
 // "STAGE --list": the registry, one tab-separated line each:
 //   subcommand <name> <summary>
 //   run <subcommand or -> <name or -> <modes> <exit> <env or -> <ctest or -> <expect or -> <args>
-// Returns whether argv asked for it (and then printed it).
+// Returns whether argv asked for it (and then printed it). A runs table it
+// can't read is a bug of the stage: std::logic_error naming the line.
+// The lines "run ..." of --list for one table of runs (`subcommand`: nullptr for the lesson's).
+std::string list_runs(const char* subcommand, const char* runs);
 bool list_laboratory(const char* stage, int argc, char** argv, const Laboratory& laboratory);
 
 // In main's catch (...): one line on stderr naming what went wrong, and the

@@ -66,7 +66,7 @@ std::string printable(std::string_view text) {
 }
 
 std::string shorten_long_words(std::string_view text, std::size_t longest) {
-  constexpr std::size_t kKept = 32;  // of a word cut short: enough to recognise what was typed
+  constexpr std::size_t kKept = 64;  // of a word cut short: enough to recognise what was typed
   std::string out;
   std::size_t at = 0;
   while (at < text.size()) {

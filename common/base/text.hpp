@@ -25,9 +25,10 @@ std::string plural(long long count, std::string_view singular, std::string_view 
 // as an escape: \n \r \t, else \xNN. The rest, UTF-8 included, is kept.
 std::string printable(std::string_view text);
 // `text` with every word (a run of non-blank characters) longer than
-// `longest` cut to its first characters and its length: a 5,000-digit value
+// `longest` (a path of the file system is shorter) cut to its first 64
+// characters and its length: a 5,000-digit value
 // echoed in an error stays one short line ("1234...(5000 characters)").
-std::string shorten_long_words(std::string_view text, std::size_t longest = 160);
+std::string shorten_long_words(std::string_view text, std::size_t longest = 512);
 // printable(text) between single quotes: how a message echoes what the user typed.
 // (Not "quoted": std::quoted would win overload resolution for a std::string.)
 std::string in_quotes(std::string_view text);

@@ -46,7 +46,7 @@ struct Experiment {
   const char* name;         // the subcommand, and its folder lab/<name>/
   const char* summary;      // its line in the stage's --help
   const char* description;  // the first lines of its own --help
-  std::span<const Run> runs{};
+  const char* runs = "";                    // its runs (stage.hpp's table): STAGE --list
   CommonDefaults defaults{};                // the shared flags it offers, and their defaults
   void (*options)(StageCli&) = nullptr;     // its own flags
   // The parsed flags as its configuration; cross-field checks throw

@@ -118,18 +118,6 @@ nlohmann::json to_json(const StageResult& result) {
   };
 }
 
-bool finish_lesson(std::ostream& out, const StageResult& result, const std::string& runs,
-                   const std::string& laboratory, nlohmann::json document, const std::string& json_path) {
-  out << '\n' << result.verification.message() << " in each of " << runs;
-  if (result.verification.passed && result.verification.digest) {
-    out << "; output digest " << digest_text(*result.verification.digest);
-  }
-  out << "\nbeyond the article: " << result.stage << ' ' << laboratory << '\n';
-  document["subcommand"] = nullptr;
-  if (!json_path.empty()) write_json_file(json_path, document);
-  return result.verification.passed;
-}
-
 void write_json_file(const std::string& path, const nlohmann::json& document) {
   write_text_file(path, document.dump(2) + "\n");
 }

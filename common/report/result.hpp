@@ -69,14 +69,6 @@ nlohmann::json to_json(const StageResult& result);
 // Throws std::runtime_error naming the path on failure.
 void write_json_file(const std::string& path, const nlohmann::json& document);
 
-// The end of a lesson's report: `result`'s verification line ("... in each of
-// <runs>", with the output digest when every batch verified), where to find the
-// laboratory (`laboratory`, a "--help lists ..." line), then `document` written
-// to `json_path` (when not empty) as the lesson's result ("subcommand": null).
-// Returns whether every batch verified.
-bool finish_lesson(std::ostream& out, const StageResult& result, const std::string& runs,
-                   const std::string& laboratory, nlohmann::json document, const std::string& json_path);
-
 // A measurement's params on one line: string values as they are, numbers as
 // key=value, true flags by their key, false flags left out
 // in key order ({"streams": 8, "order": "depth_first", "sweep": false} -> "depth_first streams=8").

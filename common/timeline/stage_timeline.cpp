@@ -128,17 +128,4 @@ nlohmann::json to_json(const StageTimeline& timeline, const TimelineOptions& opt
   return doc;
 }
 
-int finish_stage(std::ostream& out, const std::string& stage, nlohmann::json json, bool verified,
-                 const std::optional<StageTimeline>& timeline, const TimelineOptions& options,
-                 const std::string& json_path) {
-  if (timeline) {
-    report_stage_timeline(out, *timeline, options, stage);
-    json["timeline"] = to_json(*timeline, options);
-  }
-  json["measured_at"] = started_at_utc();
-  if (!json_path.empty()) write_json_file(json_path, json);
-  const bool timeline_passed = !timeline || timeline->passed();
-  return verified && timeline_passed ? kExitOk : kExitFailure;
-}
-
 }  // namespace csg

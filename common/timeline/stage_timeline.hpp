@@ -1,4 +1,4 @@
-// A stage's timeline subcommand, end to end, and the end of every GEMM stage.
+// A stage's timeline subcommand: its options, the recording, its report.
 //
 // The options, spelled the same in the timeline subcommands of 01, 03 and 04:
 //   --timeline-batches N    how many batches the picture shows (default 16)
@@ -14,7 +14,8 @@
 //         .plan = csg::pool_timeline_run(pool, work), .poison = ..., .verify = ...,
 //         .timed_run = [&] { return pool_run(pool); }, .timed = stats_of_that_variant});
 //   }
-//   return csg::finish_stage(std::cout, kStage, json, passed, timeline, timeline_options, options->json_path);
+//   ...
+//   if (figures.timeline) add_timeline(report, *figures.timeline, timeline_options);  // experiment/report.hpp
 #pragma once
 
 #include <functional>
@@ -100,15 +101,5 @@ void report_stage_timeline(std::ostream& out, const StageTimeline& timeline, con
 //    "median_before_ms", "median_after_ms", "after_over_before", "after_verified", "trace_file"}
 // or {"recorded": false, "unavailable_reason": "..."}.
 nlohmann::json to_json(const StageTimeline& timeline, const TimelineOptions& options);
-
-// ---- the end of a GEMM stage -----------------------------------------------
-
-// The timeline's report and its "timeline" object in `json` (when one was
-// recorded), then the JSON file (when `json_path` is not empty), then the
-// exit code: kExitOk when `verified` and the timeline (if any) passed, else
-// kExitFailure.
-int finish_stage(std::ostream& out, const std::string& stage, nlohmann::json json, bool verified,
-                 const std::optional<StageTimeline>& timeline, const TimelineOptions& options,
-                 const std::string& json_path);
 
 }  // namespace csg

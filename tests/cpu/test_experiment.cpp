@@ -15,6 +15,7 @@
 
 #include "experiment/report.hpp"
 #include "report/verdict.hpp"
+#include "stage.hpp"
 #include "run_process.hpp"
 #include "stage_binaries.hpp"
 
@@ -124,6 +125,32 @@ TEST(VerdictJson, ReadsBackWhatItWritesAndNamesAMissingField) {
   nlohmann::json numeric_outcome = to_json(verdict);
   numeric_outcome["outcome"] = 3;
   EXPECT_THROW(verdict_from_json(numeric_outcome), std::invalid_argument);
+}
+
+TEST(RunsTable, EachLineBecomesOneTabSeparatedRunWithItsOptionsAndArguments) {
+  const char* runs = R"(
+# a comment, then a blank line
+
+qfc  -      --host-memory pinned
+t    tiny   ctest=whole_gpu,alone env=CUDA_MODULE_LOADING=EAGER --batches 3  --m 8
+c    hours  exit=2 --m 65536
+t    join   exit=1 expect=cudaErrorStreamCaptureUnjoined --streams 3
+)";
+  EXPECT_EQ(list_runs("kernels", runs),
+            "run\tkernels\t-\tqfc\t0\t-\t-\t-\t--host-memory pinned\n"
+            "run\tkernels\ttiny\tt\t0\tCUDA_MODULE_LOADING=EAGER\twhole_gpu,alone\t-\t--batches 3 --m 8\n"
+            "run\tkernels\thours\tc\t2\t-\t-\t-\t--m 65536\n"
+            "run\tkernels\tjoin\tt\t1\t-\t-\tcudaErrorStreamCaptureUnjoined\t--streams 3\n");
+  EXPECT_EQ(list_runs(nullptr, "q -\n"), "run\t-\t-\tq\t0\t-\t-\t-\t\n") << "the lesson's, with no arguments";
+}
+
+TEST(RunsTable, ALineItCannotReadNamesItsLine) {
+  EXPECT_THAT([] { list_runs("pdl", "q -\nx tiny --batches 3\n"); },
+              ::testing::ThrowsMessage<std::logic_error>(HasSubstr("the runs of pdl, line 2: modes 'x'")));
+  EXPECT_THAT([] { list_runs(nullptr, "t\n"); },
+              ::testing::ThrowsMessage<std::logic_error>(HasSubstr("the runs of the lesson, line 1: no name")));
+  EXPECT_THAT([] { list_runs("graph", "t tiny exit=one\n"); },
+              ::testing::ThrowsMessage<std::logic_error>(HasSubstr("exit=one")));
 }
 
 #ifdef CSG_STAGE_BINARIES

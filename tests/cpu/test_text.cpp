@@ -39,7 +39,7 @@ TEST(ShortenLongWords, AWordPastTheLimitIsCutToItsStartAndLengthTheRestKept) {
   EXPECT_EQ(shorten_long_words("--batches takes an integer", 10), "--batches takes an integer");
   const std::string digits(5000, '9');
   EXPECT_EQ(shorten_long_words("got '" + digits + "' here"),
-            "got '" + std::string(31, '9') + "...(5002 characters) here");
+            "got '" + std::string(63, '9') + "...(5002 characters) here");
   EXPECT_EQ(shorten_long_words("a  b", 1), "a  b") << "blanks kept as they are";
   const UsageError error("--batches takes an integer in [1, 2147483647], got '" + digits + "'");
   EXPECT_LT(std::string(error.what()).size(), 200U) << "the message stays one short line";

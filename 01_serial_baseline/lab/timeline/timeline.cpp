@@ -9,29 +9,23 @@ namespace {
 
 Config read(const StageCli& cli, CommonOptions& common) { return {common, read_timeline_options(cli)}; }
 
-constexpr Run kRuns[] = {
-    {.modes = "q", .args = "--warmup 1 --repeats 3 --trace {trace}"},
-    {.modes = "fc", .args = "--trace {trace}"},
-    // One recorded serial run, verified, re-timed after the recording. Exit 0
-    // also when CUPTI is unavailable (the output says why);
-    // tests/gpu/test_timeline_01.cu checks what was recorded.
-    {.modes = "t", .name = "tiny", .args = "--batches 4 --m 32 --n 16 --k 48 --warmup 0 --repeats 1 --timeline-batches 2"},
-};
+constexpr const char* kRuns = R"(
+q   -     --warmup 1 --repeats 3 --trace {trace}
+# One recorded serial run, verified, re-timed after the recording. Exit 0
+fc  -     --trace {trace}
+# also when CUPTI is unavailable (the output says why);
+# tests/gpu/test_timeline_01.cu checks what was recorded.
+t   tiny  --batches 4 --m 32 --n 16 --k 48 --warmup 0 --repeats 1 --timeline-batches 2
+)";
 
 const Experiment<Config, Figures> kExperiment{
-    .stage = lesson01::kStage,
-    .name = "timeline",
+    .stage = lesson01::kStage, .name = "timeline",
     .summary = "one more serial run recorded with CUPTI, drawn as the article's first timeline",
-    .description = "The serial run and its stage sums, then one more serial run recorded with CUPTI and drawn as a "
-                   "timeline (H copy in, K kernel, D copy out), re-timed after the recording.",
-    .runs = kRuns,
-    .options = add_timeline_options,
-    .read = read,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report,
-};
+    .description =
+        "The serial run and its stage sums, then one more serial run recorded with CUPTI and drawn as a "
+        "timeline (H copy in, K kernel, D copy out), re-timed after the recording.",
+    .runs = kRuns, .options = add_timeline_options, .read = read, .needs = needs, .estimate = estimate,
+    .measure = measure, .report = report};
 
 }  // namespace
 }  // namespace csg::serial

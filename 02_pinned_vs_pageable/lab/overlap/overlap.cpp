@@ -15,29 +15,22 @@ void options(StageCli& cli) { add_options(cli, /*timeline=*/false); }
 
 Config read_options(const StageCli& cli, CommonOptions& common) { return read(cli, common, /*timeline=*/false); }
 
-constexpr csg::Run kRuns[] = {
-    // cudaMemcpyAsync beside a busy kernel: bounds, appendix
-    {.modes = "qfc"},
-    {.modes = "t", .name = "tiny", .args = "--overlap-mib 1 --kernel-ms 1 --warmup 1 --repeats 2"},
-    {.modes = "s", .args = "--overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1"},
-};
+constexpr const char* kRuns = R"(
+# cudaMemcpyAsync beside a busy kernel: bounds, appendix
+qfc  -
+t    tiny  --overlap-mib 1 --kernel-ms 1 --warmup 1 --repeats 2
+s    -     --overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1
+)";
 
 const Experiment<Config, Figures> kExperiment{
-    .stage = lesson02::kStage,
-    .name = "overlap",
+    .stage = lesson02::kStage, .name = "overlap",
     .summary = "cudaMemcpyAsync beside a busy kernel: the host held, and whether the copy overlaps",
-    .description = "cudaMemcpyAsync on one stream beside a busy kernel on another, from pageable and from pinned "
-                   "memory, both directions, both issue orders: how long the call holds the host, and whether the "
-                   "copy runs while the kernel does.",
-    .runs = kRuns,
-    .defaults = copy_defaults(kKinds),
-    .options = options,
-    .read = read_options,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report,
-};
+    .description =
+        "cudaMemcpyAsync on one stream beside a busy kernel on another, from pageable and from pinned "
+        "memory, both directions, both issue orders: how long the call holds the host, and whether the "
+        "copy runs while the kernel does.",
+    .runs = kRuns, .defaults = copy_defaults(kKinds), .options = options, .read = read_options, .needs = needs,
+    .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace
 }  // namespace csg::copies::overlap

@@ -245,30 +245,24 @@ CommonDefaults defaults() {
   return d;
 }
 
-constexpr Run kRuns[] = {
-    // what pinning costs: bounds, appendix
-    {.modes = "qc", .args = "--pin-max-mib 256"},
-    // ... up to 4 GiB (--full)
-    {.modes = "f"},
-    {.modes = "t", .name = "tiny", .args = "--pin-max-mib 4 --warmup 0 --repeats 1"},
-};
+constexpr const char* kRuns = R"(
+# what pinning costs: bounds, appendix
+# ... up to 4 GiB (--full)
+qc  -     --pin-max-mib 256
+f   -
+t   tiny  --pin-max-mib 4 --warmup 0 --repeats 1
+)";
 
 const Experiment<PinningConfig, std::vector<PinningCost>> kExperiment{
-    .stage = lesson02::kStage,
-    .name = "pinning-cost",
+    .stage = lesson02::kStage, .name = "pinning-cost",
     .summary = "what cudaMallocHost and cudaHostRegister cost, against malloc and a first touch",
-    .description = "What pinning host memory costs, call by call, timed on the host: cudaMallocHost and cudaFreeHost; "
-                   "malloc and a first write to every page; cudaHostRegister and cudaHostUnregister of that range. "
-                   "Each size allocated alone, at most 3 timed rounds (--repeats), after --warmup rounds at the "
-                   "smallest size.",
-    .runs = kRuns,
-    .defaults = defaults(),
-    .options = add_pinning_options,
-    .read = read_pinning,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report_pinning,
-};
+    .description =
+        "What pinning host memory costs, call by call, timed on the host: cudaMallocHost and cudaFreeHost; "
+        "malloc and a first write to every page; cudaHostRegister and cudaHostUnregister of that range. "
+        "Each size allocated alone, at most 3 timed rounds (--repeats), after --warmup rounds at the "
+        "smallest size.",
+    .runs = kRuns, .defaults = defaults(), .options = add_pinning_options, .read = read_pinning, .estimate = estimate,
+    .measure = measure, .report = report_pinning};
 
 }  // namespace
 

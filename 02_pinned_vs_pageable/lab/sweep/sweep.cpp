@@ -329,32 +329,25 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
   report.sections["notes"] = f.notes;
 }
 
-constexpr Run kRuns[] = {
-    // bandwidth per host memory kind: 4 sizes: copy table, bandwidth.png, --table peaks
-    {.modes = "qc", .args = "--quick"},
-    // ... every size up to 1 GiB (--full)
-    {.modes = "f"},
-    {.modes = "t", .name = "tiny", .args = "--sizes 4K,1000,256K --warmup 1 --repeats 2"},
-    {.modes = "t", .name = "quick_pinned", .args = "--quick --sizes 64K --host-memory pinned"},
-    {.modes = "s", .args = "--sizes 4K,1000 --warmup 0 --repeats 1"},
-};
+constexpr const char* kRuns = R"(
+# bandwidth per host memory kind: 4 sizes: copy table, bandwidth.png, --table peaks
+# ... every size up to 1 GiB (--full)
+qc  -             --quick
+f   -
+t   tiny          --sizes 4K,1000,256K --warmup 1 --repeats 2
+t   quick_pinned  --quick --sizes 64K --host-memory pinned
+s   -             --sizes 4K,1000 --warmup 0 --repeats 1
+)";
 
 const Experiment<Config, Figures> kExperiment{
-    .stage = lesson02::kStage,
-    .name = "sweep",
+    .stage = lesson02::kStage, .name = "sweep",
     .summary = "bandwidth of the four host memory kinds by size; both ways at once; the staging copy",
-    .description = "H2D and D2H bandwidth over a size sweep for pageable, pinned, registered and write-combined host "
-                   "memory, one cudaMemcpyAsync each, timed with events; pinned H2D and D2H at once on two streams; "
-                   "and where pageable copies lose their time: the driver's staging copy, done by hand beside them.",
-    .runs = kRuns,
-    .defaults = copy_defaults(kAllKinds),
-    .options = options,
-    .read = read,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report,
-};
+    .description =
+        "H2D and D2H bandwidth over a size sweep for pageable, pinned, registered and write-combined host "
+        "memory, one cudaMemcpyAsync each, timed with events; pinned H2D and D2H at once on two streams; "
+        "and where pageable copies lose their time: the driver's staging copy, done by hand beside them.",
+    .runs = kRuns, .defaults = copy_defaults(kAllKinds), .options = options, .read = read, .needs = needs,
+    .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace
 

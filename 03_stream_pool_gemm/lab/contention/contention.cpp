@@ -200,26 +200,21 @@ ContentionResult measure(const ContentionConfig& config) {
   return measure_contention(config);
 }
 
-constexpr Run kRuns[] = {
-    {.modes = "qfc"},
-    {.modes = "t", .name = "tiny", .args = "--warmup 0 --repeats 2", .ctest = "whole_gpu"},
-    {.modes = "s", .args = "--warmup 0 --repeats 1"},
-};
+constexpr const char* kRuns = R"(
+qfc  -
+t    tiny  ctest=whole_gpu --warmup 0 --repeats 2
+s    -     --warmup 0 --repeats 1
+)";
 
 const Experiment<ContentionConfig, ContentionResult> kExperiment{
-    .stage = lesson03::kStage,
-    .name = "contention",
+    .stage = lesson03::kStage, .name = "contention",
     .summary = "two streams' kernels with little and with much shared memory per block",
-    .description = "Two streams, each launching one kernel of one block per SM that holds its SM for a fixed time: "
-                   "with little shared memory per block both kernels' blocks fit on an SM together, with more than "
-                   "half an SM's they queue. Each round times both alone and on two streams at once.",
-    .runs = kRuns,
-    .defaults = competition_defaults(),
-    .read = read,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report_contention,
-};
+    .description =
+        "Two streams, each launching one kernel of one block per SM that holds its SM for a fixed time: "
+        "with little shared memory per block both kernels' blocks fit on an SM together, with more than "
+        "half an SM's they queue. Each round times both alone and on two streams at once.",
+    .runs = kRuns, .defaults = competition_defaults(), .read = read, .estimate = estimate, .measure = measure,
+    .report = report_contention};
 
 }  // namespace
 

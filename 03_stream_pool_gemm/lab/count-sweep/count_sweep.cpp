@@ -239,34 +239,27 @@ CommonDefaults defaults() {
   return d;
 }
 
-constexpr Run kRuns[] = {
-    // 1 to 1,024 streams: bounds, appendix
-    {.modes = "q", .args = "--warmup 1 --repeats 5"},
-    {.modes = "fc"},
-    // ... with 32 hardware queues instead of 8: the mechanism
-    {.modes = "c", .name = "connections32", .env = "CUDA_DEVICE_MAX_CONNECTIONS=32"},
-    {.modes = "t", .name = "tiny", .args = "--count-sweep 1,4,64 --count-batches 30 --count-size 16 --warmup 0 --repeats 1"},
-};
+constexpr const char* kRuns = R"(
+# 1 to 1,024 streams: bounds, appendix
+q   -              --warmup 1 --repeats 5
+# ... with 32 hardware queues instead of 8: the mechanism
+fc  -
+c   connections32  env=CUDA_DEVICE_MAX_CONNECTIONS=32
+t   tiny           --count-sweep 1,4,64 --count-batches 30 --count-size 16 --warmup 0 --repeats 1
+)";
 
 // "Open 1000 streams when the PCIe link is full after 5": the pool from 1 to
 // 1,024 streams on short batches, each size with its own bound, in interleaved rounds.
 //   03_stream_pool_gemm count-sweep --count-sweep 1,8,64,1024
 const Experiment<CountSweepConfig, PoolMeasurements> kExperiment{
-    .stage = lesson03::kStage,
-    .name = "count-sweep",
+    .stage = lesson03::kStage, .name = "count-sweep",
     .summary = "1 to 1,024 streams on short batches: where more streams stop helping, and why",
-    .description = "The stream pool from 1 to 1,024 streams on a workload of short batches (1,000 GEMMs of 128^3), "
-                   "depth-first on pinned memory, each pool size with its own pipeline bound and the host's time to "
-                   "issue it: where more streams stop helping, and why.",
-    .runs = kRuns,
-    .defaults = defaults(),
-    .options = add_stream_count_options,
-    .read = read,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report_count_sweep,
-};
+    .description =
+        "The stream pool from 1 to 1,024 streams on a workload of short batches (1,000 GEMMs of 128^3), "
+        "depth-first on pinned memory, each pool size with its own pipeline bound and the host's time to "
+        "issue it: where more streams stop helping, and why.",
+    .runs = kRuns, .defaults = defaults(), .options = add_stream_count_options, .read = read, .needs = needs,
+    .estimate = estimate, .measure = measure, .report = report_count_sweep};
 
 }  // namespace
 

@@ -17,42 +17,35 @@ constexpr PoolShape kShape{
     .variants = {.serial_baselines = true, .orders = 1, .engine_streams = true, .bounds = true},
     .bound_details = true};
 
-constexpr Run kRuns[] = {
-    // each kernel: pool, engine streams, bound: regime table, regimes.png, main table
-    {.modes = "q", .name = "naive", .args = "--kernel naive --warmup 1 --repeats 5"},
-    {.modes = "q", .name = "tiled", .args = "--kernel tiled --warmup 1 --repeats 5"},
-    {.modes = "q", .name = "cublas", .args = "--kernel cublas --warmup 1 --repeats 5"},
-    {.modes = "q", .name = "cublas_tf32", .args = "--kernel cublas --tf32 --warmup 1 --repeats 5"},
-    // ... each with the default rounds (--full, and the check)
-    {.modes = "fc", .name = "naive", .args = "--kernel naive"},
-    {.modes = "fc", .name = "tiled", .args = "--kernel tiled"},
-    {.modes = "fc", .name = "cublas", .args = "--kernel cublas"},
-    {.modes = "fc", .name = "cublas_tf32", .args = "--kernel cublas --tf32"},
-    {.modes = "t", .name = "naive", .args = "--kernel naive --batches 37 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 1,8,32 --warmup 1 --repeats 2"},
-    {.modes = "t", .name = "tiled_per_batch", .args = "--kernel tiled --batches 11 --m 64 --n 48 --k 40 --streams 4 --device-buffers per-batch --warmup 0 --repeats 1"},
-    {.modes = "t", .name = "cublas", .args = "--batches 13 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2,5 --warmup 0 --repeats 1"},
-    {.modes = "t", .name = "cublas_tf32", .args = "--tf32 --batches 9 --m 64 --n 48 --k 40 --streams 4 --device-buffers per-batch --warmup 0 --repeats 1"},
-    {.modes = "s", .args = "--kernel naive --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1"},
-    {.modes = "s", .name = "tiled", .args = "--kernel tiled --batches 5 --m 33 --n 17 --k 65 --streams 2 --warmup 0 --repeats 1"},
-};
+constexpr const char* kRuns = R"(
+# each kernel: pool, engine streams, bound: regime table, regimes.png, main table
+q   naive            --kernel naive --warmup 1 --repeats 5
+q   tiled            --kernel tiled --warmup 1 --repeats 5
+q   cublas           --kernel cublas --warmup 1 --repeats 5
+# ... each with the default rounds (--full, and the check)
+q   cublas_tf32      --kernel cublas --tf32 --warmup 1 --repeats 5
+fc  naive            --kernel naive
+fc  tiled            --kernel tiled
+fc  cublas           --kernel cublas
+fc  cublas_tf32      --kernel cublas --tf32
+t   naive            --kernel naive --batches 37 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 1,8,32 --warmup 1 --repeats 2
+t   tiled_per_batch  --kernel tiled --batches 11 --m 64 --n 48 --k 40 --streams 4 --device-buffers per-batch --warmup 0 --repeats 1
+t   cublas           --batches 13 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2,5 --warmup 0 --repeats 1
+t   cublas_tf32      --tf32 --batches 9 --m 64 --n 48 --k 40 --streams 4 --device-buffers per-batch --warmup 0 --repeats 1
+s   -                --kernel naive --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1
+s   tiled            --kernel tiled --batches 5 --m 33 --n 17 --k 65 --streams 2 --warmup 0 --repeats 1
+)";
 
+// .options: where the copies, not the kernels, set the pace
 const Experiment<PoolRun, PoolFigures> kExperiment{
-    .stage = lesson03::kStage,
-    .name = "kernels",
+    .stage = lesson03::kStage, .name = "kernels",
     .summary = "the pool and its bound with a naive, tiled or cuBLAS GEMM: the regime",
     .description =
         "The stream pool with another GEMM: stage 01's serial loop, the pool (depth-first), one stream per engine and "
         "the pipeline bound of each, measured in the same rounds; the bound's limiting path names the regime "
         "(compute-, PCIe-, launch- or stream-order-bound).",
-    .runs = kRuns,
-    .defaults = pool_defaults(GemmKernel::cublas),  // where the copies, not the kernels, set the pace
-    .options = add_pool_run_options<kShape>,
-    .read = read_pool_run<kShape>,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report,
-};
+    .runs = kRuns, .defaults = pool_defaults(GemmKernel::cublas), .options = add_pool_run_options<kShape>,
+    .read = read_pool_run<kShape>, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace
 

@@ -19,33 +19,25 @@ constexpr PoolShape kShape{
     .flags = {.device_buffers = false, .sweep = false},
     .variants = {.serial_baselines = true, .orders = 2, .engine_streams = false, .bounds = true}};
 
-constexpr Run kRuns[] = {
-    // the pool on pageable memory, both orders: main table, stages.png (the pageable pool)
-    {.modes = "q", .name = "pageable", .args = "--host-memory pageable --warmup 1 --repeats 3"},
-    {.modes = "fc", .name = "pageable", .args = "--host-memory pageable"},
-    // both orders on pinned memory: main table
-    {.modes = "fc"},
-    {.modes = "t", .name = "tiny", .args = "--batches 13 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1"},
-    {.modes = "t", .name = "pageable", .args = "--batches 9 --m 40 --n 40 --k 40 --streams 2 --host-memory pageable --warmup 0 --repeats 1"},
-};
+constexpr const char* kRuns = R"(
+# the pool on pageable memory, both orders: main table, stages.png (the pageable pool)
+q   pageable  --host-memory pageable --warmup 1 --repeats 3
+# both orders on pinned memory: main table
+fc  pageable  --host-memory pageable
+fc  -
+t   tiny      --batches 13 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
+t   pageable  --batches 9 --m 40 --n 40 --k 40 --streams 2 --host-memory pageable --warmup 0 --repeats 1
+)";
 
 const Experiment<PoolRun, PoolFigures> kExperiment{
-    .stage = lesson03::kStage,
-    .name = "order",
+    .stage = lesson03::kStage, .name = "order",
     .summary = "depth-first against breadth-first issue, on pinned or on pageable memory",
     .description =
         "The stream pool in the article's depth-first issue order and in breadth-first order, against stage 01's "
         "serial loop on pageable and on pinned memory, in the same rounds; --host-memory pageable: the pool on "
         "pageable memory, where cudaMemcpyAsync holds the host.",
-    .runs = kRuns,
-    .defaults = pool_defaults(std::nullopt),
-    .options = add_pool_run_options<kShape>,
-    .read = read_pool_run<kShape>,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report,
-};
+    .runs = kRuns, .defaults = pool_defaults(std::nullopt), .options = add_pool_run_options<kShape>,
+    .read = read_pool_run<kShape>, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace
 

@@ -289,29 +289,22 @@ PriorityResult measure(const PriorityConfig& config) {
   return measure_priorities(config);
 }
 
-constexpr Run kRuns[] = {
-    // short kernels beside a flood; shared memory  appendix
-    {.modes = "qfc"},
-    {.modes = "t", .name = "tiny", .args = "--priority-samples 20 --warmup 0 --repeats 1", .ctest = "whole_gpu"},
-    {.modes = "s", .args = "--priority-samples 20 --warmup 0 --repeats 1"},
-};
+constexpr const char* kRuns = R"(
+# short kernels beside a flood; shared memory  appendix
+qfc  -
+t    tiny  ctest=whole_gpu --priority-samples 20 --warmup 0 --repeats 1
+s    -     --priority-samples 20 --warmup 0 --repeats 1
+)";
 
 const Experiment<PriorityConfig, PriorityResult> kExperiment{
-    .stage = lesson03::kStage,
-    .name = "priorities",
+    .stage = lesson03::kStage, .name = "priorities",
     .summary = "short kernels beside a flood of long ones, at the default and greatest priority",
-    .description = "Stream priorities: short kernels launched one at a time beside a flood of long ones that keeps "
-                   "every SM full, on a stream of the default and of the greatest priority, and alone on an idle "
-                   "GPU; each round runs the three once.",
-    .runs = kRuns,
-    .defaults = competition_defaults(),
-    .options = add_priority_options,
-    .read = read,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report_priorities,
-};
+    .description =
+        "Stream priorities: short kernels launched one at a time beside a flood of long ones that keeps "
+        "every SM full, on a stream of the default and of the greatest priority, and alone on an idle "
+        "GPU; each round runs the three once.",
+    .runs = kRuns, .defaults = competition_defaults(), .options = add_priority_options, .read = read, .needs = needs,
+    .estimate = estimate, .measure = measure, .report = report_priorities};
 
 }  // namespace
 

@@ -14,29 +14,22 @@ constexpr PoolShape kShape{
     .flags = {.device_buffers = true, .sweep = false},
     .variants = {.serial_baselines = false, .orders = 1, .engine_streams = false, .bounds = false, .timeline = true}};
 
-constexpr Run kRuns[] = {
-    // the pool on a timeline: timeline_03_stream_pool_gemm-timeline.png
-    {.modes = "qfc", .args = "--trace {trace}"},
-    {.modes = "c", .name = "cublas", .args = "--kernel cublas --trace {trace}"},
-    {.modes = "t", .name = "tiny", .args = "--batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --timeline-batches 6"},
-};
+constexpr const char* kRuns = R"(
+# the pool on a timeline: timeline_03_stream_pool_gemm-timeline.png
+qfc  -       --trace {trace}
+c    cublas  --kernel cublas --trace {trace}
+t    tiny    --batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --timeline-batches 6
+)";
 
 const Experiment<PoolRun, PoolFigures> kExperiment{
-    .stage = lesson03::kStage,
-    .name = "timeline",
+    .stage = lesson03::kStage, .name = "timeline",
     .summary = "one pool run recorded with CUPTI and drawn, a row per stream",
-    .description = "The stream pool (depth-first) timed in rounds, then one more run recorded with CUPTI and drawn "
-                   "as a timeline, a row per stream (H copy in, K kernel, D copy out), and re-timed after the "
-                   "recording.",
-    .runs = kRuns,
-    .defaults = pool_defaults(GemmKernel::naive),
-    .options = add_pool_run_options<kShape>,
-    .read = read_pool_run<kShape>,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure,
-    .report = report,
-};
+    .description =
+        "The stream pool (depth-first) timed in rounds, then one more run recorded with CUPTI and drawn "
+        "as a timeline, a row per stream (H copy in, K kernel, D copy out), and re-timed after the "
+        "recording.",
+    .runs = kRuns, .defaults = pool_defaults(GemmKernel::naive), .options = add_pool_run_options<kShape>,
+    .read = read_pool_run<kShape>, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace
 

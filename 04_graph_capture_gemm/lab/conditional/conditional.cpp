@@ -511,18 +511,17 @@ csg::Estimate estimate(const ConditionalConfig& config, int /*device*/) {
 }
 
 // What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
-constexpr Run kRuns[] = {
-    // WHILE and SWITCH nodes; N to 1,000 by default, to 10,000 with --full
-    {.modes = "q", .args = "--cond-iterations 10,100,1000 --warmup 1 --repeats 5"},
-    {.modes = "fc"},
-    {.modes = "t", .name = "tiny", .args = "--cond-iterations 1,3,20 --cond-size 17 --cond-unroll-max 3 --cond-buckets 8,24,33 --cond-requests 9 --warmup 1 --repeats 2"},
-    {.modes = "t", .name = "while_only", .args = "--cond-iterations 2,7 --cond-size 8 --cond-unroll-max 0 --cond-requests 0 --warmup 0 --repeats 1"},
-    {.modes = "s", .args = "--cond-iterations 1,4 --cond-size 8 --cond-buckets 4,8 --cond-requests 5 --warmup 0 --repeats 1"},
-};
+constexpr const char* kRuns = R"(
+# WHILE and SWITCH nodes; N to 1,000 by default, to 10,000 with --full
+q   -           --cond-iterations 10,100,1000 --warmup 1 --repeats 5
+fc  -
+t   tiny        --cond-iterations 1,3,20 --cond-size 17 --cond-unroll-max 3 --cond-buckets 8,24,33 --cond-requests 9 --warmup 1 --repeats 2
+t   while_only  --cond-iterations 2,7 --cond-size 8 --cond-unroll-max 0 --cond-requests 0 --warmup 0 --repeats 1
+s   -           --cond-iterations 1,4 --cond-size 8 --cond-buckets 4,8 --cond-requests 5 --warmup 0 --repeats 1
+)";
 
 const Experiment<ConditionalConfig, ConditionalCosts> kExperiment{
-    .stage = kStage,
-    .name = "conditional",
+    .stage = kStage, .name = "conditional",
     .summary = "conditional nodes: a WHILE loop and a SWITCH bucket choice decided on the GPU",
     .description =
         "Conditional graph nodes: a WHILE node running a loop body (a small GEMM and a counter step, or the step "
@@ -531,15 +530,8 @@ const Experiment<ConditionalConfig, ConditionalCosts> kExperiment{
         "per-iteration cost for each N. Then a SWITCH node choosing each request's shape bucket on the device, "
         "against the host reading the size back and launching that bucket's graph. Needs CUDA 12.3 (WHILE) and 12.8 "
         "(SWITCH) in driver and runtime; exits 77 without them.",
-    .runs = kRuns,
-    .defaults = defaults(),
-    .options = conditional_options,
-    .read = read_conditional,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure_conditional,
-    .report = report_conditional,
-};
+    .runs = kRuns, .defaults = defaults(), .options = conditional_options, .read = read_conditional, .needs = needs,
+    .estimate = estimate, .measure = measure_conditional, .report = report_conditional};
 
 }  // namespace
 

@@ -62,20 +62,20 @@ void report(const Config& config, const Figures& f, Report& report) {
   if (!config.dot_path.empty()) report.out() << "DOT file written to " << config.dot_path << " (render: dot -Tsvg)\n";
 }
 
-constexpr Run kRuns[] = {
-    // a small graph's structure, drawn: 04_graph_capture_gemm-graph.dot
-    {.modes = "qfc", .args = "--batches 6 --streams 3 --dot {results}/04_graph_capture_gemm-graph.dot"},
-    {.modes = "t", .name = "tiny", .args = "--batches 7 --m 33 --n 17 --k 65 --streams 3"},
-};
+constexpr const char* kRuns = R"(
+# a small graph's structure, drawn: 04_graph_capture_gemm-graph.dot
+qfc  -     --batches 6 --streams 3 --dot {results}/04_graph_capture_gemm-graph.dot
+t    tiny  --batches 7 --m 33 --n 17 --k 65 --streams 3
+)";
 
 const Experiment<Config, Figures> kExperiment{
     .stage = kStage, .name = "graph",
     .summary = "the captured graph: nodes by type, edges, the fork/join chains; --dot FILE",
-    .description = "The article's six steps once (capture, fork, work, join, end capture and instantiate, launch), "
-                   "and the graph CUDA built: nodes by type, edges, roots, leaves, the chains the fork and join leave.",
-    .runs = kRuns, .defaults = untimed_defaults(),
-    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report,
-};
+    .description =
+        "The article's six steps once (capture, fork, work, join, end capture and instantiate, launch), "
+        "and the graph CUDA built: nodes by type, edges, roots, leaves, the chains the fork and join leave.",
+    .runs = kRuns, .defaults = untimed_defaults(), .options = options, .read = read, .needs = needs,
+    .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace
 

@@ -114,28 +114,28 @@ LaunchChainsFigures measure(const LaunchChainsConfig& config) {
   return f;
 }
 
-constexpr Run kRuns[] = {
-    // what one launch costs: appendix
-    {.modes = "q", .args = "--launch-chains 10,100,1000 --launch-repeats 11"},
-    {.modes = "c", .args = "--launch-chains 10,100,1000"},
-    // ... up to 10,000 kernels (--full)
-    {.modes = "f"},
-    // ... with every kernel loaded at start
-    {.modes = "c", .name = "eager", .env = "CUDA_MODULE_LOADING=EAGER"},
-    {.modes = "t", .name = "tiny", .args = "--launch-chains 3,30 --launch-repeats 5 --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1"},
-    {.modes = "s", .args = "--launch-chains 3,30 --launch-repeats 5 --batches 3 --m 16 --n 16 --k 16 --streams 2 --warmup 0 --repeats 1"},
-};
+constexpr const char* kRuns = R"(
+# what one launch costs: appendix
+q  -      --launch-chains 10,100,1000 --launch-repeats 11
+# ... up to 10,000 kernels (--full)
+c  -      --launch-chains 10,100,1000
+# ... with every kernel loaded at start
+f  -
+c  eager  env=CUDA_MODULE_LOADING=EAGER
+t  tiny   --launch-chains 3,30 --launch-repeats 5 --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
+s  -      --launch-chains 3,30 --launch-repeats 5 --batches 3 --m 16 --n 16 --k 16 --streams 2 --warmup 0 --repeats 1
+)";
 
 const Experiment<LaunchChainsConfig, LaunchChainsFigures> kExperiment{
     .stage = kStage, .name = "launch-chains",
     .summary = "what one launch costs: chains of empty kernels, launches vs graph nodes, fitted",
-    .description = "What one launch costs: chains of empty kernels, each length timed back to back launch by launch "
-                   "and as one graph (host time, GPU time behind a latch, end to end), a line fitted through each; "
-                   "beside them the article's work issued back to back and in interleaved rounds.",
-    .runs = kRuns, .defaults = pinned_defaults(),
-    .options = add_launch_chains_options, .read = read_launch_chains_options, .needs = needs, .estimate = estimate,
-    .measure = measure, .report = report_launch_chains,
-};
+    .description =
+        "What one launch costs: chains of empty kernels, each length timed back to back launch by launch "
+        "and as one graph (host time, GPU time behind a latch, end to end), a line fitted through each; "
+        "beside them the article's work issued back to back and in interleaved rounds.",
+    .runs = kRuns, .defaults = pinned_defaults(), .options = add_launch_chains_options,
+    .read = read_launch_chains_options, .needs = needs, .estimate = estimate, .measure = measure,
+    .report = report_launch_chains};
 
 }  // namespace
 

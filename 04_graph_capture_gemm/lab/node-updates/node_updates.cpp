@@ -38,24 +38,23 @@ NodeUpdatesFigures measure(const ArticleOptions& options) {
   return f;
 }
 
-constexpr Run kRuns[] = {
-    // exec update vs re-capture: graph costs table
-    {.modes = "qfc"},
-    {.modes = "t", .name = "tiny", .args = "--batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 2"},
-    {.modes = "t", .name = "cublas_pageable", .args = "--kernel cublas --batches 5 --m 16 --n 24 --k 8 --streams 2 --host-memory pageable --warmup 0 --repeats 1"},
-    {.modes = "s", .args = "--batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1", .ctest = "api_errors_expected"},
-};
+constexpr const char* kRuns = R"(
+# exec update vs re-capture: graph costs table
+qfc  -
+t    tiny             --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 2
+t    cublas_pageable  --kernel cublas --batches 5 --m 16 --n 24 --k 8 --streams 2 --host-memory pageable --warmup 0 --repeats 1
+s    -                ctest=api_errors_expected --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
+)";
 
 const Experiment<ArticleOptions, NodeUpdatesFigures> kExperiment{
     .stage = kStage, .name = "node-updates",
     .summary = "the exec on new buffers: cudaGraphExecUpdate, node by node, or a new instantiate",
-    .description = "When only the buffers change: cudaGraphExecUpdate after a new capture against re-capture + "
-                   "instantiate (and the update CUDA refuses for a new batch count), then one exec switched node by "
-                   "node (cudaGraphExec*NodeSetParams, naive kernel only).",
-    .runs = kRuns, .defaults = pinned_defaults(),
-    .options = add_article_options, .read = read_article_options, .needs = needs, .estimate = estimate,
-    .measure = measure, .report = report_node_updates,
-};
+    .description =
+        "When only the buffers change: cudaGraphExecUpdate after a new capture against re-capture + "
+        "instantiate (and the update CUDA refuses for a new batch count), then one exec switched node by "
+        "node (cudaGraphExec*NodeSetParams, naive kernel only).",
+    .runs = kRuns, .defaults = pinned_defaults(), .options = add_article_options, .read = read_article_options,
+    .needs = needs, .estimate = estimate, .measure = measure, .report = report_node_updates};
 
 }  // namespace
 

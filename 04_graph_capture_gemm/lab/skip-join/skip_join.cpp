@@ -48,21 +48,20 @@ MissingJoin measure(const ArticleOptions& options) {
   return run;
 }
 
-constexpr Run kRuns[] = {
-    // the capture without the join: CUDA's error, exit 1
-    {.modes = "qfc", .args = "--batches 12 --streams 3", .exit = 1},
-    {.modes = "t", .name = "tiny", .args = "--batches 7 --m 33 --n 17 --k 65 --streams 3", .exit = 1, .expect = "cudaStreamEndCapture returned cudaErrorStreamCaptureUnjoined"},
-};
+constexpr const char* kRuns = R"(
+# the capture without the join: CUDA's error, exit 1
+qfc  -     exit=1 --batches 12 --streams 3
+t    tiny  exit=1 expect=cudaErrorStreamCaptureUnjoined --batches 7 --m 33 --n 17 --k 65 --streams 3
+)";
 
 const Experiment<ArticleOptions, MissingJoin> kExperiment{
     .stage = kStage, .name = "skip-join",
     .summary = "the capture without step 4 (join): what cudaStreamEndCapture says; exit 1",
-    .description = "The capture without step 4 (join): what cudaStreamEndCapture says, what becomes of the streams, "
-                   "the same capture with the join; then exit 1.",
-    .runs = kRuns, .defaults = untimed_defaults(),
-    .options = add_article_options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
-    .report = report_skip_join,
-};
+    .description =
+        "The capture without step 4 (join): what cudaStreamEndCapture says, what becomes of the streams, "
+        "the same capture with the join; then exit 1.",
+    .runs = kRuns, .defaults = untimed_defaults(), .options = add_article_options, .read = read, .needs = needs,
+    .estimate = estimate, .measure = measure, .report = report_skip_join};
 
 }  // namespace
 

@@ -622,17 +622,17 @@ csg::Estimate estimate(const StartupConfig& config, int /*device*/) {
 }
 
 // What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
-constexpr Run kRuns[] = {
-    // a serving engine's startup, 8 to 256 bucket graphs   after-the-article table, after_article.png
-    {.modes = "qfc"},
-    {.modes = "t", .name = "tiny", .args = "--startup-buckets 2,9 --startup-max-batches 9 --startup-size 16 --startup-requests 500 --streams 3"},
-    {.modes = "t", .name = "tiny_budget_pageable", .args = "--startup-buckets 1,3 --startup-max-batches 3 --startup-size 33 --startup-budget-ms 1 --startup-rounds 2 --host-memory pageable --streams 2"},
-    {.modes = "s", .args = "--startup-buckets 2,4 --startup-max-batches 4 --startup-size 8 --startup-requests 100 --streams 2"},
-};
+constexpr const char* kRuns = R"(
+# a serving engine's startup, 8 to 256 bucket graphs   after-the-article table, after_article.png
+qfc  -
+t    tiny                  --startup-buckets 2,9 --startup-max-batches 9 --startup-size 16 --startup-requests 500 --streams 3
+t    tiny_budget_pageable  --startup-buckets 1,3 --startup-max-batches 3 --startup-size 33 --startup-budget-ms 1 --startup-rounds 2 --host-memory pageable --streams 2
+s    -                     --startup-buckets 2,4 --startup-max-batches 4 --startup-size 8 --startup-requests 100 --streams 2
+)";
 
+// .defaults: --startup-size sets the shape, the buckets the batch counts; --startup-rounds its rounds.
 const Experiment<StartupConfig, StartupFigures> kExperiment{
-    .stage = kStage,
-    .name = "startup",
+    .stage = kStage, .name = "startup",
     .summary = "K bucket graphs before the first request: capture, instantiate, upload, memory",
     .description =
         "What a serving engine pays before its first request: for K buckets of batch counts (8 to 256 by default, "
@@ -640,16 +640,8 @@ const Experiment<StartupConfig, StartupFigures> kExperiment{
         "in total and per graph, with their device memory, with one shared pool of buffers and with separate buffers "
         "per bucket; the padding each layout wastes on uniform and skewed request sizes; and the first K whose "
         "startup exceeds a budget.",
-    .runs = kRuns,
-    // --startup-size sets the shape, the buckets the batch counts; --startup-rounds its rounds.
-    .defaults = own_workload_defaults(/*rounds=*/false),
-    .options = startup_options,
-    .read = read_startup,
-    .needs = needs,
-    .estimate = estimate,
-    .measure = measure_startup,
-    .report = report_startup,
-};
+    .runs = kRuns, .defaults = own_workload_defaults(/*rounds=*/false), .options = startup_options,
+    .read = read_startup, .needs = needs, .estimate = estimate, .measure = measure_startup, .report = report_startup};
 
 }  // namespace
 

@@ -251,20 +251,20 @@ void report(const Config& config, const Figures& f, Report& report) {
   add_timeline(report, f.timeline, config.timeline);
 }
 
-constexpr Run kRuns[] = {
-    // one replay on a timeline: timeline_04_graph_capture_gemm-timeline.png
-    {.modes = "qfc", .args = "--trace {trace}"},
-    {.modes = "t", .name = "tiny", .args = "--batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --timeline-batches 6"},
-};
+constexpr const char* kRuns = R"(
+# one replay on a timeline: timeline_04_graph_capture_gemm-timeline.png
+qfc  -     --trace {trace}
+t    tiny  --batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --timeline-batches 6
+)";
 
 const Experiment<Config, Figures> kExperiment{
     .stage = kStage, .name = "timeline",
     .summary = "one replay recorded with CUPTI, each node on its pool stream; --trace FILE",
-    .description = "The graph's replay timed, then one more replay recorded with CUPTI and drawn as a timeline (a row "
-                   "per pool stream: H copy in, K kernel, D copy out), then re-timed after the recording.",
-    .runs = kRuns, .defaults = pinned_defaults(),
-    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report,
-};
+    .description =
+        "The graph's replay timed, then one more replay recorded with CUPTI and drawn as a timeline (a row "
+        "per pool stream: H copy in, K kernel, D copy out), then re-timed after the recording.",
+    .runs = kRuns, .defaults = pinned_defaults(), .options = options, .read = read, .needs = needs,
+    .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace
 
