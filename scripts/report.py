@@ -8,7 +8,8 @@ output; and it decides nothing about the figures: every conclusion in
 report.md is a verdict's sentence from the JSON, quoted as it is. The work is
 the package beside it (scripts/report/). Run by a python3 without matplotlib
 or jsonschema where scripts/setup.sh made .venv/, it runs again under
-.venv/bin/python3 (one note on stderr).
+.venv/bin/python3, silently (with CSG_VERBOSE=1 in the environment, one note
+on stderr says so): an error stays one line.
 """
 
 from __future__ import annotations
@@ -91,15 +92,16 @@ def venv_python() -> Path | None:
 
 def rerun_under_venv(argv: list[str], plots: bool) -> None:
     """`python3 scripts/report.py ...` as the README writes it runs the shell's python3; where that lacks what
-    this mode needs and scripts/setup.sh made .venv/, runs the command again under .venv/bin/python3, with one
-    note saying so. Returns only where it does not."""
+    this mode needs and scripts/setup.sh made .venv/, runs the command again under .venv/bin/python3 (one note
+    saying so where CSG_VERBOSE=1 asks for it). Returns only where it does not."""
     missing = [m for m in ("jsonschema", *(("matplotlib",) if plots else ())) if not has(m)]
     python = venv_python()
     if not missing or python is None:
         return
-    print(f"report.py: note: {sys.executable} has no {' or '.join(missing)}; running with "
-          f"{python.relative_to(REPO)}, which scripts/setup.sh prepared", file=sys.stderr)
-    sys.stderr.flush()
+    if os.environ.get("CSG_VERBOSE") == "1":
+        print(f"report.py: note: {sys.executable} has no {' or '.join(missing)}; running with "
+              f"{python.relative_to(REPO)}, which scripts/setup.sh prepared", file=sys.stderr)
+        sys.stderr.flush()
     os.environ[REEXEC_MARK] = "1"
     try:
         os.execv(python, [str(python), str(Path(__file__).resolve()), *argv])

@@ -47,8 +47,10 @@ class FakeRepo:
         self.venv_python.write_text(f'#!/bin/sh\necho "$*" >>"{self.log}"\nexec "{sys.executable}" "$@"\n')
         self.venv_python.chmod(0o755)
 
-    def report(self, *args: str | Path) -> subprocess.CompletedProcess:
-        env = {k: v for k, v in os.environ.items() if k not in ("CSG_REPORT_UNDER_VENV", "PYTHONPATH")}
+    def report(self, *args: str | Path, verbose: bool = False) -> subprocess.CompletedProcess:
+        env = {k: v for k, v in os.environ.items() if k not in ("CSG_REPORT_UNDER_VENV", "PYTHONPATH", "CSG_VERBOSE")}
+        if verbose:
+            env["CSG_VERBOSE"] = "1"
         return run([sys.executable, "-S", self.root / "repo" / "scripts" / "report.py", *args], env=env, cwd=self.root)
 
     def switches(self) -> list[str]:
@@ -60,19 +62,32 @@ def fake(tmp_path: Path) -> FakeRepo:
     return FakeRepo(tmp_path)
 
 
-def test_without_the_packages_it_runs_again_under_the_venv_and_says_so_once(fake: FakeRepo) -> None:
+def test_without_the_packages_it_runs_again_under_the_venv_silently(fake: FakeRepo) -> None:
     folder = write_folder(fake.root / "r", {"01_serial_baseline": result("01_serial_baseline")})
     out = fake.root / "out"
     proc = clean(fake.report(folder, "--out", out))
     assert len(fake.switches()) == 1 and f"scripts/report.py {folder} --out {out}" in fake.switches()[0]
-    notes = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(notes) == 1 and "has no jsonschema or matplotlib; running with .venv/bin/python3" in notes[0]
+    assert "running with" not in proc.stderr, "the switch says nothing unless asked"
     assert "## Plots" in (out / "report.md").read_text() and "matplotlib is not installed" not in proc.stdout
+
+
+def test_asked_it_says_once_which_interpreter_it_switched_to(fake: FakeRepo) -> None:
+    folder = write_folder(fake.root / "r", {"01_serial_baseline": result("01_serial_baseline")})
+    proc = clean(fake.report(folder, "--out", fake.root / "out", verbose=True))
+    notes = [line for line in proc.stderr.splitlines() if "running with" in line]
+    assert len(notes) == 1 and "has no jsonschema or matplotlib; running with .venv/bin/python3" in notes[0]
+
+
+def test_a_failing_run_after_the_switch_is_still_one_line(fake: FakeRepo) -> None:
+    bad = write_folder(fake.root / "bad", {"01_serial_baseline": {"schema": "cuda-streams-graphs/result/v2"}})
+    proc = fake.report("--table", bad)
+    assert len(fake.switches()) == 1
+    assert proc.returncode != 0 and len([line for line in proc.stderr.splitlines() if line.strip()]) == 1, proc.stderr
 
 
 @pytest.mark.parametrize("args", [["--table", SAMPLES], ["--compare", SAMPLES, SAMPLES]], ids=["table", "compare"])
 def test_the_modes_without_plots_need_jsonschema_alone(fake: FakeRepo, args: list) -> None:
-    proc = clean(fake.report(*args))
+    proc = clean(fake.report(*args, verbose=True))
     assert len(fake.switches()) == 1 and "has no jsonschema; running with" in proc.stderr
 
 
