@@ -53,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "--kernel needs a value: one of tiled|cublas"},
         // A value thousands of characters long is cut in the message.
         BadInput{"five_thousand_digits", {CSG_STAGE01_BINARY, "--batches", kDigits}, "...(5000 characters)"}),
-    [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<BadInput>& param_info) { return param_info.param.name; });
 
 TEST(Refused, AValueThousandsOfCharactersLongLeavesAShortLine) {
   const testing::ProcessResult run = testing::run_process({CSG_STAGE03_BINARY, "--streams", kDigits});
@@ -81,7 +81,7 @@ INSTANTIATE_TEST_SUITE_P(
                       HelpWins{"before_a_subcommand", {CSG_STAGE04_BINARY, "--help", "regime-map"}},
                       HelpWins{"after_a_bad_value", {CSG_STAGE01_BINARY, "--batches", "0", "--help"}},
                       HelpWins{"with_list", {CSG_STAGE01_BINARY, "--list", "--help"}}),
-    [](const ::testing::TestParamInfo<HelpWins>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<HelpWins>& param_info) { return param_info.param.name; });
 
 #endif
 
