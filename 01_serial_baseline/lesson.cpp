@@ -50,7 +50,7 @@ bool report(const Options& options, const Figures& figures) {
 
 bool report(std::ostream& out, const Options& options, const DeviceInfo& device, const Figures& figures) {
   const StageSums sums(summarize(figures.h2d_sum), summarize(figures.kernel_sum), summarize(figures.d2h_sum));
-  Report report(kStage, nullptr, device);
+  Report report(kStage, "", device);
   serial::report_serial(report, common_options(options), summarize(figures.serial), sums, figures.serial_check,
                         figures.sums_check);
   if (options.host_memory == HostMemory::pageable) {

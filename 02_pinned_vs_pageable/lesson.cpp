@@ -217,7 +217,7 @@ bool report(const Options& options, const Figures& figures) {
 }
 
 bool report(std::ostream& out, const Options& options, const DeviceInfo& info, const Figures& f) {
-  Report report(kStage, nullptr, info);
+  Report report(kStage, "", info);
   fill_result(report.result, options, f);
   if (report.result.verification.passed) {
     report.checked_runs("(every byte arrived: what the timed copies left, and a round trip of " +

@@ -159,7 +159,7 @@ bool report(std::ostream& out, const Options& options, const DeviceInfo& info, c
   config.streams = options.streams;
   config.device_buffers = DeviceBuffers::per_batch;
   for (const int size : options.pool_sizes) config.sweep.push_back(size);
-  Report report(kStage, nullptr, info);
+  Report report(kStage, "", info);
   report.result = pool::pool_result(kStage, info, common, config, options.work.batches, runs);
   const VerifyResult& check = report.result.verification;
   report.checked_runs("in each of the " + std::to_string(2 + figures.pools.size()) + " runs" +

@@ -62,7 +62,7 @@ bool report(const Options& options, const Figures& figures, const Graph& graph) 
 bool report(std::ostream& out, const Options& options, const DeviceInfo& device, const Figures& f,
             const graphs::GraphStructure& structure) {
   const Workload& w = options.work;
-  Report report(kStage, nullptr, device);
+  Report report(kStage, "", device);
   StageResult& result = report.result;
   result.config = config_json(common_options(options, w, HostMemory::pinned));
   result.config["streams"] = options.streams;

@@ -67,34 +67,34 @@ const Subcommand* find_subcommand(int argc, char** argv, const Laboratory& labor
   }
   std::string names;
   for (const Subcommand& subcommand : laboratory.subcommands) {
-    names += std::string(names.empty() ? "" : ", ") + subcommand.name;
+    names += std::string(names.empty() ? "" : ", ") + std::string(subcommand.name);
   }
   throw UsageError("unknown subcommand '" + std::string(word) + "' (the laboratory's are: " + names + ")");
 }
 
-int run_subcommand(const Subcommand& subcommand, int argc, char** argv) {
-  stage_name() += std::string(" ") + subcommand.name;
+int run_subcommand(const char* stage, const Subcommand& subcommand, int argc, char** argv) {
+  stage_name().append(" ").append(subcommand.name);
   set_progress_stage(stage_name());  // "[03_stream_pool_gemm priorities +1.2s] ..."
-  return subcommand.run(argc - 1, argv + 1);
+  return subcommand.run(stage, argc - 1, argv + 1);
 }
 
 std::string laboratory_help(const char* stage, const Laboratory& laboratory) {
   std::size_t width = 0;
   for (const Subcommand& subcommand : laboratory.subcommands) {
-    width = std::max(width, std::string_view(subcommand.name).size());
+    width = std::max(width, subcommand.name.size());
   }
   std::string text = "\nThe laboratory, beyond the article (" + std::string(stage) +
                      " SUBCOMMAND --help for its options):\n";
   for (const Subcommand& subcommand : laboratory.subcommands) {
-    std::string name = subcommand.name;
+    std::string name(subcommand.name);
     name.resize(width, ' ');
-    text += "  " + name + "  " + subcommand.summary + "\n";
+    text += "  " + name + "  " + std::string(subcommand.summary) + "\n";
   }
   return text;
 }
 
-std::string list_runs(const char* subcommand, const char* runs) {
-  const std::string who = subcommand ? subcommand : "the lesson";
+std::string list_runs(std::string_view subcommand, const char* runs) {
+  const std::string who = subcommand.empty() ? "the lesson" : std::string(subcommand);
   std::string out;
   std::istringstream lines(runs);
   int number = 0;
@@ -121,7 +121,7 @@ std::string list_runs(const char* subcommand, const char* runs) {
       for (std::string rest; words >> rest;) args += ' ' + rest;
     }
     if (given["exit"].find_first_not_of("0123456789") != std::string::npos) throw bad("exit=" + given["exit"]);
-    out += "run\t" + std::string(subcommand ? subcommand : "-") + '\t' + name + '\t' + modes + '\t' +
+    out += "run\t" + std::string(subcommand.empty() ? "-" : subcommand) + '\t' + name + '\t' + modes + '\t' +
            given["exit"] + '\t' + given["env"] + '\t' + given["ctest"] + '\t' + given["expect"] + '\t' + args +
            '\n';
   }
@@ -136,7 +136,7 @@ bool list_laboratory(const char* stage, int argc, char** argv, const Laboratory&
   }
   if (argc > 2) throw UsageError("--list takes no other argument, got '" + std::string(argv[2]) + "'");
   std::ostringstream out;
-  out << "stage\t" << stage << '\n' << list_runs(nullptr, laboratory.lesson);
+  out << "stage\t" << stage << '\n' << list_runs("", laboratory.lesson);
   for (const Subcommand& subcommand : laboratory.subcommands) {
     out << "subcommand\t" << subcommand.name << '\t' << subcommand.summary << '\n'
         << list_runs(subcommand.name, subcommand.runs);

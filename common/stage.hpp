@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "batches.hpp"
@@ -36,10 +37,10 @@ namespace csg {
 //          api_errors_expected (under the sanitizers: it provokes CUDA errors)
 //   expect a ctest run passes when its output holds this word, whatever its exit code
 struct Subcommand {
-  const char* name;     // the word after the stage's name, and its folder lab/<name>/
-  const char* summary;  // one line of the stage's --help
-  // Runs it with its own arguments: argv[0] is the subcommand's name.
-  int (*run)(int argc, char** argv);
+  std::string_view name;     // the word after the stage's name, and its folder lab/<name>/
+  std::string_view summary;  // one line of the stage's --help
+  // Runs it in `stage` with its own arguments: argv[0] is the subcommand's name.
+  int (*run)(const char* stage, int argc, char** argv);
   const char* runs = "";  // what the scripts and ctest run of it: the table above
 };
 
@@ -57,7 +58,7 @@ void start_stage(const char* stage);
 // arguments, or a flag first: the lesson's). Throws UsageError for a word
 // that names no subcommand.
 const Subcommand* find_subcommand(int argc, char** argv, const Laboratory& laboratory);
-int run_subcommand(const Subcommand& subcommand, int argc, char** argv);
+int run_subcommand(const char* stage, const Subcommand& subcommand, int argc, char** argv);
 // The --help lines that list the laboratory, one per subcommand.
 std::string laboratory_help(const char* stage, const Laboratory& laboratory);
 // "STAGE --list": the registry, one tab-separated line each:
@@ -66,7 +67,7 @@ std::string laboratory_help(const char* stage, const Laboratory& laboratory);
 // Returns whether argv asked for it (and then printed it). A runs table it
 // can't read is a bug of the stage: std::logic_error naming the line.
 // The lines "run ..." of --list for one table of runs (`subcommand`: nullptr for the lesson's).
-std::string list_runs(const char* subcommand, const char* runs);
+std::string list_runs(std::string_view subcommand, const char* runs);  // "": the lesson
 bool list_laboratory(const char* stage, int argc, char** argv, const Laboratory& laboratory);
 
 // In main's catch (...): one line on stderr naming what went wrong, and the
@@ -100,7 +101,7 @@ int run_stage(const char* stage, int argc, char** argv, const Laboratory& labora
     start_stage(stage);
     if (list_laboratory(stage, argc, argv, laboratory)) return kExitOk;
     if (const Subcommand* experiment = find_subcommand(argc, argv, laboratory)) {
-      return run_subcommand(*experiment, argc, argv);
+      return run_subcommand(stage, *experiment, argc, argv);
     }
     const std::optional<Options> options = parse(argc, argv);
     return options ? lesson(*options) : kExitOk;

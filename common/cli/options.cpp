@@ -157,7 +157,7 @@ void read_kernel_option(const StageCli& cli, CommonOptions& options) {
   validate(options);
 }
 
-std::string subcommand_program(const char* stage, const char* subcommand) {
+std::string subcommand_program(const char* stage, const std::string& subcommand) {
   return std::string(stage) + " " + subcommand;
 }
 

@@ -169,7 +169,7 @@ void add_kernel_option(StageCli& cli, GemmKernel kernel,
 void read_kernel_option(const StageCli& cli, CommonOptions& options);
 
 // "<stage> <subcommand>": the program a subcommand's StageCli names in its help and errors.
-std::string subcommand_program(const char* stage, const char* subcommand);
+std::string subcommand_program(const char* stage, const std::string& subcommand);
 
 // Writes --help's text to standard output; throws UsageError when it can't
 // be written (a closed pipe, a full disk: "--help > /dev/full"), so that the

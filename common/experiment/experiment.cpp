@@ -1,5 +1,6 @@
 #include "experiment/experiment.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include "base/progress.hpp"
@@ -23,8 +24,14 @@ void check_time(const Estimate& estimate, const CommonOptions& common) {
   progress(estimate.what);
 }
 
-Report start_report(const char* stage, const char* name, int device) {
+Report start_report(const char* stage, const std::string& name, int device) {
   return Report(stage, name, query_device_info(device));
+}
+
+std::string one_paragraph(std::string_view text) {
+  std::string paragraph(text);
+  std::replace(paragraph.begin(), paragraph.end(), '\n', ' ');
+  return paragraph;
 }
 
 int finish(const Report& report, const CommonOptions& common) { return report.finish(std::cout, common.json_path); }

@@ -1,9 +1,9 @@
 // An experiment of the laboratory is a declaration, and one runner does the
 // rest (DESIGN.md, "an experiment is a declaration"). A subcommand's folder,
 // NN_stage/lab/<name>/, declares
-//   - its name, its line in the stage's --help, the first lines of its own
-//     --help, and its runs (what run_suite.sh, the GPU-box check and ctest
-//     run of it: STAGE --list);
+//   - what it is (its "about": its name, its line in the stage's --help and
+//     the first lines of its own --help, as they read) and its runs (what
+//     run_suite.sh, the GPU-box check and ctest run of it: STAGE --list);
 //   - its options: which shared flags it offers (CommonDefaults) and its own,
 //     each with a default, a range and a sentence (StageCli::add_*);
 //   - what it needs (memory, checked before anything is allocated) and how
@@ -18,8 +18,10 @@
 // rounds: 130), the report, the console, --json, the exit code.
 #pragma once
 
+#include <algorithm>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "cli/options.hpp"
 #include "experiment/report.hpp"
@@ -40,12 +42,35 @@ struct Estimate {
   std::string what;  // names the work in the refusal and in the first progress line
 };
 
+// What a subcommand is, as its --help says it: the first line is its name
+// (its folder lab/<name>/), a colon and its line in the stage's --help; the
+// lines after a blank one are the first paragraph of its own --help:
+//   R"(
+//   count-sweep: 1 to 1,024 streams on short batches: where more streams stop helping
+//
+//   The stream pool from 1 to 1,024 streams on a workload of short batches ...
+//   )"
+struct About {
+  std::string_view name, summary, description;
+};
+
+constexpr About read_about(std::string_view about) {
+  const auto trim = [](std::string_view text) {
+    const std::size_t first = text.find_first_not_of(" \n");
+    if (first == std::string_view::npos) return std::string_view{};
+    return text.substr(first, text.find_last_not_of(" \n") - first + 1);
+  };
+  about = trim(about);
+  const std::size_t line_end = std::min(about.find('\n'), about.size());
+  const std::string_view first = about.substr(0, line_end);
+  const std::size_t colon = first.find(": ");
+  if (colon == std::string_view::npos) return About{first, {}, {}};  // the runner's check names it
+  return About{first.substr(0, colon), trim(first.substr(colon + 2)), trim(about.substr(line_end))};
+}
+
 template <class Config, class Figures>
 struct Experiment {
-  const char* stage;
-  const char* name;         // the subcommand, and its folder lab/<name>/
-  const char* summary;      // its line in the stage's --help
-  const char* description;  // the first lines of its own --help
+  const char* about;                        // what it is: About above
   const char* runs = "";                    // its runs (stage.hpp's table): STAGE --list
   CommonDefaults defaults{};                // the shared flags it offers, and their defaults
   void (*options)(StageCli&) = nullptr;     // its own flags
@@ -66,13 +91,15 @@ void check_host(const Needs& needs);
 int choose_device();
 void check_device(const Needs& needs);
 void check_time(const Estimate& estimate, const CommonOptions& common);
-Report start_report(const char* stage, const char* name, int device);
+Report start_report(const char* stage, const std::string& name, int device);
+std::string one_paragraph(std::string_view text);  // its lines joined by spaces
 int finish(const Report& report, const CommonOptions& common);
 }  // namespace runner
 
 template <class Config, class Figures>
-int run_experiment(const Experiment<Config, Figures>& e, int argc, char** argv) {
-  StageCli cli(subcommand_program(e.stage, e.name), e.description, e.defaults);
+int run_experiment(const Experiment<Config, Figures>& e, const char* stage, int argc, char** argv) {
+  const About about = read_about(e.about);
+  StageCli cli(subcommand_program(stage, std::string(about.name)), runner::one_paragraph(about.description), e.defaults);
   if (e.options) e.options(cli);
   std::optional<CommonOptions> common = runner::parse(cli, argc, argv);
   if (!common) return kExitOk;  // --help
@@ -83,7 +110,7 @@ int run_experiment(const Experiment<Config, Figures>& e, int argc, char** argv) 
   runner::check_device(needs);
   runner::check_time(e.estimate(config, device), *common);
   const Figures figures = e.measure(config);
-  Report report = runner::start_report(e.stage, e.name, device);
+  Report report = runner::start_report(stage, std::string(about.name), device);
   e.report(config, figures, report);
   return runner::finish(report, *common);
 }
@@ -91,7 +118,9 @@ int run_experiment(const Experiment<Config, Figures>& e, int argc, char** argv) 
 // The declaration `e` as an entry of the stage's table (its laboratory.cpp).
 template <const auto& e>
 constexpr Subcommand make_subcommand() {
-  return Subcommand{e.name, e.summary, [](int argc, char** argv) { return run_experiment(e, argc, argv); }, e.runs};
+  const About about = read_about(e.about);
+  auto run = [](const char* stage, int argc, char** argv) { return run_experiment(e, stage, argc, argv); };
+  return Subcommand{about.name, about.summary, run, e.runs};
 }
 
 }  // namespace csg

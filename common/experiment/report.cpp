@@ -1,6 +1,7 @@
 #include "experiment/report.hpp"
 
 #include <iostream>
+#include <utility>
 
 #include "base/errors.hpp"
 #include "base/output_file.hpp"
@@ -8,7 +9,8 @@
 
 namespace csg {
 
-Report::Report(const char* stage, const char* subcommand, const DeviceInfo& device) : subcommand_(subcommand) {
+Report::Report(const char* stage, std::string subcommand, const DeviceInfo& device)
+    : subcommand_(std::move(subcommand)) {
   result.stage = stage;
   result.device = device;
 }
@@ -24,7 +26,7 @@ void Report::fail(const std::string& why) { failures_.push_back(why); }
 void Report::file(std::string path, std::string text) { files_.emplace_back(std::move(path), std::move(text)); }
 
 std::string Report::console() const {
-  std::string text = result.stage + (subcommand_ ? std::string(" ") + subcommand_ : std::string()) + " on " +
+  std::string text = result.stage + (subcommand_.empty() ? std::string() : " " + subcommand_) + " on " +
                      result.device.summary() + '\n' + console_.str();
   text += '\n' + result.verification.message() + (checked_runs_.empty() ? "" : " " + checked_runs_) + '\n';
   for (const std::string& failure : failures_) text += "FAILED: " + failure + '\n';
@@ -33,7 +35,7 @@ std::string Report::console() const {
 
 nlohmann::json Report::document() const {
   nlohmann::json doc = to_json(result);
-  doc["subcommand"] = subcommand_ ? nlohmann::json(subcommand_) : nlohmann::json(nullptr);
+  doc["subcommand"] = subcommand_.empty() ? nlohmann::json(nullptr) : nlohmann::json(subcommand_);
   if (!failures_.empty()) doc["failures"] = failures_;
   for (const auto& [key, value] : sections.items()) doc[key] = value;
   return doc;

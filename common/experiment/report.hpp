@@ -23,7 +23,7 @@ namespace csg {
 class Report {
  public:
   // `subcommand`: nullptr for a lesson ("subcommand": null in the JSON).
-  Report(const char* stage, const char* subcommand, const DeviceInfo& device);
+  Report(const char* stage, std::string subcommand, const DeviceInfo& device);  // "": the lesson
 
   // The shared schema: stage and device are set; config, measurements,
   // bounds and verification are the experiment's to fill.
@@ -61,7 +61,7 @@ class Report {
   int finish(std::ostream& out, const std::string& json_path) const;
 
  private:
-  const char* subcommand_;
+  std::string subcommand_;  // empty: the lesson
   std::ostringstream console_;
   std::vector<std::string> failures_;
   std::string checked_runs_;

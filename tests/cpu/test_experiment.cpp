@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "experiment/experiment.hpp"
 #include "experiment/report.hpp"
 #include "report/verdict.hpp"
 #include "stage.hpp"
@@ -82,7 +83,7 @@ TEST(ExperimentReport, TheDocumentCarriesTheVerdictsInTheWordsPrinted) {
 }
 
 TEST(ExperimentReport, ALessonsDocumentNamesNoSubcommand) {
-  Report lesson("01_serial_baseline", nullptr, DeviceInfo{});
+  Report lesson("01_serial_baseline", "", DeviceInfo{});
   EXPECT_TRUE(lesson.document().at("subcommand").is_null());
   EXPECT_THAT(lesson.console(), StartsWith("01_serial_baseline on "));
 }
@@ -141,16 +142,33 @@ t    join   exit=1 expect=cudaErrorStreamCaptureUnjoined --streams 3
             "run\tkernels\ttiny\tt\t0\tCUDA_MODULE_LOADING=EAGER\twhole_gpu,alone\t-\t--batches 3 --m 8\n"
             "run\tkernels\thours\tc\t2\t-\t-\t-\t--m 65536\n"
             "run\tkernels\tjoin\tt\t1\t-\t-\tcudaErrorStreamCaptureUnjoined\t--streams 3\n");
-  EXPECT_EQ(list_runs(nullptr, "q -\n"), "run\t-\t-\tq\t0\t-\t-\t-\t\n") << "the lesson's, with no arguments";
+  EXPECT_EQ(list_runs("", "q -\n"), "run\t-\t-\tq\t0\t-\t-\t-\t\n") << "the lesson's, with no arguments";
 }
 
 TEST(RunsTable, ALineItCannotReadNamesItsLine) {
   EXPECT_THAT([] { list_runs("pdl", "q -\nx tiny --batches 3\n"); },
               ::testing::ThrowsMessage<std::logic_error>(HasSubstr("the runs of pdl, line 2: modes 'x'")));
-  EXPECT_THAT([] { list_runs(nullptr, "t\n"); },
+  EXPECT_THAT([] { list_runs("", "t\n"); },
               ::testing::ThrowsMessage<std::logic_error>(HasSubstr("the runs of the lesson, line 1: no name")));
   EXPECT_THAT([] { list_runs("graph", "t tiny exit=one\n"); },
               ::testing::ThrowsMessage<std::logic_error>(HasSubstr("exit=one")));
+}
+
+TEST(About, ItsFirstLineIsNameAndSummaryThenTheDescriptionAfterABlankLine) {
+  const About about = read_about(R"(
+count-sweep: 1 to 1,024 streams: where more stop helping
+
+The stream pool from 1 to 1,024 streams,
+each size with its own bound.
+)");
+  EXPECT_EQ(about.name, "count-sweep");
+  EXPECT_EQ(about.summary, "1 to 1,024 streams: where more stop helping") << "a colon after the first stays";
+  EXPECT_EQ(about.description, "The stream pool from 1 to 1,024 streams,\neach size with its own bound.");
+  EXPECT_EQ(runner::one_paragraph(about.description),
+            "The stream pool from 1 to 1,024 streams, each size with its own bound.");
+  const About no_colon = read_about("count-sweep\n\nwords");
+  EXPECT_EQ(no_colon.name, "count-sweep");
+  EXPECT_THAT(no_colon.summary, ::testing::IsEmpty()) << "what StageRegistry's summary check then catches";
 }
 
 #ifdef CSG_STAGE_BINARIES
@@ -251,6 +269,19 @@ TEST_P(StageRegistry, EveryRunsArgumentsParse) {
     argv.push_back("--help");  // --help wins: parsing alone, whatever the machine
     const testing::ProcessResult helped = testing::run_process(argv);
     EXPECT_EQ(helped.exit_code, 0) << run.subcommand << ' ' << run.args << '\n' << helped.err;
+  }
+}
+
+TEST_P(StageRegistry, EverySubcommandsHelpOpensWithItsDescription) {
+  const Registry registry = read_registry(GetParam());
+  for (const std::string& subcommand : registry.subcommands) {
+    const testing::ProcessResult help = testing::run_process({GetParam(), subcommand, "--help"});
+    EXPECT_EQ(help.exit_code, 0) << subcommand << '\n' << help.err;
+    // cxxopts prints the description, then a blank line, then "Usage:".
+    const std::size_t usage = help.out.find("\nUsage:");
+    ASSERT_NE(usage, std::string::npos) << subcommand << '\n' << help.out;
+    EXPECT_THAT(help.out.substr(0, usage), ::testing::MatchesRegex("[^ \n][^\n]*(\n[^\n]+)*\n*"))
+        << subcommand << ": its description, a paragraph before Usage:\n" << help.out;
   }
 }
 

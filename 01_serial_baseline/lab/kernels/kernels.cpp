@@ -8,6 +8,25 @@
 namespace csg::serial {
 namespace {
 
+constexpr const char* kAbout = R"(
+kernels: the serial run and its stage sums with a faster kernel: tiled, or cuBLAS (FP32 or TF32)
+
+The serial run (cudaMemcpy H2D -> GEMM -> cudaMemcpy D2H per batch on the legacy default stream) and
+its three stage sums, with a faster kernel than the article's naive one.
+)";
+
+constexpr const char* kRuns = R"(
+fc  tiled        --kernel tiled
+q   cublas       --kernel cublas --warmup 1 --repeats 5
+# The faster kernels (the tiled GEMM, cuBLAS FP32 and TF32) at odd sizes.
+fc  cublas       --kernel cublas
+t   tiled        --kernel tiled --batches 5 --m 33 --n 17 --k 65 --warmup 0 --repeats 1
+t   cublas       --kernel cublas --batches 5 --m 33 --n 17 --k 65 --warmup 0 --repeats 1 --host-memory pinned
+t   cublas_tf32  --kernel cublas --tf32 --batches 5 --m 1000 --n 3 --k 129 --warmup 0 --repeats 1
+# Under the sanitizers: the laboratory's loop through Gemm.
+s   -            --kernel tiled --batches 3 --m 33 --n 17 --k 65 --warmup 0 --repeats 1
+)";
+
 // A text option checked in read(), so that --tf32 with another kernel is
 // named as such, as every stage names it, before the kernel itself is.
 void options(StageCli& cli) {
@@ -30,32 +49,14 @@ Config read(const StageCli& cli, CommonOptions& common) {
   return {common, {}};
 }
 
-constexpr const char* kRuns = R"(
-fc  tiled        --kernel tiled
-q   cublas       --kernel cublas --warmup 1 --repeats 5
-# The faster kernels (the tiled GEMM, cuBLAS FP32 and TF32) at odd sizes.
-fc  cublas       --kernel cublas
-t   tiled        --kernel tiled --batches 5 --m 33 --n 17 --k 65 --warmup 0 --repeats 1
-t   cublas       --kernel cublas --batches 5 --m 33 --n 17 --k 65 --warmup 0 --repeats 1 --host-memory pinned
-t   cublas_tf32  --kernel cublas --tf32 --batches 5 --m 1000 --n 3 --k 129 --warmup 0 --repeats 1
-# Under the sanitizers: the laboratory's loop through Gemm.
-s   -            --kernel tiled --batches 3 --m 33 --n 17 --k 65 --warmup 0 --repeats 1
-)";
-
 CommonDefaults defaults() {
   CommonDefaults d;
   d.kernel_choice = false;  // its own --kernel above: the laboratory's kernels, not the lesson's
   return d;
 }
 
-const Experiment<Config, Figures> kExperiment{
-    .stage = lesson01::kStage, .name = "kernels",
-    .summary = "the serial run and its stage sums with a faster kernel: tiled, or cuBLAS (FP32 or TF32)",
-    .description =
-        "The serial run (cudaMemcpy H2D -> GEMM -> cudaMemcpy D2H per batch on the legacy default stream) "
-        "and its three stage sums, with a faster kernel than the article's naive one.",
-    .runs = kRuns, .defaults = defaults(), .options = options, .read = read, .needs = needs, .estimate = estimate,
-    .measure = measure, .report = report};
+const Experiment<Config, Figures> kExperiment{.about = kAbout, .runs = kRuns, .defaults = defaults(),
+    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace
 }  // namespace csg::serial

@@ -7,7 +7,12 @@
 namespace csg::serial {
 namespace {
 
-Config read(const StageCli& cli, CommonOptions& common) { return {common, read_timeline_options(cli)}; }
+constexpr const char* kAbout = R"(
+timeline: one more serial run recorded with CUPTI, drawn as the article's first timeline
+
+The serial run and its stage sums, then one more serial run recorded with CUPTI and drawn as a
+timeline (H copy in, K kernel, D copy out), re-timed after the recording.
+)";
 
 constexpr const char* kRuns = R"(
 q   -     --warmup 1 --repeats 3 --trace {trace}
@@ -18,14 +23,10 @@ fc  -     --trace {trace}
 t   tiny  --batches 4 --m 32 --n 16 --k 48 --warmup 0 --repeats 1 --timeline-batches 2
 )";
 
-const Experiment<Config, Figures> kExperiment{
-    .stage = lesson01::kStage, .name = "timeline",
-    .summary = "one more serial run recorded with CUPTI, drawn as the article's first timeline",
-    .description =
-        "The serial run and its stage sums, then one more serial run recorded with CUPTI and drawn as a "
-        "timeline (H copy in, K kernel, D copy out), re-timed after the recording.",
-    .runs = kRuns, .options = add_timeline_options, .read = read, .needs = needs, .estimate = estimate,
-    .measure = measure, .report = report};
+Config read(const StageCli& cli, CommonOptions& common) { return {common, read_timeline_options(cli)}; }
+
+const Experiment<Config, Figures> kExperiment{.about = kAbout, .runs = kRuns, .options = add_timeline_options,
+    .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace
 }  // namespace csg::serial

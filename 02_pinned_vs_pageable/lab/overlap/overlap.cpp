@@ -8,12 +8,13 @@
 namespace csg::copies::overlap {
 namespace {
 
-// The overlap compares the article's two kinds.
-constexpr HostMemory kKinds[] = {HostMemory::pageable, HostMemory::pinned};
+constexpr const char* kAbout = R"(
+overlap: cudaMemcpyAsync beside a busy kernel: the host held, and whether the copy overlaps
 
-void options(StageCli& cli) { add_options(cli, /*timeline=*/false); }
-
-Config read_options(const StageCli& cli, CommonOptions& common) { return read(cli, common, /*timeline=*/false); }
+cudaMemcpyAsync on one stream beside a busy kernel on another, from pageable and from pinned memory,
+both directions, both issue orders: how long the call holds the host, and whether the copy runs
+while the kernel does.
+)";
 
 constexpr const char* kRuns = R"(
 # cudaMemcpyAsync beside a busy kernel: bounds, appendix
@@ -22,15 +23,16 @@ t    tiny  --overlap-mib 1 --kernel-ms 1 --warmup 1 --repeats 2
 s    -     --overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1
 )";
 
-const Experiment<Config, Figures> kExperiment{
-    .stage = lesson02::kStage, .name = "overlap",
-    .summary = "cudaMemcpyAsync beside a busy kernel: the host held, and whether the copy overlaps",
-    .description =
-        "cudaMemcpyAsync on one stream beside a busy kernel on another, from pageable and from pinned "
-        "memory, both directions, both issue orders: how long the call holds the host, and whether the "
-        "copy runs while the kernel does.",
-    .runs = kRuns, .defaults = copy_defaults(kKinds), .options = options, .read = read_options, .needs = needs,
-    .estimate = estimate, .measure = measure, .report = report};
+// The overlap compares the article's two kinds.
+constexpr HostMemory kKinds[] = {HostMemory::pageable, HostMemory::pinned};
+
+void options(StageCli& cli) { add_options(cli, /*timeline=*/false); }
+
+Config read_options(const StageCli& cli, CommonOptions& common) { return read(cli, common, /*timeline=*/false); }
+
+const Experiment<Config, Figures> kExperiment{.about = kAbout, .runs = kRuns, .defaults = copy_defaults(kKinds),
+    .options = options, .read = read_options, .needs = needs, .estimate = estimate, .measure = measure,
+    .report = report};
 
 }  // namespace
 }  // namespace csg::copies::overlap

@@ -21,6 +21,23 @@
 namespace csg::copies {
 namespace {
 
+constexpr const char* kAbout = R"(
+pinning-cost: what cudaMallocHost and cudaHostRegister cost, against malloc and a first touch
+
+What pinning host memory costs, call by call, timed on the host: cudaMallocHost and cudaFreeHost;
+malloc and a first write to every page; cudaHostRegister and cudaHostUnregister of that range. Each
+size allocated alone, at most 3 timed rounds (--repeats), after --warmup rounds at the smallest
+size.
+)";
+
+constexpr const char* kRuns = R"(
+# what pinning costs: bounds, appendix
+# ... up to 4 GiB (--full)
+qc  -     --pin-max-mib 256
+f   -
+t   tiny  --pin-max-mib 4 --warmup 0 --repeats 1
+)";
+
 constexpr std::size_t kPageBytes = 4096;
 constexpr std::uint64_t kPinnableFractionDivisor = 2;  // pin at most half of what is available
 
@@ -245,23 +262,8 @@ CommonDefaults defaults() {
   return d;
 }
 
-constexpr const char* kRuns = R"(
-# what pinning costs: bounds, appendix
-# ... up to 4 GiB (--full)
-qc  -     --pin-max-mib 256
-f   -
-t   tiny  --pin-max-mib 4 --warmup 0 --repeats 1
-)";
-
-const Experiment<PinningConfig, std::vector<PinningCost>> kExperiment{
-    .stage = lesson02::kStage, .name = "pinning-cost",
-    .summary = "what cudaMallocHost and cudaHostRegister cost, against malloc and a first touch",
-    .description =
-        "What pinning host memory costs, call by call, timed on the host: cudaMallocHost and cudaFreeHost; "
-        "malloc and a first write to every page; cudaHostRegister and cudaHostUnregister of that range. "
-        "Each size allocated alone, at most 3 timed rounds (--repeats), after --warmup rounds at the "
-        "smallest size.",
-    .runs = kRuns, .defaults = defaults(), .options = add_pinning_options, .read = read_pinning, .estimate = estimate,
+const Experiment<PinningConfig, std::vector<PinningCost>> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = defaults(), .options = add_pinning_options, .read = read_pinning, .estimate = estimate,
     .measure = measure, .report = report_pinning};
 
 }  // namespace

@@ -26,6 +26,24 @@ const Summary* Figures::memcpy_at(std::uint64_t bytes) const {
 
 namespace {
 
+constexpr const char* kAbout = R"(
+sweep: bandwidth of the four host memory kinds by size; both ways at once; the staging copy
+
+H2D and D2H bandwidth over a size sweep for pageable, pinned, registered and write-combined host
+memory, one cudaMemcpyAsync each, timed with events; pinned H2D and D2H at once on two streams; and
+where pageable copies lose their time: the driver's staging copy, done by hand beside them.
+)";
+
+constexpr const char* kRuns = R"(
+# bandwidth per host memory kind: 4 sizes: copy table, bandwidth.png, --table peaks
+# ... every size up to 1 GiB (--full)
+qc  -             --quick
+f   -
+t   tiny          --sizes 4K,1000,256K --warmup 1 --repeats 2
+t   quick_pinned  --quick --sizes 64K --host-memory pinned
+s   -             --sizes 4K,1000 --warmup 0 --repeats 1
+)";
+
 constexpr HostMemory kAllKinds[] = {HostMemory::pageable, HostMemory::pinned, HostMemory::registered,
                                     HostMemory::write_combined};
 constexpr CopyDirection kOneWay[] = {CopyDirection::h2d, CopyDirection::d2h};
@@ -329,25 +347,8 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
   report.sections["notes"] = f.notes;
 }
 
-constexpr const char* kRuns = R"(
-# bandwidth per host memory kind: 4 sizes: copy table, bandwidth.png, --table peaks
-# ... every size up to 1 GiB (--full)
-qc  -             --quick
-f   -
-t   tiny          --sizes 4K,1000,256K --warmup 1 --repeats 2
-t   quick_pinned  --quick --sizes 64K --host-memory pinned
-s   -             --sizes 4K,1000 --warmup 0 --repeats 1
-)";
-
-const Experiment<Config, Figures> kExperiment{
-    .stage = lesson02::kStage, .name = "sweep",
-    .summary = "bandwidth of the four host memory kinds by size; both ways at once; the staging copy",
-    .description =
-        "H2D and D2H bandwidth over a size sweep for pageable, pinned, registered and write-combined host "
-        "memory, one cudaMemcpyAsync each, timed with events; pinned H2D and D2H at once on two streams; "
-        "and where pageable copies lose their time: the driver's staging copy, done by hand beside them.",
-    .runs = kRuns, .defaults = copy_defaults(kAllKinds), .options = options, .read = read, .needs = needs,
-    .estimate = estimate, .measure = measure, .report = report};
+const Experiment<Config, Figures> kExperiment{.about = kAbout, .runs = kRuns, .defaults = copy_defaults(kAllKinds),
+    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace
 

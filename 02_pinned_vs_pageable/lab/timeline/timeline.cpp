@@ -10,11 +10,12 @@
 namespace csg::copies::overlap {
 namespace {
 
-constexpr HostMemory kKinds[] = {HostMemory::pageable, HostMemory::pinned};
+constexpr const char* kAbout = R"(
+timeline: the overlap's telling cases recorded with CUPTI and drawn
 
-void options(StageCli& cli) { add_options(cli, /*timeline=*/true); }
-
-Config read_options(const StageCli& cli, CommonOptions& common) { return read(cli, common, /*timeline=*/true); }
+The overlap experiment, then its telling cases once more each, recorded with CUPTI and drawn:
+pageable H2D with the kernel queued first and with the copy issued first, pinned H2D issued first.
+)";
 
 constexpr const char* kRuns = R"(
 # the overlap's cases on a timeline: timeline_02_pinned_vs_pageable-timeline.png
@@ -22,15 +23,15 @@ qfc  -     --trace {trace}
 t    tiny  --overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1 --timeline-batches 3
 )";
 
-const Experiment<Config, Figures> kExperiment{
-    .stage = lesson02::kStage, .name = "timeline",
-    .summary = "the overlap's telling cases recorded with CUPTI and drawn",
-    .description =
-        "The overlap experiment, then its telling cases once more each, recorded with CUPTI and drawn: "
-        "pageable H2D with the kernel queued first and with the copy issued first, pinned H2D issued "
-        "first.",
-    .runs = kRuns, .defaults = copy_defaults(kKinds), .options = options, .read = read_options, .needs = needs,
-    .estimate = estimate, .measure = measure, .report = report};
+constexpr HostMemory kKinds[] = {HostMemory::pageable, HostMemory::pinned};
+
+void options(StageCli& cli) { add_options(cli, /*timeline=*/true); }
+
+Config read_options(const StageCli& cli, CommonOptions& common) { return read(cli, common, /*timeline=*/true); }
+
+const Experiment<Config, Figures> kExperiment{.about = kAbout, .runs = kRuns, .defaults = copy_defaults(kKinds),
+    .options = options, .read = read_options, .needs = needs, .estimate = estimate, .measure = measure,
+    .report = report};
 
 }  // namespace
 }  // namespace csg::copies::overlap

@@ -18,6 +18,20 @@
 namespace csg::pool {
 namespace {
 
+constexpr const char* kAbout = R"(
+contention: two streams' kernels with little and with much shared memory per block
+
+Two streams, each launching one kernel of one block per SM that holds its SM for a fixed time: with
+little shared memory per block both kernels' blocks fit on an SM together, with more than half an
+SM's they queue. Each round times both alone and on two streams at once.
+)";
+
+constexpr const char* kRuns = R"(
+qfc  -
+t    tiny  ctest=whole_gpu --warmup 0 --repeats 2
+s    -     --warmup 0 --repeats 1
+)";
+
 // Per timed or warm-up run of a contention variant: launch, events, the check.
 constexpr double kContentionRunOverheadUs = 60.0;
 // What every run checks.
@@ -114,7 +128,6 @@ Verdict contention_verdict(const ContentionResult& r) {
   return verdict;
 }
 
-
 // ---- the report --------------------------------------------------------------------------
 
 namespace {
@@ -200,20 +213,8 @@ ContentionResult measure(const ContentionConfig& config) {
   return measure_contention(config);
 }
 
-constexpr const char* kRuns = R"(
-qfc  -
-t    tiny  ctest=whole_gpu --warmup 0 --repeats 2
-s    -     --warmup 0 --repeats 1
-)";
-
-const Experiment<ContentionConfig, ContentionResult> kExperiment{
-    .stage = lesson03::kStage, .name = "contention",
-    .summary = "two streams' kernels with little and with much shared memory per block",
-    .description =
-        "Two streams, each launching one kernel of one block per SM that holds its SM for a fixed time: "
-        "with little shared memory per block both kernels' blocks fit on an SM together, with more than "
-        "half an SM's they queue. Each round times both alone and on two streams at once.",
-    .runs = kRuns, .defaults = competition_defaults(), .read = read, .estimate = estimate, .measure = measure,
+const Experiment<ContentionConfig, ContentionResult> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = competition_defaults(), .read = read, .estimate = estimate, .measure = measure,
     .report = report_contention};
 
 }  // namespace

@@ -20,6 +20,23 @@ namespace csg::pool {
 
 namespace {
 
+constexpr const char* kAbout = R"(
+count-sweep: 1 to 1,024 streams on short batches: where more streams stop helping, and why
+
+The stream pool from 1 to 1,024 streams on a workload of short batches (1,000 GEMMs of 128^3),
+depth-first on pinned memory, each pool size with its own pipeline bound and the host's time to
+issue it: where more streams stop helping, and why.
+)";
+
+constexpr const char* kRuns = R"(
+# 1 to 1,024 streams: bounds, appendix
+q   -              --warmup 1 --repeats 5
+# ... with 32 hardware queues instead of 8: the mechanism
+fc  -
+c   connections32  env=CUDA_DEVICE_MAX_CONNECTIONS=32
+t   tiny           --count-sweep 1,4,64 --count-batches 30 --count-size 16 --warmup 0 --repeats 1
+)";
+
 constexpr int kMaxCountBatches = 100000;
 constexpr int kMaxCountSize = 1024;
 // Roughly what one call costs the host (a launch, an async copy, an event).
@@ -239,27 +256,12 @@ CommonDefaults defaults() {
   return d;
 }
 
-constexpr const char* kRuns = R"(
-# 1 to 1,024 streams: bounds, appendix
-q   -              --warmup 1 --repeats 5
-# ... with 32 hardware queues instead of 8: the mechanism
-fc  -
-c   connections32  env=CUDA_DEVICE_MAX_CONNECTIONS=32
-t   tiny           --count-sweep 1,4,64 --count-batches 30 --count-size 16 --warmup 0 --repeats 1
-)";
-
 // "Open 1000 streams when the PCIe link is full after 5": the pool from 1 to
 // 1,024 streams on short batches, each size with its own bound, in interleaved rounds.
 //   03_stream_pool_gemm count-sweep --count-sweep 1,8,64,1024
-const Experiment<CountSweepConfig, PoolMeasurements> kExperiment{
-    .stage = lesson03::kStage, .name = "count-sweep",
-    .summary = "1 to 1,024 streams on short batches: where more streams stop helping, and why",
-    .description =
-        "The stream pool from 1 to 1,024 streams on a workload of short batches (1,000 GEMMs of 128^3), "
-        "depth-first on pinned memory, each pool size with its own pipeline bound and the host's time to "
-        "issue it: where more streams stop helping, and why.",
-    .runs = kRuns, .defaults = defaults(), .options = add_stream_count_options, .read = read, .needs = needs,
-    .estimate = estimate, .measure = measure, .report = report_count_sweep};
+const Experiment<CountSweepConfig, PoolMeasurements> kExperiment{.about = kAbout, .runs = kRuns, .defaults = defaults(),
+    .options = add_stream_count_options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
+    .report = report_count_sweep};
 
 }  // namespace
 

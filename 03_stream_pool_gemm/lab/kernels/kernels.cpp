@@ -12,10 +12,13 @@
 namespace csg::pool {
 namespace {
 
-constexpr PoolShape kShape{
-    .flags = {.device_buffers = true, .sweep = true, .sweep_default = "off"},
-    .variants = {.serial_baselines = true, .orders = 1, .engine_streams = true, .bounds = true},
-    .bound_details = true};
+constexpr const char* kAbout = R"(
+kernels: the pool and its bound with a naive, tiled or cuBLAS GEMM: the regime
+
+The stream pool with another GEMM: stage 01's serial loop, the pool (depth-first), one stream per
+engine and the pipeline bound of each, measured in the same rounds; the bound's limiting path names
+the regime (compute-, PCIe-, launch- or stream-order-bound).
+)";
 
 constexpr const char* kRuns = R"(
 # each kernel: pool, engine streams, bound: regime table, regimes.png, main table
@@ -36,15 +39,14 @@ s   -                --kernel naive --batches 7 --m 33 --n 17 --k 65 --streams 3
 s   tiled            --kernel tiled --batches 5 --m 33 --n 17 --k 65 --streams 2 --warmup 0 --repeats 1
 )";
 
+constexpr PoolShape kShape{
+    .flags = {.device_buffers = true, .sweep = true, .sweep_default = "off"},
+    .variants = {.serial_baselines = true, .orders = 1, .engine_streams = true, .bounds = true},
+    .bound_details = true};
+
 // .options: where the copies, not the kernels, set the pace
-const Experiment<PoolRun, PoolFigures> kExperiment{
-    .stage = lesson03::kStage, .name = "kernels",
-    .summary = "the pool and its bound with a naive, tiled or cuBLAS GEMM: the regime",
-    .description =
-        "The stream pool with another GEMM: stage 01's serial loop, the pool (depth-first), one stream per engine and "
-        "the pipeline bound of each, measured in the same rounds; the bound's limiting path names the regime "
-        "(compute-, PCIe-, launch- or stream-order-bound).",
-    .runs = kRuns, .defaults = pool_defaults(GemmKernel::cublas), .options = add_pool_run_options<kShape>,
+const Experiment<PoolRun, PoolFigures> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = pool_defaults(GemmKernel::cublas), .options = add_pool_run_options<kShape>,
     .read = read_pool_run<kShape>, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace

@@ -14,10 +14,13 @@
 namespace csg::pool {
 namespace {
 
-// The article's naive kernel, one device slot per stream.
-constexpr PoolShape kShape{
-    .flags = {.device_buffers = false, .sweep = false},
-    .variants = {.serial_baselines = true, .orders = 2, .engine_streams = false, .bounds = true}};
+constexpr const char* kAbout = R"(
+order: depth-first against breadth-first issue, on pinned or on pageable memory
+
+The stream pool in the article's depth-first issue order and in breadth-first order, against stage
+01's serial loop on pageable and on pinned memory, in the same rounds; --host-memory pageable: the
+pool on pageable memory, where cudaMemcpyAsync holds the host.
+)";
 
 constexpr const char* kRuns = R"(
 # the pool on pageable memory, both orders: main table, stages.png (the pageable pool)
@@ -29,15 +32,14 @@ t   tiny      --batches 13 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats
 t   pageable  --batches 9 --m 40 --n 40 --k 40 --streams 2 --host-memory pageable --warmup 0 --repeats 1
 )";
 
-const Experiment<PoolRun, PoolFigures> kExperiment{
-    .stage = lesson03::kStage, .name = "order",
-    .summary = "depth-first against breadth-first issue, on pinned or on pageable memory",
-    .description =
-        "The stream pool in the article's depth-first issue order and in breadth-first order, against stage 01's "
-        "serial loop on pageable and on pinned memory, in the same rounds; --host-memory pageable: the pool on "
-        "pageable memory, where cudaMemcpyAsync holds the host.",
-    .runs = kRuns, .defaults = pool_defaults(std::nullopt), .options = add_pool_run_options<kShape>,
-    .read = read_pool_run<kShape>, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
+// The article's naive kernel, one device slot per stream.
+constexpr PoolShape kShape{
+    .flags = {.device_buffers = false, .sweep = false},
+    .variants = {.serial_baselines = true, .orders = 2, .engine_streams = false, .bounds = true}};
+
+const Experiment<PoolRun, PoolFigures> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = pool_defaults(std::nullopt), .options = add_pool_run_options<kShape>, .read = read_pool_run<kShape>,
+    .needs = needs, .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace
 

@@ -16,6 +16,21 @@
 namespace csg::pool {
 namespace {
 
+constexpr const char* kAbout = R"(
+priorities: short kernels beside a flood of long ones, at the default and greatest priority
+
+Stream priorities: short kernels launched one at a time beside a flood of long ones that keeps every
+SM full, on a stream of the default and of the greatest priority, and alone on an idle GPU; each
+round runs the three once.
+)";
+
+constexpr const char* kRuns = R"(
+# short kernels beside a flood; shared memory  appendix
+qfc  -
+t    tiny  ctest=whole_gpu --priority-samples 20 --warmup 0 --repeats 1
+s    -     --priority-samples 20 --warmup 0 --repeats 1
+)";
+
 // Host time around each short kernel beyond its own latency: the launch, two
 // event records, the synchronise and the top-up of the flood (measured order
 // of magnitude on an H200: tens of us).
@@ -219,7 +234,6 @@ nlohmann::json priorities_json(const PriorityResult& r) {
 
 }  // namespace
 
-
 void report_priorities(const PriorityConfig& config, const PriorityResult& r, Report& report) {
   const PriorityConfig& c = r.config;
   std::ostream& out = report.out();
@@ -289,21 +303,8 @@ PriorityResult measure(const PriorityConfig& config) {
   return measure_priorities(config);
 }
 
-constexpr const char* kRuns = R"(
-# short kernels beside a flood; shared memory  appendix
-qfc  -
-t    tiny  ctest=whole_gpu --priority-samples 20 --warmup 0 --repeats 1
-s    -     --priority-samples 20 --warmup 0 --repeats 1
-)";
-
-const Experiment<PriorityConfig, PriorityResult> kExperiment{
-    .stage = lesson03::kStage, .name = "priorities",
-    .summary = "short kernels beside a flood of long ones, at the default and greatest priority",
-    .description =
-        "Stream priorities: short kernels launched one at a time beside a flood of long ones that keeps "
-        "every SM full, on a stream of the default and of the greatest priority, and alone on an idle "
-        "GPU; each round runs the three once.",
-    .runs = kRuns, .defaults = competition_defaults(), .options = add_priority_options, .read = read, .needs = needs,
+const Experiment<PriorityConfig, PriorityResult> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = competition_defaults(), .options = add_priority_options, .read = read, .needs = needs,
     .estimate = estimate, .measure = measure, .report = report_priorities};
 
 }  // namespace

@@ -10,9 +10,12 @@
 namespace csg::pool {
 namespace {
 
-constexpr PoolShape kShape{
-    .flags = {.device_buffers = true, .sweep = false},
-    .variants = {.serial_baselines = false, .orders = 1, .engine_streams = false, .bounds = false, .timeline = true}};
+constexpr const char* kAbout = R"(
+timeline: one pool run recorded with CUPTI and drawn, a row per stream
+
+The stream pool (depth-first) timed in rounds, then one more run recorded with CUPTI and drawn as a
+timeline, a row per stream (H copy in, K kernel, D copy out), and re-timed after the recording.
+)";
 
 constexpr const char* kRuns = R"(
 # the pool on a timeline: timeline_03_stream_pool_gemm-timeline.png
@@ -21,14 +24,12 @@ c    cublas  --kernel cublas --trace {trace}
 t    tiny    --batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --timeline-batches 6
 )";
 
-const Experiment<PoolRun, PoolFigures> kExperiment{
-    .stage = lesson03::kStage, .name = "timeline",
-    .summary = "one pool run recorded with CUPTI and drawn, a row per stream",
-    .description =
-        "The stream pool (depth-first) timed in rounds, then one more run recorded with CUPTI and drawn "
-        "as a timeline, a row per stream (H copy in, K kernel, D copy out), and re-timed after the "
-        "recording.",
-    .runs = kRuns, .defaults = pool_defaults(GemmKernel::naive), .options = add_pool_run_options<kShape>,
+constexpr PoolShape kShape{
+    .flags = {.device_buffers = true, .sweep = false},
+    .variants = {.serial_baselines = false, .orders = 1, .engine_streams = false, .bounds = false, .timeline = true}};
+
+const Experiment<PoolRun, PoolFigures> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = pool_defaults(GemmKernel::naive), .options = add_pool_run_options<kShape>,
     .read = read_pool_run<kShape>, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace

@@ -17,6 +17,20 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+changing-shapes: requests of random batch counts: streams, re-capture, exec update or buckets
+
+Requests of random batch counts, each run four ways: on the stream pool, re-captured and
+instantiated, one exec updated with cudaGraphExecUpdate, or launched from buckets of graphs captured
+up front (powers of two, the extra batches computed for nothing).
+)";
+
+constexpr const char* kRuns = R"(
+qfc  -
+t    tiny  --shape-requests 5 --shape-max-batches 9 --shape-size 16 --shape-rounds 1 --streams 3
+s    -     ctest=api_errors_expected --shape-requests 3 --shape-max-batches 4 --shape-size 8 --shape-rounds 1 --streams 2
+)";
+
 constexpr std::size_t kBatchCountsPrinted = 20;  // the rest of the sequence is in the JSON
 
 double ms_of(const std::array<double, kShapeWays>& values, ShapeWay way) { return values[std::size_t(way)]; }
@@ -81,23 +95,11 @@ ShapeSequenceCosts measure(const ChangingShapesOptions& options) {
   return measure_changing_shapes(options.shapes, shape_request_steps(article.pool, gemm, article.buffers, common.seed));
 }
 
-constexpr const char* kRuns = R"(
-qfc  -
-t    tiny  --shape-requests 5 --shape-max-batches 9 --shape-size 16 --shape-rounds 1 --streams 3
-s    -     ctest=api_errors_expected --shape-requests 3 --shape-max-batches 4 --shape-size 8 --shape-rounds 1 --streams 2
-)";
-
 // .runs: the requests choose their batch counts, --shape-size their shape
 // .options: --shape-rounds
-const Experiment<ChangingShapesOptions, ShapeSequenceCosts> kExperiment{
-    .stage = kStage, .name = "changing-shapes",
-    .summary = "requests of random batch counts: streams, re-capture, exec update or buckets",
-    .description =
-        "Requests of random batch counts, each run four ways: on the stream pool, re-captured and "
-        "instantiated, one exec updated with cudaGraphExecUpdate, or launched from buckets of graphs "
-        "captured up front (powers of two, the extra batches computed for nothing).",
-    .runs = kRuns, .defaults = own_workload_defaults(/*rounds=*/false), .options = options, .read = read,
-    .needs = needs, .estimate = estimate, .measure = measure, .report = report_changing_shapes};
+const Experiment<ChangingShapesOptions, ShapeSequenceCosts> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = own_workload_defaults(/*rounds=*/false), .options = options, .read = read, .needs = needs,
+    .estimate = estimate, .measure = measure, .report = report_changing_shapes};
 
 }  // namespace
 

@@ -44,6 +44,27 @@ std::vector<int> request_sizes(int count, int largest, std::uint64_t seed) {
 
 namespace {
 
+constexpr const char* kAbout = R"(
+conditional: conditional nodes: a WHILE loop and a SWITCH bucket choice decided on the GPU
+
+Conditional graph nodes: a WHILE node running a loop body (a small GEMM and a counter step, or the
+step alone) until a device-side condition ends it, against a host loop of kernel launches, a host
+loop of graph launches, one unrolled graph, and the host deciding each iteration from a value it
+copies back; total and per-iteration cost for each N. Then a SWITCH node choosing each request's
+shape bucket on the device, against the host reading the size back and launching that bucket's
+graph. Needs CUDA 12.3 (WHILE) and 12.8 (SWITCH) in driver and runtime; exits 77 without them.
+)";
+
+// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
+constexpr const char* kRuns = R"(
+# WHILE and SWITCH nodes; N to 1,000 by default, to 10,000 with --full
+q   -           --cond-iterations 10,100,1000 --warmup 1 --repeats 5
+fc  -
+t   tiny        --cond-iterations 1,3,20 --cond-size 17 --cond-unroll-max 3 --cond-buckets 8,24,33 --cond-requests 9 --warmup 1 --repeats 2
+t   while_only  --cond-iterations 2,7 --cond-size 8 --cond-unroll-max 0 --cond-requests 0 --warmup 0 --repeats 1
+s   -           --cond-iterations 1,4 --cond-size 8 --cond-buckets 4,8 --cond-requests 5 --warmup 0 --repeats 1
+)";
+
 std::string version_text(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
@@ -84,7 +105,6 @@ double conditional_seconds(const ConditionalConfig& config, double gemm_seconds)
   }
   return total;
 }
-
 
 // ---- options ------------------------------------------------------------------------
 
@@ -510,27 +530,8 @@ csg::Estimate estimate(const ConditionalConfig& config, int /*device*/) {
               (config.requests > 0 ? "; then SWITCH over " + std::to_string(config.requests) + " requests" : "")};
 }
 
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
-constexpr const char* kRuns = R"(
-# WHILE and SWITCH nodes; N to 1,000 by default, to 10,000 with --full
-q   -           --cond-iterations 10,100,1000 --warmup 1 --repeats 5
-fc  -
-t   tiny        --cond-iterations 1,3,20 --cond-size 17 --cond-unroll-max 3 --cond-buckets 8,24,33 --cond-requests 9 --warmup 1 --repeats 2
-t   while_only  --cond-iterations 2,7 --cond-size 8 --cond-unroll-max 0 --cond-requests 0 --warmup 0 --repeats 1
-s   -           --cond-iterations 1,4 --cond-size 8 --cond-buckets 4,8 --cond-requests 5 --warmup 0 --repeats 1
-)";
-
-const Experiment<ConditionalConfig, ConditionalCosts> kExperiment{
-    .stage = kStage, .name = "conditional",
-    .summary = "conditional nodes: a WHILE loop and a SWITCH bucket choice decided on the GPU",
-    .description =
-        "Conditional graph nodes: a WHILE node running a loop body (a small GEMM and a counter step, or the step "
-        "alone) until a device-side condition ends it, against a host loop of kernel launches, a host loop of graph "
-        "launches, one unrolled graph, and the host deciding each iteration from a value it copies back; total and "
-        "per-iteration cost for each N. Then a SWITCH node choosing each request's shape bucket on the device, "
-        "against the host reading the size back and launching that bucket's graph. Needs CUDA 12.3 (WHILE) and 12.8 "
-        "(SWITCH) in driver and runtime; exits 77 without them.",
-    .runs = kRuns, .defaults = defaults(), .options = conditional_options, .read = read_conditional, .needs = needs,
+const Experiment<ConditionalConfig, ConditionalCosts> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = defaults(), .options = conditional_options, .read = read_conditional, .needs = needs,
     .estimate = estimate, .measure = measure_conditional, .report = report_conditional};
 
 }  // namespace

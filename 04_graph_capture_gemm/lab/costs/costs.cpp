@@ -17,6 +17,28 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+costs: capture, instantiate, upload; replay vs streams: bounds, CPU issue; break-even
+
+What the article's graph costs once (capture, instantiate, upload, first launch) and saves at each
+replay: its GPU time and CPU issue time against the same work on the stream pool, both bounds, and
+the break-even.
+)";
+
+constexpr const char* kRuns = R"(
+# one-time costs, replay vs streams, issue: graph costs table, graph_costs.png, regime table's 04 replay
+q   -                   --warmup 1 --repeats 5
+fc  -
+q   cublas              --kernel cublas --warmup 1 --repeats 5
+fc  cublas              --kernel cublas
+t   tiny                --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2
+t   per_batch_pageable  --batches 5 --m 16 --n 24 --k 8 --streams 2 --device-buffers per-batch --host-memory pageable --warmup 0 --repeats 1
+t   tiled               --kernel tiled --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
+t   cublas              --kernel cublas --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
+t   cublas_tf32         --kernel cublas --tf32 --batches 6 --m 64 --n 48 --k 40 --streams 2 --warmup 0 --repeats 1
+s   -                   --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
+)";
+
 // A GPU variant with its bound, the host's issue time read in its own runs,
 // and the noise the bound is allowed (its own spread and its limiting path's).
 Measurement with_bound(Measurement m, const PipelineBound& bound, const std::optional<Summary>& issue,
@@ -111,29 +133,9 @@ CostsFigures measure(const ArticleOptions& options) {
   return f;
 }
 
-constexpr const char* kRuns = R"(
-# one-time costs, replay vs streams, issue: graph costs table, graph_costs.png, regime table's 04 replay
-q   -                   --warmup 1 --repeats 5
-fc  -
-q   cublas              --kernel cublas --warmup 1 --repeats 5
-fc  cublas              --kernel cublas
-t   tiny                --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2
-t   per_batch_pageable  --batches 5 --m 16 --n 24 --k 8 --streams 2 --device-buffers per-batch --host-memory pageable --warmup 0 --repeats 1
-t   tiled               --kernel tiled --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
-t   cublas              --kernel cublas --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
-t   cublas_tf32         --kernel cublas --tf32 --batches 6 --m 64 --n 48 --k 40 --streams 2 --warmup 0 --repeats 1
-s   -                   --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
-)";
-
-const Experiment<ArticleOptions, CostsFigures> kExperiment{
-    .stage = kStage, .name = "costs",
-    .summary = "capture, instantiate, upload; replay vs streams: bounds, CPU issue; break-even",
-    .description =
-        "What the article's graph costs once (capture, instantiate, upload, first launch) and saves at "
-        "each replay: its GPU time and CPU issue time against the same work on the stream pool, both "
-        "bounds, and the break-even.",
-    .runs = kRuns, .defaults = pinned_defaults(), .options = add_article_options, .read = read_article_options,
-    .needs = needs, .estimate = estimate, .measure = measure, .report = report_costs};
+const Experiment<ArticleOptions, CostsFigures> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = pinned_defaults(), .options = add_article_options, .read = read_article_options, .needs = needs,
+    .estimate = estimate, .measure = measure, .report = report_costs};
 
 }  // namespace
 

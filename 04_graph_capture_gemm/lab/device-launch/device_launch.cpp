@@ -16,6 +16,24 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+device-launch: graphs launched from the GPU: tail, fire-and-forget, a scheduler, vs the host
+
+Graphs launched from the GPU: a one-kernel counting graph and the article's work (small) launched N
+times by the host, by a graph tail-launching itself and by a launcher kernel firing and forgetting;
+a scheduler kernel picking the next graph from a value on the device against the host copying it
+back, synchronising and launching; and what the device-launch flag costs a graph the host launches.
+)";
+
+// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
+constexpr const char* kRuns = R"(
+# graphs launched from the GPU: after-the-article table, after_article.png
+qfc  -
+t    tiny      --launches 7 --work-launches 3 --work-batches 5 --work-size 33 --fan-out 3 --streams 3 --warmup 1 --repeats 2
+t    pageable  --host-memory pageable --launches 5 --work-launches 2 --work-batches 3 --work-size 16 --fan-out 2 --streams 2 --warmup 0 --repeats 1
+s    -         --launches 5 --work-launches 2 --work-batches 3 --work-size 16 --fan-out 2 --streams 2 --warmup 0 --repeats 1
+)";
+
 std::string us(double value) { return fixed(value, value < 10.0 ? 2 : 1) + " µs"; }
 
 // "1.8x": the larger over the smaller of two positive figures.
@@ -375,25 +393,9 @@ csg::Estimate estimate(const DeviceLaunchConfig& c, int /*device*/) {
               std::to_string(c.work_launches) + " runs of the work, " + std::to_string(c.launches) + " decisions"};
 }
 
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
-constexpr const char* kRuns = R"(
-# graphs launched from the GPU: after-the-article table, after_article.png
-qfc  -
-t    tiny      --launches 7 --work-launches 3 --work-batches 5 --work-size 33 --fan-out 3 --streams 3 --warmup 1 --repeats 2
-t    pageable  --host-memory pageable --launches 5 --work-launches 2 --work-batches 3 --work-size 16 --fan-out 2 --streams 2 --warmup 0 --repeats 1
-s    -         --launches 5 --work-launches 2 --work-batches 3 --work-size 16 --fan-out 2 --streams 2 --warmup 0 --repeats 1
-)";
-
-const Experiment<DeviceLaunchConfig, DeviceLaunchFigures> kExperiment{
-    .stage = kStage, .name = "device-launch",
-    .summary = "graphs launched from the GPU: tail, fire-and-forget, a scheduler, vs the host",
-    .description =
-        "Graphs launched from the GPU: a one-kernel counting graph and the article's work (small) launched N times "
-        "by the host, by a graph tail-launching itself and by a launcher kernel firing and forgetting; a scheduler "
-        "kernel picking the next graph from a value on the device against the host copying it back, synchronising "
-        "and launching; and what the device-launch flag costs a graph the host launches.",
-    .runs = kRuns, .defaults = own_workload_defaults(), .options = device_launch_options, .read = read_device_launch,
-    .needs = needs, .estimate = estimate, .measure = measure_device_launch, .report = report_device_launch};
+const Experiment<DeviceLaunchConfig, DeviceLaunchFigures> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = own_workload_defaults(), .options = device_launch_options, .read = read_device_launch, .needs = needs,
+    .estimate = estimate, .measure = measure_device_launch, .report = report_device_launch};
 
 }  // namespace
 

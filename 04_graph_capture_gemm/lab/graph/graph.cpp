@@ -13,6 +13,19 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+graph: the captured graph: nodes by type, edges, the fork/join chains; --dot FILE
+
+The article's six steps once (capture, fork, work, join, end capture and instantiate, launch), and
+the graph CUDA built: nodes by type, edges, roots, leaves, the chains the fork and join leave.
+)";
+
+constexpr const char* kRuns = R"(
+# a small graph's structure, drawn: 04_graph_capture_gemm-graph.dot
+qfc  -     --batches 6 --streams 3 --dot {results}/04_graph_capture_gemm-graph.dot
+t    tiny  --batches 7 --m 33 --n 17 --k 65 --streams 3
+)";
+
 struct Config {
   ArticleOptions article;
   std::string dot_path;  // --dot; empty: no DOT file
@@ -62,20 +75,8 @@ void report(const Config& config, const Figures& f, Report& report) {
   if (!config.dot_path.empty()) report.out() << "DOT file written to " << config.dot_path << " (render: dot -Tsvg)\n";
 }
 
-constexpr const char* kRuns = R"(
-# a small graph's structure, drawn: 04_graph_capture_gemm-graph.dot
-qfc  -     --batches 6 --streams 3 --dot {results}/04_graph_capture_gemm-graph.dot
-t    tiny  --batches 7 --m 33 --n 17 --k 65 --streams 3
-)";
-
-const Experiment<Config, Figures> kExperiment{
-    .stage = kStage, .name = "graph",
-    .summary = "the captured graph: nodes by type, edges, the fork/join chains; --dot FILE",
-    .description =
-        "The article's six steps once (capture, fork, work, join, end capture and instantiate, launch), "
-        "and the graph CUDA built: nodes by type, edges, roots, leaves, the chains the fork and join leave.",
-    .runs = kRuns, .defaults = untimed_defaults(), .options = options, .read = read, .needs = needs,
-    .estimate = estimate, .measure = measure, .report = report};
+const Experiment<Config, Figures> kExperiment{.about = kAbout, .runs = kRuns, .defaults = untimed_defaults(),
+    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace
 

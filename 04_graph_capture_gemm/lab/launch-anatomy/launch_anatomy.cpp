@@ -23,6 +23,25 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+launch-anatomy: a launch by node kind and shape vs NVIDIA's figure; the article's graph 5 ways
+
+The anatomy of a graph launch: chains of kernel, memcpy, memset and host-copy nodes, as one line and
+as a fork into --streams lines, each launched back to back (host time of the call, GPU time of the
+graph, a line fitted over the node counts, beside NVIDIA's constant-time figure); then the article's
+graph built five ways (its own layout, a slot per stream, breadth-first, registered host memory, the
+device-launch flag) launched in the same rounds.
+)";
+
+constexpr const char* kRuns = R"(
+# after the article: the launch by node kind and shape   after-the-article table, after_article.png
+q   -         --anatomy-nodes 8,80,800 --warmup 1 --repeats 5
+fc  -
+t   tiny      --anatomy-nodes 3,6 --anatomy-repeats 3 --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 2
+t   one_kind  --anatomy-kinds host-copy --anatomy-nodes 2,4,8 --anatomy-repeats 3 --batches 3 --m 16 --n 16 --k 16 --streams 2 --warmup 0 --repeats 1
+s   -         --anatomy-nodes 3,6 --anatomy-repeats 3 --batches 3 --m 16 --n 16 --k 16 --streams 3 --warmup 0 --repeats 1
+)";
+
 constexpr int kMaxNodes = 100000;
 constexpr int kDefaultAnatomyRepeats = 21;
 // Per node and launch, for the estimate: a host-copy node's host and GPU
@@ -177,32 +196,15 @@ Anatomy measure(const LaunchAnatomyOptions& options) {
   return anatomy;
 }
 
-constexpr const char* kRuns = R"(
-# after the article: the launch by node kind and shape   after-the-article table, after_article.png
-q   -         --anatomy-nodes 8,80,800 --warmup 1 --repeats 5
-fc  -
-t   tiny      --anatomy-nodes 3,6 --anatomy-repeats 3 --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 2
-t   one_kind  --anatomy-kinds host-copy --anatomy-nodes 2,4,8 --anatomy-repeats 3 --batches 3 --m 16 --n 16 --k 16 --streams 2 --warmup 0 --repeats 1
-s   -         --anatomy-nodes 3,6 --anatomy-repeats 3 --batches 3 --m 16 --n 16 --k 16 --streams 3 --warmup 0 --repeats 1
-)";
-
 CommonDefaults defaults() {
   CommonDefaults d = pinned_defaults();
   d.host_memory_choice = false;  // the variants choose their own
   return d;
 }
 
-const Experiment<LaunchAnatomyOptions, Anatomy> kExperiment{
-    .stage = kStage, .name = "launch-anatomy",
-    .summary = "a launch by node kind and shape vs NVIDIA's figure; the article's graph 5 ways",
-    .description =
-        "The anatomy of a graph launch: chains of kernel, memcpy, memset and host-copy nodes, as one line "
-        "and as a fork into --streams lines, each launched back to back (host time of the call, GPU time "
-        "of the graph, a line fitted over the node counts, beside NVIDIA's constant-time figure); then "
-        "the article's graph built five ways (its own layout, a slot per stream, breadth-first, "
-        "registered host memory, the device-launch flag) launched in the same rounds.",
-    .runs = kRuns, .defaults = defaults(), .options = options, .read = read, .needs = needs, .estimate = estimate,
-    .measure = measure, .report = report_launch_anatomy};
+const Experiment<LaunchAnatomyOptions, Anatomy> kExperiment{.about = kAbout, .runs = kRuns, .defaults = defaults(),
+    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
+    .report = report_launch_anatomy};
 
 }  // namespace
 

@@ -20,6 +20,26 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+launch-chains: what one launch costs: chains of empty kernels, launches vs graph nodes, fitted
+
+What one launch costs: chains of empty kernels, each length timed back to back launch by launch and
+as one graph (host time, GPU time behind a latch, end to end), a line fitted through each; beside
+them the article's work issued back to back and in interleaved rounds.
+)";
+
+constexpr const char* kRuns = R"(
+# what one launch costs: appendix
+q  -      --launch-chains 10,100,1000 --launch-repeats 11
+# ... up to 10,000 kernels (--full)
+c  -      --launch-chains 10,100,1000
+# ... with every kernel loaded at start
+f  -
+c  eager  env=CUDA_MODULE_LOADING=EAGER
+t  tiny   --launch-chains 3,30 --launch-repeats 5 --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
+s  -      --launch-chains 3,30 --launch-repeats 5 --batches 3 --m 16 --n 16 --k 16 --streams 2 --warmup 0 --repeats 1
+)";
+
 constexpr int kMaxChain = 100000;  // empty kernels in one launch-cost chain
 constexpr int kDefaultLaunchRepeats = 31;
 constexpr int kMinLaunchRepeats = 5;  // fewer, and a p95 means nothing
@@ -114,28 +134,9 @@ LaunchChainsFigures measure(const LaunchChainsConfig& config) {
   return f;
 }
 
-constexpr const char* kRuns = R"(
-# what one launch costs: appendix
-q  -      --launch-chains 10,100,1000 --launch-repeats 11
-# ... up to 10,000 kernels (--full)
-c  -      --launch-chains 10,100,1000
-# ... with every kernel loaded at start
-f  -
-c  eager  env=CUDA_MODULE_LOADING=EAGER
-t  tiny   --launch-chains 3,30 --launch-repeats 5 --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
-s  -      --launch-chains 3,30 --launch-repeats 5 --batches 3 --m 16 --n 16 --k 16 --streams 2 --warmup 0 --repeats 1
-)";
-
-const Experiment<LaunchChainsConfig, LaunchChainsFigures> kExperiment{
-    .stage = kStage, .name = "launch-chains",
-    .summary = "what one launch costs: chains of empty kernels, launches vs graph nodes, fitted",
-    .description =
-        "What one launch costs: chains of empty kernels, each length timed back to back launch by launch "
-        "and as one graph (host time, GPU time behind a latch, end to end), a line fitted through each; "
-        "beside them the article's work issued back to back and in interleaved rounds.",
-    .runs = kRuns, .defaults = pinned_defaults(), .options = add_launch_chains_options,
-    .read = read_launch_chains_options, .needs = needs, .estimate = estimate, .measure = measure,
-    .report = report_launch_chains};
+const Experiment<LaunchChainsConfig, LaunchChainsFigures> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = pinned_defaults(), .options = add_launch_chains_options, .read = read_launch_chains_options,
+    .needs = needs, .estimate = estimate, .measure = measure, .report = report_launch_chains};
 
 }  // namespace
 

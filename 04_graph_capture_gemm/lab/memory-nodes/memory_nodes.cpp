@@ -19,6 +19,25 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+memory-nodes: buffers allocated inside the graph vs preallocated: replay, footprint, trim
+
+The article's graph with each batch's device A and C allocated inside it (captured cudaMallocAsync
+and cudaFreeAsync: memory nodes; B stays preallocated) against the graph on preallocated buffers:
+replay and instantiate time, the graph memory the driver reports (used, reserved) from instantiate
+to cudaDeviceGraphMemTrim, and whether two such graphs share it.
+)";
+
+// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
+constexpr const char* kRuns = R"(
+# graph memory nodes: after-the-article table, after_article.png
+qfc  -
+t    tiny                --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2
+t    per_batch_pageable  --batches 5 --m 16 --n 24 --k 8 --streams 2 --device-buffers per-batch --host-memory pageable --warmup 0 --repeats 1
+t    cublas              --kernel cublas --batches 6 --m 64 --n 48 --k 40 --streams 2 --warmup 0 --repeats 2
+s    -                   --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
+)";
+
 // "12.0 MiB"
 std::string mib(std::uint64_t bytes) { return fixed(double(bytes) / double(kMiB), 1) + " MiB"; }
 
@@ -316,26 +335,9 @@ csg::Estimate estimate(const ArticleOptions& config, int device) {
           describe_workload(common.work, common.gemm)};
 }
 
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
-constexpr const char* kRuns = R"(
-# graph memory nodes: after-the-article table, after_article.png
-qfc  -
-t    tiny                --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2
-t    per_batch_pageable  --batches 5 --m 16 --n 24 --k 8 --streams 2 --device-buffers per-batch --host-memory pageable --warmup 0 --repeats 1
-t    cublas              --kernel cublas --batches 6 --m 64 --n 48 --k 40 --streams 2 --warmup 0 --repeats 2
-s    -                   --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
-)";
-
-const Experiment<ArticleOptions, MemoryNodesFigures> kExperiment{
-    .stage = kStage, .name = "memory-nodes",
-    .summary = "buffers allocated inside the graph vs preallocated: replay, footprint, trim",
-    .description =
-        "The article's graph with each batch's device A and C allocated inside it (captured cudaMallocAsync and "
-        "cudaFreeAsync: memory nodes; B stays preallocated) against the graph on preallocated buffers: replay and "
-        "instantiate time, the graph memory the driver reports (used, reserved) from instantiate to "
-        "cudaDeviceGraphMemTrim, and whether two such graphs share it.",
-    .runs = kRuns, .defaults = pinned_defaults(), .options = options, .read = read, .needs = needs,
-    .estimate = estimate, .measure = measure_memory_nodes, .report = report_memory_nodes};
+const Experiment<ArticleOptions, MemoryNodesFigures> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = pinned_defaults(), .options = options, .read = read, .needs = needs, .estimate = estimate,
+    .measure = measure_memory_nodes, .report = report_memory_nodes};
 
 }  // namespace
 

@@ -13,6 +13,22 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+node-updates: the exec on new buffers: cudaGraphExecUpdate, node by node, or a new instantiate
+
+When only the buffers change: cudaGraphExecUpdate after a new capture against re-capture +
+instantiate (and the update CUDA refuses for a new batch count), then one exec switched node by node
+(cudaGraphExec*NodeSetParams, naive kernel only).
+)";
+
+constexpr const char* kRuns = R"(
+# exec update vs re-capture: graph costs table
+qfc  -
+t    tiny             --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 2
+t    cublas_pageable  --kernel cublas --batches 5 --m 16 --n 24 --k 8 --streams 2 --host-memory pageable --warmup 0 --repeats 1
+s    -                ctest=api_errors_expected --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
+)";
+
 // Capture 0.6 ms + instantiate 1.5 ms for the article's 300 nodes (H200): 7 µs a node.
 constexpr double kGraphSecondsPerNode = 7e-6;
 
@@ -38,23 +54,9 @@ NodeUpdatesFigures measure(const ArticleOptions& options) {
   return f;
 }
 
-constexpr const char* kRuns = R"(
-# exec update vs re-capture: graph costs table
-qfc  -
-t    tiny             --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 2
-t    cublas_pageable  --kernel cublas --batches 5 --m 16 --n 24 --k 8 --streams 2 --host-memory pageable --warmup 0 --repeats 1
-s    -                ctest=api_errors_expected --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
-)";
-
-const Experiment<ArticleOptions, NodeUpdatesFigures> kExperiment{
-    .stage = kStage, .name = "node-updates",
-    .summary = "the exec on new buffers: cudaGraphExecUpdate, node by node, or a new instantiate",
-    .description =
-        "When only the buffers change: cudaGraphExecUpdate after a new capture against re-capture + "
-        "instantiate (and the update CUDA refuses for a new batch count), then one exec switched node by "
-        "node (cudaGraphExec*NodeSetParams, naive kernel only).",
-    .runs = kRuns, .defaults = pinned_defaults(), .options = add_article_options, .read = read_article_options,
-    .needs = needs, .estimate = estimate, .measure = measure, .report = report_node_updates};
+const Experiment<ArticleOptions, NodeUpdatesFigures> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = pinned_defaults(), .options = add_article_options, .read = read_article_options, .needs = needs,
+    .estimate = estimate, .measure = measure, .report = report_node_updates};
 
 }  // namespace
 

@@ -18,6 +18,26 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+pdl: programmatic dependent launch (9.0+): chained GEMMs, empty kernels, plain vs PDL
+
+Programmatic dependent launch (compute capability 9.0+): a chain of dependent GEMMs (the workload's
+batches, C_i = A_i B + C_{i-1} mod 8) and a ping/pong chain of one-thread kernels, each launched
+plainly, with cudaLaunchKernelEx and programmatic stream serialization, and captured into graphs of
+both (programmatic edges counted): time per kernel and the gap between kernels each way, every
+output checked.
+)";
+
+// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
+constexpr const char* kRuns = R"(
+# programmatic dependent launch: after-the-article table, after_article.png
+q   -          --warmup 1 --repeats 5
+fc  -
+t   tiny       --batches 6 --m 33 --n 17 --k 65 --pdl-pairs 5 --warmup 1 --repeats 2
+t   one_batch  --batches 1 --m 32 --n 32 --k 32 --pdl-pairs 1 --warmup 0 --repeats 1
+s   -          --batches 3 --m 33 --n 17 --k 65 --pdl-pairs 2 --warmup 0 --repeats 1
+)";
+
 // A verified run of a chain's host work: 12 µs per launch errs long, as the
 // launch-chains study does.
 constexpr double kSecondsPerLaunch = 12e-6;
@@ -309,26 +329,9 @@ csg::Estimate estimate(const PdlConfig& config, int device) {
               " one-thread kernels and one of " + std::to_string(work.batches) + " GEMMs, four ways each"};
 }
 
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
-constexpr const char* kRuns = R"(
-# programmatic dependent launch: after-the-article table, after_article.png
-q   -          --warmup 1 --repeats 5
-fc  -
-t   tiny       --batches 6 --m 33 --n 17 --k 65 --pdl-pairs 5 --warmup 1 --repeats 2
-t   one_batch  --batches 1 --m 32 --n 32 --k 32 --pdl-pairs 1 --warmup 0 --repeats 1
-s   -          --batches 3 --m 33 --n 17 --k 65 --pdl-pairs 2 --warmup 0 --repeats 1
-)";
-
-const Experiment<PdlConfig, PdlCosts> kExperiment{
-    .stage = kStage, .name = "pdl",
-    .summary = "programmatic dependent launch (9.0+): chained GEMMs, empty kernels, plain vs PDL",
-    .description =
-        "Programmatic dependent launch (compute capability 9.0+): a chain of dependent GEMMs (the workload's "
-        "batches, C_i = A_i B + C_{i-1} mod 8) and a ping/pong chain of one-thread kernels, each launched plainly, "
-        "with cudaLaunchKernelEx and programmatic stream serialization, and captured into graphs of both "
-        "(programmatic edges counted): time per kernel and the gap between kernels each way, every output checked.",
-    .runs = kRuns, .defaults = pdl_defaults(), .options = pdl_options, .read = read_pdl, .needs = needs,
-    .estimate = estimate, .measure = measure_pdl, .report = report_pdl};
+const Experiment<PdlConfig, PdlCosts> kExperiment{.about = kAbout, .runs = kRuns, .defaults = pdl_defaults(),
+    .options = pdl_options, .read = read_pdl, .needs = needs, .estimate = estimate, .measure = measure_pdl,
+    .report = report_pdl};
 
 }  // namespace
 

@@ -21,6 +21,23 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+regime-map: GEMM sizes x batch counts, the pool vs one replay: where the graph wins
+
+The stream pool against one graph replay of the same work over GEMM sizes (m = n = k) x batch
+counts, pinned memory, each cell verified: where the graph starts to win.
+)";
+
+constexpr const char* kRuns = R"(
+# where the graph starts to win, 2 sizes x 3 batch counts: regime map section, regime_map_*.png
+q  -     --map-sizes 64,512 --map-batches 10,100,1000 --warmup 1 --repeats 5
+# ... the whole map, 6 sizes x 4 batch counts (--full)
+c  -     --map-sizes 64,512 --map-batches 10,100,1000
+f  -
+t  tiny  --map-sizes 16,32 --map-batches 3,20 --warmup 0 --repeats 1
+s  -     --map-sizes 16 --map-batches 3 --streams 2 --warmup 0 --repeats 1
+)";
+
 constexpr const char* kOneStreamBound =
     "one-stream bound: the largest of the H2D, kernel and D2H sums (every batch alone on one stream) plus one "
     "batch's fill and drain (pipeline_bound.hpp with only those three paths). It is the serial picture's "
@@ -86,16 +103,6 @@ RegimeMap measure(const RegimeMapOptions& options) {
   return measure_regime_map(options.map, options.article.common, regime_map_steps(pool, options.article.pool, gemm));
 }
 
-constexpr const char* kRuns = R"(
-# where the graph starts to win, 2 sizes x 3 batch counts: regime map section, regime_map_*.png
-q  -     --map-sizes 64,512 --map-batches 10,100,1000 --warmup 1 --repeats 5
-# ... the whole map, 6 sizes x 4 batch counts (--full)
-c  -     --map-sizes 64,512 --map-batches 10,100,1000
-f  -
-t  tiny  --map-sizes 16,32 --map-batches 3,20 --warmup 0 --repeats 1
-s  -     --map-sizes 16 --map-batches 3 --streams 2 --warmup 0 --repeats 1
-)";
-
 // The map chooses its shapes (--map-sizes) and batch counts (--map-batches);
 // pinned only: without it copies don't overlap, and the map would show the
 // staging buffer, not streams against graphs.
@@ -105,14 +112,8 @@ CommonDefaults defaults() {
   return d;
 }
 
-const Experiment<RegimeMapOptions, RegimeMap> kExperiment{
-    .stage = kStage, .name = "regime-map",
-    .summary = "GEMM sizes x batch counts, the pool vs one replay: where the graph wins",
-    .description =
-        "The stream pool against one graph replay of the same work over GEMM sizes (m = n = k) x batch "
-        "counts, pinned memory, each cell verified: where the graph starts to win.",
-    .runs = kRuns, .defaults = defaults(), .options = options, .read = read, .estimate = estimate, .measure = measure,
-    .report = report_regime_map};
+const Experiment<RegimeMapOptions, RegimeMap> kExperiment{.about = kAbout, .runs = kRuns, .defaults = defaults(),
+    .options = options, .read = read, .estimate = estimate, .measure = measure, .report = report_regime_map};
 
 }  // namespace
 

@@ -13,6 +13,19 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+skip-join: the capture without step 4 (join): what cudaStreamEndCapture says; exit 1
+
+The capture without step 4 (join): what cudaStreamEndCapture says, what becomes of the streams, the
+same capture with the join; then exit 1.
+)";
+
+constexpr const char* kRuns = R"(
+# the capture without the join: CUDA's error, exit 1
+qfc  -     exit=1 --batches 12 --streams 3
+t    tiny  exit=1 expect=cudaErrorStreamCaptureUnjoined --batches 7 --m 33 --n 17 --k 65 --streams 3
+)";
+
 ArticleOptions read(const StageCli& cli, CommonOptions& common) {
   ArticleOptions options = read_article_options(cli, common);
   if (options.pool.streams < 2) {
@@ -48,20 +61,9 @@ MissingJoin measure(const ArticleOptions& options) {
   return run;
 }
 
-constexpr const char* kRuns = R"(
-# the capture without the join: CUDA's error, exit 1
-qfc  -     exit=1 --batches 12 --streams 3
-t    tiny  exit=1 expect=cudaErrorStreamCaptureUnjoined --batches 7 --m 33 --n 17 --k 65 --streams 3
-)";
-
-const Experiment<ArticleOptions, MissingJoin> kExperiment{
-    .stage = kStage, .name = "skip-join",
-    .summary = "the capture without step 4 (join): what cudaStreamEndCapture says; exit 1",
-    .description =
-        "The capture without step 4 (join): what cudaStreamEndCapture says, what becomes of the streams, "
-        "the same capture with the join; then exit 1.",
-    .runs = kRuns, .defaults = untimed_defaults(), .options = add_article_options, .read = read, .needs = needs,
-    .estimate = estimate, .measure = measure, .report = report_skip_join};
+const Experiment<ArticleOptions, MissingJoin> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = untimed_defaults(), .options = add_article_options, .read = read, .needs = needs, .estimate = estimate,
+    .measure = measure, .report = report_skip_join};
 
 }  // namespace
 

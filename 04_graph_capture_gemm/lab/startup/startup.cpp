@@ -22,6 +22,25 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+startup: K bucket graphs before the first request: capture, instantiate, upload, memory
+
+What a serving engine pays before its first request: for K buckets of batch counts (8 to 256 by
+default, spaced evenly over 1..max), K graphs of the article's fork/join GEMMs captured,
+instantiated and uploaded, in total and per graph, with their device memory, with one shared pool of
+buffers and with separate buffers per bucket; the padding each layout wastes on uniform and skewed
+request sizes; and the first K whose startup exceeds a budget.
+)";
+
+// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
+constexpr const char* kRuns = R"(
+# a serving engine's startup, 8 to 256 bucket graphs   after-the-article table, after_article.png
+qfc  -
+t    tiny                  --startup-buckets 2,9 --startup-max-batches 9 --startup-size 16 --startup-requests 500 --streams 3
+t    tiny_budget_pageable  --startup-buckets 1,3 --startup-max-batches 3 --startup-size 33 --startup-budget-ms 1 --startup-rounds 2 --host-memory pageable --streams 2
+s    -                     --startup-buckets 2,4 --startup-max-batches 4 --startup-size 8 --startup-requests 100 --streams 2
+)";
+
 constexpr int kMaxBucketCount = 1024;
 constexpr int kDefaultMaxBatches = 256;  // K = 256: one graph per batch count
 constexpr int kMaxMaxBatches = 1024;     // 1024 buckets of up to 1024 batches: ~1.6 M nodes
@@ -621,27 +640,10 @@ csg::Estimate estimate(const StartupConfig& config, int /*device*/) {
               plural(config.max_batches, "batch") + ", two ways"};
 }
 
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
-constexpr const char* kRuns = R"(
-# a serving engine's startup, 8 to 256 bucket graphs   after-the-article table, after_article.png
-qfc  -
-t    tiny                  --startup-buckets 2,9 --startup-max-batches 9 --startup-size 16 --startup-requests 500 --streams 3
-t    tiny_budget_pageable  --startup-buckets 1,3 --startup-max-batches 3 --startup-size 33 --startup-budget-ms 1 --startup-rounds 2 --host-memory pageable --streams 2
-s    -                     --startup-buckets 2,4 --startup-max-batches 4 --startup-size 8 --startup-requests 100 --streams 2
-)";
-
 // .defaults: --startup-size sets the shape, the buckets the batch counts; --startup-rounds its rounds.
-const Experiment<StartupConfig, StartupFigures> kExperiment{
-    .stage = kStage, .name = "startup",
-    .summary = "K bucket graphs before the first request: capture, instantiate, upload, memory",
-    .description =
-        "What a serving engine pays before its first request: for K buckets of batch counts (8 to 256 by default, "
-        "spaced evenly over 1..max), K graphs of the article's fork/join GEMMs captured, instantiated and uploaded, "
-        "in total and per graph, with their device memory, with one shared pool of buffers and with separate buffers "
-        "per bucket; the padding each layout wastes on uniform and skewed request sizes; and the first K whose "
-        "startup exceeds a budget.",
-    .runs = kRuns, .defaults = own_workload_defaults(/*rounds=*/false), .options = startup_options,
-    .read = read_startup, .needs = needs, .estimate = estimate, .measure = measure_startup, .report = report_startup};
+const Experiment<StartupConfig, StartupFigures> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = own_workload_defaults(/*rounds=*/false), .options = startup_options, .read = read_startup,
+    .needs = needs, .estimate = estimate, .measure = measure_startup, .report = report_startup};
 
 }  // namespace
 

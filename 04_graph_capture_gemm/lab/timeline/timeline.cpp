@@ -34,6 +34,19 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+timeline: one replay recorded with CUPTI, each node on its pool stream; --trace FILE
+
+The graph's replay timed, then one more replay recorded with CUPTI and drawn as a timeline (a row
+per pool stream: H copy in, K kernel, D copy out), then re-timed after the recording.
+)";
+
+constexpr const char* kRuns = R"(
+# one replay on a timeline: timeline_04_graph_capture_gemm-timeline.png
+qfc  -     --trace {trace}
+t    tiny  --batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --timeline-batches 6
+)";
+
 // The host address a memcpy node reads or writes: the pitched pointer plus the
 // position offset (a 1-D copy captured from cudaMemcpyAsync has offset 0).
 const void* host_address(const cudaPitchedPtr& ptr, const cudaPos& pos) {
@@ -167,7 +180,6 @@ GraphTimelineRun prepare_graph_timeline(const Graph& graph, BatchBuffers& buffer
   return out;
 }
 
-
 struct Config {
   ArticleOptions article;
   TimelineOptions timeline;
@@ -251,20 +263,8 @@ void report(const Config& config, const Figures& f, Report& report) {
   add_timeline(report, f.timeline, config.timeline);
 }
 
-constexpr const char* kRuns = R"(
-# one replay on a timeline: timeline_04_graph_capture_gemm-timeline.png
-qfc  -     --trace {trace}
-t    tiny  --batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --timeline-batches 6
-)";
-
-const Experiment<Config, Figures> kExperiment{
-    .stage = kStage, .name = "timeline",
-    .summary = "one replay recorded with CUPTI, each node on its pool stream; --trace FILE",
-    .description =
-        "The graph's replay timed, then one more replay recorded with CUPTI and drawn as a timeline (a row "
-        "per pool stream: H copy in, K kernel, D copy out), then re-timed after the recording.",
-    .runs = kRuns, .defaults = pinned_defaults(), .options = options, .read = read, .needs = needs,
-    .estimate = estimate, .measure = measure, .report = report};
+const Experiment<Config, Figures> kExperiment{.about = kAbout, .runs = kRuns, .defaults = pinned_defaults(),
+    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace
 

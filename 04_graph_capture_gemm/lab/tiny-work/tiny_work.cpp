@@ -14,6 +14,20 @@
 namespace csg::graphs {
 namespace {
 
+constexpr const char* kAbout = R"(
+tiny-work: where graphs win: many empty kernels and tiny GEMMs, launched vs replayed
+
+Where graphs win: a chain of empty kernels on one stream and tiny GEMMs on the pool (the article's
+naive kernel, no copies), each launched one by one and replayed as one graph.
+)";
+
+constexpr const char* kRuns = R"(
+# where graphs win: many tiny operations: graph costs table, graph_costs.png
+qfc  -
+t    tiny  --tiny-count 20 --tiny-size 8 --streams 3 --warmup 1 --repeats 2
+s    -     --tiny-count 8 --tiny-size 16 --streams 3 --warmup 0 --repeats 1
+)";
+
 constexpr int kDefaultTinyCount = 1000;  // tiny operations per run: enough that per-op costs dominate
 constexpr int kMaxTinyCount = 10000;
 constexpr int kDefaultTinySize = 64;  // 64³ GEMM: 0.5 MFLOP, a few µs of GPU work
@@ -57,22 +71,9 @@ TinyCosts measure(const TinyRun& run) {
   return measure_launch_overhead(run.options.plan, pool, naive, run.config);
 }
 
-constexpr const char* kRuns = R"(
-# where graphs win: many tiny operations: graph costs table, graph_costs.png
-qfc  -
-t    tiny  --tiny-count 20 --tiny-size 8 --streams 3 --warmup 1 --repeats 2
-s    -     --tiny-count 8 --tiny-size 16 --streams 3 --warmup 0 --repeats 1
-)";
-
 // .runs: --tiny-count and --tiny-size set the work
-const Experiment<TinyRun, TinyCosts> kExperiment{
-    .stage = kStage, .name = "tiny-work",
-    .summary = "where graphs win: many empty kernels and tiny GEMMs, launched vs replayed",
-    .description =
-        "Where graphs win: a chain of empty kernels on one stream and tiny GEMMs on the pool (the "
-        "article's naive kernel, no copies), each launched one by one and replayed as one graph.",
-    .runs = kRuns, .defaults = own_workload_defaults(), .options = options, .read = read, .needs = needs,
-    .estimate = estimate, .measure = measure, .report = report_tiny};
+const Experiment<TinyRun, TinyCosts> kExperiment{.about = kAbout, .runs = kRuns, .defaults = own_workload_defaults(),
+    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report_tiny};
 
 }  // namespace
 
