@@ -14,16 +14,16 @@ base/. The rules:
     another stage's;
   - the arithmetic on plain numbers (PURE below) includes no CUDA header,
     not even through another header of the tree.
-Run: python3 -m unittest -v test_layers   (from this folder)
+Run: python3 -m pytest -q tests/layers   (ctest runs it as layers.includes)
 """
 
 from __future__ import annotations
 
 import re
 import shutil
-import tempfile
-import unittest
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]', re.M)
@@ -137,15 +137,15 @@ def check_tree(root: Path) -> list[str]:
     return problems
 
 
-class ThisTree(unittest.TestCase):
-    def test_every_include_follows_the_layers(self) -> None:
-        problems = check_tree(REPO)
-        self.assertEqual(problems, [], "\n".join(problems))
+def test_every_include_follows_the_layers() -> None:
+    problems = check_tree(REPO)
+    assert problems == [], "\n".join(problems)
 
-    def test_the_layers_are_the_ones_the_readme_draws(self) -> None:
-        readme = (REPO / "common" / "README.md").read_text(encoding="utf-8")
-        for layer in declared_layers(REPO):
-            self.assertIn(f"{layer}/", readme, f"common/README.md does not describe {layer}/")
+
+@pytest.mark.parametrize("layer", declared_layers(REPO))
+def test_the_layers_are_the_ones_the_readme_draws(layer: str) -> None:
+    readme = (REPO / "common" / "README.md").read_text(encoding="utf-8")
+    assert f"{layer}/" in readme, f"common/README.md does not describe {layer}/"
 
 
 # Each kind of wrong include: the file it is planted in, what it includes,
@@ -168,38 +168,36 @@ WRONG_INCLUDES = {
 }
 
 
-class PlantedMistakes(unittest.TestCase):
-    """The checker itself fails on each kind of wrong include, planted in a copy of the tree."""
-
-    def setUp(self) -> None:
-        self.tmp = Path(tempfile.mkdtemp())
-        self.root = self.tmp / "tree"
-        ignore = shutil.ignore_patterns("build", ".git", "__pycache__", "results", ".venv")
-        shutil.copytree(REPO, self.root, ignore=ignore)
-        self.assertEqual(check_tree(self.root), [], "the copy must start clean")
-
-    def tearDown(self) -> None:
-        shutil.rmtree(self.tmp)
-
-    def test_each_kind_of_wrong_include(self) -> None:
-        for kind, (relative, included, problem) in WRONG_INCLUDES.items():
-            with self.subTest(kind):
-                path = self.root / relative
-                original = path.read_text(encoding="utf-8")
-                path.write_text(f'#include "{included}"\n' + original, encoding="utf-8")
-                try:
-                    problems = check_tree(self.root)
-                finally:
-                    path.write_text(original, encoding="utf-8")
-                self.assertTrue(any(problem in p for p in problems), problems)
-
-    def test_an_undeclared_folder(self) -> None:
-        (self.root / "common" / "misc").mkdir()
-        (self.root / "common" / "misc" / "x.hpp").write_text("#pragma once\n", encoding="utf-8")
-        problems = check_tree(self.root)
-        self.assertTrue(any("common/misc: a folder that CSG_COMMON_LAYERS does not list" in p for p in problems),
-                        problems)
+# The checker itself fails on each kind of wrong include, planted in a copy of the tree.
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the tree, clean; each test puts back what it plants."""
+    root = tmp_path_factory.mktemp("layers") / "tree"
+    ignore = shutil.ignore_patterns("build", ".git", "__pycache__", "results", ".venv")
+    shutil.copytree(REPO, root, ignore=ignore)
+    assert check_tree(root) == [], "the copy must start clean"
+    return root
 
 
-if __name__ == "__main__":
-    unittest.main()
+@pytest.mark.parametrize("kind", WRONG_INCLUDES)
+def test_each_kind_of_wrong_include(tree: Path, kind: str) -> None:
+    relative, included, problem = WRONG_INCLUDES[kind]
+    path = tree / relative
+    original = path.read_text(encoding="utf-8")
+    path.write_text(f'#include "{included}"\n' + original, encoding="utf-8")
+    try:
+        problems = check_tree(tree)
+    finally:
+        path.write_text(original, encoding="utf-8")
+    assert any(problem in p for p in problems), problems
+
+
+def test_an_undeclared_folder(tree: Path) -> None:
+    folder = tree / "common" / "misc"
+    folder.mkdir()
+    (folder / "x.hpp").write_text("#pragma once\n", encoding="utf-8")
+    try:
+        problems = check_tree(tree)
+    finally:
+        shutil.rmtree(folder)
+    assert any("common/misc: a folder that CSG_COMMON_LAYERS does not list" in p for p in problems), problems
