@@ -7,13 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "matchers.hpp"
 #include "run_process.hpp"
 #include "usage_checks.hpp"
 
 namespace csg {
-namespace {
-
-using ::testing::HasSubstr;
+namespace cpu_bad_input {
 
 #if defined(CSG_STAGE01_BINARY) && defined(CSG_STAGE03_BINARY) && defined(CSG_STAGE04_BINARY)
 
@@ -85,5 +84,5 @@ INSTANTIATE_TEST_SUITE_P(
 
 #endif
 
-}  // namespace
+}  // namespace cpu_bad_input
 }  // namespace csg

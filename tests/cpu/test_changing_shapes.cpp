@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "matchers.hpp"
 #include "04_graph_capture_gemm/lab/changing-shapes/changing_shapes.hpp"
 #include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
@@ -19,12 +20,7 @@
 #include "report/table.hpp"
 
 namespace csg::graphs {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
+namespace cpu_changing_shapes {
 
 // ---- the sequence -----------------------------------------------------------
 
@@ -500,5 +496,5 @@ INSTANTIATE_TEST_SUITE_P(
       return testing::words_name(param_info.index, param_info.param);
     });
 
-}  // namespace
+}  // namespace cpu_changing_shapes
 }  // namespace csg::graphs

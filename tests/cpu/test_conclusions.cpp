@@ -8,7 +8,7 @@
 #include "report/conclusions.hpp"
 
 namespace csg {
-namespace {
+namespace cpu_conclusions {
 
 TEST(Conclusions, TimesWithinThreePercentAreEqualAndTheRatioIsNamedOtherwise) {
   EXPECT_EQ(compare_times(97.1, 100.0), Comparison::same);
@@ -39,5 +39,5 @@ TEST(Conclusions, TheEdgesOfTheBandAreWithinItAndTheBandIsSymmetric) {
   EXPECT_EQ(compare_times(103.05, 100.0), Comparison::slower) << "3.05% above: outside the 3% band";
 }
 
-}  // namespace
+}  // namespace cpu_conclusions
 }  // namespace csg

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 
+#include "matchers.hpp"
 #include "04_graph_capture_gemm/lab/conditional/conditional.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
@@ -15,12 +16,7 @@
 #include "subcommand_checks.hpp"
 
 namespace csg::graphs {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
+namespace cpu_conditional {
 
 Summary at(double median_ms) {
   Summary s;
@@ -353,5 +349,5 @@ TEST(ConditionalCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
 
 #endif  // CSG_STAGE04_BINARY
 
-}  // namespace
+}  // namespace cpu_conditional
 }  // namespace csg::graphs

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 
+#include "matchers.hpp"
 #include "04_graph_capture_gemm/lab/device-launch/device_launch.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
@@ -14,12 +15,7 @@
 #include "subcommand_checks.hpp"
 
 namespace csg::graphs {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
+namespace cpu_device_launch {
 
 Summary at_ms(double median_ms) {
   Summary s;
@@ -265,5 +261,5 @@ TEST(DeviceLaunchCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
 
 #endif  // CSG_STAGE04_BINARY
 
-}  // namespace
+}  // namespace cpu_device_launch
 }  // namespace csg::graphs

@@ -16,7 +16,7 @@
 #include "measure/estimate.hpp"
 
 namespace csg {
-namespace {
+namespace cpu_estimate {
 
 // Roughly a naive GEMM on an H200 and its PCIe Gen5 link.
 constexpr Rates kRates{.kernel_flops_per_s = 2e12, .pinned_bytes_per_s = 50e9, .pageable_bytes_per_s = 20e9};
@@ -151,5 +151,5 @@ TEST(Interrupt, WithoutASignalTheStageRunsToTheEnd) {
   EXPECT_EXIT(std::exit(interrupted_stage(0)), ::testing::ExitedWithCode(0), "^$");
 }
 
-}  // namespace
+}  // namespace cpu_estimate
 }  // namespace csg

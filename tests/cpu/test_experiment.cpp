@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "matchers.hpp"
 #include "experiment/experiment.hpp"
 #include "experiment/report.hpp"
 #include "report/verdict.hpp"
@@ -21,14 +22,7 @@
 #include "stage_binaries.hpp"
 
 namespace csg {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
-using ::testing::SizeIs;
-using ::testing::StartsWith;
+namespace cpu_experiment {
 
 Verdict made_up_verdict(const std::string& outcome) {
   return {.id = "made_up.pool",
@@ -302,5 +296,5 @@ INSTANTIATE_TEST_SUITE_P(EachStage, StageRegistry, ::testing::ValuesIn(testing::
 
 #endif  // CSG_STAGE_BINARIES
 
-}  // namespace
+}  // namespace cpu_experiment
 }  // namespace csg

@@ -5,17 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "matchers.hpp"
 #include "04_graph_capture_gemm/lab/launch-anatomy/launch_anatomy.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "report/device_info.hpp"
 
 namespace csg::graphs {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
+namespace cpu_launch_anatomy {
 
 Summary at_us(double us) {
   Summary s;
@@ -254,5 +250,5 @@ TEST(LaunchAnatomy, NodeKindNamesRoundTrip) {
   EXPECT_FALSE(parse_node_kind("").has_value());
 }
 
-}  // namespace
+}  // namespace cpu_launch_anatomy
 }  // namespace csg::graphs

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "matchers.hpp"
 #include "04_graph_capture_gemm/lab/launch-chains/launch_chains.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
@@ -12,12 +13,7 @@
 #include "report/device_info.hpp"
 
 namespace csg::graphs {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
+namespace cpu_launch_costs {
 
 Summary at(double median_ms, double p95_ms = -1.0) {
   Summary s;
@@ -268,5 +264,5 @@ TEST(LaunchCosts, TheEstimateCountsEveryChainAndEveryRunOfTheWork) {
   EXPECT_NEAR(launch_chains_seconds(config, plan, 0.5) - without_work, 0.5 * runs_of_the_work, 1e-9);
 }
 
-}  // namespace
+}  // namespace cpu_launch_costs
 }  // namespace csg::graphs

@@ -12,17 +12,14 @@
 #include <utility>
 #include <vector>
 
+#include "matchers.hpp"
 #include "03_stream_pool_gemm/conclusions.hpp"
 #include "03_stream_pool_gemm/lesson_report.hpp"
 #include "run_process.hpp"
 #include "report/conclusions.hpp"
 
 namespace csg {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::HasSubstr;
-using ::testing::Not;
+namespace cpu_lesson_reports {
 
 struct OverlapCase {
   std::string name;
@@ -166,5 +163,5 @@ TEST(Lesson03Report, ABatchThatFailedFailsTheRunAndIsNamed) {
   EXPECT_THAT(out.str(), AllOf(HasSubstr("verification failed: batch 7"), Not(HasSubstr("output digest"))));
 }
 
-}  // namespace
+}  // namespace cpu_lesson_reports
 }  // namespace csg

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "matchers.hpp"
 #include "04_graph_capture_gemm/lab/memory-nodes/memory_nodes.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
@@ -17,11 +18,8 @@
 #include "subcommand_checks.hpp"
 
 namespace csg::graphs {
-namespace {
+namespace cpu_memory_nodes {
 
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::ms;
 
 constexpr std::uint64_t MiB(double n) { return static_cast<std::uint64_t>(n * double(kMiB)); }
@@ -222,5 +220,5 @@ TEST(MemoryNodesCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
 
 #endif  // CSG_STAGE04_BINARY
 
-}  // namespace
+}  // namespace cpu_memory_nodes
 }  // namespace csg::graphs

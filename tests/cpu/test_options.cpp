@@ -5,14 +5,13 @@
 
 #include <cstdint>
 
+#include "matchers.hpp"
 #include "base/errors.hpp"
 #include "cli/options.hpp"
 #include "param_names.hpp"
 
 namespace csg {
-namespace {
-
-using ::testing::HasSubstr;
+namespace cpu_options {
 
 // What `cli` refuses `args` with, or "" when it accepts them.
 std::string refusal_of(StageCli& cli, const std::vector<std::string>& args) {
@@ -305,11 +304,11 @@ TEST(Options, HostMemoryNamesRoundTrip) {
   EXPECT_FALSE(parse_host_memory("locked").has_value());
 }
 
-}  // namespace
+}  // namespace cpu_options
 }  // namespace csg
 
 namespace csg {
-namespace {
+namespace cpu_options {
 
 TEST(Options, ParseIntListIsStrict) {
   EXPECT_EQ(parse_int_list("streams-sweep", "1,2,4,8", 1, 32), (std::vector<long long>{1, 2, 4, 8}));
@@ -335,11 +334,11 @@ TEST(Options, TextOptionsKeepTheirDefaultOrTheGivenText) {
   EXPECT_EQ(cli.get_string("streams-sweep"), "8,16");
 }
 
-}  // namespace
+}  // namespace cpu_options
 }  // namespace csg
 
 namespace csg {
-namespace {
+namespace cpu_options {
 
 TEST(Options, AnOptionGivenTwiceOrAValueThatIsAFlagIsRefused) {
   StageCli cli("test", "test");
@@ -373,5 +372,5 @@ TEST(Options, HostMemoryListForAStageThatMeasuresSeveralKinds) {
   }
 }
 
-}  // namespace
+}  // namespace cpu_options
 }  // namespace csg

@@ -22,7 +22,7 @@
 #include "usage_checks.hpp"
 
 namespace csg {
-namespace {
+namespace cpu_output_safety {
 
 namespace fs = std::filesystem;
 
@@ -254,5 +254,5 @@ TEST(OutputSafety, AControlCharacterInAPathIsShownEscapedOnOneLine) {
   EXPECT_EQ(message.find('\x1b'), std::string::npos) << message;
 }
 
-}  // namespace
+}  // namespace cpu_output_safety
 }  // namespace csg

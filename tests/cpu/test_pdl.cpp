@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "matchers.hpp"
 #include "04_graph_capture_gemm/lab/pdl/pdl.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
@@ -18,12 +19,7 @@
 #include "subcommand_checks.hpp"
 
 namespace csg::graphs {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
+namespace cpu_pdl {
 
 Summary at(double median_ms, double min_ms = -1.0, double max_ms = -1.0) {
   Summary s;
@@ -301,5 +297,5 @@ TEST(PdlCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
 
 #endif  // CSG_STAGE04_BINARY
 
-}  // namespace
+}  // namespace cpu_pdl
 }  // namespace csg::graphs

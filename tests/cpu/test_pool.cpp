@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "matchers.hpp"
 #include "03_stream_pool_gemm/conclusions.hpp"
 #include "03_stream_pool_gemm/report.hpp"
 #include "report/conclusions.hpp"
@@ -19,12 +20,8 @@
 #include "usage_checks.hpp"
 
 namespace csg {
-namespace {
+namespace cpu_pool {
 
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
 using pool::SweepVerdict;
 
 // 100 batches alone on one stream: H2D 4 ms, kernels 18 ms, D2H 8 ms, so
@@ -801,5 +798,5 @@ INSTANTIATE_TEST_SUITE_P(Subcommands, Stage03KernelDefault, ::testing::Values("k
 
 #endif
 
-}  // namespace
+}  // namespace cpu_pool
 }  // namespace csg

@@ -20,7 +20,7 @@
 #include <vector>
 
 namespace csg {
-namespace {
+namespace cpu_readme_facts {
 
 std::string read_source(const std::string& relative) {
   std::ifstream in(std::string(CSG_SOURCE_DIR) + "/" + relative, std::ios::binary);
@@ -161,5 +161,5 @@ TEST(ReadmeFacts, TheCheckersFindWhatTheyLookFor) {
   EXPECT_EQ(family("120-virtual"), "Blackwell");
 }
 
-}  // namespace
+}  // namespace cpu_readme_facts
 }  // namespace csg

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "matchers.hpp"
 #include "04_graph_capture_gemm/lab/regime-map/regime_map.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
@@ -18,12 +19,7 @@
 #include "report/device_info.hpp"
 
 namespace csg::graphs {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
+namespace cpu_regime_map {
 
 using testing::ms;
 
@@ -488,5 +484,5 @@ INSTANTIATE_TEST_SUITE_P(
       return testing::words_name(param_info.index, param_info.param.args);
     });
 
-}  // namespace
+}  // namespace cpu_regime_map
 }  // namespace csg::graphs

@@ -11,7 +11,7 @@
 #include "run_process.hpp"
 
 namespace csg {
-namespace {
+namespace cpu_result_json {
 
 StageResult sample_result() {
   StageResult result;
@@ -138,11 +138,11 @@ TEST(ResultJson, PrintedTableHasOneRowPerMeasurement) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4);  // header, rule, two rows
 }
 
-}  // namespace
+}  // namespace cpu_result_json
 }  // namespace csg
 
 namespace csg {
-namespace {
+namespace cpu_result_json {
 
 TEST(ResultJson, Stage01BoundsAreTheTotalOverTheSumAndTheKernelsOwnRate) {
   CommonOptions options;
@@ -195,11 +195,11 @@ TEST(ResultTable, CompactParamsKeepWhatDistinguishesAVariant) {
   EXPECT_EQ(compact_params(nlohmann::json::object()), "-");
 }
 
-}  // namespace
+}  // namespace cpu_result_json
 }  // namespace csg
 
 namespace csg {
-namespace {
+namespace cpu_result_json {
 
 TEST(ResultTable, TheWorkloadLineCountsOneBatchInTheSingular) {
   const GemmChoice naive{};
@@ -208,5 +208,5 @@ TEST(ResultTable, TheWorkloadLineCountsOneBatchInTheSingular) {
   EXPECT_EQ(describe_workload(Workload{100, GemmShape{4, 2, 3}}, naive).rfind("100 batches of C_i", 0), 0U);
 }
 
-}  // namespace
+}  // namespace cpu_result_json
 }  // namespace csg

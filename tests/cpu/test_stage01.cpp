@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "matchers.hpp"
 #include "01_serial_baseline/lesson.hpp"
 #include "01_serial_baseline/lesson_report.hpp"
 #include "01_serial_baseline/report.hpp"
@@ -21,11 +22,7 @@
 #include "usage_checks.hpp"
 
 namespace csg {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::HasSubstr;
-using ::testing::Not;
+namespace cpu_stage01 {
 
 std::optional<lesson01::Options> lesson_options(const std::vector<std::string>& args) {
   return testing::parse_as_called(lesson01::parse_options, lesson01::kStage, args);
@@ -167,5 +164,5 @@ TEST(Stage01Cli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
 
 #endif  // CSG_STAGE01_BINARY
 
-}  // namespace
+}  // namespace cpu_stage01
 }  // namespace csg

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "matchers.hpp"
 #include "base/errors.hpp"
 #include "lesson_argv.hpp"
 #include "run_process.hpp"
@@ -22,12 +23,7 @@
 #include "02_pinned_vs_pageable/options.hpp"
 
 namespace csg::copies {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
-using ::testing::HasSubstr;
+namespace cpu_stage02 {
 
 constexpr std::uint64_t kSeed = 7;
 
@@ -290,5 +286,5 @@ TEST(Stage02Cli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
 
 #endif  // CSG_STAGE02_BINARY
 
-}  // namespace
+}  // namespace cpu_stage02
 }  // namespace csg::copies

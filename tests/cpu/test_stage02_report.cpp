@@ -14,6 +14,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "matchers.hpp"
 #include "02_pinned_vs_pageable/lab/overlap.hpp"
 #include "02_pinned_vs_pageable/lab/pinning-cost/pinning_cost.hpp"
 #include "02_pinned_vs_pageable/lab/sweep/sweep.hpp"
@@ -23,13 +24,7 @@
 #include "run_process.hpp"
 
 namespace csg::copies {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
+namespace cpu_stage02_report {
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
@@ -595,5 +590,5 @@ TEST(ByteChecks, NothingCheckedIsNoPassAndTheFirstFailureIsNamed) {
             "got 0x00");
 }
 
-}  // namespace
+}  // namespace cpu_stage02_report
 }  // namespace csg::copies

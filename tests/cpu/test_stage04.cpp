@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "matchers.hpp"
 #include "04_graph_capture_gemm/conclusions.hpp"
 #include "04_graph_capture_gemm/graph_inspect.hpp"
 #include "04_graph_capture_gemm/lab/costs/costs.hpp"
@@ -30,14 +31,8 @@
 #include "usage_checks.hpp"
 
 namespace csg::graphs {
-namespace {
+namespace cpu_stage04 {
 
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
 using testing::ms;
 
 std::vector<std::string> ids_of(const Report& report) {
@@ -715,5 +710,5 @@ TEST(Stage04Cli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
 
 #endif  // CSG_STAGE04_BINARY
 
-}  // namespace
+}  // namespace cpu_stage04
 }  // namespace csg::graphs

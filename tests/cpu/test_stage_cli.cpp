@@ -16,7 +16,7 @@
 #include "usage_checks.hpp"
 
 namespace csg {
-namespace {
+namespace cpu_stage_cli {
 
 using testing::BadCase;
 using testing::StageCommand;
@@ -183,5 +183,5 @@ TEST(StageCli, TheLaboratoryIsReadFromTheHelpThatListsIt) {
   EXPECT_EQ(options, (std::set<std::string>{"help", "m", "tf32"}));
 }
 
-}  // namespace
+}  // namespace cpu_stage_cli
 }  // namespace csg

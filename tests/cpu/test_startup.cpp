@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "matchers.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "04_graph_capture_gemm/lab/startup/startup.hpp"
@@ -17,12 +18,8 @@
 #include "subcommand_checks.hpp"
 
 namespace csg::graphs {
-namespace {
+namespace cpu_startup {
 
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
 using csg::testing::ms;
 
 // ---- the plan ---------------------------------------------------------------
@@ -463,5 +460,5 @@ TEST(StartupCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
 
 #endif  // CSG_STAGE04_BINARY
 
-}  // namespace
+}  // namespace cpu_startup
 }  // namespace csg::graphs

@@ -9,7 +9,7 @@
 #include "measure/timers.hpp"
 
 namespace csg {
-namespace {
+namespace cpu_stats {
 
 std::vector<Millis> ms(std::initializer_list<double> values) {
   std::vector<Millis> out;
@@ -135,5 +135,5 @@ TEST(Table, FigureKeepsTheSignificantDigitsOfSmallValues) {
   EXPECT_EQ(figure(std::nan(""), 2), "-");
 }
 
-}  // namespace
+}  // namespace cpu_stats
 }  // namespace csg

@@ -5,16 +5,13 @@
 
 #include <tuple>
 
+#include "matchers.hpp"
 #include "03_stream_pool_gemm/lab/count-sweep/count_sweep.hpp"
 #include "base/errors.hpp"
 #include "measure/pipeline_bound.hpp"
 
 namespace csg::pool {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::HasSubstr;
-using ::testing::Not;
+namespace cpu_stream_count {
 
 StreamCountConfig parse(std::vector<std::string> args) {
   StageCli cli("03_stream_pool_gemm", "test");
@@ -220,5 +217,5 @@ TEST(StreamCount, AMechanismNeedsPoints) {
   EXPECT_THROW(static_cast<void>(mechanism_verdict({}, 8)), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace cpu_stream_count
 }  // namespace csg::pool

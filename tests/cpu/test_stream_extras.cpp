@@ -13,16 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "matchers.hpp"
 #include "03_stream_pool_gemm/lab/competition.hpp"
 #include "base/errors.hpp"
 #include "made_up.hpp"
 
 namespace csg::pool {
-namespace {
-
-using ::testing::AllOf;
-using ::testing::HasSubstr;
-using ::testing::Not;
+namespace cpu_stream_extras {
 
 // A wide spread: the p95 is 1.5 x the median.
 Summary ms(double median) { return testing::ms(median, 0.9, 1.5); }
@@ -439,5 +436,5 @@ TEST(StreamExtrasConfigs, BadSizesAreRefusedBeforeAnyCudaCall) {
   EXPECT_THROW(measure_contention(no_repeats), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace cpu_stream_extras
 }  // namespace csg::pool

@@ -6,7 +6,7 @@
 #include "base/text.hpp"
 
 namespace csg {
-namespace {
+namespace cpu_text {
 
 TEST(Plural, OneIsSingularEveryOtherCountPlural) {
   EXPECT_EQ(plural(1, "batch"), "1 batch");
@@ -62,5 +62,5 @@ TEST(Printable, AUsageErrorIsOneLineWhateverItEchoes) {
   EXPECT_EQ(std::string(error.what()).find('\n'), std::string::npos);
 }
 
-}  // namespace
+}  // namespace cpu_text
 }  // namespace csg

@@ -13,7 +13,7 @@
 #include "timeline/timeline.hpp"
 
 namespace csg {
-namespace {
+namespace cpu_timeline {
 
 TimelineOp op(OpKind kind, int row, int batch, double start_us, double end_us) {
   return {.kind = kind, .row = row, .batch = batch, .start_us = start_us, .end_us = end_us, .name = ""};
@@ -370,5 +370,5 @@ TEST(TimelineLabel, NoRecordsGiveAnEmptyTimelineWithItsRows) {
   EXPECT_EQ(result.ignored, 0);
 }
 
-}  // namespace
+}  // namespace cpu_timeline
 }  // namespace csg

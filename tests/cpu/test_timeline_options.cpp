@@ -20,7 +20,7 @@
 #include "timeline/stage_timeline.hpp"
 
 namespace csg {
-namespace {
+namespace cpu_timeline_options {
 
 TimelineOptions parsed(const std::vector<std::string>& args) {
   StageCli cli("test_stage", "a stage with timeline options");
@@ -151,5 +151,5 @@ TEST(StageTimelineJson, KeepsEveryFieldAndSaysWhyWhenNothingWasRecorded) {
   EXPECT_TRUE(missing.passed()) << "a timeline CUPTI could not record is reported, not failed";
 }
 
-}  // namespace
+}  // namespace cpu_timeline_options
 }  // namespace csg

@@ -9,7 +9,7 @@
 #include "batches.hpp"
 
 namespace csg {
-namespace {
+namespace cpu_verify {
 
 struct Batches {
   Workload work;
@@ -175,11 +175,11 @@ TEST(Verify, RejectsBuffersSmallerThanTheWorkload) {
   EXPECT_THROW(verify_batches(data.work, data.a, data.b, short_c, VerifyOptions{}), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace cpu_verify
 }  // namespace csg
 
 namespace csg {
-namespace {
+namespace cpu_verify {
 
 TEST(Digest, EqualForEqualOutputsAndChangedByAnyBit) {
   Batches first(4, 9, 7, 5), second(4, 9, 7, 5);
@@ -233,5 +233,5 @@ TEST(Digest, TextIsSixteenLowerCaseHexDigits) {
   EXPECT_EQ(digest_text(~0ULL), "ffffffffffffffff");
 }
 
-}  // namespace
+}  // namespace cpu_verify
 }  // namespace csg

@@ -14,7 +14,7 @@
 #include "batches.hpp"
 
 namespace csg {
-namespace {
+namespace cpu_workload {
 
 TEST(Workload, ArticleShapeByteCounts) {
   const Workload work;  // the article's defaults
@@ -106,5 +106,5 @@ TEST(Units, FormatBytes) {
   EXPECT_EQ(format_bytes(3 * kGiB / 2), "1.50 GiB");
 }
 
-}  // namespace
+}  // namespace cpu_workload
 }  // namespace csg

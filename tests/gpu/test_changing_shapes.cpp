@@ -20,7 +20,7 @@
 #include "workload/gemm.hpp"
 
 namespace csg::graphs {
-namespace {
+namespace gpu_changing_shapes {
 
 constexpr int kStreams = 3;
 constexpr std::uint64_t kDataSeed = 5;
@@ -166,5 +166,5 @@ TEST_F(ChangingShapesTest, NodeLevelUpdatesSayNaiveKernelOnlyForOtherKernels) {
   EXPECT_TRUE(costs.recapture_check.passed) << costs.recapture_check.message();
 }
 
-}  // namespace
+}  // namespace gpu_changing_shapes
 }  // namespace csg::graphs

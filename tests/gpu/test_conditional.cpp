@@ -13,7 +13,7 @@
 #ifdef CSG_STAGE04_BINARY
 
 namespace csg {
-namespace {
+namespace gpu_conditional {
 
 class ConditionalTest : public testing::GpuTest {};
 
@@ -59,7 +59,7 @@ TEST_F(ConditionalTest, EveryLoopAndEveryBucketIsCountedAndVerified) {
   EXPECT_EQ(served, 12);
 }
 
-}  // namespace
+}  // namespace gpu_conditional
 }  // namespace csg
 
 #endif  // CSG_STAGE04_BINARY

@@ -17,7 +17,7 @@
 #include "workload/gemm.hpp"
 
 namespace csg {
-namespace {
+namespace gpu_cuda_failures {
 
 class CudaFailureTest : public testing::GpuTest {};
 
@@ -80,5 +80,5 @@ TEST_F(CudaFailureTest, AStageFrameTurnsACudaFailureIntoExit1AndOneLine) {
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
-}  // namespace
+}  // namespace gpu_cuda_failures
 }  // namespace csg

@@ -19,7 +19,7 @@
 #include "workload/gemm.hpp"
 
 namespace csg {
-namespace {
+namespace gpu_gemm_backends {
 
 constexpr std::uint64_t kSeed = 11;
 
@@ -144,5 +144,5 @@ TEST_F(GemmBackends, CublasRefusesToCreateAHandleDuringCaptureAndWorksOncePrepar
   EXPECT_TRUE(buffers.verify(kSeed).passed);
 }
 
-}  // namespace
+}  // namespace gpu_gemm_backends
 }  // namespace csg

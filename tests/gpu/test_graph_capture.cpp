@@ -23,7 +23,7 @@
 #include "workload/gemm.hpp"
 
 namespace csg::graphs {
-namespace {
+namespace gpu_graph_capture {
 
 class GraphCaptureTest : public testing::GpuTest {};
 
@@ -121,5 +121,5 @@ TEST_F(GraphCaptureTest, InspectionCountsChainsRootsAndLeaves) {
   EXPECT_EQ(chain.chains, 1u);
 }
 
-}  // namespace
+}  // namespace gpu_graph_capture
 }  // namespace csg::graphs

@@ -15,7 +15,7 @@
 #include "run_process.hpp"
 
 namespace csg {
-namespace {
+namespace gpu_interrupts_and_digests {
 
 class InterruptTest : public testing::GpuTest {};
 
@@ -109,5 +109,5 @@ TEST_F(InterruptTest, TwoStagesInTwoProcessesAgreeOnTheDigest) {
   EXPECT_NE(other_seed, serial);
 }
 
-}  // namespace
+}  // namespace gpu_interrupts_and_digests
 }  // namespace csg

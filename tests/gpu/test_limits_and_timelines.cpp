@@ -12,7 +12,7 @@
 #include "run_process.hpp"
 
 namespace csg {
-namespace {
+namespace gpu_limits_and_timelines {
 
 class OversizeTest : public testing::GpuTest, public ::testing::WithParamInterface<const char*> {};
 
@@ -74,5 +74,5 @@ TEST_F(Stage02TimelineTest, DrawsEachOverlapCaseOnTwoStreams) {
   EXPECT_EQ(nlohmann::json::parse(result).at("timeline").at("ops"), copies + kernels);
 }
 
-}  // namespace
+}  // namespace gpu_limits_and_timelines
 }  // namespace csg

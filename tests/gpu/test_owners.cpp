@@ -12,7 +12,7 @@
 #include "cuda/stream_pool.hpp"
 
 namespace csg {
-namespace {
+namespace gpu_owners {
 
 using testing::memory_type;
 
@@ -239,5 +239,5 @@ TEST_F(OwnersTest, HostBufferAllocatesOnlyTheKindsItCanFreeTheSameWay) {
   EXPECT_EQ(owner.data(), ptr);
 }
 
-}  // namespace
+}  // namespace gpu_owners
 }  // namespace csg

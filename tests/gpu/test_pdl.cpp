@@ -15,7 +15,7 @@
 #ifdef CSG_STAGE04_BINARY
 
 namespace csg {
-namespace {
+namespace gpu_pdl {
 
 class PdlTest : public testing::GpuTest {};
 
@@ -64,7 +64,7 @@ TEST_F(PdlTest, EveryWayOfBothChainsIsVerifiedAndTheGraphsEdgesAreProgrammatic) 
   }
 }
 
-}  // namespace
+}  // namespace gpu_pdl
 }  // namespace csg
 
 #endif  // CSG_STAGE04_BINARY

@@ -22,7 +22,7 @@
 #include "workload/gemm.hpp"
 
 namespace csg::graphs {
-namespace {
+namespace gpu_regime_map {
 
 class RegimeMapTest : public testing::GpuTest {};
 
@@ -226,5 +226,5 @@ TEST_F(RegimeMapTest, ThePlanEstimatesEveryCellAndIssuesNoWork) {
   EXPECT_THAT(plan_text(map), ::testing::HasSubstr("regime map: 2 sizes x 2 batch counts = 4 cells"));
 }
 
-}  // namespace
+}  // namespace gpu_regime_map
 }  // namespace csg::graphs

@@ -8,7 +8,7 @@
 #include "run_process.hpp"
 
 namespace csg {
-namespace {
+namespace gpu_stage01 {
 
 class Stage01Test : public testing::GpuTest, public ::testing::WithParamInterface<std::string> {};
 
@@ -95,5 +95,5 @@ TEST(Stage01Limits, ARequestLargerThanTheMachineIsRefusedWithExit2) {
   EXPECT_TRUE(dir.entries().empty());
 }
 
-}  // namespace
+}  // namespace gpu_stage01
 }  // namespace csg

@@ -25,7 +25,7 @@
 #include "measure/timers.hpp"
 
 namespace csg::copies {
-namespace {
+namespace gpu_stage02 {
 
 constexpr HostMemory kAllKinds[] = {HostMemory::pageable, HostMemory::pinned, HostMemory::registered,
                                     HostMemory::write_combined};
@@ -297,5 +297,5 @@ TEST_F(Stage02Test, ThePinningCostTimesEveryCallOfEverySize) {
   EXPECT_EQ(doc.at("pinning").at("sizes"), nlohmann::json({std::uint64_t{1} << 20, std::uint64_t{4} << 20}));
 }
 
-}  // namespace
+}  // namespace gpu_stage02
 }  // namespace csg::copies

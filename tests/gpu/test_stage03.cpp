@@ -21,7 +21,7 @@
 #include "run_process.hpp"
 
 namespace csg {
-namespace {
+namespace gpu_stage03 {
 
 class Stage03Binary : public testing::GpuTest {};
 
@@ -409,5 +409,5 @@ TEST_F(Stage03Loops, EveryPoolSizeGetsItsBusiestStreamTimedOnOneStream) {
   EXPECT_TRUE(runs.pool(pool::IssueOrder::depth_first).check.passed);
 }
 
-}  // namespace
+}  // namespace gpu_stage03
 }  // namespace csg

@@ -16,7 +16,7 @@
 #ifdef CSG_STAGE04_BINARY
 
 namespace csg {
-namespace {
+namespace gpu_stage04 {
 
 class Stage04Test : public testing::GpuTest {};
 
@@ -272,7 +272,7 @@ TEST_F(Stage04Test, SkipJoinReportsTheUnjoinedCaptureAndExits1) {
   EXPECT_EQ(doc.at("skip_join").at("recaptured_verified"), true);
 }
 
-}  // namespace
+}  // namespace gpu_stage04
 }  // namespace csg
 
 #endif  // CSG_STAGE04_BINARY

@@ -14,7 +14,7 @@
 #ifdef CSG_STAGE04_BINARY
 
 namespace csg {
-namespace {
+namespace gpu_startup {
 
 class StartupTest : public testing::GpuTest {};
 
@@ -81,7 +81,7 @@ TEST_F(StartupTest, EveryBucketGraphOfEveryLayoutIsBuiltAndVerifiedAlone) {
   EXPECT_EQ(doc.at("verdicts").at(0).at("outcome"), "none_over");
 }
 
-}  // namespace
+}  // namespace gpu_startup
 }  // namespace csg
 
 #endif  // CSG_STAGE04_BINARY

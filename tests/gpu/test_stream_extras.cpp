@@ -14,7 +14,7 @@
 #include "gpu_test.hpp"
 
 namespace csg::pool {
-namespace {
+namespace gpu_stream_extras {
 
 class StreamExtras : public testing::GpuTest {};
 
@@ -116,5 +116,5 @@ TEST_F(StreamExtras, ContentionVerifiesEveryBlockAndTheLargeKernelFitsFewerBlock
   EXPECT_FALSE(verdict.sentence.empty());
 }
 
-}  // namespace
+}  // namespace gpu_stream_extras
 }  // namespace csg::pool

@@ -16,7 +16,7 @@
 #include "trace_reader.hpp"
 
 namespace csg {
-namespace {
+namespace gpu_timeline_01 {
 
 constexpr int kBatches = 5;
 constexpr int kM = 33;
@@ -105,5 +105,5 @@ TEST(Timeline01, NoTimelineUnlessAskedFor) {
   EXPECT_FALSE(run.doc().contains("timeline")) << run.doc().dump(1);
 }
 
-}  // namespace
+}  // namespace gpu_timeline_01
 }  // namespace csg

@@ -18,7 +18,7 @@
 #include "trace_reader.hpp"
 
 namespace csg {
-namespace {
+namespace gpu_timeline_03_04 {
 
 constexpr int kBatches = 12;
 constexpr int kStreams = 3;
@@ -156,5 +156,5 @@ INSTANTIATE_TEST_SUITE_P(Stages, Timeline0304Test, ::testing::ValuesIn(stage_cas
                          [](const ::testing::TestParamInfo<StageCase>& param_info) { return param_info.param.name; });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Timeline0304Test);
 
-}  // namespace
+}  // namespace gpu_timeline_03_04
 }  // namespace csg
