@@ -355,9 +355,7 @@ ShapeSequenceCosts made_up_sequence() {
 Report reported(const ShapeSequenceCosts& seq) {
   ChangingShapesOptions options;
   options.shapes = seq.config;
-  Report report(kStage, "changing-shapes", DeviceInfo{});
-  report_changing_shapes(options, seq, report);
-  return report;
+  return testing::report_of(kStage, "changing-shapes", report_changing_shapes, options, seq);
 }
 
 TEST(ChangingShapesReport, TheJsonHoldsEveryFigureAndFollowsFromThem) {

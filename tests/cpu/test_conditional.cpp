@@ -6,7 +6,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-
 #include "matchers.hpp"
 #include "04_graph_capture_gemm/lab/conditional/conditional.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
@@ -14,6 +13,7 @@
 #include "base/errors.hpp"
 #include "declaration_checks.hpp"
 #include "subcommand_checks.hpp"
+#include "made_up.hpp"
 
 namespace csg::graphs {
 namespace cpu_conditional {
@@ -235,9 +235,7 @@ ConditionalConfig small_config() {
 }
 
 Report reported(const ConditionalCosts& costs) {
-  Report report(kStage, "conditional", DeviceInfo{});
-  report_conditional(small_config(), costs, report);
-  return report;
+  return testing::report_of(kStage, "conditional", report_conditional, small_config(), costs);
 }
 
 TEST(ConditionalReport, PrintsTheTablesAndEveryVerdictAndCarriesThemInTheJson) {
@@ -326,28 +324,6 @@ TEST(ConditionalOptions, AreParsedAndSorted) {
   EXPECT_EQ(given.size, 8);
   EXPECT_EQ(given.common.work.shape.m, 8);
 }
-
-#ifdef CSG_STAGE04_BINARY
-
-TEST(ConditionalCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
-  testing::expect_command_line_promises(
-      CSG_STAGE04_BINARY,
-      {.refused = {{{"conditional", "--host-memory", "pinned"}, "unknown option '--host-memory'"},
-                   {{"conditional", "--cond-iterations", "0"}, "--cond-iterations takes an integer in [1, 100000]"},
-                   {{"conditional", "--cond-iterations", "10,10"}, "--cond-iterations lists 10 twice"},
-                   {{"conditional", "--cond-iterations", "100001"}, "--cond-iterations takes an integer"},
-                   {{"conditional", "--cond-buckets", ""}, "--cond-buckets takes a comma-separated list"},
-                   {{"conditional", "--cond-buckets", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"},
-                    "--cond-buckets takes at most 16 sizes, got 17"},
-                   {{"conditional", "--cond-size", "0"}, "--cond-size takes an integer"},
-                   {{"conditional", "--cond-requests", "-1"}, "--cond-requests takes an integer"},
-                   {{"conditional", "--batches", "3"}, "unknown option '--batches'"}},
-       .accepted = {{"conditional"}, {"conditional", "--cond-requests", "0", "--cond-unroll-max", "0"}},
-       .helps = {{"", {"\n  conditional "}, {}},
-                 {"conditional", {"--cond-iterations", "--cond-buckets", "WHILE"}, {"--host-memory", "--batches"}}}});
-}
-
-#endif  // CSG_STAGE04_BINARY
 
 }  // namespace cpu_conditional
 }  // namespace csg::graphs

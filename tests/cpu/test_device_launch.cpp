@@ -5,7 +5,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-
 #include "matchers.hpp"
 #include "04_graph_capture_gemm/lab/device-launch/device_launch.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
@@ -13,6 +12,7 @@
 #include "base/errors.hpp"
 #include "declaration_checks.hpp"
 #include "subcommand_checks.hpp"
+#include "made_up.hpp"
 
 namespace csg::graphs {
 namespace cpu_device_launch {
@@ -162,9 +162,7 @@ TEST(DeviceLaunchVerdicts, NameTheArticlesKernelsWhenTheFlagWasRefused) {
 }
 
 Report reported(const MadeRun& run) {
-  Report report(kStage, "device-launch", DeviceInfo{});
-  report_device_launch(run.config, run.figures, report);
-  return report;
+  return testing::report_of(kStage, "device-launch", report_device_launch, run.config, run.figures);
 }
 
 TEST(DeviceLaunchReport, PrintsEachVerdictAsABulletAndCarriesItInTheJson) {
@@ -242,24 +240,6 @@ TEST(DeviceLaunchOptions, DefaultsAndTheWorkTheyMake) {
   EXPECT_EQ(given.launches, 7);
   EXPECT_EQ(given.common.work.shape.m, 33);
 }
-
-#ifdef CSG_STAGE04_BINARY
-
-TEST(DeviceLaunchCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
-  testing::expect_command_line_promises(
-      CSG_STAGE04_BINARY,
-      {.refused = {{{"device-launch", "--fan-out", "121"}, "--fan-out takes an integer in [1, 120]"},
-                   {{"device-launch", "--fan-out", "0"}, "--fan-out takes an integer in [1, 120], got 0"},
-                   {{"device-launch", "--launches", "0"}, "--launches takes an integer"},
-                   {{"device-launch", "--work-size", "x"}, "--work-size takes an integer"},
-                   {{"device-launch", "--work-batches", "-1"}, "--work-batches takes an integer"},
-                   {{"device-launch", "--batches", "3"}, "unknown option '--batches'"}},
-       .accepted = {{"device-launch"}, {"device-launch", "--launches", "5", "--host-memory", "pageable"}},
-       .helps = {{"", {"\n  device-launch "}, {}},
-                 {"device-launch", {"--launches", "--fan-out", "--work-size", "--host-memory"}, {"--batches", "--kernel"}}}});
-}
-
-#endif  // CSG_STAGE04_BINARY
 
 }  // namespace cpu_device_launch
 }  // namespace csg::graphs

@@ -9,6 +9,7 @@
 #include "04_graph_capture_gemm/lab/launch-anatomy/launch_anatomy.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "report/device_info.hpp"
+#include "made_up.hpp"
 
 namespace csg::graphs {
 namespace cpu_launch_anatomy {
@@ -201,9 +202,7 @@ TEST(LaunchAnatomy, ArticleGraphCheaperToLaunchButSlowerOnTheGpu) {
 Report reported(const Anatomy& anatomy) {
   LaunchAnatomyOptions options;
   options.anatomy = anatomy.config;
-  Report report(kStage, "launch-anatomy", DeviceInfo{});
-  report_launch_anatomy(options, anatomy, report);
-  return report;
+  return testing::report_of(kStage, "launch-anatomy", report_launch_anatomy, options, anatomy);
 }
 
 TEST(LaunchAnatomy, TheReportHoldsLaunchesFitsTheVariantsAndItsVerdicts) {

@@ -11,6 +11,7 @@
 #include "param_names.hpp"
 #include "report/conclusions.hpp"
 #include "report/device_info.hpp"
+#include "made_up.hpp"
 
 namespace csg::graphs {
 namespace cpu_launch_costs {
@@ -164,9 +165,7 @@ LaunchChainsFigures made_up_figures() {
 }
 
 Report reported(const LaunchChainsFigures& figures) {
-  Report report(kStage, "launch-chains", DeviceInfo{});
-  report_launch_chains(LaunchChainsConfig{}, figures, report);
-  return report;
+  return testing::report_of(kStage, "launch-chains", report_launch_chains, LaunchChainsConfig{}, figures);
 }
 
 TEST(LaunchCostsReport, TheJsonKeepsEveryChainFitAndPair) {

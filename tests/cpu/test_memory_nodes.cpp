@@ -147,9 +147,7 @@ MemoryNodesFigures made_up() {
 Report reported(const MemoryNodesFigures& f) {
   ArticleOptions options;
   options.common.host_memory = HostMemory::pinned;
-  Report report(kStage, "memory-nodes", DeviceInfo{});
-  report_memory_nodes(options, f, report);
-  return report;
+  return testing::report_of(kStage, "memory-nodes", report_memory_nodes, options, f);
 }
 
 TEST(MemoryNodesReport, TheJsonKeepsEveryMomentAndVerdict) {
@@ -203,22 +201,6 @@ INSTANTIATE_TEST_SUITE_P(EachCheck, MemoryNodesFailedCheck,
                          ::testing::Values(&MemoryNodesFigures::memory_check, &MemoryNodesFigures::preallocated_check,
                                            &MemoryNodesFigures::first_launch_check,
                                            &MemoryNodesFigures::second_check));
-
-#ifdef CSG_STAGE04_BINARY
-
-TEST(MemoryNodesCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
-  testing::expect_command_line_promises(
-      CSG_STAGE04_BINARY,
-      {.refused = {{{"memory-nodes", "--streams", "0"}, "--streams takes an integer in [1, 1024]"},
-                   {{"memory-nodes", "--device-buffers", "graph"}, "--device-buffers takes one of slots|per-batch"},
-                   {{"memory-nodes", "--tiny-count", "5"}, "unknown option '--tiny-count'"},
-                   {{"memory-nodes", "--batches", "0"}, "--batches takes an integer"}},
-       .accepted = {{"memory-nodes"}, {"memory-nodes", "--device-buffers", "per-batch", "--kernel", "cublas"}},
-       .helps = {{"", {"\n  memory-nodes "}, {}},
-                 {"memory-nodes", {"cudaMallocAsync", "--device-buffers", "--streams"}, {"--tiny-count", "--streams-sweep"}}}});
-}
-
-#endif  // CSG_STAGE04_BINARY
 
 }  // namespace cpu_memory_nodes
 }  // namespace csg::graphs

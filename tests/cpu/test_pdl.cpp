@@ -17,6 +17,7 @@
 #include "base/errors.hpp"
 #include "declaration_checks.hpp"
 #include "subcommand_checks.hpp"
+#include "made_up.hpp"
 
 namespace csg::graphs {
 namespace cpu_pdl {
@@ -180,9 +181,7 @@ MadeUpPdl made_up_pdl() {
 }
 
 Report reported(const MadeUpPdl& run) {
-  Report report(kStage, "pdl", DeviceInfo{});
-  report_pdl(run.config, run.costs, report);
-  return report;
+  return testing::report_of(kStage, "pdl", report_pdl, run.config, run.costs);
 }
 
 TEST(PdlReport, VerifiesEveryWayAndWritesItsFigures) {
@@ -279,23 +278,6 @@ TEST(Pdl, TheHoldCoversTheHostsQueueing) {
   EXPECT_DOUBLE_EQ(pdl_hold_ms(1), 0.11);
   EXPECT_DOUBLE_EQ(pdl_hold_ms(1000), 10.1);
 }
-
-#ifdef CSG_STAGE04_BINARY
-
-TEST(PdlCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
-  testing::expect_command_line_promises(
-      CSG_STAGE04_BINARY,
-      {.refused = {{{"pdl", "--kernel", "tiled"}, "unknown option '--kernel'"},
-                   {{"pdl", "--host-memory", "pinned"}, "unknown option '--host-memory'"},
-                   {{"pdl", "--tf32"}, "unknown option '--tf32'"},
-                   {{"pdl", "--pdl-pairs", "0"}, "--pdl-pairs takes an integer in [1, 50000]"},
-                   {{"pdl", "--pdl-pairs", "50001"}, "--pdl-pairs takes an integer"},
-                   {{"pdl", "--pdl-pairs", "x"}, "--pdl-pairs takes an integer"}},
-       .accepted = {{"pdl"}, {"pdl", "--batches", "3", "--pdl-pairs", "2"}},
-       .helps = {{"", {"\n  pdl "}, {}}, {"pdl", {"--pdl-pairs", "--batches"}, {"--host-memory", "--kernel"}}}});
-}
-
-#endif  // CSG_STAGE04_BINARY
 
 }  // namespace cpu_pdl
 }  // namespace csg::graphs

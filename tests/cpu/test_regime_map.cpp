@@ -67,9 +67,7 @@ Report reported(const RegimeMap& map) {
   device.name = "Test GPU";
   RegimeMapOptions options;
   options.map = map.config;
-  Report report("04_graph_capture_gemm", "regime-map", device);
-  report_regime_map(options, map, report);
-  return report;
+  return testing::report_of("04_graph_capture_gemm", "regime-map", report_regime_map, options, map, device);
 }
 
 // ---- the winner rule ----------------------------------------------------------

@@ -22,6 +22,7 @@
 #include "02_pinned_vs_pageable/report.hpp"
 #include "report/conclusions.hpp"
 #include "run_process.hpp"
+#include "made_up.hpp"
 
 namespace csg::copies {
 namespace cpu_stage02_report {
@@ -250,9 +251,7 @@ MadeUpSweep made_up_sweep() {
 }
 
 Report sweep_report(const MadeUpSweep& s) {
-  Report report("02_pinned_vs_pageable", "sweep", test_gpu());
-  sweep::report(s.config, s.figures, report);
-  return report;
+  return testing::report_of("02_pinned_vs_pageable", "sweep", sweep::report, s.config, s.figures, test_gpu());
 }
 
 TEST(SweepReport, ThePeaksAreTheFastestSizesAndBothWaysCountsBothCopies) {
@@ -354,9 +353,7 @@ MadeUpOverlap made_up_overlap(double pageable_after_ratio) {
 }
 
 Report overlap_report(const MadeUpOverlap& o, const char* subcommand = "overlap") {
-  Report report("02_pinned_vs_pageable", subcommand, test_gpu());
-  overlap::report(o.config, o.figures, report);
-  return report;
+  return testing::report_of("02_pinned_vs_pageable", subcommand, overlap::report, o.config, o.figures, test_gpu());
 }
 
 TEST(OverlapVerdict, UnderFivePercentOverOneIsNoOverlapAndTheCopyEndIsSignedRight) {

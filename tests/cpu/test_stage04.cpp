@@ -332,9 +332,7 @@ CostsFigures made_up_costs() {
 }
 
 Report reported(const ArticleOptions& options, const CostsFigures& f) {
-  Report report(kStage, "costs", DeviceInfo{});
-  report_costs(options, f, report);
-  return report;
+  return testing::report_of(kStage, "costs", report_costs, options, f);
 }
 
 TEST(Stage04Costs, TheJsonsFiguresFollowFromEachOther) {
@@ -485,9 +483,7 @@ NodeUpdatesFigures made_up_node_updates() {
 }
 
 Report reported(const NodeUpdatesFigures& f) {
-  Report report(kStage, "node-updates", DeviceInfo{});
-  report_node_updates(article_options(100, 8), f, report);
-  return report;
+  return testing::report_of(kStage, "node-updates", report_node_updates, article_options(100, 8), f);
 }
 
 TEST(Stage04NodeUpdates, TheJsonKeepsTheUpdatesAndTheNodeLevelSwitches) {
@@ -558,9 +554,7 @@ TinyCosts made_up_tiny() {
 }
 
 Report reported(const TinyCosts& costs) {
-  Report report(kStage, "tiny-work", DeviceInfo{});
-  report_tiny(made_up_tiny_run(), costs, report);
-  return report;
+  return testing::report_of(kStage, "tiny-work", report_tiny, made_up_tiny_run(), costs);
 }
 
 TEST(Stage04TinyWork, PerOperationFiguresFollowFromTheMedians) {
@@ -672,6 +666,48 @@ const testing::CommandLinePromises kCommandLines = {
         {{"timeline", "--timeline"}, "unknown option '--timeline'"},
         {{"timeline", "--streams", "0"}, "--streams takes an integer in [1, 1024]"},
         {{"everything"}, "unknown subcommand 'everything'"},
+        {{"conditional", "--host-memory", "pinned"}, "unknown option '--host-memory'"},
+        {{"conditional", "--cond-iterations", "0"}, "--cond-iterations takes an integer in [1, 100000]"},
+        {{"conditional", "--cond-iterations", "10,10"}, "--cond-iterations lists 10 twice"},
+        {{"conditional", "--cond-iterations", "100001"}, "--cond-iterations takes an integer"},
+        {{"conditional", "--cond-buckets", ""}, "--cond-buckets takes a comma-separated list"},
+        {{"conditional", "--cond-buckets", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"},
+         "--cond-buckets takes at most 16 sizes, got 17"},
+        {{"conditional", "--cond-size", "0"}, "--cond-size takes an integer"},
+        {{"conditional", "--cond-requests", "-1"}, "--cond-requests takes an integer"},
+        {{"conditional", "--batches", "3"}, "unknown option '--batches'"},
+        {{"device-launch", "--fan-out", "121"}, "--fan-out takes an integer in [1, 120]"},
+        {{"device-launch", "--fan-out", "0"}, "--fan-out takes an integer in [1, 120], got 0"},
+        {{"device-launch", "--launches", "0"}, "--launches takes an integer"},
+        {{"device-launch", "--work-size", "x"}, "--work-size takes an integer"},
+        {{"device-launch", "--work-batches", "-1"}, "--work-batches takes an integer"},
+        {{"device-launch", "--batches", "3"}, "unknown option '--batches'"},
+        {{"memory-nodes", "--streams", "0"}, "--streams takes an integer in [1, 1024]"},
+        {{"memory-nodes", "--device-buffers", "graph"}, "--device-buffers takes one of slots|per-batch"},
+        {{"memory-nodes", "--tiny-count", "5"}, "unknown option '--tiny-count'"},
+        {{"memory-nodes", "--batches", "0"}, "--batches takes an integer"},
+        {{"pdl", "--kernel", "tiled"}, "unknown option '--kernel'"},
+        {{"pdl", "--host-memory", "pinned"}, "unknown option '--host-memory'"},
+        {{"pdl", "--tf32"}, "unknown option '--tf32'"},
+        {{"pdl", "--pdl-pairs", "0"}, "--pdl-pairs takes an integer in [1, 50000]"},
+        {{"pdl", "--pdl-pairs", "50001"}, "--pdl-pairs takes an integer"},
+        {{"pdl", "--pdl-pairs", "x"}, "--pdl-pairs takes an integer"},
+        {{"startup", "--warmup", "2"}, "unknown option '--warmup'"},
+        {{"startup", "--repeats", "3"}, "unknown option '--repeats'"},
+        // Above the default top bucket of 256, or the default 64 and 256 buckets above 100.
+        {{"startup", "--startup-buckets", "8,300"}, "300 buckets over 1..256 batches would leave some empty"},
+        {{"startup", "--startup-max-batches", "100"}, "256 buckets over 1..100 batches"},
+        {{"startup", "--startup-buckets", "8,8"}, "--startup-buckets lists 8 twice"},
+        {{"startup", "--startup-buckets", "8,,16"}, "(an empty item)"},
+        {{"startup", "--startup-buckets", "0"}, "--startup-buckets takes an integer in [1, 1024]"},
+        {{"startup", "--startup-buckets", "1025"}, "--startup-buckets takes an integer"},
+        {{"startup", "--startup-max-batches", "1025"}, "--startup-max-batches takes an integer"},
+        {{"startup", "--startup-size", "0"}, "--startup-size takes an integer"},
+        {{"startup", "--startup-budget-ms", "0"}, "--startup-budget-ms takes an integer"},
+        {{"startup", "--startup-requests", "0"}, "--startup-requests takes an integer"},
+        {{"startup", "--startup-rounds", "0"}, "--startup-rounds takes an integer in [1, 100]"},
+        {{"startup", "--startup-rounds", "101"}, "--startup-rounds takes an integer"},
+        {{"startup", "--batches", "3"}, "unknown option '--batches'"},
     },
     .accepted = {
         {},
@@ -683,6 +719,16 @@ const testing::CommandLinePromises kCommandLines = {
         {"graph", "--batches", "3"},
         {"skip-join", "--streams", "2"},
         {"timeline", "--timeline-batches", "2"},
+        {"conditional"},
+        {"conditional", "--cond-requests", "0", "--cond-unroll-max", "0"},
+        {"device-launch"},
+        {"device-launch", "--launches", "5", "--host-memory", "pageable"},
+        {"memory-nodes"},
+        {"memory-nodes", "--device-buffers", "per-batch", "--kernel", "cublas"},
+        {"pdl"},
+        {"pdl", "--batches", "3", "--pdl-pairs", "2"},
+        {"startup"},
+        {"startup", "--startup-buckets", "2,4", "--startup-max-batches", "4"},
     },
     .helps = {
         {"", {"--streams", "costs", "node-updates", "changing-shapes", "tiny-work", "launch-chains", "regime-map",
@@ -701,6 +747,17 @@ const testing::CommandLinePromises kCommandLines = {
         {"graph", {"--dot", "--streams", "--batches"}, {"--max-minutes", "--trace", "--warmup", "--repeats"}},
         {"skip-join", {"--streams", "--batches"}, {"--skip-join", "--dot", "--max-minutes", "--warmup", "--repeats"}},
         {"timeline", {"--timeline-batches", "--trace", "--streams"}, {"--timeline ", "--dot", "--tiny-count"}},
+        {"", {"\n  conditional "}, {}},
+        {"conditional", {"--cond-iterations", "--cond-buckets", "WHILE"}, {"--host-memory", "--batches"}},
+        {"", {"\n  device-launch "}, {}},
+        {"device-launch", {"--launches", "--fan-out", "--work-size", "--host-memory"}, {"--batches", "--kernel"}},
+        {"", {"\n  memory-nodes "}, {}},
+        {"memory-nodes", {"cudaMallocAsync", "--device-buffers", "--streams"}, {"--tiny-count", "--streams-sweep"}},
+        {"", {"\n  pdl "}, {}},
+        {"pdl", {"--pdl-pairs", "--batches"}, {"--host-memory", "--kernel"}},
+        {"", {"\n  startup "}, {}},
+        {"startup", {"--startup-buckets", "--startup-budget-ms", "--streams"},
+         {"--batches", "--device-buffers", "--warmup", "--repeats"}},
     },
 };
 

@@ -333,9 +333,7 @@ TEST(StartupVerdicts, NothingBuiltOrTimedIsSaidSo) {
 // ---- the report ------------------------------------------------------------------------
 
 Report reported(const StartupFigures& f) {
-  Report report(kStage, "startup", DeviceInfo{});
-  report_startup(f.config, f, report);
-  return report;
+  return testing::report_of(kStage, "startup", report_startup, f.config, f);
 }
 
 TEST(StartupReport, PrintsTheTableTheMixesAndEveryVerdictAndCarriesThemInTheJson) {
@@ -431,34 +429,6 @@ TEST(StartupReport, AFailedGraphFailsTheRunAndIsNamed) {
   EXPECT_EQ(failed.at("verified"), false);
   EXPECT_THAT(failed.at("failure").get<std::string>(), HasSubstr("batch 3"));
 }
-
-#ifdef CSG_STAGE04_BINARY
-
-TEST(StartupCli, RefusesBadInputTakesGoodInputAndHelpsWithItsOwnFlags) {
-  testing::expect_command_line_promises(
-      CSG_STAGE04_BINARY,
-      {.refused = {{{"startup", "--warmup", "2"}, "unknown option '--warmup'"},
-                   {{"startup", "--repeats", "3"}, "unknown option '--repeats'"},
-                   // Above the default top bucket of 256, or the default 64 and 256 buckets above 100.
-                   {{"startup", "--startup-buckets", "8,300"}, "300 buckets over 1..256 batches would leave some empty"},
-                   {{"startup", "--startup-max-batches", "100"}, "256 buckets over 1..100 batches"},
-                   {{"startup", "--startup-buckets", "8,8"}, "--startup-buckets lists 8 twice"},
-                   {{"startup", "--startup-buckets", "8,,16"}, "(an empty item)"},
-                   {{"startup", "--startup-buckets", "0"}, "--startup-buckets takes an integer in [1, 1024]"},
-                   {{"startup", "--startup-buckets", "1025"}, "--startup-buckets takes an integer"},
-                   {{"startup", "--startup-max-batches", "1025"}, "--startup-max-batches takes an integer"},
-                   {{"startup", "--startup-size", "0"}, "--startup-size takes an integer"},
-                   {{"startup", "--startup-budget-ms", "0"}, "--startup-budget-ms takes an integer"},
-                   {{"startup", "--startup-requests", "0"}, "--startup-requests takes an integer"},
-                   {{"startup", "--startup-rounds", "0"}, "--startup-rounds takes an integer in [1, 100]"},
-                   {{"startup", "--startup-rounds", "101"}, "--startup-rounds takes an integer"},
-                   {{"startup", "--batches", "3"}, "unknown option '--batches'"}},
-       .accepted = {{"startup"}, {"startup", "--startup-buckets", "2,4", "--startup-max-batches", "4"}},
-       .helps = {{"", {"\n  startup "}, {}},
-                 {"startup", {"--startup-buckets", "--startup-budget-ms", "--streams"}, {"--batches", "--device-buffers", "--warmup", "--repeats"}}}});
-}
-
-#endif  // CSG_STAGE04_BINARY
 
 }  // namespace cpu_startup
 }  // namespace csg::graphs

@@ -69,15 +69,11 @@ std::string priority_text(const PriorityResult& r) { return priorities_verdict(r
 std::string contention_text(const ContentionResult& r) { return contention_verdict(r).sentence; }
 
 Report priorities_report(const PriorityResult& r) {
-  Report report("03_stream_pool_gemm", "priorities", DeviceInfo{});
-  report_priorities(r.config, r, report);
-  return report;
+  return testing::report_of("03_stream_pool_gemm", "priorities", report_priorities, r.config, r);
 }
 
 Report contention_report(const ContentionResult& r) {
-  Report report("03_stream_pool_gemm", "contention", DeviceInfo{});
-  report_contention(r.config, r, report);
-  return report;
+  return testing::report_of("03_stream_pool_gemm", "contention", report_contention, r.config, r);
 }
 
 // A result whose check failed fails the run: the verification line names

@@ -1,11 +1,12 @@
 // Stage 04's laboratory end to end, as a user runs each subcommand, at small
 // sizes: exit 0 with every run verified and the JSON it writes (its
 // "subcommand", its measurements, its extra objects); graph's --dot;
-// skip-join's error and exit 1.
+// skip-join's error and exit 1; conditional, pdl and startup end to end.
 #include <gmock/gmock.h>
 
 #include <map>
 #include <set>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -270,6 +271,171 @@ TEST_F(Stage04Test, SkipJoinReportsTheUnjoinedCaptureAndExits1) {
   EXPECT_EQ(doc.at("subcommand"), "skip-join");
   EXPECT_EQ(doc.at("skip_join").at("end_capture_error"), "cudaErrorStreamCaptureUnjoined");
   EXPECT_EQ(doc.at("skip_join").at("recaptured_verified"), true);
+}
+
+// conditional at a small size: every counter and output verified, and the
+// JSON (every variant at every N, the fits, the verdicts, the SWITCH part's
+// buckets). A driver without the node types exits 77: the test then skips.
+class ConditionalTest : public testing::GpuTest {};
+
+TEST_F(ConditionalTest, EveryLoopAndEveryBucketIsCountedAndVerified) {
+  testing::TempDir dir;
+  const testing::JsonRun run = testing::run_with_json(
+      {CSG_STAGE04_BINARY, "conditional", "--cond-iterations", "1,5,40", "--cond-size", "24", "--cond-unroll-max",
+       "5", "--cond-buckets", "8,16,40", "--cond-requests", "12", "--warmup", "1", "--repeats", "3"},
+      dir, "04.json");
+  if (run.exit_code == kExitNoDevice) GTEST_SKIP() << run.err;
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("the WHILE node against each"));
+  const nlohmann::json doc = run.doc();
+  // Per body the WHILE node against four rivals, and the SWITCH part, each printed as it is carried.
+  ASSERT_EQ(doc.at("verdicts").size(), 9u);
+  for (const auto& verdict : doc.at("verdicts")) {
+    EXPECT_THAT(run.out, ::testing::HasSubstr(verdict.at("sentence").get<std::string>()));
+  }
+  EXPECT_EQ(doc.at("subcommand"), "conditional");
+  EXPECT_EQ(doc.at("verification").at("passed"), true);
+  // 2 bodies x 3 N x 5 variants, less the unrolled graph at N = 40 (twice), and the two SWITCH runs.
+  EXPECT_EQ(doc.at("measurements").size(), 2u * 3u * 5u - 2u + 2u);
+  for (const auto& m : doc.at("measurements")) {
+    EXPECT_EQ(m.at("verified"), true) << m.dump();
+    EXPECT_EQ(m.at("samples"), 3) << m.dump();
+    EXPECT_GT(m.at("median_ms").get<double>(), 0.0) << m.dump();
+  }
+  const nlohmann::json& section = doc.at("conditional");
+  // Every timed and warm-up run of every variant read its counter: per body
+  // 3 N x 5 variants less one, 4 runs each; and the 2 SWITCH variants' 4 runs.
+  EXPECT_EQ(section.at("counter_checks"), 2 * 14 * 4 + 2 * 4);
+  for (const char* body : {"empty", "gemm"}) {
+    const nlohmann::json& loop = section.at("loops").at(body);
+    EXPECT_EQ(loop.at("points").size(), 3u);
+    EXPECT_TRUE(loop.at("fits").contains("while_node")) << loop.dump();
+    EXPECT_FALSE(loop.at("points").at(2).contains("unrolled_ms"));
+    EXPECT_TRUE(loop.at("points").at(1).contains("unrolled_instantiate_ms"));
+  }
+  const nlohmann::json& sw = section.at("switch");
+  EXPECT_NE(sw.at("verdict"), "not_run");
+  int served = 0;
+  for (const auto& count : sw.at("per_bucket")) served += count.get<int>();
+  EXPECT_EQ(served, 12);
+}
+
+// pdl at a tiny size: every way of both chains verified, the PDL graph's
+// edges all programmatic, and the JSON's section; skipped below compute
+// capability 9.0 (the run exits 77).
+class PdlTest : public testing::GpuTest {};
+
+TEST_F(PdlTest, EveryWayOfBothChainsIsVerifiedAndTheGraphsEdgesAreProgrammatic) {
+  testing::TempDir dir;
+  const testing::JsonRun run = testing::run_with_json(
+      {CSG_STAGE04_BINARY, "pdl", "--batches", "7", "--m", "33", "--n", "17", "--k", "65", "--pdl-pairs", "6",
+       "--warmup", "1", "--repeats", "3"},
+      dir, "pdl.json");
+  if (run.exit_code == kExitNoDevice) GTEST_SKIP() << run.err;  // below compute capability 9.0
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("PDL"));
+
+  const nlohmann::json doc = run.doc();
+  EXPECT_EQ(doc.at("subcommand"), "pdl");
+  EXPECT_TRUE(doc.at("verification").at("passed").get<bool>());
+  std::set<std::string> names;
+  for (const auto& m : doc.at("measurements")) {
+    names.insert(m.at("name"));
+    EXPECT_TRUE(m.at("verified").get<bool>()) << m.dump();
+    EXPECT_GT(m.at("median_ms").get<double>(), 0.0) << m.dump();
+  }
+  for (const char* chain : {"gemm", "empty"}) {
+    for (const char* way : {"stream_plain", "stream_pdl", "graph_plain", "graph_pdl", "alone"}) {
+      EXPECT_TRUE(names.contains(std::string("pdl_") + chain + "_" + way)) << chain << " " << way;
+    }
+  }
+  const nlohmann::json& pdl = doc.at("pdl");
+  EXPECT_EQ(pdl.at("gemm").at("kernels"), 7);
+  EXPECT_EQ(pdl.at("gemm").at("programmatic_edges"), 6);
+  EXPECT_EQ(pdl.at("gemm").at("graph_edges"), 6);
+  EXPECT_EQ(pdl.at("gemm").at("plain_programmatic_edges"), 0);
+  EXPECT_EQ(pdl.at("empty").at("kernels"), 12);
+  EXPECT_EQ(pdl.at("empty").at("programmatic_edges"), 11);
+  const std::set<std::string> verdicts = {"saves", "gap_is_noise", "no_gain", "costs"};
+  for (const char* chain : {"gemm", "empty"}) {
+    EXPECT_FALSE(pdl.at(chain).contains("failure")) << pdl.at(chain).dump();
+    EXPECT_TRUE(verdicts.contains(pdl.at(chain).at("streams").at("verdict").get<std::string>()));
+    EXPECT_TRUE(verdicts.contains(pdl.at(chain).at("graph").at("verdict").get<std::string>()));
+  }
+  // Both chains, on streams and in the graph (and a chain's hold, where the host was slower than it).
+  std::set<std::string> ids;
+  for (const auto& verdict : doc.at("verdicts")) ids.insert(verdict.at("id").get<std::string>());
+  for (const char* id : {"pdl.gemm.streams", "pdl.gemm.graph", "pdl.empty.streams", "pdl.empty.graph"}) {
+    EXPECT_TRUE(ids.contains(id)) << id;
+  }
+}
+
+// startup at a small size: every bucket graph of every layout launched and
+// verified, and the JSON (its rows, their sizes, the budget's verdict); no
+// assertion on any time except that each was measured.
+class StartupTest : public testing::GpuTest {};
+
+// Alone: its graph memory is read with cudaMemGetInfo, which every process on the GPU moves.
+TEST_F(StartupTest, EveryBucketGraphOfEveryLayoutIsBuiltAndVerifiedAlone) {
+  testing::TempDir dir;
+  const testing::JsonRun run = testing::run_with_json(
+      {CSG_STAGE04_BINARY, "startup", "--startup-buckets", "2,9", "--startup-max-batches", "9", "--startup-size",
+       "16", "--startup-rounds", "2", "--startup-requests", "500", "--streams", "3", "--startup-budget-ms",
+       "100000"},
+      dir, "04.json");
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  const nlohmann::json doc = run.doc();
+  EXPECT_EQ(doc.at("subcommand"), "startup");
+  const nlohmann::json& startup = doc.at("startup");
+  ASSERT_EQ(startup.at("rows").size(), 2u);
+  const nlohmann::json& two = startup.at("rows")[0];
+  EXPECT_EQ(two.at("sizes"), (std::vector<int>{5, 9}));
+  EXPECT_EQ(two.at("batches_captured"), 14);
+  const nlohmann::json& nine = startup.at("rows")[1];
+  EXPECT_EQ(nine.at("batches_captured"), 45);  // 1 + 2 + ... + 9
+  EXPECT_DOUBLE_EQ(nine.at("padding_waste").at("uniform").get<double>(), 0.0);
+  for (const nlohmann::json* row : {&two, &nine}) {
+    for (const char* layout : {"shared", "separate"}) {
+      const nlohmann::json& cell = row->at(layout);
+      EXPECT_EQ(cell.at("verified"), true) << layout << " " << cell.dump();
+      EXPECT_EQ(cell.at("batches_checked"), 2 * row->at("batches_captured").get<int>()) << "two rounds";
+      EXPECT_EQ(cell.at("rounds"), 2);
+      EXPECT_GT(cell.at("capture_ms").get<double>(), 0.0);
+      EXPECT_GT(cell.at("instantiate_ms").get<double>(), 0.0);
+      EXPECT_GT(cell.at("upload_ms").get<double>(), 0.0);
+    }
+  }
+  // The buffers' bytes are counted: the shared pool holds 9 batches, the separate buffers 1 + 2 + ... + 9.
+  const long long shared_bytes = nine.at("shared").at("buffer_bytes").get<long long>();
+  EXPECT_GT(shared_bytes, 0) << "the shared pool's allocation";
+  EXPECT_GT(nine.at("separate").at("buffer_bytes").get<long long>(), 4 * shared_bytes) << nine.dump();
+  // The first build: the most buckets (9) on the shared pool, before the rows, verified.
+  const nlohmann::json& first = startup.at("first_build");
+  EXPECT_EQ(first.at("buckets"), 9);
+  EXPECT_EQ(first.at("layout"), "shared");
+  EXPECT_EQ(first.at("batches_captured"), 45);
+  EXPECT_EQ(first.at("verified"), true) << first.dump();
+  EXPECT_EQ(first.at("batches_checked"), 45);
+  EXPECT_GT(first.at("instantiate_ms").get<double>(), 0.0);
+  EXPECT_GE(first.at("graph_bytes").get<long long>(), 0) << "execs take device memory, never give it";
+  EXPECT_EQ(startup.at("first_over_budget").at("shared"), nullptr);
+  EXPECT_EQ(startup.at("most_within_budget").at("shared"), 9);
+  EXPECT_EQ(doc.at("verification").at("passed"), true);
+  int launches = 0, first_builds = 0;
+  for (const auto& m : doc.at("measurements")) {
+    if (m.at("name") == "startup_first_build") ++first_builds;
+    if (m.at("name") != "startup_launches") continue;
+    EXPECT_EQ(m.at("verified"), true) << m.dump();
+    ++launches;
+  }
+  EXPECT_EQ(launches, 4);
+  EXPECT_EQ(first_builds, 1);
+  EXPECT_THAT(run.out, ::testing::AllOf(::testing::HasSubstr("the process's first build of 9 graphs took"),
+                                        ::testing::HasSubstr("no bucket count exceeded the 100000 ms budget")));
+  std::vector<std::string> ids;
+  for (const auto& verdict : doc.at("verdicts")) ids.push_back(verdict.at("id").get<std::string>());
+  EXPECT_THAT(ids, ::testing::ElementsAre("startup.budget", "startup.parts", "startup.first_build", "startup.memory"));
+  EXPECT_EQ(doc.at("verdicts").at(0).at("outcome"), "none_over");
 }
 
 }  // namespace gpu_stage04
