@@ -1,36 +1,16 @@
-// What one launch costs, measured the way the best tools measure it
-// (cuda-samples' cudaGraphsPerfScaling, nvbench): chains of L empty kernels
-// (<<<1, 1>>>, no body) on one stream, for L from 10 to 10,000, each chain
-// issued launch by launch and, captured, as one graph of L nodes. For each
-// chain, three figures that answer three different questions:
-//
-//   cpu         host time of the calls: L kernel launches, or the one
-//               cudaGraphLaunch (steady_clock, the stream idle before, synchronised after)
-//   queued      GPU time of the chain while the stream was held by a latch
-//               kernel until everything was queued (events around the chain):
-//               what the GPU itself needs per launch or per graph node once
-//               the host is out of the way
+// What one launch costs, measured as cuda-samples' cudaGraphsPerfScaling and
+// nvbench do: chains of L empty kernels, issued launch by launch and as one
+// graph of L nodes. Three figures per chain answer three questions:
+//   cpu         host time of the calls (the stream idle before, synchronised after)
+//   queued      GPU time while a latch kernel held the stream until everything
+//               was queued: what the GPU needs per launch or node, the host out of the way
 //   end_to_end  events around the chain without a latch: the GPU waits for
 //               the host, so for stream launches this is the host's pace
-//
-// A straight line through each figure over L (fixed + per-op × L, least
-// squares) gives the per-launch and per-node costs: the fixed part is one
-// graph launch, or the events and the first launch. Each chain length is
-// timed back to back (warm-up, then repeats; steady state, not interleaved
-// with GPU-heavy work), so the host's caches and the GPU's clocks are those of
-// a program that only launches.
-//
-// Beside it, the article's own workload issued back to back in the same
-// steady state: the CPU time of one cudaGraphLaunch of the 300-node graph and
-// of issuing the same 300 operations on the pool, against the same figures
-// from the interleaved comparison; and the chain of 1,000 on a non-blocking
-// stream against the article's blocking one. Those pairs are what might make
-// a suite's launch figures differ from a plain program's.
-//
-// Every figure is checked: each graph has exactly L kernel nodes, a counting
-// twin of each chain (one thread adds 1 to a counter) must count L on the
-// stream and as a graph, the latch must have been released by the host (not
-// by its timeout), and the article's work is verified after its last run.
+// A least-squares line fixed + per-op × L through each gives the per-launch
+// and per-node costs. Each length is timed back to back (steady state), so
+// the host's caches and the GPU's clocks are those of a program that only
+// launches. Every figure is checked: each graph has L kernel nodes, a counting
+// twin of each chain must count L, the latch must be released by the host.
 #pragma once
 
 #include <functional>
@@ -40,6 +20,7 @@
 #include "cuda/graph.hpp"
 #include "measure/stats.hpp"
 #include "batches.hpp"
+#include "04_graph_capture_gemm/lab/launch_costs_kernels.hpp"
 
 namespace csg::graphs {
 
@@ -126,13 +107,6 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIs
 // length's figures, the steady-state pairs, and the interleaved rounds of
 // `plan` (four runs of the work and a chain of empty kernels each).
 double launch_chains_seconds(const LaunchCostConfig& config, const RepeatPlan& plan, double pipeline_seconds);
-
-// `ops` empty kernels (<<<1, 1>>>, no body) one after another on `stream`:
-// a launch that costs only its scheduling.
-void issue_chain(int ops, cudaStream_t stream);
-// Their checkable twin: each kernel's one thread adds 1 to `counter` (the
-// launches are ordered, so no atomic is needed).
-void issue_counting_chain(unsigned long long* counter, int ops, cudaStream_t stream);
 
 // Median of a figure of a chain, in µs per operation.
 double per_op_us(const Summary& summary, int ops);

@@ -1,9 +1,3 @@
-// 04_graph_capture_gemm conditional, declared: a WHILE node running a loop
-// body until a device-side condition ends it, against host loops of kernel
-// and graph launches, an unrolled graph, and the host deciding each iteration
-// from a device value; then a SWITCH node choosing a request's shape bucket
-// on the device, against the host choosing a graph per bucket; and the
-// verdicts (conditional.cu measures).
 #include "04_graph_capture_gemm/lab/conditional/conditional.hpp"
 
 #include <algorithm>

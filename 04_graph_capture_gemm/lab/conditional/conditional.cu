@@ -1,78 +1,35 @@
-// The conditional subcommand's device side: the loop's and the requests'
-// kernels, the graphs with WHILE and SWITCH nodes, and the timed variants
-// (conditional.hpp says what each one is).
-#include "04_graph_capture_gemm/lab/conditional/conditional.hpp"
-#include "04_graph_capture_gemm/lab/capture_guard.hpp"
-
-#include <cmath>
-#include <memory>
-#include <stdexcept>
-#include <string>
-
-#include "check.hpp"
-#include "cuda/graph.hpp"
-#include "measure/timers.hpp"
-#include "owners.hpp"
-#include "workload/gemm.hpp"
+#include "04_graph_capture_gemm/lab/conditional/conditional_kernels.hpp"
 
 namespace csg::graphs {
 namespace {
 
-// ---- the loop -----------------------------------------------------------------
-
-// The loop's state in device memory: the counter the body steps, the target
-// N (the data the trip count depends on), and the step's answer, `go`, which
-// the host-decided loop copies back.
-struct LoopState {
-  unsigned int counter;
-  unsigned int target;
-  unsigned int go;
-};
-
-// Every run starts here: the counter back to 0.
 __global__ void start_loop(LoopState* state) {
   state->counter = 0;
   state->go = state->target > 0 ? 1u : 0u;
 }
 
-// The WHILE graph's first node: the same, and the WHILE node's first test.
 __global__ void start_while(LoopState* state, cudaGraphConditionalHandle handle) {
   state->counter = 0;
   cudaGraphSetConditional(handle, state->target > 0 ? 1u : 0u);
 }
 
-// The body's last kernel: one more iteration, and whether another is due.
 __global__ void step(LoopState* state) {
   const unsigned int counter = state->counter + 1;
   state->counter = counter;
   state->go = counter < state->target ? 1u : 0u;
 }
 
-// The same in the WHILE node's body: the answer sets the node's condition.
 __global__ void step_while(LoopState* state, cudaGraphConditionalHandle handle) {
   const unsigned int counter = state->counter + 1;
   state->counter = counter;
   cudaGraphSetConditional(handle, counter < state->target ? 1u : 0u);
 }
 
-// ---- the requests ---------------------------------------------------------------
-
-inline constexpr int kMaxBuckets = 16;
-
-struct RequestState {
-  unsigned int next;  // requests taken so far
-  unsigned int size;  // the size of the request being served
-  unsigned int served[kMaxBuckets];  // requests each bucket's body ran for
-};
-
-// A request arrives: its size, from the device's list, into `size`.
 __global__ void next_request(const unsigned int* sizes, RequestState* state) {
   state->size = sizes[state->next];
   state->next += 1;
 }
 
-// The SWITCH node's condition: the first bucket that holds the request
-// (`count`, which matches no body, when none does).
 __global__ void choose_bucket(RequestState* state, const unsigned int* buckets, int count,
                               cudaGraphConditionalHandle handle) {
   int chosen = count;
@@ -82,396 +39,23 @@ __global__ void choose_bucket(RequestState* state, const unsigned int* buckets, 
   cudaGraphSetConditional(handle, static_cast<unsigned int>(chosen));
 }
 
-// A bucket's body's last kernel: it ran.
 __global__ void served_by(RequestState* state, int bucket) { state->served[bucket] += 1; }
-
-// ---- graphs -------------------------------------------------------------------
-
-Graph new_graph() {
-  cudaGraph_t graph = nullptr;
-  CUDA_CHECK(cudaGraphCreate(&graph, 0));
-  return Graph(graph);
-}
-
-// Captures what `issue` queues on `stream` into `graph` (a conditional
-// node's body, owned by the node), after the nodes it already holds.
-template <class Issue>
-void capture_into(cudaGraph_t graph, cudaStream_t stream, Issue&& issue) {
-  CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, graph, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal));
-  try {
-    issue();
-  } catch (...) {
-    cudaGraph_t dropped = nullptr;
-    static_cast<void>(cudaStreamEndCapture(stream, &dropped));
-    throw;
-  }
-  cudaGraph_t captured = nullptr;
-  CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
-}
-
-// A <<<1, 1>>> kernel node of `kernel` with `args`, after `deps`.
-cudaGraphNode_t add_kernel(cudaGraph_t graph, const void* kernel, void** args, const cudaGraphNode_t* deps,
-                           std::size_t deps_count) {
-  cudaKernelNodeParams params{};
-  params.func = const_cast<void*>(kernel);
-  params.gridDim = dim3(1);
-  params.blockDim = dim3(1);
-  params.sharedMemBytes = 0;
-  params.kernelParams = args;
-  params.extra = nullptr;
-  cudaGraphNode_t node = nullptr;
-  CUDA_CHECK(cudaGraphAddKernelNode(&node, graph, deps, deps_count, &params));
-  return node;
-}
-
-// A conditional node of `type` with `size` bodies after `dep`; its bodies.
-cudaGraph_t* add_conditional(cudaGraph_t graph, cudaGraphConditionalHandle handle, cudaGraphConditionalNodeType type,
-                             unsigned int size, cudaGraphNode_t dep) {
-  cudaGraphNodeParams params{};
-  params.type = cudaGraphNodeTypeConditional;
-  params.conditional.handle = handle;
-  params.conditional.type = type;
-  params.conditional.size = size;
-  cudaGraphNode_t node = nullptr;
-  CUDA_CHECK(cudaGraphAddNode(&node, graph, &dep, nullptr, 1, &params));
-  return params.conditional.phGraph_out;
-}
-
-GraphExec uploaded(const Graph& graph, cudaStream_t stream) {
-  GraphExec exec = GraphExec::instantiate(graph);
-  CUDA_CHECK(cudaGraphUpload(exec.get(), stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  return exec;
-}
-
-// ---- the body's buffers ---------------------------------------------------------
-
-// One GEMM's A, B and C (BatchBuffers of one batch, pinned), inputs on the device.
-std::unique_ptr<BatchBuffers> gemm_buffers(int size, std::uint64_t seed, cudaStream_t stream) {
-  auto buffers = std::make_unique<BatchBuffers>(Workload{1, GemmShape{size, size, size}}, HostMemory::pinned, 1);
-  buffers->fill_inputs(seed);
-  CUDA_CHECK(cudaMemcpyAsync(buffers->device_a(0), buffers->host_a(0), buffers->work().a_bytes(),
-                             cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  return buffers;
-}
-
-// C back to the host, then every element checked.
-VerifyResult verify_output(BatchBuffers& buffers, std::uint64_t seed, cudaStream_t stream) {
-  CUDA_CHECK(cudaMemcpyAsync(buffers.host_c(0), buffers.device_c(0), buffers.work().c_bytes(),
-                             cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  return buffers.verify(seed);
-}
-
-// Whether C on the device is still all NaN (nothing wrote it since the poison).
-bool still_poisoned(BatchBuffers& buffers, cudaStream_t stream) {
-  CUDA_CHECK(cudaMemcpyAsync(buffers.host_c(0), buffers.device_c(0), buffers.work().c_bytes(),
-                             cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  const float* c = buffers.host_c(0);
-  for (std::size_t i = 0; i < buffers.work().c_elems(); ++i) {
-    if (!std::isnan(c[i])) return false;
-  }
-  return true;
-}
-
-template <class T>
-T read_back(const T* device, cudaStream_t stream) {
-  T value{};
-  CUDA_CHECK(cudaMemcpyAsync(&value, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  return value;
-}
-
-class Study {
- public:
-  Study(const ConditionalConfig& config, const RepeatPlan& plan, std::uint64_t seed, cudaStream_t stream)
-      : config_(config), plan_(plan), seed_(seed), stream_(stream) {}
-
-  ConditionalCosts run() {
-    loop_state_ = DeviceBuffer<LoopState>(1);
-    host_go_ = HostBuffer<unsigned int>(1, HostMemory::pinned);
-    gemm_ = gemm_buffers(config_.size, seed_, stream_);
-    for (const LoopBody body : {LoopBody::empty, LoopBody::gemm}) {
-      LoopFigures& figures = costs_.loops[static_cast<int>(body)];
-      figures.body = body;
-      for (const int n : config_.iterations) figures.points.push_back(loop_point(body, n));
-    }
-    if (config_.requests > 0) costs_.switch_node = switch_figures();
-    return std::move(costs_);
-  }
-
- private:
-  void fail(const std::string& why) {
-    if (costs_.checked) costs_.failure = why;
-    costs_.checked = false;
-  }
-
-  // The body's kernels on `stream`: the GEMM (unless empty), then the step,
-  // which sets `handle`'s condition where there is one.
-  void issue_body(LoopBody body, cudaStream_t stream, const cudaGraphConditionalHandle* handle) {
-    if (body == LoopBody::gemm) {
-      const GemmShape shape{config_.size, config_.size, config_.size};
-      launch_gemm_naive(gemm_->device_a(0), gemm_->device_b(), gemm_->device_c(0), shape, stream);
-    }
-    if (handle != nullptr) {
-      step_while<<<1, 1, 0, stream>>>(loop_state_.data(), *handle);
-      CUDA_CHECK_LAUNCH("step_while");
-    } else {
-      step<<<1, 1, 0, stream>>>(loop_state_.data());
-      CUDA_CHECK_LAUNCH("step");
-    }
-  }
-
-  void issue_start(cudaStream_t stream) {
-    start_loop<<<1, 1, 0, stream>>>(loop_state_.data());
-    CUDA_CHECK_LAUNCH("start_loop");
-  }
-
-  // [start_while -> WHILE(body)]: the whole loop in one graph.
-  GraphExec while_graph(LoopBody body) {
-    Graph graph = new_graph();
-    cudaGraphConditionalHandle handle{};
-    CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, graph.get(), 0, cudaGraphCondAssignDefault));
-    LoopState* state = loop_state_.data();
-    void* args[] = {&state, &handle};
-    const cudaGraphNode_t start = add_kernel(graph.get(), reinterpret_cast<const void*>(&start_while), args, nullptr, 0);
-    cudaGraph_t* bodies = add_conditional(graph.get(), handle, cudaGraphCondTypeWhile, 1, start);
-    capture_into(bodies[0], stream_, [&] { issue_body(body, stream_, &handle); });
-    return uploaded(graph, stream_);
-  }
-
-  // A run's check: the counter must equal N.
-  void check_counter(const std::string& what, int n) {
-    const LoopState state = read_back(loop_state_.data(), stream_);
-    ++costs_.counter_checks;
-    if (state.counter != static_cast<unsigned int>(n)) {
-      fail(what + ": the counter reads " + std::to_string(state.counter) + " after a loop of " + std::to_string(n));
-    }
-  }
-
-  LoopPoint loop_point(LoopBody body, int n) {
-    LoopPoint point;
-    point.iterations = n;
-    const std::string label = std::string(to_string(body)) + " body, N = " + std::to_string(n);
-    const LoopState initial{0u, static_cast<unsigned int>(n), 0u};
-    CUDA_CHECK(cudaMemcpyAsync(loop_state_.data(), &initial, sizeof initial, cudaMemcpyHostToDevice, stream_));
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
-
-    const GraphExec while_exec = while_graph(body);
-    const GraphExec one_body = uploaded(capture_on(stream_, [&] { issue_body(body, stream_, nullptr); }), stream_);
-    GraphExec unrolled;
-    if (n <= config_.unroll_max) {
-      const HostTimer timer;
-      const Graph graph = capture_on(stream_, [&] {
-        issue_start(stream_);
-        for (int i = 0; i < n; ++i) issue_body(body, stream_, nullptr);
-      });
-      unrolled = GraphExec::instantiate(graph);
-      point.unrolled_instantiate_ms = timer.elapsed().count();
-      CUDA_CHECK(cudaGraphUpload(unrolled.get(), stream_));
-      point.unrolled_measured = true;
-    }
-
-    EventTimer timer;
-    auto timed = [&](int variant, auto&& issue) {
-      return TimedVariant{
-          .prepare =
-              [&] {
-                if (body == LoopBody::gemm) gemm_->poison_device_outputs(stream_);
-              },
-          .run =
-              [&, variant, issue] {
-                timer.start(stream_);
-                issue();
-                const Millis time = timer.stop();
-                check_counter(label + ", " + kLoopVariantNames[variant], n);
-                return time;
-              },
-          .after_last =
-              [&, variant] {
-                if (body != LoopBody::gemm) return;
-                VerifyResult check = verify_output(*gemm_, seed_, stream_);
-                if (!check.passed) check.method = label + ", " + kLoopVariantNames[variant] + ": " + check.method;
-                costs_.gemm_checks.push_back(std::move(check));
-              }};
-    };
-    std::vector<TimedVariant> variants;
-    std::vector<Summary*> into;
-    variants.push_back(timed(kWhileNode, [&] { CUDA_CHECK(cudaGraphLaunch(while_exec.get(), stream_)); }));
-    into.push_back(&point.variant[kWhileNode]);
-    variants.push_back(timed(kKernelLoop, [&] {
-      issue_start(stream_);
-      for (int i = 0; i < n; ++i) issue_body(body, stream_, nullptr);
-    }));
-    into.push_back(&point.variant[kKernelLoop]);
-    variants.push_back(timed(kGraphLoop, [&] {
-      issue_start(stream_);
-      for (int i = 0; i < n; ++i) CUDA_CHECK(cudaGraphLaunch(one_body.get(), stream_));
-    }));
-    into.push_back(&point.variant[kGraphLoop]);
-    if (point.unrolled_measured) {
-      variants.push_back(timed(kUnrolled, [&] { CUDA_CHECK(cudaGraphLaunch(unrolled.get(), stream_)); }));
-      into.push_back(&point.variant[kUnrolled]);
-    }
-    variants.push_back(timed(kHostDecided, [&] {
-      issue_start(stream_);
-      unsigned int* go = host_go_.data();
-      do {
-        issue_body(body, stream_, nullptr);
-        CUDA_CHECK(cudaMemcpyAsync(go, &loop_state_.data()->go, sizeof *go, cudaMemcpyDeviceToHost, stream_));
-        CUDA_CHECK(cudaStreamSynchronize(stream_));
-      } while (*go != 0);
-    }));
-    into.push_back(&point.variant[kHostDecided]);
-
-    const std::vector<Summary> summaries = measure_interleaved(plan_, variants);
-    for (std::size_t i = 0; i < summaries.size(); ++i) *into[i] = summaries[i];
-    return point;
-  }
-
-  SwitchFigures switch_figures() {
-    SwitchFigures figures;
-    figures.measured = true;
-    figures.requests = config_.requests;
-    const int count = static_cast<int>(config_.buckets.size());
-    std::vector<std::unique_ptr<BatchBuffers>> outputs;
-    for (const int size : config_.buckets) outputs.push_back(gemm_buffers(size, seed_, stream_));
-
-    const std::vector<int> sizes = request_sizes(config_.requests, config_.buckets.back(), seed_);
-    figures.per_bucket.assign(count, 0);
-    for (const int size : sizes) ++figures.per_bucket[bucket_of(size, config_.buckets)];
-    std::vector<unsigned int> device_sizes(sizes.begin(), sizes.end());
-    std::vector<unsigned int> bucket_sizes(config_.buckets.begin(), config_.buckets.end());
-    DeviceBuffer<unsigned int> sizes_on_device(device_sizes.size());
-    DeviceBuffer<unsigned int> buckets_on_device(bucket_sizes.size());
-    DeviceBuffer<RequestState> state(1);
-    CUDA_CHECK(cudaMemcpyAsync(sizes_on_device.data(), device_sizes.data(), sizes_on_device.bytes(),
-                               cudaMemcpyHostToDevice, stream_));
-    CUDA_CHECK(cudaMemcpyAsync(buckets_on_device.data(), bucket_sizes.data(), buckets_on_device.bytes(),
-                               cudaMemcpyHostToDevice, stream_));
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
-    // The whole device, not only the stream, before these buffers go into a
-    // graph with a conditional node: under compute-sanitizer memcheck on the
-    // H200, 3 of 80 tiny runs hit an illegal address in the SWITCH graph's
-    // launches with the stream synchronised alone, none of 80 with this.
-    CUDA_CHECK(cudaDeviceSynchronize());
-
-    auto issue_bucket = [&](int b, cudaStream_t stream) {
-      const GemmShape shape{config_.buckets[b], config_.buckets[b], config_.buckets[b]};
-      BatchBuffers& out = *outputs[b];
-      launch_gemm_naive(out.device_a(0), out.device_b(), out.device_c(0), shape, stream);
-      served_by<<<1, 1, 0, stream>>>(state.data(), b);
-      CUDA_CHECK_LAUNCH("served_by");
-    };
-
-    // The host's choice: one graph per bucket.
-    std::vector<GraphExec> bucket_graphs;
-    for (int b = 0; b < count; ++b) {
-      bucket_graphs.push_back(uploaded(capture_on(stream_, [&] { issue_bucket(b, stream_); }), stream_));
-    }
-    // The device's: [next_request -> choose_bucket -> SWITCH(one body per bucket)].
-    Graph graph = new_graph();
-    cudaGraphConditionalHandle handle{};
-    CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, graph.get(), static_cast<unsigned int>(count),
-                                                cudaGraphCondAssignDefault));
-    const unsigned int* sizes_ptr = sizes_on_device.data();
-    const unsigned int* buckets_ptr = buckets_on_device.data();
-    RequestState* state_ptr = state.data();
-    int bucket_count = count;
-    void* next_args[] = {&sizes_ptr, &state_ptr};
-    const cudaGraphNode_t next =
-        add_kernel(graph.get(), reinterpret_cast<const void*>(&next_request), next_args, nullptr, 0);
-    void* choose_args[] = {&state_ptr, &buckets_ptr, &bucket_count, &handle};
-    const cudaGraphNode_t choose =
-        add_kernel(graph.get(), reinterpret_cast<const void*>(&choose_bucket), choose_args, &next, 1);
-    cudaGraph_t* bodies = add_conditional(graph.get(), handle, cudaGraphCondTypeSwitch, count, choose);
-    for (int b = 0; b < count; ++b) capture_into(bodies[b], stream_, [&] { issue_bucket(b, stream_); });
-    const GraphExec switch_exec = uploaded(graph, stream_);
-
-    HostBuffer<unsigned int> host_size(1, HostMemory::pinned);
-    EventTimer timer;
-    auto prepare = [&] {
-      CUDA_CHECK(cudaMemsetAsync(state.data(), 0, sizeof(RequestState), stream_));
-      for (auto& out : outputs) out->poison_device_outputs(stream_);
-    };
-    auto check_counts = [&](const std::string& what) {
-      const RequestState served = read_back(state.data(), stream_);
-      ++costs_.counter_checks;
-      if (served.next != static_cast<unsigned int>(config_.requests)) {
-        fail(what + ": " + std::to_string(served.next) + " requests taken of " + std::to_string(config_.requests));
-      }
-      for (int b = 0; b < count; ++b) {
-        if (served.served[b] != static_cast<unsigned int>(figures.per_bucket[b])) {
-          fail(what + ": bucket " + std::to_string(config_.buckets[b]) + " ran " + std::to_string(served.served[b]) +
-               " times, its requests number " + std::to_string(figures.per_bucket[b]));
-        }
-      }
-    };
-    auto verify_buckets = [&](const std::string& what) {
-      for (int b = 0; b < count; ++b) {
-        if (figures.per_bucket[b] == 0) {
-          if (!still_poisoned(*outputs[b], stream_)) {
-            fail(what + ": bucket " + std::to_string(config_.buckets[b]) + " wrote its output, yet no request chose it");
-          }
-          continue;
-        }
-        VerifyResult check = verify_output(*outputs[b], seed_, stream_);
-        if (!check.passed) check.method = what + ", bucket " + std::to_string(config_.buckets[b]) + ": " + check.method;
-        costs_.gemm_checks.push_back(std::move(check));
-      }
-    };
-    const std::vector<TimedVariant> variants = {
-        {.prepare = prepare,
-         .run =
-             [&] {
-               timer.start(stream_);
-               for (int r = 0; r < config_.requests; ++r) CUDA_CHECK(cudaGraphLaunch(switch_exec.get(), stream_));
-               const Millis time = timer.stop();
-               check_counts("SWITCH node");
-               return time;
-             },
-         .after_last = [&] { verify_buckets("SWITCH node"); }},
-        {.prepare = prepare,
-         .run =
-             [&] {
-               timer.start(stream_);
-               unsigned int* size = host_size.data();
-               for (int r = 0; r < config_.requests; ++r) {
-                 next_request<<<1, 1, 0, stream_>>>(sizes_on_device.data(), state.data());
-                 CUDA_CHECK_LAUNCH("next_request");
-                 CUDA_CHECK(cudaMemcpyAsync(size, &state.data()->size, sizeof *size, cudaMemcpyDeviceToHost, stream_));
-                 CUDA_CHECK(cudaStreamSynchronize(stream_));
-                 const int b = bucket_of(static_cast<int>(*size), config_.buckets);
-                 if (b < 0) throw std::logic_error("a request larger than every bucket");
-                 CUDA_CHECK(cudaGraphLaunch(bucket_graphs[b].get(), stream_));
-               }
-               const Millis time = timer.stop();
-               check_counts("host's choice");
-               return time;
-             },
-         .after_last = [&] { verify_buckets("host's choice"); }},
-    };
-    measure_interleaved_into(plan_, variants, {&figures.device_chosen, &figures.host_chosen});
-    return figures;
-  }
-
-  const ConditionalConfig& config_;
-  RepeatPlan plan_;
-  std::uint64_t seed_;
-  cudaStream_t stream_;
-  ConditionalCosts costs_;
-  DeviceBuffer<LoopState> loop_state_;
-  HostBuffer<unsigned int> host_go_;
-  std::unique_ptr<BatchBuffers> gemm_;
-};
 
 }  // namespace
 
-ConditionalCosts measure_conditional(const ConditionalConfig& config) {
-  const Stream stream;
-  return Study(config, config.common.plan, config.common.seed, stream.get()).run();
+void launch_start_loop(LoopState* state, cudaStream_t stream) { start_loop<<<1, 1, 0, stream>>>(state); }
+const void* start_while_kernel() { return reinterpret_cast<const void*>(&start_while); }
+void launch_step(LoopState* state, cudaStream_t stream) { step<<<1, 1, 0, stream>>>(state); }
+void launch_step_while(LoopState* state, cudaGraphConditionalHandle handle, cudaStream_t stream) {
+  step_while<<<1, 1, 0, stream>>>(state, handle);
+}
+void launch_next_request(const unsigned int* sizes, RequestState* state, cudaStream_t stream) {
+  next_request<<<1, 1, 0, stream>>>(sizes, state);
+}
+const void* next_request_kernel() { return reinterpret_cast<const void*>(&next_request); }
+const void* choose_bucket_kernel() { return reinterpret_cast<const void*>(&choose_bucket); }
+void launch_served_by(RequestState* state, int bucket, cudaStream_t stream) {
+  served_by<<<1, 1, 0, stream>>>(state, bucket);
 }
 
 }  // namespace csg::graphs

@@ -1,35 +1,18 @@
-// 04_graph_capture_gemm conditional: conditional graph nodes, which let the
-// graph itself decide on the GPU what runs next. The declaration
-// (conditional.cpp) reads the options, estimates, reports and draws the
-// verdicts; conditional.cu measures. Declared here for the tests.
-//
-// WHILE: a loop whose trip count lives in device memory. Every variant runs
-// the same body N times: the body is one small GEMM (the article's naive
-// kernel at --cond-size) and a step kernel, or the step kernel alone (the
-// empty body). The step kernel adds 1 to a device counter and compares it
-// with a target N that lies in device memory; what it does with the answer
-// is what the variants differ in:
+// The conditional subcommand (kAbout in conditional.cpp says what runs).
+// WHILE: every variant runs the same body N times; the step kernel adds 1 to
+// a device counter and compares it with the target N in device memory, and
+// the variants differ in what it does with the answer:
 //   while_node    one cudaGraphLaunch of [start -> WHILE(body)]: the step
-//                 kernel sets the WHILE node's condition (cudaGraphSetConditional)
+//                 sets the node's condition (cudaGraphSetConditional)
 //   kernel_loop   the host launches the body's kernels N times (N known on the host)
 //   graph_loop    the host launches a one-body graph N times
 //   unrolled      one graph of N bodies in a chain (its instantiation timed apart)
-//   host_decided  the host copies the step's answer back after every body,
-//                 synchronises and decides whether to launch the next one:
+//   host_decided  the host copies the answer back after every body and decides:
 //                 what a WHILE node replaces when the trip count depends on the data
-// Each run starts with a kernel that zeroes the counter; after every run the
-// counter must equal N exactly (a body run once too often or too few shows),
-// and the GEMM body's output is poisoned before each run and verified after
-// the variant's last.
-//
-// SWITCH: requests of changing sizes (stage 04's changing-shapes case), each
-// served by the GEMM of the smallest shape bucket that holds it. A kernel
-// writes each request's size to device memory (as a request arriving on the
-// GPU would); then either a SWITCH node picks the bucket's body graph on the
-// device (one graph launch per request, no host round trip), or the host
-// copies the size back, synchronises, and launches that bucket's graph. Each
-// bucket's body counts its runs: the counts must match the buckets the host
-// computes from the same sizes, and every bucket's output is verified.
+// SWITCH: each request is served by the GEMM of the smallest bucket that
+// holds it, picked on the device by a SWITCH node or by the host after
+// copying the size back. Every counter is checked after every run (a body
+// run once too often or too few shows), every GEMM output verified.
 #pragma once
 
 #include <string>

@@ -1,8 +1,3 @@
-// 04_graph_capture_gemm device-launch, declared: graphs launched from the GPU
-// (tail launch, fire-and-forget, a scheduler kernel choosing the next graph)
-// against the host's cudaGraphLaunch, what the device-launch flag costs a
-// graph the host launches, and the verdicts each figure leads to
-// (device_launch.cu measures).
 #include "04_graph_capture_gemm/lab/device-launch/device_launch.hpp"
 
 #include <algorithm>
@@ -93,6 +88,18 @@ Verdict ways_verdict(const char* id, const Ways& w) {
   return host_against_device(id, w.host, w.device(), {{"tail_us", w.tail}, {"fire_and_forget_us", w.fire}});
 }
 
+// An outcome and its sentence, for each of who was faster.
+struct Said {
+  const char* outcome;
+  std::string sentence;
+};
+Verdict decided(Verdict v, Faster who, Said device, Said host, Said even) {
+  Said& said = who == Faster::device ? device : who == Faster::host ? host : even;
+  v.outcome = said.outcome;
+  v.sentence = std::move(said.sentence);
+  return v;
+}
+
 enum class FlagEffect { costs, saves, none };
 
 // `costs` at least kFlagRatio times as long and kFlagExtraUs longer, `saves` the same the other way.
@@ -115,76 +122,43 @@ std::string work_flag_text(const DeviceLaunchFigures& f) {
 
 Verdict launches_verdict(const DeviceLaunchConfig& config, const DeviceLaunchFigures& figures) {
   const Ways w = empty_ways(config, figures);
-  Verdict v = ways_verdict("device_launch.launches", w);
   const std::string said = std::string(w.device_name()) + " " + us(w.device()) + " per launch, the host's " +
                            "cudaGraphLaunch " + us(w.host);
-  switch (faster(w.host, w.device())) {
-    case Faster::device:
-      v.outcome = "device_launch_faster";
-      v.sentence = "launching from the device pays off for back-to-back launches: " + said + ", " +
-                   times(w.host, w.device()) + " faster end to end" + kThreshold;
-      return v;
-    case Faster::host:
-      v.outcome = "host_launch_faster";
-      v.sentence = "launching from the device does not pay off for back-to-back launches: " + said + ", the host " +
-                   times(w.host, w.device()) + " faster" + kThreshold;
-      return v;
-    case Faster::even:
-      break;
-  }
-  v.outcome = "launches_even";
-  v.sentence = "back-to-back launches cost about the same from the device and the host: " + said + kThreshold;
-  return v;
+  return decided(ways_verdict("device_launch.launches", w), faster(w.host, w.device()),
+                 {"device_launch_faster", "launching from the device pays off for back-to-back launches: " + said +
+                                              ", " + times(w.host, w.device()) + " faster end to end" + kThreshold},
+                 {"host_launch_faster", "launching from the device does not pay off for back-to-back launches: " +
+                                            said + ", the host " + times(w.host, w.device()) + " faster" + kThreshold},
+                 {"launches_even",
+                  "back-to-back launches cost about the same from the device and the host: " + said + kThreshold});
 }
 
 Verdict work_verdict(const DeviceLaunchConfig& config, const DeviceLaunchFigures& figures) {
   const Ways w = work_ways(config, figures);
-  Verdict v = ways_verdict("device_launch.work", w);
   const std::string what = figures.work_kernels_only() ? "the article's kernels" : "the article's work";
   const std::string said = std::string(w.device_name()) + " " + us(w.device()) + " per run, the host " + us(w.host);
-  switch (faster(w.host, w.device())) {
-    case Faster::device:
-      v.outcome = "work_device_faster";
-      v.sentence = "for " + what + " device launch still pays off: " + said + ", " + times(w.host, w.device()) +
-                   " faster" + kThreshold;
-      return v;
-    case Faster::host:
-      v.outcome = "work_host_faster";
-      v.sentence = "for " + what + " device launch does not pay off: " + said + ", the host " +
-                   times(w.host, w.device()) + " faster" + kThreshold;
-      return v;
-    case Faster::even:
-      break;
-  }
-  v.outcome = "work_even";
-  v.sentence = "for " + what + " the launch hides behind the work: " + said + ", no clear difference" + kThreshold +
-               ": device launch does not pay off here";
-  return v;
+  return decided(ways_verdict("device_launch.work", w), faster(w.host, w.device()),
+                 {"work_device_faster", "for " + what + " device launch still pays off: " + said + ", " +
+                                            times(w.host, w.device()) + " faster" + kThreshold},
+                 {"work_host_faster", "for " + what + " device launch does not pay off: " + said + ", the host " +
+                                          times(w.host, w.device()) + " faster" + kThreshold},
+                 {"work_even", "for " + what + " the launch hides behind the work: " + said +
+                                   ", no clear difference" + kThreshold + ": device launch does not pay off here"});
 }
 
 Verdict decision_verdict(const DeviceLaunchConfig& config, const DeviceLaunchFigures& figures) {
   const double host = per_launch_us(figures.decide_host.end_to_end, config.launches);
   const double device = per_launch_us(figures.decide_device.end_to_end, config.launches);
-  Verdict v = host_against_device("device_launch.decision", host, device, nlohmann::json::object());
   const std::string said =
       "a scheduler kernel " + us(device) + " per decision, the host (copy back, synchronise, launch) " + us(host);
-  switch (faster(host, device)) {
-    case Faster::device:
-      v.outcome = "device_decides_faster";
-      v.sentence = "deciding on the device pays off: " + said + ", " + times(host, device) + " faster, " +
-                   us(host - device) + " saved per decision" + kThreshold;
-      return v;
-    case Faster::host:
-      v.outcome = "host_decides_faster";
-      v.sentence = "deciding on the device does not pay off: " + said + ", the host " + times(host, device) +
-                   " faster" + kThreshold;
-      return v;
-    case Faster::even:
-      break;
-  }
-  v.outcome = "decisions_even";
-  v.sentence = "deciding on the device does not pay off here: " + said + ", no clear difference" + kThreshold;
-  return v;
+  return decided(host_against_device("device_launch.decision", host, device, nlohmann::json::object()),
+                 faster(host, device),
+                 {"device_decides_faster", "deciding on the device pays off: " + said + ", " + times(host, device) +
+                                               " faster, " + us(host - device) + " saved per decision" + kThreshold},
+                 {"host_decides_faster", "deciding on the device does not pay off: " + said + ", the host " +
+                                             times(host, device) + " faster" + kThreshold},
+                 {"decisions_even",
+                  "deciding on the device does not pay off here: " + said + ", no clear difference" + kThreshold});
 }
 
 Verdict flag_verdict(const DeviceLaunchFigures& f) {

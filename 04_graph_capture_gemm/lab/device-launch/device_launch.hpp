@@ -1,17 +1,5 @@
-// 04_graph_capture_gemm device-launch: graphs launched by a kernel running
-// in a graph (cudaGraphInstantiateFlagDeviceLaunch, cudaGraphUpload, then the
-// device-side cudaGraphLaunch), against the host's cudaGraphLaunch. The
-// declaration (device_launch.cpp) reads the options, estimates, reports and
-// draws the verdicts; device_launch.cu measures. Declared here for the tests.
-//
-// Two kinds of work are launched N times:
-//   empty  a graph of one counting kernel (one thread adds 1 to a device
-//          counter): the launch is all there is
-//   work   the article's graph (fork, each batch's H2D, naive GEMM, D2H on
-//          the pool, join) with a counting kernel after the join, at a small
-//          size; where the driver refuses the device-launch flag for its
-//          copies, its kernels alone (the refusal is reported)
-// each three ways, end to end (events around the whole):
+// The device-launch subcommand (kAbout in device_launch.cpp says what runs).
+// Its three ways of launching N times, each timed end to end:
 //   host   N host cudaGraphLaunch calls of a plain instantiation
 //   tail   one host launch of a graph whose last kernel tail-launches its
 //          own exec (cudaGetCurrentGraphExec) until N executions have run
@@ -19,19 +7,10 @@
 //          fan-out children (cudaStreamGraphFireAndForget, one exec each: an
 //          exec still running can't be launched again) and tail-launches
 //          itself until N children have been fired
-// Beside them:
-//   flag   the host's cost of one cudaGraphLaunch of the same graph
-//          instantiated plainly and with the device-launch flag
-//   decide N decisions of which of two counting graphs (A, B) runs next,
-//          from a value the last graph wrote on the device: the host copying
-//          it back, synchronising and launching the chosen graph, against a
-//          scheduler graph whose kernel reads it and tail-launches the chosen
-//          graph, then itself
-// Every run is checked: the counter must equal N (and the device's launch
-// calls must all have succeeded), the work's outputs are poisoned before
-// and verified after each variant, and the decisions are checked against
-// the sequence the host computes (which graph ran at each step, and each
-// graph's count).
+// Where the driver refuses the device-launch flag for the article's copies,
+// its kernels alone are launched (the refusal is reported). Every run is
+// checked: the counter must equal N and every device launch must succeed; the
+// work's outputs are verified; each decision against the host's prediction.
 #pragma once
 
 #include <string>

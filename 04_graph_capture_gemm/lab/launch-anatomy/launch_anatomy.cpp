@@ -1,8 +1,3 @@
-// 04_graph_capture_gemm launch-anatomy: what one cudaGraphLaunch costs by
-// the kind of its nodes and the shape of the graph, beside NVIDIA's
-// published figure, and the article's graph built five ways, launched in the
-// same rounds (launch_anatomy.hpp says what and how; the chains are in
-// launch_anatomy.cu).
 #include "04_graph_capture_gemm/lab/launch-anatomy/launch_anatomy.hpp"
 
 #include <algorithm>

@@ -1,13 +1,6 @@
-// The launch-anatomy subcommand: what one cudaGraphLaunch costs, by the
-// kind of its nodes and the shape of the graph, and why the article's graph
-// costs what it does; its verdicts (beside NVIDIA's published figure) and
-// report. The chains are launch_anatomy.cu's; the rest launch_anatomy.cpp's.
-//
-// Part 1: chains of small nodes of one kind (kernel, memcpy, memset,
-// host-copy), as one line and as a fork into the pool's lines, each graph
-// launched back to back and checked; part 2: the article's 300-node graph
-// built five ways, launched in the same interleaved rounds.
-// docs/launch_anatomy.md says what each measures, how, and why.
+// The launch-anatomy subcommand's figures, verdicts and report (the chains
+// are measured in launch_anatomy_measure.cpp, the article's graph in
+// launch_anatomy.cpp); docs/launch_anatomy.md says what each measures, how, and why.
 #pragma once
 
 #include <optional>

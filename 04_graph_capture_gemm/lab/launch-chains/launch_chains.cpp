@@ -1,9 +1,3 @@
-// 04_graph_capture_gemm launch-chains: what one launch costs, measured the
-// way cuda-samples' cudaGraphsPerfScaling and nvbench do: chains of empty
-// kernels of growing length, each issued launch by launch and replayed as one
-// graph, a line fitted through each figure (launch_costs.hpp measures).
-// Beside them, the article's work issued back to back and in interleaved
-// rounds with the GPU busy.
 #include "04_graph_capture_gemm/lab/launch-chains/launch_chains.hpp"
 
 #include <algorithm>

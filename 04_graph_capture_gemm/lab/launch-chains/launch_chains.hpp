@@ -1,9 +1,5 @@
-// The launch-chains subcommand: what one launch costs, measured the way
-// cuda-samples' cudaGraphsPerfScaling and nvbench do (launch_costs.hpp
-// measures it), in words, tables and JSON. Beside it, the article's work
-// issued back to back and in interleaved rounds with the GPU busy: what may
-// make a suite's launch figures differ from a plain program's. Plain C++:
-// the CPU tests call these on made-up figures.
+// The launch-chains subcommand's verdicts and report (launch_costs.hpp
+// measures): plain C++, the CPU tests call these on made-up figures.
 #pragma once
 
 #include <optional>

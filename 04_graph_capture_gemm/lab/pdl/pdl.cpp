@@ -1,9 +1,3 @@
-// 04_graph_capture_gemm pdl, declared: programmatic dependent launch on
-// Hopper. Two chains of dependent kernels (the workload's batches as chained
-// GEMMs, and a ping/pong pair of one-thread kernels), each launched plainly,
-// with programmatic stream serialization, and as graphs of both; per kernel,
-// the time and the gap between kernels each way, and whether PDL saved time
-// (pdl.cu measures).
 #include "04_graph_capture_gemm/lab/pdl/pdl.hpp"
 
 #include <algorithm>

@@ -1,25 +1,12 @@
-// The pdl subcommand's device side: the chained GEMM and the ping/pong pair,
-// launched plainly or programmatically, captured, timed and checked
-// (pdl.hpp says how).
-#include "04_graph_capture_gemm/lab/pdl/pdl.hpp"
+#include "04_graph_capture_gemm/lab/pdl/pdl_kernels.hpp"
 
-#include "04_graph_capture_gemm/lab/capture_guard.hpp"
-
-#include <chrono>
-#include <cmath>
-#include <functional>
-#include <stdexcept>
-#include <vector>
+#include <string>
 
 #include "check.hpp"
-#include "cuda/graph.hpp"
-#include "owners.hpp"
-#include "workload/spin.hpp"
 
 namespace csg::graphs {
 namespace {
 
-// ---- the device side ------------------------------------------------------------
 // Programmatic dependent launch exists from compute capability 9.0 on. Below,
 // the calls compile to nothing: such a GPU never runs this code (require_pdl
 // refuses it), and a plain launch orders the kernels fully anyway.
@@ -40,9 +27,6 @@ __device__ __forceinline__ void wait_for_previous_kernel() {
 #endif
 }
 
-// C = A B + (previous mod kPdlCarry), previous == nullptr for the first of
-// the chain: the naive kernel's shape and loop, the dot product before the
-// wait (A and B are no kernel's output), the previous output after it.
 __global__ void chain_gemm(const float* a, const float* b, const float* previous, float* c, int m, int n, int k) {
   let_next_kernel_start();
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -60,8 +44,6 @@ __global__ void chain_gemm(const float* a, const float* b, const float* previous
   }
 }
 
-// The empty pair: one thread reads the sequence number, counts a wrong
-// parity (ping must see it even, pong odd), and writes the next number.
 template <unsigned long long Parity>
 __global__ void sequence_step(unsigned long long* sequence, unsigned long long* wrong) {
   let_next_kernel_start();
@@ -72,8 +54,6 @@ __global__ void sequence_step(unsigned long long* sequence, unsigned long long* 
 }
 constexpr auto ping = sequence_step<0ULL>;
 constexpr auto pong = sequence_step<1ULL>;
-
-// ---- launching ---------------------------------------------------------------------
 
 // One launch of `kernel`: plain <<<>>>, or cudaLaunchKernelEx with
 // programmatic stream serialization when `programmatic`.
@@ -102,289 +82,16 @@ void launch_one(bool programmatic, void (*kernel)(Params...), dim3 grid, dim3 bl
   }
 }
 
-// Every edge of `graph`, and how many are programmatic (CUDA 13's
-// cudaGraphGetEdges takes the edge data).
-struct EdgeCount {
-  int total = 0;
-  int programmatic = 0;
-};
-EdgeCount count_edges(const Graph& graph) {
-  std::size_t count = 0;
-  const cudaError_t status = cudaGraphGetEdges(graph.get(), nullptr, nullptr, nullptr, &count);
-  if (status == cudaErrorLossyQuery) {
-    // Should the count alone be refused as lossy (the edges carry data), ask
-    // with room for more edges than a chain of these nodes can have.
-    static_cast<void>(cudaGetLastError());
-    std::size_t nodes = 0;
-    CUDA_CHECK(cudaGraphGetNodes(graph.get(), nullptr, &nodes));
-    count = 4 * nodes + 16;
-  } else {
-    CSG_CUDA_ON_ERROR(status, "cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count)", ::csg::throw_cuda_error);
-  }
-  EdgeCount edges;
-  if (count == 0) return edges;
-  std::vector<cudaGraphNode_t> from(count), to(count);
-  std::vector<cudaGraphEdgeData> data(count);
-  CUDA_CHECK(cudaGraphGetEdges(graph.get(), from.data(), to.data(), data.data(), &count));
-  edges.total = static_cast<int>(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    if (data[i].type == cudaGraphDependencyTypeProgrammatic) ++edges.programmatic;
-  }
-  return edges;
-}
-
-// One timed run: the spin kernel holds the stream for `hold_ms` while the
-// host queues `issue`; the events time what follows the hold. Stores the
-// host's issue time in `issue_ms`.
-class HeldTimer {
- public:
-  explicit HeldTimer(cudaStream_t stream) : stream_(stream) {}
-  Millis run(double hold_ms, const std::function<void()>& issue, Millis& issue_ms) {
-    launch_spin(std::chrono::nanoseconds(static_cast<long long>(hold_ms * 1e6)), 1, stream_);
-    timer_.start(stream_);
-    const HostTimer host;
-    issue();
-    issue_ms = host.elapsed();
-    return timer_.stop();
-  }
-
- private:
-  cudaStream_t stream_;
-  EventTimer timer_;
-};
-
-// What one chain gives drive(): how to queue it, how to check it.
-struct ChainDriver {
-  PdlChainRun& run;
-  cudaStream_t stream;
-  // Queues the whole chain for `way` (the stream ways run it, the graph ways
-  // are captured from it once): programmatic launches for the PDL ways.
-  std::function<void(PdlWay way)> issue_chain;
-  std::function<void(long long run_index)> issue_alone;  // one kernel of the chain
-  std::function<void()> prepare;                          // before every run, untimed; may be empty
-  // After the last run of way `w` (kPdlWays: the kernel alone), which ran
-  // `runs` times in all: checks its outputs, sets run.passed[w] and, when it
-  // failed, run.failure (the first failure wins).
-  std::function<void(int w, long long runs)> check_after;
-};
-
-void note_failure(PdlChainRun& run, const std::string& why) {
-  if (run.failure.empty()) run.failure = why;
-}
-
-// Captures the two graphs and counts their edges, then runs the four ways
-// and the kernel alone interleaved in rounds (`plan`), each run held behind
-// the spin kernel and timed with events.
-void drive(const RepeatPlan& plan, const ChainDriver& d) {
-  PdlChainRun& run = d.run;
-  const Graph plain_graph = capture_on(d.stream, [&] { d.issue_chain(PdlWay::graph_plain); });
-  const Graph pdl_graph = capture_on(d.stream, [&] { d.issue_chain(PdlWay::graph_pdl); });
-  const EdgeCount plain_edges = count_edges(plain_graph);
-  const EdgeCount pdl_edges = count_edges(pdl_graph);
-  run.programmatic_edges = pdl_edges.programmatic;
-  run.graph_edges = pdl_edges.total;
-  run.plain_graph_edges = plain_edges.total;
-  run.plain_programmatic_edges = plain_edges.programmatic;
-  if (pdl_edges.programmatic != run.kernels - 1) {
-    note_failure(run, "the captured PDL chain has " + std::to_string(pdl_edges.programmatic) +
-                          " programmatic edges of " + std::to_string(pdl_edges.total) + ", expected " +
-                          std::to_string(run.kernels - 1));
-  }
-  if (pdl_edges.total != run.kernels - 1 || plain_edges.total != run.kernels - 1) {
-    note_failure(run, "the captured chains have " + std::to_string(plain_edges.total) + " (plain) and " +
-                          std::to_string(pdl_edges.total) + " (PDL) edges, expected " +
-                          std::to_string(run.kernels - 1));
-  }
-  if (plain_edges.programmatic != 0) {
-    note_failure(run, "the captured plain chain has " + std::to_string(plain_edges.programmatic) +
-                          " programmatic edges, expected none");
-  }
-  const GraphExec plain_exec = GraphExec::instantiate(plain_graph);
-  const GraphExec pdl_exec = GraphExec::instantiate(pdl_graph);
-  CUDA_CHECK(cudaGraphUpload(plain_exec.get(), d.stream));
-  CUDA_CHECK(cudaGraphUpload(pdl_exec.get(), d.stream));
-  CUDA_CHECK(cudaStreamSynchronize(d.stream));
-
-  HeldTimer timer(d.stream);
-  std::array<Millis, kPdlWays + 1> issue_ms{};
-  std::array<long long, kPdlWays + 1> runs{};
-  std::vector<TimedVariant> variants;
-  for (const PdlWay way : kAllPdlWays) {
-    const int w = index_of(way);
-    const cudaGraphExec_t exec = way == PdlWay::graph_pdl ? pdl_exec.get() : plain_exec.get();
-    const std::function<void()> issue = [&d, way, exec] {
-      if (way == PdlWay::graph_plain || way == PdlWay::graph_pdl) {
-        CUDA_CHECK(cudaGraphLaunch(exec, d.stream));
-      } else {
-        d.issue_chain(way);
-      }
-    };
-    variants.push_back(TimedVariant{.prepare = d.prepare,
-                                    .run =
-                                        [&timer, &run, &issue_ms, &runs, w, issue] {
-                                          ++runs[w];
-                                          return timer.run(run.hold_ms, issue, issue_ms[w]);
-                                        },
-                                    .after_last = [&d, &runs, w] { d.check_after(w, runs[w]); },
-                                    .side = [&issue_ms, w] { return issue_ms[w]; }});
-  }
-  variants.push_back(TimedVariant{.prepare = d.prepare,
-                                  .run =
-                                      [&] {
-                                        const long long index = runs[kPdlWays]++;
-                                        return timer.run(pdl_hold_ms(1), [&] { d.issue_alone(index); },
-                                                         issue_ms[kPdlWays]);
-                                      },
-                                  .after_last = [&d, &runs] { d.check_after(kPdlWays, runs[kPdlWays]); },
-                                  .side = nullptr});
-  const std::vector<Measured> measured = measure_rounds(plan, variants);
-  for (int w = 0; w < kPdlWays; ++w) {
-    run.chain[w] = measured[w].primary;
-    run.issue[w] = *measured[w].side;
-  }
-  run.alone = measured[kPdlWays].primary;
-}
-
-std::string way_label(int w) { return w == kPdlWays ? std::string("one kernel alone") : to_string(kAllPdlWays[w]); }
-
-PdlChainRun run_gemm_chain(const PdlConfig& config, cudaStream_t stream) {
-  const Workload& work = config.common.work;
-  const GemmShape shape = work.shape;
-  PdlChainRun run;
-  run.kernels = work.batches;
-  run.hold_ms = pdl_hold_ms(run.kernels);
-
-  std::vector<float> host_a(work.batch_count() * work.a_elems());
-  std::vector<float> host_b(work.b_elems());
-  std::vector<float> host_c(work.batch_count() * work.c_elems());
-  fill_inputs(work, config.common.seed, host_a, host_b);
-  DeviceBuffer<float> a(host_a.size()), b(host_b.size()), c(host_c.size());
-  CUDA_CHECK(cudaMemcpy(a.data(), host_a.data(), a.bytes(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(b.data(), host_b.data(), b.bytes(), cudaMemcpyHostToDevice));
-
-  const dim3 grid = naive_grid(shape);
-  const dim3 block = naive_block();
-  // Batch `batch` of the chain; the first has no previous output and is
-  // always a plain launch (nothing before it in the chain to overlap).
-  auto gemm = [&](bool programmatic, int batch) {
-    const float* previous = batch == 0 ? nullptr : c.data() + std::size_t(batch - 1) * work.c_elems();
-    const float* a_batch = a.data() + std::size_t(batch) * work.a_elems();
-    const float* shared_b = b.data();
-    float* c_batch = c.data() + std::size_t(batch) * work.c_elems();
-    launch_one(programmatic && batch > 0, chain_gemm, grid, block, stream, "chain_gemm", a_batch, shared_b,
-               previous, c_batch, shape.m, shape.n, shape.k);
-  };
-  const ChainDriver driver{
-      .run = run,
-      .stream = stream,
-      .issue_chain =
-          [&](PdlWay way) {
-            const bool programmatic = way == PdlWay::stream_pdl || way == PdlWay::graph_pdl;
-            for (int batch = 0; batch < work.batches; ++batch) gemm(programmatic, batch);
-          },
-      .issue_alone = [&](long long) { gemm(false, 0); },
-      .prepare = [&] { poison_device(c.data(), c.size(), stream); },
-      .check_after =
-          [&](int w, long long) {
-            // The kernel alone wrote C_0 only: that one batch is checked.
-            const int batches = w == kPdlWays ? 1 : work.batches;
-            const std::size_t elems = std::size_t(batches) * work.c_elems();
-            CUDA_CHECK(cudaMemcpyAsync(host_c.data(), c.data(), elems * sizeof(float), cudaMemcpyDeviceToHost,
-                                       stream));
-            CUDA_CHECK(cudaStreamSynchronize(stream));
-            undo_carry(std::span<float>(host_c.data(), elems), work.c_elems(), batches);
-            VerifyResult result = verify_batches(Workload{batches, shape}, host_a, host_b,
-                                                 std::span<const float>(host_c.data(), elems),
-                                                 VerifyOptions{config.common.seed, 32});
-            run.passed[w] = result.passed;
-            if (!result.passed) note_failure(run, "GEMM chain, " + way_label(w) + ": " + result.message());
-            run.verified[w] = std::move(result);
-          }};
-  drive(config.common.plan, driver);
-  return run;
-}
-
-PdlChainRun run_empty_chain(const PdlConfig& config, cudaStream_t stream) {
-  PdlChainRun run;
-  run.kernels = config.empty_kernels();
-  run.hold_ms = pdl_hold_ms(run.kernels);
-  // Each way (and the kernel alone, last) has its own pair of counters: the
-  // sequence number and how many kernels saw the wrong parity.
-  DeviceBuffer<unsigned long long> counters(2 * (kPdlWays + 1));
-  CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, counters.bytes(), stream));
-  auto step = [&](bool programmatic, int w, long long index) {
-    unsigned long long* sequence = counters.data() + 2 * w;
-    unsigned long long* wrong = sequence + 1;
-    const bool even = index % 2 == 0;
-    launch_one(programmatic && index > 0, even ? ping : pong, dim3(1), dim3(1), stream, even ? "ping" : "pong",
-               sequence, wrong);
-  };
-  const ChainDriver driver{
-      .run = run,
-      .stream = stream,
-      .issue_chain =
-          [&](PdlWay way) {
-            const bool programmatic = way == PdlWay::stream_pdl || way == PdlWay::graph_pdl;
-            for (int i = 0; i < run.kernels; ++i) step(programmatic, index_of(way), i);
-          },
-      .issue_alone = [&](long long index) { step(false, kPdlWays, index); },
-      .prepare = nullptr,
-      .check_after =
-          [&](int w, long long runs) {
-            unsigned long long values[2] = {0, 0};
-            CUDA_CHECK(cudaMemcpyAsync(values, counters.data() + 2 * w, sizeof values, cudaMemcpyDeviceToHost,
-                                       stream));
-            CUDA_CHECK(cudaStreamSynchronize(stream));
-            const long long per_run = w == kPdlWays ? 1 : run.kernels;
-            const auto expected = static_cast<unsigned long long>(runs * per_run);
-            run.passed[w] = values[0] == expected && values[1] == 0;
-            if (!run.passed[w]) {
-              note_failure(run, "empty pair, " + way_label(w) + ": the sequence reached " + std::to_string(values[0]) +
-                                    " (expected " + std::to_string(expected) + "), " + std::to_string(values[1]) +
-                                    " kernels saw the wrong parity");
-            }
-          }};
-  drive(config.common.plan, driver);
-  return run;
-}
-
 }  // namespace
 
-const char* to_string(PdlWay way) {
-  constexpr const char* kNames[kPdlWays] = {"stream_plain", "stream_pdl", "graph_plain", "graph_pdl"};
-  return kNames[index_of(way)];
+void launch_chain_gemm(bool programmatic, dim3 grid, dim3 block, cudaStream_t stream, const float* a, const float* b,
+                       const float* previous, float* c, int m, int n, int k) {
+  launch_one(programmatic, chain_gemm, grid, block, stream, "chain_gemm", a, b, previous, c, m, n, k);
 }
 
-double pdl_hold_ms(int kernels) { return 0.1 + 0.01 * kernels; }
-
-void undo_carry(std::span<float> c, std::size_t c_elems, int batches) {
-  if (c.size() < std::size_t(batches) * c_elems) {
-    throw std::invalid_argument("undo_carry: buffer smaller than the chain");
-  }
-  for (int batch = batches - 1; batch >= 1; --batch) {
-    float* out = c.data() + std::size_t(batch) * c_elems;
-    const float* previous = out - c_elems;
-    for (std::size_t i = 0; i < c_elems; ++i) out[i] -= std::fmod(previous[i], kPdlCarry);
-  }
-}
-
-void require_pdl(int device) {
-  int major = 0;
-  int minor = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  if (major < 9) {
-    throw NoDeviceError("programmatic dependent launch needs compute capability 9.0 or newer; this GPU is " +
-                        std::to_string(major) + "." + std::to_string(minor));
-  }
-}
-
-PdlCosts measure_pdl(const PdlConfig& config) {
-  const Stream stream;
-  PdlCosts costs;
-  costs.empty = run_empty_chain(config, stream.get());
-  costs.gemm = run_gemm_chain(config, stream.get());
-  return costs;
+void launch_sequence_step(bool programmatic, bool even, cudaStream_t stream, unsigned long long* sequence,
+                          unsigned long long* wrong) {
+  launch_one(programmatic, even ? ping : pong, dim3(1), dim3(1), stream, even ? "ping" : "pong", sequence, wrong);
 }
 
 }  // namespace csg::graphs

@@ -1,48 +1,24 @@
-// 04_graph_capture_gemm pdl: programmatic dependent launch (Hopper, compute
-// capability 9.0+). The declaration (pdl.cpp) reads the options, estimates,
-// reports and draws the verdicts; pdl.cu measures. Declared here for the tests.
-//
-// A chain of kernels where each reads what the one before it wrote, launched
-// four ways on one stream:
-//
-//   stream_plain  kernel<<<grid, block, 0, stream>>>: each kernel starts only
-//                 after the previous one has finished and flushed its writes
-//   stream_pdl    cudaLaunchKernelEx with the launch attribute
-//                 cudaLaunchAttributeProgrammaticStreamSerialization = 1 on
-//                 every kernel after the first: the next kernel may start as
-//                 soon as every block of the previous one has called
-//                 cudaTriggerProgrammaticLaunchCompletion() (each kernel does,
-//                 first thing), and waits in cudaGridDependencySynchronize()
-//                 for the previous kernel's results before it reads them
-//   graph_plain   the stream_plain chain captured into a graph (full edges)
-//   graph_pdl     the stream_pdl chain captured into a graph: its edges are
-//                 of type cudaGraphDependencyTypeProgrammatic, counted
-//
-// Two chains:
-//   gemm   the workload's batches, one GEMM each, the article's naive kernel
-//          shape (one thread per element of C, 32 x 32 blocks), chained:
-//          C_0 = A_0 B, C_i = A_i B + (C_{i-1} mod 8). Each kernel computes
-//          its dot products first (A_i and B are nobody's output), waits, then
-//          adds the previous output and writes C_i: the work PDL can overlap.
-//   empty  a pair of one-thread kernels, ping and pong, alternating: each
-//          reads a sequence number, checks its parity (ping sees it even,
-//          pong odd), and writes it plus one.
+// The pdl subcommand (kAbout in pdl.cpp says what it runs). With PDL, the
+// next kernel of the stream may start as soon as every block of the previous
+// one has called cudaTriggerProgrammaticLaunchCompletion() (each kernel does,
+// first thing), and waits in cudaGridDependencySynchronize() for the previous
+// kernel's results before it reads them; captured, such a chain has edges of
+// type cudaGraphDependencyTypeProgrammatic. Each GEMM computes its dot
+// products first (A_i and B are nobody's output), waits, then adds the
+// previous output: the work PDL can overlap.
 //
 // What is timed: each run waits behind the suite's spin kernel long enough
 // for the host to queue the whole chain (the hold), then CUDA events around
 // the chain alone: GPU time per kernel with the host out of the way. The
-// host's time to issue each run is kept beside it, and a run whose issue took
-// longer than the hold is reported (its figure then includes the host's pace).
-// Beside the four ways, one kernel of the chain alone (events around one
-// launch, after the same kind of hold): its own time.
+// host's issue time is kept beside it; a run whose issue took longer than the
+// hold is reported. Beside the four ways, one kernel of the chain alone.
 //
-// What is checked, every timed run of every way: the GEMM chain's outputs
-// are poisoned (NaN) before each run and, after each way's last run, read
-// back and checked batch by batch: D_i = C_i - (C_{i-1} mod 8) must equal
-// A_i B (the suite's Freivalds and sampled check on D), so a kernel that read
-// C_{i-1} before it was written gives NaN or a wrong D and fails. The empty
-// chain's sequence number runs on across the runs of a way: after the last
-// it must equal runs x kernels, and no kernel may have seen the wrong parity.
+// What is checked, every way: the GEMM chain's outputs are poisoned (NaN)
+// before each run and checked after each way's last: D_i = C_i - (C_{i-1} mod
+// 8) must equal A_i B, so a kernel that read C_{i-1} before it was written
+// fails. The empty chain's sequence number runs on across the runs of a way:
+// after the last it must equal runs x kernels, and no kernel may have seen
+// the wrong parity.
 #pragma once
 
 #include <array>
@@ -52,6 +28,7 @@
 #include <span>
 #include <string>
 
+#include "04_graph_capture_gemm/lab/pdl/pdl_kernels.hpp"
 #include "batches.hpp"
 #include "experiment/experiment.hpp"
 #include "measure/stats.hpp"
@@ -65,10 +42,6 @@ inline constexpr PdlWay kAllPdlWays[kPdlWays] = {PdlWay::stream_plain, PdlWay::s
                                                  PdlWay::graph_pdl};
 const char* to_string(PdlWay way);  // "stream_plain", ...
 inline int index_of(PdlWay way) { return static_cast<int>(way); }
-
-// The GEMM chain carries the previous output modulo this into the next one:
-// every C stays an exact integer in float (at most 16 k + 7).
-inline constexpr float kPdlCarry = 8.0f;
 
 // The defaults: 250 pairs of empty kernels (a chain of 500: well inside
 // the stream's launch queue, so the host can queue it all behind the hold) and the

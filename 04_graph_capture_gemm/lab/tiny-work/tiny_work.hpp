@@ -1,26 +1,11 @@
-// Where graphs win: work made of many small operations, where the CPU's
-// launch cost, not the GPU, sets the pace.
-//
-//   empty chain:  `count` empty kernels (<<<1, 1>>>, no body) one after
-//                 another on one stream, issued one by one vs replayed as one
-//                 captured graph. A kernel with no body has no output, so its
-//                 counting twin (one thread adds 1 to a counter: a global
-//                 memory round trip, ~0.5 µs, that would dominate a graph
-//                 node's cost) runs the same chain once each way, untimed, and
-//                 the counter must equal `count`; the timed graph must hold
-//                 exactly `count` kernel nodes.
-//   tiny GEMMs:   `count` size³ GEMMs (the article's naive kernel) without
-//                 copies (A and B copied to the device once, before), spread
-//                 over the pool (batch i on stream i % pool, between
-//                 csg::fork and csg::join),
-//                 issued vs replayed. Every output verified. The host time of
-//                 one launch of that graph is measured too: kernel nodes alone
-//                 are cheap to launch; stage 04's copy nodes are what its
-//                 launch pays for.
-// Both are GPU-timed with events on pool stream 0 around the whole run, so
-// for the streams the time is set by how fast the host issues launches.
-// Napkin math (H200 figures): ~4 µs per launch × 1000 = 4 ms on streams, vs
-// ~0.7 µs per graph node × 1000 = 0.7 ms.
+// Why the empty chain has a counting twin: a kernel with no body has no
+// output, and a counter in every timed node (a global memory round trip,
+// ~0.5 µs) would dominate a graph node's cost; so the twin runs the same chain
+// once each way, untimed. The tiny GEMMs' A and B go to the device once,
+// before any timing; kernel nodes alone are cheap to launch: stage 04's copy
+// nodes are what its launch pays for. Events on pool stream 0 around each run,
+// so on the streams the host's pace sets the time. Napkin math (H200):
+// ~4 µs per launch × 1000 = 4 ms on streams, ~0.7 µs per node × 1000 = 0.7 ms.
 #pragma once
 
 #include <cstddef>
