@@ -50,10 +50,6 @@ struct ByteMismatch {
 // The first byte of `data` that differs from the pattern, or nothing.
 std::optional<ByteMismatch> find_pattern_mismatch(std::span<const std::byte> data, std::uint64_t seed);
 
-}  // namespace csg::copies
-
-namespace csg::copies {
-
 enum class CopyDirection { h2d, d2h, bidirectional };
 
 // "h2d", "d2h", "bidirectional": the names the JSON uses.

@@ -120,6 +120,17 @@ struct Figures {
 // --overlap-mib, --kernel-ms; with `timeline`, --timeline-batches and --trace.
 void add_options(StageCli& cli, bool timeline);
 Config read(const StageCli& cli, const CommonOptions& common, bool timeline);
+// The two subcommands' declarations: overlap (false) and timeline (true).
+template <bool timeline>
+void add_options(StageCli& cli) {
+  add_options(cli, timeline);
+}
+template <bool timeline>
+Config read_options(const StageCli& cli, CommonOptions& common) {
+  return read(cli, common, timeline);
+}
+// Both compare the article's two kinds.
+inline constexpr HostMemory kKinds[] = {HostMemory::pageable, HostMemory::pinned};
 Needs needs(const Config& config);
 Estimate estimate(const Config& config, int device);
 // Allocates, runs every case in interleaved rounds, checks the buffers; with

@@ -40,13 +40,9 @@
 // block writes a marker read back through its shared memory. Outputs are
 // poisoned before every run. The types here are plain numbers, so the
 // reports and their CPU tests need no GPU; measure_priorities and
-// measure_contention (competition.cu) need a device already selected, and
-// set up everything they launch themselves (the large kernel's opt-in to more
-// than 48 KiB of shared memory included). Each is a subcommand of the
-// laboratory, declared with its options, estimate and report in
-// priorities/priorities.cpp and contention/contention.cpp; their verdicts,
-// chosen by their own figures with stated thresholds (including the branches
-// where the article's claim does not hold on this GPU), are below.
+// measure_contention (competition.cpp, their kernels in competition.cu) need
+// a device already selected, and set up everything they launch themselves
+// (the large kernel's opt-in to more than 48 KiB of shared memory included).
 #pragma once
 
 #include <cstdint>
@@ -56,6 +52,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "03_stream_pool_gemm/lab/competition_kernels.hpp"
 #include "cli/options.hpp"
 #include "experiment/report.hpp"
 #include "measure/stats.hpp"
@@ -66,10 +63,6 @@ namespace csg::pool {
 
 // The driver's hardware work queues when CUDA_DEVICE_MAX_CONNECTIONS is unset.
 inline constexpr int kDefaultHardwareQueues = 8;
-
-// Threads per flood block: 256 divides every GPU's threads per SM, so a
-// full SM of flood blocks has no thread slot left for a short kernel's block.
-inline constexpr int kFloodThreads = 256;
 
 // --priority-samples at most: 100,000 short kernels per mode and round take minutes.
 inline constexpr long long kMaxPrioritySamples = 100000;
@@ -173,7 +166,7 @@ PriorityConfig read_priority_options(const StageCli& cli, const CommonOptions& o
 double priorities_seconds(const PriorityConfig& config);
 double contention_seconds(const ContentionConfig& config);
 
-// The two experiments (competition.cu). Both throw std::invalid_argument for a
+// The two experiments (competition.cpp). Both throw std::invalid_argument for a
 // config with a zero or negative size, CudaError for a failed call; a failed
 // check is returned (verified false, failure), never thrown.
 PriorityResult measure_priorities(const PriorityConfig& config);

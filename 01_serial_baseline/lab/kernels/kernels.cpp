@@ -1,6 +1,5 @@
-// 01_serial_baseline kernels: the serial run and its stage sums with a faster
-// kernel than the article's. The kernels shrink, the copies stay: a faster
-// kernel barely shortens a serial run whose time is mostly copies.
+// The kernels shrink, the copies stay: a faster kernel barely shortens a
+// serial run whose time is mostly copies.
 #include "01_serial_baseline/lab/serial.hpp"
 #include "01_serial_baseline/lesson.hpp"
 #include "base/errors.hpp"

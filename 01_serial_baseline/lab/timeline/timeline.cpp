@@ -1,6 +1,5 @@
-// 01_serial_baseline timeline: the serial run timed with its stage sums, then
-// one more run recorded with CUPTI and drawn: the article's first timeline,
-// one row (the default stream) where a copy and a kernel never run together.
+// The article's first timeline: one row (the default stream) where a copy and
+// a kernel never run together.
 #include "01_serial_baseline/lab/serial.hpp"
 #include "01_serial_baseline/lesson.hpp"
 

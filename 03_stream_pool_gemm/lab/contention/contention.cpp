@@ -1,8 +1,3 @@
-// 03_stream_pool_gemm contention: two streams' kernels whose blocks need
-// little or much shared memory (contention.hpp). With little, blocks of both
-// kernels share the SMs and the streams run side by side; with more than half
-// an SM's shared memory per block, one kernel's blocks wait for the other's.
-//   03_stream_pool_gemm contention --repeats 20
 #include "03_stream_pool_gemm/lab/competition.hpp"
 
 #include <cstdint>

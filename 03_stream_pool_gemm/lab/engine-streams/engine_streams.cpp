@@ -1,7 +1,3 @@
-// 03_stream_pool_gemm engine-streams: the pool against one stream per engine
-// (lab/pool_experiment.hpp says how and why), each with its own bound, on
-// pinned memory.
-//   03_stream_pool_gemm engine-streams --kernel cublas
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
 #include "03_stream_pool_gemm/lesson.hpp"
 

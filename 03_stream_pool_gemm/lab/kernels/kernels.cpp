@@ -1,11 +1,7 @@
-// 03_stream_pool_gemm kernels: the article's pipeline with another GEMM.
 // With the naive kernel (~6 TFLOP/s on an H200) the kernels set the pool's
 // pace and the copies hide behind them; cuBLAS is several times faster, and
 // then the copies over PCIe set it: a faster kernel changes the regime, and
-// the bound says which it is. Times stage 01's serial loop (pageable and
-// pinned), the pool (depth-first), one stream per engine, the isolated sums
-// and every resource alone on each pool size, in the same rounds.
-//   03_stream_pool_gemm kernels --kernel cublas --tf32
+// the bound says which it is.
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
 #include "03_stream_pool_gemm/lesson.hpp"
 

@@ -1,4 +1,4 @@
-// 03_stream_pool_gemm order: the same pool, issued in two orders. Depth-first
+// The same pool, issued in two orders. Depth-first
 // is the article's loop (batch 0: H2D K D2H, batch 1: H2D K D2H, ...);
 // breadth-first issues a wave of one batch per stream at a time, the wave's
 // H2Ds, then its kernels, then its D2Hs. Each stream runs the same work in
@@ -7,7 +7,6 @@
 // With --host-memory pageable it shows the article's "async from pageable
 // memory is not async": every cudaMemcpyAsync holds the host while the
 // driver stages it, and the pool runs near the serial time.
-//   03_stream_pool_gemm order --host-memory pageable
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
 #include "03_stream_pool_gemm/lesson.hpp"
 

@@ -1,6 +1,3 @@
-// 03_stream_pool_gemm priorities: "when kernels of several streams need more
-// than the GPU has, the hardware queues them by priority" (priorities.hpp).
-//   03_stream_pool_gemm priorities --priority-samples 1000
 #include "03_stream_pool_gemm/lab/competition.hpp"
 
 #include <cstdint>

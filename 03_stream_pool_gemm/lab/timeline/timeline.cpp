@@ -1,9 +1,6 @@
-// 03_stream_pool_gemm timeline: the pool (depth-first) timed in rounds, then
-// one more run recorded with CUPTI and drawn, a row per stream: the article's
-// second timeline, where one stream's copies run beside another's kernel.
-// The pool is re-timed after the recording, to show that recording costs the
-// timed runs nothing.
-//   03_stream_pool_gemm timeline --batches 16 --trace pool.trace.json
+// The article's second timeline, where one stream's copies run beside
+// another's kernel. The pool is re-timed after the recording, to show that
+// recording costs the timed runs nothing.
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
 #include "03_stream_pool_gemm/lesson.hpp"
 
