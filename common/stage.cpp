@@ -21,14 +21,6 @@
 #include "base/units.hpp"
 
 namespace csg {
-namespace {
-
-std::string& stage_name() {
-  static std::string name;
-  return name;
-}
-
-}  // namespace
 
 std::optional<std::uint64_t> available_host_bytes() {
   std::ifstream meminfo("/proc/meminfo");
@@ -54,7 +46,6 @@ std::string refusal(const char* where, std::uint64_t needed, std::uint64_t free_
 }  // namespace
 
 void start_stage(const char* stage) {
-  stage_name() = stage;
   set_progress_stage(stage);
   catch_interrupts();
 }
@@ -73,8 +64,7 @@ const Subcommand* find_subcommand(int argc, char** argv, const Laboratory& labor
 }
 
 int run_subcommand(const char* stage, const Subcommand& subcommand, int argc, char** argv) {
-  stage_name().append(" ").append(subcommand.name);
-  set_progress_stage(stage_name());  // "[03_stream_pool_gemm priorities +1.2s] ..."
+  set_progress_stage(progress_stage() + " " + std::string(subcommand.name));  // "[03_stream_pool_gemm priorities]"
   return subcommand.run(stage, argc - 1, argv + 1);
 }
 
@@ -146,7 +136,7 @@ bool list_laboratory(const char* stage, int argc, char** argv, const Laboratory&
 }
 
 int exit_code_of_current_exception(const char* stage) noexcept {
-  const std::string name = stage_name().empty() ? std::string(stage) : stage_name();
+  const std::string name = progress_stage().empty() ? std::string(stage) : progress_stage();
   auto fail = [&name](int code, const std::string& text) {
     std::fprintf(stderr, "%s: %s\n", name.c_str(), printable(text).c_str());
     return code;
