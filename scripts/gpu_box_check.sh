@@ -42,17 +42,9 @@ csg_start "${BASH_SOURCE[0]}" "" "$@"  # --help and bad usage exit here; sets $r
 # A check without a GPU would build for minutes and then skip or fail every
 # GPU test: stop before building. The sanitizer runs are part of the check;
 # without the tool CMake registers none, and the check would pass without them.
-sanitizer_status=0
-sanitizer="$(csg_require_gpu_and_sanitizer gpu_box_check.sh)" || sanitizer_status=$?
-if [[ $sanitizer_status -ne 0 ]]; then
-  exit "$sanitizer_status"
-fi
+sanitizer="$(csg_require_gpu_and_sanitizer gpu_box_check.sh)" || exit $?
 gpus="$(csg_gpu_list)"
-setup_status=0
-csg_setup build python || setup_status=$?
-if [[ $setup_status -ne 0 ]]; then
-  exit "$setup_status"  # its one line says what to run
-fi
+csg_setup build python || exit $?  # its one line says what to run
 
 preset=default
 bin_dir="$repo_root/build/$preset/bin"

@@ -70,11 +70,7 @@ else
 fi
 
 # --- 0) set-up ------------------------------------------------------------------------
-setup_status=0
-csg_setup build python || setup_status=$?
-if [[ $setup_status -ne 0 ]]; then
-  exit "$setup_status"  # its one line says what to run
-fi
+csg_setup build python || exit $?  # its one line says what to run
 
 # --- 1) build ---------------------------------------------------------------------
 if [[ ! -f build/$preset/CMakeCache.txt ]]; then
