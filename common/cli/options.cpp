@@ -408,6 +408,7 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   };
   for (const auto& name : all_names) {
     if (count(name) > 1) throw UsageError("--" + name + " is given twice");
+    given_[name] = count(name) != 0;
   }
   // No value of a text option starts with "--": "--sizes --json f" lacks the value.
   std::vector<std::string> valued = text_names_;
@@ -434,10 +435,6 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   for (const auto& name : text_names_) {
     strings_[name] = result.count(name) != 0 || !text_defaults_.at(name).empty() ? result[name].as<std::string>() : "";
   }
-  for (const auto& [name, spec] : int_specs_) given_[name] = count(name) != 0;
-  for (const auto& name : text_names_) given_[name] = result.count(name) != 0;
-  for (const auto& [name, choices] : choice_specs_) given_[name] = result.count(name) != 0;
-  for (const auto& name : flag_names_) given_[name] = flags_[name];
 
   CommonOptions options;
   if (defaults_.gemm_workload) {
