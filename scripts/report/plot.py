@@ -366,11 +366,10 @@ def regime_map_heatmap(result: Result, out_dir: Path) -> Plot:
     bar.set_label("graph time / stream-pool time (GPU, log scale)")
     ax.set_title(f"Graph replay vs stream pool ({plural(rm.get('streams', '?'), 'stream')}), GPU time — "
                  f"{device_line([result])}")
-    name = f"regime_map_{result.name}.png"
     return save(fig, out_dir, Plot(
-        name, f"Regime map ({result.name})", "Each cell: a GEMM size (row) at a batch count (column), in the "
-        "stage's words; brown where one graph replay took less GPU time than the stream pool, blue-green "
-        "where it took more; grey hatched: skipped (reasons in the regime map's section)."))
+        f"regime_map_{result.name}.png", f"Regime map ({result.name})", "Each cell: a GEMM size (row) at a batch "
+        "count (column), in the stage's words; brown where one graph replay took less GPU time than the stream pool, "
+        "blue-green where it took more; grey hatched: skipped (reasons in the regime map's section)."))
 
 
 # --- timelines ------------------------------------------------------------------------------------
@@ -428,10 +427,9 @@ def gantt(trace: Trace, result: Result | None, out_dir: Path) -> Plot:
     process = next((str(e.get("args", {}).get("name")) for e in events if e.get("name") == "process_name"), trace.run)
     fig.suptitle(f"Timeline of {process}, one row per stream — "
                  f"{device_line([result]) if result else 'GPU activity (CUPTI)'}")
-    name = f"timeline_{trace.run}.png"
     return save(fig, out_dir, Plot(
-        name, f"Timeline: {trace.run}", "Each bar is one copy or kernel as the GPU ran it, one row per "
-        f"stream, from {trace.path.name}."), (0, 0.05 if zoom else 0.1, 1, 1))
+        f"timeline_{trace.run}.png", f"Timeline: {trace.run}", "Each bar is one copy or kernel as the GPU ran it, "
+        f"one row per stream, from {trace.path.name}."), (0, 0.05 if zoom else 0.1, 1, 1))
 
 
 # --- after the article -----------------------------------------------------------------------------
