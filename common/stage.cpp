@@ -21,6 +21,14 @@
 #include "base/units.hpp"
 
 namespace csg {
+namespace {
+
+std::string& stage_name() {
+  static std::string name;
+  return name;
+}
+
+}  // namespace
 
 std::optional<std::uint64_t> available_host_bytes() {
   std::ifstream meminfo("/proc/meminfo");
@@ -46,6 +54,7 @@ std::string refusal(const char* where, std::uint64_t needed, std::uint64_t free_
 }  // namespace
 
 void start_stage(const char* stage) {
+  stage_name() = stage;
   set_progress_stage(stage);
   catch_interrupts();
 }
@@ -64,7 +73,8 @@ const Subcommand* find_subcommand(int argc, char** argv, const Laboratory& labor
 }
 
 int run_subcommand(const char* stage, const Subcommand& subcommand, int argc, char** argv) {
-  set_progress_stage(progress_stage() + " " + std::string(subcommand.name));  // "[03_stream_pool_gemm priorities]"
+  stage_name().append(" ").append(subcommand.name);
+  set_progress_stage(stage_name());  // "[03_stream_pool_gemm priorities +1.2s] ..."
   return subcommand.run(stage, argc - 1, argv + 1);
 }
 
@@ -136,7 +146,7 @@ bool list_laboratory(const char* stage, int argc, char** argv, const Laboratory&
 }
 
 int exit_code_of_current_exception(const char* stage) noexcept {
-  const std::string name = progress_stage().empty() ? std::string(stage) : progress_stage();
+  const std::string name = stage_name().empty() ? std::string(stage) : stage_name();
   auto fail = [&name](int code, const std::string& text) {
     std::fprintf(stderr, "%s: %s\n", name.c_str(), printable(text).c_str());
     return code;

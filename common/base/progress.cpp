@@ -24,8 +24,6 @@ const std::time_t& start_wall_time() {
 
 }  // namespace
 
-const std::string& progress_stage() { return stage_name(); }
-
 void set_progress_stage(const std::string& stage) {
   stage_name() = stage;
   static_cast<void>(start_time());

@@ -7,7 +7,6 @@
 namespace csg {
 
 void set_progress_stage(const std::string& stage);
-const std::string& progress_stage();  // "03_stream_pool_gemm priorities": what errors name too
 void progress(const std::string& text);
 // Seconds since the stage started (set_progress_stage).
 double seconds_since_start();

@@ -86,7 +86,12 @@ struct Experiment {
 
 // The runner's steps that do not depend on the declaration's types.
 namespace runner {
+std::optional<CommonOptions> parse(StageCli& cli, int argc, char** argv);
+void check_host(const Needs& needs);
+int choose_device();
+void check_device(const Needs& needs);
 void check_time(const Estimate& estimate, const CommonOptions& common);
+Report start_report(const char* stage, const std::string& name, int device);
 std::string one_paragraph(std::string_view text);  // its lines joined by spaces
 int finish(const Report& report, const CommonOptions& common);
 }  // namespace runner
@@ -96,17 +101,16 @@ int run_experiment(const Experiment<Config, Figures>& e, const char* stage, int 
   const About about = read_about(e.about);
   StageCli cli(subcommand_program(stage, std::string(about.name)), runner::one_paragraph(about.description), e.defaults);
   if (e.options) e.options(cli);
-  // Every argument is checked before any CUDA call.
-  std::optional<CommonOptions> common = cli.parse_or_help(argc, argv);
+  std::optional<CommonOptions> common = runner::parse(cli, argc, argv);
   if (!common) return kExitOk;  // --help
   const Config config = e.read(cli, *common);
   const Needs needs = e.needs ? e.needs(config) : Needs{};
-  check_host_fits(needs.memory, needs.smaller);
-  const int device = require_device();
-  check_fits(needs.memory, needs.smaller);
+  runner::check_host(needs);
+  const int device = runner::choose_device();
+  runner::check_device(needs);
   runner::check_time(e.estimate(config, device), *common);
   const Figures figures = e.measure(config);
-  Report report(stage, std::string(about.name), query_device_info(device));
+  Report report = runner::start_report(stage, std::string(about.name), device);
   e.report(config, figures, report);
   return runner::finish(report, *common);
 }
