@@ -182,13 +182,11 @@ done
 step "e) python3 scripts/report.py --table $results"
 summary_status=0
 python3 scripts/report.py --table "$results" || summary_status=$?
-if [[ $summary_status -ne 0 ]]; then
-  if [[ $summary_status -eq 1 ]]; then
-    fail "summary: a measurement or a stage did not verify"
-  else
-    fail "summary (exit $summary_status): no result JSON, or one that cannot be read"
-  fi
-fi
+case $summary_status in
+  0) ;;
+  1) fail "summary: a measurement or a stage did not verify" ;;
+  *) fail "summary (exit $summary_status): no result JSON, or one that cannot be read" ;;
+esac
 
 if [[ ${#failures[@]} -eq 0 ]]; then
   step "done: everything passed; results in $results"
