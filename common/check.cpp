@@ -17,17 +17,8 @@ std::string_view project_relative(const char* file) {
 }  // namespace
 
 std::string describe_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
-  std::string text{call};
-  text += " failed at ";
-  text += project_relative(file);
-  text += ':';
-  text += std::to_string(line);
-  text += ": ";
-  text += cudaGetErrorName(code);
-  text += " (";
-  text += cudaGetErrorString(code);
-  text += ')';
-  return text;
+  return std::string(call) + " failed at " + std::string(project_relative(file)) + ':' + std::to_string(line) +
+         ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ')';
 }
 
 CudaError::CudaError(cudaError_t code, const std::string& call, const char* file, int line)

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/enum_names.hpp"
+
 namespace csg {
 
 StreamPool::StreamPool(int size, unsigned stream_flags, int priority) {
@@ -90,13 +92,7 @@ std::string_view to_string(cudaGraphNodeType type) {
 
 
 std::string_view to_string(HostMemory kind) {
-  switch (kind) {
-    case HostMemory::pageable: return "pageable";
-    case HostMemory::pinned: return "pinned";
-    case HostMemory::registered: return "registered";
-    case HostMemory::write_combined: return "write-combined";
-  }
-  return "unknown";
+  return name_of(kind, {"pageable", "pinned", "registered", "write-combined"});
 }
 
 std::optional<HostMemory> parse_host_memory(std::string_view text) {
@@ -115,16 +111,23 @@ void* page_aligned_alloc(std::size_t bytes) {
 }
 
 namespace detail {
+namespace {
+
+void* page_aligned_or_throw(std::size_t bytes, const char* what) {
+  try {
+    return page_aligned_alloc(bytes);
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error("host allocation of " + format_bytes(bytes) + " (" + what + ") failed");
+  }
+}
+
+}  // namespace
 
 void* host_allocate(std::size_t bytes, HostMemory kind) {
   if (bytes == 0) return nullptr;
   switch (kind) {
     case HostMemory::pageable:
-      try {
-        return page_aligned_alloc(bytes);
-      } catch (const std::bad_alloc&) {
-        throw std::runtime_error("host allocation of " + format_bytes(bytes) + " (pageable) failed");
-      }
+      return page_aligned_or_throw(bytes, "pageable");
     case HostMemory::pinned: {
       void* ptr = nullptr;
       const cudaError_t status = cudaMallocHost(&ptr, bytes);
@@ -135,12 +138,7 @@ void* host_allocate(std::size_t bytes, HostMemory kind) {
       return ptr;
     }
     case HostMemory::registered: {
-      void* ptr = nullptr;
-      try {
-        ptr = page_aligned_alloc(bytes);
-      } catch (const std::bad_alloc&) {
-        throw std::runtime_error("host allocation of " + format_bytes(bytes) + " (to register) failed");
-      }
+      void* ptr = page_aligned_or_throw(bytes, "to register");
       const cudaError_t status = cudaHostRegister(ptr, bytes, cudaHostRegisterDefault);
       if (status != cudaSuccess) {
         std::free(ptr);

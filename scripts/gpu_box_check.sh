@@ -42,17 +42,9 @@ csg_start "${BASH_SOURCE[0]}" "" "$@"  # --help and bad usage exit here; sets $r
 # A check without a GPU would build for minutes and then skip or fail every
 # GPU test: stop before building. The sanitizer runs are part of the check;
 # without the tool CMake registers none, and the check would pass without them.
-sanitizer_status=0
-sanitizer="$(csg_require_gpu_and_sanitizer gpu_box_check.sh)" || sanitizer_status=$?
-if [[ $sanitizer_status -ne 0 ]]; then
-  exit "$sanitizer_status"
-fi
+sanitizer="$(csg_require_gpu_and_sanitizer gpu_box_check.sh)" || exit $?
 gpus="$(csg_gpu_list)"
-setup_status=0
-csg_setup build python || setup_status=$?
-if [[ $setup_status -ne 0 ]]; then
-  exit "$setup_status"  # its one line says what to run
-fi
+csg_setup build python || exit $?  # its one line says what to run
 
 preset=default
 bin_dir="$repo_root/build/$preset/bin"
@@ -190,13 +182,11 @@ done
 step "e) python3 scripts/report.py --table $results"
 summary_status=0
 python3 scripts/report.py --table "$results" || summary_status=$?
-if [[ $summary_status -ne 0 ]]; then
-  if [[ $summary_status -eq 1 ]]; then
-    fail "summary: a measurement or a stage did not verify"
-  else
-    fail "summary (exit $summary_status): no result JSON, or one that cannot be read"
-  fi
-fi
+case $summary_status in
+  0) ;;
+  1) fail "summary: a measurement or a stage did not verify" ;;
+  *) fail "summary (exit $summary_status): no result JSON, or one that cannot be read" ;;
+esac
 
 if [[ ${#failures[@]} -eq 0 ]]; then
   step "done: everything passed; results in $results"

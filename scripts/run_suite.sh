@@ -63,18 +63,10 @@ fail() {
   echo "!!! $1" >&2
 }
 
-if [[ $mode == f ]]; then
-  step "results will go to $results (--full)"
-else
-  step "results will go to $results"
-fi
+step "results will go to $results$([[ $mode == q ]] || echo " (--full)")"
 
 # --- 0) set-up ------------------------------------------------------------------------
-setup_status=0
-csg_setup build python || setup_status=$?
-if [[ $setup_status -ne 0 ]]; then
-  exit "$setup_status"  # its one line says what to run
-fi
+csg_setup build python || exit $?  # its one line says what to run
 
 # --- 1) build ---------------------------------------------------------------------
 if [[ ! -f build/$preset/CMakeCache.txt ]]; then
@@ -144,10 +136,8 @@ if [[ ${#failures[@]} -eq 0 ]]; then
   step "done: $results/report.md and its plots"
   exit 0
 fi
-if [[ ${#failures[@]} -eq 1 ]]; then
-  step "done with 1 problem; results in $results"
-else
-  step "done with ${#failures[@]} problems; results in $results"
-fi
+problems="${#failures[@]} problems"
+[[ ${#failures[@]} -eq 1 ]] && problems="1 problem"
+step "done with $problems; results in $results"
 printf '  - %s\n' "${failures[@]}" >&2
 exit 1

@@ -33,16 +33,8 @@ esac
 
 # shellcheck source=scripts/setup.sh
 source "$repo_root/scripts/setup.sh"
-sanitizer_status=0
-sanitizer="$(csg_require_gpu_and_sanitizer sanitize.sh)" || sanitizer_status=$?
-if [[ $sanitizer_status -ne 0 ]]; then
-  exit "$sanitizer_status"
-fi
-setup_status=0
-csg_setup build || setup_status=$?
-if [[ $setup_status -ne 0 ]]; then
-  exit "$setup_status"  # its one line says what to run
-fi
+sanitizer="$(csg_require_gpu_and_sanitizer sanitize.sh)" || exit $?
+csg_setup build || exit $?  # its one line says what to run
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 # The tests are registered only where CMake finds compute-sanitizer: name the

@@ -59,14 +59,10 @@ csg_version_at_least() {
 # not touch PATH). Prints its path; status 1 if there is none.
 csg_find_nvcc() {
   local nvcc
-  nvcc="$(command -v nvcc || true)"
-  if [[ -z $nvcc && -n ${CUDACXX:-} && -x ${CUDACXX} ]]; then
-    nvcc="$CUDACXX"
-  fi
-  if [[ -z $nvcc && -x /usr/local/cuda/bin/nvcc ]]; then
-    nvcc=/usr/local/cuda/bin/nvcc
-  fi
-  [[ -n $nvcc ]] && echo "$nvcc"
+  for nvcc in "$(command -v nvcc)" "${CUDACXX:-}" /usr/local/cuda/bin/nvcc; do
+    [[ -n $nvcc && -x $nvcc ]] && echo "$nvcc" && return 0
+  done
+  return 1
 }
 
 # compute-sanitizer: $COMPUTE_SANITIZER, else PATH, else beside nvcc, else
@@ -77,14 +73,12 @@ csg_find_compute_sanitizer() {
     [[ -x $sanitizer ]] && echo "$sanitizer"
     return
   fi
-  sanitizer="$(command -v compute-sanitizer || true)"
-  if [[ -z $sanitizer ]] && nvcc="$(csg_find_nvcc)" && [[ -x "$(dirname "$nvcc")/compute-sanitizer" ]]; then
-    sanitizer="$(dirname "$nvcc")/compute-sanitizer"
-  fi
-  if [[ -z $sanitizer && -x /usr/local/cuda/bin/compute-sanitizer ]]; then
-    sanitizer=/usr/local/cuda/bin/compute-sanitizer
-  fi
-  [[ -n $sanitizer ]] && echo "$sanitizer"
+  nvcc="$(csg_find_nvcc)" || nvcc=""
+  for sanitizer in "$(command -v compute-sanitizer)" "${nvcc:+$(dirname "$nvcc")/compute-sanitizer}" \
+    /usr/local/cuda/bin/compute-sanitizer; do
+    [[ -n $sanitizer && -x $sanitizer ]] && echo "$sanitizer" && return 0
+  done
+  return 1
 }
 
 # The GPUs nvidia-smi lists ("GPU 0: NVIDIA H200 (UUID: ...)"), one a line.

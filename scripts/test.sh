@@ -52,11 +52,7 @@ fi
 
 # shellcheck source=scripts/setup.sh
 source "$repo_root/scripts/setup.sh"
-setup_status=0
-csg_setup build python || setup_status=$?
-if [[ $setup_status -ne 0 ]]; then
-  exit "$setup_status"  # its one line says what to run
-fi
+csg_setup build python || exit $?  # its one line says what to run
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 

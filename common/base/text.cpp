@@ -5,17 +5,12 @@
 namespace csg {
 namespace {
 
-bool ends_with(std::string_view text, std::string_view tail) {
-  return text.size() >= tail.size() && text.substr(text.size() - tail.size()) == tail;
-}
-
 bool is_vowel(char c) { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; }
 
 std::string regular_plural(std::string_view singular) {
   const std::string word(singular);
-  if (ends_with(singular, "s") || ends_with(singular, "x") || ends_with(singular, "z") ||
-      ends_with(singular, "ch") || ends_with(singular, "sh")) {
-    return word + "es";
+  for (const std::string_view tail : {"s", "x", "z", "ch", "sh"}) {
+    if (singular.ends_with(tail)) return word + "es";
   }
   if (singular.size() >= 2 && singular.back() == 'y' && !is_vowel(singular[singular.size() - 2])) {
     return word.substr(0, word.size() - 1) + "ies";

@@ -52,6 +52,17 @@ std::string range_text(long long min_value, long long max_value) {
   return "[" + std::to_string(min_value) + ", " + std::to_string(max_value) + "]";
 }
 
+// "1,,2" -> {"1", "", "2"}: every item, empty ones too, for the strict parsers to judge.
+std::vector<std::string> split_at_commas(const std::string& text) {
+  std::vector<std::string> items;
+  for (std::size_t begin = 0;;) {
+    const std::size_t end = text.find(',', begin);
+    items.push_back(text.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+    if (end == std::string::npos) return items;
+    begin = end + 1;
+  }
+}
+
 std::string join(const std::vector<std::string>& items, const char* separator) {
   std::string text;
   for (const auto& item : items) {
@@ -115,14 +126,9 @@ std::vector<long long> parse_int_list(const std::string& flag, const std::string
   const std::string expected = "--" + flag + " takes a comma-separated list of integers in " +
                                range_text(min_value, max_value);
   std::vector<long long> values;
-  std::size_t begin = 0;
-  while (true) {
-    const std::size_t end = text.find(',', begin);
-    const std::string item = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  for (const std::string& item : split_at_commas(text)) {
     if (item.empty()) throw UsageError(expected + ", got '" + text + "' (an empty item)");
     values.push_back(parse_int(flag, item, min_value, max_value));
-    if (end == std::string::npos) break;
-    begin = end + 1;
   }
   return values;
 }
@@ -204,10 +210,7 @@ std::vector<HostMemory> parse_host_memory_list(const std::string& text, const st
   for (HostMemory kind : choices) names.emplace_back(to_string(kind));
   const std::string expected = "--host-memory takes one of " + join(names, "|") + ", or a comma-separated list of them";
   std::vector<HostMemory> kinds;
-  std::size_t begin = 0;
-  while (true) {
-    const std::size_t end = text.find(',', begin);
-    const std::string item = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  for (const std::string& item : split_at_commas(text)) {
     const auto kind = parse_host_memory(item);
     if (!kind || std::find(choices.begin(), choices.end(), *kind) == choices.end()) {
       throw UsageError(expected + ", got '" + text + "'");
@@ -216,8 +219,6 @@ std::vector<HostMemory> parse_host_memory_list(const std::string& text, const st
       throw UsageError("--host-memory lists " + item + " twice");
     }
     kinds.push_back(*kind);
-    if (end == std::string::npos) break;
-    begin = end + 1;
   }
   std::sort(kinds.begin(), kinds.end());
   return kinds;
@@ -407,6 +408,7 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   };
   for (const auto& name : all_names) {
     if (count(name) > 1) throw UsageError("--" + name + " is given twice");
+    given_[name] = count(name) != 0;
   }
   // No value of a text option starts with "--": "--sizes --json f" lacks the value.
   std::vector<std::string> valued = text_names_;
@@ -433,10 +435,6 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   for (const auto& name : text_names_) {
     strings_[name] = result.count(name) != 0 || !text_defaults_.at(name).empty() ? result[name].as<std::string>() : "";
   }
-  for (const auto& [name, spec] : int_specs_) given_[name] = count(name) != 0;
-  for (const auto& name : text_names_) given_[name] = result.count(name) != 0;
-  for (const auto& [name, choices] : choice_specs_) given_[name] = result.count(name) != 0;
-  for (const auto& name : flag_names_) given_[name] = flags_[name];
 
   CommonOptions options;
   if (defaults_.gemm_workload) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <chrono>
-#include <cstdio>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -13,9 +12,6 @@
 #include "base/text.hpp"
 
 namespace csg {
-namespace {
-
-}  // namespace
 
 double relative_spread(double median_ms, double min_ms) {
   return median_ms > 0.0 ? (median_ms - min_ms) / median_ms : 0.0;

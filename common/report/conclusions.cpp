@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "base/enum_names.hpp"
 #include "report/table.hpp"
 
 namespace csg {
@@ -23,14 +24,7 @@ std::string compare_phrase(double ms, double reference_ms, double equal_within) 
   return "about as fast as (within " + percent_text(equal_within) + ")";
 }
 
-const char* to_string(Comparison comparison) {
-  switch (comparison) {
-    case Comparison::faster: return "faster";
-    case Comparison::same: return "same";
-    case Comparison::slower: return "slower";
-  }
-  return "?";
-}
+const char* to_string(Comparison comparison) { return name_of(comparison, {"faster", "same", "slower"}).data(); }
 
 Verdict comparison_verdict(std::string id, double ms, double reference_ms, std::string sentence,
                            double equal_within) {

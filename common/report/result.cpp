@@ -21,6 +21,9 @@ nlohmann::json optional_int(const std::optional<int>& value) {
 // JSON has no NaN; a throughput that does not apply is written as null.
 nlohmann::json rate(double value) { return value > 0.0 && std::isfinite(value) ? nlohmann::json(value) : nullptr; }
 
+// A throughput in the console's table; "-" where it does not apply.
+std::string rate_text(double rate, int decimals) { return rate > 0 ? figure(rate, decimals, 2) : "-"; }
+
 // A path's key in the bound's "paths".
 std::string_view path_key(BoundPath path) {
   return name_of(path, {"kernels_ms", "h2d_ms", "d2h_ms", "both_ways_ms", "host_issue_ms", "stream_order_ms",
@@ -149,14 +152,8 @@ void print_measurements(std::ostream& out, const std::vector<Measurement>& measu
       {"min ms", [](const M& m) { return figure(m.stats.min_ms, 2); }},
       {"p95 ms", [](const M& m) { return figure(m.stats.p95_ms, 2); }},
       {"max ms", [](const M& m) { return figure(m.stats.max_ms, 2); }},
-      {"GFLOP/s", [](const M& m) {
-         const double rate = gflops(m.work.flops, m.stats.median_ms);
-         return rate > 0 ? figure(rate, 0, 2) : "-";
-       }},
-      {"GB/s", [](const M& m) {
-         const double rate = gbps(m.work.bytes, m.stats.median_ms);
-         return rate > 0 ? figure(rate, 1, 2) : "-";
-       }},
+      {"GFLOP/s", [](const M& m) { return rate_text(gflops(m.work.flops, m.stats.median_ms), 0); }},
+      {"GB/s", [](const M& m) { return rate_text(gbps(m.work.bytes, m.stats.median_ms), 1); }},
       {"verified", [](const M& m) { return !m.verifiable ? "n/a" : m.verified ? "yes" : "NO"; }},
   };
   if (std::any_of(measurements.begin(), measurements.end(), [](const M& m) { return m.bound.has_value(); })) {

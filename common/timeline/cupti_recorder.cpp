@@ -314,31 +314,27 @@ RecordedTimeline record_with_cupti(const TimelineRun& plan, const std::function<
   recorded.dropped = recorder.dropped();
 
   LabelResult labelled;
-  bool labelled_by_node = false;
+  recorded.labelling = "graph node ids";
   if (!plan.graph_nodes.empty()) {
     labelled = label_by_graph_node(records, plan.graph_nodes, plan.row_names, plan.flops_per_kernel);
-    labelled_by_node = !labelled.timeline.ops.empty();
-    if (!labelled_by_node) {
+    if (labelled.timeline.ops.empty()) {
       recorded.notes.push_back("no record carried a captured node's id; rows follow the order in which the "
                                "streams CUPTI reported started work");
     }
   }
-  if (!labelled_by_node) {
+  if (plan.graph_nodes.empty() || labelled.timeline.ops.empty()) {
+    recorded.labelling = ids_known ? "stream ids" : "first appearance";
     if (!ids_known) issue.stream_rows = rows_by_first_appearance(records);
     labelled = label_in_issue_order(records, issue);
+    if (ids_known && labelled.timeline.ops.empty() && !records.empty()) {
+      // The ids CUPTI gave for the streams match no record: fall back rather than draw nothing.
+      recorded.notes.push_back("no record carried the stream ids CUPTI reported; rows follow the order in which "
+                               "the streams started work");
+      recorded.labelling = "first appearance";
+      issue.stream_rows = rows_by_first_appearance(records);
+      labelled = label_in_issue_order(records, issue);
+    }
   }
-  bool issue_by_ids = true;
-  if (!labelled_by_node && ids_known && labelled.timeline.ops.empty() && !records.empty()) {
-    issue_by_ids = false;
-    // The ids CUPTI gave for the streams match no record: fall back rather than draw nothing.
-    recorded.notes.push_back("no record carried the stream ids CUPTI reported; rows follow the order in which "
-                             "the streams started work");
-    issue.stream_rows = rows_by_first_appearance(records);
-    labelled = label_in_issue_order(records, issue);
-  }
-  recorded.labelling = labelled_by_node ? "graph node ids"
-                      : ids_known && issue_by_ids ? "stream ids"
-                                                  : "first appearance";
   recorded.timeline = std::move(labelled.timeline);
   recorded.ignored = labelled.ignored;
   if (recorded.ignored > 0) {

@@ -7,31 +7,16 @@
 #include <tuple>
 #include <utility>
 
+#include "base/enum_names.hpp"
 #include "base/output_file.hpp"
 #include "base/text.hpp"
 #include "report/table.hpp"  // fixed
 
 namespace csg {
 
-const char* to_string(OpKind kind) {
-  switch (kind) {
-    case OpKind::h2d: return "h2d";
-    case OpKind::kernel: return "kernel";
-    case OpKind::d2h: return "d2h";
-    case OpKind::other: return "other";
-  }
-  return "other";
-}
+const char* to_string(OpKind kind) { return name_of(kind, {"h2d", "kernel", "d2h", "other"}).data(); }
 
-char ascii_symbol(OpKind kind) {
-  switch (kind) {
-    case OpKind::h2d: return 'H';
-    case OpKind::kernel: return 'K';
-    case OpKind::d2h: return 'D';
-    case OpKind::other: return 'o';
-  }
-  return 'o';
-}
+char ascii_symbol(OpKind kind) { return name_of(kind, {"H", "K", "D", "o"}).front(); }
 
 namespace {
 

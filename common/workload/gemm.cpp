@@ -5,10 +5,12 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "check.hpp"
+#include "base/enum_names.hpp"
 #include "base/errors.hpp"
 #include "owners.hpp"
 
@@ -153,17 +155,7 @@ std::uint64_t gemm_device_bytes(const GemmChoice& choice, int streams) {
 }
 
 // ---- which kernel ----------------------------------------------------------
-std::string_view to_string(GemmKernel kernel) {
-  switch (kernel) {
-    case GemmKernel::naive:
-      return "naive";
-    case GemmKernel::tiled:
-      return "tiled";
-    case GemmKernel::cublas:
-      return "cublas";
-  }
-  return "unknown";
-}
+std::string_view to_string(GemmKernel kernel) { return name_of(kernel, {"naive", "tiled", "cublas"}); }
 
 std::string gemm_name(const GemmChoice& choice) {
   std::string name(to_string(choice.kernel));
@@ -173,15 +165,12 @@ std::string gemm_name(const GemmChoice& choice) {
 
 GemmChoice parse_gemm_choice(const std::string& kernel, bool tf32) {
   GemmChoice choice;
-  if (kernel == "naive") {
-    choice.kernel = GemmKernel::naive;
-  } else if (kernel == "tiled") {
-    choice.kernel = GemmKernel::tiled;
-  } else if (kernel == "cublas") {
-    choice.kernel = GemmKernel::cublas;
-  } else {
-    throw UsageError("--kernel takes one of naive|tiled|cublas, got '" + kernel + "'");
+  std::optional<GemmKernel> named;
+  for (GemmKernel k : {GemmKernel::naive, GemmKernel::tiled, GemmKernel::cublas}) {
+    if (kernel == to_string(k)) named = k;
   }
+  if (!named) throw UsageError("--kernel takes one of naive|tiled|cublas, got '" + kernel + "'");
+  choice.kernel = *named;
   if (tf32 && choice.kernel != GemmKernel::cublas) {
     throw UsageError("--tf32 needs --kernel cublas: TF32 is cuBLAS's tensor-core path; the " + kernel +
                      " kernel computes in FP32");

@@ -61,9 +61,11 @@ def style() -> None:
         "axes.spines.top": False, "axes.spines.right": False})
 
 
-def save(fig: Any, out_dir: Path, name: str) -> None:
-    fig.savefig(out_dir / name, dpi=DPI, bbox_inches="tight")
+def save(fig: Any, out_dir: Path, plot: Plot, rect: tuple[float, ...] = (0, 0, 1, 1)) -> Plot:
+    fig.tight_layout(rect=rect)
+    fig.savefig(out_dir / plot.file, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
+    return plot
 
 
 def device_line(results: list[Result]) -> str:
@@ -120,10 +122,9 @@ def bandwidth(suite: Suite, out_dir: Path) -> Plot:
     axes[0][0].set_ylabel("bandwidth (GB/s)")
     axes[0][0].legend(title="host memory", loc="upper left")
     fig.suptitle(f"Copy bandwidth vs transfer size — {device_line([result])}")
-    fig.tight_layout()
-    save(fig, out_dir, "bandwidth.png")
-    return Plot("bandwidth.png", "Copy bandwidth vs transfer size", "One line per kind of host memory and direction "
-                f"('both directions at once': the total of the two), from {result.path.name}.")
+    return save(fig, out_dir, Plot(
+        "bandwidth.png", "Copy bandwidth vs transfer size", "One line per kind of host memory and direction "
+        f"('both directions at once': the total of the two), from {result.path.name}."))
 
 
 # --- the same work, stage by stage -------------------------------------------------------
@@ -170,11 +171,10 @@ def stage_bars(suite: Suite, out_dir: Path) -> Plot:
     ax.set_ylim(0, max(b[1] for b in bars) * 1.3)
     ax.grid(axis="x", visible=False)
     ax.set_title(f"The same GEMMs, stage by stage — {device_line(suite.results)}")
-    fig.tight_layout()
-    save(fig, out_dir, "stages.png")
-    return Plot("stages.png", "The same work, stage by stage",
-                "Each bar is a separate run (" + sources([b[2] for b in bars]) + "), so its ratio to the first is "
-                "for orientation; the ratios measured within one run are in the tables.")
+    return save(fig, out_dir, Plot(
+        "stages.png", "The same work, stage by stage",
+        "Each bar is a separate run (" + sources([b[2] for b in bars]) + "), so its ratio to the first is "
+        "for orientation; the ratios measured within one run are in the tables."))
 
 
 # --- stream-count sweep --------------------------------------------------------------------
@@ -208,10 +208,9 @@ def sweep(suite: Suite, out_dir: Path) -> Plot:
         ax.legend(loc="lower left", fontsize=11)
         ax.set_title(f"{result.name}: {plural(result.config.get('batches'), 'batch')}", fontsize=13)
     fig.suptitle(f"Time vs number of streams — {device_line([r for r, _ in runs])}")
-    fig.tight_layout()
-    save(fig, out_dir, "sweep.png")
-    return Plot("sweep.png", "Stream-count sweep", "The pool's time at each size tried, with each size's own bound "
-                "(dashed) and the run's serial time (dotted), one panel per run: " + sources([r for r, _ in runs]) + ".")
+    return save(fig, out_dir, Plot(
+        "sweep.png", "Stream-count sweep", "The pool's time at each size tried, with each size's own bound "
+        "(dashed) and the run's serial time (dotted), one panel per run: " + sources([r for r, _ in runs]) + "."))
 
 
 # --- graph costs -------------------------------------------------------------------------------
@@ -285,12 +284,11 @@ def graph_costs(suite: Suite, out_dir: Path) -> Plot:
         ax.set_ylabel("time per operation (µs)")
     fig.suptitle(f"What a CUDA Graph costs and saves ({plural(result.config.get('batches'), 'batch')}) — "
                  f"{device_line([result])}")
-    fig.tight_layout()
-    save(fig, out_dir, "graph_costs.png")
-    return Plot("graph_costs.png", "Graph costs", "Capture, instantiate and upload are paid once per graph, a replay "
-                "every time; the CPU's time to issue the same work as stream calls and as one graph launch; many tiny "
-                "operations on streams and as a graph. From " + sources([r for r in (result, issuer, tiny_run) if r])
-                + ".")
+    return save(fig, out_dir, Plot(
+        "graph_costs.png", "Graph costs", "Capture, instantiate and upload are paid once per graph, a replay "
+        "every time; the CPU's time to issue the same work as stream calls and as one graph launch; many tiny "
+        "operations on streams and as a graph. From " + sources([r for r in (result, issuer, tiny_run) if r])
+        + "."))
 
 
 # --- the regimes ---------------------------------------------------------------------------------
@@ -327,11 +325,10 @@ def regime_bars(suite: Suite, out_dir: Path) -> Plot:
     ax.set_ylim(top / 60, top * 3)
     ax.set_title(f"The kernel alone vs the whole pipeline ({plural(rows[0].run.config.get('batches'), 'batch')}) — "
                  f"{device_line([rows[0].run])}")
-    fig.tight_layout()
-    save(fig, out_dir, "regimes.png")
-    return Plot("regimes.png", REGIME_TITLE, "Orange: how fast each GEMM kernel is on its own; blue: the same work "
-                "end to end on the stream pool, copies included; dashed: the pool's bound as a rate; each label with "
-                "its ratio to the naive kernel's. From " + sources([r.run for r in rows]) + ".")
+    return save(fig, out_dir, Plot(
+        "regimes.png", REGIME_TITLE, "Orange: how fast each GEMM kernel is on its own; blue: the same work "
+        "end to end on the stream pool, copies included; dashed: the pool's bound as a rate; each label with "
+        "its ratio to the naive kernel's. From " + sources([r.run for r in rows]) + "."))
 
 
 # --- the regime map ----------------------------------------------------------------------------
@@ -369,12 +366,10 @@ def regime_map_heatmap(result: Result, out_dir: Path) -> Plot:
     bar.set_label("graph time / stream-pool time (GPU, log scale)")
     ax.set_title(f"Graph replay vs stream pool ({plural(rm.get('streams', '?'), 'stream')}), GPU time — "
                  f"{device_line([result])}")
-    fig.tight_layout()
-    name = f"regime_map_{result.name}.png"
-    save(fig, out_dir, name)
-    return Plot(name, f"Regime map ({result.name})", "Each cell: a GEMM size (row) at a batch count (column), in the "
-                "stage's words; brown where one graph replay took less GPU time than the stream pool, blue-green "
-                "where it took more; grey hatched: skipped (reasons in the regime map's section).")
+    return save(fig, out_dir, Plot(
+        f"regime_map_{result.name}.png", f"Regime map ({result.name})", "Each cell: a GEMM size (row) at a batch "
+        "count (column), in the stage's words; brown where one graph replay took less GPU time than the stream pool, "
+        "blue-green where it took more; grey hatched: skipped (reasons in the regime map's section)."))
 
 
 # --- timelines ------------------------------------------------------------------------------------
@@ -432,11 +427,9 @@ def gantt(trace: Trace, result: Result | None, out_dir: Path) -> Plot:
     process = next((str(e.get("args", {}).get("name")) for e in events if e.get("name") == "process_name"), trace.run)
     fig.suptitle(f"Timeline of {process}, one row per stream — "
                  f"{device_line([result]) if result else 'GPU activity (CUPTI)'}")
-    fig.tight_layout(rect=(0, 0.05 if zoom else 0.1, 1, 1))
-    name = f"timeline_{trace.run}.png"
-    save(fig, out_dir, name)
-    return Plot(name, f"Timeline: {trace.run}", "Each bar is one copy or kernel as the GPU ran it, one row per "
-                f"stream, from {trace.path.name}.")
+    return save(fig, out_dir, Plot(
+        f"timeline_{trace.run}.png", f"Timeline: {trace.run}", "Each bar is one copy or kernel as the GPU ran it, "
+        f"one row per stream, from {trace.path.name}."), (0, 0.05 if zoom else 0.1, 1, 1))
 
 
 # --- after the article -----------------------------------------------------------------------------
@@ -465,11 +458,10 @@ def after_article_plot(suite: Suite, out_dir: Path) -> Plot:
     ax.grid(axis="y", visible=False)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=11, frameon=False)
     fig.suptitle(f"{AFTER_TITLE} — {device_line([r.run for r in rows])}")
-    fig.tight_layout()
-    save(fig, out_dir, "after_article.png")
-    return Plot("after_article.png", AFTER_TITLE, "Blue: the old way, brown: the new way, each row's time per "
-                "operation (µs, log scale), with the new way's over the old's; the table's rows that are no times "
-                "are in the table only.")
+    return save(fig, out_dir, Plot(
+        "after_article.png", AFTER_TITLE, "Blue: the old way, brown: the new way, each row's time per "
+        "operation (µs, log scale), with the new way's over the old's; the table's rows that are no times "
+        "are in the table only."))
 
 
 SUITE_PLOTS: list[tuple[str, Callable[[Suite, Path], Plot], str]] = [
