@@ -31,6 +31,16 @@ ArticleOptions read_article_options(const StageCli& cli, CommonOptions& common) 
   return {common, read_pool_options(cli, common, /*with_sweep=*/false)};
 }
 
+void add_kernel_article_options(StageCli& cli) {
+  add_kernel_option(cli, GemmKernel::naive);
+  add_article_options(cli);
+}
+
+ArticleOptions read_kernel_article_options(const StageCli& cli, CommonOptions& common) {
+  read_kernel_option(cli, common);
+  return read_article_options(cli, common);
+}
+
 Needs article_needs(const ArticleOptions& options, int sets, int extra_streams) {
   return {article_memory(options, sets, extra_streams), "try fewer --batches, or --device-buffers slots"};
 }

@@ -23,14 +23,16 @@ double pipeline_seconds(const CommonOptions& options, const Rates& rates);
 // out), and cuBLAS's workspaces for the pool's streams and `extra_streams` more.
 MemoryNeeds article_memory(const ArticleOptions& options, int sets = 1, int extra_streams = 0);
 
-// A subcommand's estimate of its whole run at this GPU's rates.
 using SecondsAt = double (*)(const CommonOptions& options, const Rates& rates);
 
 // ---- a declaration on the article's workload (experiment/experiment.hpp) ----
 // Its options: the pool's flags (--streams, --device-buffers; no sweep).
 void add_article_options(StageCli& cli);
-// Its configuration: the parsed flags and the pool's.
 ArticleOptions read_article_options(const StageCli& cli, CommonOptions& common);
+// A subcommand that sets its own workload: --kernel (naive by default) and the
+// pool's flags; read after common.work is set, so the kernel is checked against it.
+void add_kernel_article_options(StageCli& cli);
+ArticleOptions read_kernel_article_options(const StageCli& cli, CommonOptions& common);
 // What `sets` sets of buffers and cuBLAS's workspaces need (article_memory).
 Needs article_needs(const ArticleOptions& options, int sets = 1, int extra_streams = 0);
 // `seconds` at this GPU's rates of the run's kernel (nullptr: a run that

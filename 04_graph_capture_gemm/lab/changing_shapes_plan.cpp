@@ -123,4 +123,17 @@ double changing_shapes_seconds(const ChangingShapesConfig& config, double per_ba
   return (config.rounds + warmup_share) * round + bucket_setup;
 }
 
+nlohmann::json changing_shapes_section(const ChangingShapesConfig& config, nlohmann::json sequence,
+                                       nlohmann::json node_updates, nlohmann::json conclusions) {
+  const bool node_updates_on = !node_updates.is_null();
+  return {{"requests", config.requests},
+          {"max_batches", config.max_batches},
+          {"seed", config.seed},
+          {"rounds", config.rounds},
+          {"node_updates_on", node_updates_on},
+          {"sequence", std::move(sequence)},
+          {"node_updates", std::move(node_updates)},
+          {"conclusions", std::move(conclusions)}};
+}
+
 }  // namespace csg::graphs

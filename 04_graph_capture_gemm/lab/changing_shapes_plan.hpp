@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/options.hpp"
 #include "batches.hpp"
 
@@ -42,16 +44,12 @@ struct ChangingShapesConfig {
   bool sequence_on() const { return requests > 0; }
 };
 
-// --shape-requests N (default 50), --shape-max-batches N (100), --shape-seed N
-// (1), --shape-size N (256; 0 = the article's 1024x1024x512), --shape-rounds N (3).
 void add_changing_shapes_options(StageCli& cli);
-// After cli.parse().
 ChangingShapesConfig read_changing_shapes_options(const StageCli& cli);
 
-// The batch count of every request, in order: uniform in 1..max_batches
-// from SplitMix64 of (seed, request index), so the same seed gives the same
-// sequence on every machine. Throws std::invalid_argument for requests < 0
-// or max_batches < 1.
+// Uniform in 1..max_batches from SplitMix64 of (seed, request index): the
+// same seed gives the same sequence on every machine. Throws
+// std::invalid_argument for requests < 0 or max_batches < 1.
 std::vector<int> request_sequence(int requests, int max_batches, std::uint64_t seed);
 std::vector<int> request_sequence(const ChangingShapesConfig& config);
 
@@ -63,27 +61,26 @@ int bucket_capacity(int max_batches);
 // The smallest bucket ≥ batches. Throws std::out_of_range when none is.
 int bucket_for(int batches, const std::vector<int>& buckets);
 
-// The batches the buckets compute for `sequence` (each padded to its bucket).
 long long padded_batches(const std::vector<int>& sequence, const std::vector<int>& buckets);
 long long requested_batches(const std::vector<int>& sequence);
 // computed / requested − 1: the share of the buckets' work that nobody asked
 // for (0.45 = 45% more batches). 0 when nothing was requested.
 double padding_fraction(long long requested, long long computed);
 
-// The experiment's workload: bucket_capacity(max_batches) batches of
-// size³, or of `article_shape` when size is 0. Allocate its BatchBuffers with
-// any device slot count that keeps the batches sharing a slot on one stream
-// (device_slots_for), and fill its inputs before measuring.
+// bucket_capacity(max_batches) batches of size³, or of `article_shape` when size is 0.
 Workload changing_shapes_workload(const ChangingShapesConfig& config, GemmShape article_shape = {});
 
-// A rough estimate of the sequence's time, for check_estimate: every round
-// and the warm-up, the four ways, each batch computed at `per_batch_seconds`
-// (pass one batch's GPU time in a pipeline plus its host poison and
-// verification, e.g. work_seconds(...).overlapped() / batches + the host's
-// share), with at least the streams' launch cost per batch (3 calls of ~4 µs),
-// and the re-capture ways' ~21 µs per batch captured and instantiated. 0 when
-// the sequence is off.
+// Every round and the warm-up, the four ways, each batch computed at
+// `per_batch_seconds` (at least the streams' 3 calls of ~4 µs), and the
+// re-capture ways' ~21 µs per batch captured and instantiated. 0 when the
+// sequence is off.
 double changing_shapes_seconds(const ChangingShapesConfig& config, double per_batch_seconds);
+
+// The "changing_shapes" section that changing-shapes and node-updates both
+// write: the sequence's settings, its figures (null without a sequence), the
+// node updates' (null without them) and the conclusions.
+nlohmann::json changing_shapes_section(const ChangingShapesConfig& config, nlohmann::json sequence,
+                                       nlohmann::json node_updates, nlohmann::json conclusions);
 
 // Requests of each way run untimed (and verified) before the timed rounds:
 // the update way's exec exists from then on, and the first instantiations

@@ -85,12 +85,8 @@ struct NodeTable {
 
 NodeTable read_nodes(const Graph& graph, const BufferMap& first, const GemmShape& shape) {
   NodeTable table;
-  std::size_t count = 0;
-  CUDA_CHECK(cudaGraphGetNodes(graph.get(), nullptr, &count));
-  std::vector<cudaGraphNode_t> nodes(count);
-  CUDA_CHECK(cudaGraphGetNodes(graph.get(), nodes.data(), &count));
   auto place = [&](const void* p, PlacedPointer& out) { return (out.region = first.find(p, out.offset)) >= 0; };
-  for (cudaGraphNode_t node : nodes) {
+  for (cudaGraphNode_t node : nodes_of(graph)) {
     cudaGraphNodeType type{};
     CUDA_CHECK(cudaGraphNodeGetType(node, &type));
     if (type == cudaGraphNodeTypeKernel) {
@@ -188,6 +184,19 @@ VerifyResult launch_on_second(const UpdateExperiment& ex, const GraphExec& exec)
   return ex.second->verify(ex.second_seed);
 }
 
+// Re-capture for the second buffers + a new instantiation into `exec`, timed;
+// the exec of the round before is destroyed outside the timed region.
+TimedVariant recapture_variant(const UpdateExperiment& ex, int batches, GraphExec& exec) {
+  return {.prepare = [&exec] { exec = GraphExec(); },
+          .run = [&ex, batches, &exec] {
+            const HostTimer timer;
+            const Graph graph = ex.capture(*ex.second, batches);
+            exec = ex.instantiate(graph);
+            return timer.elapsed();
+          },
+          .after_last = nullptr};
+}
+
 }  // namespace
 
 std::string_view to_string(cudaGraphExecUpdateResult result) {
@@ -250,14 +259,7 @@ UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& ex) 
       {.prepare = [&] { to_second = Graph(); to_second = ex.capture(*ex.second, batches); },
        .run = [&] { const HostTimer timer; update(to_second); return timer.elapsed(); },
        .after_last = nullptr},
-      {.prepare = [&] { reinstantiated = GraphExec(); },
-       .run = [&] {
-         const HostTimer timer;
-         const Graph graph = ex.capture(*ex.second, batches);
-         reinstantiated = ex.instantiate(graph);
-         return timer.elapsed();
-       },
-       .after_last = nullptr},
+      recapture_variant(ex, batches, reinstantiated),
   };
   measure_interleaved_into(plan, rounds, {&costs.update_exec, &costs.update_call, &costs.recapture_instantiate});
 
@@ -274,19 +276,14 @@ UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& ex) 
   return costs;
 }
 
+GraphCalls graph_calls(const StreamPool& pool, const Gemm& gemm) {
+  return {[&pool, &gemm](BatchBuffers& b, int batches) { return capture_batches(batch_ops(b, gemm), pool, batches); },
+          instantiate, [&pool](const GraphExec& exec) { launch(exec, pool); }};
+}
+
 UpdateExperiment update_experiment(const StreamPool& pool, const Gemm& gemm, BatchBuffers& first,
                                    BatchBuffers& second, std::uint64_t second_seed) {
-  UpdateExperiment experiment;
-  experiment.capture = [&pool, &gemm](BatchBuffers& b, int batches) {
-    return capture_batches(batch_ops(b, gemm), pool, batches);
-  };
-  experiment.instantiate = instantiate;
-  experiment.launch = [&pool](const GraphExec& exec) { launch(exec, pool); };
-  experiment.first = &first;
-  experiment.second = &second;
-  experiment.second_seed = second_seed;
-  experiment.stream = pool[0];
-  return experiment;
+  return {graph_calls(pool, gemm), &first, &second, second_seed, pool[0]};
 }
 
 NodeUpdateCosts measure_node_updates(const RepeatPlan& plan, const UpdateExperiment& ex, GemmKernel kernel) {
@@ -337,14 +334,7 @@ NodeUpdateCosts measure_node_updates(const RepeatPlan& plan, const UpdateExperim
          return timer.elapsed();  // before `graph` is destroyed
        },
        .after_last = nullptr},
-      {.prepare = [&] { recaptured = GraphExec(); },
-       .run = [&] {
-         const HostTimer timer;
-         const Graph graph = ex.capture(second, batches);
-         recaptured = ex.instantiate(graph);
-         return timer.elapsed();
-       },
-       .after_last = nullptr},
+      recapture_variant(ex, batches, recaptured),
   };
   if (node_level) {
     variants.push_back({.prepare = [&] { point_nodes_or_throw(node_exec, table, first_map); },

@@ -8,25 +8,8 @@
 // batch count changes the number of nodes: refused with
 // cudaGraphExecUpdateErrorTopologyChanged, and only a new instantiation helps.
 // Either way the new graph must be captured first; the update saves the
-// instantiate, not the capture.
-//
-// measure_node_updates: one exec of the stage's graph (all batches of
-// `first`) switched to `second` three ways, each host-timed in interleaved
-// rounds (the run's RepeatPlan), each round starting from an exec on
-// `first` again (untimed):
-//   whole graph  capture on `second` + cudaGraphExecUpdate(exec, graph, &info)
-//   node level   for every node of the instantiated graph (cudaGraphGetNodes,
-//                cudaGraphNodeGetType): kernel nodes get new arguments with
-//                cudaGraphExecKernelNodeSetParams, copies new pointers with
-//                cudaGraphExecMemcpyNodeSetParams1D. No capture at all.
-//                The naive kernel only (its arguments a, b, c, m, n, k are
-//                known); other kernels' nodes differ (cuBLAS's are not ours).
-//   re-capture   capture on `second` + cudaGraphInstantiateWithParams
-// Then each exec is launched on `second`'s poisoned outputs and every batch
-// verified against `second_seed`.
-//
-// The article's steps (graph_steps.hpp) come in as callbacks: these
-// functions only time them, and the tests can hand them their own.
+// instantiate, not the capture. The article's steps (graph_steps.hpp) come
+// in as callbacks: the tests can hand them their own.
 #pragma once
 
 #include <cstdint>
@@ -52,8 +35,7 @@ struct ExecUpdateAttempt {
 };
 
 // cudaGraphExecUpdate with its result info (the CUDA 12+ signature). A refused
-// update is returned, not thrown (the runtime's last error is cleared); any
-// other failure throws CudaError.
+// update is returned, not thrown; any other failure throws CudaError.
 ExecUpdateAttempt update_exec(const GraphExec& exec, const Graph& graph);
 
 std::string_view to_string(cudaGraphExecUpdateResult result);
@@ -61,10 +43,16 @@ std::string_view to_string(cudaGraphExecUpdateResult result);
 // Captures the per-batch work of batches 0 .. batches-1 of `buffers` (steps 1-5a).
 using CaptureWork = std::function<Graph(BatchBuffers& buffers, int batches)>;
 
-struct UpdateExperiment {
+// The article's graph steps as the measuring loops take them.
+struct GraphCalls {
   CaptureWork capture;
   std::function<GraphExec(const Graph&)> instantiate;  // step 5b
-  std::function<void(const GraphExec&)> launch;        // step 6, on `stream`
+  std::function<void(const GraphExec&)> launch;        // step 6, on pool stream 0
+};
+// graph_steps.hpp's calls on `pool` with `gemm`.
+GraphCalls graph_calls(const StreamPool& pool, const Gemm& gemm);
+
+struct UpdateExperiment : GraphCalls {
   BatchBuffers* first = nullptr;   // what the exec is instantiated for
   BatchBuffers* second = nullptr;  // the same workload at other addresses, other data
   std::uint64_t second_seed = 2;
@@ -86,38 +74,38 @@ struct UpdateCosts {
 // the update alone to the second buffers (captured untimed), and re-capture +
 // a new instantiation for the second buffers; so every update really changes
 // the pointers, and both execs end on the second buffers. Then both are
-// launched on poisoned outputs and verified against the second buffers, and
-// an update to batches - 1 batches is tried.
-// Throws std::runtime_error if a same-topology update is refused.
+// launched on poisoned outputs and verified, and an update to batches - 1
+// batches is tried. Throws std::runtime_error if a same-topology update is refused.
 UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& experiment);
 
-// The experiment as the laboratory binds it: graph_steps.hpp's capture,
-// instantiate and launch on `pool` with `gemm`, from `first` to `second`
-// (two sets of one workload, `second` filled from `second_seed`).
+// graph_calls from `first` to `second`.
 UpdateExperiment update_experiment(const StreamPool& pool, const Gemm& gemm, BatchBuffers& first,
                                    BatchBuffers& second, std::uint64_t second_seed);
 
-// One instantiated exec of the article's graph switched to a second set of
-// buffers three ways (host time, median over the run's repeats).
+// One exec of the article's graph switched to the second buffers three ways
+// (host time), each round starting from an exec on the first again (untimed):
+//   whole graph  capture on `second` + cudaGraphExecUpdate(exec, graph, &info)
+//   node level   every node of the instantiated graph re-pointed: kernel nodes
+//                get new arguments (cudaGraphExecKernelNodeSetParams), copies
+//                new pointers (cudaGraphExecMemcpyNodeSetParams1D). No capture
+//                at all. The naive kernel only: its arguments (a, b, c, m, n,
+//                k) are known, other kernels' nodes differ.
+//   re-capture   capture on `second` + cudaGraphInstantiateWithParams
 struct NodeUpdateCosts {
   int batches = 0;
   std::size_t kernel_nodes = 0;
   std::size_t memcpy_nodes = 0;
-  Summary whole_graph;                // capture on the new buffers + cudaGraphExecUpdate
-  std::optional<Summary> node_level;  // cudaGraphExec{Kernel,Memcpy}NodeSetParams per node; nothing: see note
-  Summary recapture_instantiate;      // capture + cudaGraphInstantiateWithParams
-  std::string node_level_note;        // why there is no node-level figure ("" when there is)
+  Summary whole_graph;
+  std::optional<Summary> node_level;  // nothing: node_level_note says why
+  Summary recapture_instantiate;
+  std::string node_level_note;
   VerifyResult whole_graph_check;     // each exec, launched after its switch: the new buffers' result
   std::optional<VerifyResult> node_level_check;
   VerifyResult recapture_check;
 };
 
-// `experiment` as measure_updates takes it. `kernel`: the run's --kernel; the
-// node-level switch runs only for GemmKernel::naive, otherwise node_level
-// stays empty and node_level_note says "node-level update: naive kernel
-// only". A node the runtime refuses to re-point when first tried, untimed
-// (e.g. a copy from pageable memory, under cudaGraphExecMemcpyNodeSetParams1D's
-// rules), is reported in the note the same way, not thrown.
+// A node the runtime refuses to re-point when first tried, untimed (e.g. a
+// copy from pageable memory), is reported in the note, not thrown.
 NodeUpdateCosts measure_node_updates(const RepeatPlan& plan, const UpdateExperiment& experiment, GemmKernel kernel);
 
 }  // namespace csg::graphs

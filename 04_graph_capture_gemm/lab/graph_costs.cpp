@@ -3,6 +3,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "measure/timers.hpp"
 
 namespace csg::graphs {
@@ -49,40 +50,18 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
   ReplayCosts costs;
   Millis issued{};  // the host's time to issue the last timed run
   std::vector<TimedVariant> variants = {
-      {
-          .prepare = c.poison,  // each replay must write every output again
-          .run = [&] {
-            timer.start(c.stream);
-            const HostTimer host;
-            c.launch(*c.exec);
-            issued = host.elapsed();
-            return timer.stop();
-          },
-          .after_last = [&] { costs.graph_check = c.verify(); },
-          .side = [&] { return issued; },
-      },
-      {
-          .prepare = c.poison,
-          .run = [&] {
-            timer.start(c.stream);
-            const HostTimer host;
-            c.issue_on_streams();
-            issued = host.elapsed();
-            return timer.stop();
-          },
-          .after_last = [&] { costs.streams_check = c.verify(); },
-          .side = [&] { return issued; },
-      },
-      {
-          .prepare = nullptr,
-          .run = [&] { return host_issue_time(c.stream, c.issue_on_streams); },
-          .after_last = nullptr,
-      },
-      {
-          .prepare = nullptr,
-          .run = [&] { return host_issue_time(c.stream, [&] { c.launch(*c.exec); }); },
-          .after_last = nullptr,
-      },
+      {.prepare = c.poison,  // each replay must write every output again
+       .run = [&] { return gpu_and_issue_time(timer, c.stream, issued, [&] { c.launch(*c.exec); }); },
+       .after_last = [&] { costs.graph_check = c.verify(); },
+       .side = [&] { return issued; }},
+      {.prepare = c.poison,
+       .run = [&] { return gpu_and_issue_time(timer, c.stream, issued, c.issue_on_streams); },
+       .after_last = [&] { costs.streams_check = c.verify(); },
+       .side = [&] { return issued; }},
+      {.prepare = nullptr, .run = [&] { return host_issue_time(c.stream, c.issue_on_streams); }, .after_last = nullptr},
+      {.prepare = nullptr,
+       .run = [&] { return host_issue_time(c.stream, [&] { c.launch(*c.exec); }); },
+       .after_last = nullptr},
   };
   const std::size_t first_sum = variants.size();
   variants.insert(variants.end(), c.one_stream_sums.begin(), c.one_stream_sums.end());
@@ -112,9 +91,7 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
     costs.sums.d2h_first = results[first_sum + 5].primary;
   }
   for (std::size_t i = first_stream_resource; i < first_graph_resource; ++i) costs.stream_alone.push_back(results[i].primary);
-  for (std::size_t i = first_graph_resource; i < first_also; ++i) {
-    costs.graph_alone.push_back(results[i].primary);
-  }
+  for (std::size_t i = first_graph_resource; i < first_also; ++i) costs.graph_alone.push_back(results[i].primary);
   for (std::size_t i = first_also; i < results.size(); ++i) costs.also.push_back(results[i].primary);
   return costs;
 }

@@ -1,29 +1,7 @@
 // What a graph costs, each part measured on its own, and what it saves. The
-// article's steps (graph_steps.hpp: capture, instantiate, launch) come in as
-// callbacks; these functions only time them, in interleaved rounds
-// (measure_interleaved).
-//
-// measure_graph_lifecycle: per round, a fresh capture, a fresh instantiate,
-// the first launch of that exec (which also uploads it), a second launch of
-// the same exec, and a second exec whose upload (cudaGraphUpload) is timed
-// apart from its first launch. All host-timed with steady_clock; every launch
-// is followed by a stream synchronise inside its timer, so "launch" here
-// means "launch and wait until done".
-//
-// measure_replay_vs_streams: four variants in interleaved rounds, so a slow
-// moment of the machine hits all alike:
-//   graph_replay       GPU time of one cudaGraphLaunch (events on the stream)
-//   stream_pool        GPU time of the same work issued on the pool (stage 03)
-//   issue_streams_cpu  host time to issue fork + 3·batches operations + join
-//   issue_graph_cpu    host time of the one cudaGraphLaunch call
-// The two GPU variants poison the outputs first and are verified after their
-// last run, and read the host's issue time of the same run; the two CPU
-// variants measure only the host's issue time (the stream is synchronised
-// after the timer stops). With them, in the same rounds, what each bound
-// needs: the one-stream sums (the fill and drain), and each resource's work
-// alone issued the way each variant issues it, on the pool's streams and as
-// replays of graphs captured from those streams; and whatever else a run
-// wants timed in the same rounds (`also`).
+// article's steps (graph_steps.hpp) come in as callbacks; these functions
+// only time them, in interleaved rounds, so a slow moment of the machine
+// hits every variant alike.
 #pragma once
 
 #include <functional>
@@ -52,9 +30,13 @@ struct GraphLifecycle {
   std::function<VerifyResult()> verify;
 };
 
+// Per round, host-timed: a fresh capture, a fresh instantiate, the first
+// launch of that exec (which also uploads it), a second launch, and a second
+// exec whose upload is timed apart from its first launch. "Launch" here
+// means "launch and wait until done".
 struct LifecycleCosts {
-  Summary capture;              // begin capture ... end capture
-  Summary instantiate;          // cudaGraphInstantiateWithParams
+  Summary capture;
+  Summary instantiate;
   Summary first_launch;         // first cudaGraphLaunch of a new exec + synchronise
   Summary relaunch;             // the next launch of the same exec + synchronise
   Summary upload;               // cudaGraphUpload of another new exec + synchronise
@@ -84,11 +66,17 @@ struct ReplayComparison {
   std::vector<TimedVariant> also;                         // timed last in each round, summarised in ReplayCosts::also
 };
 
+// The GPU variants poison the outputs first, are verified after their last
+// run and read the host's issue time of the same runs; the CPU variants time
+// only the issue (the stream is synchronised after the timer stops). In the
+// same rounds, what each bound needs: the one-stream sums (the fill and
+// drain), and each resource's work alone, on the pool's streams and as
+// replays of graphs captured from them.
 struct ReplayCosts {
-  Summary graph_replay;
-  Summary stream_pool;
-  Summary issue_streams_cpu;
-  Summary issue_graph_cpu;
+  Summary graph_replay;                 // GPU time of one cudaGraphLaunch
+  Summary stream_pool;                  // GPU time of the same work issued on the pool (stage 03)
+  Summary issue_streams_cpu;            // host time to issue fork + 3·batches operations + join
+  Summary issue_graph_cpu;              // host time of the one cudaGraphLaunch call
   std::optional<Summary> replay_issue;  // the host's time of the launch inside each timed replay
   std::optional<Summary> pool_issue;    // the host's time to issue each timed pool run
   StageSums sums;

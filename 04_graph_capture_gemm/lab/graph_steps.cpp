@@ -74,6 +74,15 @@ void launch(const GraphExec& exec, const StreamPool& pool) {
   CUDA_CHECK(cudaGraphLaunch(exec.get(), pool[0]));  // step 6
 }
 
+std::vector<cudaGraphNode_t> nodes_of(const Graph& graph) {
+  std::size_t count = 0;
+  CUDA_CHECK(cudaGraphGetNodes(graph.get(), nullptr, &count));
+  std::vector<cudaGraphNode_t> nodes(count);
+  if (count > 0) CUDA_CHECK(cudaGraphGetNodes(graph.get(), nodes.data(), &count));
+  nodes.resize(count);
+  return nodes;
+}
+
 VerifyResult launch_and_verify(const GraphExec& exec, const StreamPool& pool, BatchBuffers& buffers,
                                std::uint64_t seed) {
   buffers.poison_outputs(pool[0]);  // an output the graph does not write can't pass

@@ -13,12 +13,14 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "batches.hpp"
 #include "cuda/graph.hpp"
 #include "cuda/stream_pool.hpp"
 #include "measure/stage_sums.hpp"
+#include "measure/timers.hpp"
 #include "workload/gemm.hpp"
-#include "batches.hpp"
 
 namespace csg::graphs {
 
@@ -66,5 +68,19 @@ void launch(const GraphExec& exec, const StreamPool& pool);
 // article's wait (cudaStreamSynchronize), then every batch verified.
 VerifyResult launch_and_verify(const GraphExec& exec, const StreamPool& pool, BatchBuffers& buffers,
                                std::uint64_t seed);
+
+// Every node of `graph` (cudaGraphGetNodes).
+std::vector<cudaGraphNode_t> nodes_of(const Graph& graph);
+
+// One timed run: the GPU time of what `issue` queues (events on `stream`
+// around it), and in `issued` the host's time to issue it, read in the same run.
+template <class Issue>
+Millis gpu_and_issue_time(EventTimer& timer, cudaStream_t stream, Millis& issued, Issue&& issue) {
+  timer.start(stream);
+  const HostTimer host;
+  issue();
+  issued = host.elapsed();
+  return timer.stop();
+}
 
 }  // namespace csg::graphs

@@ -17,12 +17,21 @@
 namespace csg::graphs {
 
 // The defaults of a subcommand on the article's workload: pinned host memory.
-CommonDefaults pinned_defaults();
+inline CommonDefaults pinned_defaults() {
+  CommonDefaults defaults;
+  defaults.host_memory = HostMemory::pinned;
+  return defaults;
+}
 // The defaults of a subcommand that sets its own workload with its own
 // options: pinned host memory, no --batches, --m, --n, --k (nor --kernel,
 // --tf32: it adds --kernel itself where it offers one). `rounds`: false for
 // a subcommand that counts its own rounds (no --warmup, --repeats).
-CommonDefaults own_workload_defaults(bool rounds = true);
+inline CommonDefaults own_workload_defaults(bool rounds = true) {
+  CommonDefaults defaults = pinned_defaults();
+  defaults.gemm_workload = false;
+  defaults.rounds = rounds;
+  return defaults;
+}
 
 // A subcommand's common options and its pool's.
 struct ArticleOptions {
@@ -32,6 +41,11 @@ struct ArticleOptions {
 
 // A subcommand that times nothing (it captures, launches once and reports):
 // pinned host memory, no --max-minutes, no --warmup or --repeats.
-CommonDefaults untimed_defaults();
+inline CommonDefaults untimed_defaults() {
+  CommonDefaults defaults = pinned_defaults();
+  defaults.max_minutes = false;
+  defaults.rounds = false;
+  return defaults;
+}
 
 }  // namespace csg::graphs

@@ -87,6 +87,12 @@ void add_failure(StageResult& result, bool passed, const std::string& what) {
   result.verification.method = what;
 }
 
+Verdict decided(Verdict verdict, std::string outcome, std::string sentence) {
+  verdict.outcome = std::move(outcome);
+  verdict.sentence = std::move(sentence);
+  return verdict;
+}
+
 void count_checked_runs(Report& report) {
   const std::string runs = plural(report.result.variants_verified, "run");
   report.checked_runs("(" + runs + " checked, each after poisoning the outputs)");

@@ -1,7 +1,4 @@
-// What every subcommand of stage 04's laboratory reports the same way: its
-// measurements in the shared schema (a cost with nothing to verify, a
-// verified variant), its verdict over every check it made, its title,
-// workload and verification lines, and its JSON with "subcommand". Plain
+// What every subcommand of stage 04's laboratory reports the same way. Plain
 // C++: the CPU tests build results from made-up figures through these.
 #pragma once
 
@@ -53,6 +50,9 @@ void add_failure(StageResult& result, bool passed, const std::string& what);
 // outputs overlap or differ, so no one hash stands for them.
 void fold_check(VerifyResult& total, const VerifyResult& part);
 
+// One branch of a verdict's decision: `verdict` with its outcome and sentence.
+Verdict decided(Verdict verdict, std::string outcome, std::string sentence);
+
 // After the verification's message at the end of `report`: "(6 runs checked,
 // each after poisoning the outputs)", from result.variants_verified.
 void count_checked_runs(Report& report);
@@ -61,6 +61,5 @@ void count_checked_runs(Report& report);
 std::string pool_text(HostMemory host_memory, const PoolConfig& pool);
 // "<the workload>, <pool_text>; median of 10 runs after 2 warm-up"
 std::string pool_run_text(const CommonOptions& options, const PoolConfig& pool);
-
 
 }  // namespace csg::graphs

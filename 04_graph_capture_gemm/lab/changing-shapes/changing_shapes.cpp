@@ -1,18 +1,22 @@
-// 04_graph_capture_gemm changing-shapes: the article's "graphs suit stable
-// work", measured. A seeded sequence of requests of random batch counts, each
-// run four ways (changing_shapes.hpp says which and how); this file declares
-// the subcommand and reports what the four ways cost.
 #include "04_graph_capture_gemm/lab/changing-shapes/changing_shapes.hpp"
 
+#include <algorithm>
 #include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "04_graph_capture_gemm/lab/article_run.hpp"
+#include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/enum_names.hpp"
+#include "base/interrupt.hpp"
 #include "base/progress.hpp"
 #include "base/text.hpp"
+#include "measure/timers.hpp"
 #include "report/conclusions.hpp"
 #include "report/table.hpp"
+#include "workload/gemm.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -57,15 +61,13 @@ nlohmann::json summary_json(const Summary& s) {
 
 void options(StageCli& cli) {
   add_changing_shapes_options(cli);
-  add_kernel_option(cli, GemmKernel::naive);
-  add_article_options(cli);
+  add_kernel_article_options(cli);
 }
 
 ChangingShapesOptions read(const StageCli& cli, CommonOptions& common) {
   const ChangingShapesConfig shapes = read_changing_shapes_options(cli);
   common.work = changing_shapes_workload(shapes);  // the top bucket's batches, of the requests' shape
-  read_kernel_option(cli, common);
-  return {read_article_options(cli, common), shapes};
+  return {read_kernel_article_options(cli, common), shapes};
 }
 
 Needs needs(const ChangingShapesOptions& options) {
@@ -195,39 +197,43 @@ Verdict bucket_verdict(long long requested, long long computed, double buckets_t
                               {"wasted_gpu_ms", wasted_ms}, {"buckets_total_ms", buckets_total_ms},
                               {"streams_total_ms", streams_total_ms}, {"one_time_ms", one_time_ms}},
                   .threshold = kEqualWithin};
-  std::string& text = verdict.sentence;
-  text = padded ? "buckets padded the " + std::to_string(requested) + " requested batches to " +
-                      std::to_string(computed) + " (" + percent_text(padding) + " more work, about " +
-                      fixed(wasted_ms, 2) + " ms of GPU time spent on padding)"
-                : "every request's batch count was a bucket size: no padding";
+  std::string text = padded ? "buckets padded the " + std::to_string(requested) + " requested batches to " +
+                                  std::to_string(computed) + " (" + percent_text(padding) + " more work, about " +
+                                  fixed(wasted_ms, 2) + " ms of GPU time spent on padding)"
+                            : "every request's batch count was a bucket size: no padding";
   const Comparison comparison = compare_times(buckets_total_ms, streams_total_ms);
   if (comparison == Comparison::faster) {
     const double saved_per_request_ms = (streams_total_ms - buckets_total_ms) / requests;
-    verdict.outcome = "faster";
     verdict.figures["repaid_after_requests"] = one_time_ms / saved_per_request_ms;
-    text += (padded ? ", and still finished " : "; they finished ") + fixed(streams_total_ms / buckets_total_ms, 2) +
-            "x faster than the streams: one launch of a ready graph saved more than the padding cost.\nThe up-front "
-            "capture + instantiate of the " + std::to_string(buckets) + " buckets (" + fixed(one_time_ms, 2) +
-            " ms) is repaid after " + fixed(one_time_ms / saved_per_request_ms, 1) + " requests.";
-  } else if (comparison == Comparison::same) {
-    verdict.outcome = "same";
-    text += "; end to end about as fast as the streams (within " + percent_text(kEqualWithin) + ")" +
-            (padded ? ": the padding ate what the launches saved." : ".");
-  } else if (!padded) {
-    verdict.outcome = "slower_unpadded";
-    text += ", yet the bucket launches took " + fixed(buckets_total_ms / streams_total_ms, 2) +
-            "x the streams' time: no gain from ready graphs here.";
-  } else {
-    text += ": " + fixed(buckets_total_ms / streams_total_ms, 2) + "x the streams' time end to end.\n";
-    const bool without_padding_wins = buckets_total_ms - wasted_ms < streams_total_ms;
-    verdict.outcome = without_padding_wins ? "padding_cost_more" : "slower_anyway";
-    text += without_padding_wins
-                ? "Without the padding they would have beaten the streams: the padding cost more than launching "
-                  "ready graphs saved; at this size finer buckets suit it better."
-                : "Even without the padding they would not have beaten the streams: launching ready graphs saved "
-                  "nothing here.";
+    return decided(verdict, "faster",
+                   text + (padded ? ", and still finished " : "; they finished ") +
+                       fixed(streams_total_ms / buckets_total_ms, 2) +
+                       "x faster than the streams: one launch of a ready graph saved more than the padding cost.\nThe "
+                       "up-front capture + instantiate of the " +
+                       std::to_string(buckets) + " buckets (" + fixed(one_time_ms, 2) + " ms) is repaid after " +
+                       fixed(one_time_ms / saved_per_request_ms, 1) + " requests.");
   }
-  return verdict;
+  if (comparison == Comparison::same) {
+    return decided(verdict, "same",
+                   text + "; end to end about as fast as the streams (within " + percent_text(kEqualWithin) + ")" +
+                       (padded ? ": the padding ate what the launches saved." : "."));
+  }
+  if (!padded) {
+    return decided(verdict, "slower_unpadded",
+                   text + ", yet the bucket launches took " + fixed(buckets_total_ms / streams_total_ms, 2) +
+                       "x the streams' time: no gain from ready graphs here.");
+  }
+  text += ": " + fixed(buckets_total_ms / streams_total_ms, 2) + "x the streams' time end to end.\n";
+  if (buckets_total_ms - wasted_ms < streams_total_ms) {
+    return decided(verdict, "padding_cost_more",
+                   text +
+                       "Without the padding they would have beaten the streams: the padding cost more than "
+                       "launching ready graphs saved; at this size finer buckets suit it better.");
+  }
+  return decided(verdict, "slower_anyway",
+                 text +
+                     "Even without the padding they would not have beaten the streams: launching ready graphs saved "
+                     "nothing here.");
 }
 
 Verdict update_counts_verdict(const UpdateCounts& n, double update_total_ms, double recapture_total_ms) {
@@ -269,12 +275,10 @@ void report_changing_shapes(const ChangingShapesOptions& options, const ShapeSeq
   for (ShapeWay w : kAllShapeWays) {
     const ShapeWayCosts& way = seq.way(w);
     const double batches = double(way.batches_requested);
-    result.measurements.push_back(Measurement{
+    result.measurements.push_back(checked_without_digest(
         "changing_shapes",
-        {{"way", std::string(to_string(w))}, {"requests", c.requests}, {"max_batches", c.max_batches}},
-        way.total,
-        Work{batches * double(one.a_bytes() + one.c_bytes()), batches * one.flops_per_batch()},
-        way.check.passed});
+        {{"way", std::string(to_string(w))}, {"requests", c.requests}, {"max_batches", c.max_batches}}, way.total,
+        Work{batches * double(one.a_bytes() + one.c_bytes()), batches * one.flops_per_batch()}, way.check.passed));
     checks.push_back(&way.check);
   }
   checks.push_back(&seq.buckets.check);
@@ -342,33 +346,201 @@ void report_changing_shapes(const ChangingShapesOptions& options, const ShapeSeq
                                        {"verified", way.check.passed},
                                        {"batches_checked", way.check.batches_checked}};
   }
-  report.sections["changing_shapes"] = {
-      {"requests", c.requests},
-      {"max_batches", c.max_batches},
-      {"seed", c.seed},
-      {"rounds", c.rounds},
-      {"node_updates_on", false},
-      {"sequence",
-       {{"shape", {{"m", seq.shape.m}, {"n", seq.shape.n}, {"k", seq.shape.k}}},
-        {"batch_counts", seq.sequence},
-        {"batches_requested", requested_batches(seq.sequence)},
-        {"buckets",
-         {{"sizes", seq.buckets.sizes},
-          {"capture_ms", seq.buckets.capture_ms},
-          {"instantiate_ms", seq.buckets.instantiate_ms},
-          {"first_launch_ms", seq.buckets.first_launch_ms},
-          {"verified", seq.buckets.check.passed},
-          {"batches_computed", buckets.batches_computed},
-          {"padding_percent", 100.0 * padding},
-          {"wasted_gpu_ms", wasted_gpu_ms(buckets.gpu.median_ms, padding)}}},
-        {"ways", ways},
-        {"updates", seq.updates},
-        {"fastest", std::string(to_string(fastest_way(totals_of(seq))))},
-        {"recapture_over_streams", recapture.total.median_ms / streams_ms},
-        {"claim", std::string(to_string(recapture_claim(recapture.total.median_ms, streams_ms)))}}},
-      {"node_updates", nullptr},
-      {"conclusions", conclusions},
+  report.sections["changing_shapes"] = changing_shapes_section(
+      c,
+      {{"shape", {{"m", seq.shape.m}, {"n", seq.shape.n}, {"k", seq.shape.k}}},
+       {"batch_counts", seq.sequence},
+       {"batches_requested", requested_batches(seq.sequence)},
+       {"buckets",
+        {{"sizes", seq.buckets.sizes},
+         {"capture_ms", seq.buckets.capture_ms},
+         {"instantiate_ms", seq.buckets.instantiate_ms},
+         {"first_launch_ms", seq.buckets.first_launch_ms},
+         {"verified", seq.buckets.check.passed},
+         {"batches_computed", buckets.batches_computed},
+         {"padding_percent", 100.0 * padding},
+         {"wasted_gpu_ms", wasted_gpu_ms(buckets.gpu.median_ms, padding)}}},
+       {"ways", ways},
+       {"updates", seq.updates},
+       {"fastest", std::string(to_string(fastest_way(totals_of(seq))))},
+       {"recapture_over_streams", recapture.total.median_ms / streams_ms},
+       {"claim", std::string(to_string(recapture_claim(recapture.total.median_ms, streams_ms)))}},
+      nullptr, conclusions);
+}
+
+// ---- the measurement ------------------------------------------------------------
+
+namespace {
+
+// ---- the sequence -----------------------------------------------------------
+
+struct RequestTimes {
+  Millis total{0};
+  Millis gpu{0};
+  Millis cpu{0};
+  Millis prepare{0};
+};
+
+struct RoundSums {
+  std::vector<Millis> total, gpu, cpu, prepare;  // one per round
+  void start_round() {
+    for (auto* v : {&total, &gpu, &cpu, &prepare}) v->push_back(Millis{0});
+  }
+  void add(const RequestTimes& t) {
+    total.back() += t.total;
+    gpu.back() += t.gpu;
+    cpu.back() += t.cpu;
+    prepare.back() += t.prepare;
+  }
+};
+
+}  // namespace
+
+ShapeSequenceCosts measure_changing_shapes(const ChangingShapesConfig& config, const ShapeRequestSteps& steps) {
+  if (!config.sequence_on()) throw std::invalid_argument("measure_changing_shapes: the sequence is off");
+  BatchBuffers& buffers = *steps.buffers;
+  ShapeSequenceCosts costs;
+  costs.config = config;
+  costs.shape = buffers.work().shape;
+  costs.sequence = request_sequence(config);
+  costs.buckets.sizes = bucket_sizes(config.max_batches);
+  if (buffers.work().batches < costs.buckets.sizes.back()) {
+    throw std::invalid_argument("measure_changing_shapes: the buffers hold " + std::to_string(buffers.work().batches) +
+                                " batches; the largest bucket needs " + std::to_string(costs.buckets.sizes.back()));
+  }
+  EventTimer timer;
+
+  // d. the buckets: captured and instantiated up front, each launched once
+  // (which uploads it) and verified.
+  std::vector<GraphExec> bucket_execs;
+  for (int size : costs.buckets.sizes) {
+    const HostTimer capture_timer;
+    const Graph graph = steps.capture(buffers, size);
+    costs.buckets.capture_ms += capture_timer.elapsed().count();
+    const HostTimer instantiate_timer;
+    GraphExec exec = steps.instantiate(graph);
+    costs.buckets.instantiate_ms += instantiate_timer.elapsed().count();
+    bucket_execs.push_back(std::move(exec));
+  }
+  for (std::size_t i = 0; i < bucket_execs.size(); ++i) {
+    const int size = costs.buckets.sizes[i];
+    buffers.poison_first(size, steps.stream);
+    costs.buckets.first_launch_ms += host_synchronised(steps.stream, [&] { steps.launch(bucket_execs[i]); }).count();
+    fold_check(costs.buckets.check, buffers.verify_first(steps.data_seed, size));
+  }
+
+  GraphExec update_exec_of_way;  // c.: the one exec that cudaGraphExecUpdate keeps changing
+  int exec_batches = 0;          // the batch count it was last instantiated or updated for
+  bool timed = false;            // the warm-up's updates are not counted
+
+  // One request of `batches`, one way: untimed poison before, verify after.
+  auto run_request = [&](ShapeWay way, int batches) {
+    const int computed = way == ShapeWay::buckets ? bucket_for(batches, costs.buckets.sizes) : batches;
+    buffers.poison_first(computed, steps.stream);
+    RequestTimes t;
+    // Graphs and execs made or replaced here are destroyed after the timers are read.
+    Graph graph;
+    GraphExec fresh;    // b.'s exec of this request
+    GraphExec retired;  // c.'s exec before a re-instantiation
+    const HostTimer wall;
+    switch (way) {
+      case ShapeWay::streams:  // a.
+        timer.start(steps.stream);
+        steps.issue_on_streams(buffers, batches);
+        break;
+      case ShapeWay::recapture: {  // b.
+        graph = steps.capture(buffers, batches);
+        fresh = steps.instantiate(graph);
+        t.prepare = wall.elapsed();
+        timer.start(steps.stream);
+        steps.launch(fresh);
+        break;
+      }
+      case ShapeWay::exec_update: {  // c.
+        graph = steps.capture(buffers, batches);
+        UpdateCounts& n = costs.updates;
+        bool instantiate = !update_exec_of_way.get();
+        if (!instantiate) {
+          const ExecUpdateAttempt attempt = update_exec(update_exec_of_way, graph);
+          const bool same_batches = batches == exec_batches;
+          if (timed) {
+            ++n.attempts;
+            if (attempt.applied()) {
+              ++(same_batches ? n.applied_same_batches : n.applied_other_batches);
+            } else {
+              ++n.refused;
+              if (same_batches) ++n.refused_same_batches;
+              if (n.refused_result.empty()) n.refused_result = attempt.describe();
+            }
+          }
+          if (!attempt.applied() && same_batches) {
+            throw std::runtime_error("cudaGraphExecUpdate refused a graph of the same batch count: " +
+                                     attempt.describe());
+          }
+          instantiate = !attempt.applied();
+        }
+        if (instantiate) {
+          retired = std::move(update_exec_of_way);
+          update_exec_of_way = steps.instantiate(graph);
+          if (timed) ++n.instantiations;
+        }
+        exec_batches = batches;
+        t.prepare = wall.elapsed();
+        timer.start(steps.stream);
+        steps.launch(update_exec_of_way);
+        break;
+      }
+      case ShapeWay::buckets: {  // d.
+        const auto index =
+            std::find(costs.buckets.sizes.begin(), costs.buckets.sizes.end(), computed) - costs.buckets.sizes.begin();
+        timer.start(steps.stream);
+        steps.launch(bucket_execs[std::size_t(index)]);
+        break;
+      }
+    }
+    t.cpu = wall.elapsed();
+    t.gpu = timer.stop();  // waits until the request's work is done
+    t.total = wall.elapsed();
+    ShapeWayCosts& w = costs.way(way);
+    if (timed) {
+      w.batches_requested += batches;
+      w.batches_computed += computed;
+    }
+    fold_check(w.check, buffers.verify_first(steps.data_seed, computed));
+    return t;
   };
+
+  const int warmup = std::min(config.requests, kShapeWarmupRequests);
+  for (int r = 0; r < warmup; ++r) {
+    for (ShapeWay way : kAllShapeWays) static_cast<void>(run_request(way, costs.sequence[std::size_t(r)]));
+  }
+  timed = true;
+  std::array<RoundSums, kShapeWays> sums;
+  for (int round = 0; round < config.rounds; ++round) {
+    for (RoundSums& s : sums) s.start_round();
+    for (int batches : costs.sequence) {
+      throw_if_interrupted("the changing-shapes experiment");
+      for (ShapeWay way : kAllShapeWays) sums[std::size_t(way)].add(run_request(way, batches));
+    }
+  }
+  for (ShapeWay way : kAllShapeWays) {
+    ShapeWayCosts& w = costs.way(way);
+    const RoundSums& s = sums[std::size_t(way)];
+    w.total = summarize(s.total);
+    w.gpu = summarize(s.gpu);
+    w.cpu = summarize(s.cpu);
+    w.prepare = summarize(s.prepare);
+    w.batches_requested /= config.rounds;
+    w.batches_computed /= config.rounds;
+  }
+  return costs;
+}
+
+ShapeRequestSteps shape_request_steps(const StreamPool& pool, const Gemm& gemm, BatchBuffers& buffers,
+                                      std::uint64_t data_seed) {
+  return {graph_calls(pool, gemm),
+          [&pool, &gemm](BatchBuffers& b, int batches) { issue_on_streams(batch_ops(b, gemm), pool, batches); },
+          &buffers, data_seed, pool[0]};
 }
 
 extern const Subcommand kChangingShapes = make_subcommand<kExperiment>();

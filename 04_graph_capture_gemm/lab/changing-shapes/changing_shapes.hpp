@@ -1,19 +1,14 @@
-// The changing-shapes subcommand: the article's "graphs suit stable work",
-// measured (changing_shapes_plan.hpp explains the four ways and the napkin
-// math). A seeded sequence of requests of random batch counts, each run four
-// ways: issued on the streams, re-captured and instantiated, one exec
-// updated (refused whenever the batch count changes), or launched from a
-// bucket of graphs captured up front.
+// The changing-shapes subcommand (kAbout in changing_shapes.cpp;
+// changing_shapes_plan.hpp explains the four ways and the napkin math).
 //
-// measure_changing_shapes (shape_requests.cpp) runs each request the four
+// measure_changing_shapes runs each request the four
 // ways one after the other (interleaved per request, so a slow moment of
 // the machine hits all four alike), the whole sequence config.rounds times
 // after kShapeWarmupRequests untimed requests. Before every request the
 // batches it will compute get NaN outputs (device and host); after it, every
 // batch it computed (the buckets' padding included) is verified. The
 // buckets' execs are captured, instantiated and launched once (verified)
-// before the rounds, and those one-time costs reported apart. The article's
-// steps come in as callbacks (the tests can hand it broken ones).
+// before the rounds, and those one-time costs reported apart.
 //
 // What the four ways' figures mean, per request, summed over the sequence:
 //   total    end to end, the host's time from the request's first call until
@@ -49,10 +44,8 @@ enum class ShapeWay { streams, recapture, exec_update, buckets };
 inline constexpr int kShapeWays = 4;
 inline constexpr std::array<ShapeWay, kShapeWays> kAllShapeWays = {ShapeWay::streams, ShapeWay::recapture,
                                                                    ShapeWay::exec_update, ShapeWay::buckets};
-// "streams", "recapture", "exec_update", "buckets": the JSON's names.
-std::string_view to_string(ShapeWay way);
-// "streams", "re-capture", "exec update", "buckets": the printed names.
-std::string_view label(ShapeWay way);
+std::string_view to_string(ShapeWay way);  // the JSON's names
+std::string_view label(ShapeWay way);      // the printed names
 
 // One way over the whole sequence: each Summary is over the rounds, each
 // sample the sum of one round's requests.
@@ -99,34 +92,26 @@ struct ShapeSequenceCosts {
 
 // ---- the verdicts -------------------------------------------------------------
 
-// "changing_shapes.fastest": the way with the least total time (the first of
-// equals, in kAllShapeWays order) is the outcome; the others against it.
+// "changing_shapes.fastest": the way with the least total time (the first of equals).
 ShapeWay fastest_way(const std::array<double, kShapeWays>& total_ms);
 Verdict fastest_verdict(const std::array<double, kShapeWays>& total_ms, int requests);
 
-// The article's claim, re-capturing every request against streams: it holds
-// when re-capture + launch took longer end to end than the streams (beyond
-// kEqualWithin), is borderline within it, and does not hold when faster.
+// The article's claim: re-capturing every request is slower end to end than the streams.
 enum class ClaimVerdict { holds, borderline, does_not_hold };
 ClaimVerdict recapture_claim(double recapture_total_ms, double streams_total_ms);
 // "changing_shapes.recapture", outcome the claim: what capture + instantiate
-// cost (`recapture_prepare_ms`) against what the launched graphs saved on the
-// streams (streams total − the re-capture way's total without its preparation).
+// cost against what the launched graphs saved on the streams.
 Verdict recapture_verdict(double recapture_total_ms, double recapture_prepare_ms, double streams_total_ms);
 
 // The GPU time spent on padded batches, at equal time per batch.
 double wasted_gpu_ms(double buckets_gpu_ms, double padding);
-// "changing_shapes.buckets": the buckets' padding (computed / requested − 1)
-// and the GPU time it wasted, their total against the streams': "faster"
-// (and after how many requests the up-front capture + instantiate is
-// repaid), "same", "slower_unpadded", "padding_cost_more" (without the
-// padding they would have won) or "slower_anyway".
+// "changing_shapes.buckets": the buckets' padding and the GPU time it
+// wasted, their total against the streams'.
 Verdict bucket_verdict(long long requested, long long computed, double buckets_total_ms, double buckets_gpu_ms,
                        double streams_total_ms, double one_time_ms, int buckets, int requests);
 
 // "changing_shapes.exec_update": the exec-update way's counts, and its total
-// against re-capture + instantiate (faster, same, slower), or
-// "unexpected_update" when an update crossed batch counts.
+// against re-capture + instantiate.
 Verdict update_counts_verdict(const UpdateCounts& counts, double update_total_ms, double recapture_total_ms);
 
 // The run's configuration: the pool's flags and the sequence's.
@@ -135,32 +120,15 @@ struct ChangingShapesOptions {
   ChangingShapesConfig shapes;
 };
 
-// Measurements "changing_shapes" once per way (params {"way", "requests",
-// "max_batches"}; stats: the total; work: the requested batches' FLOPs and
-// bytes); config "batches" null; the section as printed (the sequence and
-// buckets, a table of the four ways, the four verdicts); and
-// "changing_shapes": {"requests", "max_batches", "seed", "rounds",
-// "node_updates_on": false, "sequence": {"shape", "batch_counts",
-// "batches_requested", "buckets": {"sizes", "capture_ms", "instantiate_ms",
-// "first_launch_ms", "verified", "batches_computed", "padding_percent",
-// "wasted_gpu_ms"}, "ways": {"<way>": {"total_ms", "gpu_ms", "cpu_ms",
-// "prepare_ms" (medians), "total", "batches_requested", "batches_computed",
-// "verified", "batches_checked"}}, "updates": {...UpdateCounts}, "fastest",
-// "recapture_over_streams", "claim"}, "node_updates": null (node-updates'),
-// "conclusions": the verdicts' sentences}.
 void report_changing_shapes(const ChangingShapesOptions& options, const ShapeSequenceCosts& costs, Report& report);
 
 // ---- the measurement ----------------------------------------------------------
 
 // The article's steps, for the sequence.
-struct ShapeRequestSteps {
-  CaptureWork capture;                                 // steps 1-5a for batches 0..n-1 of the buffers
-  std::function<GraphExec(const Graph&)> instantiate;  // step 5b
-  std::function<void(const GraphExec&)> launch;        // step 6, on `stream`
-  // Fork, the per-batch work of batches 0..n-1, join: stage 03's loop, no capture.
-  std::function<void(BatchBuffers& buffers, int batches)> issue_on_streams;
-  // changing_shapes_workload(config, ...): bucket_capacity(max_batches) batches
-  // (padding computes real batches of them), inputs filled with `data_seed`.
+struct ShapeRequestSteps : GraphCalls {
+  std::function<void(BatchBuffers& buffers, int batches)> issue_on_streams;  // stage 03's loop
+  // bucket_capacity(max_batches) batches (padding computes real batches of
+  // them), inputs filled with `data_seed`.
   BatchBuffers* buffers = nullptr;
   std::uint64_t data_seed = 1;
   cudaStream_t stream = nullptr;  // the origin stream (pool stream 0): launches and events go here
@@ -172,8 +140,7 @@ struct ShapeRequestSteps {
 // count; Interrupted (base/interrupt.hpp) between requests after a signal.
 ShapeSequenceCosts measure_changing_shapes(const ChangingShapesConfig& config, const ShapeRequestSteps& steps);
 
-// The steps above as the laboratory binds them: graph_steps.hpp's capture,
-// instantiate, launch and stream loop on `pool` with `gemm`, on `buffers`.
+// The steps as the laboratory binds them: graph_steps.hpp's on `pool` with `gemm`.
 ShapeRequestSteps shape_request_steps(const StreamPool& pool, const Gemm& gemm, BatchBuffers& buffers,
                                       std::uint64_t data_seed);
 

@@ -1,6 +1,3 @@
-// 04_graph_capture_gemm costs: the graph's one-time costs, its replays
-// against the same work on the stream pool (GPU time, both bounds, CPU issue
-// time) and the break-even.
 #include "04_graph_capture_gemm/lab/costs/costs.hpp"
 
 #include <algorithm>

@@ -1,9 +1,5 @@
-// 04_graph_capture_gemm graph: the article's six steps once, and what CUDA
-// built from the capture: nodes by type, edges, roots and leaves, the
-// independent chains the fork and join leave (one per stream used); with
-// --dot FILE, the graph as Graphviz DOT (cudaGraphDebugDotPrint). The
-// launch's outputs are verified, so the graph shown is one that computes
-// the article's result.
+// The launch's outputs are verified, so the graph shown is one that
+// computes the article's result.
 #include "04_graph_capture_gemm/graph_inspect.hpp"
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"

@@ -1,10 +1,5 @@
-// 04_graph_capture_gemm memory-nodes: the article's graph with each batch's
-// device A and C allocated inside the graph (captured cudaMallocAsync and
-// cudaFreeAsync become memory nodes) against the same graph on preallocated
-// buffers: replay time, instantiate time, and the graph memory the driver
-// reports from instantiate to trim. The declaration (memory_nodes.cpp) reads
-// the options, estimates, reports and draws the verdicts;
-// memory_nodes_measure.cpp runs the graphs. Declared here for the tests.
+// The memory-nodes subcommand (kAbout in memory_nodes.cpp), declared here
+// for the tests.
 #pragma once
 
 #include <array>
@@ -76,11 +71,10 @@ struct MemoryNodesFigures {
   VerifyResult second_check;         // the second graph alone, then both back to back
 };
 
-// The sizes of a run on the workload and the pool of `config`.
 MemorySizes memory_sizes(const ArticleOptions& config);
 
-// The run: both graphs captured, instantiated, replayed and checked, the
-// graph memory read at every moment. Its config: the common options and the pool's.
+// Both graphs captured, instantiated, replayed and checked, the graph memory
+// read at every moment.
 MemoryNodesFigures measure_memory_nodes(const ArticleOptions& config);
 
 // ---- the verdicts: plain C++, the CPU tests call them on made-up figures ----
@@ -91,33 +85,21 @@ inline constexpr double kMinReplayNoise = 0.02;
 // Two byte counts are "about the same" within this share of the larger.
 inline constexpr double kSameBytes = 0.10;
 
-// memory_nodes.replay: the memory graph's replay against the preallocated
-// graph's, "slower", "faster" or "same" within the noise above.
+// memory_nodes.replay: the memory graph's replay against the preallocated graph's.
 Verdict replay_verdict(const Summary& memory, const Summary& preallocated);
 // memory_nodes.footprint: the memory graph's reserved bytes after its replays
-// against the preallocated graph's device A and C: "smaller", "same",
-// "larger", or "none" (nothing reserved).
+// against the preallocated graph's device A and C.
 Verdict footprint_verdict(std::uint64_t reserved, const MemorySizes& sizes);
 // memory_nodes.reuse: reserved against the sum of every allocation of the
-// graph: did the driver give a batch's freed A and C to a later batch inside
-// the graph? "reused", "not_reused" or "none".
+// graph: did the driver give a batch's freed A and C to a later batch?
 Verdict reuse_verdict(std::uint64_t reserved, const MemorySizes& sizes);
-// memory_nodes.sharing: reserved with both graphs launched against one
-// graph's: "shared", "partly", "separate" or "none".
+// memory_nodes.sharing: reserved with both graphs launched against one graph's.
 Verdict sharing_verdict(std::uint64_t one, std::uint64_t two);
-// memory_nodes.destroy: what destroying the execs left reserved: "kept" or "released".
+// memory_nodes.destroy: what destroying the execs left reserved.
 Verdict destroy_verdict(const GraphMemory& live, const GraphMemory& destroyed);
-// memory_nodes.trim: what cudaDeviceGraphMemTrim gave back: "all", "part",
-// "nothing" or "nothing_to_trim".
+// memory_nodes.trim: what cudaDeviceGraphMemTrim gave back.
 Verdict trim_verdict(const GraphMemory& destroyed, const GraphMemory& trimmed);
 
-// Measurements: memory_graph_replay, preallocated_graph_replay (checked),
-// memory_graph_launch_cpu, preallocated_graph_launch_cpu,
-// memory_graph_instantiate, preallocated_graph_instantiate (costs); bounds:
-// replay_memory_over_preallocated, reserved_after_replays_bytes,
-// reserved_two_graphs_bytes, preallocated_bytes, allocations_bytes; the
-// footprint's table, the verdicts, and the section "memory_nodes" (sizes,
-// node counts, "footprint": one object per moment, "verdicts": the outcomes).
 void report_memory_nodes(const ArticleOptions& config, const MemoryNodesFigures& figures, Report& report);
 
 }  // namespace csg::graphs

@@ -1,5 +1,3 @@
-// 04_graph_capture_gemm node-updates: one instantiated graph pointed at new
-// buffers, by cudaGraphExecUpdate, node by node, or by a new instantiate.
 #include "04_graph_capture_gemm/lab/node-updates/node_updates.hpp"
 
 #include "04_graph_capture_gemm/lab/article_run.hpp"
@@ -31,6 +29,13 @@ s    -                ctest=api_errors_expected --batches 5 --m 33 --n 17 --k 65
 
 // Capture 0.6 ms + instantiate 1.5 ms for the article's 300 nodes (H200): 7 µs a node.
 constexpr double kGraphSecondsPerNode = 7e-6;
+
+// Per round: three switches of each experiment, each about one capture +
+// instantiate; after the rounds, five launches verified.
+double node_updates_seconds(const CommonOptions& options, const Rates& rates) {
+  const double graph = 3.0 * options.work.batches * kGraphSecondsPerNode;  // one capture + instantiate
+  return (options.plan.warmup + options.plan.repeats) * 6.0 * graph + 5.0 * pipeline_seconds(options, rates);
+}
 
 Needs needs(const ArticleOptions& options) { return article_needs(options, /*sets=*/2); }
 
@@ -79,11 +84,10 @@ Verdict node_level_verdict(double whole_graph_ms, std::optional<double> node_lev
                               {"recapture_instantiate_ms", recapture_ms}, {"nodes", nodes}},
                   .threshold = kEqualWithin};
   if (!node_level_ms) {
-    verdict.outcome = "not_measured";
-    verdict.sentence = note + "; capture + cudaGraphExecUpdate took " + fixed(whole_graph_ms, 3) + " ms, " +
+    return decided(verdict, "not_measured",
+                   note + "; capture + cudaGraphExecUpdate took " + fixed(whole_graph_ms, 3) + " ms, " +
                        compare_phrase(whole_graph_ms, recapture_ms) + " re-capture + instantiate (" +
-                       fixed(recapture_ms, 3) + " ms).";
-    return verdict;
+                       fixed(recapture_ms, 3) + " ms).");
   }
   const double node_ms = *node_level_ms;
   const bool fastest = compare_times(node_ms, whole_graph_ms) == Comparison::faster &&
@@ -127,7 +131,7 @@ void report_node_updates(const ArticleOptions& options, const NodeUpdatesFigures
   std::vector<const VerifyResult*> checks = {&upd.updated_check, &upd.reinstantiated_check};
   for (const Switch& s : switches) {
     result.measurements.push_back(
-        Measurement{"node_update", {{"how", s.how}, {"batches", n.batches}}, *s.stats, Work{}, s.check->passed});
+        checked_without_digest("node_update", {{"how", s.how}, {"batches", n.batches}}, *s.stats, {}, s.check->passed));
     checks.push_back(s.check);
   }
   set_verdict(result, upd.updated_check, checks);
@@ -176,32 +180,18 @@ void report_node_updates(const ArticleOptions& options, const NodeUpdatesFigures
   // The section changing-shapes writes, with only its node-level part: no sequence of requests here.
   ChangingShapesConfig shapes;
   shapes.requests = 0;
-  report.sections["changing_shapes"] = {
-      {"requests", shapes.requests},
-      {"max_batches", shapes.max_batches},
-      {"seed", shapes.seed},
-      {"rounds", shapes.rounds},
-      {"node_updates_on", true},
-      {"sequence", nullptr},
-      {"node_updates",
-       {{"batches", n.batches},
-        {"kernel_nodes", n.kernel_nodes},
-        {"memcpy_nodes", n.memcpy_nodes},
-        {"whole_graph_ms", n.whole_graph.median_ms},
-        {"node_level_ms", n.node_level ? nlohmann::json(n.node_level->median_ms) : nlohmann::json(nullptr)},
-        {"node_level_note", n.node_level_note},
-        {"recapture_instantiate_ms", n.recapture_instantiate.median_ms},
-        {"verified", n.whole_graph_check.passed && n.recapture_check.passed &&
-                         (!n.node_level_check || n.node_level_check->passed)}}},
-      {"conclusions", nlohmann::json::array({node_level})},
-  };
-}
-
-double node_updates_seconds(const CommonOptions& options, const Rates& rates) {
-  const double graph = 3.0 * options.work.batches * kGraphSecondsPerNode;  // one capture + instantiate
-  // Per round: three switches of each experiment, each about one capture +
-  // instantiate; after the rounds, five launches verified.
-  return (options.plan.warmup + options.plan.repeats) * 6.0 * graph + 5.0 * pipeline_seconds(options, rates);
+  report.sections["changing_shapes"] = changing_shapes_section(
+      shapes, nullptr,
+      {{"batches", n.batches},
+       {"kernel_nodes", n.kernel_nodes},
+       {"memcpy_nodes", n.memcpy_nodes},
+       {"whole_graph_ms", n.whole_graph.median_ms},
+       {"node_level_ms", n.node_level ? nlohmann::json(n.node_level->median_ms) : nlohmann::json(nullptr)},
+       {"node_level_note", n.node_level_note},
+       {"recapture_instantiate_ms", n.recapture_instantiate.median_ms},
+       {"verified", n.whole_graph_check.passed && n.recapture_check.passed &&
+                        (!n.node_level_check || n.node_level_check->passed)}},
+      nlohmann::json::array({node_level}));
 }
 
 extern const Subcommand kNodeUpdates = make_subcommand<kExperiment>();

@@ -1,22 +1,26 @@
-// 04_graph_capture_gemm regime-map: where graphs win on the article's own
-// work. For every GEMM size (m = n = k) and batch count, the pool's run and
-// one replay of the same work captured as a graph, in interleaved rounds,
-// each cell verified (regime_map_cells.cpp measures; this file declares the
-// subcommand and reports the map, the crossover row by row and every cell).
 #include "04_graph_capture_gemm/lab/regime-map/regime_map.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/enum_names.hpp"
 #include "base/errors.hpp"
+#include "base/interrupt.hpp"
+#include "base/progress.hpp"
 #include "base/text.hpp"
+#include "base/units.hpp"
+#include "measure/timers.hpp"
 #include "report/table.hpp"
+#include "stage.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -61,25 +65,23 @@ std::string join_counts(const std::vector<int>& counts) {
   return text;
 }
 
-nlohmann::json ms_or_null(const MapCell& cell, const Summary& summary) {
-  return cell.measured() ? nlohmann::json(summary.median_ms) : nlohmann::json(nullptr);
-}
-
 double spread_of(const Summary& s) { return s.min_ms > 0.0 ? s.median_ms / s.min_ms : 1.0; }
+
+MapWinner winner_of(const MapCell& cell, double equal_within) {
+  return map_winner(cell.graph_replay.median_ms, cell.stream_pool.median_ms, equal_within);
+}
 
 // ---- the declaration ------------------------------------------------------------
 
 void options(StageCli& cli) {
   add_regime_map_options(cli);
-  add_kernel_option(cli, GemmKernel::naive);
-  add_article_options(cli);
+  add_kernel_article_options(cli);
 }
 
 RegimeMapOptions read(const StageCli& cli, CommonOptions& common) {
   const RegimeMapConfig map = read_regime_map_options(cli);
-  common.work.shape = GemmShape{map.sizes.back(), map.sizes.back(), map.sizes.back()};
-  read_kernel_option(cli, common);  // the largest size against the kernel's grid
-  return {read_article_options(cli, common), map};
+  common.work.shape = GemmShape{map.sizes.back(), map.sizes.back(), map.sizes.back()};  // against the kernel's grid
+  return {read_kernel_article_options(cli, common), map};
 }
 
 Rates rates_at(const RegimeMapOptions& options, GemmShape shape) {
@@ -153,10 +155,6 @@ MapWinner map_winner(double graph_ms, double stream_ms, double equal_within) {
 }
 
 std::string_view to_string(MapWinner winner) { return name_of(winner, {"graph", "streams", "tie"}); }
-
-MapWinner winner_of(const MapCell& cell, double equal_within) {
-  return map_winner(cell.graph_replay.median_ms, cell.stream_pool.median_ms, equal_within);
-}
 
 PipelineBound one_stream_bound(const StageSums& sums, int batches) {
   const StageTimes one = sums.medians();
@@ -235,33 +233,36 @@ Verdict crossover_verdict(const RowCrossover& row, const RegimeMap& map) {
                               {"first_graph_win_batches",
                                row.first_graph_win ? nlohmann::json(*row.first_graph_win) : nlohmann::json()}},
                   .threshold = map.equal_within};
-  std::string& text = verdict.sentence;
-  text = "  " + size_label(row.m) + ": ";
+  const std::string row_text = "  " + size_label(row.m) + ": ";
   if (row.measured == 0 || measured.empty()) {
-    verdict.outcome = "no_cell_measured";
-    text += "no cell measured (every batch count skipped)";
-  } else if (!row.first_graph_win) {
-    verdict.outcome = "never";
-    text += "graph never wins here (streams or a tie at " + join_counts(measured) + " batches)";
-  } else if (const int first = *row.first_graph_win; !row.wins_from_there_on()) {
-    verdict.outcome = "not_every_larger";
+    return decided(verdict, "no_cell_measured", row_text + "no cell measured (every batch count skipped)");
+  }
+  if (!row.first_graph_win) {
+    return decided(verdict, "never",
+                   row_text + "graph never wins here (streams or a tie at " + join_counts(measured) + " batches)");
+  }
+  const int first = *row.first_graph_win;
+  if (!row.wins_from_there_on()) {
     std::string exceptions;
     for (const auto& [batch_count, winner] : row.not_won_above) {
       exceptions += (exceptions.empty() ? "" : ", ") + std::to_string(batch_count) + ": " +
                     std::string(to_string(winner));
     }
-    text += "the graph wins first at " + plural(first, "batch") + ", but not at every larger count (" + exceptions + ")";
-  } else if (first == measured.front() && measured.size() > 1) {
-    verdict.outcome = "every_count";
-    text += "the graph wins at every batch count measured (" + join_counts(measured) + ")";
-  } else if (first == measured.back()) {
-    verdict.outcome = "only_largest";
-    text += "the graph wins only at " + plural(first, "batch") + ", the largest count measured";
-  } else {
-    verdict.outcome = "from_there_on";
-    text += "the graph wins from " + plural(first, "batch") + " on (at every larger count measured too)";
+    return decided(verdict, "not_every_larger",
+                   row_text + "the graph wins first at " + plural(first, "batch") +
+                       ", but not at every larger count (" + exceptions + ")");
   }
-  return verdict;
+  if (first == measured.front() && measured.size() > 1) {
+    return decided(verdict, "every_count",
+                   row_text + "the graph wins at every batch count measured (" + join_counts(measured) + ")");
+  }
+  if (first == measured.back()) {
+    return decided(verdict, "only_largest",
+                   row_text + "the graph wins only at " + plural(first, "batch") + ", the largest count measured");
+  }
+  return decided(
+      verdict, "from_there_on",
+      row_text + "the graph wins from " + plural(first, "batch") + " on (at every larger count measured too)");
 }
 
 // ---- the report -------------------------------------------------------------
@@ -384,44 +385,46 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
 
   nlohmann::json cells = nlohmann::json::array();
   for (const MapCell& cell : map.cells) {
-    const bool is_measured = cell.measured();
-    nlohmann::json c = {
-        {"m", cell.m},
-        {"n", cell.m},
-        {"k", cell.m},
-        {"batches", cell.batches},
-        {"stream_ms", ms_or_null(cell, cell.stream_pool)},
-        {"graph_ms", ms_or_null(cell, cell.graph_replay)},
-        {"stream_issue_ms", ms_or_null(cell, cell.stream_issue)},
-        {"graph_issue_ms", ms_or_null(cell, cell.graph_issue)},
-        {"pool_percent_of_bound", is_measured ? nlohmann::json(pool_percent_of_bound(cell)) : nlohmann::json(nullptr)},
-        {"winner", is_measured ? nlohmann::json(std::string(to_string(winner_of(cell, map.equal_within))))
-                               : nlohmann::json(nullptr)},
-        {"skipped_reason", is_measured ? nlohmann::json(nullptr) : nlohmann::json(cell.skipped->reason)},
-        {"verified", is_measured ? nlohmann::json(cell.verified()) : nlohmann::json(nullptr)},
-        {"text", cell_text(cell, map.equal_within)},
-        {"noisy", is_measured ? nlohmann::json(noisy(cell)) : nlohmann::json(nullptr)},
-        {"estimated_seconds", cell.estimate.timed_seconds},
-        {"estimated_host_seconds", cell.estimate.host_seconds},
-    };
-    if (is_measured) {
-      const PipelineBound bound = one_stream_bound(cell.sums, cell.batches);
-      c["graph_over_streams"] = cell.graph_replay.median_ms / cell.stream_pool.median_ms;
-      c["stream_min_ms"] = cell.stream_pool.min_ms;
-      c["graph_min_ms"] = cell.graph_replay.min_ms;
-      c["stream_p95_ms"] = cell.stream_pool.p95_ms;
-      c["graph_p95_ms"] = cell.graph_replay.p95_ms;
-      c["samples"] = cell.stream_pool.samples;
-      c["bound_ms"] = bound.bound_ms;
-      c["limited_by"] = to_string(bound.limited_by);
-      c["h2d_sum_ms"] = cell.sums.h2d.median_ms;
-      c["kernel_sum_ms"] = cell.sums.kernel.median_ms;
-      c["d2h_sum_ms"] = cell.sums.d2h.median_ms;
-      if (!cell.graph_check.passed) c["failure"] = "graph replay: " + cell.graph_check.message();
-      if (!cell.stream_check.passed) c["failure"] = "stream pool: " + cell.stream_check.message();
-    } else {
+    nlohmann::json c = {{"m", cell.m},
+                        {"n", cell.m},
+                        {"k", cell.m},
+                        {"batches", cell.batches},
+                        {"text", cell_text(cell, map.equal_within)},
+                        {"estimated_seconds", cell.estimate.timed_seconds},
+                        {"estimated_host_seconds", cell.estimate.host_seconds}};
+    if (!cell.measured()) {
+      for (const char* figure : {"stream_ms", "graph_ms", "stream_issue_ms", "graph_issue_ms", "pool_percent_of_bound",
+                                 "winner", "verified", "noisy"}) {
+        c[figure] = nullptr;
+      }
+      c["skipped_reason"] = cell.skipped->reason;
       c["skipped_because"] = cell.skipped->kind == SkipKind::memory ? "memory" : "time";
+      cells.push_back(std::move(c));
+      continue;
     }
+    const PipelineBound bound = one_stream_bound(cell.sums, cell.batches);
+    c.update({{"stream_ms", cell.stream_pool.median_ms},
+              {"graph_ms", cell.graph_replay.median_ms},
+              {"stream_issue_ms", cell.stream_issue.median_ms},
+              {"graph_issue_ms", cell.graph_issue.median_ms},
+              {"pool_percent_of_bound", pool_percent_of_bound(cell)},
+              {"winner", std::string(to_string(winner_of(cell, map.equal_within)))},
+              {"skipped_reason", nullptr},
+              {"verified", cell.verified()},
+              {"noisy", noisy(cell)},
+              {"graph_over_streams", cell.graph_replay.median_ms / cell.stream_pool.median_ms},
+              {"stream_min_ms", cell.stream_pool.min_ms},
+              {"graph_min_ms", cell.graph_replay.min_ms},
+              {"stream_p95_ms", cell.stream_pool.p95_ms},
+              {"graph_p95_ms", cell.graph_replay.p95_ms},
+              {"samples", cell.stream_pool.samples},
+              {"bound_ms", bound.bound_ms},
+              {"limited_by", to_string(bound.limited_by)},
+              {"h2d_sum_ms", cell.sums.h2d.median_ms},
+              {"kernel_sum_ms", cell.sums.kernel.median_ms},
+              {"d2h_sum_ms", cell.sums.d2h.median_ms}});
+    if (!cell.graph_check.passed) c["failure"] = "graph replay: " + cell.graph_check.message();
+    if (!cell.stream_check.passed) c["failure"] = "stream pool: " + cell.stream_check.message();
     cells.push_back(std::move(c));
   }
   report.sections["regime_map"] = {{"sizes", map.config.sizes},
@@ -437,6 +440,203 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
                                    {"estimated_seconds", map.estimated_seconds},
                                    {"cells", cells},
                                    {"crossover", rows}};
+}
+
+// ---- the measurement ------------------------------------------------------------
+
+namespace {
+
+// ---- napkin figures for what measure_rates does not cover --------------------
+// From figures measured on one H200 box, rounded up, so the
+// estimate errs long.
+// A launch or a small copy on a stream costs the host about this much, and
+// no operation of a stream takes less on the GPU: an empty kernel's launch is
+// 3.4-4.1 us, 300 operations are issued in 0.75-1.1 ms. measure_rates times
+// 32 MiB copies and one GEMM, so it can't see this floor of tiny work.
+constexpr double kSecondsPerOperation = 4e-6;
+// cudaMallocHost of 1 GiB: 0.38-0.48 s; freeing it again is cheaper.
+constexpr double kPinnedSecondsPerGiB = 0.5;
+// Filling, poisoning and verifying host memory, on the host's cores.
+constexpr double kHostBytesPerSecond = 10e9;
+// fill_inputs starts the host's threads once per batch (about 16 x 20 us).
+constexpr double kFillSecondsPerBatch = 3e-4;
+// Capture 0.6 ms + instantiate 1.5 ms for 300 nodes: 7 us a node.
+constexpr double kSecondsPerGraphNode = 1e-5;
+// Host C is poisoned before the replay's run, the pool's run and the D2H sum's pass of every round.
+constexpr int kHostPoisonsPerRound = 3;
+// The replay and the pool are verified once each, after their last run.
+constexpr int kVerifications = 2;
+
+std::string seconds_text(double seconds) { return fixed(seconds, seconds < 100.0 ? 1 : 0) + " s"; }
+
+Workload cell_work(const MapCell& cell) { return Workload{cell.batches, GemmShape{cell.m, cell.m, cell.m}}; }
+
+std::string cell_title(int index, int count, const MapCell& cell) {
+  return "cell " + std::to_string(index) + " of " + std::to_string(count) + ": " + std::to_string(cell.m) +
+         "\u00b3 \u00d7 " + plural(cell.batches, "batch");
+}
+
+// What check_fits says about the cell's buffers (pinned host memory for every
+// batch, the device slots), or nothing when they fit.
+std::optional<std::string> memory_problem(const Workload& work, int slots) {
+  try {
+    check_fits(memory_needs(work, HostMemory::pinned, slots), "the cell is skipped");
+  } catch (const ResourceError& error) {
+    return std::string(error.what());
+  }
+  return std::nullopt;
+}
+
+// One cell: its own buffers and graph, the four variants in interleaved
+// rounds, each GPU variant verified after its last run.
+void measure_cell(MapCell& cell, const RepeatPlan& plan, std::uint64_t seed, const RegimeMapSteps& steps) {
+  const cudaStream_t origin = (*steps.pool)[0];
+  BatchBuffers buffers(cell_work(cell), HostMemory::pinned, device_slots_for(steps.pool_config, cell.batches));
+  buffers.fill_inputs(seed);
+  const BatchOps ops = steps.ops_for(buffers);
+  const GraphExec exec = steps.instantiate(steps.capture(buffers, cell.batches));
+
+  EventTimer timer;
+  Millis issued{};  // the host's time to issue the last timed run
+  auto poison = [&] { buffers.poison_outputs(origin); };
+  std::vector<TimedVariant> variants = {
+      {.prepare = poison,
+       .run = [&] { return gpu_and_issue_time(timer, origin, issued, [&] { steps.launch(exec); }); },
+       .after_last = [&] { cell.graph_check = buffers.verify(seed); },
+       .side = [&] { return issued; }},
+      {.prepare = poison,
+       .run =
+           [&] {
+             return gpu_and_issue_time(timer, origin, issued, [&] { steps.issue_on_streams(ops, cell.batches); });
+           },
+       .after_last = [&] { cell.stream_check = buffers.verify(seed); },
+       .side = [&] { return issued; }},
+  };
+  EventTimer sums_timer;
+  const std::vector<TimedVariant> sums = stage_sum_variants(ops, buffers, origin, sums_timer);
+  variants.insert(variants.end(), sums.begin(), sums.end());
+
+  const std::vector<Measured> results = measure_rounds(plan, variants);
+  cell.graph_replay = results[0].primary;
+  cell.graph_issue = results[0].side.value();
+  cell.stream_pool = results[1].primary;
+  cell.stream_issue = results[1].side.value();
+  cell.sums = StageSums{results[2].primary, results[3].primary, results[4].primary};
+}
+
+}  // namespace
+
+CellEstimate estimate_cell(const Workload& work, const Rates& rates, const RepeatPlan& plan) {
+  const double batches = double(work.batches);
+  const double rounds = double(plan.warmup + plan.repeats);
+  const WorkSeconds t = work_seconds(work, rates, /*pageable=*/false);
+  const double floor = batches * kSecondsPerOperation;
+  const double kernels = std::max(t.kernels, floor);
+  const double h2d = std::max(t.h2d, floor);
+  const double d2h = std::max(t.d2h, floor);
+  const double one_stream = kernels + h2d + d2h;  // the three sums, one after the other
+  // Overlapped at best, and never before the host has issued the pool's
+  // 3 x batches operations; the replay is given the same (it errs long).
+  const double pipeline = std::max({kernels, h2d, d2h, 3.0 * floor});
+
+  CellEstimate estimate;
+  estimate.timed_seconds = rounds * (2.0 * pipeline + one_stream);
+  const double a_bytes = batches * double(work.a_bytes());
+  const double c_bytes = batches * double(work.c_bytes());
+  const double pinned = (a_bytes + c_bytes + double(work.b_bytes())) / double(kGiB) * kPinnedSecondsPerGiB;
+  const double fill = batches * kFillSecondsPerBatch + (a_bytes + double(work.b_bytes())) / kHostBytesPerSecond;
+  const double poison = rounds * kHostPoisonsPerRound * c_bytes / kHostBytesPerSecond;
+  const double verify = kVerifications * (a_bytes + 2.0 * c_bytes) / kHostBytesPerSecond;  // Freivalds, the digest
+  const double graph = 3.0 * batches * kSecondsPerGraphNode;
+  estimate.host_seconds = pinned + fill + poison + verify + graph;
+  return estimate;
+}
+
+std::optional<CellSkip> skip_for(double timed_seconds, int budget_seconds,
+                                 const std::optional<std::string>& memory_problem) {
+  if (memory_problem) return CellSkip{SkipKind::memory, *memory_problem};
+  if (timed_seconds > double(budget_seconds)) {
+    return CellSkip{SkipKind::time, "estimated " + seconds_text(timed_seconds) + " of timed runs, over the " +
+                                        std::to_string(budget_seconds) + " s per cell (--map-cell-seconds)"};
+  }
+  return std::nullopt;
+}
+
+RegimeMap plan_regime_map(const RegimeMapConfig& config, const CommonOptions& options, const PoolConfig& pool,
+                          const std::function<Rates(GemmShape)>& rates_at) {
+  RegimeMap map;
+  map.config = config;
+  map.plan = options.plan;
+  map.streams = pool.streams;
+  map.device_buffers = to_string(pool.device_buffers);
+  progress("measuring this GPU's rates at each of the " + std::to_string(config.sizes.size()) + " map sizes");
+  std::map<int, Rates> rates;
+  for (const int m : config.sizes) rates[m] = rates_at(GemmShape{m, m, m});
+  for (const int m : config.sizes) {
+    for (const int batch_count : config.batches) {
+      MapCell cell;
+      cell.m = m;
+      cell.batches = batch_count;
+      const Workload work = cell_work(cell);
+      cell.estimate = estimate_cell(work, rates.at(m), options.plan);
+      cell.skipped = skip_for(cell.estimate.timed_seconds, config.cell_seconds,
+                              memory_problem(work, device_slots_for(pool, batch_count)));
+      if (!cell.skipped) map.estimated_seconds += cell.estimate.total();
+      map.cells.push_back(std::move(cell));
+    }
+  }
+  return map;
+}
+
+std::string plan_text(const RegimeMap& map) {
+  const auto count = [&map](std::optional<SkipKind> kind) {
+    return std::count_if(map.cells.begin(), map.cells.end(), [kind](const MapCell& cell) {
+      return kind ? cell.skipped && cell.skipped->kind == *kind : !cell.skipped;
+    });
+  };
+  double timed_seconds = 0.0;
+  for (const MapCell& cell : map.cells) {
+    if (cell.measured()) timed_seconds += cell.estimate.timed_seconds;
+  }
+  return "regime map: " + plural(static_cast<long long>(map.config.sizes.size()), "size") + " x " +
+         plural(static_cast<long long>(map.config.batches.size()), "batch count") + " = " +
+         plural(static_cast<long long>(map.cells.size()), "cell") + ", " + std::to_string(count(std::nullopt)) +
+         " to measure, " + std::to_string(count(SkipKind::time)) + " skipped over the " +
+         std::to_string(map.config.cell_seconds) + " s per cell, " + std::to_string(count(SkipKind::memory)) +
+         " skipped for memory; estimated " + fixed(map.estimated_seconds, 0) + " s (" + fixed(timed_seconds, 0) +
+         " s of timed rounds, " + fixed(map.estimated_seconds - timed_seconds, 0) +
+         " s on the host: pinning, filling, poisoning, verifying, capturing)";
+}
+
+void measure_cells(RegimeMap& map, std::uint64_t seed, const RegimeMapSteps& steps) {
+  const int count = static_cast<int>(map.cells.size());
+  int index = 0;
+  for (MapCell& cell : map.cells) {
+    ++index;
+    const std::string title = cell_title(index, count, cell);
+    throw_if_interrupted("the regime map (" + title + ")");
+    if (cell.skipped) {
+      progress(title + ": skipped (" + cell.skipped->reason + ")");
+      continue;
+    }
+    progress(title + ", about " + fixed(cell.estimate.total(), 1) + " s");
+    measure_cell(cell, map.plan, seed, steps);
+  }
+}
+
+RegimeMap measure_regime_map(const RegimeMapConfig& config, const CommonOptions& options, const RegimeMapSteps& steps) {
+  RegimeMap map = plan_regime_map(config, options, steps.pool_config, steps.rates);
+  measure_cells(map, options.seed, steps);
+  return map;
+}
+
+RegimeMapSteps regime_map_steps(const StreamPool& pool, const PoolConfig& pool_config, const Gemm& gemm) {
+  return {graph_calls(pool, gemm),
+          &pool,
+          pool_config,
+          [&gemm](BatchBuffers& b) { return batch_ops(b, gemm); },
+          [&pool](const BatchOps& ops, int batches) { issue_on_streams(ops, pool, batches); },
+          [&gemm](GemmShape shape) { return measure_rates(gemm, shape); }};
 }
 
 extern const Subcommand kRegimeMap = make_subcommand<kExperiment>();

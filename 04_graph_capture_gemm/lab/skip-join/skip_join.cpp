@@ -1,5 +1,3 @@
-// 04_graph_capture_gemm skip-join: the capture without step 4, the error
-// CUDA gives, and exit 1.
 #include "04_graph_capture_gemm/lab/skip-join/skip_join.hpp"
 
 #include "04_graph_capture_gemm/lab/article_run.hpp"

@@ -1,10 +1,8 @@
 // The skip-join subcommand: the article says that without step 4 (join) the
 // graph "exits early". It does not: cudaStreamEndCapture refuses a capture
 // whose forked streams were never joined back
-// (cudaErrorStreamCaptureUnjoined), and there is no graph to launch. This
-// subcommand captures without the join, shows what CUDA said and what became
-// of the streams, captures again with the join on the same streams (and
-// launches and verifies that graph), then exits 1: the error is the point.
+// (cudaErrorStreamCaptureUnjoined), and there is no graph to launch; the
+// subcommand exits 1: the error is the point.
 #pragma once
 
 #include "04_graph_capture_gemm/graph_inspect.hpp"
@@ -24,14 +22,10 @@ struct MissingJoin {
   VerifyResult recaptured_check;  // that graph launched once
 };
 
-// "skip_join.end_capture": the error in plain words ("refused") or that CUDA
-// accepted the capture ("accepted"), what happened to the streams, and the
-// capture with the join.
+// "skip_join.end_capture": the error in plain words, what happened to the
+// streams, and the capture with the join.
 Verdict end_capture_verdict(const MissingJoin& run);
 
-// "skip_join": {"end_capture_error" (null when accepted), "end_capture_message",
-// "still_capturing", "recaptured": the structure, "recaptured_verified"}; the
-// verdict; and the run failed (exit 1): without the join there is no graph.
 void report_skip_join(const ArticleOptions& options, const MissingJoin& run, Report& report);
 
 }  // namespace csg::graphs

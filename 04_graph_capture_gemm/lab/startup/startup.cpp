@@ -1,21 +1,24 @@
-// 04_graph_capture_gemm startup, declared: what a serving engine pays before
-// its first request, as its bucket count grows: K graphs of the article's
-// fork/join work, one per bucket of batch counts, captured, instantiated and
-// uploaded, with one shared pool of buffers and with separate buffers per
-// bucket; the device memory they hold, the padding each layout wastes on
-// requests, and the verdicts (startup_measure.cpp builds the graphs).
 #include "04_graph_capture_gemm/lab/startup/startup.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
+#include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/errors.hpp"
+#include "base/interrupt.hpp"
+#include "base/progress.hpp"
 #include "base/text.hpp"
+#include "cuda/stream_pool.hpp"
 #include "measure/estimate.hpp"
+#include "measure/timers.hpp"
 #include "report/table.hpp"
 #include "workload/gemm.hpp"
 
@@ -32,7 +35,6 @@ buffers and with separate buffers per bucket; the padding each layout wastes on 
 request sizes; and the first K whose startup exceeds a budget.
 )";
 
-// What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
 constexpr const char* kRuns = R"(
 # a serving engine's startup, 8 to 256 bucket graphs   after-the-article table, after_article.png
 qfc  -
@@ -60,15 +62,14 @@ constexpr double kBuildSecondsPerBatch = 80e-6;
 // Filling one batch's A on the host (hashing 4096 entries) for 64³, and its allocation.
 constexpr double kFillSecondsPerElement = 2e-6 / (64.0 * 64.0);
 
-}  // namespace
-
-const char* to_string(RequestMix mix) { return mix == RequestMix::uniform ? "uniform" : "skewed"; }
-
+// "b uniform in 1..256", "b = ceil(256 * u^3), u uniform in (0, 1]"
 std::string mix_text(RequestMix mix, int max_batches) {
   const std::string max = std::to_string(max_batches);
   if (mix == RequestMix::uniform) return "b uniform in 1.." + max;
   return "b = ceil(" + max + " * u^3), u uniform in (0, 1]";
 }
+
+}  // namespace
 
 void startup_options(StageCli& cli) {
   cli.add_text("startup-buckets",
@@ -125,11 +126,7 @@ std::vector<int> even_buckets(int buckets, int max_batches) {
   return sizes;
 }
 
-long long captured_batches(const std::vector<int>& sizes) {
-  long long batches = 0;
-  for (int size : sizes) batches += size;
-  return batches;
-}
+long long captured_batches(const std::vector<int>& sizes) { return requested_batches(sizes); }
 
 std::vector<int> request_sizes(RequestMix mix, int requests, int max_batches, std::uint64_t seed) {
   if (mix == RequestMix::uniform) return request_sequence(requests, max_batches, seed);
@@ -180,10 +177,7 @@ double mib(std::int64_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
 std::string mib_text(std::int64_t bytes) { return fixed(mib(bytes), 1) + " MiB"; }
 
 double mean(const std::vector<int>& values) {
-  if (values.empty()) return 0.0;
-  double sum = 0.0;
-  for (int v : values) sum += v;
-  return sum / double(values.size());
+  return values.empty() ? 0.0 : double(requested_batches(values)) / double(values.size());
 }
 
 double ms_per_graph(const StartupRow& row, BufferLayout layout) {
@@ -260,10 +254,10 @@ Verdict budget_verdict(const StartupFigures& figures) {
   const BudgetPlace v = budget_place(figures, kBudgetLayout);
   // Each bucket count's total on both layouts ("shared_total_ms_k256"), and
   // the bucket counts the sentence names, where there are such.
-  nlohmann::json said = nlohmann::json::object();
+  nlohmann::json shown = nlohmann::json::object();
   for (const StartupRow& row : figures.rows) {
     for (BufferLayout layout : kAllBufferLayouts) {
-      said[std::string(to_string(layout)) + "_total_ms_k" + std::to_string(row.buckets)] =
+      shown[std::string(to_string(layout)) + "_total_ms_k" + std::to_string(row.buckets)] =
           row.cell(layout).total.median_ms;
     }
   }
@@ -272,43 +266,37 @@ Verdict budget_verdict(const StartupFigures& figures) {
       {"most_within_buckets", v.most_within},
       {"separate_first_over_buckets", budget_place(figures, BufferLayout::separate).first_over}};
   for (const auto& [name, index] : named) {
-    if (index) said[name] = figures.rows[*index].buckets;
+    if (index) shown[name] = figures.rows[*index].buckets;
   }
-  Verdict verdict{.id = "startup.budget", .figures = said, .threshold = {{"budget_ms", figures.config.budget_ms}}};
-  if (figures.rows.empty()) {
-    verdict.outcome = "none_built";
-    verdict.sentence = "no bucket count was built";
-    return verdict;
-  }
+  const Verdict verdict{
+      .id = "startup.budget", .figures = shown, .threshold = {{"budget_ms", figures.config.budget_ms}}};
+  if (figures.rows.empty()) return decided(verdict, "none_built", "no bucket count was built");
   const std::string budget = fixed(figures.config.budget_ms, 0) + " ms budget";
   const std::string clause = separate_clause(figures);
   const StartupRow& fewest = figures.rows.front();
   if (!v.first_over) {
     const StartupRow& most = figures.rows[*v.most_within];
-    verdict.outcome = "none_over";
-    verdict.sentence = "no bucket count exceeded the " + budget + " on the shared pool (" + clause + "): all " +
+    return decided(verdict, "none_over",
+                   "no bucket count exceeded the " + budget + " on the shared pool (" + clause + "): all " +
                        buckets_text(most) + " start in " + fixed(most.shared.total.median_ms, 0) + " ms and waste " +
-                       waste_text(most) + " padding; more buckets than this could still fit.";
-    return verdict;
+                       waste_text(most) + " padding; more buckets than this could still fit.");
   }
   const StartupRow& over = figures.rows[*v.first_over];
   if (!v.most_within) {
-    verdict.outcome = "all_over";
-    verdict.sentence = "even " + buckets_text(over) + " exceed the " + budget + " on the shared pool (" +
+    return decided(verdict, "all_over",
+                   "even " + buckets_text(over) + " exceed the " + budget + " on the shared pool (" +
                        fixed(over.shared.total.median_ms, 0) + " ms; " + clause + ")" +
                        ": fewer buckets, a smaller top bucket or a larger budget; they waste " + waste_text(over) +
-                       " padding.";
-    return verdict;
+                       " padding.");
   }
   const StartupRow& within = figures.rows[*v.most_within];
-  verdict.outcome = "first_over";
-  verdict.sentence = std::to_string(over.buckets) + " buckets are the first over the " + budget +
-                     " on the shared pool (" + fixed(over.shared.total.median_ms, 0) + " ms; " + clause +
-                     "); the most buckets within it, " + std::to_string(within.buckets) + ", start in " +
-                     fixed(within.shared.total.median_ms, 0) + " ms and waste " + waste_text(within) + " padding" +
+  return decided(verdict, "first_over",
+                 std::to_string(over.buckets) + " buckets are the first over the " + budget + " on the shared pool (" +
+                     fixed(over.shared.total.median_ms, 0) + " ms; " + clause + "); the most buckets within it, " +
+                     std::to_string(within.buckets) + ", start in " + fixed(within.shared.total.median_ms, 0) +
+                     " ms and waste " + waste_text(within) + " padding" +
                      (*v.most_within == 0 ? std::string(".")
-                                          : ", against " + waste_text(fewest) + " with " + buckets_text(fewest) + ".");
-  return verdict;
+                                          : ", against " + waste_text(fewest) + " with " + buckets_text(fewest) + "."));
 }
 
 Verdict parts_verdict(const StartupFigures& figures) {
@@ -330,11 +318,10 @@ Verdict parts_verdict(const StartupFigures& figures) {
   for (std::size_t i = 0; i < 3; ++i) {
     shares += std::string(i == 0 ? "" : ", ") + kParts[i] + " " + percent(parts[i] / sum);
   }
-  verdict.outcome = kParts[largest];
-  verdict.sentence = std::string(kParts[largest]) + " is the largest part of starting " + buckets_text(row) + " (" +
+  return decided(verdict, kParts[largest],
+                 std::string(kParts[largest]) + " is the largest part of starting " + buckets_text(row) + " (" +
                      shares + "): " + fixed(ms_per_graph(row, BufferLayout::shared), 2) + " ms per graph, " +
-                     fixed(us_per_batch(row, BufferLayout::shared), 1) + " us per batch captured.";
-  return verdict;
+                     fixed(us_per_batch(row, BufferLayout::shared), 1) + " us per batch captured.");
 }
 
 std::optional<Verdict> first_build_verdict(const StartupFigures& figures) {
@@ -359,18 +346,13 @@ std::optional<Verdict> first_build_verdict(const StartupFigures& figures) {
   const std::string text = "the process's first build of " + plural(first.buckets, "graph") + " took " +
                            fixed(first_ms, 0) + " ms against " + fixed(again_ms, 0) +
                            " ms for the same graphs built again";
-  if (first_ms <= 0.0 || again_ms <= 0.0) {
-    verdict.outcome = "not_timed";
-    verdict.sentence = text + ".";
-    return verdict;
-  }
+  if (first_ms <= 0.0 || again_ms <= 0.0) return decided(verdict, "not_timed", text + ".");
   const double ratio = first_ms / again_ms;
   const bool dearer = ratio > kFirstBuildRatioThreshold;
   if (!dearer && ratio >= 1.0 / kFirstBuildRatioThreshold) {
-    verdict.outcome = "same";
-    verdict.sentence = text + " (within " + percent(kFirstBuildRatioThreshold - 1.0) +
-                       "): the table's figures hold for a fresh process too.";
-    return verdict;
+    return decided(verdict, "same",
+                   text + " (within " + percent(kFirstBuildRatioThreshold - 1.0) +
+                       "): the table's figures hold for a fresh process too.");
   }
   // The part that moved the most the way the total did.
   std::size_t part = 0;
@@ -382,24 +364,19 @@ std::optional<Verdict> first_build_verdict(const StartupFigures& figures) {
   const std::string bracket =
       std::string(kParts[part]) + " " + fixed(firsts[part], 0) + " against " + fixed(agains[part], 0) + " ms";
   if (dearer) {
-    verdict.outcome = "dearer";
-    verdict.sentence = text + " (" + fixed(ratio, 1) + "x; " + bracket + "): a fresh process's startup costs more " +
-                       "than the table's figures, which are of graphs built after it.";
-  } else {
-    verdict.outcome = "cheaper";
-    verdict.sentence =
-        text + " (" + fixed(1.0 / ratio, 1) + "x less; " + bracket + "): here the first build was the cheaper one.";
+    return decided(verdict, "dearer",
+                   text + " (" + fixed(ratio, 1) + "x; " + bracket +
+                       "): a fresh process's startup costs more than the table's figures, which are "
+                       "of graphs built after it.");
   }
-  return verdict;
+  return decided(
+      verdict, "cheaper",
+      text + " (" + fixed(1.0 / ratio, 1) + "x less; " + bracket + "): here the first build was the cheaper one.");
 }
 
 Verdict memory_verdict(const StartupFigures& figures) {
   Verdict verdict{.id = "startup.memory", .threshold = {{"ratio", kMemoryRatioThreshold}}};
-  if (figures.rows.empty()) {
-    verdict.outcome = "none_built";
-    verdict.sentence = "no bucket count was built";
-    return verdict;
-  }
+  if (figures.rows.empty()) return decided(verdict, "none_built", "no bucket count was built");
   const StartupRow& row = figures.rows.back();
   const FirstBuild& first = figures.first;
   std::string text;
@@ -426,55 +403,53 @@ Verdict memory_verdict(const StartupFigures& figures) {
                      {"separate_over_shared", shared > 0.0 ? separate / shared : 0.0}};
   const std::string what = graphs > 0 ? " (buffers + the same graphs)" : " (buffers)";
   if (shared > 0.0 && separate > kMemoryRatioThreshold * shared) {
-    verdict.outcome = "separate_dearer";
-    verdict.sentence = text + "; separate buffers per bucket take " + mib_text(separate_bytes) + " of device memory" +
+    return decided(verdict, "separate_dearer",
+                   text + "; separate buffers per bucket take " + mib_text(separate_bytes) + " of device memory" +
                        what + " against " + mib_text(shared_bytes) + " for one shared pool, " +
-                       fixed(separate / shared, 1) + "x: share one pool, the graphs run one at a time.";
-  } else {
-    verdict.outcome = "same";
-    verdict.sentence = text + "; separate buffers per bucket take about as much device memory as one shared pool (" +
-                       mib_text(separate_bytes) + " against " + mib_text(shared_bytes) + what + ", within " +
-                       fixed(kMemoryRatioThreshold, 1) + "x).";
+                       fixed(separate / shared, 1) + "x: share one pool, the graphs run one at a time.");
   }
-  return verdict;
+  return decided(verdict, "same",
+                 text + "; separate buffers per bucket take about as much device memory as one shared pool (" +
+                     mib_text(separate_bytes) + " against " + mib_text(shared_bytes) + what + ", within " +
+                     fixed(kMemoryRatioThreshold, 1) + "x).");
 }
 
 // ---- the report -------------------------------------------------------------------
 
 namespace {
 
+// A build's parts in ms ("capture_ms", ...) and its check.
+nlohmann::json build_json(double capture_ms, double instantiate_ms, double upload_ms, double total_ms,
+                          const VerifyResult& check) {
+  nlohmann::json out = {{"capture_ms", capture_ms}, {"instantiate_ms", instantiate_ms},
+                        {"upload_ms", upload_ms},   {"total_ms", total_ms},
+                        {"verified", check.passed}, {"batches_checked", check.batches_checked}};
+  if (!check.passed) out["failure"] = check.message();
+  return out;
+}
+
 nlohmann::json cell_json(const StartupRow& row, BufferLayout layout) {
   const StartupCell& c = row.cell(layout);
-  nlohmann::json out = {{"capture_ms", c.capture.median_ms},
-                        {"instantiate_ms", c.instantiate.median_ms},
-                        {"upload_ms", c.upload.median_ms},
-                        {"total_ms", c.total.median_ms},
-                        {"total_min_ms", c.total.min_ms},
-                        {"total_max_ms", c.total.max_ms},
-                        {"rounds", c.total.samples},
-                        {"ms_per_graph", ms_per_graph(row, layout)},
-                        {"us_per_batch", us_per_batch(row, layout)},
-                        {"launches_ms", c.launches.median_ms},
-                        {"buffer_bytes", c.buffer_bytes},
-                        {"verified", c.check.passed},
-                        {"batches_checked", c.check.batches_checked}};
-  if (!c.check.passed) out["failure"] = c.check.message();
+  nlohmann::json out =
+      build_json(c.capture.median_ms, c.instantiate.median_ms, c.upload.median_ms, c.total.median_ms, c.check);
+  out.update({{"total_min_ms", c.total.min_ms},
+              {"total_max_ms", c.total.max_ms},
+              {"rounds", c.total.samples},
+              {"ms_per_graph", ms_per_graph(row, layout)},
+              {"us_per_batch", us_per_batch(row, layout)},
+              {"launches_ms", c.launches.median_ms},
+              {"buffer_bytes", c.buffer_bytes}});
   return out;
 }
 
 nlohmann::json first_build_json(const FirstBuild& first) {
-  nlohmann::json out = {{"buckets", first.buckets},
-                        {"layout", "shared"},
-                        {"batches_captured", first.batches_captured},
-                        {"capture_ms", first.capture_ms},
-                        {"instantiate_ms", first.instantiate_ms},
-                        {"upload_ms", first.upload_ms},
-                        {"total_ms", first.total_ms()},
-                        {"graph_bytes", first.graph_bytes},
-                        {"graph_bytes_per_graph", first.buckets > 0 ? double(first.graph_bytes) / first.buckets : 0.0},
-                        {"verified", first.check.passed},
-                        {"batches_checked", first.check.batches_checked}};
-  if (!first.check.passed) out["failure"] = first.check.message();
+  nlohmann::json out =
+      build_json(first.capture_ms, first.instantiate_ms, first.upload_ms, first.total_ms(), first.check);
+  out.update({{"buckets", first.buckets},
+              {"layout", "shared"},
+              {"batches_captured", first.batches_captured},
+              {"graph_bytes", first.graph_bytes},
+              {"graph_bytes_per_graph", first.buckets > 0 ? double(first.graph_bytes) / first.buckets : 0.0}});
   return out;
 }
 
@@ -490,7 +465,6 @@ void fill_result(const StartupConfig& config, const StartupFigures& figures, Sta
              summarize({Millis{first.total_ms()}})));
     checks.push_back(&first.check);
   }
-  result.bounds = nlohmann::json::object();
   for (const StartupRow& row : figures.rows) {
     for (BufferLayout layout : kAllBufferLayouts) {
       const StartupCell& c = row.cell(layout);
@@ -541,8 +515,8 @@ Table startup_table(const StartupFigures& figures) {
 
 void report_startup(const StartupConfig& config, const StartupFigures& figures, Report& report) {
   fill_result(config, figures, report.result);
-  report.checked_runs("(" + std::to_string(report.result.variants_verified) +
-                      " runs checked, each after poisoning the outputs)");
+  report.checked_runs(std::string("(").append(std::to_string(report.result.variants_verified)).append(
+      " runs checked, each after poisoning the outputs)"));
   const StartupConfig& c = figures.config;
   std::ostream& out = report.out();
   out << "naive GEMMs, " << to_string(config.common.host_memory) << " host memory, a pool of "
@@ -610,6 +584,159 @@ void report_startup(const StartupConfig& config, const StartupFigures& figures, 
       {"first_over_budget", first_over},
       {"most_within_budget", most_within},
       {"conclusion", conclusion}};
+}
+
+// ---- the measurement ------------------------------------------------------------
+
+namespace {
+
+// Free device memory (cudaMemGetInfo) after a device synchronise.
+std::int64_t free_device_bytes() {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return static_cast<std::int64_t>(free_bytes);
+}
+
+// One round of one layout at one bucket count.
+struct BuildFigures {
+  Millis capture{0};
+  Millis instantiate{0};
+  Millis upload{0};
+  Millis launches{0};
+  std::int64_t graph_bytes = 0;
+  std::int64_t buffer_bytes = 0;
+  VerifyResult check;
+};
+
+struct Builder {
+  const StartupConfig& config;
+  const StreamPool& pool;
+  const Gemm& gemm;
+  BatchBuffers& shared;
+
+  // Builds the graphs of `sizes` on `layout`'s buffers, then launches and verifies each once.
+  BuildFigures build(const std::vector<int>& sizes, BufferLayout layout) const {
+    BuildFigures out;
+    const cudaStream_t stream = pool[0];
+    std::vector<std::unique_ptr<BatchBuffers>> own;  // separate: one set per bucket
+    if (layout == BufferLayout::separate) {
+      for (int size : sizes) {
+        const Workload work = startup_workload(config, size);
+        own.push_back(std::make_unique<BatchBuffers>(work, shared.host_kind(), 0));
+        own.back()->fill_inputs(config.common.seed);
+        // Counted, not read from cudaMemGetInfo, which sees every process on the GPU.
+        out.buffer_bytes += static_cast<std::int64_t>(memory_needs(work, shared.host_kind(), 0).device_bytes);
+      }
+    }
+    auto buffers_of = [&](std::size_t i) -> BatchBuffers& {
+      return layout == BufferLayout::separate ? *own[i] : shared;
+    };
+    const std::int64_t before_graphs = free_device_bytes();
+    std::vector<GraphExec> execs;
+    execs.reserve(sizes.size());
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const BatchOps ops = batch_ops(buffers_of(i), gemm);
+      const HostTimer capture_timer;
+      const Graph graph = capture_batches(ops, pool, sizes[i]);
+      out.capture += capture_timer.elapsed();
+      const HostTimer instantiate_timer;
+      execs.push_back(instantiate(graph));
+      out.instantiate += instantiate_timer.elapsed();
+      out.upload += host_synchronised(stream, [&] { CUDA_CHECK(cudaGraphUpload(execs.back().get(), stream)); });
+    }
+    const std::int64_t after_graphs = free_device_bytes();
+    out.graph_bytes = before_graphs - after_graphs;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      buffers_of(i).poison_first(sizes[i], stream);
+      out.launches += host_synchronised(stream, [&] { launch(execs[i], pool); });
+      fold_check(out.check, buffers_of(i).verify_first(config.common.seed, sizes[i]));
+    }
+    return out;
+  }
+};
+
+void summarise(StartupCell& cell, const std::vector<BuildFigures>& rounds) {
+  std::vector<Millis> capture, instantiate, upload, total, launches;
+  for (const BuildFigures& r : rounds) {
+    capture.push_back(r.capture);
+    instantiate.push_back(r.instantiate);
+    upload.push_back(r.upload);
+    total.push_back(r.capture + r.instantiate + r.upload);
+    launches.push_back(r.launches);
+    fold_check(cell.check, r.check);
+  }
+  cell.capture = summarize(capture);
+  cell.instantiate = summarize(instantiate);
+  cell.upload = summarize(upload);
+  cell.total = summarize(total);
+  cell.launches = summarize(launches);
+  cell.buffer_bytes = rounds.back().buffer_bytes;
+}
+
+}  // namespace
+
+StartupFigures measure_startup(const StartupConfig& config) {
+  const Gemm gemm;  // the article's kernel: the graphs' node count is what startup pays for
+  const StreamPool pool(config.pool.streams);
+  prepare_pool(gemm, pool);
+  const CommonOptions& common = config.common;
+  BatchBuffers shared(common.work, common.host_memory, 0);  // the top bucket's batches, one device slot each
+  // What the pool allocated, counted (cudaMemGetInfo sees every process on the GPU).
+  const auto shared_bytes = static_cast<std::int64_t>(memory_needs(common.work, common.host_memory, 0).device_bytes);
+  progress("filling " + plural(config.max_batches, "batch"));
+  shared.fill_inputs(common.seed);
+  const Builder builder{config, pool, gemm, shared};
+  StartupFigures figures;
+  figures.config = config;
+
+  // The process's first capture, instantiate, upload and launch, untimed (and verified).
+  const BuildFigures one = builder.build({1}, BufferLayout::shared);
+  if (!one.check.passed) throw std::runtime_error("the first graph of 1 batch: " + one.check.message());
+
+  // The process's first build of the most buckets: what a fresh engine pays,
+  // and the device memory its execs take, which the driver keeps for the
+  // graphs built after them (so the rows below all start from the same state).
+  FirstBuild& first = figures.first;
+  first.buckets = config.bucket_counts.back();
+  const std::vector<int> most = even_buckets(first.buckets, config.max_batches);
+  first.batches_captured = captured_batches(most);
+  progress("startup: the first build, " + plural(first.buckets, "bucket") + " on the shared pool");
+  const BuildFigures cold = builder.build(most, BufferLayout::shared);
+  first.capture_ms = cold.capture.count();
+  first.instantiate_ms = cold.instantiate.count();
+  first.upload_ms = cold.upload.count();
+  first.graph_bytes = cold.graph_bytes;
+  first.check = cold.check;
+
+  std::vector<StartupRow> rows;
+  std::vector<std::vector<BuildFigures>> shared_rounds(config.bucket_counts.size());
+  std::vector<std::vector<BuildFigures>> separate_rounds(config.bucket_counts.size());
+  for (int k : config.bucket_counts) {
+    StartupRow row;
+    row.buckets = k;
+    row.sizes = even_buckets(k, config.max_batches);
+    row.batches_captured = captured_batches(row.sizes);
+    rows.push_back(row);
+  }
+  for (int round = 0; round < config.rounds; ++round) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      throw_if_interrupted("the startup experiment");
+      progress("startup: " + plural(rows[i].buckets, "bucket") + ", " + plural(rows[i].batches_captured, "batch") +
+               " captured per layout" + (config.rounds > 1 ? ", round " + std::to_string(round + 1) : ""));
+      shared_rounds[i].push_back(builder.build(rows[i].sizes, BufferLayout::shared));
+      separate_rounds[i].push_back(builder.build(rows[i].sizes, BufferLayout::separate));
+    }
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    summarise(rows[i].shared, shared_rounds[i]);
+    rows[i].shared.buffer_bytes = shared_bytes;  // allocated once, before everything
+    summarise(rows[i].separate, separate_rounds[i]);
+  }
+  figures.rows = std::move(rows);
+  fill_padding(figures);
+  return figures;
 }
 
 // ---- the declaration -------------------------------------------------------------

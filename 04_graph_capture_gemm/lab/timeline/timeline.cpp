@@ -54,15 +54,6 @@ const void* host_address(const cudaPitchedPtr& ptr, const cudaPos& pos) {
   return static_cast<const char*>(ptr.ptr) + pos.z * ptr.pitch * ptr.ysize + pos.y * ptr.pitch + pos.x;
 }
 
-std::vector<cudaGraphNode_t> nodes_of(const Graph& graph) {
-  std::size_t count = 0;
-  CUDA_CHECK(cudaGraphGetNodes(graph.get(), nullptr, &count));
-  std::vector<cudaGraphNode_t> nodes(count);
-  if (count > 0) CUDA_CHECK(cudaGraphGetNodes(graph.get(), nodes.data(), &count));
-  nodes.resize(count);
-  return nodes;
-}
-
 std::vector<cudaGraphNode_t> dependencies_of(cudaGraphNode_t node) {
   std::size_t count = 0;
   CUDA_CHECK(cudaGraphNodeGetDependencies(node, nullptr, nullptr, &count));
