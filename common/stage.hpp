@@ -61,13 +61,12 @@ const Subcommand* find_subcommand(int argc, char** argv, const Laboratory& labor
 int run_subcommand(const char* stage, const Subcommand& subcommand, int argc, char** argv);
 // The --help lines that list the laboratory, one per subcommand.
 std::string laboratory_help(const char* stage, const Laboratory& laboratory);
-// "STAGE --list": the registry, one tab-separated line each:
+// The lines "run ..." of --list for one table of runs (`subcommand`: "" for the
+// lesson's); a line it can't read is a bug of the stage: std::logic_error naming it.
+std::string list_runs(std::string_view subcommand, const char* runs);
+// "STAGE --list": the registry, one tab-separated line each, if argv asks for it:
 //   subcommand <name> <summary>
 //   run <subcommand or -> <name or -> <modes> <exit> <env or -> <ctest or -> <expect or -> <args>
-// Returns whether argv asked for it (and then printed it). A runs table it
-// can't read is a bug of the stage: std::logic_error naming the line.
-// The lines "run ..." of --list for one table of runs (`subcommand`: nullptr for the lesson's).
-std::string list_runs(std::string_view subcommand, const char* runs);  // "": the lesson
 bool list_laboratory(const char* stage, int argc, char** argv, const Laboratory& laboratory);
 
 // In main's catch (...): one line on stderr naming what went wrong, and the
