@@ -64,7 +64,7 @@ constexpr About read_about(std::string_view about) {
   const std::size_t line_end = std::min(about.find('\n'), about.size());
   const std::string_view first = about.substr(0, line_end);
   const std::size_t colon = first.find(": ");
-  if (colon == std::string_view::npos) return About{first, {}, {}};  // the runner's check names it
+  if (colon == std::string_view::npos) return About{first, {}, {}};  // no summary: --list shows it empty
   return About{first.substr(0, colon), trim(first.substr(colon + 2)), trim(about.substr(line_end))};
 }
 
@@ -99,7 +99,8 @@ int finish(const Report& report, const CommonOptions& common);
 template <class Config, class Figures>
 int run_experiment(const Experiment<Config, Figures>& e, const char* stage, int argc, char** argv) {
   const About about = read_about(e.about);
-  StageCli cli(subcommand_program(stage, std::string(about.name)), runner::one_paragraph(about.description), e.defaults);
+  StageCli cli(subcommand_program(stage, std::string(about.name)), runner::one_paragraph(about.description),
+               e.defaults);
   if (e.options) e.options(cli);
   std::optional<CommonOptions> common = runner::parse(cli, argc, argv);
   if (!common) return kExitOk;  // --help
@@ -117,7 +118,7 @@ int run_experiment(const Experiment<Config, Figures>& e, const char* stage, int 
 
 // The declaration `e` as an entry of the stage's table (its laboratory.cpp).
 template <const auto& e>
-constexpr Subcommand make_subcommand() {
+Subcommand make_subcommand() {
   const About about = read_about(e.about);
   auto run = [](const char* stage, int argc, char** argv) { return run_experiment(e, stage, argc, argv); };
   return Subcommand{about.name, about.summary, run, e.runs};
