@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -263,6 +264,15 @@ TEST_P(StageRegistry, EveryRunsArgumentsParse) {
     argv.push_back("--help");  // --help wins: parsing alone, whatever the machine
     const testing::ProcessResult helped = testing::run_process(argv);
     EXPECT_EQ(helped.exit_code, 0) << run.subcommand << ' ' << run.args << '\n' << helped.err;
+  }
+}
+
+TEST_P(StageRegistry, EverySubcommandIsNamedAsItsFolder) {
+  const Registry registry = read_registry(GetParam());
+  for (const std::string& subcommand : registry.subcommands) {
+    const std::filesystem::path folder =
+        std::filesystem::path(CSG_SOURCE_DIR) / registry.stage / "lab" / subcommand;
+    EXPECT_TRUE(std::filesystem::is_directory(folder)) << "no folder " << folder << " for '" << subcommand << "'";
   }
 }
 
