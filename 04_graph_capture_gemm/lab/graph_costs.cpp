@@ -96,27 +96,41 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
   return costs;
 }
 
-namespace {
-
-PipelineBound bound_from(const std::vector<Summary>& alone, const std::optional<Summary>& issue, const StageSums& sums,
-                         int batches, int streams) {
-  if (alone.size() != std::size_t(kResources)) throw std::logic_error("a bound needs all four resources alone");
-  return pipeline_bound({alone[0].median_ms, alone[1].median_ms, alone[2].median_ms, alone[3].median_ms,
-                         issue ? issue->median_ms : 0.0},
-                        sums.medians(), batches, streams);
+PipelineBound bound_of(const BoundRuns& runs, int batches, int streams) {
+  if (runs.alone.size() != std::size_t(kResources)) throw std::logic_error("a bound needs all four resources alone");
+  return pipeline_bound({.kernels_ms = runs.alone[0].median_ms,
+                         .h2d_ms = runs.alone[1].median_ms,
+                         .d2h_ms = runs.alone[2].median_ms,
+                         .both_ways_ms = runs.alone[3].median_ms,
+                         .host_issue_ms = runs.issue != nullptr ? runs.issue->median_ms : 0.0,
+                         .busiest_stream_ms = runs.busiest_stream != nullptr ? runs.busiest_stream->median_ms : 0.0},
+                        runs.sums.medians(), batches, streams);
 }
 
-}  // namespace
+double tolerance_of(const PipelineBound& bound, const Summary& run, const BoundRuns& runs) {
+  const Summary* path = nullptr;
+  switch (bound.limited_by) {
+    case BoundPath::kernels: path = &runs.alone.at(0); break;
+    case BoundPath::h2d: path = &runs.alone.at(1); break;
+    case BoundPath::d2h: path = &runs.alone.at(2); break;
+    case BoundPath::both_ways: path = &runs.alone.at(3); break;
+    case BoundPath::stream_order: path = &runs.sums.noisiest(); break;  // made of the three sums
+    case BoundPath::host_issue: path = runs.issue; break;
+    case BoundPath::busiest_stream: path = runs.busiest_stream; break;
+  }
+  return bound_tolerance(run.median_ms, run.min_ms, path != nullptr ? path->median_ms : 0.0,
+                         path != nullptr ? path->min_ms : 0.0);
+}
 
 PipelineBound replay_bound(const ReplayCosts& costs, int batches) {
   // No stream order: its shares come from ops launched one by one from the
   // host, and a graph starts its nodes with less time between them, so at
   // tiny ops they are no floor for a replay.
-  return bound_from(costs.graph_alone, costs.replay_issue, costs.sums, batches, 0);
+  return bound_of({costs.graph_alone, costs.sums, costs.replay_issue ? &*costs.replay_issue : nullptr}, batches, 0);
 }
 
 PipelineBound stream_pool_bound(const ReplayCosts& costs, int batches, int streams) {
-  return bound_from(costs.stream_alone, costs.pool_issue, costs.sums, batches, streams);
+  return bound_of({costs.stream_alone, costs.sums, costs.pool_issue ? &*costs.pool_issue : nullptr}, batches, streams);
 }
 
 }  // namespace csg::graphs

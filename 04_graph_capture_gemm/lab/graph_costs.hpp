@@ -87,6 +87,24 @@ struct ReplayCosts {
   VerifyResult streams_check;
 };
 
+// What a bound is made of, each run a median and its spread: each
+// resource's work alone (kResources of them, in resource_variants' order),
+// the one-stream sums (the fill and drain, the stream order), and where
+// measured the host's issue in the variant's own runs and its busiest
+// stream's batches alone on one stream.
+struct BoundRuns {
+  const std::vector<Summary>& alone;
+  const StageSums& sums;
+  const Summary* issue = nullptr;
+  const Summary* busiest_stream = nullptr;
+};
+// The bound (pipeline_bound.hpp); `streams` 0 for a variant without the
+// pool's stream order. std::logic_error where `alone` lacks a resource.
+PipelineBound bound_of(const BoundRuns& runs, int batches, int streams);
+// The noise the bound is allowed on `run`: the run's own spread and the
+// limiting path's (bound_tolerance; the stream order's is the noisiest sum's).
+double tolerance_of(const PipelineBound& bound, const Summary& run, const BoundRuns& runs);
+
 // The bounds of the two GPU variants, from their own resource runs; the
 // stream pool's with the stream order of its `streams` (pipeline_bound.hpp).
 PipelineBound replay_bound(const ReplayCosts& costs, int batches);

@@ -520,13 +520,16 @@ def regime_map_section(suite: Suite) -> list[str]:
         cells = [[f"{c['m']}³", str(c["batches"]), format_ms(c["stream_ms"]), format_ms(c["graph_ms"]),
                   ratio(c["graph_ms"], c["stream_ms"]), rate(c.get("stream_issue_ms"), 3),
                   rate(c.get("graph_issue_ms"), 3), rate(c.get("pool_percent_of_bound"), 1),
-                  "yes" if c.get("verified") else "NO"] for c in rm["cells"] if c.get("skipped_reason") is None]
+                  str(c.get("limited_by", "-")), "yes" if c.get("verified") else "NO"]
+                 for c in rm["cells"] if c.get("skipped_reason") is None]
         if cells:
+            bound = rm.get("bound") if isinstance(rm.get("bound"), str) else "as the stage took it"
             lines += ["", "Every measured cell (issue: the host's time to issue the pool's calls, or the one "
-                      "cudaGraphLaunch; vs 1-stream sums: the longest one-stream sum plus fill and drain as % of the "
-                      "pool's time, not a bound of the pool):", ""]
+                      f"cudaGraphLaunch; the pool's % of its bound and the path that sets it, the bound in the "
+                      f"stage's words: {bound}):", ""]
             lines += md_table(["size", "batches", "pool ms", "graph ms", "graph / pool", "pool issue ms",
-                               "graph issue ms", "vs 1-stream sums %", "verified"], cells, set(range(1, 8)))
+                               "graph issue ms", "pool % of bound", "bound set by", "verified"], cells,
+                              set(range(1, 8)))
     return lines
 
 

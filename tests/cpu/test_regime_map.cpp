@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,8 +31,11 @@ MapCell measured(int m, int batches, double graph_ms, double stream_ms) {
   cell.graph_replay = ms(graph_ms);
   cell.stream_pool = ms(stream_ms);
   cell.graph_issue = ms(0.01);
-  cell.stream_issue = ms(0.02 * batches);
+  cell.stream_issue = ms(0.4 * stream_ms);
   cell.sums = StageSums{ms(stream_ms * 0.3), ms(stream_ms * 0.6), ms(stream_ms * 0.3)};
+  // The pool's bound: kernels alone on the pool 90% of its time, the rest shorter: within it.
+  cell.alone = {ms(0.9 * stream_ms), ms(0.3 * stream_ms), ms(0.3 * stream_ms), ms(0.5 * stream_ms)};
+  cell.busiest_stream = ms(0.2 * stream_ms);
   for (VerifyResult* check : {&cell.graph_check, &cell.stream_check}) {
     check->passed = true;
     check->batches_checked = batches;
@@ -122,8 +126,10 @@ TEST(RegimeMapWinner, ACellWhoseMedianIsFarFromItsFastestRunIsMarkedNoisy) {
   EXPECT_EQ(report.document().at("regime_map").at("cells").at(0).at("noisy"), true);
   EXPECT_THAT(report.console(),
               HasSubstr("noisy: 256^3 x 10 batches: median / fastest run 1.43x for the replay, 1.67x for the pool"));
-  const Verdict& verdict = report.verdicts().back();
-  EXPECT_EQ(verdict.id, "regime_map.cell.256x10");
+  const auto cell_verdict_of = std::find_if(report.verdicts().begin(), report.verdicts().end(),
+                                            [](const Verdict& v) { return v.id == "regime_map.cell.256x10"; });
+  ASSERT_NE(cell_verdict_of, report.verdicts().end());
+  const Verdict& verdict = *cell_verdict_of;
   EXPECT_EQ(verdict.outcome, "tie");
   EXPECT_EQ(verdict.figures.at("noisy"), true);
   EXPECT_EQ(verdict.sentence, "256^3 x 10 batches: tie (noisy)");
@@ -138,24 +144,59 @@ TEST(RegimeMapWinner, AMedianExactlyOneAndAHalfTimesTheFastestRunIsNotNoisy) {
 
 // ---- the bound --------------------------------------------------------------
 
-TEST(RegimeMapBound, TheOneStreamBoundIsTheLargestSumPlusFillAndDrain) {
-  // 10 batches, kernels 6 ms in all, copies 2 ms each way: compute-bound,
-  // 0.2 (one H2D) + 6 + 0.2 (one D2H) = 6.4 ms.
-  const PipelineBound compute = one_stream_bound(StageSums{ms(2.0), ms(6.0), ms(2.0)}, 10);
+TEST(RegimeMapBound, ThePoolsBoundIsStage03sAtThePoolsConcurrency) {
+  // 10 batches on 4 streams: every kernel alone on the pool 6 ms (side by
+  // side: less than the one-stream kernel sum of 8 ms), each copy direction
+  // alone 2 ms, both at once 3 ms, the host's issue 1 ms, the busiest
+  // stream's 3 batches alone 2.5 ms. Compute-bound: one H2D (0.2) + 6 + one
+  // D2H (0.2) = 6.4 ms, not the one-stream kernel sum the pool beats.
+  MapCell cell = measured(256, 10, 7.0, 8.0);
+  cell.sums = StageSums{ms(2.0), ms(8.0), ms(2.0)};
+  cell.alone = {ms(6.0), ms(2.0), ms(2.0), ms(3.0)};
+  cell.stream_issue = ms(1.0);
+  cell.busiest_stream = ms(2.5);
+  const PipelineBound compute = pool_bound(cell, 4);
   EXPECT_DOUBLE_EQ(compute.bound_ms, 6.4);
   EXPECT_EQ(compute.limited_by, BoundPath::kernels);
-  EXPECT_DOUBLE_EQ(compute.both_ways_ms, 0.0) << "the simplest bound: no both-ways path";
-  EXPECT_DOUBLE_EQ(compute.host_issue_ms, 0.0) << "the simplest bound: no host-issue path";
-  // H2D 8 ms: 8 + 0.2 (one kernel) + 0.1 (one D2H).
-  const PipelineBound copies = one_stream_bound(StageSums{ms(8.0), ms(2.0), ms(1.0)}, 10);
-  EXPECT_DOUBLE_EQ(copies.bound_ms, 8.3);
-  EXPECT_EQ(copies.limited_by, BoundPath::h2d);
+  EXPECT_DOUBLE_EQ(compute.host_issue_ms, 1.0);
+  EXPECT_DOUBLE_EQ(compute.busiest_stream_ms, 2.5);
+  EXPECT_DOUBLE_EQ(compute.stream_order_ms, 3 * (0.2 + 0.6 + 0.2)) << "3 batches on the busiest of 4 streams";
+  EXPECT_DOUBLE_EQ(pool_percent_of_bound(cell, 4), 80.0);
+  EXPECT_DOUBLE_EQ(pool_bound_tolerance(cell, 4), 0.02) << "made-up runs 1% apart: the floor";
+  // Tiny GEMMs: the host's issue paces the pool, and the bound names it.
+  cell.stream_issue = ms(7.5);
+  EXPECT_EQ(pool_bound(cell, 4).limited_by, BoundPath::host_issue);
+  EXPECT_DOUBLE_EQ(pool_percent_of_bound(cell, 4), 93.75);
+  // On one stream the stream order is every batch, one after another.
+  EXPECT_DOUBLE_EQ(pool_bound(cell, 1).stream_order_ms, 10 * (0.2 + 0.6 + 0.2));
+}
 
-  MapCell cell = measured(256, 10, 7.0, 8.0);
-  cell.sums = StageSums{ms(2.0), ms(6.0), ms(2.0)};
-  EXPECT_DOUBLE_EQ(pool_percent_of_bound(cell), 80.0);
-  cell.stream_pool = ms(5.0);  // kernels of several streams side by side: the pool beat one stream
-  EXPECT_DOUBLE_EQ(pool_percent_of_bound(cell), 128.0);
+TEST(RegimeMapBound, EachCellSaysHowCloseThePoolCameAndWhatIsMissingWhereFarBelow) {
+  MapCell cell = measured(64, 100, 7.0, 8.0);
+  cell.sums = StageSums{ms(1.0), ms(2.0), ms(1.0)};
+  cell.alone = {ms(2.0), ms(1.0), ms(1.0), ms(1.5)};
+  cell.busiest_stream = ms(0.5);
+  cell.stream_issue = ms(7.6);  // 95% of the pool's 8 ms: the host's issue paces it
+  Verdict within = cell_bound_verdict(cell, 8);
+  EXPECT_EQ(within.id, "regime_map.bound.64x100");
+  EXPECT_EQ(within.outcome, "within_bound");
+  EXPECT_EQ(within.sentence, "64^3 x 100 batches: the pool reached 95.0% of its bound, which host issue sets");
+  EXPECT_EQ(within.figures.at("limited_by"), "host issue");
+  EXPECT_DOUBLE_EQ(within.figures.at("percent_of_bound").get<double>(), 95.0);
+
+  cell.stream_issue = ms(8.2);  // 102.5%: over the 2% the made-up runs' spread allows
+  const Verdict faster = cell_bound_verdict(cell, 8);
+  EXPECT_EQ(faster.outcome, "faster_than_bound");
+  EXPECT_THAT(faster.sentence, HasSubstr("102.5% of its bound (host issue, 8.200 ms): FASTER THAN ITS BOUND"));
+  cell.stream_issue = ms(8.15);  // 101.9%: within the noise
+  EXPECT_EQ(cell_bound_verdict(cell, 8).outcome, "within_bound");
+
+  cell.stream_issue = ms(4.0);  // 50%: no path comes near the pool's time
+  const Verdict loose = cell_bound_verdict(cell, 8);
+  EXPECT_EQ(loose.outcome, "well_below_bound");
+  EXPECT_THAT(loose.sentence, AllOf(HasSubstr("64^3 x 100 batches: the pool reached 50.0% of its bound"),
+                                    HasSubstr("no resource alone took more than 4.00 ms (host issue)"),
+                                    HasSubstr("waiting on each other")));
 }
 
 // ---- which cells run ----------------------------------------------------------
@@ -181,23 +222,30 @@ const Rates kH200{6.0e12, 55.0e9, 8.0e9};
 
 TEST(RegimeMapEstimate, TimedRoundsGrowWithTheWorkAndTinyWorkPaysPerOperation) {
   const RepeatPlan plan{2, 10};
-  const CellEstimate hundred = estimate_cell(Workload{100, {1024, 1024, 1024}}, kH200, plan);
-  const CellEstimate thousand = estimate_cell(Workload{1000, {1024, 1024, 1024}}, kH200, plan);
-  EXPECT_NEAR(thousand.timed_seconds / hundred.timed_seconds, 10.0, 1e-9);
+  const CellEstimate hundred = estimate_cell(Workload{100, {1024, 1024, 1024}}, kH200, plan, 8);
+  const CellEstimate thousand = estimate_cell(Workload{1000, {1024, 1024, 1024}}, kH200, plan, 8);
+  EXPECT_NEAR(thousand.timed_seconds / hundred.timed_seconds, 10.0, 0.05) << "the busiest stream's share aside";
   EXPECT_GT(thousand.host_seconds, hundred.host_seconds);
-  EXPECT_NEAR(estimate_cell(Workload{100, {1024, 1024, 1024}}, kH200, RepeatPlan{0, 6}).timed_seconds,
+  EXPECT_NEAR(estimate_cell(Workload{100, {1024, 1024, 1024}}, kH200, RepeatPlan{0, 6}, 8).timed_seconds,
               hundred.timed_seconds / 2.0, 1e-9)
       << "every round, warm-up included";
-  // 1024^3: 0.36 ms of kernel per batch (2 GFLOP at 6 TFLOP/s), each round
-  // the replay, the pool (both at least the kernels) and the three sums.
+  // 1024^3: 0.36 ms of kernel per batch (2 GFLOP at 6 TFLOP/s).
   const double kernel = 2.0 * 1024.0 * 1024.0 * 1024.0 / kH200.kernel_flops_per_s;
   const double copy = 1024.0 * 1024.0 * 4.0 / kH200.pinned_bytes_per_s;
-  EXPECT_NEAR(hundred.timed_seconds, 12 * 100 * (2 * kernel + kernel + 2 * copy), 1e-9);
+  // The replay and the pool (each the kernels), the three one-stream sums,
+  // each resource alone on the pool (kernels, H2D, D2H, both ways) and the
+  // busiest stream's 13 of the 100 batches on one stream.
+  const double one_stream = kernel + 2 * copy;
+  EXPECT_NEAR(hundred.timed_seconds,
+              12 * 100 * (2 * kernel + one_stream + (kernel + 3 * copy) + one_stream * 13 / 100), 1e-9);
   // 32^3 at any rate: every operation costs at least a few microseconds.
   const Rates infinite{1e30, 1e30, 1e30};
-  const CellEstimate tiny = estimate_cell(Workload{10000, {32, 32, 32}}, infinite, plan);
-  EXPECT_GT(tiny.timed_seconds, 12 * 10000 * 9 * 3e-6);
-  EXPECT_LT(tiny.timed_seconds, 12 * 10000 * 9 * 5e-6);
+  const CellEstimate tiny = estimate_cell(Workload{10000, {32, 32, 32}}, infinite, plan, 8);
+  // Per batch and round: 6 operations for the replay and the pool (3 each),
+  // 3 for the sums, 4 alone on the pool (both ways one copy's time), 3/8
+  // for the busiest stream's share: 13.4 operations of a few microseconds.
+  EXPECT_GT(tiny.timed_seconds, 12 * 10000 * 13 * 3e-6);
+  EXPECT_LT(tiny.timed_seconds, 12 * 10000 * 14 * 5e-6);
 }
 
 TEST(RegimeMapEstimate, TheDefaultMapOnAnH200SkipsThreeCellsAndFitsInFiveMinutes) {
@@ -207,7 +255,7 @@ TEST(RegimeMapEstimate, TheDefaultMapOnAnH200SkipsThreeCellsAndFitsInFiveMinutes
   double total = 0.0;
   for (const int m : defaults.sizes) {
     for (const int batches : defaults.batches) {
-      const CellEstimate estimate = estimate_cell(Workload{batches, {m, m, m}}, kH200, plan);
+      const CellEstimate estimate = estimate_cell(Workload{batches, {m, m, m}}, kH200, plan, 8);
       if (skip_for(estimate.timed_seconds, defaults.cell_seconds, std::nullopt)) {
         skipped_cells.push_back(std::to_string(m) + "x" + std::to_string(batches));
         // Well over the budget, so that the measured rates' noise can't flip it.
@@ -346,7 +394,7 @@ TEST(RegimeMapReport, TheTableHasARowPerSizeAndAColumnPerBatchCount) {
   }
   EXPECT_THAT(printed, ElementsAre("regime_map.crossover.32", "regime_map.crossover.64", "regime_map.crossover.256",
                                    "regime_map.crossover.1024"));
-  EXPECT_EQ(report.verdicts().size(), 4u + 10u);
+  EXPECT_EQ(report.verdicts().size(), 4u + 10u + 10u) << "the crossovers, and each measured cell's winner and bound";
   EXPECT_TRUE(report.passed());
 }
 
@@ -365,16 +413,21 @@ TEST(RegimeMapReport, TheJsonHasEveryCellAndTheCrossover) {
   EXPECT_EQ(rm.at("sizes"), (std::vector<int>{32, 64, 256, 1024}));
   EXPECT_EQ(rm.at("batches"), (std::vector<int>{10, 100, 1000, 10000}));
   EXPECT_DOUBLE_EQ(rm.at("equal_within").get<double>(), kEqualWithin);
-  EXPECT_THAT(rm.at("bound").get<std::string>(), HasSubstr("one-stream"));
+  EXPECT_THAT(rm.at("bound").get<std::string>(), HasSubstr("the pool's pipeline bound"));
   ASSERT_EQ(rm.at("cells").size(), 16u);
   const nlohmann::json& win = rm.at("cells")[2];  // 32^3 x 1000
   EXPECT_EQ(win.at("m"), 32);
   EXPECT_EQ(win.at("batches"), 1000);
   EXPECT_DOUBLE_EQ(win.at("stream_ms").get<double>(), kPool);
   EXPECT_DOUBLE_EQ(win.at("graph_ms").get<double>(), kGraphWins);
-  EXPECT_DOUBLE_EQ(win.at("stream_issue_ms").get<double>(), 20.0);
+  EXPECT_DOUBLE_EQ(win.at("stream_issue_ms").get<double>(), 4.0);
   EXPECT_DOUBLE_EQ(win.at("graph_issue_ms").get<double>(), 0.01);
-  EXPECT_DOUBLE_EQ(win.at("pool_percent_of_bound").get<double>(), 100.0 * (3.0 / 1000 + 6.0 + 3.0 / 1000) / kPool);
+  // The pool's bound: one H2D + the kernels alone on the pool + one D2H.
+  EXPECT_DOUBLE_EQ(win.at("pool_percent_of_bound").get<double>(), 100.0 * (3.0 / 1000 + 9.0 + 3.0 / 1000) / kPool);
+  EXPECT_DOUBLE_EQ(win.at("pool_bound_tolerance").get<double>(), 0.02);
+  EXPECT_EQ(win.at("limited_by"), "kernels");
+  EXPECT_DOUBLE_EQ(win.at("kernels_alone_ms").get<double>(), 9.0);
+  EXPECT_DOUBLE_EQ(win.at("busiest_stream_ms").get<double>(), 2.0);
   EXPECT_EQ(win.at("winner"), "graph");
   EXPECT_TRUE(win.at("skipped_reason").is_null());
   EXPECT_EQ(win.at("verified"), true);
@@ -385,7 +438,7 @@ TEST(RegimeMapReport, TheJsonHasEveryCellAndTheCrossover) {
   EXPECT_EQ(late.at("m"), 256);
   EXPECT_EQ(late.at("batches"), 1000);
   for (const char* key : {"stream_ms", "graph_ms", "stream_issue_ms", "graph_issue_ms", "pool_percent_of_bound",
-                          "winner", "verified"}) {
+                          "pool_bound_tolerance", "winner", "verified"}) {
     EXPECT_TRUE(late.at(key).is_null()) << key;
   }
   EXPECT_THAT(late.at("skipped_reason").get<std::string>(), HasSubstr("over the 10 s per cell"));

@@ -6,8 +6,10 @@
 #undef main
 
 #include <chrono>
+#include <vector>
 
 #include "gpu_test.hpp"
+#include "measure/stats.hpp"
 #include "workload/spin.hpp"
 
 namespace {
@@ -62,6 +64,38 @@ TEST_F(Lesson04, TheStreamRunEndsAfterEveryStreamsBatches) {
   EXPECT_GE(time.gpu.count(), 90.0) << "the run was timed without stream 1's batches";
   const csg::VerifyResult check = buffers.verify(9);
   EXPECT_TRUE(check.passed) << check.message();
+}
+
+// Step 6's host time is the cudaGraphLaunch call itself: replay() starts
+// its host timer before the call and reads it after. Checked against an
+// independent timing of the same call on the same exec, in alternate rounds:
+// were the timer started after the call returned, the replay's issue time
+// would be a few tens of nanoseconds against the launch's microseconds (a
+// graph of 1,200 nodes), and the lesson's break-even would be wrong.
+TEST_F(Lesson04, TheReplaysHostTimeCoversTheGraphLaunch) {
+  const csg::Workload work{400, {16, 16, 16}};
+  csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
+  buffers.fill_inputs(5);
+  const csg::StreamPool pool(8);
+  csg::EventTimer timer;
+  const csg::Graph graph = capture_graph(buffers, pool);
+  const csg::GraphExec exec = instantiate(graph);
+  CUDA_CHECK(cudaGraphUpload(exec.get(), pool[0]));
+  CUDA_CHECK(cudaStreamSynchronize(pool[0]));
+  std::vector<csg::Millis> issued, launch_call;
+  for (int round = 0; round < 9; ++round) {
+    issued.push_back(replay(exec, pool, timer).issued);
+    const csg::HostTimer host;
+    CUDA_CHECK(cudaGraphLaunch(exec.get(), pool[0]));
+    launch_call.push_back(host.elapsed());
+    CUDA_CHECK(cudaStreamSynchronize(pool[0]));
+  }
+  const double replay_ms = csg::summarize(issued).median_ms;
+  const double call_ms = csg::summarize(launch_call).median_ms;
+  ASSERT_GT(call_ms, 0.0);
+  EXPECT_GE(replay_ms, 0.25 * call_ms) << "the replay's issue time misses most of the cudaGraphLaunch call ("
+                                       << replay_ms << " ms against " << call_ms << " ms timed around it)";
+  EXPECT_LE(replay_ms, 4.0 * call_ms + 0.05) << "the replay's issue time holds more than the call";
 }
 
 }  // namespace

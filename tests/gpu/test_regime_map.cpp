@@ -72,6 +72,44 @@ TEST_F(RegimeMapTest, TheBinaryMeasuresAndVerifiesEveryCellOfATinyMap) {
   EXPECT_EQ(map.at("crossover")[0].at("measured_cells"), 2);
 }
 
+// A bound bounds in every cell: at 512^3 eight naive GEMMs on the pool ran
+// side by side faster than the old one-stream "bound" (112-114% of it); at
+// 64^3 the host's issue paces the pool, and the bound must say so. No cell's
+// pool beats the pool's own bound by more than the noise the stage measured.
+// ("Bound" in its name: it runs alone.)
+TEST_F(RegimeMapTest, NoCellsPoolBeatsItsBoundAndTinyCellsNameWhatPacesThem) {
+  testing::TempDir dir;
+  const testing::JsonRun run = testing::run_with_json(
+      {CSG_STAGE04_BINARY, "regime-map", "--map-sizes", "64,512", "--map-batches", "10,100", "--warmup", "1",
+       "--repeats", "5"},
+      dir, "map.json");
+  ASSERT_EQ(run.exit_code, kExitOk) << run.out << run.err;
+  EXPECT_THAT(run.out, ::testing::Not(::testing::HasSubstr("FASTER THAN ITS BOUND")));
+  const nlohmann::json doc = run.doc();
+  const std::set<std::string> paths = {"kernels",     "H2D copies",   "D2H copies",    "PCIe both ways",
+                                       "host issue", "stream order", "busiest stream"};
+  int cells = 0;
+  for (const nlohmann::json& cell : doc.at("regime_map").at("cells")) {
+    ++cells;
+    EXPECT_LE(cell.at("pool_percent_of_bound").get<double>(),
+              100.0 * (1.0 + cell.at("pool_bound_tolerance").get<double>()))
+        << cell.dump();
+    EXPECT_EQ(paths.count(cell.at("limited_by").get<std::string>()), 1u) << cell.dump();
+    for (const char* key : {"kernels_alone_ms", "h2d_alone_ms", "d2h_alone_ms", "both_ways_alone_ms",
+                            "busiest_stream_ms"}) {
+      EXPECT_GT(cell.at(key).get<double>(), 0.0) << key << ": " << cell.dump();
+    }
+  }
+  EXPECT_EQ(cells, 4);
+  int bound_verdicts = 0;
+  for (const nlohmann::json& verdict : doc.at("verdicts")) {
+    if (!verdict.at("id").get<std::string>().starts_with("regime_map.bound.")) continue;
+    ++bound_verdicts;
+    EXPECT_NE(verdict.at("outcome"), "faster_than_bound") << verdict.dump();
+  }
+  EXPECT_EQ(bound_verdicts, 4) << "one per measured cell";
+}
+
 TEST_F(RegimeMapTest, TheBinaryMarksCellsItCannotAffordAndStillExitsZero) {
   testing::TempDir dir;
   // 16^3 x 100000 batches: ~4 us per operation is seconds, over a 1 s budget;
@@ -161,8 +199,11 @@ TEST_F(RegimeMapTest, EveryCellIsMeasuredAndVerifiedWithTheCallsItIsGiven) {
     EXPECT_EQ(cell.graph_check.batches_checked, cell.batches);
     EXPECT_EQ(cell.stream_check.batches_checked, cell.batches);
     EXPECT_EQ(cell.graph_check.digest, cell.stream_check.digest) << "the same outputs either way";
+    ASSERT_EQ(cell.alone.size(), 4u) << "kernels, H2D, D2H and both ways alone on the pool";
     for (const Summary* s : {&cell.stream_pool, &cell.graph_replay, &cell.stream_issue, &cell.graph_issue,
-                             &cell.sums.h2d, &cell.sums.kernel, &cell.sums.d2h}) {
+                             &cell.sums.h2d, &cell.sums.kernel, &cell.sums.d2h, &cell.sums.h2d_first,
+                             &cell.sums.kernel_first, &cell.sums.d2h_first, &cell.alone[0], &cell.alone[1],
+                             &cell.alone[2], &cell.alone[3], &cell.busiest_stream}) {
       EXPECT_EQ(s->samples, 2);
       EXPECT_GT(s->median_ms, 0.0);
     }

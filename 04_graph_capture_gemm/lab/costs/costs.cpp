@@ -42,16 +42,7 @@ Measurement with_bound(Measurement m, const PipelineBound& bound, const std::opt
                        const std::vector<Summary>& alone, const StageSums& sums) {
   m.bound = bound;
   m.host_issue = issue;
-  // The stream order is made of the three one-stream sums: the noisiest of them.
-  const Summary* path = bound.limited_by == BoundPath::kernels        ? &alone.at(0)
-                        : bound.limited_by == BoundPath::h2d          ? &alone.at(1)
-                        : bound.limited_by == BoundPath::d2h          ? &alone.at(2)
-                        : bound.limited_by == BoundPath::both_ways    ? &alone.at(3)
-                        : bound.limited_by == BoundPath::stream_order ? &sums.noisiest()
-                        : issue                                       ? &*issue
-                                                                      : nullptr;
-  m.bound_tolerance = bound_tolerance(m.stats.median_ms, m.stats.min_ms, path ? path->median_ms : 0.0,
-                                      path ? path->min_ms : 0.0);
+  m.bound_tolerance = tolerance_of(bound, m.stats, {alone, sums, issue ? &*issue : nullptr});
   return m;
 }
 
@@ -214,9 +205,11 @@ void report_costs(const ArticleOptions& options, const CostsFigures& f, Report& 
       {"graph_replay_bound_ms", graph_bound.bound_ms},
       {"graph_replay_limited_by", to_string(graph_bound.limited_by)},
       {"graph_replay_percent_of_bound", percent_of_bound(graph_bound, replay.graph_replay.median_ms)},
+      {"graph_replay_bound_tolerance", pick(result, {"graph_replay"}).at(0).bound_tolerance},
       {"stream_pool_bound_ms", streams_bound.bound_ms},
       {"stream_pool_limited_by", to_string(streams_bound.limited_by)},
       {"stream_pool_percent_of_bound", percent_of_bound(streams_bound, replay.stream_pool.median_ms)},
+      {"stream_pool_bound_tolerance", pick(result, {"stream_pool"}).at(0).bound_tolerance},
       {"stream_pool_host_issue_ms",
        replay.pool_issue ? nlohmann::json(replay.pool_issue->median_ms) : nlohmann::json(nullptr)},
       {"replay_over_stream_pool", replay.graph_replay.median_ms / replay.stream_pool.median_ms},

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "04_graph_capture_gemm/lab/article_run.hpp"
+#include "04_graph_capture_gemm/lab/graph_costs.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/enum_names.hpp"
@@ -42,10 +43,10 @@ t  tiny  --map-sizes 16,32 --map-batches 3,20 --warmup 0 --repeats 1
 s  -     --map-sizes 16 --map-batches 3 --streams 2 --warmup 0 --repeats 1
 )";
 
-constexpr const char* kOneStreamBound =
-    "one-stream bound: the largest of the H2D, kernel and D2H sums (every batch alone on one stream) plus one "
-    "batch's fill and drain (pipeline_bound.hpp with only those three paths). It is the serial picture's "
-    "yardstick, not a bound of the pool: the pool beats it where kernels of several streams run side by side";
+constexpr const char* kPoolBound =
+    "the pool's pipeline bound (pipeline_bound.hpp), as stage 03's lesson and costs take it: the longest of each "
+    "resource's work alone (kernels, H2D, D2H, both ways) issued on the pool as its run is, the host's issue of "
+    "the pool's run, the stream order and the busiest stream's batches alone on one stream";
 
 std::vector<int> sorted_unique(const std::string& flag, const std::vector<long long>& values) {
   std::vector<int> sorted(values.begin(), values.end());
@@ -156,15 +157,24 @@ MapWinner map_winner(double graph_ms, double stream_ms, double equal_within) {
 
 std::string_view to_string(MapWinner winner) { return name_of(winner, {"graph", "streams", "tie"}); }
 
-PipelineBound one_stream_bound(const StageSums& sums, int batches) {
-  const StageTimes one = sums.medians();
-  return pipeline_bound(ResourceTimes{.kernels_ms = one.kernel_ms, .h2d_ms = one.h2d_ms, .d2h_ms = one.d2h_ms,
-                                      .both_ways_ms = 0.0, .host_issue_ms = 0.0},
-                        one, batches, 0);  // a yardstick of the serial picture: no stream order
+namespace {
+
+BoundRuns bound_runs(const MapCell& cell) {
+  return {cell.alone, cell.sums, &cell.stream_issue, &cell.busiest_stream};
 }
 
-double pool_percent_of_bound(const MapCell& cell) {
-  return percent_of_bound(one_stream_bound(cell.sums, cell.batches), cell.stream_pool.median_ms);
+}  // namespace
+
+PipelineBound pool_bound(const MapCell& cell, int streams) {
+  return bound_of(bound_runs(cell), cell.batches, streams);
+}
+
+double pool_percent_of_bound(const MapCell& cell, int streams) {
+  return percent_of_bound(pool_bound(cell, streams), cell.stream_pool.median_ms);
+}
+
+double pool_bound_tolerance(const MapCell& cell, int streams) {
+  return tolerance_of(pool_bound(cell, streams), cell.stream_pool, bound_runs(cell));
 }
 
 bool noisy(const MapCell& cell) {
@@ -219,6 +229,27 @@ Verdict cell_verdict(const MapCell& cell, double equal_within) {
                       {"stream_ms", cell.stream_pool.median_ms}, {"noisy", noisy(cell)}},
           .threshold = {{"equal_within", equal_within}, {"noisy_spread", kNoisySpread}},
           .sentence = cell_label(cell) + ": " + cell_text(cell, equal_within)};
+}
+
+Verdict cell_bound_verdict(const MapCell& cell, int streams) {
+  const PipelineBound bound = pool_bound(cell, streams);
+  const double percent = percent_of_bound(bound, cell.stream_pool.median_ms);
+  const double tolerance = pool_bound_tolerance(cell, streams);
+  const std::string path(to_string(bound.limited_by));
+  Verdict verdict{.id = "regime_map.bound." + std::to_string(cell.m) + "x" + std::to_string(cell.batches),
+                  .figures = {{"m", cell.m}, {"batches", cell.batches}, {"stream_ms", cell.stream_pool.median_ms},
+                              {"bound_ms", bound.bound_ms}, {"percent_of_bound", percent}, {"limited_by", path}},
+                  .threshold = {{"tolerance", tolerance}, {"loose_below", kLooseBound}}};
+  const std::string label = cell_label(cell) + ": ";
+  if (percent > 100.0 * (1.0 + tolerance)) {
+    return decided(verdict, "faster_than_bound",
+                   label + "the pool reached " + fixed(percent, 1) + "% of its bound (" + path + ", " +
+                       fixed(bound.bound_ms, 3) + " ms): FASTER THAN ITS BOUND, the bound is wrong");
+  }
+  const std::string gap = bound_gap_text("the pool", cell.stream_pool.median_ms, bound);
+  if (!gap.empty()) return decided(verdict, "well_below_bound", label + gap);
+  return decided(verdict, "within_bound",
+                 label + "the pool reached " + fixed(percent, 1) + "% of its bound, which " + path + " sets");
 }
 
 Verdict crossover_verdict(const RowCrossover& row, const RegimeMap& map) {
@@ -355,9 +386,10 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
   }
   if (!measured_cells.empty()) {
     out << "\nevery measured cell (GPU time; issue: the host's time to issue the pool's fork, "
-           "3 x batches calls and join, or the one cudaGraphLaunch; vs 1-stream sums: the longest one-stream sum plus "
-           "fill and drain, as % of the pool's time. Not a bound of the pool, which the map does not measure: "
-           "above 100% where kernels of several streams ran side by side):\n";
+           "3 x batches calls and join, or the one cudaGraphLaunch; bound: the pool's pipeline bound, each "
+           "resource's\nwork alone issued on the pool as its run is, the host's issue and the busiest stream "
+           "(as stage 03's lesson takes it), and the path that sets it):\n";
+    const int streams = map.streams;
     using Cell = const MapCell*;
     report.table(table_of<Cell>(
         {{"m", [](Cell c) { return std::to_string(c->m); }},
@@ -367,9 +399,9 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
          {"graph/pool", [](Cell c) { return fixed(c->graph_replay.median_ms / c->stream_pool.median_ms, 3); }},
          {"pool issue ms", [](Cell c) { return fixed(c->stream_issue.median_ms, 3); }},
          {"graph issue ms", [](Cell c) { return fixed(c->graph_issue.median_ms, 3); }},
-         {"vs 1-stream sums %", [](Cell c) { return fixed(pool_percent_of_bound(*c), 1); }},
-         {"longest sum",
-          [](Cell c) { return std::string(to_string(one_stream_bound(c->sums, c->batches).limited_by)); }},
+         {"pool % of bound", [streams](Cell c) { return fixed(pool_percent_of_bound(*c, streams), 1); }},
+         {"bound set by",
+          [streams](Cell c) { return std::string(to_string(pool_bound(*c, streams).limited_by)); }},
          {"verified", [](Cell c) { return std::string(c->verified() ? "yes" : "NO"); }}},
         measured_cells));
   }
@@ -378,8 +410,15 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
                                          std::pair{&cell->stream_check, "stream pool"}}) {
       if (!check->passed) out << "cell " << cell_label(*cell) << ", " << variant << ": " << check->message() << '\n';
     }
-    // Each cell's winner is a verdict too, shown in the map above rather than line by line.
+    // Each cell's winner is a verdict too, shown in the map above rather than line by line; so is its
+    // bound, in the table, but for a cell far below its bound or above it, whose sentence is printed.
     result.verdicts.push_back(cell_verdict(*cell, map.equal_within));
+    Verdict bound = cell_bound_verdict(*cell, map.streams);
+    if (bound.outcome == "within_bound") {
+      result.verdicts.push_back(std::move(bound));
+    } else {
+      report.verdict(std::move(bound));
+    }
   }
   if (measured_cells.empty()) out << "no cell measured: every cell was skipped, nothing to verify\n";
 
@@ -394,7 +433,7 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
                         {"estimated_host_seconds", cell.estimate.host_seconds}};
     if (!cell.measured()) {
       for (const char* figure : {"stream_ms", "graph_ms", "stream_issue_ms", "graph_issue_ms", "pool_percent_of_bound",
-                                 "winner", "verified", "noisy"}) {
+                                 "pool_bound_tolerance", "winner", "verified", "noisy"}) {
         c[figure] = nullptr;
       }
       c["skipped_reason"] = cell.skipped->reason;
@@ -402,12 +441,13 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
       cells.push_back(std::move(c));
       continue;
     }
-    const PipelineBound bound = one_stream_bound(cell.sums, cell.batches);
+    const PipelineBound bound = pool_bound(cell, map.streams);
     c.update({{"stream_ms", cell.stream_pool.median_ms},
               {"graph_ms", cell.graph_replay.median_ms},
               {"stream_issue_ms", cell.stream_issue.median_ms},
               {"graph_issue_ms", cell.graph_issue.median_ms},
-              {"pool_percent_of_bound", pool_percent_of_bound(cell)},
+              {"pool_percent_of_bound", pool_percent_of_bound(cell, map.streams)},
+              {"pool_bound_tolerance", pool_bound_tolerance(cell, map.streams)},
               {"winner", std::string(to_string(winner_of(cell, map.equal_within)))},
               {"skipped_reason", nullptr},
               {"verified", cell.verified()},
@@ -422,7 +462,13 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
               {"limited_by", to_string(bound.limited_by)},
               {"h2d_sum_ms", cell.sums.h2d.median_ms},
               {"kernel_sum_ms", cell.sums.kernel.median_ms},
-              {"d2h_sum_ms", cell.sums.d2h.median_ms}});
+              {"d2h_sum_ms", cell.sums.d2h.median_ms},
+              {"kernels_alone_ms", cell.alone.at(0).median_ms},
+              {"h2d_alone_ms", cell.alone.at(1).median_ms},
+              {"d2h_alone_ms", cell.alone.at(2).median_ms},
+              {"both_ways_alone_ms", cell.alone.at(3).median_ms},
+              {"busiest_stream_ms", cell.busiest_stream.median_ms},
+              {"stream_order_ms", bound.stream_order_ms}});
     if (!cell.graph_check.passed) c["failure"] = "graph replay: " + cell.graph_check.message();
     if (!cell.stream_check.passed) c["failure"] = "stream pool: " + cell.stream_check.message();
     cells.push_back(std::move(c));
@@ -436,7 +482,7 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
                                    {"repeats", map.plan.repeats},
                                    {"cell_seconds", map.config.cell_seconds},
                                    {"equal_within", map.equal_within},
-                                   {"bound", kOneStreamBound},
+                                   {"bound", kPoolBound},
                                    {"estimated_seconds", map.estimated_seconds},
                                    {"cells", cells},
                                    {"crossover", rows}};
@@ -512,9 +558,31 @@ void measure_cell(MapCell& cell, const RepeatPlan& plan, std::uint64_t seed, con
        .after_last = [&] { cell.stream_check = buffers.verify(seed); },
        .side = [&] { return issued; }},
   };
+  // The runs of the pool's bound: the one-stream sums and batch 0's ops (the
+  // fill, the drain, the stream order), each resource's work alone issued as
+  // the pool's run is, and the busiest stream's batches alone on one stream.
   EventTimer sums_timer;
-  const std::vector<TimedVariant> sums = stage_sum_variants(ops, buffers, origin, sums_timer);
-  variants.insert(variants.end(), sums.begin(), sums.end());
+  std::vector<TimedVariant> bound_runs = stage_sum_variants(ops, buffers, origin, sums_timer);
+  for (TimedVariant& first : first_op_variants(ops, origin, sums_timer)) bound_runs.push_back(std::move(first));
+  EventTimer alone_timer;
+  auto issue_like_the_pool = [&](const BatchOps& only) {
+    alone_timer.start(origin);
+    steps.issue_on_streams(only, cell.batches);
+    return alone_timer.stop();
+  };
+  for (TimedVariant& alone : resource_variants(ops, issue_like_the_pool)) bound_runs.push_back(std::move(alone));
+  const int busiest = static_cast<int>(busiest_stream_batches(cell.batches, steps.pool->size()));
+  bound_runs.push_back({.prepare = nullptr, .run = [&] {
+                          alone_timer.start(origin);
+                          for (int batch = 0; batch < busiest; ++batch) {
+                            ops.h2d(batch, origin);
+                            ops.compute(batch, origin);
+                            ops.d2h(batch, origin);
+                          }
+                          return alone_timer.stop();
+                        },
+                        .after_last = nullptr});
+  variants.insert(variants.end(), bound_runs.begin(), bound_runs.end());
 
   const std::vector<Measured> results = measure_rounds(plan, variants);
   cell.graph_replay = results[0].primary;
@@ -522,11 +590,17 @@ void measure_cell(MapCell& cell, const RepeatPlan& plan, std::uint64_t seed, con
   cell.stream_pool = results[1].primary;
   cell.stream_issue = results[1].side.value();
   cell.sums = StageSums{results[2].primary, results[3].primary, results[4].primary};
+  cell.sums.h2d_first = results[5].primary;
+  cell.sums.kernel_first = results[6].primary;
+  cell.sums.d2h_first = results[7].primary;
+  cell.alone.clear();
+  for (std::size_t r = 8; r < 8 + std::size_t(kResources); ++r) cell.alone.push_back(results[r].primary);
+  cell.busiest_stream = results.back().primary;
 }
 
 }  // namespace
 
-CellEstimate estimate_cell(const Workload& work, const Rates& rates, const RepeatPlan& plan) {
+CellEstimate estimate_cell(const Workload& work, const Rates& rates, const RepeatPlan& plan, int streams) {
   const double batches = double(work.batches);
   const double rounds = double(plan.warmup + plan.repeats);
   const WorkSeconds t = work_seconds(work, rates, /*pageable=*/false);
@@ -538,9 +612,14 @@ CellEstimate estimate_cell(const Workload& work, const Rates& rates, const Repea
   // Overlapped at best, and never before the host has issued the pool's
   // 3 x batches operations; the replay is given the same (it errs long).
   const double pipeline = std::max({kernels, h2d, d2h, 3.0 * floor});
+  // The bound's runs: each resource alone on the pool (kernels, H2D, D2H,
+  // both ways: at least one copy direction's time), and the busiest stream's
+  // share of the one-stream sums.
+  const double alone = kernels + h2d + d2h + std::max(h2d, d2h);
+  const double busiest = one_stream * double(busiest_stream_batches(work.batches, streams)) / batches;
 
   CellEstimate estimate;
-  estimate.timed_seconds = rounds * (2.0 * pipeline + one_stream);
+  estimate.timed_seconds = rounds * (2.0 * pipeline + one_stream + alone + busiest);
   const double a_bytes = batches * double(work.a_bytes());
   const double c_bytes = batches * double(work.c_bytes());
   const double pinned = (a_bytes + c_bytes + double(work.b_bytes())) / double(kGiB) * kPinnedSecondsPerGiB;
@@ -578,7 +657,7 @@ RegimeMap plan_regime_map(const RegimeMapConfig& config, const CommonOptions& op
       cell.m = m;
       cell.batches = batch_count;
       const Workload work = cell_work(cell);
-      cell.estimate = estimate_cell(work, rates.at(m), options.plan);
+      cell.estimate = estimate_cell(work, rates.at(m), options.plan, pool.streams);
       cell.skipped = skip_for(cell.estimate.timed_seconds, config.cell_seconds,
                               memory_problem(work, device_slots_for(pool, batch_count)));
       if (!cell.skipped) map.estimated_seconds += cell.estimate.total();

@@ -4,19 +4,22 @@
 // (the CPU tests feed every branch with made-up cells).
 //
 // Each cell is timed on the stream pool and as one replay of a graph
-// captured from it, in interleaved rounds (measure_rounds) with the
-// one-stream sums of its bound. Both variants poison the outputs before
-// every run and are verified (every batch) after their last. The article's
-// calls (graph_steps.hpp) come in as callbacks: the tests can hand it broken ones.
+// captured from it, in interleaved rounds (measure_rounds) with the runs of
+// the pool's bound: the one-stream sums, each resource's work alone issued
+// on the pool as its run is, and the busiest stream's batches alone. Both
+// variants poison the outputs before every run and are verified (every
+// batch) after their last. The article's calls (graph_steps.hpp) come in as
+// callbacks: the tests can hand it broken ones.
 //
 // Napkin math for the default map on an H200 (naive GEMM ~6 TFLOP/s, PCIe
-// ~55 GB/s each way, 2 + 10 rounds of replay + pool + sums per cell):
-//   1024^3: 0.36 ms of kernel per batch, 1.2 ms per batch a round
-//           -> 100 batches 1.5 s, 1000 batches 15 s: skipped at 10 s
-//   512^3:  45 us of kernel per batch -> 1000 batches 2.1 s, 10000 21 s: skipped
-//   256^3 and smaller: ~4 us per operation, launch-bound -> 10000 batches 4-5 s
-// About 25 s of GPU time, and as much again on the host (pinning up to 5 GiB,
-// filling, poisoning, verifying): about a minute in all.
+// ~55 GB/s each way, 2 + 10 rounds of replay, pool and the bound's runs per
+// cell, estimate_cell):
+//   1024^3: 0.36 ms of kernel per batch, 1.9 ms per batch a round
+//           -> 100 batches 2.3 s, 1000 batches 23 s: skipped at 15 s
+//   512^3:  45 us of kernel per batch -> 1000 batches 3.4 s, 10000 34 s: skipped
+//   256^3 and smaller: ~4 us per operation, launch-bound -> 10000 batches 7 s
+// About 45 s of GPU time, and as much again on the host (pinning up to 5 GiB,
+// filling, poisoning, verifying): under two minutes in all.
 #pragma once
 
 #include <cstdint>
@@ -44,10 +47,10 @@ namespace csg::graphs {
 inline constexpr int kMinMapSize = 8;
 inline constexpr int kMaxMapSize = 8192;
 inline constexpr int kMaxMapBatches = 1000000;
-// 10 s of timed rounds per cell: at the stage's 2 + 10 rounds, every default
-// cell up to 256^3 x 10000 batches (about 5 s) and 1024^3 x 100 (1.5 s) runs;
-// 1024^3 x 1000 (about 15 s) and 512^3 x 10000 (about 21 s) are skipped.
-inline constexpr int kDefaultMapCellSeconds = 10;
+// 15 s of timed rounds per cell: at the stage's 2 + 10 rounds, every default
+// cell up to 256^3 x 10000 batches (about 7 s) and 1024^3 x 100 (2.3 s) runs;
+// 1024^3 x 1000 (about 23 s) and 512^3 x 10000 (about 34 s) are skipped.
+inline constexpr int kDefaultMapCellSeconds = 15;
 inline constexpr int kMaxMapCellSeconds = 3600;
 
 struct RegimeMapConfig {
@@ -62,14 +65,15 @@ RegimeMapConfig read_regime_map_options(const StageCli& cli);
 
 // ---- which cells run ----------------------------------------------------------
 
-// What a cell will cost, at this GPU's rates at the cell's size and the
-// napkin figures in regime_map.cpp for what the rates don't cover.
+// What a cell will cost on a pool of `streams`, at this GPU's rates at the
+// cell's size and the napkin figures in regime_map.cpp for what the rates
+// don't cover.
 struct CellEstimate {
   double timed_seconds = 0.0;  // every round (warm-up + timed) of the four variants: GPU time
   double host_seconds = 0.0;   // allocating, filling, poisoning, verifying, capture + instantiate
   double total() const { return timed_seconds + host_seconds; }
 };
-CellEstimate estimate_cell(const Workload& work, const Rates& rates, const RepeatPlan& plan);
+CellEstimate estimate_cell(const Workload& work, const Rates& rates, const RepeatPlan& plan, int streams);
 
 enum class SkipKind { memory, time };
 
@@ -94,7 +98,9 @@ struct MapCell {
   Summary graph_replay;             // GPU time of one cudaGraphLaunch of the same work
   Summary stream_issue;             // host time to issue the pool's run, in its runs
   Summary graph_issue;              // host time of the cudaGraphLaunch call, in the replays' runs
-  StageSums sums;                   // every H2D, kernel, D2H alone on one stream
+  StageSums sums;                   // every H2D, kernel, D2H alone on one stream, and batch 0's three ops
+  std::vector<Summary> alone;       // kernels, H2D, D2H, both ways: each alone, issued as the pool's run is
+  Summary busiest_stream;           // the busiest stream's batches alone on one stream
   VerifyResult stream_check;
   VerifyResult graph_check;
 
@@ -107,14 +113,15 @@ enum class MapWinner { graph, streams, tie };
 MapWinner map_winner(double graph_ms, double stream_ms, double equal_within = kEqualWithin);
 std::string_view to_string(MapWinner winner);
 
-// The yardstick of the pool's % of bound: the largest of the H2D, kernel
-// and D2H sums over every batch alone on ONE stream plus the fill
-// (pipeline_bound.hpp with only those three paths). Where the pool's kernels
-// of several streams run side by side (small GEMMs leave most SMs idle) the
-// pool can beat it: above 100% means the pool did better than one stream's
-// resources could, not that the bound is wrong.
-PipelineBound one_stream_bound(const StageSums& sums, int batches);
-double pool_percent_of_bound(const MapCell& cell);  // 100 x bound / pool median
+// The pool's bound in a cell, the same bound as stage 03's lesson and 04's
+// costs (pipeline_bound.hpp) at the pool's `streams`: each resource's work
+// alone issued on the pool as its run is (so kernels of several streams run
+// side by side in it too), the host's issue of the pool's run, the stream
+// order and the busiest stream alone. Where the host's issue paces the pool
+// (tiny GEMMs) the bound says so: its path is "host issue".
+PipelineBound pool_bound(const MapCell& cell, int streams);
+double pool_percent_of_bound(const MapCell& cell, int streams);  // 100 x bound / pool median
+double pool_bound_tolerance(const MapCell& cell, int streams);   // the noise it is allowed (tolerance_of)
 
 // A measured cell whose replay or pool has a median more than kNoisySpread
 // times its fastest run: more than half its runs were slow, so its winner may
@@ -153,6 +160,11 @@ std::vector<RowCrossover> crossovers(const RegimeMap& map);
 Verdict crossover_verdict(const RowCrossover& row, const RegimeMap& map);
 // "regime_map.cell.<m>x<batches>": a measured cell's winner, cell_text its sentence.
 Verdict cell_verdict(const MapCell& cell, double equal_within = kEqualWithin);
+// "regime_map.bound.<m>x<batches>": how close the pool came to its bound in a
+// measured cell: "within_bound", "faster_than_bound" (above 100% by more
+// than pool_bound_tolerance: the bound is wrong) or "well_below_bound"
+// (under kLooseBound of it: bound_gap_text says which path is missing).
+Verdict cell_bound_verdict(const MapCell& cell, int streams);
 
 // ---- the report -------------------------------------------------------------
 
