@@ -98,4 +98,52 @@ TEST_F(Lesson04, TheReplaysHostTimeCoversTheGraphLaunch) {
   EXPECT_LE(replay_ms, 4.0 * call_ms + 0.05) << "the replay's issue time holds more than the call";
 }
 
+// The replay's GPU time is the graph's work: the same batches issued on the
+// streams take about as long, since the GPU does the same work either way.
+// Were the replay's timer stopped before the launch, or started after the
+// graph had run, it would read microseconds against the streams' milliseconds.
+TEST_F(Lesson04, TheReplaysGpuTimeIsTheSameWorkAsOnTheStreams) {
+  const csg::Workload work{40, {256, 256, 256}};
+  csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
+  buffers.fill_inputs(6);
+  const csg::StreamPool pool(4);
+  csg::EventTimer timer;
+  const csg::GraphExec exec = instantiate(capture_graph(buffers, pool));
+  std::vector<csg::Millis> replayed, streamed;
+  for (int round = 0; round < 7; ++round) {
+    replayed.push_back(replay(exec, pool, timer).gpu);
+    streamed.push_back(stream_run(buffers, pool, timer).gpu);
+  }
+  const double ratio = csg::summarize(replayed).median_ms / csg::summarize(streamed).median_ms;
+  EXPECT_GT(ratio, 0.5) << "the replay's GPU time misses most of its work";
+  EXPECT_LT(ratio, 2.0) << "the replay's GPU time holds more than its work";
+}
+
+// The streams' host time covers their issue: the fork, 3 x batches calls and
+// the join, checked against an independent timing of the same calls. Were the
+// timer started after the batches were issued, it would read the join alone.
+TEST_F(Lesson04, TheStreamRunsHostTimeCoversItsIssue) {
+  const csg::Workload work{400, {16, 16, 16}};
+  csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
+  buffers.fill_inputs(8);
+  const csg::StreamPool pool(8);
+  csg::EventTimer timer;
+  std::vector<csg::Millis> issued, calls;
+  for (int round = 0; round < 9; ++round) {
+    issued.push_back(stream_run(buffers, pool, timer).issued);
+    const csg::HostTimer host;
+    fork_streams(pool);
+    issue_batches(buffers, pool);
+    join_streams(pool);
+    calls.push_back(host.elapsed());
+    CUDA_CHECK(cudaStreamSynchronize(pool[0]));
+  }
+  const double run_ms = csg::summarize(issued).median_ms;
+  const double calls_ms = csg::summarize(calls).median_ms;
+  ASSERT_GT(calls_ms, 0.0);
+  EXPECT_GE(run_ms, 0.5 * calls_ms) << "the run's issue time misses most of its calls (" << run_ms
+                                    << " ms against " << calls_ms << " ms timed around them)";
+  EXPECT_LE(run_ms, 2.0 * calls_ms + 0.05) << "the run's issue time holds more than its calls";
+}
+
 }  // namespace
