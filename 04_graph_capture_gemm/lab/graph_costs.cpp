@@ -75,6 +75,8 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
   }
   const std::size_t first_also = variants.size();
   variants.insert(variants.end(), c.also.begin(), c.also.end());
+  const std::size_t busiest = variants.size();
+  if (c.busiest_stream.run) variants.push_back(c.busiest_stream);
   std::vector<Measured> results = measure_rounds(plan, variants);
   costs.graph_replay = results[0].primary;
   costs.replay_issue = results[0].side;
@@ -92,7 +94,8 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
   }
   for (std::size_t i = first_stream_resource; i < first_graph_resource; ++i) costs.stream_alone.push_back(results[i].primary);
   for (std::size_t i = first_graph_resource; i < first_also; ++i) costs.graph_alone.push_back(results[i].primary);
-  for (std::size_t i = first_also; i < results.size(); ++i) costs.also.push_back(results[i].primary);
+  for (std::size_t i = first_also; i < busiest; ++i) costs.also.push_back(results[i].primary);
+  if (c.busiest_stream.run) costs.busiest_stream = results[busiest].primary;
   return costs;
 }
 
@@ -130,7 +133,9 @@ PipelineBound replay_bound(const ReplayCosts& costs, int batches) {
 }
 
 PipelineBound stream_pool_bound(const ReplayCosts& costs, int batches, int streams) {
-  return bound_of({costs.stream_alone, costs.sums, costs.pool_issue ? &*costs.pool_issue : nullptr}, batches, streams);
+  return bound_of({costs.stream_alone, costs.sums, costs.pool_issue ? &*costs.pool_issue : nullptr,
+                   costs.busiest_stream ? &*costs.busiest_stream : nullptr},
+                  batches, streams);
 }
 
 }  // namespace csg::graphs

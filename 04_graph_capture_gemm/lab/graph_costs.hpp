@@ -64,6 +64,9 @@ struct ReplayComparison {
   std::vector<TimedVariant> stream_resources;             // resource_variants, issued as the pool issues its run
   std::vector<const GraphExec*> graph_resources;          // the same four, captured from the pool
   std::vector<TimedVariant> also;                         // timed last in each round, summarised in ReplayCosts::also
+  // The pool's busiest stream's batches alone on one stream, for the pool's
+  // bound; not measured where its run is empty.
+  TimedVariant busiest_stream{};
 };
 
 // The GPU variants poison the outputs first, are verified after their last
@@ -83,6 +86,7 @@ struct ReplayCosts {
   std::vector<Summary> stream_alone;    // kResources, on the streams
   std::vector<Summary> graph_alone;     // kResources, as graph replays
   std::vector<Summary> also;            // ReplayComparison::also, in its order
+  std::optional<Summary> busiest_stream;  // ReplayComparison::busiest_stream, where measured
   VerifyResult graph_check;
   VerifyResult streams_check;
 };

@@ -369,6 +369,31 @@ TEST(Stage04Costs, TheJsonsFiguresFollowFromEachOther) {
   expect_printed(costs);
 }
 
+// The pool's bound has every path of stage 03's: with its busiest stream's
+// 125 batches alone on one stream measured longer than the host's issue,
+// that path sets it, and the run of it is in the JSON beside the others.
+TEST(Stage04Costs, ThePoolsBoundHoldsItsBusiestStreamMeasured) {
+  CostsFigures f = made_up_costs();
+  f.replay.busiest_stream = ms(7.5);
+  f.replay.stream_pool = ms(7.6);
+  const nlohmann::json doc = reported(article_options(1000, 8), f).document();
+  const nlohmann::json& bounds = doc.at("bounds");
+  EXPECT_EQ(bounds.at("stream_pool_limited_by"), "busiest stream");
+  EXPECT_NEAR(bounds.at("stream_pool_bound_ms").get<double>(), 7.5, 1e-9);
+  EXPECT_NEAR(bounds.at("stream_pool_bound_tolerance").get<double>(), 0.02, 1e-9) << "made-up runs 1% apart";
+  EXPECT_EQ(bounds.at("graph_replay_limited_by"), "kernels") << "a replay runs no stream's batches alone";
+  EXPECT_NEAR(median_of(doc, "busiest_stream"), 7.5, 1e-9);
+  for (const auto& m : doc.at("measurements")) {
+    if (m.at("name") == "busiest_stream") {
+      EXPECT_EQ(m.at("params").at("batches"), 125) << m.dump();
+    }
+  }
+  // Not measured: no path of it, and no measurement.
+  const nlohmann::json without = reported(article_options(1000, 8), made_up_costs()).document();
+  EXPECT_EQ(without.at("bounds").at("stream_pool_limited_by"), "host issue");
+  for (const auto& m : without.at("measurements")) EXPECT_NE(m.at("name"), "busiest_stream");
+}
+
 TEST(Stage04Costs, AFailedRelaunchFailsTheRun) {
   CostsFigures f = made_up_costs();
   f.lifecycle.relaunch_check = failed_at(12);

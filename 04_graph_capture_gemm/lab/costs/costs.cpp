@@ -39,10 +39,12 @@ s   -                   --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 
 // A GPU variant with its bound, the host's issue time read in its own runs,
 // and the noise the bound is allowed (its own spread and its limiting path's).
 Measurement with_bound(Measurement m, const PipelineBound& bound, const std::optional<Summary>& issue,
-                       const std::vector<Summary>& alone, const StageSums& sums) {
+                       const std::vector<Summary>& alone, const StageSums& sums,
+                       const std::optional<Summary>& busiest_stream = std::nullopt) {
   m.bound = bound;
   m.host_issue = issue;
-  m.bound_tolerance = tolerance_of(bound, m.stats, {alone, sums, issue ? &*issue : nullptr});
+  m.bound_tolerance = tolerance_of(bound, m.stats, {alone, sums, issue ? &*issue : nullptr,
+                                                    busiest_stream ? &*busiest_stream : nullptr});
   return m;
 }
 
@@ -114,9 +116,21 @@ CostsFigures measure(const ArticleOptions& options) {
       .prepare = nullptr,
       .run = [&] { return host_issue_time(pool[0], [&] { launch(kernels_alone, pool); }); },
       .after_last = nullptr};
+  // The pool's busiest stream: its batches (the first ceil(batches / streams)) alone on one stream.
+  const int busiest = static_cast<int>(busiest_stream_batches(work.batches, pool.size()));
+  const TimedVariant busiest_stream{.prepare = nullptr, .run = [&] {
+                                      sums_timer.start(sums_stream.get());
+                                      for (int batch = 0; batch < busiest; ++batch) {
+                                        ops.h2d(batch, sums_stream.get());
+                                        ops.compute(batch, sums_stream.get());
+                                        ops.d2h(batch, sums_stream.get());
+                                      }
+                                      return sums_timer.stop();
+                                    },
+                                    .after_last = nullptr};
   f.replay = measure_replay_vs_streams(common.plan, {&exec, launch_step, issue_step, poison, verify, pool[0],
                                                      one_stream_sums, resource_variants(ops, issue_like_the_pool),
-                                                     alone_graphs, {kernels_launch}});
+                                                     alone_graphs, {kernels_launch}, busiest_stream});
   f.kernels_graph_launch_cpu = f.replay.also.at(0);
   return f;
 }
@@ -175,7 +189,7 @@ void report_costs(const ArticleOptions& options, const CostsFigures& f, Report& 
       with_bound(checked("graph_replay", pool, replay.graph_replay, full, replay.graph_check), graph_bound,
                  replay.replay_issue, replay.graph_alone, replay.sums),
       with_bound(checked("stream_pool", pool, replay.stream_pool, full, replay.streams_check), streams_bound,
-                 replay.pool_issue, replay.stream_alone, replay.sums),
+                 replay.pool_issue, replay.stream_alone, replay.sums, replay.busiest_stream),
       cost("issue_streams_cpu", pool, replay.issue_streams_cpu),
       cost("issue_graph_cpu", pool, replay.issue_graph_cpu),
       cost("issue_kernels_graph_cpu", {{"streams", options.pool.streams}, {"kernel_nodes", work.batches}},
@@ -196,6 +210,12 @@ void report_costs(const ArticleOptions& options, const CostsFigures& f, Report& 
           "resource_alone", {{"resource", kResourceNames[r]}, {"streams", options.pool.streams}, {"as", as}},
           (*alone)[r]));
     }
+  }
+  if (replay.busiest_stream) {
+    result.measurements.push_back(cost(
+        "busiest_stream",
+        {{"streams", 1}, {"batches", busiest_stream_batches(work.batches, options.pool.streams)}},
+        *replay.busiest_stream));
   }
   const double capture_ms = life.capture.median_ms, instantiate_ms = life.instantiate.median_ms;
   const double issue_streams_ms = replay.issue_streams_cpu.median_ms, issue_graph_ms = replay.issue_graph_cpu.median_ms;
