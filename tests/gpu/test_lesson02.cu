@@ -5,10 +5,8 @@
 #include "02_pinned_vs_pageable/main.cu"
 #undef main
 
-#include <vector>
-
 #include "gpu_test.hpp"
-#include "measure/stats.hpp"
+#include "lesson_timing.hpp"
 
 namespace {
 
@@ -77,31 +75,29 @@ TEST_F(Lesson02, TimedCopyReadsBothClocks) {
   EXPECT_GT(time.call.count(), 0.0);
 }
 
-// The call's host time is the cudaMemcpyAsync call itself, checked against
-// an independent timing of the same call: a pageable copy of 32 MiB holds
-// the host for most of the copy (the lesson's point), so a host timer
-// started after the call returned would read microseconds against milliseconds.
+// The call's host time is the cudaMemcpyAsync call itself: a pageable copy
+// of 32 MiB holds the host for most of the copy (the lesson's point), so a
+// host timer started after the call returned would read microseconds
+// against milliseconds.
 TEST_F(Lesson02, TheCallsHostTimeCoversTheCall) {
   constexpr std::size_t kBytes = std::size_t{32} << 20;
   HostCopies host(csg::HostMemory::pageable, kBytes, 3);
   csg::DeviceBuffer<std::byte> device(kBytes);
   csg::Stream stream;
   csg::EventTimer timer;
-  std::vector<csg::Millis> lesson_calls, calls;
-  for (int round = 0; round < 5; ++round) {
-    lesson_calls.push_back(
-        timed_copy(device.data(), host.src.data(), kBytes, cudaMemcpyHostToDevice, stream.get(), timer).call);
-    const csg::HostTimer clock;
-    CUDA_CHECK(cudaMemcpyAsync(device.data(), host.src.data(), kBytes, cudaMemcpyHostToDevice, stream.get()));
-    calls.push_back(clock.elapsed());
-    CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-  }
-  const double lesson_ms = csg::summarize(lesson_calls).median_ms;
-  const double call_ms = csg::summarize(calls).median_ms;
-  ASSERT_GT(call_ms, 0.0);
-  EXPECT_GE(lesson_ms, 0.25 * call_ms) << "the lesson's call time misses most of the call (" << lesson_ms
-                                       << " ms against " << call_ms << " ms timed around it)";
-  EXPECT_LE(lesson_ms, 4.0 * call_ms + 0.05) << "the lesson's call time holds more than the call";
+  csg::testing::expect_same_timing(
+      "the call's host time",
+      [&] {
+        return timed_copy(device.data(), host.src.data(), kBytes, cudaMemcpyHostToDevice, stream.get(), timer).call;
+      },
+      [&] {
+        const csg::HostTimer clock;
+        CUDA_CHECK(cudaMemcpyAsync(device.data(), host.src.data(), kBytes, cudaMemcpyHostToDevice, stream.get()));
+        const csg::Millis call = clock.elapsed();
+        CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        return call;
+      },
+      5);
 }
 
 }  // namespace

@@ -6,10 +6,9 @@
 #undef main
 
 #include <chrono>
-#include <vector>
 
 #include "gpu_test.hpp"
-#include "measure/stats.hpp"
+#include "lesson_timing.hpp"
 #include "workload/spin.hpp"
 
 namespace {
@@ -67,41 +66,33 @@ TEST_F(Lesson04, TheStreamRunEndsAfterEveryStreamsBatches) {
 }
 
 // Step 6's host time is the cudaGraphLaunch call itself: replay() starts
-// its host timer before the call and reads it after. Checked against an
-// independent timing of the same call on the same exec, in alternate rounds:
-// were the timer started after the call returned, the replay's issue time
-// would be a few tens of nanoseconds against the launch's microseconds (a
-// graph of 1,200 nodes), and the lesson's break-even would be wrong.
+// its host timer before the call and reads it after. Were the timer started
+// after the call returned, the replay's issue time would be tens of
+// nanoseconds against the launch's microseconds (a graph of 1,200 nodes),
+// and the lesson's break-even would be wrong.
 TEST_F(Lesson04, TheReplaysHostTimeCoversTheGraphLaunch) {
   const csg::Workload work{400, {16, 16, 16}};
   csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
   buffers.fill_inputs(5);
   const csg::StreamPool pool(8);
   csg::EventTimer timer;
-  const csg::Graph graph = capture_graph(buffers, pool);
-  const csg::GraphExec exec = instantiate(graph);
+  const csg::GraphExec exec = instantiate(capture_graph(buffers, pool));
   CUDA_CHECK(cudaGraphUpload(exec.get(), pool[0]));
-  CUDA_CHECK(cudaStreamSynchronize(pool[0]));
-  std::vector<csg::Millis> issued, launch_call;
-  for (int round = 0; round < 9; ++round) {
-    issued.push_back(replay(exec, pool, timer).issued);
-    const csg::HostTimer host;
-    CUDA_CHECK(cudaGraphLaunch(exec.get(), pool[0]));
-    launch_call.push_back(host.elapsed());
-    CUDA_CHECK(cudaStreamSynchronize(pool[0]));
-  }
-  const double replay_ms = csg::summarize(issued).median_ms;
-  const double call_ms = csg::summarize(launch_call).median_ms;
-  ASSERT_GT(call_ms, 0.0);
-  EXPECT_GE(replay_ms, 0.25 * call_ms) << "the replay's issue time misses most of the cudaGraphLaunch call ("
-                                       << replay_ms << " ms against " << call_ms << " ms timed around it)";
-  EXPECT_LE(replay_ms, 4.0 * call_ms + 0.05) << "the replay's issue time holds more than the call";
+  csg::testing::expect_same_timing(
+      "the replay's host time", [&] { return replay(exec, pool, timer).issued; },
+      [&] {
+        const csg::HostTimer host;
+        CUDA_CHECK(cudaGraphLaunch(exec.get(), pool[0]));
+        const csg::Millis call = host.elapsed();
+        CUDA_CHECK(cudaStreamSynchronize(pool[0]));
+        return call;
+      });
 }
 
 // The replay's GPU time is the graph's work: the same batches issued on the
 // streams take about as long, since the GPU does the same work either way.
-// Were the replay's timer stopped before the launch, or started after the
-// graph had run, it would read microseconds against the streams' milliseconds.
+// Were the replay's timer started after the launch (its event then follows
+// the whole graph), it would read microseconds against milliseconds.
 TEST_F(Lesson04, TheReplaysGpuTimeIsTheSameWorkAsOnTheStreams) {
   const csg::Workload work{40, {256, 256, 256}};
   csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
@@ -109,41 +100,32 @@ TEST_F(Lesson04, TheReplaysGpuTimeIsTheSameWorkAsOnTheStreams) {
   const csg::StreamPool pool(4);
   csg::EventTimer timer;
   const csg::GraphExec exec = instantiate(capture_graph(buffers, pool));
-  std::vector<csg::Millis> replayed, streamed;
-  for (int round = 0; round < 7; ++round) {
-    replayed.push_back(replay(exec, pool, timer).gpu);
-    streamed.push_back(stream_run(buffers, pool, timer).gpu);
-  }
-  const double ratio = csg::summarize(replayed).median_ms / csg::summarize(streamed).median_ms;
-  EXPECT_GT(ratio, 0.5) << "the replay's GPU time misses most of its work";
-  EXPECT_LT(ratio, 2.0) << "the replay's GPU time holds more than its work";
+  csg::testing::expect_same_timing(
+      "the replay's GPU time", [&] { return replay(exec, pool, timer).gpu; },
+      [&] { return stream_run(buffers, pool, timer).gpu; }, 7, {.low = 0.5, .high = 2.0, .slack_ms = 0.0});
 }
 
 // The streams' host time covers their issue: the fork, 3 x batches calls and
-// the join, checked against an independent timing of the same calls. Were the
-// timer started after the batches were issued, it would read the join alone.
+// the join. Were the timer started after the batches were issued, it would
+// read the join alone.
 TEST_F(Lesson04, TheStreamRunsHostTimeCoversItsIssue) {
   const csg::Workload work{400, {16, 16, 16}};
   csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
   buffers.fill_inputs(8);
   const csg::StreamPool pool(8);
   csg::EventTimer timer;
-  std::vector<csg::Millis> issued, calls;
-  for (int round = 0; round < 9; ++round) {
-    issued.push_back(stream_run(buffers, pool, timer).issued);
-    const csg::HostTimer host;
-    fork_streams(pool);
-    issue_batches(buffers, pool);
-    join_streams(pool);
-    calls.push_back(host.elapsed());
-    CUDA_CHECK(cudaStreamSynchronize(pool[0]));
-  }
-  const double run_ms = csg::summarize(issued).median_ms;
-  const double calls_ms = csg::summarize(calls).median_ms;
-  ASSERT_GT(calls_ms, 0.0);
-  EXPECT_GE(run_ms, 0.5 * calls_ms) << "the run's issue time misses most of its calls (" << run_ms
-                                    << " ms against " << calls_ms << " ms timed around them)";
-  EXPECT_LE(run_ms, 2.0 * calls_ms + 0.05) << "the run's issue time holds more than its calls";
+  csg::testing::expect_same_timing(
+      "the streams' host time", [&] { return stream_run(buffers, pool, timer).issued; },
+      [&] {
+        const csg::HostTimer host;
+        fork_streams(pool);
+        issue_batches(buffers, pool);
+        join_streams(pool);
+        const csg::Millis calls = host.elapsed();
+        CUDA_CHECK(cudaStreamSynchronize(pool[0]));
+        return calls;
+      },
+      9, {.low = 0.5, .high = 2.0});
 }
 
 }  // namespace
