@@ -17,7 +17,8 @@
 //                  streams ceil(B/S) batches' ops can't overlap each other
 //                  (this is why one stream gets no overlap at all)
 //   busiest stream: the same, measured: the busiest stream's ceil(B/S) batches
-//                  run alone on one stream. The stream order above adds up one
+//                  run alone on one stream (where that is two batches or more:
+//                  one batch alone is mostly the timed region's fixed cost). The stream order above adds up one
 //                  batch's shares of the one-stream sums, where ops of one kind
 //                  follow each other back to back; on a stream that alternates
 //                  H2D, kernel and D2H each op also waits for the one before

@@ -148,6 +148,13 @@ TEST(PipelineBound, TheBusiestStreamAsMeasuredSetsTheBoundWhenItIsTheLongestPath
   const PipelineBound two = pipeline_bound({1.1, 1.0, 1.0, 1.9, 3.0, 2.6}, sums, 1000, 2);
   EXPECT_DOUBLE_EQ(two.busiest_stream_ms, 2.6);
   EXPECT_EQ(two.limited_by, BoundPath::host_issue);
+  // One batch a stream (8 batches on 8 streams): a run of it alone is mostly
+  // the timing's fixed cost, and the path plays no part.
+  const PipelineBound one_each = pipeline_bound({1.2, 1.0, 1.0, 1.9, 0.5, 5.0}, sums, 8, 8);
+  EXPECT_DOUBLE_EQ(one_each.busiest_stream_ms, 0.0);
+  EXPECT_NE(one_each.limited_by, BoundPath::busiest_stream);
+  EXPECT_DOUBLE_EQ(pipeline_bound({1.2, 1.0, 1.0, 1.9, 0.5, 5.0}, sums, 9, 8).busiest_stream_ms, 5.0)
+      << "two batches on the busiest stream";
   // Not measured (0): the path plays no part, as before it existed.
   const PipelineBound unmeasured = pipeline_bound({1.2, 1.0, 1.0, 1.9, 3.0}, sums, 1000, 1);
   EXPECT_DOUBLE_EQ(unmeasured.busiest_stream_ms, 0.0);
