@@ -487,7 +487,9 @@ def map_cell_text(cell: dict[str, Any] | None) -> str:
         return "-"
     if cell.get("skipped_reason") is not None:
         return f"skipped ({cell.get('skipped_because') or 'see below'})"
-    text = cell.get("text") or f"{cell['winner']} {100.0 * (cell['graph_ms'] / cell['stream_ms'] - 1.0):+.0f}%"
+    if isinstance(cell.get("text"), str):
+        return cell["text"]  # the stage's words, "(noisy)" included where it marked the cell
+    text = f"{cell['winner']} {100.0 * (cell['graph_ms'] / cell['stream_ms'] - 1.0):+.0f}%"
     return text + (" (noisy)" if cell.get("noisy") is True else "")
 
 
