@@ -138,10 +138,8 @@ StageResult pool_result(const std::string& stage, const DeviceInfo& device, cons
   double max_percent = 0.0;
   double max_tolerance = 0.0;  // the tolerance of the variant that came closest to (or beyond) its bound
   for (const Measurement& m : result.measurements) {
-    if (m.bound && percent_of_bound(*m.bound, m.stats.median_ms) > max_percent) {
-      max_percent = percent_of_bound(*m.bound, m.stats.median_ms);
-      max_tolerance = m.bound_tolerance;
-    }
+    const double percent = m.bound ? percent_of_bound(*m.bound, m.stats.median_ms) : 0.0;
+    if (percent > max_percent) max_percent = percent, max_tolerance = m.bound_tolerance;
   }
   const double pool_ms = pool->stats.median_ms;
   const StageSums sums = runs.sums();

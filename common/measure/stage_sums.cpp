@@ -34,6 +34,21 @@ std::vector<TimedVariant> first_op_variants(const BatchOps& ops, cudaStream_t st
   return {first(ops.h2d), first(ops.compute), first(ops.d2h)};
 }
 
+TimedVariant busiest_stream_variant(const BatchOps& ops, int batches, int streams, cudaStream_t stream,
+                                    EventTimer& timer) {
+  const int busiest = static_cast<int>(busiest_stream_batches(batches, streams));
+  return TimedVariant{nullptr, [ops, busiest, stream, &timer] {
+                        timer.start(stream);
+                        for (int batch = 0; batch < busiest; ++batch) {
+                          ops.h2d(batch, stream);
+                          ops.compute(batch, stream);
+                          ops.d2h(batch, stream);
+                        }
+                        return timer.stop();
+                      },
+                      nullptr};
+}
+
 TimedVariant copies_both_ways_variant(const BatchOps& ops, const Workload& work, cudaStream_t h2d_stream,
                                       cudaStream_t d2h_stream, EventTimer& timer) {
   auto run = [ops, batches = work.batches, h2d_stream, d2h_stream, &timer] {

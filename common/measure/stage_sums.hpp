@@ -70,6 +70,13 @@ std::vector<TimedVariant> stage_sum_variants(const BatchOps& ops, BatchBuffers& 
 // batch 0 and the D2H host C of batch 0 with the values the passes give them.
 std::vector<TimedVariant> first_op_variants(const BatchOps& ops, cudaStream_t stream, EventTimer& timer);
 
+// The busiest stream of a pool of `streams` alone: its ceil(batches / streams)
+// batches (batches 0, 1, ...), each H2D -> kernel -> D2H, one after another
+// on `stream`, timed like the passes above: the bound's busiest-stream path
+// (pipeline_bound.hpp). It checks nothing.
+TimedVariant busiest_stream_variant(const BatchOps& ops, int batches, int streams, cudaStream_t stream,
+                                    EventTimer& timer);
+
 // All H2D copies on `h2d_stream` and all D2H copies on `d2h_stream` at the
 // same time, timed from the first: how long the copies take when both
 // directions share PCIe. The D2H copies read whatever device C holds and

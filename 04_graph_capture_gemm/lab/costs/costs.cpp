@@ -116,18 +116,8 @@ CostsFigures measure(const ArticleOptions& options) {
       .prepare = nullptr,
       .run = [&] { return host_issue_time(pool[0], [&] { launch(kernels_alone, pool); }); },
       .after_last = nullptr};
-  // The pool's busiest stream: its batches (the first ceil(batches / streams)) alone on one stream.
-  const int busiest = static_cast<int>(busiest_stream_batches(work.batches, pool.size()));
-  const TimedVariant busiest_stream{.prepare = nullptr, .run = [&] {
-                                      sums_timer.start(sums_stream.get());
-                                      for (int batch = 0; batch < busiest; ++batch) {
-                                        ops.h2d(batch, sums_stream.get());
-                                        ops.compute(batch, sums_stream.get());
-                                        ops.d2h(batch, sums_stream.get());
-                                      }
-                                      return sums_timer.stop();
-                                    },
-                                    .after_last = nullptr};
+  const TimedVariant busiest_stream =
+      busiest_stream_variant(ops, work.batches, pool.size(), sums_stream.get(), sums_timer);
   f.replay = measure_replay_vs_streams(common.plan, {&exec, launch_step, issue_step, poison, verify, pool[0],
                                                      one_stream_sums, resource_variants(ops, issue_like_the_pool),
                                                      alone_graphs, {kernels_launch}, busiest_stream});

@@ -571,17 +571,7 @@ void measure_cell(MapCell& cell, const RepeatPlan& plan, std::uint64_t seed, con
     return alone_timer.stop();
   };
   for (TimedVariant& alone : resource_variants(ops, issue_like_the_pool)) bound_runs.push_back(std::move(alone));
-  const int busiest = static_cast<int>(busiest_stream_batches(cell.batches, steps.pool->size()));
-  bound_runs.push_back({.prepare = nullptr, .run = [&] {
-                          alone_timer.start(origin);
-                          for (int batch = 0; batch < busiest; ++batch) {
-                            ops.h2d(batch, origin);
-                            ops.compute(batch, origin);
-                            ops.d2h(batch, origin);
-                          }
-                          return alone_timer.stop();
-                        },
-                        .after_last = nullptr});
+  bound_runs.push_back(busiest_stream_variant(ops, cell.batches, steps.pool->size(), origin, alone_timer));
   variants.insert(variants.end(), bound_runs.begin(), bound_runs.end());
 
   const std::vector<Measured> results = measure_rounds(plan, variants);
