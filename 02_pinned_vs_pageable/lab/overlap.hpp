@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "02_pinned_vs_pageable/copy_buffers.hpp"
+#include "02_pinned_vs_pageable/options.hpp"
 #include "02_pinned_vs_pageable/report.hpp"
 #include "experiment/experiment.hpp"
 #include "measure/stats.hpp"
@@ -145,5 +146,12 @@ std::vector<Verdict> verdicts(const Measurements& measured);
 // What ran, the table, its verdicts, the checks and the JSON; with pictures,
 // each drawn case, "timeline" and the trace file.
 void report(const Config& config, const Figures& figures, Report& report);
+
+// The declaration of overlap (false) or timeline (true): its help and its runs.
+template <bool timeline>
+Experiment<Config, Figures> declared(const char* about, const char* runs) {
+  return {.about = about, .runs = runs, .defaults = copy_defaults(kKinds), .options = add_options<timeline>,
+          .read = read_options<timeline>, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
+}
 
 }  // namespace csg::copies::overlap

@@ -215,4 +215,12 @@ PoolFigures measure(const PoolRun& run);
 // alone), one stream per engine, the sweep, device memory, the timeline.
 void report(const PoolRun& run, const PoolFigures& figures, Report& report);
 
+// The declaration of a pool experiment of this shape: its help, its runs and
+// its defaults (pool_defaults).
+template <const PoolShape& shape>
+Experiment<PoolRun, PoolFigures> declared(const char* about, const char* runs, const CommonDefaults& defaults) {
+  return {.about = about, .runs = runs, .defaults = defaults, .options = add_pool_run_options<shape>,
+          .read = read_pool_run<shape>, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
+}
+
 }  // namespace csg::pool

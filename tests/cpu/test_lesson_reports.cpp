@@ -100,28 +100,15 @@ lesson03::Figures made_up_lesson03(int batches) {
   passed.passed = true;
   passed.batches_checked = batches;
   passed.digest = 0x3164306a8801d276ULL;
-  lesson03::Figures f;
-  f.serial_pageable = three(91.0);
-  f.serial_pinned = three(31.3);
-  f.serial_pageable_check = f.serial_pinned_check = passed;
-  f.h2d_sum = three(4.1);
-  f.kernel_sum = three(17.2);
-  f.d2h_sum = three(7.8);
-  f.h2d_first = three(0.05);
-  f.kernel_first = three(0.2);
-  f.d2h_first = three(0.09);
+  lesson03::Figures f{.serial_pageable = three(91.0), .serial_pinned = three(31.3), .serial_pageable_check = passed,
+                      .serial_pinned_check = passed, .h2d_sum = three(4.1), .kernel_sum = three(17.2),
+                      .d2h_sum = three(7.8), .h2d_first = three(0.05), .kernel_first = three(0.2),
+                      .d2h_first = three(0.09), .pools = {}};
   for (const auto& [streams, ms] : {std::pair{1, 30.1}, std::pair{2, 16.2}, std::pair{4, 16.05}, std::pair{8, 16.05}}) {
-    lesson03::PoolFigures p;
-    p.streams = streams;
-    p.run = three(ms);
-    p.issued = three(1.0);
-    p.kernels = three(streams == 1 ? 17.2 : 16.0);
-    p.h2d = three(4.1);
-    p.d2h = three(7.8);
-    p.both_ways = three(8.3);
-    p.busiest = three(streams == 1 ? 30.0 : 30.0 / streams);
-    p.check = passed;
-    f.pools.push_back(p);
+    f.pools.push_back({.streams = streams, .run = three(ms), .issued = three(1.0),
+                       .kernels = three(streams == 1 ? 17.2 : 16.0), .h2d = three(4.1), .d2h = three(7.8),
+                       .both_ways = three(8.3), .busiest = three(streams == 1 ? 30.0 : 30.0 / streams),
+                       .check = passed});
   }
   return f;
 }

@@ -49,21 +49,22 @@ std::map<std::string, Verdict> verdicts_printed(const Report& report) {
 
 // ---- the verdicts, every branch -------------------------------------------------------
 
-struct CallCase {
-  double call_ms, copy_ms;
+// Two figures a verdict weighs, the outcome they must choose and the words
+// its sentence must say.
+struct TwoFigures {
+  double first, second;
   std::string outcome, words;
 };
+using CallCase = TwoFigures;  // the call's time, the copy's
 
 class AsyncCallVerdict : public ::testing::TestWithParam<CallCase> {};
 
 // The share of the copy the call held the host chooses the words.
 TEST_P(AsyncCallVerdict, ChosenByTheShare) {
   const CallCase& c = GetParam();
-  const Verdict verdict = async_call_verdict(HostMemory::pageable, CopyDirection::d2h, c.call_ms, c.copy_ms);
-  EXPECT_EQ(verdict.id, "async_call.pageable.d2h");
-  EXPECT_EQ(verdict.outcome, c.outcome);
-  EXPECT_THAT(verdict.sentence, AllOf(HasSubstr("pageable D2H: the call returned "), HasSubstr(c.words)));
-  EXPECT_DOUBLE_EQ(verdict.figures.at("call_share").get<double>(), c.call_ms / c.copy_ms);
+  const Verdict verdict = async_call_verdict(HostMemory::pageable, CopyDirection::d2h, c.first, c.second);
+  EXPECT_THAT(verdict, IsVerdict("async_call.pageable.d2h", c.outcome, {"pageable D2H: the call returned ", c.words}));
+  EXPECT_DOUBLE_EQ(verdict.figures.at("call_share").get<double>(), c.first / c.second);
   EXPECT_DOUBLE_EQ(verdict.threshold.at("blocked_share").get<double>(), kBlockedShare);
   EXPECT_DOUBLE_EQ(verdict.threshold.at("at_once_share").get<double>(), kAtOnceShare);
 }
@@ -101,9 +102,7 @@ class StagingVerdict : public ::testing::TestWithParam<StagingCase> {};
 TEST_P(StagingVerdict, APageableCopyAgainstAMemcpyPlusThePinnedCopy) {
   // Against 25 + 5 ms one after the other, 10% either way is the same.
   const Verdict verdict = staging_verdict(256 * kMiB, GetParam().pageable_ms, 25.0, 5.0);
-  EXPECT_EQ(verdict.id, "sweep.staging");
-  EXPECT_EQ(verdict.outcome, GetParam().outcome);
-  EXPECT_THAT(verdict.sentence, AllOf(HasSubstr("At 256 MiB, pageable H2D took"), HasSubstr(GetParam().words)));
+  EXPECT_THAT(verdict, IsVerdict("sweep.staging", GetParam().outcome, {"At 256 MiB, pageable H2D took", GetParam().words}));
   EXPECT_DOUBLE_EQ(verdict.figures.at("host_memcpy_ms").get<double>(), 25.0);
   EXPECT_DOUBLE_EQ(verdict.figures.at("reference_ms").get<double>(), 30.0);
   EXPECT_DOUBLE_EQ(verdict.threshold.get<double>(), kStagingWithin);
@@ -116,21 +115,16 @@ INSTANTIATE_TEST_SUITE_P(Branches, StagingVerdict,
                                            StagingCase{40.0, "slower", "staging costs more"}),
                          [](const ::testing::TestParamInfo<StagingCase>& param_info) { return param_info.param.outcome; });
 
-struct BandwidthCase {
-  double pinned_gbps, pageable_gbps;
-  std::string outcome, words;
-};
+using BandwidthCase = TwoFigures;  // pinned GB/s, pageable GB/s
 
 class BandwidthVerdict : public ::testing::TestWithParam<BandwidthCase> {};
 
 TEST_P(BandwidthVerdict, PinnedFasterTheSameOrSlower) {
   const BandwidthCase& c = GetParam();
-  const Verdict verdict = bandwidth_verdict("bandwidth.h2d", CopyDirection::h2d, "at 256 MiB", c.pinned_gbps,
-                                            c.pageable_gbps);
-  EXPECT_EQ(verdict.id, "bandwidth.h2d");
-  EXPECT_EQ(verdict.outcome, c.outcome);
-  EXPECT_THAT(verdict.sentence, AllOf(HasSubstr("H2D at 256 MiB: pinned "), HasSubstr(c.words)));
-  EXPECT_DOUBLE_EQ(verdict.figures.at("pinned_over_pageable").get<double>(), c.pinned_gbps / c.pageable_gbps);
+  const Verdict verdict = bandwidth_verdict("bandwidth.h2d", CopyDirection::h2d, "at 256 MiB", c.first,
+                                            c.second);
+  EXPECT_THAT(verdict, IsVerdict("bandwidth.h2d", c.outcome, {"H2D at 256 MiB: pinned ", c.words}));
+  EXPECT_DOUBLE_EQ(verdict.figures.at("pinned_over_pageable").get<double>(), c.first / c.second);
   EXPECT_DOUBLE_EQ(verdict.threshold.get<double>(), kEqualWithin);
 }
 

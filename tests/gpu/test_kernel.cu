@@ -15,20 +15,29 @@ namespace {
 
 class PoisonTest : public testing::GpuTest {};
 
-TEST_F(PoisonTest, AnOutputNobodyWroteFailsVerification) {
-  Workload work;
-  work.batches = 3;
-  work.shape = GemmShape{16, 16, 16};
-  BatchBuffers buffers(work, HostMemory::pinned, 3);
-  buffers.fill_inputs(1);
-  Stream stream;
-  buffers.poison_outputs(stream.get());
-  // Compute and copy back batches 0 and 1 only.
-  for (int b = 0; b < 2; ++b) {
+// Batches 0 .. count-1 copied in, computed and copied back, in order on the
+// default stream.
+void compute_in_order(BatchBuffers& buffers, int count) {
+  const Workload& work = buffers.work();
+  for (int b = 0; b < count; ++b) {
     CUDA_CHECK(cudaMemcpy(buffers.device_a(b), buffers.host_a(b), work.a_bytes(), cudaMemcpyHostToDevice));
     launch_gemm_naive(buffers.device_a(b), buffers.device_b(), buffers.device_c(b), work.shape, nullptr);
     CUDA_CHECK(cudaMemcpy(buffers.host_c(b), buffers.device_c(b), work.c_bytes(), cudaMemcpyDeviceToHost));
   }
+}
+
+// Inputs filled from `seed`, every output poisoned, then batches 0 .. count-1
+// computed.
+void fill_poison_compute(BatchBuffers& buffers, std::uint64_t seed, cudaStream_t stream, int count) {
+  buffers.fill_inputs(seed);
+  buffers.poison_outputs(stream);
+  compute_in_order(buffers, count);
+}
+
+TEST_F(PoisonTest, AnOutputNobodyWroteFailsVerification) {
+  BatchBuffers buffers(Workload{3, {16, 16, 16}}, HostMemory::pinned, 3);
+  Stream stream;
+  fill_poison_compute(buffers, 1, stream.get(), 2);  // batches 0 and 1 only
   const VerifyResult result = buffers.verify(1);
   ASSERT_FALSE(result.passed);
   EXPECT_EQ(result.first_failure->batch, 2);
@@ -38,18 +47,10 @@ TEST_F(PoisonTest, AnOutputNobodyWroteFailsVerification) {
 // A graph of fewer batches than the buffers hold: only its batches are
 // poisoned and checked, on buffers with fewer device slots than batches too.
 TEST_F(PoisonTest, APrefixIsPoisonedAndCheckedAloneAndItsBoundsAreEnforced) {
-  Workload work;
-  work.batches = 5;
-  work.shape = GemmShape{16, 16, 16};
+  const Workload work{5, {16, 16, 16}};
   BatchBuffers buffers(work, HostMemory::pinned, 2);
-  buffers.fill_inputs(3);
   Stream stream;
-  buffers.poison_outputs(stream.get());
-  for (int b = 0; b < work.batches; ++b) {  // every batch computed, in order on one stream
-    CUDA_CHECK(cudaMemcpy(buffers.device_a(b), buffers.host_a(b), work.a_bytes(), cudaMemcpyHostToDevice));
-    launch_gemm_naive(buffers.device_a(b), buffers.device_b(), buffers.device_c(b), work.shape, nullptr);
-    CUDA_CHECK(cudaMemcpy(buffers.host_c(b), buffers.device_c(b), work.c_bytes(), cudaMemcpyDeviceToHost));
-  }
+  fill_poison_compute(buffers, 3, stream.get(), work.batches);
   ASSERT_TRUE(buffers.verify(3).passed);
   buffers.poison_first(3, stream.get());
   EXPECT_TRUE(std::isnan(buffers.host_c(2)[0]));
@@ -64,11 +65,7 @@ TEST_F(PoisonTest, APrefixIsPoisonedAndCheckedAloneAndItsBoundsAreEnforced) {
   EXPECT_EQ(prefix.batches_checked, 3);
   EXPECT_EQ(prefix.first_failure->batch, 0);
   EXPECT_FALSE(buffers.verify(3).passed);
-  for (int b = 0; b < 3; ++b) {  // batches 0..2 again: the prefix passes alone
-    CUDA_CHECK(cudaMemcpy(buffers.device_a(b), buffers.host_a(b), work.a_bytes(), cudaMemcpyHostToDevice));
-    launch_gemm_naive(buffers.device_a(b), buffers.device_b(), buffers.device_c(b), work.shape, nullptr);
-    CUDA_CHECK(cudaMemcpy(buffers.host_c(b), buffers.device_c(b), work.c_bytes(), cudaMemcpyDeviceToHost));
-  }
+  compute_in_order(buffers, 3);  // batches 0..2 again: the prefix passes alone
   EXPECT_TRUE(buffers.verify_first(3, 3).passed);
   buffers.host_c(1)[5] += 1.0f;  // a wrong element in batch 1: the prefix of 1 does not see it, of 2 does
   EXPECT_TRUE(buffers.verify_first(3, 1).passed);

@@ -15,14 +15,23 @@ namespace {
 
 class Lesson04 : public csg::testing::GpuTest {};
 
+// What every step takes: the batches' buffers (inputs filled from `seed`), the
+// pool of streams and the timer.
+struct Bench {
+  Bench(const csg::Workload& work, int streams, std::uint64_t seed)
+      : buffers(work, csg::HostMemory::pinned), pool(streams) {
+    buffers.fill_inputs(seed);
+  }
+  csg::BatchBuffers buffers;
+  const csg::StreamPool pool;
+  csg::EventTimer timer;
+};
+
 // Steps 1 to 5 build one node per copy and kernel (the fork and the join add
 // none), and step 6 computes every batch; so does the same work on streams.
 TEST_F(Lesson04, TheSixStepsBuildThreeNodesPerBatchAndComputeEveryBatch) {
-  const csg::Workload work{11, {33, 17, 65}};  // 11 batches on 3 streams: not a multiple
-  csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
-  buffers.fill_inputs(4);
-  const csg::StreamPool pool(3);
-  csg::EventTimer timer;
+  Bench b({11, {33, 17, 65}}, 3, 4);  // 11 batches on 3 streams: not a multiple
+  auto& [buffers, pool, timer] = b;
   const csg::Graph graph = capture_graph(buffers, pool);
   EXPECT_EQ(graph.node_count(), 33u);
   EXPECT_EQ(graph.edge_count(), 33u - 3u) << "three chains of H2D -> kernel -> D2H, one per stream";
@@ -39,10 +48,8 @@ TEST_F(Lesson04, TheSixStepsBuildThreeNodesPerBatchAndComputeEveryBatch) {
 
 // Capturing queues nothing: after steps 1 to 5 the outputs still hold their poison.
 TEST_F(Lesson04, CapturingRunsNothing) {
-  const csg::Workload work{4, {16, 16, 16}};
-  csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
-  buffers.fill_inputs(2);
-  const csg::StreamPool pool(2);
+  Bench b({4, {16, 16, 16}}, 2, 2);
+  auto& [buffers, pool, timer] = b;
   buffers.poison_outputs(pool[0]);
   const csg::Graph graph = capture_graph(buffers, pool);
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -52,11 +59,8 @@ TEST_F(Lesson04, CapturingRunsNothing) {
 // The join (step 4) makes stream 0, and so the timer's stop, wait for every
 // stream: stream 1 held back by a 100 ms spin still ends inside the run.
 TEST_F(Lesson04, TheStreamRunEndsAfterEveryStreamsBatches) {
-  const csg::Workload work{6, {32, 32, 32}};
-  csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
-  buffers.fill_inputs(9);
-  const csg::StreamPool pool(2);
-  csg::EventTimer timer;
+  Bench b({6, {32, 32, 32}}, 2, 9);
+  auto& [buffers, pool, timer] = b;
   buffers.poison_outputs(pool[0]);
   csg::launch_spin(std::chrono::milliseconds(100), 1, pool[1]);
   const RunTime time = stream_run(buffers, pool, timer);
@@ -71,11 +75,8 @@ TEST_F(Lesson04, TheStreamRunEndsAfterEveryStreamsBatches) {
 // nanoseconds against the launch's microseconds (a graph of 1,200 nodes),
 // and the lesson's break-even would be wrong.
 TEST_F(Lesson04, TheReplaysHostTimeCoversTheGraphLaunch) {
-  const csg::Workload work{400, {16, 16, 16}};
-  csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
-  buffers.fill_inputs(5);
-  const csg::StreamPool pool(8);
-  csg::EventTimer timer;
+  Bench b({400, {16, 16, 16}}, 8, 5);
+  auto& [buffers, pool, timer] = b;
   const csg::GraphExec exec = instantiate(capture_graph(buffers, pool));
   CUDA_CHECK(cudaGraphUpload(exec.get(), pool[0]));
   csg::testing::expect_same_timing(
@@ -94,11 +95,8 @@ TEST_F(Lesson04, TheReplaysHostTimeCoversTheGraphLaunch) {
 // Were the replay's timer started after the launch (its event then follows
 // the whole graph), it would read microseconds against milliseconds.
 TEST_F(Lesson04, TheReplaysGpuTimeIsTheSameWorkAsOnTheStreams) {
-  const csg::Workload work{40, {256, 256, 256}};
-  csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
-  buffers.fill_inputs(6);
-  const csg::StreamPool pool(4);
-  csg::EventTimer timer;
+  Bench b({40, {256, 256, 256}}, 4, 6);
+  auto& [buffers, pool, timer] = b;
   const csg::GraphExec exec = instantiate(capture_graph(buffers, pool));
   csg::testing::expect_same_timing(
       "the replay's GPU time", [&] { return replay(exec, pool, timer).gpu; },
@@ -109,11 +107,8 @@ TEST_F(Lesson04, TheReplaysGpuTimeIsTheSameWorkAsOnTheStreams) {
 // the join. Were the timer started after the batches were issued, it would
 // read the join alone.
 TEST_F(Lesson04, TheStreamRunsHostTimeCoversItsIssue) {
-  const csg::Workload work{400, {16, 16, 16}};
-  csg::BatchBuffers buffers(work, csg::HostMemory::pinned);
-  buffers.fill_inputs(8);
-  const csg::StreamPool pool(8);
-  csg::EventTimer timer;
+  Bench b({400, {16, 16, 16}}, 8, 8);
+  auto& [buffers, pool, timer] = b;
   csg::testing::expect_same_timing(
       "the streams' host time", [&] { return stream_run(buffers, pool, timer).issued; },
       [&] {

@@ -3,7 +3,10 @@
 
 #include <type_traits>
 
+#include <string>
+
 #include "experiment/report.hpp"
+#include "matchers.hpp"
 #include "measure/stats.hpp"
 #include "report/device_info.hpp"
 
@@ -16,6 +19,14 @@ inline Summary ms(double median, double low = 0.99, double high = 1.01) {
   return summarize({Millis(median * low), Millis(median), Millis(median * high)});
 }
 
+// A Summary whose every statistic is `median` ms, as if over `samples` runs.
+inline Summary flat(double median, int samples = 10) {
+  Summary s;
+  s.median_ms = s.min_ms = s.max_ms = s.p95_ms = median;
+  s.samples = samples;
+  return s;
+}
+
 // The report a subcommand's `write` makes of made-up figures, in a Report
 // as the runner starts it.
 template <class Config, class Figures>
@@ -25,6 +36,14 @@ Report report_of(const char* stage, const char* subcommand, void (*write)(const 
   Report report(stage, subcommand, device);
   write(config, figures, report);
   return report;
+}
+
+// A run whose check failed: the report does not pass, its verification
+// names the failure, and so does the console where `console_says` is given.
+inline void expect_failed(const Report& report, const std::string& method_says, const std::string& console_says = "") {
+  EXPECT_FALSE(report.passed());
+  EXPECT_THAT(report.result.verification.method, HasSubstr(method_says));
+  EXPECT_THAT(report.console(), HasSubstr(console_says));
 }
 
 }  // namespace csg::testing

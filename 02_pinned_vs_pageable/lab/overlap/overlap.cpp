@@ -1,6 +1,5 @@
 #include "02_pinned_vs_pageable/lab/overlap.hpp"
 #include "02_pinned_vs_pageable/lesson.hpp"
-#include "02_pinned_vs_pageable/options.hpp"
 
 namespace csg::copies::overlap {
 namespace {
@@ -20,9 +19,7 @@ t    tiny  --overlap-mib 1 --kernel-ms 1 --warmup 1 --repeats 2
 s    -     --overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1
 )";
 
-const Experiment<Config, Figures> kExperiment{.about = kAbout, .runs = kRuns, .defaults = copy_defaults(kKinds),
-    .options = add_options<false>, .read = read_options<false>, .needs = needs, .estimate = estimate,
-    .measure = measure, .report = report};
+const Experiment<Config, Figures> kExperiment = declared<false>(kAbout, kRuns);
 
 }  // namespace
 }  // namespace csg::copies::overlap

@@ -1,6 +1,5 @@
 #include "02_pinned_vs_pageable/lab/overlap.hpp"
 #include "02_pinned_vs_pageable/lesson.hpp"
-#include "02_pinned_vs_pageable/options.hpp"
 
 namespace csg::copies::overlap {
 namespace {
@@ -18,9 +17,7 @@ qfc  -     --trace {trace}
 t    tiny  --overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1 --timeline-batches 3
 )";
 
-const Experiment<Config, Figures> kExperiment{.about = kAbout, .runs = kRuns, .defaults = copy_defaults(kKinds),
-    .options = add_options<true>, .read = read_options<true>, .needs = needs, .estimate = estimate,
-    .measure = measure, .report = report};
+const Experiment<Config, Figures> kExperiment = declared<true>(kAbout, kRuns);
 
 }  // namespace
 }  // namespace csg::copies::overlap

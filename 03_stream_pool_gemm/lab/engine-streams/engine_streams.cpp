@@ -24,10 +24,8 @@ constexpr PoolShape kShape{
     .bound_details = true};
 
 // .defaults: cuBLAS: where the copies set the pace; pinned only: both pipelines need page-locked memory to overlap.
-const Experiment<PoolRun, PoolFigures> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = pool_defaults(GemmKernel::cublas, /*host_memory_choice=*/false),
-    .options = add_pool_run_options<kShape>, .read = read_pool_run<kShape>, .needs = needs, .estimate = estimate,
-    .measure = measure, .report = report};
+const Experiment<PoolRun, PoolFigures> kExperiment =
+    declared<kShape>(kAbout, kRuns, pool_defaults(GemmKernel::cublas, /*host_memory_choice=*/false));
 
 }  // namespace
 

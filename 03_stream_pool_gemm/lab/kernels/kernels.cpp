@@ -41,9 +41,7 @@ constexpr PoolShape kShape{
     .bound_details = true};
 
 // .options: where the copies, not the kernels, set the pace
-const Experiment<PoolRun, PoolFigures> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = pool_defaults(GemmKernel::cublas), .options = add_pool_run_options<kShape>,
-    .read = read_pool_run<kShape>, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
+const Experiment<PoolRun, PoolFigures> kExperiment = declared<kShape>(kAbout, kRuns, pool_defaults(GemmKernel::cublas));
 
 }  // namespace
 

@@ -36,9 +36,7 @@ constexpr PoolShape kShape{
     .flags = {.device_buffers = false, .sweep = false},
     .variants = {.serial_baselines = true, .orders = 2, .engine_streams = false, .bounds = true}};
 
-const Experiment<PoolRun, PoolFigures> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = pool_defaults(std::nullopt), .options = add_pool_run_options<kShape>, .read = read_pool_run<kShape>,
-    .needs = needs, .estimate = estimate, .measure = measure, .report = report};
+const Experiment<PoolRun, PoolFigures> kExperiment = declared<kShape>(kAbout, kRuns, pool_defaults(std::nullopt));
 
 }  // namespace
 

@@ -25,9 +25,7 @@ constexpr PoolShape kShape{
     .flags = {.device_buffers = true, .sweep = false},
     .variants = {.serial_baselines = false, .orders = 1, .engine_streams = false, .bounds = false, .timeline = true}};
 
-const Experiment<PoolRun, PoolFigures> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = pool_defaults(GemmKernel::naive), .options = add_pool_run_options<kShape>,
-    .read = read_pool_run<kShape>, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
+const Experiment<PoolRun, PoolFigures> kExperiment = declared<kShape>(kAbout, kRuns, pool_defaults(GemmKernel::naive));
 
 }  // namespace
 
