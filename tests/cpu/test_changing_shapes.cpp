@@ -167,16 +167,12 @@ TEST(ChangingShapesPlan, TheEstimateIsTheRoundsTheWarmUpAndTheBucketsOnce) {
 
 // ---- the verdicts ---------------------------------------------------------------
 
-std::array<double, kShapeWays> totals(double streams, double recapture, double update, double buckets) {
-  return {streams, recapture, update, buckets};
-}
-
 TEST(ChangingShapesVerdicts, TheFastestWayIsTheOutcomeAndIsNamedFirst) {
-  EXPECT_EQ(fastest_way(totals(10, 20, 19, 30)), ShapeWay::streams);
-  EXPECT_EQ(fastest_way(totals(10, 5, 19, 30)), ShapeWay::recapture);
-  EXPECT_EQ(fastest_way(totals(10, 20, 4, 30)), ShapeWay::exec_update);
-  EXPECT_EQ(fastest_way(totals(10, 20, 19, 3)), ShapeWay::buckets);
-  const Verdict buckets = fastest_verdict(totals(14.0, 28.0, 27.0, 7.0), 50);
+  EXPECT_EQ(fastest_way({10, 20, 19, 30}), ShapeWay::streams);
+  EXPECT_EQ(fastest_way({10, 5, 19, 30}), ShapeWay::recapture);
+  EXPECT_EQ(fastest_way({10, 20, 4, 30}), ShapeWay::exec_update);
+  EXPECT_EQ(fastest_way({10, 20, 19, 3}), ShapeWay::buckets);
+  const Verdict buckets = fastest_verdict({14.0, 28.0, 27.0, 7.0}, 50);
   EXPECT_EQ(buckets.id, "changing_shapes.fastest");
   EXPECT_EQ(buckets.outcome, "buckets");
   EXPECT_THAT(buckets.sentence, AllOf(HasSubstr("over 50 requests: buckets, 7.00 ms"),
@@ -184,13 +180,13 @@ TEST(ChangingShapesVerdicts, TheFastestWayIsTheOutcomeAndIsNamedFirst) {
                                       HasSubstr("re-capture 28.00 ms (4.00x as long)")));
   EXPECT_DOUBLE_EQ(buckets.figures.at("recapture_total_ms").get<double>(), 28.0);
   EXPECT_DOUBLE_EQ(buckets.threshold.get<double>(), kEqualWithin);
-  EXPECT_EQ(fastest_verdict(totals(10.0, 20.0, 19.0, 30.0), 50).outcome, "streams");
-  EXPECT_THAT(fastest_verdict(totals(10, 5, 19, 30), 5).sentence, HasSubstr("requests: re-capture, 5.00 ms"));
-  const Verdict update = fastest_verdict(totals(10, 20, 4, 30), 5);
+  EXPECT_EQ(fastest_verdict({10.0, 20.0, 19.0, 30.0}, 50).outcome, "streams");
+  EXPECT_THAT(fastest_verdict({10, 5, 19, 30}, 5).sentence, HasSubstr("requests: re-capture, 5.00 ms"));
+  const Verdict update = fastest_verdict({10, 20, 4, 30}, 5);
   EXPECT_EQ(update.outcome, "exec_update");
   EXPECT_THAT(update.sentence, HasSubstr("requests: exec update, 4.00 ms"));
   // Within 3%: named as equals, not as slower.
-  EXPECT_THAT(fastest_verdict(totals(10.2, 20.0, 19.0, 10.0), 50).sentence,
+  EXPECT_THAT(fastest_verdict({10.2, 20.0, 19.0, 10.0}, 50).sentence,
               HasSubstr("streams 10.20 ms (about as fast: within 3%)"));
 }
 

@@ -18,12 +18,7 @@
 namespace csg::graphs {
 namespace cpu_conditional {
 
-Summary at(double median_ms) {
-  Summary s;
-  s.median_ms = s.min_ms = s.max_ms = s.p95_ms = median_ms;
-  s.samples = 10;
-  return s;
-}
+using testing::flat;
 
 // A loop whose WHILE node takes 2 µs per iteration and `rival` `ratios[i]`
 // times as long at each N; every other variant as fast as the node.
@@ -36,8 +31,8 @@ LoopFigures figures_with(const std::vector<int>& ns, const std::vector<double>& 
     point.iterations = ns[i];
     point.unrolled_measured = true;
     const double node_ms = 0.002 * ns[i];
-    for (int v = 0; v < kLoopVariants; ++v) point.variant[v] = at(node_ms);
-    point.variant[rival] = at(node_ms * ratios[i]);
+    for (int v = 0; v < kLoopVariants; ++v) point.variant[v] = flat(node_ms);
+    point.variant[rival] = flat(node_ms * ratios[i]);
     figures.points.push_back(point);
   }
   return figures;
@@ -58,9 +53,8 @@ class ConditionalVersus : public ::testing::TestWithParam<VersusCase> {};
 TEST_P(ConditionalVersus, OutcomeAndSentence) {
   const VersusCase& c = GetParam();
   const Verdict verdict = versus_verdict(figures_with(kNs, c.ratios, c.rival), c.rival);
-  EXPECT_EQ(verdict.id, std::string("conditional.gemm.") + kLoopVariantNames[c.rival]);
-  EXPECT_EQ(verdict.outcome, c.outcome);
-  EXPECT_THAT(verdict.sentence, AllOf(HasSubstr("gemm body, the WHILE node vs "), HasSubstr(c.phrase)));
+  EXPECT_THAT(verdict, IsVerdict(std::string("conditional.gemm.") + kLoopVariantNames[c.rival], c.outcome,
+                                 {"gemm body, the WHILE node vs ", c.phrase}));
 }
 
 // A clear difference is 10% either way (1.10 wins, 1.09 does not).
@@ -104,27 +98,22 @@ TEST(ConditionalVerdicts, AnUnrolledGraphNeverBuiltIsNotMeasured) {
   EXPECT_EQ(loop_fit(f, kUnrolled).points, 0);
   // Only the Ns where it was built count.
   f.points[0].unrolled_measured = true;
-  f.points[0].variant[kUnrolled] = at(10.0);
+  f.points[0].variant[kUnrolled] = flat(10.0);
   EXPECT_EQ(versus_verdict(f, kUnrolled).outcome, "wins");
 }
 
 TEST(ConditionalVerdicts, ThePerIterationCostIsTheFitsSlope) {
   LoopFigures f = figures_with(kNs, {1.0, 1.0, 1.0, 1.0});
-  for (LoopPoint& point : f.points) point.variant[kWhileNode] = at((5.0 + 1.5 * point.iterations) / 1000.0);
+  for (LoopPoint& point : f.points) point.variant[kWhileNode] = flat((5.0 + 1.5 * point.iterations) / 1000.0);
   const LineFit fit = loop_fit(f, kWhileNode);
   EXPECT_NEAR(fit.per_op_us, 1.5, 1e-9);
   EXPECT_NEAR(fit.fixed_us, 5.0, 1e-6);
-  EXPECT_DOUBLE_EQ(per_iteration_us(at(3.0), 1000), 3.0);
+  EXPECT_DOUBLE_EQ(per_iteration_us(flat(3.0), 1000), 3.0);
 }
 
 SwitchFigures switch_with(double device_ms, double host_ms) {
-  SwitchFigures s;
-  s.measured = true;
-  s.requests = 200;
-  s.device_chosen = at(device_ms);
-  s.host_chosen = at(host_ms);
-  s.per_bucket = {25, 25, 50, 100};
-  return s;
+  return {.measured = true, .requests = 200, .device_chosen = flat(device_ms), .host_chosen = flat(host_ms),
+          .per_bucket = {25, 25, 50, 100}};
 }
 
 struct SwitchCase {
@@ -137,10 +126,7 @@ struct SwitchCase {
 class ConditionalSwitch : public ::testing::TestWithParam<SwitchCase> {};
 
 TEST_P(ConditionalSwitch, OutcomeAndSentence) {
-  const Verdict verdict = switch_verdict(GetParam().figures);
-  EXPECT_EQ(verdict.id, "conditional.switch");
-  EXPECT_EQ(verdict.outcome, GetParam().outcome);
-  EXPECT_THAT(verdict.sentence, HasSubstr(GetParam().words));
+  EXPECT_THAT(switch_verdict(GetParam().figures), IsVerdict("conditional.switch", GetParam().outcome, {GetParam().words}));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -277,9 +263,7 @@ TEST(ConditionalReport, AWrongCounterOrOutputFailsTheRunAndIsNamed) {
   costs.checked = false;
   costs.failure = "gemm body, N = 10, while_node: the counter reads 11 after a loop of 10";
   const Report counted = reported(costs);
-  EXPECT_FALSE(counted.passed());
-  EXPECT_THAT(counted.result.verification.method, HasSubstr("the counter reads 11"));
-  EXPECT_THAT(counted.console(), HasSubstr("counter WRONG: gemm body, N = 10, while_node"));
+  testing::expect_failed(counted, "the counter reads 11", "counter WRONG: gemm body, N = 10, while_node");
   EXPECT_EQ(counted.document().at("conditional").at("failure"), costs.failure);
 
   ConditionalCosts wrong_output = made_up_costs();
@@ -293,13 +277,13 @@ TEST(ConditionalReport, AWrongCounterOrOutputFailsTheRunAndIsNamed) {
 TEST(ConditionalReport, AFitWhoseFixedPartFellBelowZeroShowsNoneAndSaysWhy) {
   ConditionalCosts costs = made_up_costs();
   // Ratios that shrink with N: every line meets N = 0 at or above zero.
-  costs.loops[0].points[0].variant[kHostDecided] = at(0.02 * 9.0);
-  costs.loops[1].points[0].variant[kKernelLoop] = at(0.02 * 5.0);
-  costs.loops[1].points[1].variant[kKernelLoop] = at(0.2 * 4.0);
+  costs.loops[0].points[0].variant[kHostDecided] = flat(0.02 * 9.0);
+  costs.loops[1].points[0].variant[kKernelLoop] = flat(0.02 * 5.0);
+  costs.loops[1].points[1].variant[kKernelLoop] = flat(0.2 * 4.0);
   EXPECT_THAT(reported(costs).console(), Not(HasSubstr("crosses zero")));
   // The host loop of graph launches: 0.5 ms at N = 10, 20.4 ms at N = 100 (a line through -1.7 ms at N = 0).
-  costs.loops[1].points[0].variant[kGraphLoop] = at(0.5);
-  costs.loops[1].points[1].variant[kGraphLoop] = at(20.4);
+  costs.loops[1].points[0].variant[kGraphLoop] = flat(0.5);
+  costs.loops[1].points[1].variant[kGraphLoop] = flat(20.4);
   ASSERT_LT(loop_fit(costs.loops[1], kGraphLoop).fixed_us, 0.0);
   EXPECT_THAT(reported(costs).console(), AllOf(HasSubstr("fixed us -: the fitted line crosses zero above N = 0"),
                                                Not(HasSubstr("-1711")), Not(HasSubstr("-1,711"))));

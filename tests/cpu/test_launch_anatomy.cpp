@@ -8,6 +8,7 @@
 #include "matchers.hpp"
 #include "04_graph_capture_gemm/lab/launch-anatomy/launch_anatomy.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
+#include "declaration_checks.hpp"
 #include "report/device_info.hpp"
 #include "made_up.hpp"
 
@@ -73,9 +74,8 @@ TEST(LaunchAnatomy, FitsEachKindAndShapeApart) {
 
 TEST(LaunchAnatomy, NvidiasFigureMatched) {
   const Verdict verdict = nvidia_verdict({.fixed_us = 2.4, .per_op_us = 0.0012, .r2 = 1.0, .points = 4});
-  EXPECT_EQ(verdict.id, "launch_anatomy.nvidia");
-  EXPECT_EQ(verdict.outcome, "matches");
-  EXPECT_THAT(verdict.sentence, AllOf(HasSubstr("this system matches it"), HasSubstr("2.4 us + 1.2 ns per node")));
+  EXPECT_THAT(verdict, IsVerdict("launch_anatomy.nvidia", "matches",
+                                 {"this system matches it", "2.4 us + 1.2 ns per node"}));
   EXPECT_DOUBLE_EQ(verdict.threshold.at("constant_time_per_node_us").get<double>(), kConstantTimePerNodeUs);
 }
 
@@ -96,21 +96,18 @@ TEST(LaunchAnatomy, NvidiasFigureNotClaimedFromALineBelowZero) {
 }
 
 TEST(LaunchAnatomy, NvidiasFigureNotConstantTime) {
-  const Verdict verdict = nvidia_verdict({.fixed_us = 2.0, .per_op_us = 0.5, .r2 = 1.0, .points = 4});
-  EXPECT_EQ(verdict.outcome, "not_constant_time");
-  EXPECT_THAT(verdict.sentence, HasSubstr("NOT constant time on this system"));
+  EXPECT_THAT(nvidia_verdict({.fixed_us = 2.0, .per_op_us = 0.5, .r2 = 1.0, .points = 4}),
+              IsVerdict("", "not_constant_time", {"NOT constant time on this system"}));
 }
 
 TEST(LaunchAnatomy, KindsInConstantTimeOrNot) {
   const LineFit kernel{.fixed_us = 2.1, .per_op_us = 0.0066, .r2 = 1.0, .points = 4};
-  const Verdict memset = kind_verdict(NodeKind::memset, {.fixed_us = 1.0, .per_op_us = 0.72, .r2 = 1, .points = 4}, kernel);
-  EXPECT_EQ(memset.id, "launch_anatomy.kind.memset");
-  EXPECT_EQ(memset.outcome, "not_constant_time");
-  EXPECT_THAT(memset.sentence, AllOf(HasSubstr("memset nodes: 0.720 us of host time per node: not launched in constant time"),
-                                     HasSubstr("(109x a kernel node's)")));
-  const Verdict memcpy = kind_verdict(NodeKind::memcpy, {.fixed_us = 2.0, .per_op_us = 0.0078, .r2 = 1, .points = 4}, kernel);
-  EXPECT_EQ(memcpy.outcome, "constant_time");
-  EXPECT_THAT(memcpy.sentence, HasSubstr("launched in constant time, like kernels"));
+  EXPECT_THAT(kind_verdict(NodeKind::memset, {.fixed_us = 1.0, .per_op_us = 0.72, .r2 = 1, .points = 4}, kernel),
+              IsVerdict("launch_anatomy.kind.memset", "not_constant_time",
+                        {"memset nodes: 0.720 us of host time per node: not launched in constant time",
+                         "(109x a kernel node's)"}));
+  EXPECT_THAT(kind_verdict(NodeKind::memcpy, {.fixed_us = 2.0, .per_op_us = 0.0078, .r2 = 1, .points = 4}, kernel),
+              IsVerdict("", "constant_time", {"launched in constant time, like kernels"}));
 }
 
 LineFit gpu(double per_node) { return LineFit{.fixed_us = 1.0, .per_op_us = per_node, .r2 = 1, .points = 4}; }
@@ -118,23 +115,19 @@ constexpr LineFit kHostLine{.fixed_us = 2.0, .per_op_us = 0.006, .r2 = 1, .point
 constexpr LineFit kHostFork{.fixed_us = 10.0, .per_op_us = 0.002, .r2 = 1, .points = 4};
 
 TEST(LaunchAnatomy, ForkRanSideBySide) {
-  const Verdict faster = fork_verdict(NodeKind::kernel, 8, kHostLine, kHostFork, gpu(0.684), gpu(0.174));
-  EXPECT_EQ(faster.id, "launch_anatomy.fork.kernel");
-  EXPECT_EQ(faster.outcome, "side_by_side");
-  EXPECT_THAT(faster.sentence, AllOf(HasSubstr("the GPU ran its nodes 3.9x faster"), HasSubstr("the lines ran side by side"),
-                                     HasSubstr("fixed host cost 10.0 against 2.0 us")));
+  EXPECT_THAT(fork_verdict(NodeKind::kernel, 8, kHostLine, kHostFork, gpu(0.684), gpu(0.174)),
+              IsVerdict("launch_anatomy.fork.kernel", "side_by_side",
+                        {"the GPU ran its nodes 3.9x faster", "the lines ran side by side",
+                         "fixed host cost 10.0 against 2.0 us"}));
 }
 
 TEST(LaunchAnatomy, ForkPartlyOverlappedSameOrLonger) {
-  const Verdict partly = fork_verdict(NodeKind::kernel, 8, kHostLine, kHostFork, gpu(2.15), gpu(1.545));
-  EXPECT_EQ(partly.outcome, "partly_overlapped");
-  EXPECT_THAT(partly.sentence, AllOf(HasSubstr("1.4x faster"), HasSubstr("the lines partly overlapped")));
-  const Verdict same = fork_verdict(NodeKind::memset, 8, kHostLine, kHostFork, gpu(0.92), gpu(0.93));
-  EXPECT_EQ(same.outcome, "no_overlap");
-  EXPECT_THAT(same.sentence, HasSubstr("about as long per node"));
-  const Verdict slower = fork_verdict(NodeKind::memset, 8, kHostLine, kHostFork, gpu(0.5), gpu(0.9));
-  EXPECT_EQ(slower.outcome, "longer");
-  EXPECT_THAT(slower.sentence, HasSubstr("the GPU took longer per node"));
+  EXPECT_THAT(fork_verdict(NodeKind::kernel, 8, kHostLine, kHostFork, gpu(2.15), gpu(1.545)),
+              IsVerdict("", "partly_overlapped", {"1.4x faster", "the lines partly overlapped"}));
+  EXPECT_THAT(fork_verdict(NodeKind::memset, 8, kHostLine, kHostFork, gpu(0.92), gpu(0.93)),
+              IsVerdict("", "no_overlap", {"about as long per node"}));
+  EXPECT_THAT(fork_verdict(NodeKind::memset, 8, kHostLine, kHostFork, gpu(0.5), gpu(0.9)),
+              IsVerdict("", "longer", {"the GPU took longer per node"}));
 }
 
 TEST(LaunchAnatomy, ForkSaysNoFixedCostWhereTheLaunchIsNotConstantTime) {
@@ -165,12 +158,10 @@ TEST(LaunchAnatomy, ArticleGraphNoVariantBeyondTheNoise) {
                // Its median 31% above the article's and outside its middle half, but its own middle half overlaps.
                article(ArticleVariant::breadth_first, {600, 680, 710, 720, 730, 760, 900})};
   ASSERT_GT(quartile_ms(a.article[3].launch, 2), quartile_ms(a.article[0].launch, 3));
-  const Verdict verdict = article_verdict(a);
-  EXPECT_EQ(verdict.id, "launch_anatomy.article");
-  EXPECT_EQ(verdict.outcome, "no_difference");
-  EXPECT_THAT(verdict.sentence,
-              AllOf(HasSubstr("no way of building the graph changed what its launch costs beyond the noise"),
-                    HasSubstr("the laboratory's graph launches as cheaply as the article's")));
+  EXPECT_THAT(article_verdict(a),
+              IsVerdict("launch_anatomy.article", "no_difference",
+                        {"no way of building the graph changed what its launch costs beyond the noise",
+                         "the laboratory's graph launches as cheaply as the article's"}));
 }
 
 TEST(LaunchAnatomy, ArticleGraphVariantCheaperAndDearer) {
@@ -222,13 +213,9 @@ TEST(LaunchAnatomy, TheReportHoldsLaunchesFitsTheVariantsAndItsVerdicts) {
   EXPECT_NEAR(doc.at("article").at(0).at("launch_us").get<double>(), 510.0, 1e-9);
   EXPECT_TRUE(doc.at("chains_checked").get<bool>());
   EXPECT_FALSE(doc.contains("chains_failure"));
-  std::vector<std::string> ids;
-  for (const Verdict& verdict : report.verdicts()) {
-    ids.push_back(verdict.id);
-    EXPECT_THAT(report.console(), HasSubstr(verdict.sentence));
-  }
-  EXPECT_THAT(ids, ElementsAre("launch_anatomy.nvidia", "launch_anatomy.kind.memset", "launch_anatomy.fork.kernel",
-                               "launch_anatomy.fork.memset", "launch_anatomy.article"));
+  EXPECT_THAT(testing::printed_verdict_ids(report),
+              ElementsAre("launch_anatomy.nvidia", "launch_anatomy.kind.memset", "launch_anatomy.fork.kernel",
+                          "launch_anatomy.fork.memset", "launch_anatomy.article"));
   EXPECT_TRUE(report.passed());
 }
 

@@ -36,23 +36,16 @@ PdlComparison compare(double plain_us, double pdl_us, double own_us, double plai
   return PdlComparison{plain_us, pdl_us, own_us, plain_spread, pdl_spread};
 }
 
-struct VerdictCase {
-  const char* name;
-  PdlComparison comparison;
-  const char* outcome;
-  std::vector<std::string> words;  // what its sentence must say
-};
+using VerdictCase = VerdictBranch<PdlComparison>;
 
 class PdlVerdictBranch : public ::testing::TestWithParam<VerdictCase> {};
 
 TEST_P(PdlVerdictBranch, OutcomeAndSentence) {
   const VerdictCase& c = GetParam();
-  const Verdict verdict = pdl_verdict("empty", "streams", c.comparison);
-  EXPECT_EQ(verdict.id, "pdl.empty.streams");
-  EXPECT_EQ(verdict.outcome, c.outcome) << verdict.sentence;
-  EXPECT_THAT(verdict.sentence, ::testing::StartsWith("empty pair: on streams, PDL"));
-  for (const std::string& words : c.words) EXPECT_THAT(verdict.sentence, HasSubstr(words));
-  EXPECT_DOUBLE_EQ(verdict.threshold.get<double>(), c.comparison.threshold());
+  const Verdict verdict = pdl_verdict("empty", "streams", c.figures);
+  EXPECT_THAT(verdict, IsVerdict("pdl.empty.streams", c.outcome, c.words));
+  EXPECT_THAT(verdict.sentence, StartsWith("empty pair: on streams, PDL"));
+  EXPECT_DOUBLE_EQ(verdict.threshold.get<double>(), c.figures.threshold());
 }
 
 // The threshold: 3% of the plain time per kernel, or either median's spread if larger.
@@ -139,10 +132,9 @@ TEST(PdlVerdicts, AHostBoundWayIsNamed) {
   EXPECT_FALSE(f.host_bound(PdlWay::stream_plain));
   const std::optional<Verdict> hold = hold_verdict("empty", f);
   ASSERT_TRUE(hold.has_value());
-  EXPECT_EQ(hold->id, "pdl.empty.hold");
-  EXPECT_EQ(hold->outcome, "host_bound");
-  EXPECT_THAT(hold->sentence,
-              HasSubstr("empty: stream_pdl's slowest run took the host 12.50 ms to queue, longer than the 10.10 ms hold"));
+  EXPECT_THAT(*hold, IsVerdict("pdl.empty.hold", "host_bound",
+                               {"empty: stream_pdl's slowest run took the host 12.50 ms to queue, longer than the "
+                                "10.10 ms hold"}));
   EXPECT_DOUBLE_EQ(hold->figures.at("stream_pdl_issue_max_ms").get<double>(), 12.5);
   EXPECT_DOUBLE_EQ(hold->threshold.at("hold_ms").get<double>(), 10.1);
 }
@@ -225,8 +217,7 @@ TEST(PdlReport, AWrongCounterOrAMissingProgrammaticEdgeFailsTheRun) {
   run.costs.empty.passed[index_of(PdlWay::stream_pdl)] = false;
   run.costs.empty.failure = "empty pair, stream_pdl: the sequence reached 11990 (expected 12000)";
   Report report = reported(run);
-  EXPECT_FALSE(report.passed());
-  EXPECT_THAT(report.result.verification.method, HasSubstr("sequence reached 11990"));
+  testing::expect_failed(report, "sequence reached 11990");
   EXPECT_EQ(report.document().at("pdl").at("empty").at("failure"), run.costs.empty.failure);
   EXPECT_THAT(report.console(), HasSubstr("empty chain check FAILED: empty pair, stream_pdl"));
 
@@ -234,8 +225,7 @@ TEST(PdlReport, AWrongCounterOrAMissingProgrammaticEdgeFailsTheRun) {
   run.costs.gemm.programmatic_edges = 0;
   run.costs.gemm.failure = "the captured PDL chain has 0 programmatic edges of 99, expected 99";
   report = reported(run);
-  EXPECT_FALSE(report.passed());
-  EXPECT_THAT(report.result.verification.method, HasSubstr("programmatic edges"));
+  testing::expect_failed(report, "programmatic edges");
 
   run = made_up_pdl();
   run.costs.gemm.verified[index_of(PdlWay::graph_pdl)].passed = false;

@@ -40,8 +40,8 @@ TEST(StartupPlan, BucketsAreSpacedEvenlyUpToMax) {
   }
   EXPECT_THROW(even_buckets(0, 8), std::invalid_argument);
   EXPECT_THROW(even_buckets(9, 8), std::invalid_argument);
-  EXPECT_EQ(captured_batches(even_buckets(8, 256)), 1152);  // 8 * (32 + 256) / 2
-  EXPECT_EQ(captured_batches(even_buckets(256, 256)), 32896);  // 256 * 257 / 2
+  EXPECT_EQ(captured_batches(8, 256), 1152);  // 8 * (32 + 256) / 2
+  EXPECT_EQ(captured_batches(256, 256), 32896);  // 256 * 257 / 2
 }
 
 TEST(StartupPlan, RequestMixesAreSeededWithinRangeAndShaped) {
@@ -142,7 +142,7 @@ StartupFigures made_up(const std::vector<int>& ks, const std::vector<double>& sh
     StartupRow row;
     row.buckets = ks[i];
     row.sizes = even_buckets(ks[i], 256);
-    row.batches_captured = captured_batches(row.sizes);
+    row.batches_captured = captured_batches(ks[i], 256);
     for (BufferLayout layout : kAllBufferLayouts) {
       const double total = layout == BufferLayout::shared ? shared_ms[i] : separate_ms[i];
       StartupCell& c = row.cell(layout);

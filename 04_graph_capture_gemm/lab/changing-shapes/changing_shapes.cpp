@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -116,11 +117,8 @@ std::string_view label(ShapeWay way) { return name_of(way, {"streams", "re-captu
 // ---- the verdicts -------------------------------------------------------------
 
 ShapeWay fastest_way(const std::array<double, kShapeWays>& total_ms) {
-  ShapeWay best = ShapeWay::streams;
-  for (ShapeWay w : kAllShapeWays) {
-    if (ms_of(total_ms, w) < ms_of(total_ms, best)) best = w;
-  }
-  return best;
+  return *std::min_element(kAllShapeWays.begin(), kAllShapeWays.end(),
+                           [&](ShapeWay a, ShapeWay b) { return ms_of(total_ms, a) < ms_of(total_ms, b); });
 }
 
 Verdict fastest_verdict(const std::array<double, kShapeWays>& total_ms, int requests) {
@@ -270,15 +268,13 @@ void report_changing_shapes(const ChangingShapesOptions& options, const ShapeSeq
   StageResult& result = report.result;
   result = pool_result(result.device, common, options.article.pool);
   result.config["batches"] = nullptr;  // each request's own; the buffers hold the top bucket's
-  const Workload one{1, seq.shape};
   std::vector<const VerifyResult*> checks;
   for (ShapeWay w : kAllShapeWays) {
     const ShapeWayCosts& way = seq.way(w);
-    const double batches = double(way.batches_requested);
     result.measurements.push_back(checked_without_digest(
         "changing_shapes",
         {{"way", std::string(to_string(w))}, {"requests", c.requests}, {"max_batches", c.max_batches}}, way.total,
-        Work{batches * double(one.a_bytes() + one.c_bytes()), batches * one.flops_per_batch()}, way.check.passed));
+        work_of(Workload{static_cast<int>(way.batches_requested), seq.shape}), way.check.passed));
     checks.push_back(&way.check);
   }
   checks.push_back(&seq.buckets.check);
@@ -298,21 +294,15 @@ void report_changing_shapes(const ChangingShapesOptions& options, const ShapeSeq
   out << "; captured in " << fixed(seq.buckets.capture_ms, 2) << " ms and instantiated in "
       << fixed(seq.buckets.instantiate_ms, 2) << " ms up front, first launches " << fixed(seq.buckets.first_launch_ms, 2)
       << " ms\n";
-  struct WayRow {
-    ShapeWay way;
-    const ShapeWayCosts* costs;
-  };
-  std::vector<WayRow> rows;
-  for (ShapeWay w : kAllShapeWays) rows.push_back({w, &seq.way(w)});
-  report.table(table_of<WayRow>(
-      {{"way", [](const WayRow& r) { return std::string(label(r.way)); }},
-       {"total ms", [](const WayRow& r) { return fixed(r.costs->total.median_ms, 2); }},
-       {"GPU ms", [](const WayRow& r) { return fixed(r.costs->gpu.median_ms, 2); }},
-       {"CPU ms", [](const WayRow& r) { return fixed(r.costs->cpu.median_ms, 2); }},
-       {"capture/instantiate/update ms", [](const WayRow& r) { return fixed(r.costs->prepare.median_ms, 2); }},
-       {"batches computed", [](const WayRow& r) { return std::to_string(r.costs->batches_computed); }},
-       {"verified", [](const WayRow& r) { return std::string(r.costs->check.passed ? "yes" : "NO"); }}},
-      rows));
+  report.table(table_of<ShapeWay>(
+      {{"way", [](ShapeWay w) { return std::string(label(w)); }},
+       {"total ms", [&seq](ShapeWay w) { return fixed(seq.way(w).total.median_ms, 2); }},
+       {"GPU ms", [&seq](ShapeWay w) { return fixed(seq.way(w).gpu.median_ms, 2); }},
+       {"CPU ms", [&seq](ShapeWay w) { return fixed(seq.way(w).cpu.median_ms, 2); }},
+       {"capture/instantiate/update ms", [&seq](ShapeWay w) { return fixed(seq.way(w).prepare.median_ms, 2); }},
+       {"batches computed", [&seq](ShapeWay w) { return std::to_string(seq.way(w).batches_computed); }},
+       {"verified", [&seq](ShapeWay w) { return std::string(seq.way(w).check.passed ? "yes" : "NO"); }}},
+      kAllShapeWays));
 
   const ShapeWayCosts& recapture = seq.way(ShapeWay::recapture);
   const ShapeWayCosts& buckets = seq.way(ShapeWay::buckets);
@@ -412,7 +402,7 @@ ShapeSequenceCosts measure_changing_shapes(const ChangingShapesConfig& config, c
 
   // d. the buckets: captured and instantiated up front, each launched once
   // (which uploads it) and verified.
-  std::vector<GraphExec> bucket_execs;
+  std::map<int, GraphExec> bucket_execs;  // by bucket size
   for (int size : costs.buckets.sizes) {
     const HostTimer capture_timer;
     const Graph graph = steps.capture(buffers, size);
@@ -420,12 +410,11 @@ ShapeSequenceCosts measure_changing_shapes(const ChangingShapesConfig& config, c
     const HostTimer instantiate_timer;
     GraphExec exec = steps.instantiate(graph);
     costs.buckets.instantiate_ms += instantiate_timer.elapsed().count();
-    bucket_execs.push_back(std::move(exec));
+    bucket_execs.emplace(size, std::move(exec));
   }
-  for (std::size_t i = 0; i < bucket_execs.size(); ++i) {
-    const int size = costs.buckets.sizes[i];
+  for (const auto& [size, exec] : bucket_execs) {
     buffers.poison_first(size, steps.stream);
-    costs.buckets.first_launch_ms += host_synchronised(steps.stream, [&] { steps.launch(bucket_execs[i]); }).count();
+    costs.buckets.first_launch_ms += host_synchronised(steps.stream, [&] { steps.launch(exec); }).count();
     fold_check(costs.buckets.check, buffers.verify_first(steps.data_seed, size));
   }
 
@@ -448,14 +437,13 @@ ShapeSequenceCosts measure_changing_shapes(const ChangingShapesConfig& config, c
         timer.start(steps.stream);
         steps.issue_on_streams(buffers, batches);
         break;
-      case ShapeWay::recapture: {  // b.
+      case ShapeWay::recapture:  // b.
         graph = steps.capture(buffers, batches);
         fresh = steps.instantiate(graph);
         t.prepare = wall.elapsed();
         timer.start(steps.stream);
         steps.launch(fresh);
         break;
-      }
       case ShapeWay::exec_update: {  // c.
         graph = steps.capture(buffers, batches);
         UpdateCounts& n = costs.updates;
@@ -491,10 +479,9 @@ ShapeSequenceCosts measure_changing_shapes(const ChangingShapesConfig& config, c
         break;
       }
       case ShapeWay::buckets: {  // d.
-        const auto index =
-            std::find(costs.buckets.sizes.begin(), costs.buckets.sizes.end(), computed) - costs.buckets.sizes.begin();
+        const GraphExec& exec = bucket_execs.at(computed);
         timer.start(steps.stream);
-        steps.launch(bucket_execs[std::size_t(index)]);
+        steps.launch(exec);
         break;
       }
     }

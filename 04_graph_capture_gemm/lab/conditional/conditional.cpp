@@ -1,4 +1,5 @@
 #include "04_graph_capture_gemm/lab/conditional/conditional.hpp"
+#include "04_graph_capture_gemm/lab/conditional/conditional_kernels.hpp"
 
 #include <algorithm>
 #include <array>
@@ -63,57 +64,6 @@ std::string version_text(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
-}  // namespace
-
-std::string unsupported_reason(const ConditionalConfig& config, int driver, int runtime) {
-  auto missing = [&](const char* what, int needed) -> std::string {
-    const bool driver_short = driver < needed;
-    return std::string(what) + " need CUDA " + version_text(needed) + " or newer: the " +
-           (driver_short ? "driver supports " + version_text(driver) : "runtime is " + version_text(runtime));
-  };
-  if (driver < kWhileNeedsVersion || runtime < kWhileNeedsVersion) return missing("WHILE nodes", kWhileNeedsVersion);
-  if (config.requests > 0 && (driver < kSwitchNeedsVersion || runtime < kSwitchNeedsVersion)) {
-    return missing("SWITCH nodes", kSwitchNeedsVersion) + " (--cond-requests 0 runs the WHILE part alone)";
-  }
-  return "";
-}
-
-double conditional_seconds(const ConditionalConfig& config, double gemm_seconds) {
-  // A launch costs the host about 4 µs; a host round trip (copy, synchronise) 20 µs; both err long.
-  constexpr double kLaunch = 4e-6;
-  constexpr double kRoundTrip = 20e-6;
-  const double rounds = config.common.plan.warmup + config.common.plan.repeats;
-  double total = 0.0;
-  for (const double gemm : {0.0, std::max(gemm_seconds, 3e-6)}) {
-    const double body = gemm + 2.0 * kLaunch;
-    for (const int n : config.iterations) {
-      const bool unrolled = n <= config.unroll_max;
-      total += rounds * n * ((unrolled ? 4.0 : 3.0) * body + (body + kRoundTrip));
-      if (unrolled) total += n * 3.0 * kLaunch;  // capture and instantiate, once
-    }
-  }
-  if (config.requests > 0) {
-    const double largest = config.buckets.back() / double(std::max(config.size, 1));
-    const double bucket_gemm = std::max(gemm_seconds * largest * largest * largest, 3e-6);
-    total += rounds * config.requests * 2.0 * (bucket_gemm + 2.0 * kLaunch + kRoundTrip);
-  }
-  return total;
-}
-
-// ---- options ------------------------------------------------------------------------
-
-void conditional_options(StageCli& cli) {
-  cli.add_text("cond-iterations", "loop lengths N, each timed for every variant (at most 100000)",
-               "10,100,1000,10000", "LIST");
-  cli.add_int("cond-size", "m = n = k of the loop body's GEMM (the article's naive kernel)", 64, 1, 1024);
-  cli.add_int("cond-unroll-max", "longest loop also timed as one unrolled graph (0: none)", 10000, 0, 100000);
-  cli.add_text("cond-buckets", "the SWITCH part's shape buckets: square GEMM sizes, at most 16", "32,64,128,256",
-               "LIST");
-  cli.add_int("cond-requests", "requests per SWITCH run (0: no SWITCH part)", 200, 0, 100000);
-}
-
-namespace {
-
 std::vector<int> sorted_list(const StageCli& cli, const char* flag, long long largest) {
   std::vector<int> values;
   for (const long long value : parse_distinct_int_list(flag, cli.get_string(flag), 1, largest)) {
@@ -123,32 +73,24 @@ std::vector<int> sorted_list(const StageCli& cli, const char* flag, long long la
   return values;
 }
 
-}  // namespace
-
-ConditionalConfig read_conditional(const StageCli& cli, CommonOptions& common) {
-  ConditionalConfig config;
-  config.iterations = sorted_list(cli, "cond-iterations", 100000);
-  config.size = static_cast<int>(cli.get_int("cond-size"));
-  config.unroll_max = static_cast<int>(cli.get_int("cond-unroll-max"));
-  config.buckets = sorted_list(cli, "cond-buckets", 1024);
-  if (config.buckets.size() > static_cast<std::size_t>(kMaxSwitchBuckets)) {
-    throw UsageError("--cond-buckets takes at most " + std::to_string(kMaxSwitchBuckets) + " sizes, got " +
-                     std::to_string(config.buckets.size()));
-  }
-  config.requests = static_cast<int>(cli.get_int("cond-requests"));
-  common.work = Workload{1, GemmShape{config.size, config.size, config.size}};
-  config.common = common;
-  return config;
-}
-
 // ---- verdicts -----------------------------------------------------------------------
-
-namespace {
 
 // How the WHILE node fares against one rival at one N: the rival's time
 // over the node's; wins at kClearMargin and above, costs more at
 // 1 / kClearMargin and below, even between.
-enum class Outcome { wins, even, costs_more };
+enum class Outcome { wins, costs_more, even };
+
+// Each outcome's id, its words in the WHILE node's verdicts, and the SWITCH verdict's opening (by Outcome).
+struct Words {
+  Outcome outcome;
+  const char* id;
+  const char* phrase;
+  const char* switch_says;
+};
+constexpr Words kWords[] = {
+    {Outcome::wins, "wins", "wins", "the SWITCH node wins, with no host round trip: "},
+    {Outcome::costs_more, "costs_more", "costs more", "the SWITCH node costs more than the host's choice: "},
+    {Outcome::even, "even", "within 10%", "within 10%: the SWITCH node does not pay off here: "}};
 
 Outcome outcome_of(double rival_ms, double while_ms) {
   if (rival_ms >= kClearMargin * while_ms) return Outcome::wins;
@@ -185,12 +127,10 @@ bool all_are(const Versus& v, Outcome outcome, std::size_t from = 0) {
 // The first index from which every outcome is `outcome` and none before is;
 // nothing when there is no such proper suffix.
 std::optional<std::size_t> from_on(const Versus& v, Outcome outcome) {
-  for (std::size_t i = 1; i < v.outcomes.size(); ++i) {
-    const bool before = std::find(v.outcomes.begin(), v.outcomes.begin() + static_cast<std::ptrdiff_t>(i), outcome) !=
-                        v.outcomes.begin() + static_cast<std::ptrdiff_t>(i);
-    if (!before && all_are(v, outcome, i)) return i;
-  }
-  return std::nullopt;
+  const auto first = static_cast<std::size_t>(std::find(v.outcomes.begin(), v.outcomes.end(), outcome) -
+                                              v.outcomes.begin());
+  if (first == 0 || first == v.outcomes.size() || !all_are(v, outcome, first)) return std::nullopt;
+  return first;
 }
 
 std::string ratio_range(const Versus& v, std::size_t from = 0) {
@@ -202,8 +142,7 @@ std::string ratio_range(const Versus& v, std::size_t from = 0) {
 std::string ns_with(const Versus& v, Outcome outcome) {
   std::string out;
   for (std::size_t i = 0; i < v.ns.size(); ++i) {
-    if (v.outcomes[i] != outcome) continue;
-    out += (out.empty() ? "" : ", ") + std::to_string(v.ns[i]);
+    if (v.outcomes[i] == outcome) out += (out.empty() ? "" : ", ") + std::to_string(v.ns[i]);
   }
   return out;
 }
@@ -211,21 +150,20 @@ std::string ns_with(const Versus& v, Outcome outcome) {
 // The outcome's word, and the phrase that says it with the ratios.
 std::pair<std::string, std::string> versus_words(const Versus& v) {
   if (v.ns.empty()) return {"not_measured", "not measured (every N above --cond-unroll-max)"};
-  if (all_are(v, Outcome::wins)) return {"wins", "wins at every N (" + ratio_range(v) + ")"};
-  if (all_are(v, Outcome::costs_more)) return {"costs_more", "costs more at every N (" + ratio_range(v) + ")"};
-  if (all_are(v, Outcome::even)) return {"even", "within 10% at every N (" + ratio_range(v) + ")"};
-  if (const std::optional<std::size_t> i = from_on(v, Outcome::wins)) {
-    return {"wins_from", "wins from N = " + std::to_string(v.ns[*i]) + " on (" + ratio_range(v, *i) + ")"};
+  for (const Words& w : kWords) {
+    if (all_are(v, w.outcome)) return {w.id, std::string(w.phrase) + " at every N (" + ratio_range(v) + ")"};
   }
-  if (const std::optional<std::size_t> i = from_on(v, Outcome::costs_more)) {
-    return {"costs_more_from", "costs more from N = " + std::to_string(v.ns[*i]) + " on (" + ratio_range(v, *i) + ")"};
+  for (const Words& w : {kWords[0], kWords[1]}) {  // wins, costs more: from some N on
+    if (const std::optional<std::size_t> i = from_on(v, w.outcome)) {
+      return {std::string(w.id) + "_from",
+              std::string(w.phrase) + " from N = " + std::to_string(v.ns[*i]) + " on (" + ratio_range(v, *i) + ")"};
+    }
   }
   std::string text = "mixed:";
-  if (const std::string wins = ns_with(v, Outcome::wins); !wins.empty()) text += " wins at N = " + wins + ";";
-  if (const std::string more = ns_with(v, Outcome::costs_more); !more.empty()) {
-    text += " costs more at N = " + more + ";";
+  for (const Words& w : kWords) {
+    const std::string ns = ns_with(v, w.outcome);
+    if (!ns.empty()) text += " " + std::string(w.phrase) + " at N = " + ns + ";";
   }
-  if (const std::string even = ns_with(v, Outcome::even); !even.empty()) text += " within 10% at N = " + even + ";";
   text.pop_back();
   return {"mixed", text + " (" + ratio_range(v) + ")"};
 }
@@ -235,83 +173,18 @@ constexpr const char* kRivals[kLoopVariants] = {"", "a host loop of kernel launc
 
 const nlohmann::json kMargin = {{"clear_margin", kClearMargin}};
 
-}  // namespace
-
-double per_iteration_us(const Summary& summary, int iterations) {
-  return iterations > 0 ? 1000.0 * summary.median_ms / iterations : 0.0;
-}
-
-LineFit loop_fit(const LoopFigures& figures, LoopVariant variant) {
-  std::vector<double> ns;
-  std::vector<double> us;
-  for (const LoopPoint& point : figures.points) {
-    if (!measured(point, variant)) continue;
-    ns.push_back(point.iterations);
-    us.push_back(1000.0 * point.variant[variant].median_ms);
-  }
-  return fit_line(ns, us);
-}
-
-Verdict versus_verdict(const LoopFigures& figures, LoopVariant rival) {
-  const Versus v = versus(figures, rival);
-  auto [outcome, phrase] = versus_words(v);
-  // rival / WHILE node at each N, by name: "rival_over_while_node_at_100".
-  nlohmann::json said = nlohmann::json::object();
-  for (std::size_t i = 0; i < v.ns.size(); ++i) {
-    said["rival_over_while_node_at_" + std::to_string(v.ns[i])] = v.ratios[i];
-  }
-  if (const LineFit node = loop_fit(figures, kWhileNode); node.points > 0) {
-    said["while_node_us_per_iteration"] = node.per_op_us;
-  }
-  if (const LineFit other = loop_fit(figures, rival); other.points > 0) {
-    said["rival_us_per_iteration"] = other.per_op_us;
-  }
-  return {.id = std::string("conditional.") + to_string(figures.body) + "." + kLoopVariantNames[rival],
-          .outcome = std::move(outcome),
-          .figures = std::move(said),
-          .threshold = kMargin,
-          .sentence = std::string(to_string(figures.body)) + " body, the WHILE node vs " + kRivals[rival] + ": " +
-                      phrase};
-}
-
-Verdict switch_verdict(const SwitchFigures& figures) {
-  Verdict v{.id = "conditional.switch"};
-  if (!figures.measured) {
-    v.outcome = "not_run";
-    v.sentence = "the SWITCH part was not run (--cond-requests 0)";
-    return v;
-  }
-  const double device = per_iteration_us(figures.device_chosen, figures.requests);
-  const double host = per_iteration_us(figures.host_chosen, figures.requests);
-  const double ratio = device > 0.0 ? host / device : 0.0;
-  v.figures = {{"device_us_per_request", device}, {"host_us_per_request", host}, {"host_over_device", ratio}};
-  v.threshold = kMargin;
-  const std::string both = figure(device, 1) + " µs per request against " + figure(host, 1) +
-                           " µs when the host reads the size back and launches the bucket's graph (" +
-                           fixed(ratio, 2) + "x)";
-  switch (outcome_of(figures.host_chosen.median_ms, figures.device_chosen.median_ms)) {
-    case Outcome::wins:
-      v.outcome = "wins";
-      v.sentence = "the SWITCH node wins, with no host round trip: " + both;
-      return v;
-    case Outcome::costs_more:
-      v.outcome = "costs_more";
-      v.sentence = "the SWITCH node costs more than the host's choice: " + both;
-      return v;
-    case Outcome::even:
-      break;
-  }
-  v.outcome = "even";
-  v.sentence = "within 10%: the SWITCH node does not pay off here: " + both;
-  return v;
-}
-
 // ---- result, JSON, screen -----------------------------------------------------------
 
-namespace {
+// "gemm_while_node": the body and the variant, in measurement and bound names.
+std::string variant_name(LoopBody body, int variant) {
+  return std::string(to_string(body)) + "_" + kLoopVariantNames[variant];
+}
 
-std::string measurement_name(LoopBody body, int variant) {
-  return std::string("cond_") + to_string(body) + "_" + kLoopVariantNames[variant];
+// Each variant's fit through a body's points (loop_fit).
+std::array<LineFit, kLoopVariants> fits_of(const LoopFigures& figures) {
+  std::array<LineFit, kLoopVariants> fits;
+  for (int v = 0; v < kLoopVariants; ++v) fits[v] = loop_fit(figures, static_cast<LoopVariant>(v));
+  return fits;
 }
 
 void fill_result(const ConditionalConfig& config, const ConditionalCosts& costs, StageResult& result) {
@@ -329,17 +202,14 @@ void fill_result(const ConditionalConfig& config, const ConditionalCosts& costs,
       const double flops = figures.body == LoopBody::gemm ? gemm_flops * point.iterations : 0.0;
       for (int v = 0; v < kLoopVariants; ++v) {
         if (!measured(point, v)) continue;
-        result.measurements.push_back(checked_without_digest(measurement_name(figures.body, v),
+        result.measurements.push_back(checked_without_digest("cond_" + variant_name(figures.body, v),
                                                              {{"iterations", point.iterations}},
                                                              point.variant[v], Work{0.0, flops}, passed));
       }
     }
+    const std::array<LineFit, kLoopVariants> fits = fits_of(figures);
     for (int v = 0; v < kLoopVariants; ++v) {
-      const LineFit fit = loop_fit(figures, static_cast<LoopVariant>(v));
-      if (fit.points > 0) {
-        result.bounds[std::string(to_string(figures.body)) + "_" + kLoopVariantNames[v] + "_us_per_iteration"] =
-            fit.per_op_us;
-      }
+      if (fits[v].points > 0) result.bounds[variant_name(figures.body, v) + "_us_per_iteration"] = fits[v].per_op_us;
     }
   }
   const SwitchFigures& sw = costs.switch_node;
@@ -389,6 +259,7 @@ nlohmann::json loop_json(const LoopFigures& figures, const std::vector<Verdict>&
 
 // A body's table: one row per variant, its time at every N and its fit.
 Table loop_table(const LoopFigures& figures) {
+  const std::array<LineFit, kLoopVariants> fits = fits_of(figures);
   std::vector<Column<int>> columns = {
       {std::string(to_string(figures.body)) + " body", [](int v) { return std::string(kLoopVariantNames[v]); }}};
   for (const LoopPoint& point : figures.points) {
@@ -396,13 +267,11 @@ Table loop_table(const LoopFigures& figures) {
                          return measured(point, v) ? figure(point.variant[v].median_ms, 3) : std::string("-");
                        }});
   }
-  columns.push_back({"us/iter (fit)", [&figures](int v) {
-                       const LineFit fit = loop_fit(figures, static_cast<LoopVariant>(v));
-                       return fit.points > 0 ? figure(fit.per_op_us, 2) : std::string("-");
+  columns.push_back({"us/iter (fit)", [fits](int v) {
+                       return fits[v].points > 0 ? figure(fits[v].per_op_us, 2) : std::string("-");
                      }});
-  columns.push_back({"fixed us", [&figures](int v) {
-                       const LineFit fit = loop_fit(figures, static_cast<LoopVariant>(v));
-                       return has_fixed_part(fit) ? figure(fit.fixed_us, 1) : std::string("-");
+  columns.push_back({"fixed us", [fits](int v) {
+                       return has_fixed_part(fits[v]) ? figure(fits[v].fixed_us, 1) : std::string("-");
                      }});
   return table_of(columns, std::array<int, kLoopVariants>{kWhileNode, kKernelLoop, kGraphLoop, kUnrolled, kHostDecided});
 }
@@ -410,15 +279,165 @@ Table loop_table(const LoopFigures& figures) {
 // A fit whose fixed part fell below zero.
 bool below_zero(const ConditionalCosts& costs) {
   for (const LoopFigures& figures : costs.loops) {
-    for (int v = 0; v < kLoopVariants; ++v) {
-      const LineFit fit = loop_fit(figures, static_cast<LoopVariant>(v));
+    for (const LineFit& fit : fits_of(figures)) {
       if (fit.points > 0 && !has_fixed_part(fit)) return true;
     }
   }
   return false;
 }
 
+// ---- the declaration ----------------------------------------------------------------
+
+CommonDefaults defaults() {
+  CommonDefaults d = own_workload_defaults();
+  // Its few small buffers are pinned, and so is the flag the host-decided loop reads back.
+  d.host_memory_choice = false;
+  return d;
+}
+
+Needs needs(const ConditionalConfig& config) {
+  MemoryNeeds needs = memory_needs(config.common.work, HostMemory::pinned);
+  for (const int size : config.buckets) {
+    needs = combined(needs, memory_needs(Workload{1, GemmShape{size, size, size}}, HostMemory::pinned));
+  }
+  return {needs, "try smaller --cond-size or --cond-buckets"};
+}
+
+csg::Estimate estimate(const ConditionalConfig& config, int /*device*/) {
+  int driver = 0;
+  int runtime = 0;
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  if (const std::string missing = unsupported_reason(config, driver, runtime); !missing.empty()) {
+    throw NoDeviceError(missing);
+  }
+  const Workload& work = config.common.work;
+  const double gemm_seconds = work.flops_per_batch() / measure_rates(Gemm{}, work.shape).kernel_flops_per_s;
+  return {conditional_seconds(config, gemm_seconds),
+          "WHILE node against host loops: N = " + std::to_string(config.iterations.front()) + " to " +
+              std::to_string(config.iterations.back()) +
+              (config.requests > 0 ? "; then SWITCH over " + std::to_string(config.requests) + " requests" : "")};
+}
+
+const Experiment<ConditionalConfig, ConditionalCosts> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = defaults(), .options = conditional_options, .read = read_conditional, .needs = needs,
+    .estimate = estimate, .measure = measure_conditional, .report = report_conditional};
+
 }  // namespace
+
+std::string unsupported_reason(const ConditionalConfig& config, int driver, int runtime) {
+  auto missing = [&](const char* what, int needed) -> std::string {
+    const bool driver_short = driver < needed;
+    return std::string(what) + " need CUDA " + version_text(needed) + " or newer: the " +
+           (driver_short ? "driver supports " + version_text(driver) : "runtime is " + version_text(runtime));
+  };
+  if (driver < kWhileNeedsVersion || runtime < kWhileNeedsVersion) return missing("WHILE nodes", kWhileNeedsVersion);
+  if (config.requests > 0 && (driver < kSwitchNeedsVersion || runtime < kSwitchNeedsVersion)) {
+    return missing("SWITCH nodes", kSwitchNeedsVersion) + " (--cond-requests 0 runs the WHILE part alone)";
+  }
+  return "";
+}
+
+double conditional_seconds(const ConditionalConfig& config, double gemm_seconds) {
+  // A launch costs the host about 4 µs; a host round trip (copy, synchronise) 20 µs; both err long.
+  constexpr double kLaunch = 4e-6;
+  constexpr double kRoundTrip = 20e-6;
+  const double rounds = config.common.plan.warmup + config.common.plan.repeats;
+  double total = 0.0;
+  for (const double gemm : {0.0, std::max(gemm_seconds, 3e-6)}) {
+    const double body = gemm + 2.0 * kLaunch;
+    for (const int n : config.iterations) {
+      const bool unrolled = n <= config.unroll_max;
+      total += rounds * n * ((unrolled ? 4.0 : 3.0) * body + (body + kRoundTrip));
+      if (unrolled) total += n * 3.0 * kLaunch;  // capture and instantiate, once
+    }
+  }
+  if (config.requests > 0) {
+    const double largest = config.buckets.back() / double(std::max(config.size, 1));
+    const double bucket_gemm = std::max(gemm_seconds * largest * largest * largest, 3e-6);
+    total += rounds * config.requests * 2.0 * (bucket_gemm + 2.0 * kLaunch + kRoundTrip);
+  }
+  return total;
+}
+
+// ---- options ------------------------------------------------------------------------
+
+void conditional_options(StageCli& cli) {
+  cli.add_text("cond-iterations", "loop lengths N, each timed for every variant (at most 100000)",
+               "10,100,1000,10000", "LIST");
+  cli.add_int("cond-size", "m = n = k of the loop body's GEMM (the article's naive kernel)", 64, 1, 1024);
+  cli.add_int("cond-unroll-max", "longest loop also timed as one unrolled graph (0: none)", 10000, 0, 100000);
+  cli.add_text("cond-buckets", "the SWITCH part's shape buckets: square GEMM sizes, at most 16", "32,64,128,256",
+               "LIST");
+  cli.add_int("cond-requests", "requests per SWITCH run (0: no SWITCH part)", 200, 0, 100000);
+}
+
+ConditionalConfig read_conditional(const StageCli& cli, CommonOptions& common) {
+  ConditionalConfig config;
+  config.iterations = sorted_list(cli, "cond-iterations", 100000);
+  config.size = static_cast<int>(cli.get_int("cond-size"));
+  config.unroll_max = static_cast<int>(cli.get_int("cond-unroll-max"));
+  config.buckets = sorted_list(cli, "cond-buckets", 1024);
+  if (config.buckets.size() > static_cast<std::size_t>(kMaxBuckets)) {
+    throw UsageError("--cond-buckets takes at most " + std::to_string(kMaxBuckets) + " sizes, got " +
+                     std::to_string(config.buckets.size()));
+  }
+  config.requests = static_cast<int>(cli.get_int("cond-requests"));
+  common.work = Workload{1, GemmShape{config.size, config.size, config.size}};
+  config.common = common;
+  return config;
+}
+
+LineFit loop_fit(const LoopFigures& figures, LoopVariant variant) {
+  std::vector<double> ns;
+  std::vector<double> us;
+  for (const LoopPoint& point : figures.points) {
+    if (!measured(point, variant)) continue;
+    ns.push_back(point.iterations);
+    us.push_back(1000.0 * point.variant[variant].median_ms);
+  }
+  return fit_line(ns, us);
+}
+
+Verdict versus_verdict(const LoopFigures& figures, LoopVariant rival) {
+  const Versus v = versus(figures, rival);
+  auto [outcome, phrase] = versus_words(v);
+  // rival / WHILE node at each N, by name: "rival_over_while_node_at_100".
+  nlohmann::json said = nlohmann::json::object();
+  for (std::size_t i = 0; i < v.ns.size(); ++i) {
+    said["rival_over_while_node_at_" + std::to_string(v.ns[i])] = v.ratios[i];
+  }
+  if (const LineFit node = loop_fit(figures, kWhileNode); node.points > 0) {
+    said["while_node_us_per_iteration"] = node.per_op_us;
+  }
+  if (const LineFit other = loop_fit(figures, rival); other.points > 0) {
+    said["rival_us_per_iteration"] = other.per_op_us;
+  }
+  return {.id = std::string("conditional.") + to_string(figures.body) + "." + kLoopVariantNames[rival],
+          .outcome = std::move(outcome),
+          .figures = std::move(said),
+          .threshold = kMargin,
+          .sentence = std::string(to_string(figures.body)) + " body, the WHILE node vs " + kRivals[rival] + ": " +
+                      phrase};
+}
+
+Verdict switch_verdict(const SwitchFigures& figures) {
+  if (!figures.measured) {
+    return {.id = "conditional.switch", .outcome = "not_run",
+            .sentence = "the SWITCH part was not run (--cond-requests 0)"};
+  }
+  const double device = per_iteration_us(figures.device_chosen, figures.requests);
+  const double host = per_iteration_us(figures.host_chosen, figures.requests);
+  const double ratio = device > 0.0 ? host / device : 0.0;
+  const Words& w = kWords[static_cast<int>(outcome_of(figures.host_chosen.median_ms, figures.device_chosen.median_ms))];
+  return {.id = "conditional.switch",
+          .outcome = w.id,
+          .figures = {{"device_us_per_request", device}, {"host_us_per_request", host}, {"host_over_device", ratio}},
+          .threshold = kMargin,
+          .sentence = w.switch_says + figure(device, 1) + " µs per request against " + figure(host, 1) +
+                      " µs when the host reads the size back and launches the bucket's graph (" + fixed(ratio, 2) +
+                      "x)"};
+}
 
 void report_conditional(const ConditionalConfig& config, const ConditionalCosts& costs, Report& report) {
   fill_result(config, costs, report.result);
@@ -488,47 +507,6 @@ void report_conditional(const ConditionalConfig& config, const ConditionalCosts&
   if (wrong != costs.gemm_checks.end()) out << "output WRONG: " << wrong->method << '\n';
   report.sections["conditional"] = std::move(section);
 }
-
-// ---- the declaration ----------------------------------------------------------------
-
-namespace {
-
-CommonDefaults defaults() {
-  CommonDefaults d = own_workload_defaults();
-  // Its few small buffers are pinned, and so is the flag the host-decided loop reads back.
-  d.host_memory_choice = false;
-  return d;
-}
-
-Needs needs(const ConditionalConfig& config) {
-  MemoryNeeds needs = memory_needs(config.common.work, HostMemory::pinned);
-  for (const int size : config.buckets) {
-    needs = combined(needs, memory_needs(Workload{1, GemmShape{size, size, size}}, HostMemory::pinned));
-  }
-  return {needs, "try smaller --cond-size or --cond-buckets"};
-}
-
-csg::Estimate estimate(const ConditionalConfig& config, int /*device*/) {
-  int driver = 0;
-  int runtime = 0;
-  CUDA_CHECK(cudaDriverGetVersion(&driver));
-  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  if (const std::string missing = unsupported_reason(config, driver, runtime); !missing.empty()) {
-    throw NoDeviceError(missing);
-  }
-  const Workload& work = config.common.work;
-  const double gemm_seconds = work.flops_per_batch() / measure_rates(Gemm{}, work.shape).kernel_flops_per_s;
-  return {conditional_seconds(config, gemm_seconds),
-          "WHILE node against host loops: N = " + std::to_string(config.iterations.front()) + " to " +
-              std::to_string(config.iterations.back()) +
-              (config.requests > 0 ? "; then SWITCH over " + std::to_string(config.requests) + " requests" : "")};
-}
-
-const Experiment<ConditionalConfig, ConditionalCosts> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = defaults(), .options = conditional_options, .read = read_conditional, .needs = needs,
-    .estimate = estimate, .measure = measure_conditional, .report = report_conditional};
-
-}  // namespace
 
 extern const Subcommand kConditional = make_subcommand<kExperiment>();
 

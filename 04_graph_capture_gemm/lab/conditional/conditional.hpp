@@ -92,17 +92,12 @@ std::string unsupported_reason(const ConditionalConfig& config, int driver, int 
 // at its own size scaled by the cube of the ratio) with the plan's rounds.
 double conditional_seconds(const ConditionalConfig& config, double gemm_seconds);
 
-// --cond-iterations LIST  loop lengths N (default 10,100,1000,10000)
-// --cond-size N           m = n = k of the loop body's GEMM (64)
-// --cond-unroll-max N     longest unrolled graph; 0: none (10000)
-// --cond-buckets LIST     the SWITCH part's GEMM sizes (32,64,128,256)
-// --cond-requests N       requests per SWITCH run; 0: no SWITCH part (200)
+// The --cond-* options ConditionalConfig names, with its defaults.
 void conditional_options(StageCli& cli);
 // After parsing: lists sorted, the common options' work one GEMM of the
 // body's size. Throws UsageError for an empty or repeated item, a value out
-// of range, or more buckets than kMaxSwitchBuckets.
+// of range, or more buckets than kMaxBuckets (conditional_kernels.hpp).
 ConditionalConfig read_conditional(const StageCli& cli, CommonOptions& common);
-inline constexpr int kMaxSwitchBuckets = 16;
 
 // Runs both parts on a stream of its own. Throws CudaError for a CUDA failure.
 ConditionalCosts measure_conditional(const ConditionalConfig& config);
@@ -122,7 +117,7 @@ Verdict versus_verdict(const LoopFigures& figures, LoopVariant rival);
 Verdict switch_verdict(const SwitchFigures& figures);
 
 // Median total of a variant over N, in µs per iteration.
-double per_iteration_us(const Summary& summary, int iterations);
+inline double per_iteration_us(const Summary& summary, int iterations) { return per_op_us(summary, iterations); }
 // fixed + per-iteration x N through a variant's points (fit_line).
 LineFit loop_fit(const LoopFigures& figures, LoopVariant variant);
 

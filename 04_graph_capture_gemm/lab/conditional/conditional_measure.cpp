@@ -2,14 +2,14 @@
 #include "04_graph_capture_gemm/lab/conditional/conditional_kernels.hpp"
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "check.hpp"
-#include "cuda/graph.hpp"
-#include "measure/timers.hpp"
 #include "owners.hpp"
 #include "workload/gemm.hpp"
 
@@ -47,9 +47,7 @@ cudaGraphNode_t add_kernel(cudaGraph_t graph, const void* kernel, void** args, c
   params.func = const_cast<void*>(kernel);
   params.gridDim = dim3(1);
   params.blockDim = dim3(1);
-  params.sharedMemBytes = 0;
   params.kernelParams = args;
-  params.extra = nullptr;
   cudaGraphNode_t node = nullptr;
   CUDA_CHECK(cudaGraphAddKernelNode(&node, graph, deps, deps_count, &params));
   return node;
@@ -101,10 +99,7 @@ bool still_poisoned(BatchBuffers& buffers, cudaStream_t stream) {
                              cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   const float* c = buffers.host_c(0);
-  for (std::size_t i = 0; i < buffers.work().c_elems(); ++i) {
-    if (!std::isnan(c[i])) return false;
-  }
-  return true;
+  return std::all_of(c, c + buffers.work().c_elems(), [](float x) { return std::isnan(x); });
 }
 
 template <class T>
@@ -182,6 +177,22 @@ class Study {
     }
   }
 
+  // A variant: `issue` timed with events on the stream, `check` after every
+  // run, `verify` after the last.
+  template <class Issue, class Check, class Verify>
+  TimedVariant timed(EventTimer& timer, std::function<void()> prepare, Issue issue, Check check, Verify verify) {
+    return TimedVariant{.prepare = std::move(prepare),
+                        .run =
+                            [this, &timer, issue, check] {
+                              timer.start(stream_);
+                              issue();
+                              const Millis time = timer.stop();
+                              check();
+                              return time;
+                            },
+                        .after_last = verify};
+  }
+
   LoopPoint loop_point(LoopBody body, int n) {
     LoopPoint point;
     point.iterations = n;
@@ -190,15 +201,17 @@ class Study {
     CUDA_CHECK(cudaMemcpyAsync(loop_state_.data(), &initial, sizeof initial, cudaMemcpyHostToDevice, stream_));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
 
+    // The start and N bodies queued from the host: the kernel loop, and what the unrolled graph captures.
+    auto kernel_loop = [&] {
+      issue_start(stream_);
+      for (int i = 0; i < n; ++i) issue_body(body, stream_, nullptr);
+    };
     const GraphExec while_exec = while_graph(body);
     const GraphExec one_body = uploaded(capture_on(stream_, [&] { issue_body(body, stream_, nullptr); }), stream_);
     GraphExec unrolled;
     if (n <= config_.unroll_max) {
       const HostTimer timer;
-      const Graph graph = capture_on(stream_, [&] {
-        issue_start(stream_);
-        for (int i = 0; i < n; ++i) issue_body(body, stream_, nullptr);
-      });
+      const Graph graph = capture_on(stream_, kernel_loop);
       unrolled = GraphExec::instantiate(graph);
       point.unrolled_instantiate_ms = timer.elapsed().count();
       CUDA_CHECK(cudaGraphUpload(unrolled.get(), stream_));
@@ -206,47 +219,29 @@ class Study {
     }
 
     EventTimer timer;
-    auto timed = [&](int variant, auto&& issue) {
-      return TimedVariant{
-          .prepare =
-              [&] {
-                if (body == LoopBody::gemm) gemm_->poison_device_outputs(stream_);
-              },
-          .run =
-              [&, variant, issue] {
-                timer.start(stream_);
-                issue();
-                const Millis time = timer.stop();
-                check_counter(label + ", " + kLoopVariantNames[variant], n);
-                return time;
-              },
-          .after_last =
-              [&, variant] {
-                if (body != LoopBody::gemm) return;
-                VerifyResult check = verify_output(*gemm_, seed_, stream_);
-                if (!check.passed) check.method = label + ", " + kLoopVariantNames[variant] + ": " + check.method;
-                costs_.gemm_checks.push_back(std::move(check));
-              }};
-    };
     std::vector<TimedVariant> variants;
     std::vector<Summary*> into;
-    variants.push_back(timed(kWhileNode, [&] { CUDA_CHECK(cudaGraphLaunch(while_exec.get(), stream_)); }));
-    into.push_back(&point.variant[kWhileNode]);
-    variants.push_back(timed(kKernelLoop, [&] {
-      issue_start(stream_);
-      for (int i = 0; i < n; ++i) issue_body(body, stream_, nullptr);
-    }));
-    into.push_back(&point.variant[kKernelLoop]);
-    variants.push_back(timed(kGraphLoop, [&] {
+    auto add = [&](int variant, auto issue) {
+      const std::string what = label + ", " + kLoopVariantNames[variant];
+      into.push_back(&point.variant[variant]);
+      variants.push_back(timed(
+          timer, [&] { if (body == LoopBody::gemm) gemm_->poison_device_outputs(stream_); }, issue,
+          [&, what] { check_counter(what, n); },
+          [&, what] {
+            if (body != LoopBody::gemm) return;
+            VerifyResult check = verify_output(*gemm_, seed_, stream_);
+            if (!check.passed) check.method = what + ": " + check.method;
+            costs_.gemm_checks.push_back(std::move(check));
+          }));
+    };
+    add(kWhileNode, [&] { CUDA_CHECK(cudaGraphLaunch(while_exec.get(), stream_)); });
+    add(kKernelLoop, kernel_loop);
+    add(kGraphLoop, [&] {
       issue_start(stream_);
       for (int i = 0; i < n; ++i) CUDA_CHECK(cudaGraphLaunch(one_body.get(), stream_));
-    }));
-    into.push_back(&point.variant[kGraphLoop]);
-    if (point.unrolled_measured) {
-      variants.push_back(timed(kUnrolled, [&] { CUDA_CHECK(cudaGraphLaunch(unrolled.get(), stream_)); }));
-      into.push_back(&point.variant[kUnrolled]);
-    }
-    variants.push_back(timed(kHostDecided, [&] {
+    });
+    if (point.unrolled_measured) add(kUnrolled, [&] { CUDA_CHECK(cudaGraphLaunch(unrolled.get(), stream_)); });
+    add(kHostDecided, [&] {
       issue_start(stream_);
       unsigned int* go = host_go_.data();
       do {
@@ -254,8 +249,7 @@ class Study {
         CUDA_CHECK(cudaMemcpyAsync(go, &loop_state_.data()->go, sizeof *go, cudaMemcpyDeviceToHost, stream_));
         CUDA_CHECK(cudaStreamSynchronize(stream_));
       } while (*go != 0);
-    }));
-    into.push_back(&point.variant[kHostDecided]);
+    });
 
     const std::vector<Summary> summaries = measure_interleaved(plan_, variants);
     for (std::size_t i = 0; i < summaries.size(); ++i) *into[i] = summaries[i];
@@ -312,11 +306,9 @@ class Study {
     RequestState* state_ptr = state.data();
     int bucket_count = count;
     void* next_args[] = {&sizes_ptr, &state_ptr};
-    const cudaGraphNode_t next =
-        add_kernel(graph.get(), next_request_kernel(), next_args, nullptr, 0);
+    const cudaGraphNode_t next = add_kernel(graph.get(), next_request_kernel(), next_args, nullptr, 0);
     void* choose_args[] = {&state_ptr, &buckets_ptr, &bucket_count, &handle};
-    const cudaGraphNode_t choose =
-        add_kernel(graph.get(), choose_bucket_kernel(), choose_args, &next, 1);
+    const cudaGraphNode_t choose = add_kernel(graph.get(), choose_bucket_kernel(), choose_args, &next, 1);
     cudaGraph_t* bodies = add_conditional(graph.get(), handle, cudaGraphCondTypeSwitch, count, choose);
     for (int b = 0; b < count; ++b) capture_into(bodies[b], stream_, [&] { issue_bucket(b, stream_); });
     const GraphExec switch_exec = uploaded(graph, stream_);
@@ -353,37 +345,26 @@ class Study {
         costs_.gemm_checks.push_back(std::move(check));
       }
     };
-    const std::vector<TimedVariant> variants = {
-        {.prepare = prepare,
-         .run =
-             [&] {
-               timer.start(stream_);
-               for (int r = 0; r < config_.requests; ++r) CUDA_CHECK(cudaGraphLaunch(switch_exec.get(), stream_));
-               const Millis time = timer.stop();
-               check_counts("SWITCH node");
-               return time;
-             },
-         .after_last = [&] { verify_buckets("SWITCH node"); }},
-        {.prepare = prepare,
-         .run =
-             [&] {
-               timer.start(stream_);
-               unsigned int* size = host_size.data();
-               for (int r = 0; r < config_.requests; ++r) {
-                 launch_next_request(sizes_on_device.data(), state.data(), stream_);
-                 CUDA_CHECK_LAUNCH("next_request");
-                 CUDA_CHECK(cudaMemcpyAsync(size, &state.data()->size, sizeof *size, cudaMemcpyDeviceToHost, stream_));
-                 CUDA_CHECK(cudaStreamSynchronize(stream_));
-                 const int b = bucket_of(static_cast<int>(*size), config_.buckets);
-                 if (b < 0) throw std::logic_error("a request larger than every bucket");
-                 CUDA_CHECK(cudaGraphLaunch(bucket_graphs[b].get(), stream_));
-               }
-               const Millis time = timer.stop();
-               check_counts("host's choice");
-               return time;
-             },
-         .after_last = [&] { verify_buckets("host's choice"); }},
+    auto variant = [&](const std::string& what, auto issue) {
+      return timed(timer, prepare, issue, [&, what] { check_counts(what); }, [&, what] { verify_buckets(what); });
     };
+    const std::vector<TimedVariant> variants = {
+        variant("SWITCH node",
+                [&] {
+                  for (int r = 0; r < config_.requests; ++r) CUDA_CHECK(cudaGraphLaunch(switch_exec.get(), stream_));
+                }),
+        variant("host's choice", [&] {
+          unsigned int* size = host_size.data();
+          for (int r = 0; r < config_.requests; ++r) {
+            launch_next_request(sizes_on_device.data(), state.data(), stream_);
+            CUDA_CHECK_LAUNCH("next_request");
+            CUDA_CHECK(cudaMemcpyAsync(size, &state.data()->size, sizeof *size, cudaMemcpyDeviceToHost, stream_));
+            CUDA_CHECK(cudaStreamSynchronize(stream_));
+            const int b = bucket_of(static_cast<int>(*size), config_.buckets);
+            if (b < 0) throw std::logic_error("a request larger than every bucket");
+            CUDA_CHECK(cudaGraphLaunch(bucket_graphs[b].get(), stream_));
+          }
+        })};
     measure_interleaved_into(plan_, variants, {&figures.device_chosen, &figures.host_chosen});
     return figures;
   }

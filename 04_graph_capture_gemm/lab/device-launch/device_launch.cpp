@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "04_graph_capture_gemm/lab/launch_costs.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 #include "base/text.hpp"
@@ -39,10 +40,6 @@ std::string times(double a, double b) {
 
 const std::string kThreshold = " (a clear difference: " + fixed(kClearRatio, 1) + "x either way)";
 
-double per_launch_us(const Summary& end_to_end, int launches) {
-  return launches > 0 ? 1000.0 * end_to_end.median_ms / launches : 0.0;
-}
-
 double cpu_us(const Summary& s) { return 1000.0 * s.median_ms; }
 
 // N launches three ways, per launch.
@@ -53,15 +50,9 @@ struct Ways {
   nlohmann::json json() const { return {{"host", host}, {"tail", tail}, {"fire_and_forget", fire}}; }
 };
 
-Ways empty_ways(const DeviceLaunchConfig& c, const DeviceLaunchFigures& f) {
-  return {per_launch_us(f.empty_host.end_to_end, c.launches), per_launch_us(f.empty_tail.end_to_end, c.launches),
-          per_launch_us(f.empty_fire.end_to_end, c.launches)};
-}
-
-Ways work_ways(const DeviceLaunchConfig& c, const DeviceLaunchFigures& f) {
-  const WorkRuns& w = f.work;
-  return {per_launch_us(w.host.end_to_end, c.work_launches), per_launch_us(w.tail.end_to_end, c.work_launches),
-          per_launch_us(w.fire.end_to_end, c.work_launches)};
+Ways ways(const LaunchRun& host, const LaunchRun& tail, const LaunchRun& fire, int launches) {
+  return {per_op_us(host.end_to_end, launches), per_op_us(tail.end_to_end, launches),
+          per_op_us(fire.end_to_end, launches)};
 }
 
 enum class Faster { device, host, even };
@@ -110,18 +101,28 @@ FlagEffect flag_effect(double plain_us, double flagged_us) {
   return FlagEffect::none;
 }
 
-// Whether the article's graph took the flag: "" when it did, else the refusal
-// and what was measured instead.
-std::string work_flag_text(const DeviceLaunchFigures& f) {
-  if (!f.work_kernels_only()) return "";
-  return "the article's graph (with its host copies) was refused the device-launch flag: " + f.work_flag_refusal +
-         "; its kernels alone were measured instead";
+Needs needs(const DeviceLaunchConfig& c) {
+  const Workload& work = c.common.work;
+  return {memory_needs(work, c.common.host_memory, work.batches), "try a smaller --work-batches or --work-size"};
 }
+
+csg::Estimate estimate(const DeviceLaunchConfig& c, int /*device*/) {
+  const Workload& work = c.common.work;
+  const double one_run =
+      work_seconds(work, measure_rates(Gemm{}, work.shape), c.common.host_memory == HostMemory::pageable).serial();
+  return {device_launch_seconds(c, one_run),
+          "graphs launched from the GPU: " + std::to_string(c.launches) + " launches three ways, " +
+              std::to_string(c.work_launches) + " runs of the work, " + std::to_string(c.launches) + " decisions"};
+}
+
+const Experiment<DeviceLaunchConfig, DeviceLaunchFigures> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = own_workload_defaults(), .options = device_launch_options, .read = read_device_launch, .needs = needs,
+    .estimate = estimate, .measure = measure_device_launch, .report = report_device_launch};
 
 }  // namespace
 
 Verdict launches_verdict(const DeviceLaunchConfig& config, const DeviceLaunchFigures& figures) {
-  const Ways w = empty_ways(config, figures);
+  const Ways w = ways(figures.empty_host, figures.empty_tail, figures.empty_fire, config.launches);
   const std::string said = std::string(w.device_name()) + " " + us(w.device()) + " per launch, the host's " +
                            "cudaGraphLaunch " + us(w.host);
   return decided(ways_verdict("device_launch.launches", w), faster(w.host, w.device()),
@@ -134,7 +135,7 @@ Verdict launches_verdict(const DeviceLaunchConfig& config, const DeviceLaunchFig
 }
 
 Verdict work_verdict(const DeviceLaunchConfig& config, const DeviceLaunchFigures& figures) {
-  const Ways w = work_ways(config, figures);
+  const Ways w = ways(figures.work.host, figures.work.tail, figures.work.fire, config.work_launches);
   const std::string what = figures.work_kernels_only() ? "the article's kernels" : "the article's work";
   const std::string said = std::string(w.device_name()) + " " + us(w.device()) + " per run, the host " + us(w.host);
   return decided(ways_verdict("device_launch.work", w), faster(w.host, w.device()),
@@ -147,8 +148,8 @@ Verdict work_verdict(const DeviceLaunchConfig& config, const DeviceLaunchFigures
 }
 
 Verdict decision_verdict(const DeviceLaunchConfig& config, const DeviceLaunchFigures& figures) {
-  const double host = per_launch_us(figures.decide_host.end_to_end, config.launches);
-  const double device = per_launch_us(figures.decide_device.end_to_end, config.launches);
+  const double host = per_op_us(figures.decide_host.end_to_end, config.launches);
+  const double device = per_op_us(figures.decide_device.end_to_end, config.launches);
   const std::string said =
       "a scheduler kernel " + us(device) + " per decision, the host (copy back, synchronise, launch) " + us(host);
   return decided(host_against_device("device_launch.decision", host, device, nlohmann::json::object()),
@@ -283,9 +284,10 @@ void report_device_launch(const DeviceLaunchConfig& c, const DeviceLaunchFigures
       checked_without_digest("dl_decide_device", decide_params, f.decide_device.end_to_end, Work{},
                              f.decide_device.passed),
   };
-  const Ways empty = empty_ways(c, f), work = work_ways(c, f);
-  const double decide_host = per_launch_us(f.decide_host.end_to_end, c.launches);
-  const double decide_device = per_launch_us(f.decide_device.end_to_end, c.launches);
+  const Ways empty = ways(f.empty_host, f.empty_tail, f.empty_fire, c.launches);
+  const Ways work = ways(w.host, w.tail, w.fire, c.work_launches);
+  const double decide_host = per_op_us(f.decide_host.end_to_end, c.launches);
+  const double decide_device = per_op_us(f.decide_device.end_to_end, c.launches);
   result.bounds = {
       {"dl_empty_host_us_per_launch", empty.host},
       {"dl_empty_tail_us_per_launch", empty.tail},
@@ -323,7 +325,10 @@ void report_device_launch(const DeviceLaunchConfig& c, const DeviceLaunchFigures
       << " after " << c.common.plan.warmup << " warm-up, interleaved\n\n";
   report.measurements();
   out << '\n';
-  if (const std::string refused = work_flag_text(f); !refused.empty()) out << refused << '\n';
+  if (f.work_kernels_only()) {
+    out << "the article's graph (with its host copies) was refused the device-launch flag: " << f.work_flag_refusal
+        << "; its kernels alone were measured instead\n";
+  }
   nlohmann::json conclusions = nlohmann::json::object();
   for (Verdict verdict : {launches_verdict(c, f), work_verdict(c, f), decision_verdict(c, f), flag_verdict(f)}) {
     // "device_launch.launches" -> "launches": the section's own key for the outcome.
@@ -350,28 +355,6 @@ void report_device_launch(const DeviceLaunchConfig& c, const DeviceLaunchFigures
       {"conclusions", conclusions},
   };
 }
-
-namespace {
-
-Needs needs(const DeviceLaunchConfig& c) {
-  const Workload& work = c.common.work;
-  return {memory_needs(work, c.common.host_memory, work.batches), "try a smaller --work-batches or --work-size"};
-}
-
-csg::Estimate estimate(const DeviceLaunchConfig& c, int /*device*/) {
-  const Workload& work = c.common.work;
-  const double one_run =
-      work_seconds(work, measure_rates(Gemm{}, work.shape), c.common.host_memory == HostMemory::pageable).serial();
-  return {device_launch_seconds(c, one_run),
-          "graphs launched from the GPU: " + std::to_string(c.launches) + " launches three ways, " +
-              std::to_string(c.work_launches) + " runs of the work, " + std::to_string(c.launches) + " decisions"};
-}
-
-const Experiment<DeviceLaunchConfig, DeviceLaunchFigures> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = own_workload_defaults(), .options = device_launch_options, .read = read_device_launch, .needs = needs,
-    .estimate = estimate, .measure = measure_device_launch, .report = report_device_launch};
-
-}  // namespace
 
 extern const Subcommand kDeviceLaunch = make_subcommand<kExperiment>();
 

@@ -60,8 +60,7 @@ struct DeviceLaunchFigures {
   int decide_a = 0, decide_b = 0;  // how many decisions chose A and B
 };
 
-// --launches N (1000), --work-launches N (100), --work-batches N (8),
-// --work-size N (128), --fan-out N (100, at most kMaxFanOut), --streams N (4).
+// The options DeviceLaunchConfig names, with its defaults (--fan-out at most kMaxFanOut).
 void device_launch_options(StageCli& cli);
 // After parsing: the config, the common options' work set to the article's work at its size.
 DeviceLaunchConfig read_device_launch(const StageCli& cli, CommonOptions& common);

@@ -10,7 +10,6 @@
 #include "base/errors.hpp"
 #include "base/progress.hpp"
 #include "check.hpp"
-#include "cuda/graph.hpp"
 #include "cuda/stream_pool.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "owners.hpp"
@@ -20,17 +19,16 @@
 namespace csg::graphs {
 namespace {
 
-// Instantiated for device launch and uploaded, so that a kernel may launch it.
-GraphExec device_exec(const Graph& graph, cudaStream_t stream) {
-  GraphExec exec = GraphExec::instantiate(graph, InstantiateOptions{cudaGraphInstantiateFlagDeviceLaunch});
+// Instantiated with `flags` and uploaded.
+GraphExec plain_exec(const Graph& graph, cudaStream_t stream, unsigned long long flags = 0) {
+  GraphExec exec = GraphExec::instantiate(graph, InstantiateOptions{flags});
   CUDA_CHECK(cudaGraphUpload(exec.get(), stream));
   return exec;
 }
 
-GraphExec plain_exec(const Graph& graph, cudaStream_t stream) {
-  GraphExec exec = GraphExec::instantiate(graph);
-  CUDA_CHECK(cudaGraphUpload(exec.get(), stream));
-  return exec;
+// Instantiated for device launch and uploaded, so that a kernel may launch it.
+GraphExec device_exec(const Graph& graph, cudaStream_t stream) {
+  return plain_exec(graph, stream, cudaGraphInstantiateFlagDeviceLaunch);
 }
 
 // One kernel node, captured.
@@ -110,9 +108,8 @@ DeviceLaunchFigures measure_device_launch(const DeviceLaunchConfig& config) {
   }
   DeviceBuffer<cudaGraphExec_t> empty_children(child_handles.size());
   CUDA_CHECK(cudaMemcpy(empty_children.data(), child_handles.data(), empty_children.bytes(), cudaMemcpyHostToDevice));
-  const Graph empty_launcher_graph = one_kernel_graph(
-      stream, [&] { launch_fire_children(ctl, empty_children.data(), fan_out, stream); });
-  const GraphExec empty_launcher = device_exec(empty_launcher_graph, stream);
+  const GraphExec empty_launcher = device_exec(
+      one_kernel_graph(stream, [&] { launch_fire_children(ctl, empty_children.data(), fan_out, stream); }), stream);
 
   // ---- the article's work, one device slot per batch ---------------------------
   const Workload& work = config.common.work;
@@ -166,49 +163,56 @@ DeviceLaunchFigures measure_device_launch(const DeviceLaunchConfig& config) {
   progress("the device-launch flag's cost to the host's cudaGraphLaunch");
   // ---- the flag's cost to the host ---------------------------------------------
   LaunchRun flag_checks;  // the flag runs' counters
-  auto host_launches = [&](const GraphExec& exec_ref, int expected, const char* what) {
-    const GraphExec* const exec = &exec_ref;
+  auto host_launches = [&](const GraphExec& exec_ref, const char* what) {
     return TimedVariant{.prepare = [&reset] { reset(0, 0); },
                         .run =
-                            [&, exec, expected, what] {
+                            [&, exec = &exec_ref, what] {
                               Millis sum{0};
                               for (int i = 0; i < kFlagLaunchesPerSample; ++i) {
                                 sum += host_issue_time(stream, [&] { CUDA_CHECK(cudaGraphLaunch(exec->get(), stream)); });
                               }
-                              const std::string failure = control_failure(static_cast<unsigned long long>(expected));
+                              const std::string failure = control_failure(kFlagLaunchesPerSample);
                               if (!failure.empty()) note(flag_checks, std::string(what) + ": " + failure);
                               return sum / kFlagLaunchesPerSample;
                             },
                         .after_last = nullptr};
   };
   measure_interleaved_into(plan,
-                           {host_launches(empty_plain, kFlagLaunchesPerSample, "the empty graph, plain"),
-                            host_launches(empty_flag, kFlagLaunchesPerSample, "the empty graph, device-launch flag"),
-                            host_launches(work_plain, kFlagLaunchesPerSample, "the work, plain"),
-                            host_launches(work_flag, kFlagLaunchesPerSample, "the work, device-launch flag")},
+                           {host_launches(empty_plain, "the empty graph, plain"),
+                            host_launches(empty_flag, "the empty graph, device-launch flag"),
+                            host_launches(work_plain, "the work, plain"),
+                            host_launches(work_flag, "the work, device-launch flag")},
                            {&figures.empty_plain_cpu, &figures.empty_flag_cpu, &figures.work_plain_cpu,
                             &figures.work_flag_cpu});
   // The flag runs leave the work's outputs computed: checked with the host's.
 
   progress("N launches from the host, by tail launch and fire-and-forget");
   // ---- N launches three ways ----------------------------------------------------
-  // A variant: reset the control, time `launch` with events, check the count.
-  auto launches = [&](LaunchRun& out_ref, int fired, int total, std::function<void()> launch,
-                      std::function<void()> before, std::function<void()> after_last) {
-    return TimedVariant{.prepare =
-                            [&reset, before, fired, total] {
-                              if (before) before();
-                              reset(fired, total);
-                            },
+  // A variant: `prepare`, then `issue` timed with events, then the failure `check` finds noted in `out`.
+  auto timed = [&](LaunchRun& out_ref, std::function<void()> prepare, std::function<void()> issue,
+                   std::function<std::string()> check, std::function<void()> after_last) {
+    return TimedVariant{.prepare = std::move(prepare),
                         .run =
-                            [&, out = &out_ref, launch, total] {
+                            [&, out = &out_ref, issue, check] {
                               timer.start(stream);
-                              launch();
+                              issue();
                               const Millis time = timer.stop();
-                              note(*out, control_failure(static_cast<unsigned long long>(total)));
+                              note(*out, check());
                               return time;
                             },
                         .after_last = std::move(after_last)};
+  };
+  // One that resets the control (after `before`) and checks the count.
+  auto launches = [&](LaunchRun& out, int fired, int total, std::function<void()> launch,
+                      std::function<void()> before = nullptr, std::function<void()> after_last = nullptr) {
+    return timed(
+        out,
+        [&reset, before, fired, total] {
+          if (before) before();
+          reset(fired, total);
+        },
+        std::move(launch), [&, total] { return control_failure(static_cast<unsigned long long>(total)); },
+        std::move(after_last));
   };
   const int n = config.launches;
   const int work_n = config.work_launches;
@@ -216,12 +220,9 @@ DeviceLaunchFigures measure_device_launch(const DeviceLaunchConfig& config) {
       plan, {launches(figures.empty_host, 0, n,
                       [&] {
                         for (int i = 0; i < n; ++i) CUDA_CHECK(cudaGraphLaunch(empty_plain.get(), stream));
-                      },
-                      nullptr, nullptr),
-             launches(figures.empty_tail, 1, n, [&] { CUDA_CHECK(cudaGraphLaunch(empty_tail.get(), stream)); },
-                      nullptr, nullptr),
-             launches(figures.empty_fire, 0, n, [&] { CUDA_CHECK(cudaGraphLaunch(empty_launcher.get(), stream)); },
-                      nullptr, nullptr)},
+                      }),
+             launches(figures.empty_tail, 1, n, [&] { CUDA_CHECK(cudaGraphLaunch(empty_tail.get(), stream)); }),
+             launches(figures.empty_fire, 0, n, [&] { CUDA_CHECK(cudaGraphLaunch(empty_launcher.get(), stream)); })},
       {&figures.empty_host.end_to_end, &figures.empty_tail.end_to_end, &figures.empty_fire.end_to_end});
 
   WorkRuns& w = figures.work;
@@ -286,29 +287,19 @@ DeviceLaunchFigures measure_device_launch(const DeviceLaunchConfig& config) {
     }
     return "";
   };
-  auto decide = [&](LaunchRun& out_ref, std::function<void()> body) {
-    return TimedVariant{.prepare = start_decisions,
-                        .run =
-                            [&, out = &out_ref, body] {
-                              timer.start(stream);
-                              body();
-                              const Millis time = timer.stop();
-                              note(*out, decisions_failure());
-                              return time;
-                            },
-                        .after_last = nullptr};
-  };
   measure_interleaved_into(
-      plan, {decide(figures.decide_host,
-                    [&] {
-                      for (int step = 0; step < n; ++step) {
-                        CUDA_CHECK(cudaMemcpyAsync(choice.data(), &st->choice, sizeof(int), cudaMemcpyDeviceToHost,
-                                                   stream));
-                        CUDA_CHECK(cudaStreamSynchronize(stream));
-                        CUDA_CHECK(cudaGraphLaunch(choice.data()[0] == 0 ? a_plain.get() : b_plain.get(), stream));
-                      }
-                    }),
-             decide(figures.decide_device, [&] { CUDA_CHECK(cudaGraphLaunch(scheduler.get(), stream)); })},
+      plan, {timed(figures.decide_host, start_decisions,
+                   [&] {
+                     for (int step = 0; step < n; ++step) {
+                       CUDA_CHECK(cudaMemcpyAsync(choice.data(), &st->choice, sizeof(int), cudaMemcpyDeviceToHost,
+                                                  stream));
+                       CUDA_CHECK(cudaStreamSynchronize(stream));
+                       CUDA_CHECK(cudaGraphLaunch(choice.data()[0] == 0 ? a_plain.get() : b_plain.get(), stream));
+                     }
+                   },
+                   decisions_failure, nullptr),
+             timed(figures.decide_device, start_decisions,
+                   [&] { CUDA_CHECK(cudaGraphLaunch(scheduler.get(), stream)); }, decisions_failure, nullptr)},
       {&figures.decide_host.end_to_end, &figures.decide_device.end_to_end});
   return figures;
 }

@@ -12,7 +12,6 @@
 #include "base/errors.hpp"
 #include "base/progress.hpp"
 #include "base/text.hpp"
-#include "measure/timers.hpp"
 #include "report/table.hpp"
 
 namespace csg::graphs {
@@ -38,7 +37,6 @@ s   -         --anatomy-nodes 3,6 --anatomy-repeats 3 --batches 3 --m 16 --n 16 
 )";
 
 constexpr int kMaxNodes = 100000;
-constexpr int kDefaultAnatomyRepeats = 21;
 // Per node and launch, for the estimate: a host-copy node's host and GPU
 // time together are ~3 us on the H200; 5 us errs long. Each launch's
 // poison, check and synchronisations: ~0.2 ms.
@@ -63,7 +61,7 @@ void options(StageCli& cli) {
                "8,80,800,8000", "LIST");
   cli.add_text("anatomy-kinds", "Node kinds of the chains: kernel, memcpy, memset, host-copy, comma-separated",
                "kernel,memcpy,memset,host-copy", "LIST");
-  cli.add_int("anatomy-repeats", "Timed launches of each chain graph", kDefaultAnatomyRepeats, 3, 10000);
+  cli.add_int("anatomy-repeats", "Timed launches of each chain graph", AnatomyConfig{}.repeats, 3, 10000);
   add_pool_options(cli, PoolFlags{.device_buffers = false});
 }
 
@@ -84,16 +82,15 @@ LaunchAnatomyOptions read(const StageCli& cli, CommonOptions& common) {
   std::sort(config.nodes.begin(), config.nodes.end());
   config.kinds.clear();
   const std::string text = cli.get_string("anatomy-kinds");
-  for (std::size_t start = 0; start <= text.size();) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
+  for (std::size_t start = 0, comma = 0; comma != std::string::npos; start = comma + 1) {
+    comma = text.find(',', start);
     const std::string word = text.substr(start, comma - start);
     const std::optional<NodeKind> kind = parse_node_kind(word);
     if (!kind) throw UsageError("--anatomy-kinds: " + in_quotes(word) + " is not one of kernel, memcpy, memset, host-copy");
-    if (std::find(config.kinds.begin(), config.kinds.end(), *kind) != config.kinds.end()) {
+    if (std::ranges::find(config.kinds, *kind) != config.kinds.end()) {
       throw UsageError("--anatomy-kinds: " + word + " is given twice");
     }
     config.kinds.push_back(*kind);
-    start = comma + 1;
   }
   return options;
 }
@@ -128,6 +125,7 @@ struct VariantRun {
   BatchBuffers* buffers;
   GraphExec exec;
   Millis last_launch{};
+  VerifyResult check{};  // after its last round
 };
 
 Anatomy measure(const LaunchAnatomyOptions& options) {
@@ -147,46 +145,40 @@ Anatomy measure(const LaunchAnatomyOptions& options) {
   BatchBuffers slot_buffers(work, HostMemory::pinned, options.pool.streams);
   BatchBuffers registered_buffers(work, HostMemory::registered, 0);
   for (BatchBuffers* b : {&article_buffers, &slot_buffers, &registered_buffers}) b->fill_inputs(common.seed);
-  auto exec_of = [&](BatchBuffers& b, BatchOrder order, unsigned long long flags = 0) {
+  auto run_of = [&](ArticleVariant variant, BatchBuffers& b, BatchOrder order = BatchOrder::depth_first,
+                    unsigned long long flags = 0) {
     const Graph graph = capture_batches(batch_ops(b, gemm), pool, work.batches, Join::yes, order);
-    return flags == 0 ? instantiate(graph) : GraphExec::instantiate(graph, {.flags = flags});
+    return VariantRun{variant, &b, GraphExec::instantiate(graph, {.flags = flags})};
   };
   std::vector<VariantRun> runs;
-  runs.push_back({ArticleVariant::article, &article_buffers, exec_of(article_buffers, BatchOrder::depth_first)});
-  runs.push_back({ArticleVariant::slots, &slot_buffers, exec_of(slot_buffers, BatchOrder::depth_first)});
-  runs.push_back(
-      {ArticleVariant::breadth_first, &article_buffers, exec_of(article_buffers, BatchOrder::breadth_first)});
-  runs.push_back(
-      {ArticleVariant::registered, &registered_buffers, exec_of(registered_buffers, BatchOrder::depth_first)});
-  runs.push_back({ArticleVariant::device_launch_flag, &article_buffers,
-                  exec_of(article_buffers, BatchOrder::depth_first, cudaGraphInstantiateFlagDeviceLaunch)});
+  runs.push_back(run_of(ArticleVariant::article, article_buffers));
+  runs.push_back(run_of(ArticleVariant::slots, slot_buffers));
+  runs.push_back(run_of(ArticleVariant::breadth_first, article_buffers, BatchOrder::breadth_first));
+  runs.push_back(run_of(ArticleVariant::registered, registered_buffers));
+  runs.push_back(run_of(ArticleVariant::device_launch_flag, article_buffers, BatchOrder::depth_first,
+                        cudaGraphInstantiateFlagDeviceLaunch));
   for (VariantRun& r : runs) CUDA_CHECK(cudaGraphUpload(r.exec.get(), pool[0]));
   CUDA_CHECK(cudaStreamSynchronize(pool[0]));
 
   progress("the article's graph built five ways, launched in " + plural(common.plan.warmup + common.plan.repeats, "round"));
   EventTimer timer;
-  std::vector<VerifyResult> checks(runs.size());
   std::vector<TimedVariant> variants;
-  for (std::size_t v = 0; v < runs.size(); ++v) {
-    VariantRun* r = &runs[v];
-    VerifyResult* check = &checks[v];
+  for (VariantRun& run : runs) {
+    VariantRun* r = &run;
     variants.push_back(TimedVariant{
         .prepare = [r, &pool] { r->buffers->poison_outputs(pool[0]); },
         .run =
             [r, &pool, &timer] {
-              timer.start(pool[0]);
-              const HostTimer host;
-              CUDA_CHECK(cudaGraphLaunch(r->exec.get(), pool[0]));
-              r->last_launch = host.elapsed();
-              return timer.stop();
+              return gpu_and_issue_time(timer, pool[0], r->last_launch,
+                                        [&] { CUDA_CHECK(cudaGraphLaunch(r->exec.get(), pool[0])); });
             },
-        .after_last = [r, check, &common] { *check = r->buffers->verify(common.seed); },
+        .after_last = [r, &common] { r->check = r->buffers->verify(common.seed); },
         .side = [r] { return r->last_launch; }});
   }
   const std::vector<Measured> measured = measure_rounds(common.plan, variants);
   for (std::size_t v = 0; v < runs.size(); ++v) {
     anatomy.article.push_back(ArticleLaunch{runs[v].variant, measured[v].side.value_or(Summary{}),
-                                            measured[v].primary, checks[v]});
+                                            measured[v].primary, runs[v].check});
   }
   return anatomy;
 }
@@ -381,15 +373,12 @@ void report_launch_anatomy(const LaunchAnatomyOptions& options, const Anatomy& a
   result.config["anatomy_repeats"] = config.repeats;
   nlohmann::json launches = nlohmann::json::array();
   for (const ChainLaunch& c : anatomy.chains) {
-    const nlohmann::json params = {{"kind", name(c.kind)}, {"shape", shape_name(c.shape)}, {"nodes", c.nodes}};
+    nlohmann::json params = {{"kind", name(c.kind)}, {"shape", shape_name(c.shape)}, {"nodes", c.nodes}};
     result.measurements.push_back(cost("anatomy_chain_launch_cpu", params, c.host));
     result.measurements.push_back(
         checked_without_digest("anatomy_chain_gpu", params, c.gpu, Work{}, anatomy.chains_checked));
-    launches.push_back({{"kind", name(c.kind)},
-                        {"shape", shape_name(c.shape)},
-                        {"nodes", c.nodes},
-                        {"host_us", us(c.host)},
-                        {"gpu_us", us(c.gpu)}});
+    params.update({{"host_us", us(c.host)}, {"gpu_us", us(c.gpu)}});
+    launches.push_back(std::move(params));
   }
   std::vector<const VerifyResult*> checks;
   nlohmann::json article = nlohmann::json::array();
@@ -423,7 +412,9 @@ void report_launch_anatomy(const LaunchAnatomyOptions& options, const Anatomy& a
   };
   std::vector<Row> rows;
   nlohmann::json fits = nlohmann::json::array();
+  std::vector<std::string> kinds;
   for (const NodeKind kind : config.kinds) {
+    kinds.push_back(name(kind));
     for (const GraphShape shape : {GraphShape::line, GraphShape::fork}) {
       const Row row{kind, shape, fit_chains(anatomy, kind, shape, true), fit_chains(anatomy, kind, shape, false)};
       rows.push_back(row);
@@ -453,7 +444,8 @@ void report_launch_anatomy(const LaunchAnatomyOptions& options, const Anatomy& a
                        }});
   }
   columns.push_back({"host us/node", [](const Row& r) { return r.host.points ? figure(r.host.per_op_us, 4) : "-"; }});
-  columns.push_back({"host fixed us", [](const Row& r) { return has_fixed_part(r.host) ? figure(r.host.fixed_us, 1) : "-"; }});
+  columns.push_back(
+      {"host fixed us", [](const Row& r) { return has_fixed_part(r.host) ? figure(r.host.fixed_us, 1) : "-"; }});
   columns.push_back({"GPU us/node", [](const Row& r) { return r.gpu.points ? figure(r.gpu.per_op_us, 3) : "-"; }});
   report.table(table_of(columns, rows));
 
@@ -465,12 +457,11 @@ void report_launch_anatomy(const LaunchAnatomyOptions& options, const Anatomy& a
       report.verdict(kind_verdict(row.kind, row.host, kernel_line));
     }
   }
-  for (const NodeKind kind : config.kinds) {
-    const LineFit line_gpu = fit_chains(anatomy, kind, GraphShape::line, false);
-    const LineFit fork_gpu = fit_chains(anatomy, kind, GraphShape::fork, false);
-    if (line_gpu.points == 0 || fork_gpu.points == 0) continue;
-    report.verdict(fork_verdict(kind, config.chains, fit_chains(anatomy, kind, GraphShape::line, true),
-                                fit_chains(anatomy, kind, GraphShape::fork, true), line_gpu, fork_gpu));
+  for (std::size_t i = 0; i < rows.size(); i += 2) {  // each kind's line, then its fork
+    const Row& line = rows[i];
+    const Row& fork = rows[i + 1];
+    if (line.gpu.points == 0 || fork.gpu.points == 0) continue;
+    report.verdict(fork_verdict(line.kind, config.chains, line.host, fork.host, line.gpu, fork.gpu));
   }
   if (!anatomy.article.empty()) {
     out << "\nthe article's graph built " << anatomy.article.size()
@@ -490,8 +481,6 @@ void report_launch_anatomy(const LaunchAnatomyOptions& options, const Anatomy& a
   }
   if (!anatomy.chains_checked) out << "launch chains WRONG: " << anatomy.chains_failure << '\n';
 
-  std::vector<std::string> kinds;
-  for (const NodeKind kind : config.kinds) kinds.push_back(name(kind));
   report.sections["launch_anatomy"] = {{"nodes", config.nodes},
                                        {"chains", config.chains},
                                        {"repeats", config.repeats},

@@ -10,7 +10,6 @@
 #include "base/interrupt.hpp"
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
 #include "check.hpp"
-#include "cuda/graph.hpp"
 #include "cuda/stream_pool.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "owners.hpp"
@@ -35,9 +34,8 @@ class ChainSlots {
       : lines_(lines), len_(len), device_(count()), source_(count(), HostMemory::pinned),
         readback_(count(), HostMemory::pinned) {}
   std::size_t count() const { return static_cast<std::size_t>(lines_) * (len_ + 1); }
-  int* line(int j) { return device_.data() + static_cast<std::size_t>(j) * (len_ + 1); }
-  const int* source(int j) const { return source_.data() + static_cast<std::size_t>(j) * (len_ + 1); }
-  int* source(int j) { return source_.data() + static_cast<std::size_t>(j) * (len_ + 1); }
+  int* line(int j) { return device_.data() + first(j); }
+  int* source(int j) { return source_.data() + first(j); }
   int lines() const { return lines_; }
   int len() const { return len_; }
 
@@ -62,7 +60,7 @@ class ChainSlots {
     CUDA_CHECK(cudaMemcpyAsync(readback_.data(), device_.data(), count() * sizeof(int), cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     for (int j = 0; j < lines_; ++j) {
-      const int* got = readback_.data() + static_cast<std::size_t>(j) * (len_ + 1);
+      const int* got = readback_.data() + first(j);
       for (int t = 0; t <= len_; ++t) {
         const int expected = expected_slot(kind, j, t);
         if (got[t] != expected) {
@@ -76,13 +74,14 @@ class ChainSlots {
   }
 
  private:
+  std::size_t first(int j) const { return static_cast<std::size_t>(j) * (len_ + 1); }  // line j's first slot
   static int round_value(int round, int index) { return 1000 + 7 * round + 13 * index; }
   int expected_slot(NodeKind kind, int j, int t) const {
     switch (kind) {
       case NodeKind::kernel: return t == 0 ? len_ : kPoison;
-      case NodeKind::memcpy: return source(j)[0];  // copied down the whole line
+      case NodeKind::memcpy: return source_.data()[first(j)];  // copied down the whole line
       case NodeKind::memset: return t == 0 ? kPoison : memset_value(t - 1);
-      case NodeKind::host_copy: return t == 0 ? kPoison : source(j)[t];
+      case NodeKind::host_copy: return t == 0 ? kPoison : source_.data()[first(j) + t];
     }
     return kPoison;
   }
@@ -143,20 +142,17 @@ ChainLaunch measure_chain(const AnatomyConfig& config, NodeKind kind, GraphShape
   }
   const GraphExec exec = instantiate(graph);
   CUDA_CHECK(cudaGraphUpload(exec.get(), pool[0]));
-  Event start, stop;
+  EventTimer timer;
   std::vector<Millis> host, gpu;
   for (int round = 0; round < config.warmup + config.repeats; ++round) {
     throw_if_interrupted("the launch anatomy (" + std::string(to_string(kind)) + " chains)");
     slots.prepare(kind, round, pool[0]);
-    CUDA_CHECK(cudaEventRecord(start.get(), pool[0]));
-    const HostTimer timer;
-    CUDA_CHECK(cudaGraphLaunch(exec.get(), pool[0]));
-    const Millis launch = timer.elapsed();
-    CUDA_CHECK(cudaEventRecord(stop.get(), pool[0]));
-    CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    Millis launch{};
+    const Millis replay =
+        gpu_and_issue_time(timer, pool[0], launch, [&] { CUDA_CHECK(cudaGraphLaunch(exec.get(), pool[0])); });
     if (round >= config.warmup) {
       host.push_back(launch);
-      gpu.push_back(elapsed_between(start.get(), stop.get()));
+      gpu.push_back(replay);
     }
     const std::string wrong = slots.check(kind, pool[0]);
     if (!wrong.empty() && into.chains_checked) {

@@ -9,6 +9,7 @@
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
+#include "base/enum_names.hpp"
 #include "base/errors.hpp"
 #include "base/progress.hpp"
 #include "base/text.hpp"
@@ -65,20 +66,17 @@ Verdict bytes_verdict(const char* what, nlohmann::json figures) {
   return {.id = std::string("memory_nodes.") + what, .figures = std::move(figures), .threshold = kSameBytes};
 }
 
-}  // namespace
-
-const char* to_string(Moment moment) {
-  constexpr const char* kNames[kMomentCount] = {"baseline",        "instantiated",    "uploaded",
-                                                "first_launch",    "replays",         "second_uploaded",
-                                                "second_launched", "both_launched",   "destroyed",
-                                                "trimmed"};
-  return kNames[static_cast<int>(moment)];
-}
-
 MemorySizes memory_sizes(const ArticleOptions& config) {
   const Workload& work = config.common.work;
   return MemorySizes{work.batches, device_slots_for(config.pool, work.batches),
                      std::uint64_t(work.a_bytes() + work.c_bytes())};
+}
+
+}  // namespace
+
+std::string_view to_string(Moment moment) {
+  return name_of(moment, {"baseline", "instantiated", "uploaded", "first_launch", "replays", "second_uploaded",
+                          "second_launched", "both_launched", "destroyed", "trimmed"});
 }
 
 // ---- verdicts -------------------------------------------------------------------
@@ -382,8 +380,8 @@ void reset_high_water(int device) {
   }
 }
 
-}  // namespace
-
+// Both graphs captured, instantiated, replayed and checked, the graph memory
+// read at every moment.
 MemoryNodesFigures measure_memory_nodes(const ArticleOptions& options) {
   const CommonOptions& common = options.common;
   const Workload& work = common.work;
@@ -400,11 +398,12 @@ MemoryNodesFigures measure_memory_nodes(const ArticleOptions& options) {
   AlternatingInputs inputs(buffers, common.seed);
 
   // Launch, wait, check: the device buffers are the graph's, so only the
-  // host's C can be poisoned and read.
-  auto launch_checked = [&](const GraphExec& exec) {
+  // host's C can be poisoned and read. Several execs run one after the other
+  // on one stream: the last one's outputs are the ones checked.
+  auto launch_checked = [&](std::initializer_list<const GraphExec*> execs) {
     inputs.flip();
     buffers.poison_host_outputs();
-    launch(exec, pool);
+    for (const GraphExec* exec : execs) launch(*exec, pool);
     CUDA_CHECK(cudaStreamSynchronize(pool[0]));
     return buffers.verify(common.seed);
   };
@@ -447,32 +446,27 @@ MemoryNodesFigures measure_memory_nodes(const ArticleOptions& options) {
     // launch takes the other inputs when the timed runs are odd in number.
     const int runs = plan.warmup + plan.repeats;
     if (runs % 2 == 0) inputs.use(true);  // launch_checked flips: to --seed's for an even count
-    f.first_launch_check = launch_checked(first);
+    f.first_launch_check = launch_checked({&first});
     read(Moment::first_launch);
 
     progress("replays of both graphs, interleaved, each checked");
     EventTimer timer;
     Millis issued{};
-    auto timed = [&](const GraphExec& exec) {
-      return gpu_and_issue_time(timer, pool[0], issued, [&] { launch(exec, pool); });
+    // `exec` replayed after `prepare`, timed, then checked into `check`.
+    auto replay = [&](std::function<void()> prepare, const GraphExec* exec, VerifyResult* check) {
+      return TimedVariant{.prepare = std::move(prepare),
+                          .run = [&, exec, check] {
+                            const Millis ms =
+                                gpu_and_issue_time(timer, pool[0], issued, [&] { launch(*exec, pool); });
+                            keep(*check, buffers.verify(common.seed));
+                            return ms;
+                          },
+                          .after_last = nullptr,
+                          .side = [&] { return issued; }};
     };
     const std::vector<Measured> replays = measure_rounds(
-        plan, {{.prepare = [&] { inputs.flip(); buffers.poison_host_outputs(); },
-                .run = [&] {
-                  const Millis ms = timed(first);
-                  keep(f.memory_check, buffers.verify(common.seed));
-                  return ms;
-                },
-                .after_last = nullptr,
-                .side = [&] { return issued; }},
-               {.prepare = [&] { buffers.poison_outputs(pool[0]); },
-                .run = [&] {
-                  const Millis ms = timed(preallocated_exec);
-                  keep(f.preallocated_check, buffers.verify(common.seed));
-                  return ms;
-                },
-                .after_last = nullptr,
-                .side = [&] { return issued; }}});
+        plan, {replay([&] { inputs.flip(); buffers.poison_host_outputs(); }, &first, &f.memory_check),
+               replay([&] { buffers.poison_outputs(pool[0]); }, &preallocated_exec, &f.preallocated_check)});
     f.memory_replay = replays.at(0).primary;
     f.memory_launch_cpu = replays.at(0).side.value();
     f.preallocated_replay = replays.at(1).primary;
@@ -487,15 +481,9 @@ MemoryNodesFigures measure_memory_nodes(const ArticleOptions& options) {
     CUDA_CHECK(cudaGraphUpload(second.get(), pool[0]));
     CUDA_CHECK(cudaStreamSynchronize(pool[0]));
     read(Moment::second_uploaded);
-    keep(f.second_check, launch_checked(second));
+    keep(f.second_check, launch_checked({&second}));
     read(Moment::second_launched);
-    // One after the other on one stream: the second's outputs are the ones checked.
-    inputs.flip();
-    buffers.poison_host_outputs();
-    launch(first, pool);
-    launch(second, pool);
-    CUDA_CHECK(cudaStreamSynchronize(pool[0]));
-    keep(f.second_check, buffers.verify(common.seed));
+    keep(f.second_check, launch_checked({&first, &second}));
     read(Moment::both_launched);
   }  // both memory execs (and the second graph) destroyed
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -508,8 +496,6 @@ MemoryNodesFigures measure_memory_nodes(const ArticleOptions& options) {
 }
 
 // ---- the declaration -------------------------------------------------------------
-
-namespace {
 
 // The preallocated buffers, and two memory graphs' allocations should the driver reuse nothing.
 Needs needs(const ArticleOptions& config) {
@@ -533,15 +519,9 @@ csg::Estimate estimate(const ArticleOptions& config, int device) {
           describe_workload(common.work, common.gemm)};
 }
 
-const Experiment<ArticleOptions, MemoryNodesFigures> kExperiment{.about = kAbout,
-                                                                 .runs = kRuns,
-                                                                 .defaults = pinned_defaults(),
-                                                                 .options = add_article_options,
-                                                                 .read = read_article_options,
-                                                                 .needs = needs,
-                                                                 .estimate = estimate,
-                                                                 .measure = measure_memory_nodes,
-                                                                 .report = report_memory_nodes};
+const Experiment<ArticleOptions, MemoryNodesFigures> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = pinned_defaults(), .options = add_article_options, .read = read_article_options, .needs = needs,
+    .estimate = estimate, .measure = measure_memory_nodes, .report = report_memory_nodes};
 
 }  // namespace
 

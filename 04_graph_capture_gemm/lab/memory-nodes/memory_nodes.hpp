@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "experiment/experiment.hpp"
@@ -35,7 +36,7 @@ enum class Moment {
   trimmed,              // after cudaDeviceGraphMemTrim
 };
 inline constexpr int kMomentCount = 10;
-const char* to_string(Moment moment);  // "baseline", "first_launch", ... (the JSON's names)
+std::string_view to_string(Moment moment);  // "baseline", "first_launch", ... (the JSON's names)
 
 struct Footprint {
   std::array<GraphMemory, kMomentCount> at{};
@@ -70,12 +71,6 @@ struct MemoryNodesFigures {
   VerifyResult first_launch_check;   // the memory graph's first launch
   VerifyResult second_check;         // the second graph alone, then both back to back
 };
-
-MemorySizes memory_sizes(const ArticleOptions& config);
-
-// Both graphs captured, instantiated, replayed and checked, the graph memory
-// read at every moment.
-MemoryNodesFigures measure_memory_nodes(const ArticleOptions& config);
 
 // ---- the verdicts: plain C++, the CPU tests call them on made-up figures ----
 

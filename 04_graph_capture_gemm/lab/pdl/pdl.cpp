@@ -43,14 +43,130 @@ const PdlChainRun& chain_run(const PdlCosts& costs, int chain) { return chain ==
 
 std::string us(double value) { return figure(value, 2) + " µs"; }
 
+PdlComparison compare(const PdlChainFigures& f, PdlWay plain_way, PdlWay pdl_way) {
+  const int plain = index_of(plain_way);
+  const int pdl = index_of(pdl_way);
+  return {f.per_kernel_us[plain], f.per_kernel_us[pdl], f.own_us, f.spread[plain], f.spread[pdl]};
+}
+
+// Both chains' figures: the empty kernel's alone figure is the launch cost both subtract.
+std::array<PdlChainFigures, 2> both_figures(const PdlCosts& costs) {
+  const double empty_alone_us = 1000.0 * costs.empty.alone.median_ms;
+  return {chain_figures(costs.gemm, empty_alone_us), chain_figures(costs.empty, empty_alone_us)};
+}
+
+void fill_result(const PdlConfig& config, const PdlCosts& costs, const std::array<PdlChainFigures, 2>& figures,
+                 StageResult& result) {
+  const Workload& work = config.common.work;
+  result.config = config_json(config.common);
+  result.config["pdl_pairs"] = config.pairs;
+  for (int chain = 0; chain < 2; ++chain) {
+    const PdlChainRun& r = chain_run(costs, chain);
+    const std::string name = std::string("pdl_") + kChainNames[chain];
+    // Way `w` (kPdlWays: one kernel alone): the GEMM chain's verified batch
+    // by batch, the empty chain's by its counters.
+    auto measured = [&](const std::string& what, const Summary& stats, int w) {
+      const bool alone = w == kPdlWays;
+      const nlohmann::json params = {{"chain", kChainNames[chain]}, {"way", what}, {"kernels", alone ? 1 : r.kernels}};
+      const Work flops{0.0, (alone ? 1 : work.batches) * work.flops_per_batch()};
+      return chain == 0 ? checked(name + "_" + what, params, stats, flops, r.verified[w])
+                        : checked_without_digest(name + "_" + what, params, stats, Work{}, r.passed[w]);
+    };
+    for (const PdlWay way : kAllPdlWays) {
+      const int w = index_of(way);
+      Measurement m = measured(to_string(way), r.chain[w], w);
+      m.host_issue = r.issue[w];
+      result.measurements.push_back(std::move(m));
+      result.bounds[name + "_" + to_string(way) + "_us_per_kernel"] = figures[chain].per_kernel_us[w];
+      result.bounds[name + "_" + to_string(way) + "_gap_us"] = figures[chain].gap_us(way);
+    }
+    result.measurements.push_back(measured("alone", r.alone, kPdlWays));
+    result.bounds[name + "_alone_us"] = figures[chain].alone_us;
+    result.bounds[name + "_own_us"] = figures[chain].own_us;
+  }
+  // The GEMM chain's plain stream run is the whole: its batch count and digest.
+  std::vector<const VerifyResult*> checks;
+  for (const VerifyResult& check : costs.gemm.verified) checks.push_back(&check);
+  set_verdict(result, costs.gemm.verified[index_of(PdlWay::stream_plain)], checks);
+  for (const bool passed : costs.empty.passed) result.variants_verified += passed ? 1 : 0;
+  for (int chain = 0; chain < 2; ++chain) {
+    const PdlChainRun& r = chain_run(costs, chain);
+    add_failure(result, r.checked(), std::string(kChainNames[chain]) + " chain: " + r.failure);
+  }
+}
+
+// One line of the table: a way of a chain, or (way kPdlWays) one kernel alone.
+struct Line {
+  int chain;
+  int way;
+};
+
+Table pdl_table(const PdlCosts& costs, const std::array<PdlChainFigures, 2>& figures) {
+  auto alone = [](const Line& l) { return l.way == kPdlWays; };
+  const std::vector<Column<Line>> columns = {
+      {"chain", [](const Line& l) { return std::string(l.way == 0 ? kChainNames[l.chain] : ""); }},
+      {"kernels",
+       [&](const Line& l) { return l.way == 0 ? std::to_string(chain_run(costs, l.chain).kernels) : std::string(); }},
+      {"way", [&](const Line& l) { return alone(l) ? std::string("one alone") : to_string(kAllPdlWays[l.way]); }},
+      {"µs per kernel",
+       [&](const Line& l) {
+         const PdlChainFigures& f = figures[l.chain];
+         return figure(alone(l) ? f.alone_us : f.per_kernel_us[l.way], 2);
+       }},
+      {"gap µs",
+       [&](const Line& l) {
+         const PdlChainFigures& f = figures[l.chain];
+         return alone(l) ? "own " + figure(f.own_us, 2) : figure(f.gap_us(kAllPdlWays[l.way]), 2);
+       }},
+      {"spread",
+       [&](const Line& l) { return alone(l) ? std::string() : percent_text(figures[l.chain].spread[l.way]); }},
+      {"edges (programmatic)",
+       [&](const Line& l) {
+         const PdlChainRun& r = chain_run(costs, l.chain);
+         auto edges = [](int all, int programmatic) {
+           return std::to_string(all) + " (" + std::to_string(programmatic) + ")";
+         };
+         if (alone(l)) return std::string();
+         if (kAllPdlWays[l.way] == PdlWay::graph_pdl) return edges(r.graph_edges, r.programmatic_edges);
+         if (kAllPdlWays[l.way] == PdlWay::graph_plain) return edges(r.plain_graph_edges, r.plain_programmatic_edges);
+         return std::string("-");
+       }},
+  };
+  std::vector<Line> lines;
+  for (int chain = 0; chain < 2; ++chain) {
+    for (int way = 0; way <= kPdlWays; ++way) lines.push_back({chain, way});
+  }
+  return table_of(columns, lines);
+}
+
+nlohmann::json comparison_json(const Verdict& verdict) {
+  return {{"verdict", verdict.outcome},
+          {"saving_us", verdict.figures.at("saving_us")},
+          {"threshold", verdict.threshold}};
+}
+
+Needs needs(const PdlConfig& config) {
+  return {memory_needs(config.common.work, HostMemory::pageable), "try fewer --batches or smaller --m, --n, --k"};
+}
+
+csg::Estimate estimate(const PdlConfig& config, int device) {
+  require_pdl(device);
+  const Workload& work = config.common.work;
+  const Rates rates = measure_rates(Gemm{}, work.shape);
+  const double gemm_seconds = rates.kernel_flops_per_s > 0.0 ? work.flops_per_batch() / rates.kernel_flops_per_s : 0.0;
+  return {pdl_seconds(config, gemm_seconds),
+          "programmatic dependent launch: a chain of " + std::to_string(config.empty_kernels()) +
+              " one-thread kernels and one of " + std::to_string(work.batches) + " GEMMs, four ways each"};
+}
+
+const Experiment<PdlConfig, PdlCosts> kExperiment{.about = kAbout, .runs = kRuns, .defaults = pdl_defaults(),
+    .options = pdl_options, .read = read_pdl, .needs = needs, .estimate = estimate, .measure = measure_pdl,
+    .report = report_pdl};
+
 }  // namespace
 
 CommonDefaults pdl_defaults() {
-  CommonDefaults defaults;
-  defaults.host_memory = HostMemory::pageable;
-  defaults.host_memory_choice = false;
-  defaults.kernel_choice = false;
-  return defaults;
+  return {.host_memory = HostMemory::pageable, .kernel_choice = false, .host_memory_choice = false};
 }
 
 void pdl_options(StageCli& cli) {
@@ -100,21 +216,11 @@ Verdict pdl_verdict(const std::string& chain, const std::string& where, const Pd
   return v;
 }
 
-PdlComparison PdlChainFigures::streams() const {
-  const int plain = index_of(PdlWay::stream_plain);
-  const int pdl = index_of(PdlWay::stream_pdl);
-  return {per_kernel_us[plain], per_kernel_us[pdl], own_us, spread[plain], spread[pdl]};
-}
-
-PdlComparison PdlChainFigures::graph() const {
-  const int plain = index_of(PdlWay::graph_plain);
-  const int pdl = index_of(PdlWay::graph_pdl);
-  return {per_kernel_us[plain], per_kernel_us[pdl], own_us, spread[plain], spread[pdl]};
-}
+PdlComparison PdlChainFigures::streams() const { return compare(*this, PdlWay::stream_plain, PdlWay::stream_pdl); }
+PdlComparison PdlChainFigures::graph() const { return compare(*this, PdlWay::graph_plain, PdlWay::graph_pdl); }
 
 PdlChainFigures chain_figures(const PdlChainRun& run, double empty_alone_us) {
   PdlChainFigures figures;
-  figures.kernels = run.kernels;
   figures.hold_ms = run.hold_ms;
   figures.alone_us = 1000.0 * run.alone.median_ms;
   figures.own_us = std::max(0.0, figures.alone_us - empty_alone_us);
@@ -155,107 +261,6 @@ double pdl_seconds(const PdlConfig& config, double gemm_seconds) {
   const double checks = 5e-9 * (kPdlWays * c_elems + double(work.c_elems()));
   return rounds * (kPdlWays * (gemm_chain + empty_chain) + alone) + setup + checks;
 }
-
-namespace {
-
-// Both chains' figures: the empty kernel's alone figure is the launch cost both subtract.
-std::array<PdlChainFigures, 2> both_figures(const PdlCosts& costs) {
-  const double empty_alone_us = 1000.0 * costs.empty.alone.median_ms;
-  return {chain_figures(costs.gemm, empty_alone_us), chain_figures(costs.empty, empty_alone_us)};
-}
-
-void fill_result(const PdlConfig& config, const PdlCosts& costs, const std::array<PdlChainFigures, 2>& figures,
-                 StageResult& result) {
-  const Workload& work = config.common.work;
-  result.config = config_json(config.common);
-  result.config["pdl_pairs"] = config.pairs;
-  for (int chain = 0; chain < 2; ++chain) {
-    const PdlChainRun& r = chain_run(costs, chain);
-    const std::string name = std::string("pdl_") + kChainNames[chain];
-    const bool gemm = chain == 0;
-    for (const PdlWay way : kAllPdlWays) {
-      const int w = index_of(way);
-      const nlohmann::json params = {{"chain", kChainNames[chain]}, {"way", to_string(way)}, {"kernels", r.kernels}};
-      Measurement m = gemm ? checked(name + "_" + to_string(way), params, r.chain[w],
-                                     Work{0.0, work.batches * work.flops_per_batch()}, r.verified[w])
-                           : checked_without_digest(name + "_" + to_string(way), params, r.chain[w], Work{},
-                                                    r.passed[w]);
-      m.host_issue = r.issue[w];
-      result.measurements.push_back(std::move(m));
-      result.bounds[name + "_" + to_string(way) + "_us_per_kernel"] = figures[chain].per_kernel_us[w];
-      result.bounds[name + "_" + to_string(way) + "_gap_us"] = figures[chain].gap_us(way);
-    }
-    const nlohmann::json alone_params = {{"chain", kChainNames[chain]}, {"way", "alone"}, {"kernels", 1}};
-    result.measurements.push_back(
-        gemm ? checked(name + "_alone", alone_params, r.alone, Work{0.0, work.flops_per_batch()},
-                       r.verified[kPdlWays])
-             : checked_without_digest(name + "_alone", alone_params, r.alone, Work{}, r.passed[kPdlWays]));
-    result.bounds[name + "_alone_us"] = figures[chain].alone_us;
-    result.bounds[name + "_own_us"] = figures[chain].own_us;
-  }
-  // The GEMM chain's plain stream run is the whole: its batch count and digest.
-  std::vector<const VerifyResult*> checks;
-  for (const VerifyResult& check : costs.gemm.verified) checks.push_back(&check);
-  set_verdict(result, costs.gemm.verified[index_of(PdlWay::stream_plain)], checks);
-  for (const bool passed : costs.empty.passed) result.variants_verified += passed ? 1 : 0;
-  for (int chain = 0; chain < 2; ++chain) {
-    const PdlChainRun& r = chain_run(costs, chain);
-    add_failure(result, r.checked(), std::string(kChainNames[chain]) + " chain: " + r.failure);
-  }
-}
-
-// One line of the table: a way of a chain, or (way kPdlWays) one kernel alone.
-struct Line {
-  int chain;
-  int way;
-};
-
-Table pdl_table(const PdlCosts& costs, const std::array<PdlChainFigures, 2>& figures) {
-  auto alone = [](const Line& l) { return l.way == kPdlWays; };
-  const std::vector<Column<Line>> columns = {
-      {"chain", [](const Line& l) { return std::string(l.way == 0 ? kChainNames[l.chain] : ""); }},
-      {"kernels",
-       [&](const Line& l) { return l.way == 0 ? std::to_string(chain_run(costs, l.chain).kernels) : std::string(); }},
-      {"way", [&](const Line& l) { return alone(l) ? std::string("one alone") : to_string(kAllPdlWays[l.way]); }},
-      {"µs per kernel",
-       [&](const Line& l) {
-         const PdlChainFigures& f = figures[l.chain];
-         return figure(alone(l) ? f.alone_us : f.per_kernel_us[l.way], 2);
-       }},
-      {"gap µs",
-       [&](const Line& l) {
-         const PdlChainFigures& f = figures[l.chain];
-         return alone(l) ? "own " + figure(f.own_us, 2) : figure(f.gap_us(kAllPdlWays[l.way]), 2);
-       }},
-      {"spread",
-       [&](const Line& l) { return alone(l) ? std::string() : percent_text(figures[l.chain].spread[l.way]); }},
-      {"edges (programmatic)",
-       [&](const Line& l) {
-         const PdlChainRun& r = chain_run(costs, l.chain);
-         if (alone(l)) return std::string();
-         if (kAllPdlWays[l.way] == PdlWay::graph_pdl) {
-           return std::to_string(r.graph_edges) + " (" + std::to_string(r.programmatic_edges) + ")";
-         }
-         if (kAllPdlWays[l.way] == PdlWay::graph_plain) {
-           return std::to_string(r.plain_graph_edges) + " (" + std::to_string(r.plain_programmatic_edges) + ")";
-         }
-         return std::string("-");
-       }},
-  };
-  std::vector<Line> lines;
-  for (int chain = 0; chain < 2; ++chain) {
-    for (int way = 0; way <= kPdlWays; ++way) lines.push_back({chain, way});
-  }
-  return table_of(columns, lines);
-}
-
-nlohmann::json comparison_json(const Verdict& verdict) {
-  return {{"verdict", verdict.outcome},
-          {"saving_us", verdict.figures.at("saving_us")},
-          {"threshold", verdict.threshold}};
-}
-
-}  // namespace
 
 void report_pdl(const PdlConfig& config, const PdlCosts& costs, Report& report) {
   const std::array<PdlChainFigures, 2> figures = both_figures(costs);
@@ -306,28 +311,6 @@ void report_pdl(const PdlConfig& config, const PdlCosts& costs, Report& report) 
   }
   report.sections["pdl"] = std::move(section);
 }
-
-namespace {
-
-Needs needs(const PdlConfig& config) {
-  return {memory_needs(config.common.work, HostMemory::pageable), "try fewer --batches or smaller --m, --n, --k"};
-}
-
-csg::Estimate estimate(const PdlConfig& config, int device) {
-  require_pdl(device);
-  const Workload& work = config.common.work;
-  const Rates rates = measure_rates(Gemm{}, work.shape);
-  const double gemm_seconds = rates.kernel_flops_per_s > 0.0 ? work.flops_per_batch() / rates.kernel_flops_per_s : 0.0;
-  return {pdl_seconds(config, gemm_seconds),
-          "programmatic dependent launch: a chain of " + std::to_string(config.empty_kernels()) +
-              " one-thread kernels and one of " + std::to_string(work.batches) + " GEMMs, four ways each"};
-}
-
-const Experiment<PdlConfig, PdlCosts> kExperiment{.about = kAbout, .runs = kRuns, .defaults = pdl_defaults(),
-    .options = pdl_options, .read = read_pdl, .needs = needs, .estimate = estimate, .measure = measure_pdl,
-    .report = report_pdl};
-
-}  // namespace
 
 extern const Subcommand kPdl = make_subcommand<kExperiment>();
 

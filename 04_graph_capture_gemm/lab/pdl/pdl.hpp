@@ -134,7 +134,6 @@ Verdict pdl_verdict(const std::string& chain, const std::string& where, const Pd
 
 // What the verdicts read from one chain's run.
 struct PdlChainFigures {
-  int kernels = 0;
   double hold_ms = 0.0;
   double alone_us = 0.0;  // one kernel alone
   double own_us = 0.0;    // see above

@@ -1,6 +1,7 @@
 #include "04_graph_capture_gemm/lab/pdl/pdl.hpp"
 
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
+#include "04_graph_capture_gemm/lab/graph_steps.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -9,7 +10,6 @@
 #include <vector>
 
 #include "check.hpp"
-#include "cuda/graph.hpp"
 #include "owners.hpp"
 #include "workload/spin.hpp"
 
@@ -50,22 +50,11 @@ EdgeCount count_edges(const Graph& graph) {
 // One timed run: the spin kernel holds the stream for `hold_ms` while the
 // host queues `issue`; the events time what follows the hold. Stores the
 // host's issue time in `issue_ms`.
-class HeldTimer {
- public:
-  explicit HeldTimer(cudaStream_t stream) : stream_(stream) {}
-  Millis run(double hold_ms, const std::function<void()>& issue, Millis& issue_ms) {
-    launch_spin(std::chrono::nanoseconds(static_cast<long long>(hold_ms * 1e6)), 1, stream_);
-    timer_.start(stream_);
-    const HostTimer host;
-    issue();
-    issue_ms = host.elapsed();
-    return timer_.stop();
-  }
-
- private:
-  cudaStream_t stream_;
-  EventTimer timer_;
-};
+Millis held_run(EventTimer& timer, cudaStream_t stream, double hold_ms, const std::function<void()>& issue,
+                Millis& issue_ms) {
+  launch_spin(std::chrono::nanoseconds(static_cast<long long>(hold_ms * 1e6)), 1, stream);
+  return gpu_and_issue_time(timer, stream, issue_ms, issue);
+}
 
 // What one chain gives drive(): how to queue it, how to check it.
 struct ChainDriver {
@@ -94,9 +83,10 @@ void note_failure(PdlChainRun& run, const std::string& why) {
 
 // Captures the two graphs and counts their edges, then runs the four ways
 // and the kernel alone interleaved in rounds (`plan`), each run held behind
-// the spin kernel and timed with events.
+// the spin kernel (run.hold_ms, set here) and timed with events.
 void drive(const RepeatPlan& plan, const ChainDriver& d) {
   PdlChainRun& run = d.run;
+  run.hold_ms = pdl_hold_ms(run.kernels);
   const Graph plain_graph = capture_on(d.stream, [&] { issue_chain(d, PdlWay::graph_plain); });
   const Graph pdl_graph = capture_on(d.stream, [&] { issue_chain(d, PdlWay::graph_pdl); });
   const EdgeCount plain_edges = count_edges(plain_graph);
@@ -125,7 +115,7 @@ void drive(const RepeatPlan& plan, const ChainDriver& d) {
   CUDA_CHECK(cudaGraphUpload(pdl_exec.get(), d.stream));
   CUDA_CHECK(cudaStreamSynchronize(d.stream));
 
-  HeldTimer timer(d.stream);
+  EventTimer timer;
   std::array<Millis, kPdlWays + 1> issue_ms{};
   std::array<long long, kPdlWays + 1> runs{};
   std::vector<TimedVariant> variants;
@@ -141,9 +131,9 @@ void drive(const RepeatPlan& plan, const ChainDriver& d) {
     };
     variants.push_back(TimedVariant{.prepare = d.prepare,
                                     .run =
-                                        [&timer, &run, &issue_ms, &runs, w, issue] {
+                                        [&timer, &d, &run, &issue_ms, &runs, w, issue] {
                                           ++runs[w];
-                                          return timer.run(run.hold_ms, issue, issue_ms[w]);
+                                          return held_run(timer, d.stream, run.hold_ms, issue, issue_ms[w]);
                                         },
                                     .after_last = [&d, &runs, w] { d.check_after(w, runs[w]); },
                                     .side = [&issue_ms, w] { return issue_ms[w]; }});
@@ -152,8 +142,8 @@ void drive(const RepeatPlan& plan, const ChainDriver& d) {
                                   .run =
                                       [&] {
                                         const long long index = runs[kPdlWays]++;
-                                        return timer.run(pdl_hold_ms(1), [&] { d.issue_alone(index); },
-                                                         issue_ms[kPdlWays]);
+                                        return held_run(timer, d.stream, pdl_hold_ms(1),
+                                                        [&] { d.issue_alone(index); }, issue_ms[kPdlWays]);
                                       },
                                   .after_last = [&d, &runs] { d.check_after(kPdlWays, runs[kPdlWays]); },
                                   .side = nullptr});
@@ -172,7 +162,6 @@ PdlChainRun run_gemm_chain(const PdlConfig& config, cudaStream_t stream) {
   const GemmShape shape = work.shape;
   PdlChainRun run;
   run.kernels = work.batches;
-  run.hold_ms = pdl_hold_ms(run.kernels);
 
   std::vector<float> host_a(work.batch_count() * work.a_elems());
   std::vector<float> host_b(work.b_elems());
@@ -189,9 +178,8 @@ PdlChainRun run_gemm_chain(const PdlConfig& config, cudaStream_t stream) {
   auto gemm = [&](bool programmatic, int batch) {
     const float* previous = batch == 0 ? nullptr : c.data() + std::size_t(batch - 1) * work.c_elems();
     const float* a_batch = a.data() + std::size_t(batch) * work.a_elems();
-    const float* shared_b = b.data();
     float* c_batch = c.data() + std::size_t(batch) * work.c_elems();
-    launch_chain_gemm(programmatic && batch > 0, grid, block, stream, a_batch, shared_b, previous, c_batch, shape.m,
+    launch_chain_gemm(programmatic && batch > 0, grid, block, stream, a_batch, b.data(), previous, c_batch, shape.m,
                       shape.n, shape.k);
   };
   const ChainDriver driver{
@@ -223,7 +211,6 @@ PdlChainRun run_gemm_chain(const PdlConfig& config, cudaStream_t stream) {
 PdlChainRun run_empty_chain(const PdlConfig& config, cudaStream_t stream) {
   PdlChainRun run;
   run.kernels = config.empty_kernels();
-  run.hold_ms = pdl_hold_ms(run.kernels);
   // Each way (and the kernel alone, last) has its own pair of counters: the
   // sequence number and how many kernels saw the wrong parity.
   DeviceBuffer<unsigned long long> counters(2 * (kPdlWays + 1));

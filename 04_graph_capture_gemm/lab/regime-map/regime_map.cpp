@@ -72,6 +72,10 @@ MapWinner winner_of(const MapCell& cell, double equal_within) {
   return map_winner(cell.graph_replay.median_ms, cell.stream_pool.median_ms, equal_within);
 }
 
+BoundRuns bound_runs(const MapCell& cell) {
+  return {cell.alone, cell.sums, &cell.stream_issue, &cell.busiest_stream};
+}
+
 // ---- the declaration ------------------------------------------------------------
 
 void options(StageCli& cli) {
@@ -85,17 +89,13 @@ RegimeMapOptions read(const StageCli& cli, CommonOptions& common) {
   return {read_kernel_article_options(cli, common), map};
 }
 
-Rates rates_at(const RegimeMapOptions& options, GemmShape shape) {
-  return measure_rates(Gemm(options.article.common.gemm), shape);
-}
-
 // Every cell planned from this GPU's rates at its size: which run, which are
 // skipped and why, and the whole map's time; measure plans them again (a
 // few milliseconds a size) rather than carry the plan across.
 Estimate estimate(const RegimeMapOptions& options, int) {
   for (const std::string& warning : options.article.pool.warnings) std::cerr << warning << '\n';
-  const RegimeMap map = plan_regime_map(options.map, options.article.common, options.article.pool,
-                                        [&options](GemmShape shape) { return rates_at(options, shape); });
+  auto rates_at = [&options](GemmShape shape) { return measure_rates(Gemm(options.article.common.gemm), shape); };
+  const RegimeMap map = plan_regime_map(options.map, options.article.common, options.article.pool, rates_at);
   return {map.estimated_seconds, plan_text(map)};
 }
 
@@ -157,14 +157,6 @@ MapWinner map_winner(double graph_ms, double stream_ms, double equal_within) {
 
 std::string_view to_string(MapWinner winner) { return name_of(winner, {"graph", "streams", "tie"}); }
 
-namespace {
-
-BoundRuns bound_runs(const MapCell& cell) {
-  return {cell.alone, cell.sums, &cell.stream_issue, &cell.busiest_stream};
-}
-
-}  // namespace
-
 PipelineBound pool_bound(const MapCell& cell, int streams) {
   return bound_of(bound_runs(cell), cell.batches, streams);
 }
@@ -207,7 +199,7 @@ std::vector<RowCrossover> crossovers(const RegimeMap& map) {
     for (const int batch_count : map.config.batches) {
       const MapCell* cell = map.find(m, batch_count);
       if (cell == nullptr || !cell->measured()) continue;
-      ++row.measured;
+      row.measured.push_back(batch_count);
       const MapWinner winner = winner_of(*cell, map.equal_within);
       if (!row.first_graph_win) {
         if (winner == MapWinner::graph) row.first_graph_win = batch_count;
@@ -253,11 +245,7 @@ Verdict cell_bound_verdict(const MapCell& cell, int streams) {
 }
 
 Verdict crossover_verdict(const RowCrossover& row, const RegimeMap& map) {
-  std::vector<int> measured;
-  for (const int batch_count : map.config.batches) {
-    const MapCell* cell = map.find(row.m, batch_count);
-    if (cell != nullptr && cell->measured()) measured.push_back(batch_count);
-  }
+  const std::vector<int>& measured = row.measured;
   Verdict verdict{.id = "regime_map.crossover." + std::to_string(row.m),
                   .figures = {{"m", row.m},
                               {"measured_batches", measured},
@@ -265,7 +253,7 @@ Verdict crossover_verdict(const RowCrossover& row, const RegimeMap& map) {
                                row.first_graph_win ? nlohmann::json(*row.first_graph_win) : nlohmann::json()}},
                   .threshold = map.equal_within};
   const std::string row_text = "  " + size_label(row.m) + ": ";
-  if (row.measured == 0 || measured.empty()) {
+  if (measured.empty()) {
     return decided(verdict, "no_cell_measured", row_text + "no cell measured (every batch count skipped)");
   }
   if (!row.first_graph_win) {
@@ -309,37 +297,33 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
   result.config["map_batches"] = map.config.batches;
   result.config["map_cell_seconds"] = map.config.cell_seconds;
 
+  std::vector<const MapCell*> measured_cells;
+  for (const MapCell& cell : map.cells) {
+    if (cell.measured()) measured_cells.push_back(&cell);
+  }
   // The verification: the first failed check, else every measured cell's batches.
   VerifyResult verification;
   verification.passed = true;
   int batches_checked = 0;
-  int measured = 0;
-  for (const MapCell& cell : map.cells) {
-    if (!cell.measured()) continue;
-    ++measured;
-    batches_checked += cell.batches;
-    for (const auto& [check, variant] : {std::pair{&cell.graph_check, "graph replay"},
-                                         std::pair{&cell.stream_check, "stream pool"}}) {
+  for (const MapCell* cell : measured_cells) {
+    batches_checked += cell->batches;
+    for (const auto& [check, variant] : {std::pair{&cell->graph_check, "graph replay"},
+                                         std::pair{&cell->stream_check, "stream pool"}}) {
       if (check->passed) {
         ++result.variants_verified;
       } else if (verification.passed) {
         verification = *check;
-        verification.method = check->method + "; in cell " + cell_label(cell) + ", " + variant;
+        verification.method = check->method + "; in cell " + cell_label(*cell) + ", " + variant;
       }
     }
-    if (verification.passed) verification.method = cell.graph_check.method;
+    if (verification.passed) verification.method = cell->graph_check.method;
   }
   if (verification.passed) {
     verification.batches_checked = batches_checked;
-    if (measured == 0) verification.method = "no cell measured: nothing to verify";
+    if (measured_cells.empty()) verification.method = "no cell measured: nothing to verify";
   }
   verification.digest.reset();  // one digest per workload; the map has many
   result.verification = verification;
-  if (measured > 0) {
-    report.checked_runs("(every measured cell: " + plural(measured, "cell") +
-                        ", each checked after the replay's and after the pool's last run, the outputs poisoned "
-                        "before every run)");
-  }
 
   std::ostream& out = report.out();
   out << "the stream pool (" << plural(map.streams, "stream") << ", fork/join) against one graph replay of the same "
@@ -376,15 +360,14 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
                     {"first_graph_win_batches",
                      row.first_graph_win ? nlohmann::json(*row.first_graph_win) : nlohmann::json(nullptr)},
                     {"graph_wins_from_there_on", row.wins_from_there_on()},
-                    {"measured_cells", row.measured},
+                    {"measured_cells", row.measured.size()},
                     {"text", verdict.sentence.substr(2)}});  // without the printed indent
   }
 
-  std::vector<const MapCell*> measured_cells;
-  for (const MapCell& cell : map.cells) {
-    if (cell.measured()) measured_cells.push_back(&cell);
-  }
   if (!measured_cells.empty()) {
+    report.checked_runs("(every measured cell: " + plural(static_cast<long long>(measured_cells.size()), "cell") +
+                        ", each checked after the replay's and after the pool's last run, the outputs poisoned "
+                        "before every run)");
     out << "\nevery measured cell (GPU time; issue: the host's time to issue the pool's fork, "
            "3 x batches calls and join, or the one cudaGraphLaunch; bound: the pool's pipeline bound, each "
            "resource's\nwork alone issued on the pool as its run is, the host's issue and the busiest stream "
@@ -438,39 +421,38 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
       }
       c["skipped_reason"] = cell.skipped->reason;
       c["skipped_because"] = cell.skipped->kind == SkipKind::memory ? "memory" : "time";
-      cells.push_back(std::move(c));
-      continue;
+    } else {
+      const PipelineBound bound = pool_bound(cell, map.streams);
+      c.update({{"stream_ms", cell.stream_pool.median_ms},
+                {"graph_ms", cell.graph_replay.median_ms},
+                {"stream_issue_ms", cell.stream_issue.median_ms},
+                {"graph_issue_ms", cell.graph_issue.median_ms},
+                {"pool_percent_of_bound", pool_percent_of_bound(cell, map.streams)},
+                {"pool_bound_tolerance", pool_bound_tolerance(cell, map.streams)},
+                {"winner", std::string(to_string(winner_of(cell, map.equal_within)))},
+                {"skipped_reason", nullptr},
+                {"verified", cell.verified()},
+                {"noisy", noisy(cell)},
+                {"graph_over_streams", cell.graph_replay.median_ms / cell.stream_pool.median_ms},
+                {"stream_min_ms", cell.stream_pool.min_ms},
+                {"graph_min_ms", cell.graph_replay.min_ms},
+                {"stream_p95_ms", cell.stream_pool.p95_ms},
+                {"graph_p95_ms", cell.graph_replay.p95_ms},
+                {"samples", cell.stream_pool.samples},
+                {"bound_ms", bound.bound_ms},
+                {"limited_by", to_string(bound.limited_by)},
+                {"h2d_sum_ms", cell.sums.h2d.median_ms},
+                {"kernel_sum_ms", cell.sums.kernel.median_ms},
+                {"d2h_sum_ms", cell.sums.d2h.median_ms},
+                {"kernels_alone_ms", cell.alone.at(0).median_ms},
+                {"h2d_alone_ms", cell.alone.at(1).median_ms},
+                {"d2h_alone_ms", cell.alone.at(2).median_ms},
+                {"both_ways_alone_ms", cell.alone.at(3).median_ms},
+                {"busiest_stream_ms", cell.busiest_stream.median_ms},
+                {"stream_order_ms", bound.stream_order_ms}});
+      if (!cell.graph_check.passed) c["failure"] = "graph replay: " + cell.graph_check.message();
+      if (!cell.stream_check.passed) c["failure"] = "stream pool: " + cell.stream_check.message();
     }
-    const PipelineBound bound = pool_bound(cell, map.streams);
-    c.update({{"stream_ms", cell.stream_pool.median_ms},
-              {"graph_ms", cell.graph_replay.median_ms},
-              {"stream_issue_ms", cell.stream_issue.median_ms},
-              {"graph_issue_ms", cell.graph_issue.median_ms},
-              {"pool_percent_of_bound", pool_percent_of_bound(cell, map.streams)},
-              {"pool_bound_tolerance", pool_bound_tolerance(cell, map.streams)},
-              {"winner", std::string(to_string(winner_of(cell, map.equal_within)))},
-              {"skipped_reason", nullptr},
-              {"verified", cell.verified()},
-              {"noisy", noisy(cell)},
-              {"graph_over_streams", cell.graph_replay.median_ms / cell.stream_pool.median_ms},
-              {"stream_min_ms", cell.stream_pool.min_ms},
-              {"graph_min_ms", cell.graph_replay.min_ms},
-              {"stream_p95_ms", cell.stream_pool.p95_ms},
-              {"graph_p95_ms", cell.graph_replay.p95_ms},
-              {"samples", cell.stream_pool.samples},
-              {"bound_ms", bound.bound_ms},
-              {"limited_by", to_string(bound.limited_by)},
-              {"h2d_sum_ms", cell.sums.h2d.median_ms},
-              {"kernel_sum_ms", cell.sums.kernel.median_ms},
-              {"d2h_sum_ms", cell.sums.d2h.median_ms},
-              {"kernels_alone_ms", cell.alone.at(0).median_ms},
-              {"h2d_alone_ms", cell.alone.at(1).median_ms},
-              {"d2h_alone_ms", cell.alone.at(2).median_ms},
-              {"both_ways_alone_ms", cell.alone.at(3).median_ms},
-              {"busiest_stream_ms", cell.busiest_stream.median_ms},
-              {"stream_order_ms", bound.stream_order_ms}});
-    if (!cell.graph_check.passed) c["failure"] = "graph replay: " + cell.graph_check.message();
-    if (!cell.stream_check.passed) c["failure"] = "stream pool: " + cell.stream_check.message();
     cells.push_back(std::move(c));
   }
   report.sections["regime_map"] = {{"sizes", map.config.sizes},
@@ -517,11 +499,6 @@ std::string seconds_text(double seconds) { return fixed(seconds, seconds < 100.0
 
 Workload cell_work(const MapCell& cell) { return Workload{cell.batches, GemmShape{cell.m, cell.m, cell.m}}; }
 
-std::string cell_title(int index, int count, const MapCell& cell) {
-  return "cell " + std::to_string(index) + " of " + std::to_string(count) + ": " + std::to_string(cell.m) +
-         "\u00b3 \u00d7 " + plural(cell.batches, "batch");
-}
-
 // What check_fits says about the cell's buffers (pinned host memory for every
 // batch, the device slots), or nothing when they fit.
 std::optional<std::string> memory_problem(const Workload& work, int slots) {
@@ -544,35 +521,30 @@ void measure_cell(MapCell& cell, const RepeatPlan& plan, std::uint64_t seed, con
 
   EventTimer timer;
   Millis issued{};  // the host's time to issue the last timed run
-  auto poison = [&] { buffers.poison_outputs(origin); };
-  std::vector<TimedVariant> variants = {
-      {.prepare = poison,
-       .run = [&] { return gpu_and_issue_time(timer, origin, issued, [&] { steps.launch(exec); }); },
-       .after_last = [&] { cell.graph_check = buffers.verify(seed); },
-       .side = [&] { return issued; }},
-      {.prepare = poison,
-       .run =
-           [&] {
-             return gpu_and_issue_time(timer, origin, issued, [&] { steps.issue_on_streams(ops, cell.batches); });
-           },
-       .after_last = [&] { cell.stream_check = buffers.verify(seed); },
-       .side = [&] { return issued; }},
+  // Poisoned before every run, timed on the GPU and the host, verified into `check` after the last.
+  auto verified = [&](auto issue, VerifyResult* check) {
+    return TimedVariant{.prepare = [&] { buffers.poison_outputs(origin); },
+                        .run = [&, issue] { return gpu_and_issue_time(timer, origin, issued, issue); },
+                        .after_last = [&, check] { *check = buffers.verify(seed); },
+                        .side = [&] { return issued; }};
   };
+  std::vector<TimedVariant> variants = {
+      verified([&] { steps.launch(exec); }, &cell.graph_check),
+      verified([&] { steps.issue_on_streams(ops, cell.batches); }, &cell.stream_check)};
   // The runs of the pool's bound: the one-stream sums and batch 0's ops (the
   // fill, the drain, the stream order), each resource's work alone issued as
   // the pool's run is, and the busiest stream's batches alone on one stream.
   EventTimer sums_timer;
-  std::vector<TimedVariant> bound_runs = stage_sum_variants(ops, buffers, origin, sums_timer);
-  for (TimedVariant& first : first_op_variants(ops, origin, sums_timer)) bound_runs.push_back(std::move(first));
+  for (TimedVariant& sum : stage_sum_variants(ops, buffers, origin, sums_timer)) variants.push_back(std::move(sum));
+  for (TimedVariant& first : first_op_variants(ops, origin, sums_timer)) variants.push_back(std::move(first));
   EventTimer alone_timer;
   auto issue_like_the_pool = [&](const BatchOps& only) {
     alone_timer.start(origin);
     steps.issue_on_streams(only, cell.batches);
     return alone_timer.stop();
   };
-  for (TimedVariant& alone : resource_variants(ops, issue_like_the_pool)) bound_runs.push_back(std::move(alone));
-  bound_runs.push_back(busiest_stream_variant(ops, cell.batches, steps.pool->size(), origin, alone_timer));
-  variants.insert(variants.end(), bound_runs.begin(), bound_runs.end());
+  for (TimedVariant& alone : resource_variants(ops, issue_like_the_pool)) variants.push_back(std::move(alone));
+  variants.push_back(busiest_stream_variant(ops, cell.batches, steps.pool->size(), origin, alone_timer));
 
   const std::vector<Measured> results = measure_rounds(plan, variants);
   cell.graph_replay = results[0].primary;
@@ -677,25 +649,20 @@ std::string plan_text(const RegimeMap& map) {
          " s on the host: pinning, filling, poisoning, verifying, capturing)";
 }
 
-void measure_cells(RegimeMap& map, std::uint64_t seed, const RegimeMapSteps& steps) {
-  const int count = static_cast<int>(map.cells.size());
-  int index = 0;
-  for (MapCell& cell : map.cells) {
-    ++index;
-    const std::string title = cell_title(index, count, cell);
+RegimeMap measure_regime_map(const RegimeMapConfig& config, const CommonOptions& options, const RegimeMapSteps& steps) {
+  RegimeMap map = plan_regime_map(config, options, steps.pool_config, steps.rates);
+  for (std::size_t i = 0; i < map.cells.size(); ++i) {
+    MapCell& cell = map.cells[i];
+    const std::string title = "cell " + std::to_string(i + 1) + " of " + std::to_string(map.cells.size()) + ": " +
+                              std::to_string(cell.m) + "\u00b3 \u00d7 " + plural(cell.batches, "batch");
     throw_if_interrupted("the regime map (" + title + ")");
     if (cell.skipped) {
       progress(title + ": skipped (" + cell.skipped->reason + ")");
       continue;
     }
     progress(title + ", about " + fixed(cell.estimate.total(), 1) + " s");
-    measure_cell(cell, map.plan, seed, steps);
+    measure_cell(cell, map.plan, options.seed, steps);
   }
-}
-
-RegimeMap measure_regime_map(const RegimeMapConfig& config, const CommonOptions& options, const RegimeMapSteps& steps) {
-  RegimeMap map = plan_regime_map(config, options, steps.pool_config, steps.rates);
-  measure_cells(map, options.seed, steps);
   return map;
 }
 

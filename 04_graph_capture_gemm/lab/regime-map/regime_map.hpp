@@ -149,7 +149,7 @@ struct RegimeMap {
 // Where the graph starts to win, row by row.
 struct RowCrossover {
   int m = 0;
-  int measured = 0;                    // cells of the row measured
+  std::vector<int> measured;           // the batch counts of its measured cells, ascending
   std::optional<int> first_graph_win;  // the smallest batch count where the graph wins
   // The measured batch counts above it where it does not win, with who did.
   std::vector<std::pair<int, MapWinner>> not_won_above;

@@ -57,8 +57,8 @@ StartupConfig read_startup(const StageCli& cli, CommonOptions& common);
 
 // Throws std::invalid_argument unless 1 <= buckets <= max_batches.
 std::vector<int> even_buckets(int buckets, int max_batches);
-// The batches every graph of a layout captures together.
-long long captured_batches(const std::vector<int>& sizes);
+// The batches the graphs of even_buckets(buckets, max_batches) capture together.
+long long captured_batches(int buckets, int max_batches);
 
 // From SplitMix64 of (seed, mix, index). Throws std::invalid_argument for
 // requests < 0 or max_batches < 1.
@@ -66,9 +66,6 @@ std::vector<int> request_sizes(RequestMix mix, int requests, int max_batches, st
 
 // padded / requested − 1 (0.25: a quarter more batches computed than asked).
 double padding_waste(const std::vector<int>& requests, const std::vector<int>& sizes);
-
-// `batches` batches of size³.
-Workload startup_workload(const StartupConfig& config, int batches);
 
 // The first build and, every round, both ways of holding the buffers: every
 // graph's batches built, launched once and verified at `per_batch_seconds`
@@ -139,21 +136,6 @@ struct StartupFigures {
 
 // The rows' padding waste and the mixes' means: pure, so made-up rows can be filled too.
 void fill_padding(StartupFigures& figures);
-
-// First, untimed, one graph of 1 batch built, launched and verified: the
-// process's first capture and launch (module loading) are out of the figures.
-// Then the first build, then, for each bucket count, in each round, the
-// shared pool's K graphs and then the separate buffers' K graphs
-// (interleaved per bucket count, so a slow moment of the machine hits both
-// alike), one bucket after the other as an engine's startup loop does:
-// capture, instantiate, upload, each host-timed and summed over the K
-// graphs. Then every graph is launched once on its poisoned outputs and
-// verified (timed too, not part of startup).
-//   Cost at the defaults (K = 8, 64, 256 over 1..256 batches of 64³, one
-//   round) on an H200: ~42,000 batches captured per layout, and 33,000 more
-//   by the first build, at ~10-20 µs each, launched and verified, plus the
-//   separate buffers' allocation: 8.4 s in all.
-StartupFigures measure_startup(const StartupConfig& config);
 
 // Where the budget falls on one layout's median startup: the first bucket
 // count over it, and the row before it (the last row when none is over).
