@@ -46,56 +46,44 @@ sanitizer="$(csg_require_gpu_and_sanitizer gpu_box_check.sh)" || exit $?
 gpus="$(csg_gpu_list)"
 csg_setup build python || exit $?  # its one line says what to run
 
-preset=default
-bin_dir="$repo_root/build/$preset/bin"
-jobs="$(nproc 2>/dev/null || echo 2)"
-
 failures=()
 fail() {
   failures+=("$1")
   echo "!!! FAILED: $1" >&2
 }
-step() { csg_step "$@"; }
 
-step "results go to $results"
+csg_step "results go to $results"
 csg_results_create "$results"
 
 # --- a) which GPU ------------------------------------------------------------
-step "a) nvidia-smi -L"
+csg_step "a) nvidia-smi -L"
 tee "$results/nvidia-smi.txt" <<<"$gpus" >&2
 
 # --- b) build ----------------------------------------------------------------
 # The python3 set-up checked registers ctest's Python tests (see scripts/test.sh),
 # and the compute-sanitizer found above its sanitizer runs.
-configure_args=("-DCSG_COMPUTE_SANITIZER=$sanitizer")
-if [[ -n ${CSG_PYTHON:-} ]]; then
-  configure_args+=("-DPython3_EXECUTABLE=$CSG_PYTHON")
-fi
-step "b) cmake --preset $preset ${configure_args[*]} && cmake --build --preset $preset -j $jobs"
+configure_args=("-DCSG_COMPUTE_SANITIZER=$sanitizer" ${CSG_PYTHON:+"-DPython3_EXECUTABLE=$CSG_PYTHON"})
+csg_step "b) cmake --preset $preset ${configure_args[*]} && cmake --build --preset $preset -j $jobs"
 build_status=0
 { cmake --preset "$preset" "${configure_args[@]}" && cmake --build --preset "$preset" -j "$jobs"; } 2>&1 |
   tee "$results/build.log" || build_status=$?
 if [[ $build_status -ne 0 ]]; then
   fail "configure/build (exit $build_status, see $results/build.log)"
-  step "done: nothing to test or run without a build"
+  csg_step "done: nothing to test or run without a build"
   exit 1
 fi
 
 # --- c) tests: all must run, none may skip ------------------------------------
+# -j as scripts/test.sh: the GPU tests that time something run alone (tests/CMakeLists.txt).
 junit="$results/ctest-junit.xml"
-test_jobs="$jobs"  # as scripts/test.sh: the GPU tests that time something run alone (tests/CMakeLists.txt)
-step "c) CSG_REQUIRE_GPU=1 ctest --preset $preset -j $test_jobs --output-junit $junit"
+csg_step "c) CSG_REQUIRE_GPU=1 ctest --preset $preset -j $jobs --output-junit $junit"
 export CSG_REQUIRE_GPU=1
 rm -f "$junit"
 ctest_status=0
-ctest --preset "$preset" -j "$test_jobs" --output-junit "$junit" 2>&1 | tee "$results/ctest.log" || ctest_status=$?
-if [[ $ctest_status -ne 0 ]]; then
-  fail "ctest (exit $ctest_status, see $results/ctest.log)"
-fi
-
+ctest --preset "$preset" -j "$jobs" --output-junit "$junit" 2>&1 | tee "$results/ctest.log" || ctest_status=$?
+[[ $ctest_status -eq 0 ]] || fail "ctest (exit $ctest_status, see $results/ctest.log)"
 # ctest's exit status ignores skipped tests; the JUnit file lists them.
-skip_status=0
-python3 - "$junit" <<'PY' || skip_status=$?
+python3 - "$junit" <<'PY' || fail "ctest: skipped tests or no readable JUnit file ($junit)"
 import sys
 import xml.etree.ElementTree as ET
 
@@ -105,10 +93,8 @@ try:
 except (OSError, ET.ParseError) as error:
     print(f"cannot read the JUnit file {path}: {error}", file=sys.stderr)
     sys.exit(2)
-suites = [root] if root.tag == "testsuite" else root.iter("testsuite")
-not_run = ("notrun", "skipped", "disabled")
 skipped, suite_skipped, total = [], 0, 0
-for suite in suites:
+for suite in [root] if root.tag == "testsuite" else root.iter("testsuite"):
     for attribute in ("skipped", "disabled"):
         try:
             suite_skipped += int(suite.get(attribute) or 0)
@@ -116,28 +102,23 @@ for suite in suites:
             pass
     for case in suite.iter("testcase"):
         total += 1
-        if case.get("status", "") in not_run or case.find("skipped") is not None:
+        if case.get("status", "") in ("notrun", "skipped", "disabled") or case.find("skipped") is not None:
             skipped.append(case.get("name", "?"))
 if skipped or suite_skipped:
-    count = max(len(skipped), suite_skipped)
-    print(f"{count} of {total} tests were skipped; on the GPU box no test may be skipped:", file=sys.stderr)
-    for name in skipped:
-        print(f"  skipped: {name}", file=sys.stderr)
+    print(f"{max(len(skipped), suite_skipped)} of {total} tests were skipped; on the GPU box no test may be skipped:",
+          *(f"  skipped: {name}" for name in skipped), sep="\n", file=sys.stderr)
     sys.exit(1)
 print(f"{total} tests ran, none skipped", file=sys.stderr)
 PY
-if [[ $skip_status -ne 0 ]]; then
-  fail "ctest: skipped tests or no readable JUnit file ($junit)"
-fi
 
 # --- d) every lesson and subcommand, and the checks' own runs -------------------
-mapfile -t rows < <(csg_runs_for c "$bin_dir")
-csg_save_registry "$results" "${rows[@]}"
+mapfile -t csg_rows < <(csg_runs_for c "$bin_dir")
+csg_save_registry "$results" "${csg_rows[@]}"
 traced=()
-for row in "${rows[@]}"; do
+for row in "${csg_rows[@]}"; do
   csg_run "$row" "$bin_dir" "$results" "d)"
   if [[ $run_status -eq 127 ]]; then
-    step "d) $run_name: skipped, $run_binary is not built yet"
+    csg_step "d) $run_name: skipped, $run_binary is not built yet"
   elif [[ -n $run_problem ]]; then
     fail "$run_problem"
   elif [[ " ${run_args[*]} " == *" $trace "* ]]; then
@@ -151,7 +132,7 @@ csg_time_summary "$results"
 # per batch: H2D, kernel, D2H (300 at the article's 100 batches, cuBLAS too:
 # one kernel per GEMM).
 for name in ${traced[@]+"${traced[@]}"}; do
-  if ! python3 - "$results/$name.trace.json" "$results/$name.json" <<'PY'; then
+  python3 - "$results/$name.trace.json" "$results/$name.json" <<'PY' ||
 import json
 import sys
 
@@ -175,11 +156,10 @@ print(f"{trace_path}: {slices} slices, expected {expected}", file=sys.stderr)
 sys.exit(0 if expected is not None and slices == expected else 1)
 PY
     fail "$name.trace.json does not hold every operation its run recorded (3 per batch for 01, 03 and 04)"
-  fi
 done
 
 # --- e) the summary, read from the JSON ---------------------------------------
-step "e) python3 scripts/report.py --table $results"
+csg_step "e) python3 scripts/report.py --table $results"
 summary_status=0
 python3 scripts/report.py --table "$results" || summary_status=$?
 case $summary_status in
@@ -189,9 +169,9 @@ case $summary_status in
 esac
 
 if [[ ${#failures[@]} -eq 0 ]]; then
-  step "done: everything passed; results in $results"
+  csg_step "done: everything passed; results in $results"
   exit 0
 fi
-step "done: ${#failures[@]} failure(s); results in $results"
+csg_step "done: ${#failures[@]} failure(s); results in $results"
 printf '  - %s\n' "${failures[@]}" >&2
 exit 1

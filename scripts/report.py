@@ -79,24 +79,19 @@ def install_hint(module: str) -> str:
     return f"run scripts/setup.sh: it makes .venv/ with {module}, and report.py then runs with it"
 
 
-def venv_python() -> Path | None:
-    """VENV's python3 where that is not this interpreter and report.py has not switched to it already."""
-    python = VENV / "bin" / "python3"
-    if os.environ.get(REEXEC_MARK) or not os.access(python, os.X_OK):
-        return None
-    try:
-        return None if Path(sys.prefix).resolve() == VENV.resolve() else python
-    except OSError:
-        return None
-
-
 def rerun_under_venv(argv: list[str], plots: bool) -> None:
     """`python3 scripts/report.py ...` as the README writes it runs the shell's python3; where that lacks what
     this mode needs and scripts/setup.sh made .venv/, runs the command again under .venv/bin/python3 (one note
-    saying so where CSG_VERBOSE=1 asks for it). Returns only where it does not."""
+    saying so where CSG_VERBOSE=1 asks for it), unless that is this interpreter or report.py switched to it
+    already. Returns only where it does not."""
     missing = [m for m in ("jsonschema", *(("matplotlib",) if plots else ())) if not has(m)]
-    python = venv_python()
-    if not missing or python is None:
+    python = VENV / "bin" / "python3"
+    if not missing or os.environ.get(REEXEC_MARK) or not os.access(python, os.X_OK):
+        return
+    try:
+        if Path(sys.prefix).resolve() == VENV.resolve():
+            return
+    except OSError:
         return
     if os.environ.get("CSG_VERBOSE") == "1":
         print(f"report.py: note: {sys.executable} has no {' or '.join(missing)}; running with "
@@ -126,17 +121,16 @@ def in_sample_data(directory: Path) -> bool:
     return listed.returncode == 0 and bool(listed.stdout.strip())
 
 
+# What is at a path that is not a folder, in words, for a refusal.
+FILE_KINDS = {stat.S_IFREG: "a file", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+              stat.S_IFIFO: "a pipe", stat.S_IFSOCK: "a socket"}
+
+
 def file_kind(path: Path) -> str:
-    """What is at `path`, in words, for a refusal: "a file", "a character device", ..."""
     try:
-        mode = path.stat().st_mode
+        return FILE_KINDS.get(stat.S_IFMT(path.stat().st_mode), "not a folder")
     except OSError:
         return "not a folder"
-    for test, words in ((stat.S_ISREG, "a file"), (stat.S_ISCHR, "a character device"),
-                        (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a pipe"), (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return words
-    return "not a folder"
 
 
 def report_target(directory: Path, out_dir: Path | None) -> tuple[Path, str]:
@@ -209,7 +203,8 @@ def write_report(directory: Path, out_dir: Path | None, plots: bool) -> tuple[li
 
 # --- the command line -------------------------------------------------------------------------
 
-def parser() -> argparse.ArgumentParser:
+def run(argv: list[str]) -> tuple[list[str], int]:
+    """Parses `argv` and runs its mode: (what to print on stdout, exit status). Usage errors exit 2 here."""
     p = argparse.ArgumentParser(prog="report.py", usage=USAGE, add_help=False, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 description="The report of the cuda-streams-graphs results: report.md and plots, "
@@ -222,12 +217,6 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", action="store_true", help="with --table: as a markdown table")
     p.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"), help="compare two runs")
     p.add_argument("-h", "--help", action="store_true", help="show this help and exit")
-    return p
-
-
-def run(argv: list[str]) -> tuple[list[str], int]:
-    """Parses `argv` and runs its mode: (what to print on stdout, exit status). Usage errors exit 2 here."""
-    p = parser()
     args = p.parse_args(argv)
     if args.help:
         return p.format_help().rstrip("\n").splitlines(), EXIT_OK

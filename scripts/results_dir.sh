@@ -10,77 +10,51 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 # csg_start SCRIPT OPTIONS ARGS...
 #   The start of a script that writes a results folder, called with its own
 #   path, the options it accepts besides --help (space-separated, "" for
-#   none) and its arguments: the usage check (csg_usage; each accepted option
-#   given goes into csg_flags, see csg_flag_given), then `results` set to the
-#   folder (csg_results_dir; a relative argument is taken from where the
-#   script was called), then cd to the repository root, where the script
-#   runs. The repository root is the caller's $repo_root, which it needs to
-#   source this file anyway.
+#   none) and its arguments. --help (or -h) prints SCRIPT's header comment and
+#   exits 0; another option, or a second folder, exits 2 with one line. The
+#   options given go into csg_flags (see csg_flag_given); `results` is set to
+#   the folder, preset, bin_dir and jobs to the build's; then cd to the
+#   caller's $repo_root (it needs that to source this file anyway).
+# shellcheck disable=SC2034  # the caller's
 csg_start() {
-  local script="$1" options="$2"
+  local script="$1" options="$2" arg positional=() synopsis
   shift 2
-  csg_usage "$script" "$options" "$@"
-  results="$(csg_results_dir "${csg_positional[0]:-}" "$(pwd)" "$repo_root")"
+  csg_flags=()
+  synopsis="scripts/$(basename "$script")${options:+ [${options// /] [}]} [results-dir]"
+  for arg in "$@"; do
+    csg_help_if "$script" "$arg"
+  done
+  for arg in "$@"; do
+    if [[ $arg != -* ]]; then
+      positional+=("$arg")
+    elif [[ " $options " == *" $arg "* ]]; then
+      csg_flags+=("$arg")
+    else
+      echo "$(basename "$script"): unknown option $arg; usage: $synopsis (see --help)" >&2
+      exit 2
+    fi
+  done
+  if [[ ${#positional[@]} -gt 1 ]]; then
+    echo "$(basename "$script"): one results folder at most (given: ${positional[*]}); usage: $synopsis" >&2
+    exit 2
+  fi
+  # The results folder, created later: the argument, else $CSG_RESULTS_DIR, else results/<UTC timestamp>; a
+  # relative one from where the script was called. Absolute, because ctest writes its JUnit file from the build folder.
+  results="${positional[0]:-${CSG_RESULTS_DIR:-}}"
+  if [[ -z $results ]]; then
+    results="$repo_root/results/$(date -u +%Y%m%dT%H%M%SZ)"
+  elif [[ $results != /* ]]; then
+    results="$(pwd)/$results"
+  fi
+  results="$(realpath -m -- "$results")"
+  preset=default
+  bin_dir="$repo_root/build/$preset/bin"
+  jobs="$(nproc 2>/dev/null || echo 2)"
   cd "$repo_root"
 }
 
-# csg_usage SCRIPT OPTIONS ARGS...
-#   --help (or -h) prints SCRIPT's header comment and exits 0. The options
-#   named in OPTIONS go into the array csg_flags, the one optional
-#   results-dir into csg_positional; another option, or a second folder,
-#   exits 2 with one line.
-csg_usage() {
-  local script="$1" options="$2" arg synopsis
-  shift 2
-  csg_flags=()
-  csg_positional=()
-  synopsis="scripts/$(basename "$script")${options:+ [${options// /] [}]} [results-dir]"
-  for arg in "$@"; do
-    if [[ $arg == -h || $arg == --help ]]; then
-      awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$script"  # the header comment
-      exit 0
-    fi
-  done
-  for arg in "$@"; do
-    if [[ $arg == -* ]]; then
-      if [[ " $options " != *" $arg "* ]]; then
-        echo "$(basename "$script"): unknown option $arg; usage: $synopsis (see --help)" >&2
-        exit 2
-      fi
-      csg_flags+=("$arg")
-    else
-      csg_positional+=("$arg")
-    fi
-  done
-  if [[ ${#csg_positional[@]} -gt 1 ]]; then
-    echo "$(basename "$script"): one results folder at most (given: ${csg_positional[*]}); usage: $synopsis" >&2
-    exit 2
-  fi
-}
-
 # csg_flag_given OPTION: status 0 when csg_start saw OPTION among the arguments.
-csg_flag_given() {
-  local flag
-  for flag in ${csg_flags[@]+"${csg_flags[@]}"}; do
-    [[ $flag == "$1" ]] && return 0
-  done
-  return 1
-}
-
-# csg_results_dir ARG START_DIR REPO_ROOT
-#   Prints the absolute path of the results folder, creating nothing: ARG if
-#   not empty, else $CSG_RESULTS_DIR, else REPO_ROOT/results/<UTC timestamp>.
-#   A relative path is taken from START_DIR, where the script was called from.
-#   Absolute, because ctest writes its JUnit file from the build folder.
-csg_results_dir() {
-  local results="${1:-${CSG_RESULTS_DIR:-}}"
-  if [[ -z $results ]]; then
-    results="$3/results/$(date -u +%Y%m%dT%H%M%SZ)"
-  elif [[ $results != /* ]]; then
-    results="$2/$results"
-  fi
-  realpath -m -- "$results"
-}
+csg_flag_given() { [[ " ${csg_flags[*]-} " == *" $1 "* ]]; }
 
 # --- the runs -----------------------------------------------------------------
 #
@@ -142,28 +116,12 @@ csg_runs_for() {
 # header line, then per row of csg_runs_for its name, stage, subcommand
 # (- for a lesson), exit and summary.
 csg_save_registry() {
-  local results="$1" row
+  local results="$1"
   shift
   {
     printf 'run\tstage\tsubcommand\texit\tsummary\n'
-    for row in "$@"; do
-      cut -f 1-4,6 <<<"$row"
-    done
+    [[ $# -eq 0 ]] || printf '%s\n' "$@" | cut -f 1-4,6
   } >"$results/registry.tsv"
-}
-
-# csg_run_fields ROW RESULTS
-#   Reads one row of csg_runs_for into run_name, run_binary, run_subcommand
-#   ("" for the lesson), run_exit, run_env and run_args (arrays, the
-#   placeholders filled in for RESULTS).
-# shellcheck disable=SC2034  # the caller's
-csg_run_fields() {
-  local subcommand env args
-  IFS=$'\t' read -r run_name run_binary subcommand run_exit env _ args <<<"$1"
-  run_subcommand="${subcommand#-}"
-  args="${args//\{trace\}/$2/$run_name.trace.json}"
-  read -r -a run_args <<<"${args//\{results\}/$2}"
-  read -r -a run_env <<<"${env#-}"
 }
 
 # csg_step TEXT: one line on stderr with the seconds elapsed so far.
@@ -173,22 +131,36 @@ csg_step() { printf '[%5ds] %s\n' "$SECONDS" "$*" >&2; }
 #   Runs one row of csg_runs_for, announced with LABEL: the stage's tables go
 #   to <results>/<name>.log, its progress lines (stderr) to the log and to the
 #   terminal, so a long run is never silent; its seconds to run_times.tsv.
-#   Sets run_status (127: its stage is not built, nothing ran), run_seconds,
-#   the fields of csg_run_fields and the files of csg_run_files, and
+#   The first run that starts makes RESULTS, with the registry of csg_rows
+#   (the caller's csg_runs_for). Sets run_name, run_binary, run_exit, run_args
+#   (the placeholders filled in), binary, json, log and trace (its files),
+#   run_seconds, run_status (127: its stage is not built, nothing ran) and
 #   run_problem: why the run failed (the wrong exit status for a demonstrated
 #   error, another non-zero one, or no result), empty when it did not. A
 #   demonstrated error leaves no result to report.
-# shellcheck disable=SC2034  # the caller's
+# shellcheck disable=SC2034,SC2154  # the caller's
 csg_run() {
-  local bin_dir="$2" results="$3" start argv shown
-  csg_run_fields "$1" "$results"
+  local results="$3" subcommand env args run_env start now argv shown
+  IFS=$'\t' read -r run_name run_binary subcommand run_exit env _ args <<<"$1"
+  subcommand="${subcommand#-}"
+  args="${args//\{trace\}/$results/$run_name.trace.json}"
+  read -r -a run_args <<<"${args//\{results\}/$results}"
+  read -r -a run_env <<<"${env#-}"
+  binary="$2/$run_binary"
+  json="$results/$run_name.json"
+  log="$results/$run_name.log"
+  trace="$results/$run_name.trace.json"
   run_problem="" run_status=0 run_seconds=0
-  if ! csg_run_files "$run_name" "$run_binary" "$bin_dir" "$results"; then
+  if [[ ! -x $binary ]]; then
     run_status=127
     return 0
   fi
+  if [[ ! -f $results/registry.tsv ]]; then
+    csg_results_create "$results"
+    csg_save_registry "$results" "${csg_rows[@]}"
+  fi
   rm -f "$json" "$trace"  # never report a stale result
-  argv=("$binary" ${run_subcommand:+"$run_subcommand"} ${run_args[@]+"${run_args[@]}"} --json "$json")
+  argv=("$binary" ${subcommand:+"$subcommand"} ${run_args[@]+"${run_args[@]}"} --json "$json")
   shown="${argv[*]}"
   csg_step "$4 $run_name: ${run_env[*]:+${run_env[*]} }${shown#"$repo_root"/}"
   start="${EPOCHREALTIME:-$SECONDS}"
@@ -196,8 +168,10 @@ csg_run() {
   : >"$log"
   # shellcheck disable=SC2094
   env ${run_env[@]+"${run_env[@]}"} "${argv[@]}" 2>&1 >>"$log" | tee -a "$log" >&2 || run_status=$?
-  run_seconds="$(csg_seconds_since "$start")"
-  csg_time_note "$run_name" "$run_seconds" "$run_status"
+  now="${EPOCHREALTIME:-$SECONDS}"
+  # EPOCHREALTIME takes the locale's decimal point (1796202393,93 in de_DE); awk reads a dot.
+  run_seconds="$(LC_ALL=C awk -v a="${start/,/.}" -v b="${now/,/.}" 'BEGIN { printf "%.1f", b - a }')"
+  csg_run_times+=("$run_name"$'\t'"$run_seconds"$'\t'"$run_status")
   if [[ $run_exit -ne 0 ]]; then
     rm -f "$json"
     if [[ $run_status -ne $run_exit ]]; then
@@ -210,35 +184,10 @@ csg_run() {
   fi
 }
 
-# csg_run_files NAME BINARY BIN_DIR RESULTS
-#   The files of one run, named as both scripts name them: sets binary to
-#   BIN_DIR/BINARY, json, log and trace to RESULTS/NAME.json, .log and
-#   .trace.json. Status 1 when that stage is not built.
-# shellcheck disable=SC2034  # json, log and trace are the caller's
-csg_run_files() {
-  binary="$3/$2"
-  json="$4/$1.json"
-  log="$4/$1.log"
-  trace="$4/$1.trace.json"
-  [[ -x $binary ]]
-}
-
-# csg_seconds_since START: seconds since START (an $EPOCHREALTIME), to a tenth.
-csg_seconds_since() {
-  local start="$1" now="${EPOCHREALTIME:-$SECONDS}"
-  # EPOCHREALTIME takes the locale's decimal point (1796202393,93 in de_DE); awk reads a dot.
-  LC_ALL=C awk -v a="${start/,/.}" -v b="${now/,/.}" 'BEGIN { printf "%.1f", b - a }'
-}
-
-# csg_time_note NAME SECONDS STATUS: one run's line in RESULTS/run_times.tsv
-# (name, seconds, exit status), for trimming the run list.
+# csg_time_summary RESULTS: writes RESULTS/run_times.tsv (name, seconds, exit
+# status of each run, for trimming the run list) and prints the runs, slowest
+# first, with the total, on stderr.
 csg_run_times=()
-csg_time_note() {
-  csg_run_times+=("$1"$'\t'"$2"$'\t'"$3")
-}
-
-# csg_time_summary RESULTS: writes RESULTS/run_times.tsv and prints the runs,
-# slowest first, with the total, on stderr.
 csg_time_summary() {
   [[ ${#csg_run_times[@]} -gt 0 ]] || return 0
   {
@@ -251,10 +200,11 @@ csg_time_summary() {
                 END { printf "  %7.1f  all runs\n", total }' >&2
 }
 
-# csg_results_create DIR
-#   mkdir -p DIR, called just before the first file is written into it. It
-#   remembers the topmost folder it made (results/ too, on a first run), so
-#   that csg_results_remove_if_empty can take back exactly those.
+# csg_results_create DIR: mkdir -p DIR, just before the first file is written
+# into it, remembering the topmost folder it made (results/ too, on a first
+# run): csg_results_remove_if_empty takes back exactly those, deepest first,
+# as long as they are empty, so a run that measured nothing leaves nothing
+# behind. A folder that existed before, or that holds anything, stays.
 csg_results_made=""
 csg_results_create() {
   local probe="$1"
@@ -266,10 +216,6 @@ csg_results_create() {
   mkdir -p -- "$1"
 }
 
-# csg_results_remove_if_empty DIR
-#   Removes the folders csg_results_create made, deepest first, as long as
-#   they are empty: a run that measured nothing leaves nothing behind. A
-#   folder that existed before, or that holds anything, stays.
 csg_results_remove_if_empty() {
   local dir="$1"
   [[ -n $csg_results_made ]] || return 0

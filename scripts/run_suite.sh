@@ -52,54 +52,44 @@ trap 'csg_results_remove_if_empty "$results"' EXIT
 
 mode=q
 csg_flag_given --full && mode=f
-preset=default
-bin_dir="$repo_root/build/$preset/bin"
-jobs="$(nproc 2>/dev/null || echo 2)"
-
-step() { csg_step "$@"; }
 failures=()
 fail() {
   failures+=("$1")
   echo "!!! $1" >&2
 }
 
-step "results will go to $results$([[ $mode == q ]] || echo " (--full)")"
+csg_step "results will go to $results$([[ $mode == q ]] || echo " (--full)")"
 
 # --- 0) set-up ------------------------------------------------------------------------
 csg_setup build python || exit $?  # its one line says what to run
 
 # --- 1) build ---------------------------------------------------------------------
 if [[ ! -f build/$preset/CMakeCache.txt ]]; then
-  step "1) configuring: cmake --preset $preset (Release; once)"
+  csg_step "1) configuring: cmake --preset $preset (Release; once)"
   if ! cmake --preset "$preset" >&2; then
     echo "run_suite.sh: configuring failed (see above); README lists what to install" >&2
     exit 1
   fi
 fi
-step "1) building: cmake --build --preset $preset -j $jobs (only what changed)"
+csg_step "1) building: cmake --build --preset $preset -j $jobs (only what changed)"
 if ! cmake --build --preset "$preset" -j "$jobs" >&2; then
   echo "run_suite.sh: the build failed (see above)" >&2
   exit 1
 fi
 
 # --- 2) the runs --------------------------------------------------------------------
-mapfile -t rows < <(csg_runs_for "$mode" "$bin_dir")
-count=${#rows[@]}
+mapfile -t csg_rows < <(csg_runs_for "$mode" "$bin_dir")
+count=${#csg_rows[@]}
 index=0
 started=0
-for row in "${rows[@]}"; do
+for row in "${csg_rows[@]}"; do
   index=$((index + 1))
-  csg_run_fields "$row" "$results"
-  if ! csg_run_files "$run_name" "$run_binary" "$bin_dir" "$results"; then
-    step "2) ($index/$count) $run_name: skipped, $run_binary is not built (that stage is not in this checkout)"
+  csg_run "$row" "$bin_dir" "$results" "2) ($index/$count)"  # the first that starts makes the folder
+  if [[ $run_status -eq 127 ]]; then
+    csg_step "2) ($index/$count) $run_name: skipped, $run_binary is not built (that stage is not in this checkout)"
     continue
   fi
-  if [[ $started -eq 0 ]]; then  # the folder is made when the first run starts, with the list of them all
-    csg_results_create "$results"
-    csg_save_registry "$results" "${rows[@]}"
-  fi
   started=$((started + 1))
-  csg_run "$row" "$bin_dir" "$results" "2) ($index/$count)"
   if [[ $run_status -eq 77 ]]; then
     # Nothing was measured: its log holds only the message already shown above.
     rm -f "$log" "$json" "$trace" "$results/run_times.tsv" "$results/registry.tsv"
@@ -108,9 +98,9 @@ for row in "${rows[@]}"; do
   elif [[ -n $run_problem ]]; then
     fail "$run_problem"
   elif [[ $run_exit -ne 0 ]]; then
-    step "    $run_name exited with $run_exit as expected, in $run_seconds s"
+    csg_step "    $run_name exited with $run_exit as expected, in $run_seconds s"
   else
-    step "    $run_name done in $run_seconds s"
+    csg_step "    $run_name done in $run_seconds s"
   fi
 done
 
@@ -120,7 +110,7 @@ if [[ $started -eq 0 ]]; then
 else
   csg_time_summary "$results"
   # python3 is the interpreter set-up checked for matplotlib and jsonschema (.venv's, where it made one).
-  step "3) python3 scripts/report.py $results"
+  csg_step "3) python3 scripts/report.py $results"
   report_status=0
   python3 scripts/report.py "$results" || report_status=$?
   case $report_status in
@@ -133,11 +123,11 @@ else
 fi
 
 if [[ ${#failures[@]} -eq 0 ]]; then
-  step "done: $results/report.md and its plots"
+  csg_step "done: $results/report.md and its plots"
   exit 0
 fi
 problems="${#failures[@]} problems"
 [[ ${#failures[@]} -eq 1 ]] && problems="1 problem"
-step "done with $problems; results in $results"
+csg_step "done with $problems; results in $results"
 printf '  - %s\n' "${failures[@]}" >&2
 exit 1

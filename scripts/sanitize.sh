@@ -17,22 +17,12 @@
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
-
-if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-  awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"  # the header comment
-  exit 0
-fi
-preset="${1:-default}"
-case "$preset" in
-  default | debug | ci) ;;
-  *)
-    echo "sanitize.sh: unknown preset '$preset' (use default, debug or ci)" >&2
-    exit 2
-    ;;
-esac
-
 # shellcheck source=scripts/setup.sh
 source "$repo_root/scripts/setup.sh"
+
+csg_help_if "${BASH_SOURCE[0]}" "${1:-}"
+preset="${1:-default}"
+csg_check_preset sanitize.sh "$preset"
 sanitizer="$(csg_require_gpu_and_sanitizer sanitize.sh)" || exit $?
 csg_setup build || exit $?  # its one line says what to run
 

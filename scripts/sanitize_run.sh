@@ -20,9 +20,9 @@
 # reported as skipped, never as passed).
 set -euo pipefail
 
-api_errors=yes
+api_errors=()
 if [[ ${1:-} == --api-errors-expected ]]; then
-  api_errors=no
+  api_errors=(--report-api-errors no)
   shift
 fi
 if [[ $# -lt 2 ]]; then
@@ -34,10 +34,7 @@ binary="$2"
 shift 2
 case "$tool" in
   memcheck)
-    tool_args=(--tool memcheck --leak-check full)
-    if [[ $api_errors == no ]]; then
-      tool_args+=(--report-api-errors no)
-    fi
+    tool_args=(--tool memcheck --leak-check full ${api_errors[@]+"${api_errors[@]}"})
     ;;
   racecheck | synccheck | initcheck) tool_args=(--tool "$tool") ;;
   *)

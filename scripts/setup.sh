@@ -44,10 +44,39 @@ csg_python_modules=(matplotlib jsonschema pytest)
 
 csg_setup_log() { echo "setup: $*" >&2; }
 
+# csg_help_if SCRIPT ARG: where ARG is -h or --help, prints SCRIPT's header
+# comment (its help) and exits 0.
+csg_help_if() {
+  if [[ $2 == -h || $2 == --help ]]; then
+    awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$1"
+    exit 0
+  fi
+}
+
+# csg_check_preset SCRIPT PRESET: one line and exit 2 unless PRESET is one of
+# CMakePresets.json's.
+csg_check_preset() {
+  case $2 in
+    default | debug | ci) ;;
+    *)
+      echo "$1: unknown preset '$2' (use default, debug or ci)" >&2
+      exit 2
+      ;;
+  esac
+}
+
 # csg_setup_fail LINE: the one line for a tool that can't be had here; status 77.
 csg_setup_fail() {
-  echo "setup: $*" >&2
+  csg_setup_log "$@"
   return 77
+}
+
+# csg_path_first DIR: DIR first on PATH, where PATH does not have it yet.
+csg_path_first() {
+  case ":$PATH:" in
+    *":$1:"*) ;;
+    *) export PATH="$1:$PATH" ;;
+  esac
 }
 
 # "3.25.1" >= "3.24"?
@@ -94,12 +123,11 @@ csg_gpu_list() {
     echo "nvidia-smi -L failed: $(head -n 1 <<<"$listing")"
     return 1
   fi
-  # "No devices found." exits 0 on some drivers: count the GPU lines.
-  if ! grep -q '^GPU [0-9]' <<<"$listing"; then
+  # "No devices found." exits 0 on some drivers: print the GPU lines, if any.
+  if ! grep '^GPU [0-9]' <<<"$listing"; then
     echo "nvidia-smi -L lists no GPU"
     return 1
   fi
-  grep '^GPU [0-9]' <<<"$listing"
 }
 
 # csg_require_gpu_and_sanitizer SCRIPT
@@ -138,17 +166,24 @@ csg_deb_installed() {
   [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == installed ]]
 }
 
+# Sets cmake_version to the version of the cmake on PATH ("" where it can't be
+# read); status 0 when that is older than csg_cmake_minimum. An unreadable
+# version is left to CMake itself: the presets and CMakeLists.txt require 3.24
+# and say so.
+csg_cmake_too_old() {
+  cmake_version="$(cmake --version 2>/dev/null | sed -n '1s/^cmake version \([0-9][0-9.]*\).*/\1/p')"
+  [[ -n $cmake_version ]] && ! csg_version_at_least "$cmake_version" "$csg_cmake_minimum"
+}
+
 # What the python3 at $1 is: "<executable> <version> <kind> <modules>",
 # kind one of venv (a virtual environment), system (Debian's /usr, whose pip
-# refuses), managed (another externally managed one) or other; modules "yes"
-# when it imports every one of csg_python_modules, else the missing ones
-# (comma-separated). Status 1 if it does not run.
+# refuses) or other (pip into a .venv/ made from it, externally managed or
+# not); modules "yes" when it imports every one of csg_python_modules, else
+# the missing ones (comma-separated). Status 1 if it does not run.
 csg_python_facts() {
   "$1" - "${csg_python_modules[@]}" 2>/dev/null <<'PY'
-import importlib.util, os, sys, sysconfig
-in_venv = sys.prefix != sys.base_prefix
-managed = os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED"))
-kind = "venv" if in_venv else "system" if sys.prefix == "/usr" else "managed" if managed else "other"
+import importlib.util, sys
+kind = "venv" if sys.prefix != sys.base_prefix else "system" if sys.prefix == "/usr" else "other"
 missing = [m for m in sys.argv[1:] if importlib.util.find_spec(m) is None]
 print(sys.executable, "%d.%d" % sys.version_info[:2], kind, ",".join(missing) or "yes")
 PY
@@ -163,10 +198,9 @@ csg_setup() {
     export CSG_PYTHON
     return 0
   fi
-  local repo_root want_build=no want_python=no
+  local repo_root need want_build=no want_python=no
   repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
   [[ $# -eq 0 ]] && set -- build python
-  local need
   for need in "$@"; do
     case $need in
       build) want_build=yes ;;
@@ -178,12 +212,8 @@ csg_setup() {
     esac
   done
 
-  local apt_packages=() have_apt=no have_dpkg=no
-  command -v apt-get >/dev/null 2>&1 && have_apt=yes
-  command -v dpkg-query >/dev/null 2>&1 && have_dpkg=yes
-
   # --- what the build needs -----------------------------------------------------------
-  local nvcc="" cmake_version=""
+  local apt_packages=() nvcc="" cmake_version="" package
   if [[ $want_build == yes ]]; then
     # nvcc first: it is the one thing set-up can't install, so stop before
     # installing anything else for a build that could not run anyway.
@@ -191,15 +221,8 @@ csg_setup() {
       csg_setup_fail "nvcc not found (not on PATH, not in /usr/local/cuda/bin): install the CUDA Toolkit 12 or newer (https://developer.nvidia.com/cuda-downloads) and put its bin/ on PATH"
       return
     fi
-    local nvcc_dir
-    nvcc_dir="$(dirname "$nvcc")"
-    case ":$PATH:" in
-      *":$nvcc_dir:"*) ;;
-      *) export PATH="$nvcc_dir:$PATH" ;;
-    esac
-
-    local package
-    if [[ $have_dpkg == yes ]]; then
+    csg_path_first "$(dirname "$nvcc")"
+    if command -v dpkg-query >/dev/null 2>&1; then
       for package in "${csg_cxx_packages[@]}"; do
         csg_deb_installed "$package" || apt_packages+=("$package")
       done
@@ -212,14 +235,7 @@ csg_setup() {
     if [[ -z ${CXX:-} ]] && ! command -v c++ >/dev/null 2>&1 && ! command -v g++ >/dev/null 2>&1; then
       apt_packages+=(g++)
     fi
-    if command -v cmake >/dev/null 2>&1; then
-      cmake_version="$(cmake --version 2>/dev/null | sed -n '1s/^cmake version \([0-9][0-9.]*\).*/\1/p')"
-      # An unreadable version is left to CMake itself: the presets and
-      # CMakeLists.txt require 3.24 and say so.
-      if [[ -n $cmake_version ]] && ! csg_version_at_least "$cmake_version" "$csg_cmake_minimum"; then
-        apt_packages+=(cmake)
-      fi
-    else
+    if ! command -v cmake >/dev/null 2>&1 || csg_cmake_too_old; then
       apt_packages+=(cmake)
     fi
   fi
@@ -265,7 +281,7 @@ csg_setup() {
 
   # --- install with apt ------------------------------------------------------------------
   if [[ ${#apt_packages[@]} -gt 0 ]]; then
-    if [[ $have_apt == no ]]; then
+    if ! command -v apt-get >/dev/null 2>&1; then
       csg_setup_fail "missing ${apt_packages[*]} (Debian/Ubuntu names) and there is no apt-get: install them with your package manager"
       return
     fi
@@ -289,8 +305,7 @@ csg_setup() {
       csg_setup_fail "cmake or ninja still not on PATH after installing them: put /usr/bin on PATH"
       return
     fi
-    cmake_version="$(cmake --version 2>/dev/null | sed -n '1s/^cmake version \([0-9][0-9.]*\).*/\1/p')"
-    if [[ -n $cmake_version ]] && ! csg_version_at_least "$cmake_version" "$csg_cmake_minimum"; then
+    if csg_cmake_too_old; then
       csg_setup_fail "cmake $cmake_version is older than $csg_cmake_minimum and apt has no newer one: run python3 -m pip install --user cmake (or get it from https://cmake.org/download) and put it first on PATH"
       return
     fi
@@ -317,10 +332,8 @@ csg_setup() {
       facts="$(csg_python_facts python3)"
       ;;
     new-venv | venv)
-      local base_python
-      base_python="$(command -v python3)"
       if [[ $python_plan == new-venv ]]; then
-        csg_setup_log "$base_python has no ${facts##* }: making .venv/ from it for the scripts and tests"
+        csg_setup_log "$(command -v python3) has no ${facts##* }: making .venv/ from it for the scripts and tests"
         # --clear: a .venv/ whose python3 no longer runs (its pyenv version removed) is remade.
         if ! python3 -m venv --clear "$venv" >&2; then
           csg_setup_fail "python3 -m venv .venv failed (see above); activate a virtual environment and run: python3 -m pip install -r scripts/requirements.txt"
@@ -340,10 +353,7 @@ csg_setup() {
       fi
       # The venv's python3 comes first, for the scripts and for ctest's tests.
       export VIRTUAL_ENV="$venv"
-      case ":$PATH:" in
-        *":$venv/bin:"*) ;;
-        *) export PATH="$venv/bin:$PATH" ;;
-      esac
+      csg_path_first "$venv/bin"
       hash -r
       ;;
   esac
@@ -354,12 +364,9 @@ csg_setup() {
   fi
 
   local summary=""
-  if [[ $want_build == yes ]]; then
+  [[ $want_build == no ]] ||
     summary="nvcc $("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), cmake ${cmake_version:-?}, ninja $(ninja --version)"
-  fi
-  if [[ -n $python ]]; then
-    summary="${summary:+$summary, }python3 $python with ${csg_python_modules[*]}"
-  fi
+  [[ -z $python ]] || summary="${summary:+$summary, }python3 $python with ${csg_python_modules[*]}"
   csg_setup_log "ready: $summary"
   export CSG_SETUP_DONE=1
 }
@@ -367,11 +374,6 @@ csg_setup() {
 # Run directly: set up everything and say what is used.
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
   set -euo pipefail
-  if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-    awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"  # the header comment
-    exit 0
-  fi
-  status=0
-  csg_setup "$@" || status=$?
-  exit "$status"
+  csg_help_if "${BASH_SOURCE[0]}" "${1:-}"
+  csg_setup "$@" || exit $?
 fi

@@ -29,6 +29,8 @@ set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
+# shellcheck source=scripts/setup.sh
+source "$repo_root/scripts/setup.sh"
 
 # The first argument is the preset unless it is already a ctest option
 # ("scripts/test.sh -L cpu" runs the default preset's CPU tests).
@@ -37,31 +39,15 @@ if [[ $# -gt 0 && $1 != -* ]]; then
   preset="$1"
   shift
 fi
-case "$preset" in
-  default | debug | ci) ;;
-  *)
-    echo "test.sh: unknown preset '$preset' (use default, debug or ci)" >&2
-    exit 2
-    ;;
-esac
-
-if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-  awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"  # the header comment
-  exit 0
-fi
-
-# shellcheck source=scripts/setup.sh
-source "$repo_root/scripts/setup.sh"
+csg_check_preset test.sh "$preset"
+csg_help_if "${BASH_SOURCE[0]}" "${1:-}"
 csg_setup build python || exit $?  # its one line says what to run
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 
 # The python3 that set-up checked registers ctest's Python tests, whatever
 # python3 CMake would find first (pyenv's, say, without matplotlib or pytest).
-python_arg=()
-if [[ -n ${CSG_PYTHON:-} ]]; then
-  python_arg=("-DPython3_EXECUTABLE=$CSG_PYTHON")
-fi
+python_arg=(${CSG_PYTHON:+"-DPython3_EXECUTABLE=$CSG_PYTHON"})
 echo "==> cmake --preset $preset${python_arg[*]:+ ${python_arg[*]}}" >&2
 cmake --preset "$preset" "${python_arg[@]}"
 echo "==> cmake --build --preset $preset -j $jobs" >&2

@@ -46,10 +46,9 @@ def compare(old_path: Path, new_path: Path) -> tuple[list[str], bool]:
     old_results, new_results = load_results_from(old_path), load_results_from(new_path)
     by_file = old_path.is_dir() and new_path.is_dir()  # folders are matched run by run, single files by stage
     old, new = keyed(old_results, by_file), keyed(new_results, by_file)
-    lines = [f"{label}: {path}: {'; '.join(sorted({describe_device(r.device) for r in results}))}; measured (UTC) "
-             f"{measured_dates(results)}" for label, results, path in (("OLD", old_results, old_path),
-                                                                       ("NEW", new_results, new_path))]
-    lines.append("")
+    lines = [*(f"{label}: {path}: {'; '.join(sorted({describe_device(r.device) for r in results}))}; measured (UTC) "
+               f"{measured_dates(results)}" for label, results, path in (("OLD", old_results, old_path),
+                                                                         ("NEW", new_results, new_path))), ""]
     rows, differing, compared = [], [], []
     for key in [k for k in old if k in new]:
         (old_result, om), (new_result, nm) = old[key], new[key]
@@ -69,11 +68,9 @@ def compare(old_path: Path, new_path: Path) -> tuple[list[str], bool]:
                   "seed or shape differ, so other outputs are expected; -: a run recorded no digest."]
     else:
         lines.append("no (run, variant, params) in common")
-    if compared:
-        lines.append(f"digests compared in {plural(len(compared), 'row')}: " + ", ".join(
-            f"{compared.count(v)} {v}" for v in dict.fromkeys(compared)))
-    else:
-        lines.append("digests: no row has an output digest in both runs")
+    lines.append(f"digests compared in {plural(len(compared), 'row')}: " + ", ".join(
+        f"{compared.count(v)} {v}" for v in dict.fromkeys(compared)) if compared else
+        "digests: no row has an output digest in both runs")
     if differing:
         lines += ["", f"OUTPUTS DIFFER in {plural(len(differing), 'row')} with the same config seed, m, n, k and "
                   "batches in both runs:", *differing]

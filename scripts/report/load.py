@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import namedtuple
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -38,9 +39,9 @@ TRACE_SCHEMA = {
         "type": "object",
         "if": {"required": ["ph"], "properties": {"ph": {"const": "X"}}},
         "then": {"required": ["ts", "dur"], "properties": {"ts": {"type": "number"}, "dur": {"type": "number"}}}}}}}
+JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}  # else "number"
 REGISTRY = "registry.tsv"
 REGISTRY_COLUMNS = ["run", "stage", "subcommand", "exit", "summary"]
-VALIDATORS = {"result": Draft202012Validator(RESULT_SCHEMA), "trace": Draft202012Validator(TRACE_SCHEMA)}
 
 
 @dataclass
@@ -52,6 +53,7 @@ class JsonFile:
 
 class Result(JsonFile):
     """One run of a stage: the JSON it wrote with --json."""
+    validator = Draft202012Validator(RESULT_SCHEMA)
     name = property(lambda self: self.path.stem)
     # The document's fields; "subcommand" is None for a lesson, and for a v1 result written when each stage
     # wrote one combined result; "verdicts" None for a v1 result, which carries none.
@@ -77,17 +79,12 @@ class Result(JsonFile):
 
 class Trace(JsonFile):
     """A timeline: Chrome trace events, as the stages write them with --trace."""
+    validator = Draft202012Validator(TRACE_SCHEMA)
     run = property(lambda self: self.path.name.removesuffix(".json").removesuffix(".trace"))
 
 
-@dataclass
-class Expected:
-    """One run of registry.tsv: what the script ran, in its order."""
-    run: str
-    stage: str
-    subcommand: str | None
-    exit: int
-    summary: str
+# One run of registry.tsv: what the script ran, in its order (subcommand None for a lesson).
+Expected = namedtuple("Expected", "run stage subcommand exit summary")
 
 
 @dataclass
@@ -116,11 +113,6 @@ def field_name(path: Iterable[Any]) -> str:
     return text
 
 
-def json_type(value: Any) -> str:
-    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(value),
-                                                                                                   "number")
-
-
 def explain(error: ValidationError) -> str:
     """One line for the first thing wrong: which field, and how."""
     where = list(error.absolute_path)
@@ -129,44 +121,35 @@ def explain(error: ValidationError) -> str:
         return f"missing required field '{field_name([*where, missing])}'"
     label = f"field '{field_name(where) or '(the document)'}'"
     if error.validator == "type":
-        return f"{label} has the wrong type ({json_type(error.instance)}, expected {error.validator_value})"
+        return f"{label} has the wrong type ({JSON_TYPES.get(type(error.instance), 'number')}, expected " \
+               f"{error.validator_value})"
     shown = json.dumps(error.instance)
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     return f"{label} is {shown}: {error.validator} {json.dumps(error.validator_value)[:80]}"
 
 
-def check(doc: Any, path: Path, kind: str) -> None:
-    error = best_match(VALIDATORS[kind].iter_errors(doc))
-    if error is not None:
-        raise ResultError(f"{path}: {explain(error)}")
-
-
-def read_json(path: Path) -> Any:
+def load_file(path: Path) -> Result | Trace | None:
+    """A result, a timeline, or None for the JSON of another tool."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
         raise ResultError(f"{path}: cannot read: {error}") from None
     except json.JSONDecodeError as error:
         raise ResultError(f"{path}: not valid JSON: {error}") from None
-
-
-def load_file(path: Path) -> Result | Trace | None:
-    """A result, a timeline, or None for the JSON of another tool."""
-    doc = read_json(path)
     if not isinstance(doc, dict):
         return None
-    if "traceEvents" in doc:
-        check(doc, path, "trace")
-        return Trace(path, doc)
-    if "schema" not in doc:
+    kind = Trace if "traceEvents" in doc else Result
+    if kind is Result and "schema" not in doc:
         if any(key in doc for key in RESULT_FIELDS):
             raise ResultError(f"{path}: no 'schema' field (expected \"{SCHEMA}\")")
         return None
-    if doc["schema"] not in SCHEMAS:
+    if kind is Result and doc["schema"] not in SCHEMAS:
         raise ResultError(f"{path}: field 'schema' is {json.dumps(doc['schema'])}, expected \"{SCHEMA}\" "
                           f"(or \"{SCHEMAS[0]}\")")
-    check(doc, path, "result")
-    return Result(path, doc)
+    error = best_match(kind.validator.iter_errors(doc))
+    if error is not None:
+        raise ResultError(f"{path}: {explain(error)}")
+    return kind(path, doc)
 
 
 def read_registry(path: Path) -> list[Expected]:
@@ -203,10 +186,8 @@ def load_suite(directory: Path, note: Callable[[str], None] = note_on_stderr) ->
         loaded = load_file(path)
         if loaded is None:
             note(f"note: skipping {path.name}: not a {SCHEMA} result or a trace")
-        elif isinstance(loaded, Trace):
-            suite.traces.append(loaded)
         else:
-            suite.results.append(loaded)
+            (suite.traces if isinstance(loaded, Trace) else suite.results).append(loaded)
     if not suite.results:
         raise ResultError(f"{directory}: no {SCHEMA} JSON files in it")
     order = {e.run: index for index, e in enumerate(suite.registry)}

@@ -1,16 +1,16 @@
 """The PNG plots of report.md, drawn with matplotlib from the result JSON.
 
-Each plot function returns a Plot (file, title, caption) or raises SkipPlot
-with the reason (a run that is not here); report.md shows that reason
-instead. A caption says what is drawn and from which runs; what the figures
-mean is what the runs concluded, in report.md's "What each run concluded".
+Each plot function returns its figure and caption, or raises SkipPlot with
+the reason (a run that is not here); report.md shows that reason instead. A
+caption says what is drawn and from which runs; what the figures mean is what
+the runs concluded, in report.md's "What each run concluded".
 Sized for slides: 16:9 at 150 dpi, fonts of 12 pt and more, units on every axis.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections import namedtuple
 from pathlib import Path
 from typing import Any, Callable
 
@@ -47,25 +47,7 @@ class SkipPlot(Exception):
     """This plot can't be drawn from these results; the message says why."""
 
 
-@dataclass
-class Plot:
-    file: str
-    title: str
-    caption: str
-
-
-def style() -> None:
-    plt.rcParams.update({
-        "font.size": 13, "axes.titlesize": 15, "axes.labelsize": 13, "xtick.labelsize": 12, "ytick.labelsize": 12,
-        "legend.fontsize": 12, "figure.titlesize": 16, "axes.grid": True, "grid.alpha": 0.3,
-        "axes.spines.top": False, "axes.spines.right": False})
-
-
-def save(fig: Any, out_dir: Path, plot: Plot, rect: tuple[float, ...] = (0, 0, 1, 1)) -> Plot:
-    fig.tight_layout(rect=rect)
-    fig.savefig(out_dir / plot.file, dpi=DPI, bbox_inches="tight")
-    plt.close(fig)
-    return plot
+Plot = namedtuple("Plot", "file title caption")
 
 
 def device_line(results: list[Result]) -> str:
@@ -93,7 +75,7 @@ def sources(results: list[Result]) -> str:
 
 # --- bandwidth vs transfer size ------------------------------------------------------------
 
-def bandwidth(suite: Suite, out_dir: Path) -> Plot:
+def bandwidth(suite: Suite) -> tuple[Any, str]:
     result = copy_run(suite.results)
     series = {key: points for key, points in (copy_series(result) if result else {}).items() if len(points) >= 2}
     if not series:
@@ -122,14 +104,13 @@ def bandwidth(suite: Suite, out_dir: Path) -> Plot:
     axes[0][0].set_ylabel("bandwidth (GB/s)")
     axes[0][0].legend(title="host memory", loc="upper left")
     fig.suptitle(f"Copy bandwidth vs transfer size — {device_line([result])}")
-    return save(fig, out_dir, Plot(
-        "bandwidth.png", "Copy bandwidth vs transfer size", "One line per kind of host memory and direction "
-        f"('both directions at once': the total of the two), from {result.path.name}."))
+    return fig, ("One line per kind of host memory and direction ('both directions at once': the total of the two), "
+                 f"from {result.path.name}.")
 
 
 # --- the same work, stage by stage -------------------------------------------------------
 
-def stage_bars(suite: Suite, out_dir: Path) -> Plot:
+def stage_bars(suite: Suite) -> tuple[Any, str]:
     """Serial on pageable memory, the pool on pageable, serial on pinned, the pool on pinned, the graph replay:
     each the first run (in the report's order) with that measurement, the article's kernel, one workload."""
     base = baseline(suite.results)
@@ -171,15 +152,13 @@ def stage_bars(suite: Suite, out_dir: Path) -> Plot:
     ax.set_ylim(0, max(b[1] for b in bars) * 1.3)
     ax.grid(axis="x", visible=False)
     ax.set_title(f"The same GEMMs, stage by stage — {device_line(suite.results)}")
-    return save(fig, out_dir, Plot(
-        "stages.png", "The same work, stage by stage",
-        "Each bar is a separate run (" + sources([b[2] for b in bars]) + "), so its ratio to the first is "
-        "for orientation; the ratios measured within one run are in the tables."))
+    return fig, ("Each bar is a separate run (" + sources([b[2] for b in bars]) + "), so its ratio to the first is "
+                 "for orientation; the ratios measured within one run are in the tables.")
 
 
 # --- stream-count sweep --------------------------------------------------------------------
 
-def sweep(suite: Suite, out_dir: Path) -> Plot:
+def sweep(suite: Suite) -> tuple[Any, str]:
     runs = [(r, points) for r in suite.results if len(points := sweep_points(r)) >= 2]
     if not runs:
         raise SkipPlot("no run here tried several pool sizes (03's lesson does, with --streams-sweep)")
@@ -208,9 +187,8 @@ def sweep(suite: Suite, out_dir: Path) -> Plot:
         ax.legend(loc="lower left", fontsize=11)
         ax.set_title(f"{result.name}: {plural(result.config.get('batches'), 'batch')}", fontsize=13)
     fig.suptitle(f"Time vs number of streams — {device_line([r for r, _ in runs])}")
-    return save(fig, out_dir, Plot(
-        "sweep.png", "Stream-count sweep", "The pool's time at each size tried, with each size's own bound "
-        "(dashed) and the run's serial time (dotted), one panel per run: " + sources([r for r, _ in runs]) + "."))
+    return fig, ("The pool's time at each size tried, with each size's own bound (dashed) and the run's serial "
+                 "time (dotted), one panel per run: " + sources([r for r, _ in runs]) + ".")
 
 
 # --- graph costs -------------------------------------------------------------------------------
@@ -239,7 +217,7 @@ def tiny_per_op(result: Result) -> list[tuple[str, dict[str, float]]]:
     return groups
 
 
-def graph_costs(suite: Suite, out_dir: Path) -> Plot:
+def graph_costs(suite: Suite) -> tuple[Any, str]:
     naive = [r for r in suite.results if kernel_of(r) == "naive"]
     result = next((r for r in naive if r.find("capture")), None)
     if result is None:
@@ -284,16 +262,14 @@ def graph_costs(suite: Suite, out_dir: Path) -> Plot:
         ax.set_ylabel("time per operation (µs)")
     fig.suptitle(f"What a CUDA Graph costs and saves ({plural(result.config.get('batches'), 'batch')}) — "
                  f"{device_line([result])}")
-    return save(fig, out_dir, Plot(
-        "graph_costs.png", "Graph costs", "Capture, instantiate and upload are paid once per graph, a replay "
-        "every time; the CPU's time to issue the same work as stream calls and as one graph launch; many tiny "
-        "operations on streams and as a graph. From " + sources([r for r in (result, issuer, tiny_run) if r])
-        + "."))
+    return fig, ("Capture, instantiate and upload are paid once per graph, a replay every time; the CPU's time to "
+                 "issue the same work as stream calls and as one graph launch; many tiny operations on streams and "
+                 "as a graph. From " + sources([r for r in (result, issuer, tiny_run) if r]) + ".")
 
 
 # --- the regimes ---------------------------------------------------------------------------------
 
-def regime_bars(suite: Suite, out_dir: Path) -> Plot:
+def regime_bars(suite: Suite) -> tuple[Any, str]:
     rows = regimes(suite.results)
     if not rows:
         raise SkipPlot("no run here measured the pool and one stream per engine with its kernel alone "
@@ -312,8 +288,9 @@ def regime_bars(suite: Suite, out_dir: Path) -> Plot:
             (0.19, "the stream pool, copies included", [r.pool.get("gflops") or 0.0 for r in rows],
              naive.pool.get("gflops") if naive else None, OLD_COLOUR, bounds)):
         ax.bar([x + offset for x in xs], values, width=0.38, color=colour, label=label)
-        annotate_bars(ax, [x + offset for x in xs], [max(v, top) for v, top in zip(values, tops)], [
-            f"{v:,.0f}" + (f"\n{v / base:.1f}× naive" if base and r is not naive else "") for r, v in zip(rows, values)])
+        annotate_bars(ax, [x + offset for x in xs], [max(v, top) for v, top in zip(values, tops)],
+                      [f"{v:,.0f}" + (f"\n{v / base:.1f}× naive" if base and r is not naive else "")
+                       for r, v in zip(rows, values)])
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:,.0f}"))
     ax.set_ylabel("GFLOP/s (log scale)")
@@ -325,15 +302,14 @@ def regime_bars(suite: Suite, out_dir: Path) -> Plot:
     ax.set_ylim(top / 60, top * 3)
     ax.set_title(f"The kernel alone vs the whole pipeline ({plural(rows[0].run.config.get('batches'), 'batch')}) — "
                  f"{device_line([rows[0].run])}")
-    return save(fig, out_dir, Plot(
-        "regimes.png", REGIME_TITLE, "Orange: how fast each GEMM kernel is on its own; blue: the same work "
-        "end to end on the stream pool, copies included; dashed: the pool's bound as a rate; each label with "
-        "its ratio to the naive kernel's. From " + sources([r.run for r in rows]) + "."))
+    return fig, ("Orange: how fast each GEMM kernel is on its own; blue: the same work end to end on the stream "
+                 "pool, copies included; dashed: the pool's bound as a rate; each label with its ratio to the naive "
+                 "kernel's. From " + sources([r.run for r in rows]) + ".")
 
 
 # --- the regime map ----------------------------------------------------------------------------
 
-def regime_map_heatmap(result: Result, out_dir: Path) -> Plot:
+def regime_map_heatmap(result: Result) -> tuple[Any, str]:
     """x: batch count, y: GEMM size; colour: graph time / pool time on a log scale centred on 1; each cell with
     the stage's own words; skipped cells grey and hatched."""
     rm = result.section("regime_map")
@@ -366,10 +342,9 @@ def regime_map_heatmap(result: Result, out_dir: Path) -> Plot:
     bar.set_label("graph time / stream-pool time (GPU, log scale)")
     ax.set_title(f"Graph replay vs stream pool ({plural(rm.get('streams', '?'), 'stream')}), GPU time — "
                  f"{device_line([result])}")
-    return save(fig, out_dir, Plot(
-        f"regime_map_{result.name}.png", f"Regime map ({result.name})", "Each cell: a GEMM size (row) at a batch "
-        "count (column), in the stage's words; brown where one graph replay took less GPU time than the stream pool, "
-        "blue-green where it took more; grey hatched: skipped (reasons in the regime map's section)."))
+    return fig, ("Each cell: a GEMM size (row) at a batch count (column), in the stage's words; brown where one graph "
+                 "replay took less GPU time than the stream pool, blue-green where it took more; grey hatched: "
+                 "skipped (reasons in the regime map's section).")
 
 
 # --- timelines ------------------------------------------------------------------------------------
@@ -385,7 +360,7 @@ def op_kind(event: dict[str, Any]) -> str:
         "kernel" if name else "other"
 
 
-def gantt(trace: Trace, result: Result | None, out_dir: Path) -> Plot:
+def gantt(trace: Trace, result: Result | None) -> tuple[Any, str, tuple[float, ...]]:
     """`result`: the run that wrote the trace, if it is here: its device and its overlap figures."""
     events = trace.doc["traceEvents"]
     names = {e["tid"]: str(e.get("args", {}).get("name", e["tid"])) for e in events
@@ -427,14 +402,13 @@ def gantt(trace: Trace, result: Result | None, out_dir: Path) -> Plot:
     process = next((str(e.get("args", {}).get("name")) for e in events if e.get("name") == "process_name"), trace.run)
     fig.suptitle(f"Timeline of {process}, one row per stream — "
                  f"{device_line([result]) if result else 'GPU activity (CUPTI)'}")
-    return save(fig, out_dir, Plot(
-        f"timeline_{trace.run}.png", f"Timeline: {trace.run}", "Each bar is one copy or kernel as the GPU ran it, "
-        f"one row per stream, from {trace.path.name}."), (0, 0.05 if zoom else 0.1, 1, 1))
+    return fig, f"Each bar is one copy or kernel as the GPU ran it, one row per stream, from {trace.path.name}.", \
+        (0, 0.05 if zoom else 0.1, 1, 1)
 
 
 # --- after the article -----------------------------------------------------------------------------
 
-def after_article_plot(suite: Suite, out_dir: Path) -> Plot:
+def after_article_plot(suite: Suite) -> tuple[Any, str]:
     """A pair of bars per row of the table that compares two times, the old way above the new, on a log axis."""
     rows = [r for r in after_article(suite.results)[0] if r.unit in ("µs", "ms") and r.old > 0 and r.new > 0]
     if not rows:
@@ -458,39 +432,47 @@ def after_article_plot(suite: Suite, out_dir: Path) -> Plot:
     ax.grid(axis="y", visible=False)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=11, frameon=False)
     fig.suptitle(f"{AFTER_TITLE} — {device_line([r.run for r in rows])}")
-    return save(fig, out_dir, Plot(
-        "after_article.png", AFTER_TITLE, "Blue: the old way, brown: the new way, each row's time per "
-        "operation (µs, log scale), with the new way's over the old's; the table's rows that are no times "
-        "are in the table only."))
+    return fig, ("Blue: the old way, brown: the new way, each row's time per operation (µs, log scale), with the "
+                 "new way's over the old's; the table's rows that are no times are in the table only.")
 
 
-SUITE_PLOTS: list[tuple[str, Callable[[Suite, Path], Plot], str]] = [
-    ("Copy bandwidth vs transfer size", bandwidth, "bandwidth.png"),
-    ("The same work, stage by stage", stage_bars, "stages.png"),
-    ("Stream-count sweep", sweep, "sweep.png"),
-    ("Graph costs", graph_costs, "graph_costs.png"),
-    (REGIME_TITLE, regime_bars, "regimes.png"),
-    (AFTER_TITLE, after_article_plot, "after_article.png"),
+# The plots of the whole suite: (title, file, function); a file left from an earlier report of this folder is
+# removed where the plot is not drawn, as it would contradict the note.
+SUITE_PLOTS: list[tuple[str, str, Callable[[Suite], tuple[Any, str]]]] = [
+    ("Copy bandwidth vs transfer size", "bandwidth.png", bandwidth),
+    ("The same work, stage by stage", "stages.png", stage_bars),
+    ("Stream-count sweep", "sweep.png", sweep),
+    ("Graph costs", "graph_costs.png", graph_costs),
+    (REGIME_TITLE, "regimes.png", regime_bars),
+    (AFTER_TITLE, "after_article.png", after_article_plot),
 ]
 
 
 def draw_all(suite: Suite, out_dir: Path) -> list[tuple[str, Plot | None, str]]:
     """Every plot: (title, Plot or None, why not drawn). Never raises for missing data."""
-    style()
-    drawn: list[tuple[str, Plot | None, str]] = []
-    jobs: list[tuple[str, Callable[[], Plot], str | None]] = [
-        (title, lambda f=function: f(suite, out_dir), file) for title, function, file in SUITE_PLOTS]
-    jobs += [(f"Regime map ({r.name})", lambda r=r: regime_map_heatmap(r, out_dir), None)
+    plt.rcParams.update({
+        "font.size": 13, "axes.titlesize": 15, "axes.labelsize": 13, "xtick.labelsize": 12, "ytick.labelsize": 12,
+        "legend.fontsize": 12, "figure.titlesize": 16, "axes.grid": True, "grid.alpha": 0.3,
+        "axes.spines.top": False, "axes.spines.right": False})
+    jobs = [(title, file, lambda f=function: f(suite), True) for title, file, function in SUITE_PLOTS]
+    jobs += [(f"Regime map ({r.name})", f"regime_map_{r.name}.png", lambda r=r: regime_map_heatmap(r), False)
              for r in suite.results if r.section("regime_map")]
-    jobs += [(f"Timeline: {t.run}", lambda t=t: gantt(t, next((r for r in suite.results if r.name == t.run), None),
-                                                       out_dir), None) for t in suite.traces]
-    for title, draw, file in jobs:
+    jobs += [(f"Timeline: {t.run}", f"timeline_{t.run}.png",
+              lambda t=t: gantt(t, next((r for r in suite.results if r.name == t.run), None)), False)
+             for t in suite.traces]
+    drawn: list[tuple[str, Plot | None, str]] = []
+    for title, file, draw, stale in jobs:
         try:
-            drawn.append((title, draw(), ""))
+            fig, caption, *rect = draw()
         except SkipPlot as reason:
             drawn.append((title, None, str(reason)))
-            if file:  # a picture left from an earlier report of this folder would contradict the note
+            if stale:
                 (out_dir / file).unlink(missing_ok=True)
+            continue
+        fig.tight_layout(rect=rect[0] if rect else (0, 0, 1, 1))
+        fig.savefig(out_dir / file, dpi=DPI, bbox_inches="tight")
+        plt.close(fig)
+        drawn.append((title, Plot(file, title, caption), ""))
     if not suite.traces:
         drawn.append(("Timelines", None, "no *.trace.json files (the timeline subcommands write them with --trace)"))
     return drawn

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from collections import namedtuple
 from typing import Any, Callable
 
 from .load import Result, Suite, params_of
@@ -67,9 +67,7 @@ def ratio(numerator: Any, denominator: Any, cross_run: bool = False) -> str:
 
 
 def format_value(value: Any) -> str:
-    if isinstance(value, (dict, list, bool)):
-        return json.dumps(value, separators=(",", ":"))
-    return str(value)
+    return json.dumps(value, separators=(",", ":")) if isinstance(value, (dict, list, bool)) else str(value)
 
 
 def format_params(params: Any) -> str:
@@ -126,10 +124,8 @@ def describe_device(device: dict[str, Any]) -> str:
     parts = [str(device.get("name", "unknown device"))]
     if device.get("compute_capability") is not None:
         parts.append(f"compute capability {device['compute_capability']}")
-    link = " ".join(f"{prefix}{device[key]}" for key, prefix in (("pcie_gen", "Gen"), ("pcie_width", "x"))
-                    if device.get(key) is not None)
-    best = " ".join(f"{prefix}{device[key]}" for key, prefix in (("pcie_gen_max", "Gen"), ("pcie_width_max", "x"))
-                    if device.get(key) is not None)
+    link, best = (" ".join(f"{prefix}{device[key + end]}" for key, prefix in (("pcie_gen", "Gen"), ("pcie_width", "x"))
+                           if device.get(key + end) is not None) for end in ("", "_max"))
     if link:  # idle links train down, so the current generation can read below the maximum
         parts.append(f"PCIe {link}" + (f" (max {best})" if best and best != link else ""))
     parts.append(f"driver {device['driver']}" if device.get("driver") else "driver version not recorded")
@@ -200,21 +196,16 @@ def digest_lines(results: list[Result]) -> tuple[list[str], bool]:
                 dims = (p["size"],) * 3 if is_number(p.get("size")) else tuple(p.get(k, r.config.get(k)) for k in "mnk")
                 shape = (*dims, p.get("gemms", p.get("batches", r.config.get("batches"))), p.get("bytes"))
                 groups.setdefault(shape, {}).setdefault(m["digest"], []).append(variant_label(m))
-        for (m, n, k, count, size), by_digest in groups.items():
+        for (m, n, k, count, size), digests in groups.items():
             what = ", ".join(part for part in (
                 (f"{m}³" if m == n == k else f"{m}×{n}×{k}") if m is not None else "",
                 plural(count, "batch") if count is not None else "",
                 human_bytes(size) if is_number(size) else "") if part) or "the run's workload"
-            where = f"{r.path.name} ({what})"
-            total = sum(map(len, by_digest.values()))
-            if len(by_digest) > 1:
-                differ = True
-                lines.append(f"OUTPUTS DIFFER in {where}: " + "; ".join(
-                    f"{d}: {', '.join(v)}" for d, v in by_digest.items()))
-            elif total > 1:
-                lines.append(f"{where}: the {total} output digests agree ({next(iter(by_digest))})")
-            else:
-                lines.append(f"{where}: one output digest ({next(iter(by_digest))}), nothing to compare it with")
+            where, total, first = f"{r.path.name} ({what})", sum(map(len, digests.values())), next(iter(digests))
+            differ |= len(digests) > 1
+            lines.append(f"OUTPUTS DIFFER in {where}: " + "; ".join(f"{d}: {', '.join(v)}" for d, v in digests.items())
+                         if len(digests) > 1 else f"{where}: the {total} output digests agree ({first})" if total > 1
+                         else f"{where}: one output digest ({first}), nothing to compare it with")
     without = [r.path.name for r in results if not any(isinstance(m.get("digest"), str) for m in r.measurements)]
     if without:
         lines.append("no output digests in " + ", ".join(without))
@@ -250,15 +241,9 @@ def main_pool(result: Result) -> dict[str, Any] | None:
     return next((m for m in result.measurements if m["name"] == "stream_pool" and not params_of(m).get("sweep")), None)
 
 
-@dataclass
-class Regime:
-    """One GEMM kernel's row: the pool and one stream per engine with their bounds, from one run, and the
-    graph replay of the same kernel and workload from another where there is one."""
-    kernel: str
-    run: Result
-    pool: dict[str, Any]
-    engines: dict[str, Any]
-    replay: tuple[Result, dict[str, Any]] | None
+# One GEMM kernel's row: its run, the pool and one stream per engine (measurements with their bounds) from that
+# run, and the graph replay of the same kernel and workload from another, (run, measurement), where there is one.
+Regime = namedtuple("Regime", "kernel run pool engines replay")
 
 
 def regimes(results: list[Result]) -> list[Regime]:
@@ -276,12 +261,7 @@ def regimes(results: list[Result]) -> list[Regime]:
     return list(rows.values())
 
 
-REGIME_HEADERS = ["kernel", "kernel alone GFLOP/s", "vs naive", "pool ms", "pool GFLOP/s", "vs naive",
-                  "engine streams ms", "bound ms", "limited by", "pool % of bound", "engine streams % of bound",
-                  f"graph replay ms {CROSS_RUN}"]
-
-
-def regime_rows(rows: list[Regime]) -> list[list[str]]:
+def regime_table(rows: list[Regime], layout: Callable[..., list[str]]) -> list[str]:
     naive = next((r for r in rows if r.kernel == "naive"), None)
     table = []
     for r in rows:
@@ -295,7 +275,9 @@ def regime_rows(rows: list[Regime]) -> list[list[str]]:
             f"{bound.get('limited_by', '-')} ({bound.get('regime', '-')})", rate(bound.get("percent_of_bound")),
             rate((r.engines.get("bound") or {}).get("percent_of_bound")),
             format_ms(r.replay[1]["median_ms"]) if r.replay else "-"])
-    return table
+    return layout(["kernel", "kernel alone GFLOP/s", "vs naive", "pool ms", "pool GFLOP/s", "vs naive",
+                   "engine streams ms", "bound ms", "limited by", "pool % of bound", "engine streams % of bound",
+                   f"graph replay ms {CROSS_RUN}"], table, {1, 2, 3, 4, 5, 6, 7, 9, 10, 11})
 
 
 def copy_series(result: Result) -> dict[tuple[str, str], dict[float, float]]:
@@ -343,13 +325,12 @@ def header(suite: Suite) -> list[str]:
 
 def main_table(suite: Suite) -> list[str]:
     base = baseline(suite.results)
-    rows, crossed = [], False
+    rows = []
     for r in suite.results:
         serial = serial_for(r, base)
         for m in r.measurements:
             if m["name"] not in END_TO_END or params_of(m).get("sweep") or r.section("regime_map"):
                 continue
-            crossed |= bool(serial and serial[1])
             rows.append([r.name, variant_label(m), format_ms(m["median_ms"]),
                          ratio(serial[0], m["median_ms"], serial[1]) if serial else "-",
                          percent((m.get("bound") or {}).get("percent_of_bound")),
@@ -426,7 +407,7 @@ def regime_section(suite: Suite) -> list[str]:
              "pool and one stream per engine end to end, copies included, each against its own bound (as the stage "
              "wrote it: the bound / the achieved time); vs naive = the naive kernel's figure over this one's, "
              f"within the runs; graph replay: another run's replay of the same kernel and work ({CROSS_RUN}).", ""]
-    lines += md_table(REGIME_HEADERS, regime_rows(rows), set(range(1, len(REGIME_HEADERS))) - {8})
+    lines += regime_table(rows, md_table)
     sources = [r.run.path.name for r in rows] + [r.replay[0].path.name for r in rows if r.replay]
     return lines + ["", "From " + ", ".join(dict.fromkeys(sources)) + "."]
 
@@ -545,36 +526,17 @@ def item(items: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
     return found
 
 
-Getter = Callable[[dict[str, Any]], Any]
-
-
-@dataclass(frozen=True)
-class AfterRow:
-    """One row of the table: a figure of the old way and of the new, read from the run's section `key`."""
-    key: str
-    figure: str
-    old_way: str | Getter
-    old: Getter
-    new_way: str | Getter
-    new: Getter
-    unit: str = "µs"
-
-
-def _first_last(section: dict[str, Any], end: int) -> float:
-    row = section["rows"][end]
-    return row[section["budget_layout"]]["total_ms"]
-
-
+# One row of the table: a figure of the old way and of the new, each a getter of the run's section `key`; each way
+# words, or a getter of them.
+AfterRow = namedtuple("AfterRow", "key figure old_way old new_way new unit", defaults=("µs",))
 MIB = 1 << 20
 AFTER_ROWS = (
-    AfterRow("device_launch", "an empty graph, per launch", "the host's cudaGraphLaunch",
-             lambda s: s["per_launch_us"]["empty"]["host"], "a tail launch from the GPU",
-             lambda s: s["per_launch_us"]["empty"]["tail"]),
-    AfterRow("device_launch", "the article's work, per run", "the host's cudaGraphLaunch",
-             lambda s: s["per_launch_us"]["work"]["host"], "a tail launch from the GPU",
-             lambda s: s["per_launch_us"]["work"]["tail"]),
-    AfterRow("device_launch", "a decision, per request", "the host's round trip", lambda s: s["per_decision_us"]["host"],
-             "a scheduler kernel on the GPU", lambda s: s["per_decision_us"]["device"]),
+    *(AfterRow("device_launch", figure, "the host's cudaGraphLaunch", lambda s, w=work: s["per_launch_us"][w]["host"],
+               "a tail launch from the GPU", lambda s, w=work: s["per_launch_us"][w]["tail"])
+      for work, figure in (("empty", "an empty graph, per launch"), ("work", "the article's work, per run"))),
+    AfterRow("device_launch", "a decision, per request", "the host's round trip",
+             lambda s: s["per_decision_us"]["host"], "a scheduler kernel on the GPU",
+             lambda s: s["per_decision_us"]["device"]),
     *(AfterRow("conditional", f"{body} body, per iteration (fitted over N)", "the host decides each iteration",
                lambda s, b=body: s["loops"][b]["fits"]["host_decided"]["per_iteration_us"],
                "a WHILE node decides on the GPU",
@@ -595,8 +557,9 @@ AFTER_ROWS = (
              lambda d: item(d["memory_nodes"]["footprint"], moment="replays")["reserved_current"] / MIB, "MiB"),
     AfterRow("startup", "capture + instantiate + upload of every bucket's graph",
              lambda s: f"{plural(s['rows'][0]['buckets'], 'bucket')} ({s['budget_layout']} buffers)",
-             lambda s: _first_last(s, 0),
-             lambda s: plural(s["rows"][-1]["buckets"], "bucket"), lambda s: _first_last(s, -1), "ms"),
+             lambda s: s["rows"][0][s["budget_layout"]]["total_ms"],
+             lambda s: plural(s["rows"][-1]["buckets"], "bucket"),
+             lambda s: s["rows"][-1][s["budget_layout"]]["total_ms"], "ms"),
     AfterRow("launch_anatomy", "the article's graph, the host's cudaGraphLaunch", "as the article builds it",
              lambda s: item(s["article"], variant="article")["launch_us"], "with the device-launch flag",
              lambda s: item(s["article"], variant="device_launch_flag")["launch_us"]),
@@ -606,18 +569,8 @@ AFTER_ROWS = (
 )
 # The rows that read the whole document (a measurement beside the section) rather than the section alone.
 WHOLE_DOCUMENT = ("memory_nodes",)
-
-
-@dataclass
-class AfterFigures:
-    feature: str
-    figure: str
-    old_way: str
-    old: float
-    new_way: str
-    new: float
-    unit: str
-    run: Result
+# A row as the runs hold it: feature (the run's subcommand), figure, old_way, old, new_way, new, unit, run.
+AfterFigures = namedtuple("AfterFigures", "feature figure old_way old new_way new unit run")
 
 
 def after_article(results: list[Result]) -> tuple[list[AfterFigures], list[str]]:
@@ -632,10 +585,9 @@ def after_article(results: list[Result]) -> tuple[list[AfterFigures], list[str]]
             old, new = spec.old(source), spec.new(source)
             if not (is_number(old) and is_number(new)):
                 raise TypeError("not a number")
-            rows.append(AfterFigures(run.subcommand or spec.key, spec.figure,
-                                     spec.old_way if isinstance(spec.old_way, str) else spec.old_way(source), old,
-                                     spec.new_way if isinstance(spec.new_way, str) else spec.new_way(source), new,
-                                     spec.unit, run))
+            old_way, new_way = (way if isinstance(way, str) else way(source) for way in (spec.old_way, spec.new_way))
+            rows.append(AfterFigures(run.subcommand or spec.key, spec.figure, old_way, old, new_way, new, spec.unit,
+                                     run))
         except (KeyError, IndexError, TypeError) as error:
             left_out.append(f"{run.path.name}, {spec.figure}: a field is missing or malformed ({error})")
     return rows, left_out
@@ -749,17 +701,16 @@ def table(results: list[Result], markdown: bool) -> tuple[list[str], bool]:
     rows_of_regimes = regimes(results)
     if rows_of_regimes:
         lines += ["", f"{REGIME_TITLE} ({describe_workload(rows_of_regimes[0].run)})"]
-        lines += layout(REGIME_HEADERS, regime_rows(rows_of_regimes), set(range(1, len(REGIME_HEADERS))) - {8})
+        lines += regime_table(rows_of_regimes, layout)
     for r in results:
         rm = r.section("regime_map")
         if rm:
             lines += ["", f"Regime map ({r.path.name}): graph replay vs stream pool, GPU time, as the stage named "
                       "each cell", *regime_map_grid(rm, markdown)]
             lines += [f"  {c['text']}" for c in rm.get("crossover", []) if isinstance(c.get("text"), str)]
-    lines.append("")
-    lines.append(f"* speed-up vs serial = the pageable serial time of the row's own run, else of {base.path.name} / "
-                 "the row's median, for rows that do the whole workload; '-' for the others and for another "
-                 "workload." if base else "* speed-up vs serial: '-' throughout, no run with a pageable serial time.")
+    lines += ["", f"* speed-up vs serial = the pageable serial time of the row's own run, else of {base.path.name} / "
+              "the row's median, for rows that do the whole workload; '-' for the others and for another "
+              "workload." if base else "* speed-up vs serial: '-' throughout, no run with a pageable serial time."]
     digests, differ = digest_lines(results)
     failures = failed_verifications(results)
     lines += ["", "output digests:", *(f"  {line}" for line in digests), *failures]
