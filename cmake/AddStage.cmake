@@ -14,6 +14,7 @@ function(csg_add_stage)
     target_include_directories(${library} PUBLIC ${PROJECT_SOURCE_DIR})
     target_link_libraries(${library} PUBLIC csg::common)
     csg_enable_warnings(${library})
+    csg_build_in_groups(${library} ${sources})
   else()  # a stage whose whole lesson is its main.cu
     add_library(${library} INTERFACE)
     target_link_libraries(${library} INTERFACE csg::common)
@@ -24,4 +25,32 @@ function(csg_add_stage)
   csg_enable_warnings(${folder})
   set_target_properties(${folder} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
   set_property(GLOBAL APPEND PROPERTY CSG_STAGE_LIBRARIES ${library})
+endfunction()
+
+# csg_build_in_groups(<library> <sources>...): with CSG_UNITY_BUILD (the
+# default), the .cpp files of each folder compile as one translation unit
+# (a subcommand's folder is one, the stage's top another, lab/'s own files a
+# third): the headers, nlohmann/json's above all, and the templates they
+# instantiate are compiled once per folder instead of once per file, and
+# experiment/lab.hpp, the frame every folder uses, is precompiled once per
+# library. A folder's files may share names in their anonymous namespaces
+# with another folder's, never with their own folder's. The .cu files stay
+# one translation unit each.
+function(csg_build_in_groups library)
+  if(NOT CSG_UNITY_BUILD)
+    return()
+  endif()
+  set_target_properties(${library} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
+  foreach(source IN LISTS ARGN)
+    if(source MATCHES "\\.cpp$")
+      file(RELATIVE_PATH relative ${CMAKE_CURRENT_SOURCE_DIR} ${source})
+      get_filename_component(folder "${relative}" DIRECTORY)
+      if(folder STREQUAL "")
+        set(folder top)
+      endif()
+      set_source_files_properties(${source} PROPERTIES UNITY_GROUP "${folder}")
+    endif()
+  endforeach()
+  target_precompile_headers(${library} PRIVATE
+                            "$<$<COMPILE_LANGUAGE:CXX>:${PROJECT_SOURCE_DIR}/common/experiment/lab.hpp>")
 endfunction()
