@@ -1,13 +1,8 @@
 #include "copy_buffers.hpp"
 
-#include <algorithm>
 #include <cstring>
-#include <stdexcept>
 
-#include "base/enum_names.hpp"
-#include "base/errors.hpp"
-#include "base/units.hpp"
-#include "batches.hpp"  // splitmix64
+#include "experiment/lab.hpp"
 
 namespace csg::copies {
 namespace {
@@ -17,6 +12,17 @@ bool has_write_combined(std::span<const HostMemory> kinds) {
 }
 
 constexpr int kPoisonValue = static_cast<int>(kPoisonByte);
+
+// Host `from` -> `device` -> host `to`, `bytes` each way on `stream`; both
+// hops start from poison, so that a hop that moved nothing fails.
+void through_device(std::byte* device, const std::byte* from, std::byte* to, std::size_t bytes, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemsetAsync(device, kPoisonValue, bytes, stream));
+  CUDA_CHECK(cudaMemcpyAsync(device, from, bytes, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // the host may now overwrite `to` without racing a copy
+  std::memset(to, kPoisonValue, bytes);
+  CUDA_CHECK(cudaMemcpyAsync(to, device, bytes, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+}
 
 }  // namespace
 
@@ -112,25 +118,14 @@ std::byte* CopySet::host_dst(HostMemory kind) { return buffers(kind).dst.data();
 std::span<const std::byte> CopySet::readable_dst(HostMemory kind, cudaStream_t stream) {
   KindBuffers& set = buffers(kind);
   if (kind != HostMemory::write_combined) return set.dst.span();
-  // Through the GPU, which reads write-combined memory at full speed; both
-  // hops start from poison so a hop that moved nothing fails.
-  CUDA_CHECK(cudaMemsetAsync(device_in_.data(), kPoisonValue, bytes_, stream));
-  CUDA_CHECK(cudaMemcpyAsync(device_in_.data(), set.dst.data(), bytes_, cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::memset(readback_.data(), kPoisonValue, bytes_);
-  CUDA_CHECK(cudaMemcpyAsync(readback_.data(), device_in_.data(), bytes_, cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+  // Through the GPU, which reads write-combined memory at full speed.
+  through_device(device_in_.data(), set.dst.data(), readback_.data(), bytes_, stream);
   return readback_.span();
 }
 
 std::optional<ByteMismatch> CopySet::round_trip(HostMemory kind, cudaStream_t stream) {
   KindBuffers& set = buffers(kind);
-  CUDA_CHECK(cudaMemsetAsync(device_in_.data(), kPoisonValue, bytes_, stream));
-  CUDA_CHECK(cudaMemcpyAsync(device_in_.data(), set.src.data(), bytes_, cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));  // the host may now overwrite dst without racing a copy
-  std::memset(set.dst.data(), kPoisonValue, bytes_);
-  CUDA_CHECK(cudaMemcpyAsync(set.dst.data(), device_in_.data(), bytes_, cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+  through_device(device_in_.data(), set.src.data(), set.dst.data(), bytes_, stream);
   return find_pattern_mismatch(readable_dst(kind, stream), seed_);
 }
 
@@ -144,29 +139,18 @@ std::optional<ByteMismatch> CopySet::verify(HostMemory kind, cudaStream_t stream
   return round_trip(kind, stream);
 }
 
-std::uint64_t CopySet::host_bytes_needed(std::uint64_t bytes, std::span<const HostMemory> kinds) {
-  const std::uint64_t buffers = 2 * kinds.size() + (has_write_combined(kinds) ? 1 : 0);
-  return checked_mul(bytes, buffers).value_or(UINT64_MAX);
-}
-
 std::uint64_t CopySet::pinned_bytes_needed(std::uint64_t bytes, std::span<const HostMemory> kinds) {
   const auto locked = static_cast<std::uint64_t>(std::count_if(kinds.begin(), kinds.end(), is_page_locked));
   return checked_mul(bytes, 2 * locked + (has_write_combined(kinds) ? 1 : 0)).value_or(UINT64_MAX);
 }
 
-std::uint64_t CopySet::device_bytes_needed(std::uint64_t bytes) {
-  return checked_mul(bytes, 2).value_or(UINT64_MAX);
-}
-
 MemoryNeeds CopySet::needs(std::uint64_t bytes, std::span<const HostMemory> kinds) {
-  return {.device_bytes = device_bytes_needed(bytes),
-          .host_bytes = host_bytes_needed(bytes, kinds),
+  const std::uint64_t host_buffers = 2 * kinds.size() + (has_write_combined(kinds) ? 1 : 0);
+  return {.device_bytes = checked_mul(bytes, 2).value_or(UINT64_MAX),
+          .host_bytes = checked_mul(bytes, host_buffers).value_or(UINT64_MAX),
           .host_kind = HostMemory::pinned};
 }
 
-}  // namespace csg::copies
-
-namespace csg::copies {
 namespace {
 
 // Sets the lowest bit of every byte: all bytes odd, none zero.

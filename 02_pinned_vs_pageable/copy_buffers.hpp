@@ -94,12 +94,10 @@ class CopySet {
   // Both, in that order: what the timed copies left, then a fresh round trip.
   std::optional<ByteMismatch> verify(HostMemory kind, cudaStream_t stream);
 
-  // What a CopySet of `bytes` allocates: on the host (all kinds), of that the
-  // page-locked part, and on the device.
-  static std::uint64_t host_bytes_needed(std::uint64_t bytes, std::span<const HostMemory> kinds);
+  // What a CopySet of `bytes` allocates page-locked; and all it allocates, on
+  // the host (all kinds) and on the device, as the run's needs, checked before
+  // anything is allocated.
   static std::uint64_t pinned_bytes_needed(std::uint64_t bytes, std::span<const HostMemory> kinds);
-  static std::uint64_t device_bytes_needed(std::uint64_t bytes);
-  // All of it as the run's needs, checked before anything is allocated.
   static MemoryNeeds needs(std::uint64_t bytes, std::span<const HostMemory> kinds);
 
  private:

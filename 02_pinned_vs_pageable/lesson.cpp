@@ -53,8 +53,6 @@ MemoryNeeds needs_of(const Options& options) {
 
 const char* kSmaller = "choose smaller --sizes or --async-mib";
 
-Summary summary_of(const Samples& samples) { return summarize(samples); }
-
 std::string direction_key(int d) { return std::string(copies::to_string(kCopyDirections[d])); }
 
 }  // namespace
@@ -120,7 +118,7 @@ void fill_result(StageResult& result, const Options& options, const Figures& f) 
   for (const SizeFigures& size : f.sweep) {
     for (int k = 0; k < kKindCount; ++k) {
       for (int d = 0; d < kDirectionCount; ++d) {
-        timed.push_back({size.bytes, kKinds[k], kCopyDirections[d], summary_of(size.copies[k][d].copy)});
+        timed.push_back({size.bytes, kKinds[k], kCopyDirections[d], summarize(size.copies[k][d].copy)});
       }
     }
   }
@@ -132,8 +130,8 @@ void fill_result(StageResult& result, const Options& options, const Figures& f) 
       const std::string key = copies::key_name(kKinds[k]) + "_" + direction_key(d);
       const nlohmann::json params = {
           {"host_memory", copies::kind_name(kKinds[k])}, {"direction", direction_key(d)}, {"bytes", f.async.bytes}};
-      const Summary copied = summary_of(f.async.copies[k][d].copy);
-      const Summary call = summary_of(f.async.copies[k][d].call);
+      const Summary copied = summarize(f.async.copies[k][d].copy);
+      const Summary call = summarize(f.async.copies[k][d].call);
       const bool ok = f.checks[k].empty();
       result.measurements.push_back({"async_copy", params, copied, Work{double(f.async.bytes), 0.0}, ok});
       result.measurements.push_back({"async_call", params, call, Work{}, ok});
@@ -156,12 +154,12 @@ void fill_result(StageResult& result, const Options& options, const Figures& f) 
 void bandwidth(Report& report, const Figures& f) {
   auto gbps_of = [](int k, int d) {
     return [k, d](const SizeFigures& size) {
-      return copies::gbps_text(double(size.bytes), summary_of(size.copies[k][d].copy).median_ms);
+      return copies::gbps_text(double(size.bytes), summarize(size.copies[k][d].copy).median_ms);
     };
   };
   auto ratio = [](int d) {
     return [d](const SizeFigures& size) {
-      return fixed(summary_of(size.copies[0][d].copy).median_ms / summary_of(size.copies[1][d].copy).median_ms, 2) + "x";
+      return fixed(summarize(size.copies[0][d].copy).median_ms / summarize(size.copies[1][d].copy).median_ms, 2) + "x";
     };
   };
   report.out() << "\nbandwidth, GB/s\n";
@@ -178,8 +176,8 @@ void bandwidth(Report& report, const Figures& f) {
   for (int d = 0; d < kDirectionCount; ++d) {
     report.verdict(copies::bandwidth_verdict("bandwidth." + direction_key(d), kCopyDirections[d],
                                              "at " + format_size(largest.bytes),
-                                             gbps(bytes, summary_of(largest.copies[1][d].copy).median_ms),
-                                             gbps(bytes, summary_of(largest.copies[0][d].copy).median_ms)));
+                                             gbps(bytes, summarize(largest.copies[1][d].copy).median_ms),
+                                             gbps(bytes, summarize(largest.copies[0][d].copy).median_ms)));
   }
 }
 
@@ -192,7 +190,7 @@ void calls(Report& report, const Figures& f) {
   std::vector<Call> rows;
   for (int d = 0; d < kDirectionCount; ++d) {
     for (int k = 0; k < kKindCount; ++k) {
-      rows.push_back({k, d, summary_of(f.async.copies[k][d].call).median_ms, summary_of(f.async.copies[k][d].copy).median_ms});
+      rows.push_back({k, d, summarize(f.async.copies[k][d].call).median_ms, summarize(f.async.copies[k][d].copy).median_ms});
     }
   }
   report.out() << "\nhow long cudaMemcpyAsync of " << format_size(f.async.bytes)

@@ -1,13 +1,9 @@
 #include "options.hpp"
 
-#include <algorithm>
-#include <array>
 #include <cctype>
 #include <charconv>
-#include <span>
 
-#include "base/errors.hpp"
-#include "base/units.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::copies {
 

@@ -21,10 +21,7 @@ CommonDefaults copy_defaults(std::span<const HostMemory> kinds);
 // Seconds to move `bytes` at `bytes_per_s` (0 for an unknown rate), for the estimates.
 double seconds_at(double bytes, double bytes_per_s);
 
-}  // namespace csg::copies
-
-// ---- byte sizes on the command line ----
-// Byte sizes on the command line, e.g. --sizes 4K,64K,1M,1G.
+// ---- byte sizes on the command line, e.g. --sizes 4K,64K,1M,1G ----
 //
 // A size is a decimal count of bytes with an optional binary suffix:
 // K/KiB = 2^10, M/MiB = 2^20, G/GiB = 2^30, T/TiB = 2^40 (upper or lower case
@@ -32,7 +29,6 @@ double seconds_at(double bytes, double bytes_per_s);
 // text ("abc", "4KB", "1.5M"), no sign, nothing that overflows 64 bits, nothing
 // above kMaxTransferBytes, no size listed twice. Every refusal is a UsageError
 // naming the flag and the offending item, so it reads the same on every machine.
-namespace csg::copies {
 
 // 1 TiB: larger than the memory of any GPU or host this suite will meet, so
 // a larger size is a typo, refused before anything else is checked. Sizes up

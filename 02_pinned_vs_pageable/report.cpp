@@ -1,14 +1,7 @@
 #include "report.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-
-#include "base/enum_names.hpp"
-#include "base/text.hpp"
+#include "experiment/lab.hpp"
 #include "options.hpp"
-#include "report/conclusions.hpp"
-#include "report/table.hpp"
 
 namespace csg::copies {
 

@@ -1,11 +1,6 @@
 #include "conclusions.hpp"
 
-#include <algorithm>
-#include <stdexcept>
-
-#include "base/text.hpp"
-#include "report/conclusions.hpp"
-#include "report/table.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::pool {
 

@@ -42,15 +42,13 @@ constexpr const char* kDescription =
 // whole workload (checked), or a bound's run (nothing to check).
 Entry entry(Kind kind, std::string name, nlohmann::json params, const Samples& samples, Work work,
             const VerifyResult* check = nullptr) {
-  Entry e;
-  e.kind = kind;
-  e.name = std::move(name);
-  e.params = std::move(params);
-  e.stats = summarize(samples);
-  e.work = work;
-  e.verifiable = check != nullptr;
-  if (check != nullptr) e.check = *check;
-  return e;
+  return {.kind = kind,
+          .name = std::move(name),
+          .params = std::move(params),
+          .work = work,
+          .stats = summarize(samples),
+          .check = check != nullptr ? *check : VerifyResult{},
+          .verifiable = check != nullptr};
 }
 
 Entry pool_entry(const PoolFigures& p, Work whole, bool sweep) {
@@ -181,21 +179,12 @@ bool report(std::ostream& out, const Options& options, const DeviceInfo& info, c
   const std::vector<Row> rows = {{"serial, pageable (stage 01)", &pageable},
                                  {"serial, pinned", &pinned},
                                  {"stream pool, " + plural(options.streams, "stream"), &pool}};
-  auto bound = [&runs](const Row& row) { return runs.bound_of(*row.entry); };
   report.table(table_of<Row>(
       {{"variant", [](const Row& row) { return row.name; }},
        {"median ms", [](const Row& row) { return fixed(row.entry->stats.median_ms, 2); }},
        {"vs serial pageable", [baseline](const Row& row) { return fixed(baseline / row.entry->stats.median_ms, 2) + "x"; }},
-       {"% of bound",
-        [&](const Row& row) {
-          const auto own = bound(row);
-          return own ? fixed(percent_of_bound(*own, row.entry->stats.median_ms), 1) : "-";
-        }},
-       {"limited by",
-        [&](const Row& row) {
-          const auto own = bound(row);
-          return own ? std::string(to_string(own->limited_by)) : "-";
-        }},
+       {"% of bound", [&runs](const Row& row) { return pool::percent_of_bound_text(runs, *row.entry); }},
+       {"limited by", [&runs](const Row& row) { return pool::limited_by_text(runs, *row.entry); }},
        {"verified", [](const Row& row) { return std::string(row.entry->check.passed ? "yes" : "NO"); }}},
       rows));
 

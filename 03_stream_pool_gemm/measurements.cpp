@@ -1,7 +1,6 @@
 #include "measurements.hpp"
 
-#include <algorithm>
-#include <stdexcept>
+#include "experiment/lab.hpp"
 
 namespace csg::pool {
 namespace {
@@ -30,10 +29,7 @@ void PoolMeasurements::add_whole_workload(Entry entry, BatchBuffers& buffers, cu
 
 void PoolMeasurements::add_serial(BatchBuffers& buffers, std::function<Millis()> run) {
   gemm_->prepare(nullptr);  // cuBLAS: the handle exists before any run, timed or not
-  Entry entry;
-  entry.kind = Kind::serial;
-  entry.name = "serial";
-  add_whole_workload(std::move(entry), buffers, nullptr, std::move(run));
+  add_whole_workload({.kind = Kind::serial, .name = "serial"}, buffers, nullptr, std::move(run));
 }
 
 PoolMeasurements PoolMeasurements::measured(const Workload& work, std::vector<Entry> entries) {
@@ -54,26 +50,24 @@ PoolMeasurements PoolMeasurements::measured_only() const {
 void PoolMeasurements::add_pool(BatchBuffers& buffers, const StreamPool& pool, IssueOrder order,
                                 std::function<Millis()> run, std::function<Millis()> issued, bool sweep) {
   for (int i = 0; i < pool.size(); ++i) gemm_->prepare(pool[i]);
-  Entry entry;
-  entry.kind = sweep ? Kind::pool_sweep : Kind::pool;
-  entry.name = "stream_pool";
-  entry.params = {{"streams", pool.size()}, {"order", std::string(to_string(order))}, {"sweep", sweep}};
-  entry.streams = pool.size();
-  entry.order = order;
-  entry.pool = &pool;
-  add_whole_workload(std::move(entry), buffers, pool[0], std::move(run));
+  add_whole_workload({.kind = sweep ? Kind::pool_sweep : Kind::pool,
+                      .name = "stream_pool",
+                      .params = {{"streams", pool.size()}, {"order", std::string(to_string(order))}, {"sweep", sweep}},
+                      .streams = pool.size(),
+                      .order = order,
+                      .pool = &pool},
+                     buffers, pool[0], std::move(run));
   entries_.back().variant.side = std::move(issued);
 }
 
 void PoolMeasurements::add_engine_streams(BatchBuffers& buffers, const StreamPool& streams,
                                           std::function<Millis()> run, std::function<Millis()> issued) {
   gemm_->prepare(streams[1]);  // the compute stream: the only one that runs GEMMs
-  Entry entry;
-  entry.kind = Kind::engines;
-  entry.name = "engine_streams";
-  entry.params = {{"streams", 3}, {"order", "one stream per engine"}};
-  entry.streams = 3;
-  add_whole_workload(std::move(entry), buffers, streams[0], std::move(run));
+  add_whole_workload({.kind = Kind::engines,
+                      .name = "engine_streams",
+                      .params = {{"streams", 3}, {"order", "one stream per engine"}},
+                      .streams = 3},
+                     buffers, streams[0], std::move(run));
   entries_.back().variant.side = std::move(issued);
 }
 
@@ -98,16 +92,14 @@ void PoolMeasurements::add_resource_runs(const BatchOps& ops, const StreamPool& 
     pool_of_size.push_back(entry.pool);
   }
   auto resource_entry = [](int streams, const char* resource, const Work& work, TimedVariant variant) {
-    Entry entry;
-    entry.kind = Kind::resource;
-    entry.name = "resource_alone";
-    entry.resource = resource;
-    entry.params = {{"streams", streams}, {"resource", resource}};
-    entry.streams = streams;
-    entry.work = work;
-    entry.verifiable = false;
-    entry.variant = std::move(variant);
-    return entry;
+    return Entry{.kind = Kind::resource,
+                 .name = "resource_alone",
+                 .params = {{"streams", streams}, {"resource", resource}},
+                 .work = work,
+                 .variant = std::move(variant),
+                 .verifiable = false,
+                 .streams = streams,
+                 .resource = resource};
   };
   for (std::size_t s = 0; s < sizes.size(); ++s) {
     if (pool_of_size[s] == nullptr) throw std::logic_error("add_resource_runs: a pool variant without its pool");
@@ -143,14 +135,12 @@ void PoolMeasurements::add_bounds(BatchBuffers& buffers, const BatchOps& ops, cu
                         {h2d_bytes + d2h_bytes, 0.0}};
   // One row of the bound's runs: the H2D, kernel and D2H kinds name their host memory, the kernels none.
   auto bound_entry = [&](const char* name, bool kernels, const Work& work, bool checked, TimedVariant variant) {
-    Entry entry;
-    entry.kind = Kind::bound;
-    entry.name = name;
-    entry.params = kernels ? nlohmann::json::object() : memory;
-    entry.work = work;
-    entry.verifiable = checked;
-    entry.variant = std::move(variant);
-    return entry;
+    return Entry{.kind = Kind::bound,
+                 .name = name,
+                 .params = kernels ? nlohmann::json::object() : memory,
+                 .work = work,
+                 .variant = std::move(variant),
+                 .verifiable = checked};
   };
   for (std::size_t i = 0; i < passes.size(); ++i) {
     const std::size_t index = entries_.size();
@@ -286,18 +276,16 @@ double PoolMeasurements::tolerance_of(const Entry& entry) const {
   } else if (bound->limited_by == BoundPath::stream_order) {
     all_sums = sums();
     path = &all_sums.noisiest();
-  } else if (entry.kind == Kind::engines) {
-    const char* name = bound->limited_by == BoundPath::kernels ? "kernel_sum"
-                       : bound->limited_by == BoundPath::h2d   ? "h2d_sum"
-                       : bound->limited_by == BoundPath::d2h   ? "d2h_sum"
-                                                         : "copies_both_ways";
-    path = &find(Kind::bound, name).stats;
   } else {
-    const char* name = bound->limited_by == BoundPath::kernels ? "kernels"
-                       : bound->limited_by == BoundPath::h2d   ? "h2d"
-                       : bound->limited_by == BoundPath::d2h   ? "d2h"
-                                                         : "both_ways";
-    path = &resource(entry.streams, name)->stats;
+    // The resource path that limits it: one stream per engine's is a one-stream sum, a pool's its resource run.
+    static constexpr const char* kSums[] = {"kernel_sum", "h2d_sum", "d2h_sum", "copies_both_ways"};
+    static constexpr const char* kResources[] = {"kernels", "h2d", "d2h", "both_ways"};
+    const std::size_t i = bound->limited_by == BoundPath::kernels ? 0
+                          : bound->limited_by == BoundPath::h2d   ? 1
+                          : bound->limited_by == BoundPath::d2h   ? 2
+                                                                  : 3;
+    path = entry.kind == Kind::engines ? &find(Kind::bound, kSums[i]).stats
+                                       : &resource(entry.streams, kResources[i])->stats;
   }
   return bound_tolerance(entry.stats.median_ms, entry.stats.min_ms, path ? path->median_ms : 0.0,
                          path ? path->min_ms : 0.0);

@@ -20,7 +20,6 @@
 
 #include "cuda/stream_pool.hpp"
 #include "cli/pool_options.hpp"
-#include "measure/estimate.hpp"
 #include "measure/pipeline_bound.hpp"
 #include "measure/stage_sums.hpp"
 #include "measure/stats.hpp"
@@ -48,19 +47,19 @@ class PoolMeasurements {
   enum class Kind { serial, pool, pool_sweep, engines, bound, resource };
   struct Entry {
     Kind kind = Kind::serial;
-    std::string name;
+    std::string name{};
     nlohmann::json params = nlohmann::json::object();
-    Work work;
-    TimedVariant variant;
-    Summary stats;
-    VerifyResult check;
+    Work work{};
+    TimedVariant variant{};
+    Summary stats{};
+    VerifyResult check{};
     bool verifiable = true;
     int streams = 0;
     IssueOrder order = IssueOrder::depth_first;
     const StreamPool* pool = nullptr;       // pool variants: their pool, for their resource runs
-    std::optional<Summary> host_issue;      // the host's time to issue each timed run, where read
+    std::optional<Summary> host_issue{};    // the host's time to issue each timed run, where read
     // resource runs: "kernels", "h2d", "d2h", "both_ways" or "busiest_stream"
-    std::string resource;
+    std::string resource{};
   };
 
   // Every GEMM of every variant runs on `gemm` (which must outlive this); each

@@ -1,13 +1,7 @@
 #include "report.hpp"
 
-#include <algorithm>
-
-#include "base/text.hpp"
-#include "base/units.hpp"
-#include "cli/pool_options.hpp"
 #include "conclusions.hpp"
-#include "report/conclusions.hpp"
-#include "report/table.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::pool {
 namespace {
@@ -21,11 +15,6 @@ std::string config_memory(const StageResult& result) {
 }
 
 std::string microseconds(double ms) { return figure(1000.0 * ms, 1, 2); }
-
-std::string resource_ms(const PoolMeasurements& runs, int streams, const char* resource) {
-  const PoolMeasurements::Entry* entry = runs.resource(streams, resource);
-  return entry ? fixed(entry->stats.median_ms, 2) : "-";
-}
 
 }  // namespace
 
@@ -43,12 +32,21 @@ std::vector<SweepPoint> sweep_points(const PoolMeasurements& runs) {
   return points;
 }
 
+std::string percent_of_bound_text(const PoolMeasurements& runs, const PoolMeasurements::Entry& entry) {
+  const std::optional<PipelineBound> own = runs.bound_of(entry);
+  return own ? fixed(percent_of_bound(*own, entry.stats.median_ms), 1) : "-";
+}
+
+std::string limited_by_text(const PoolMeasurements& runs, const PoolMeasurements::Entry& entry) {
+  const std::optional<PipelineBound> own = runs.bound_of(entry);
+  return own ? std::string(to_string(own->limited_by)) : "-";
+}
+
 void add_sweep(Report& report, const PoolMeasurements& runs, const std::string& heading, const char* plateau_id) {
   const std::vector<const PoolMeasurements::Entry*> sweep = sweep_entries(runs);
   if (sweep.empty()) return;
   const double first_ms = sweep.front()->stats.median_ms;
   using Entry = const PoolMeasurements::Entry*;
-  auto bound = [&runs](Entry e) { return runs.bound_of(*e); };
   report.out() << '\n' << heading << '\n';
   report.table(table_of<Entry>(
       {{"streams", [](Entry e) { return std::to_string(e->streams); }},
@@ -56,16 +54,8 @@ void add_sweep(Report& report, const PoolMeasurements& runs, const std::string& 
        {"vs " + plural(sweep.front()->streams, "stream"),
         [first_ms](Entry e) { return fixed(first_ms / e->stats.median_ms, 2) + "x"; }},
        {"host issue ms", [](Entry e) { return e->host_issue ? fixed(e->host_issue->median_ms, 2) : "-"; }},
-       {"% of bound",
-        [&](Entry e) {
-          const auto own = bound(e);
-          return own ? fixed(percent_of_bound(*own, e->stats.median_ms), 1) : "-";
-        }},
-       {"limited by",
-        [&](Entry e) {
-          const auto own = bound(e);
-          return own ? std::string(to_string(own->limited_by)) : "-";
-        }},
+       {"% of bound", [&runs](Entry e) { return percent_of_bound_text(runs, *e); }},
+       {"limited by", [&runs](Entry e) { return limited_by_text(runs, *e); }},
        {"verified", [](Entry e) { return std::string(e->check.passed ? "yes" : "NO"); }}},
       sweep));
   report.verdict(plateau_verdict(plateau_id, sweep_points(runs)));
@@ -208,23 +198,24 @@ void add_variants(Report& report) {
 void add_pool_against_serial(Report& report, const CommonOptions& options, const PoolConfig& config,
                              const PoolMeasurements& runs) {
   const double pool_ms = runs.pool(IssueOrder::depth_first).stats.median_ms;
-  const double pageable_ms = runs.serial(HostMemory::pageable).stats.median_ms;
-  const double pinned_ms = runs.serial(HostMemory::pinned).stats.median_ms;
   report.out() << "\nstream pool, " << plural(config.streams, "stream") << ", depth-first (the article's loop): "
                << figure(pool_ms, 2) << " ms\n";
-  report.verdict(comparison_verdict("pool.vs_serial_pageable", pool_ms, pageable_ms,
-                                    "the pool: " + compare_phrase(pool_ms, pageable_ms) + " serial on pageable memory (" +
-                                        figure(pageable_ms, 2) + " ms), same run"));
-  report.verdict(comparison_verdict("pool.vs_serial_pinned", pool_ms, pinned_ms,
-                                    "the pool: " + compare_phrase(pool_ms, pinned_ms) + " serial on pinned memory (" +
-                                        figure(pinned_ms, 2) + " ms), same run"));
+  for (const HostMemory kind : {HostMemory::pageable, HostMemory::pinned}) {
+    const std::string memory(to_string(kind));
+    const double serial_ms = runs.serial(kind).stats.median_ms;
+    report.verdict(comparison_verdict("pool.vs_serial_" + memory, pool_ms, serial_ms,
+                                      "the pool: " + compare_phrase(pool_ms, serial_ms) + " serial on " + memory +
+                                          " memory (" + figure(serial_ms, 2) + " ms), same run"));
+  }
   if (const PoolMeasurements::Entry* breadth = runs.find_pool(IssueOrder::breadth_first)) {
     const double breadth_ms = breadth->stats.median_ms;
     report.verdict(comparison_verdict("order.breadth_first", breadth_ms, pool_ms,
                                       "breadth-first issue: " + figure(breadth_ms, 2) + " ms, " +
                                           compare_phrase(breadth_ms, pool_ms) + " depth-first"));
   }
-  if (options.host_memory == HostMemory::pageable) report.verdict(pageable_pool_verdict(pool_ms, pageable_ms));
+  if (options.host_memory == HostMemory::pageable) {
+    report.verdict(pageable_pool_verdict(pool_ms, runs.serial(HostMemory::pageable).stats.median_ms));
+  }
 }
 
 void add_main_bound(Report& report, const PoolMeasurements& runs) {
@@ -288,7 +279,10 @@ void add_pool_bound(Report& report, const Workload& work, const PoolMeasurements
     }
   }
   auto alone = [&runs](const char* resource) {
-    return [&runs, resource](int streams) { return resource_ms(runs, streams, resource); };
+    return [&runs, resource](int streams) {
+      const PoolMeasurements::Entry* entry = runs.resource(streams, resource);
+      return entry ? fixed(entry->stats.median_ms, 2) : "-";
+    };
   };
   out << "what each resource needs alone, on pools of each size (the paths of their bounds):\n";
   report.table(table_of<int>({{"streams", [](int streams) { return std::to_string(streams); }},

@@ -26,16 +26,19 @@ StageResult measurements_result(const std::string& stage, const DeviceInfo& devi
                                 const PoolMeasurements& runs);
 
 // measurements_result with the config of a pool run (the common fields, the
-// pool's and device memory). With the main pool
-// measured in depth-first order and its resource runs, `bounds` holds its
-// bound, its regime and the kernel's GFLOP/s; with the serial runs as well,
-// the speed-ups over them; with one stream per engine, its time.
+// pool's and device memory). With the main pool measured in depth-first order
+// and its resource runs, `bounds` holds its bound, its regime and the
+// kernel's GFLOP/s; with the serial runs as well, the speed-ups over them;
+// with one stream per engine, its time.
 StageResult pool_result(const std::string& stage, const DeviceInfo& device, const CommonOptions& options,
                         const PoolConfig& config, int device_slots, const PoolMeasurements& runs);
 
 // The pool-size sweep of `runs`: its pool_sweep entries, in the order measured.
 std::vector<const PoolMeasurements::Entry*> sweep_entries(const PoolMeasurements& runs);
 std::vector<SweepPoint> sweep_points(const PoolMeasurements& runs);
+// A variant's "% of bound" and "limited by" cells: "-" without a bound.
+std::string percent_of_bound_text(const PoolMeasurements& runs, const PoolMeasurements::Entry& entry);
+std::string limited_by_text(const PoolMeasurements& runs, const PoolMeasurements::Entry& entry);
 
 // ---- the parts of a report ------------------------------------------------------------
 

@@ -1,16 +1,7 @@
 #include "02_pinned_vs_pageable/lab/overlap.hpp"
 
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-
 #include "02_pinned_vs_pageable/options.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "base/units.hpp"
-#include "measure/estimate.hpp"
-#include "measure/timers.hpp"
-#include "report/table.hpp"
+#include "experiment/lab.hpp"
 #include "timeline/timeline.hpp"
 #include "workload/spin.hpp"
 
@@ -34,6 +25,16 @@ constexpr const char* kCheck = "overlap";
 Summary summarize_timed(std::vector<Millis> all_runs, int warmup) {
   all_runs.erase(all_runs.begin(), all_runs.begin() + std::min<std::ptrdiff_t>(warmup, std::ssize(all_runs)));
   return summarize(std::move(all_runs));
+}
+
+std::vector<Case> cases_of(std::span<const HostMemory> kinds) {
+  std::vector<Case> cases;
+  for (const CopyDirection direction : kDirections) {
+    for (const bool kernel_first : {true, false}) {
+      for (const HostMemory kind : kinds) cases.push_back({kind, direction, kernel_first});
+    }
+  }
+  return cases;
 }
 
 const CaseResult* find_h2d(const Measurements& m, HostMemory kind, bool kernel_first) {
@@ -65,16 +66,6 @@ Picture record_case(const Case& c, cudaStream_t kernel_stream, cudaStream_t copy
 }  // namespace
 
 // ---- the cases ------------------------------------------------------------------------
-
-std::vector<Case> cases_of(std::span<const HostMemory> kinds) {
-  std::vector<Case> cases;
-  for (const CopyDirection direction : kDirections) {
-    for (const bool kernel_first : {true, false}) {
-      for (const HostMemory kind : kinds) cases.push_back({kind, direction, kernel_first});
-    }
-  }
-  return cases;
-}
 
 Measurements measure_cases(const RepeatPlan& plan, std::span<const HostMemory> kinds,
                            const std::function<Millis()>& kernel_alone,

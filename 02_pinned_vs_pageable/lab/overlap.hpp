@@ -27,20 +27,10 @@
 // (kernel queued first); the timeline's "timeline" and trace file.
 #pragma once
 
-#include <cuda_runtime_api.h>
-
-#include <cstdint>
-#include <functional>
-#include <optional>
-#include <span>
-#include <string>
-#include <vector>
-
 #include "02_pinned_vs_pageable/copy_buffers.hpp"
 #include "02_pinned_vs_pageable/options.hpp"
 #include "02_pinned_vs_pageable/report.hpp"
-#include "experiment/experiment.hpp"
-#include "measure/stats.hpp"
+#include "experiment/lab.hpp"
 #include "timeline/cupti_recorder.hpp"
 
 namespace csg::copies::overlap {
@@ -74,8 +64,6 @@ struct Measurements {
   Summary kernel_alone;
   std::vector<CaseResult> cases;
 };
-
-std::vector<Case> cases_of(std::span<const HostMemory> kinds);
 
 // Every case in interleaved rounds: the kernel alone, each kind and
 // direction's copy alone (once, whatever the order), each case together.
@@ -121,15 +109,6 @@ struct Figures {
 // --overlap-mib, --kernel-ms; with `timeline`, --timeline-batches and --trace.
 void add_options(StageCli& cli, bool timeline);
 Config read(const StageCli& cli, const CommonOptions& common, bool timeline);
-// The two subcommands' declarations: overlap (false) and timeline (true).
-template <bool timeline>
-void add_options(StageCli& cli) {
-  add_options(cli, timeline);
-}
-template <bool timeline>
-Config read_options(const StageCli& cli, CommonOptions& common) {
-  return read(cli, common, timeline);
-}
 // Both compare the article's two kinds.
 inline constexpr HostMemory kKinds[] = {HostMemory::pageable, HostMemory::pinned};
 Needs needs(const Config& config);
@@ -150,8 +129,10 @@ void report(const Config& config, const Figures& figures, Report& report);
 // The declaration of overlap (false) or timeline (true): its help and its runs.
 template <bool timeline>
 Experiment<Config, Figures> declared(const char* about, const char* runs) {
-  return {.about = about, .runs = runs, .defaults = copy_defaults(kKinds), .options = add_options<timeline>,
-          .read = read_options<timeline>, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
+  return {.about = about, .runs = runs, .defaults = copy_defaults(kKinds),
+          .options = [](StageCli& cli) { add_options(cli, timeline); },
+          .read = [](const StageCli& cli, CommonOptions& common) { return read(cli, common, timeline); },
+          .needs = needs, .estimate = estimate, .measure = measure, .report = report};
 }
 
 }  // namespace csg::copies::overlap

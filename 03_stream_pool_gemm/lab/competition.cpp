@@ -4,21 +4,8 @@
 // kernels in competition.cu).
 #include "03_stream_pool_gemm/lab/competition.hpp"
 
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <stdexcept>
-#include <string>
-#include <vector>
-
 #include "03_stream_pool_gemm/lab/competition_kernels.hpp"
-#include "base/interrupt.hpp"
-#include "base/text.hpp"
-#include "cli/pool_options.hpp"
-#include "check.hpp"
-#include "owners.hpp"
-#include "cuda/stream_pool.hpp"
-#include "measure/timers.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::pool {
 
@@ -257,7 +244,6 @@ PriorityResult measure_priorities(const PriorityConfig& config) {
   result.config = config;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  // Lower numbers are greater priorities: [least, greatest] = [0, -5] on an H200.
   CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&result.least_priority, &result.greatest_priority));
   CUDA_CHECK(cudaDeviceGetAttribute(&result.sm_count, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(flood_blocks_per_sm(&result.flood_blocks_per_sm));
@@ -335,7 +321,7 @@ PriorityResult measure_priorities(const PriorityConfig& config) {
     std::vector<double> busy;
     std::vector<double> blocks_per_ms;
   };
-  Gathered idle, same, high;
+  Gathered gathered[3];  // by Mode
   result.verified = true;
   const int rounds = config.plan.warmup + config.plan.repeats;
   for (int round = 0; round < rounds; ++round) {
@@ -348,7 +334,7 @@ PriorityResult measure_priorities(const PriorityConfig& config) {
         result.failure = run.failure;
       }
       if (round < config.plan.warmup) continue;
-      Gathered& into = mode == Mode::idle ? idle : mode == Mode::same ? same : high;
+      Gathered& into = gathered[static_cast<int>(mode)];
       into.latencies.insert(into.latencies.end(), run.latencies.begin(), run.latencies.end());
       if (mode != Mode::idle) {
         into.busy.push_back(run.flood.busy);
@@ -358,17 +344,13 @@ PriorityResult measure_priorities(const PriorityConfig& config) {
     }
     throw_if_interrupted("priorities round " + std::to_string(round + 1) + " of " + std::to_string(rounds));
   }
-  auto summarise = [](Gathered& g, int priority) {
-    PriorityMode m;
-    m.short_priority = priority;
-    m.latency = summarize(std::move(g.latencies));
-    m.flood_busy = median_of(g.busy);
-    m.flood_blocks_per_ms = median_of(g.blocks_per_ms);
-    return m;
-  };
-  result.idle = summarise(idle, 0);
-  result.same_priority = summarise(same, 0);
-  result.high_priority = summarise(high, result.greatest_priority);
+  result.high_priority.short_priority = result.greatest_priority;
+  PriorityMode* modes[] = {&result.idle, &result.same_priority, &result.high_priority};  // by Mode
+  for (int m = 0; m < 3; ++m) {
+    modes[m]->latency = summarize(std::move(gathered[m].latencies));
+    modes[m]->flood_busy = median_of(gathered[m].busy);
+    modes[m]->flood_blocks_per_ms = median_of(gathered[m].blocks_per_ms);
+  }
   return result;
 }
 
@@ -460,12 +442,9 @@ ContentionResult measure_contention(const ContentionConfig& config) {
       {.prepare = prepare, .run = alone(result.large), .after_last = nullptr},
       {.prepare = prepare, .run = together(result.large), .after_last = nullptr},
   };
-  const std::vector<Summary> times = measure_interleaved(config.plan, variants);
+  measure_interleaved_into(config.plan, variants,
+                           {&result.small.alone, &result.small.together, &result.large.alone, &result.large.together});
   check_pending();
-  result.small.alone = times[0];
-  result.small.together = times[1];
-  result.large.alone = times[2];
-  result.large.together = times[3];
   return result;
 }
 

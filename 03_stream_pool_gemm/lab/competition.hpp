@@ -45,19 +45,8 @@
 // (the large kernel's opt-in to more than 48 KiB of shared memory included).
 #pragma once
 
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-
-#include <nlohmann/json.hpp>
-
 #include "03_stream_pool_gemm/lab/competition_kernels.hpp"
-#include "cli/options.hpp"
-#include "experiment/report.hpp"
-#include "measure/stats.hpp"
-#include "report/table.hpp"
-#include "report/verdict.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::pool {
 

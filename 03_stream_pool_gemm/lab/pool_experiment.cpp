@@ -1,13 +1,7 @@
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
 
-#include <algorithm>
-#include <optional>
-#include <stdexcept>
-
-#include "base/progress.hpp"
-#include "base/text.hpp"
 #include "03_stream_pool_gemm/report.hpp"
-#include "stage.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::pool {
 
@@ -72,50 +66,107 @@ Millis serial_run(BatchBuffers& buffers, const Gemm& gemm, RunClock& clock) {
 
 // ---- one stream per engine -----------------------------------------------------------
 
-EngineStreams::EngineStreams(int device_slots) : slots_(device_slots) {
-  if (slots_ < 1) throw std::invalid_argument("EngineStreams: needs at least one device slot");
-  for (std::vector<Event>* events : {&h2d_done_, &kernel_done_, &d2h_done_}) {
-    events->reserve(static_cast<std::size_t>(slots_));
-    for (int slot = 0; slot < slots_; ++slot) events->emplace_back(cudaEventDisableTiming);
+namespace {
+
+// One stream per engine: the pipeline for the PCIe-bound regime.
+//
+// The article's pool gives each BATCH a stream; here each ENGINE gets one:
+// every H2D copy goes on the H2D stream, every GEMM on the compute stream,
+// every D2H copy on the D2H stream, and events carry each batch from one to
+// the next. With a fast GEMM (cuBLAS) the D2H copies are the bottleneck
+// (100 × 4 MiB at ~55 GB/s ≈ 7.8 ms), and measured on an H200 the pool loses
+// time between them: consecutive D2H copies come from different streams, and
+// the copy engine pauses a few µs each time it moves to another (~3 µs × 100
+// ≈ 0.3 ms, 3% of the run). On one D2H stream the copies run back to back,
+// as in the bound's both-ways measurement. With the naive kernel the kernels
+// are the bottleneck, and one compute stream gives up what the pool gains by
+// letting kernels of different streams fill each other's last partial wave.
+//
+// Device slots are reused as in the pool (batch b in slot b % slots), so the
+// events also keep a slot from being overwritten while it is still read:
+//   H2D(b)    waits for kernel(b - slots)  (it read A from this slot)
+//   kernel(b) waits for H2D(b)             (its A has arrived)
+//             and for D2H(b - slots)       (it read C from this slot)
+//   D2H(b)    waits for kernel(b)          (its C is complete)
+// One event per slot and kind is enough: cudaStreamWaitEvent waits for the
+// event's most recent record at the time of the call, and the host issues
+// batch b's waits before it re-records the slot's events for batch b.
+class EngineStreams {
+ public:
+  // `device_slots`: the slots of the buffers the ops run on (BatchBuffers::device_slots).
+  explicit EngineStreams(int device_slots) : slots_(device_slots) {
+    if (slots_ < 1) throw std::invalid_argument("EngineStreams: needs at least one device slot");
+    for (std::vector<Event>* events : {&h2d_done_, &kernel_done_, &d2h_done_}) {
+      events->reserve(static_cast<std::size_t>(slots_));
+      for (int slot = 0; slot < slots_; ++slot) events->emplace_back(cudaEventDisableTiming);
+    }
   }
-}
 
-Millis EngineStreams::run(const BatchOps& ops, int batches, EventTimer& timer, Millis* issued) const {
-  auto wait = [](cudaStream_t stream, const Event& event) {
-    CUDA_CHECK(cudaStreamWaitEvent(stream, event.get(), 0));
-  };
-  auto record = [](const Event& event, cudaStream_t stream) { CUDA_CHECK(cudaEventRecord(event.get(), stream)); };
-  timer.start(h2d_stream(), {compute_stream(), d2h_stream()});
-  const HostTimer host;
-  for (int batch = 0; batch < batches; ++batch) {
-    const auto slot = static_cast<std::size_t>(batch % slots_);
-    const bool slot_reused = batch >= slots_;
+  // The three streams: H2D (also where a run is timed from), compute, D2H.
+  const StreamPool& streams() const { return streams_; }
 
-    if (slot_reused) wait(h2d_stream(), kernel_done_[slot]);
-    ops.h2d(batch, h2d_stream());
-    record(h2d_done_[slot], h2d_stream());
+  // Every batch 0 .. batches-1 through `ops` (the stage's own three calls),
+  // each on its engine's stream, timed with the clock's timer from the H2D
+  // stream (its start is the fork, its stop the join); waits and returns the
+  // time, and the clock gets the host's time to issue the run.
+  Millis run(const BatchOps& ops, int batches, RunClock& clock) const {
+    const cudaStream_t h2d = streams_[0];
+    const cudaStream_t compute = streams_[1];
+    const cudaStream_t d2h = streams_[2];
+    auto wait = [](cudaStream_t stream, const Event& event) {
+      CUDA_CHECK(cudaStreamWaitEvent(stream, event.get(), 0));
+    };
+    auto record = [](const Event& event, cudaStream_t stream) { CUDA_CHECK(cudaEventRecord(event.get(), stream)); };
+    clock.timer.start(h2d, {compute, d2h});
+    const HostTimer host;
+    for (int batch = 0; batch < batches; ++batch) {
+      const auto slot = static_cast<std::size_t>(batch % slots_);
+      const bool slot_reused = batch >= slots_;
 
-    wait(compute_stream(), h2d_done_[slot]);
-    if (slot_reused) wait(compute_stream(), d2h_done_[slot]);
-    ops.compute(batch, compute_stream());
-    record(kernel_done_[slot], compute_stream());
+      if (slot_reused) wait(h2d, kernel_done_[slot]);
+      ops.h2d(batch, h2d);
+      record(h2d_done_[slot], h2d);
 
-    wait(d2h_stream(), kernel_done_[slot]);
-    ops.d2h(batch, d2h_stream());
-    record(d2h_done_[slot], d2h_stream());
+      wait(compute, h2d_done_[slot]);
+      if (slot_reused) wait(compute, d2h_done_[slot]);
+      ops.compute(batch, compute);
+      record(kernel_done_[slot], compute);
+
+      wait(d2h, kernel_done_[slot]);
+      ops.d2h(batch, d2h);
+      record(d2h_done_[slot], d2h);
+    }
+    clock.issued = host.elapsed();
+    return clock.timer.stop();
   }
-  if (issued != nullptr) *issued = host.elapsed();
-  return timer.stop();
-}
 
-// ---- the variants -------------------------------------------------------------------
+ private:
+  int slots_;
+  StreamPool streams_{3};
+  std::vector<Event> h2d_done_;
+  std::vector<Event> kernel_done_;
+  std::vector<Event> d2h_done_;
+};
 
+// Stage 01's loop on pageable and on pinned memory.
 void add_serial_baselines(PoolMeasurements& runs, BatchBuffers& pageable, BatchBuffers& pinned, const Gemm& gemm,
                           RunClock& clock) {
   for (BatchBuffers* buffers : {&pageable, &pinned}) {
     runs.add_serial(*buffers, [buffers, &gemm, &clock] { return serial_run(*buffers, gemm, clock); });
   }
 }
+
+void add_engine_streams_variant(PoolMeasurements& runs, BatchBuffers& buffers, const EngineStreams& engines,
+                                const BatchOps& ops, RunClock& clock) {
+  const int batches = buffers.work().batches;
+  runs.add_engine_streams(
+      buffers, engines.streams(), [&engines, &ops, batches, &clock] { return engines.run(ops, batches, clock); },
+      [&clock] { return clock.issued; });
+}
+
+}  // namespace
+
+// ---- the variants -------------------------------------------------------------------
 
 void add_pool_variant(PoolMeasurements& runs, BatchBuffers& buffers, const StreamPool& pool, IssueOrder order,
                       const BatchOps& ops, RunClock& clock, bool sweep) {
@@ -130,16 +181,6 @@ void add_sweep_variants(PoolMeasurements& runs, BatchBuffers& buffers, std::dequ
   for (const int size : sizes) {
     add_pool_variant(runs, buffers, pools.emplace_back(size), IssueOrder::depth_first, ops, clock, /*sweep=*/true);
   }
-}
-
-void add_engine_streams_variant(PoolMeasurements& runs, BatchBuffers& buffers, const EngineStreams& engines,
-                                const BatchOps& ops, RunClock& clock) {
-  const int batches = buffers.work().batches;
-  runs.add_engine_streams(
-      buffers, engines.streams(), [&engines, &ops, batches, &clock] {
-        return engines.run(ops, batches, clock.timer, &clock.issued);
-      },
-      [&clock] { return clock.issued; });
 }
 
 void add_bound_variants(PoolMeasurements& runs, BatchBuffers& buffers, const BatchOps& ops,

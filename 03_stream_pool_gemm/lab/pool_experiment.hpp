@@ -11,19 +11,11 @@
 #pragma once
 
 #include <deque>
-#include <optional>
-#include <string>
-#include <vector>
 
-#include "cli/pool_options.hpp"
-#include "cuda/stream_pool.hpp"
-#include "experiment/experiment.hpp"
-#include "measure/estimate.hpp"
-#include "measure/stage_sums.hpp"
-#include "measure/timers.hpp"
 #include "03_stream_pool_gemm/measurements.hpp"
+#include "experiment/lab.hpp"
+#include "measure/stage_sums.hpp"
 #include "timeline/stage_timeline.hpp"
-#include "workload/gemm.hpp"
 
 namespace csg::pool {
 
@@ -57,62 +49,8 @@ Millis pool_run(const StreamPool& pool, IssueOrder order, const BatchOps& ops, i
 // cudaMemcpy H2D, the GEMM, cudaMemcpy D2H, one batch after the other.
 Millis serial_run(BatchBuffers& buffers, const Gemm& gemm, RunClock& clock);
 
-// ---- one stream per engine --------------------------------------------------------
-// One stream per engine: the pipeline for the PCIe-bound regime.
-//
-// The article's pool gives each BATCH a stream; here each ENGINE gets one:
-// every H2D copy goes on the H2D stream, every GEMM on the compute stream,
-// every D2H copy on the D2H stream, and events carry each batch from one to
-// the next. With a fast GEMM (cuBLAS) the D2H copies are the bottleneck
-// (100 × 4 MiB at ~55 GB/s ≈ 7.8 ms), and measured on an H200 the pool loses
-// time between them: consecutive D2H copies come from different streams, and
-// the copy engine pauses a few µs each time it moves to another (~3 µs × 100
-// ≈ 0.3 ms, 3% of the run). On one D2H stream the copies run back to back,
-// as in the bound's both-ways measurement. With the naive kernel the kernels
-// are the bottleneck, and one compute stream gives up what the pool gains by
-// letting kernels of different streams fill each other's last partial wave.
-//
-// Device slots are reused as in the pool (batch b in slot b % slots), so the
-// events also keep a slot from being overwritten while it is still read:
-//   H2D(b)    waits for kernel(b - slots)  (it read A from this slot)
-//   kernel(b) waits for H2D(b)             (its A has arrived)
-//             and for D2H(b - slots)       (it read C from this slot)
-//   D2H(b)    waits for kernel(b)          (its C is complete)
-// One event per slot and kind is enough: cudaStreamWaitEvent waits for the
-// event's most recent record at the time of the call, and the host issues
-// batch b's waits before it re-records the slot's events for batch b.
-
-class EngineStreams {
- public:
-  // `device_slots`: the slots of the buffers the ops run on (BatchBuffers::device_slots).
-  explicit EngineStreams(int device_slots);
-
-  // The three streams: H2D (also where a run is timed from), compute, D2H.
-  const StreamPool& streams() const { return streams_; }
-  cudaStream_t h2d_stream() const { return streams_[0]; }
-  cudaStream_t compute_stream() const { return streams_[1]; }
-  cudaStream_t d2h_stream() const { return streams_[2]; }
-
-  // Every batch 0 .. batches-1 through `ops` (the stage's own three calls),
-  // each on its engine's stream, timed with `timer` from the H2D stream (the
-  // timer's start is the fork, its stop the join); waits and returns the time.
-  // `issued`, if given, gets the host's time to issue the run.
-  Millis run(const BatchOps& ops, int batches, EventTimer& timer, Millis* issued = nullptr) const;
-
- private:
-  int slots_;
-  StreamPool streams_{3};
-  std::vector<Event> h2d_done_;
-  std::vector<Event> kernel_done_;
-  std::vector<Event> d2h_done_;
-};
-
-
 // ---- the variants, registered for the interleaved rounds ----------------------------
 
-// Stage 01's loop on pageable and on pinned memory.
-void add_serial_baselines(PoolMeasurements& runs, BatchBuffers& pageable, BatchBuffers& pinned, const Gemm& gemm,
-                          RunClock& clock);
 // The pool's run (every batch) on `pool` in `order`; `sweep`: one size of a pool-size sweep.
 void add_pool_variant(PoolMeasurements& runs, BatchBuffers& buffers, const StreamPool& pool, IssueOrder order,
                       const BatchOps& ops, RunClock& clock, bool sweep = false);
@@ -120,9 +58,6 @@ void add_pool_variant(PoolMeasurements& runs, BatchBuffers& buffers, const Strea
 // what it holds never moves, and the variants keep pointers to them).
 void add_sweep_variants(PoolMeasurements& runs, BatchBuffers& buffers, std::deque<StreamPool>& pools,
                         const std::vector<int>& sizes, const BatchOps& ops, RunClock& clock);
-// One stream per engine (engine_streams.hpp).
-void add_engine_streams_variant(PoolMeasurements& runs, BatchBuffers& buffers, const EngineStreams& engines,
-                                const BatchOps& ops, RunClock& clock);
 
 // The streams of the bound's own runs: the one-stream sums and the busiest
 // streams run on `one`, the D2H copies of "both ways at once" on `second`.

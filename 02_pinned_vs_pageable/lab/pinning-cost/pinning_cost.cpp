@@ -1,22 +1,9 @@
 #include "02_pinned_vs_pageable/lab/pinning-cost/pinning_cost.hpp"
 
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <utility>
-
 #include "02_pinned_vs_pageable/lesson.hpp"
 #include "02_pinned_vs_pageable/options.hpp"
 #include "02_pinned_vs_pageable/report.hpp"
-#include "base/errors.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "base/units.hpp"
-#include "check.hpp"
-#include "experiment/experiment.hpp"
-#include "measure/timers.hpp"
-#include "owners.hpp"
-#include "report/table.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::copies {
 namespace {
@@ -221,8 +208,6 @@ void add_pinning_options(StageCli& cli) {
               kDefaultPinMaxMiB, 1, kMaxPinMaxMiB);
 }
 
-// The sizes from --pin-max-mib, and those of them the machine can spare:
-// refused (exit 2, before the device) when none is.
 PinningConfig read_pinning(const StageCli& cli, CommonOptions& common) {
   const std::uint64_t max_bytes = static_cast<std::uint64_t>(cli.get_int("pin-max-mib")) * kMiB;
   std::vector<std::uint64_t> sizes;

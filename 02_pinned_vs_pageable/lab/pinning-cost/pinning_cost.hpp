@@ -17,13 +17,7 @@
 // every allocation page-locked.
 #pragma once
 
-#include <cstdint>
-#include <optional>
-#include <vector>
-
-#include "cli/options.hpp"
-#include "experiment/report.hpp"
-#include "measure/stats.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::copies {
 

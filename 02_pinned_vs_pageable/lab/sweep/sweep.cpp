@@ -2,27 +2,13 @@
 // bit-exact: what the timed D2H copies left, then a fresh round trip.
 #include "02_pinned_vs_pageable/lab/sweep/sweep.hpp"
 
-#include <algorithm>
 #include <cstring>
 
 #include "02_pinned_vs_pageable/lesson.hpp"
 #include "02_pinned_vs_pageable/options.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "base/units.hpp"
-#include "experiment/experiment.hpp"
-#include "measure/estimate.hpp"
-#include "measure/timers.hpp"
-#include "report/table.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::copies::sweep {
-
-bool Figures::measures(HostMemory kind) const { return std::find(kinds.begin(), kinds.end(), kind) != kinds.end(); }
-
-const Summary* Figures::memcpy_at(std::uint64_t bytes) const {
-  const auto found = host_memcpy.find(bytes);
-  return found == host_memcpy.end() ? nullptr : &found->second;
-}
 
 namespace {
 
@@ -253,15 +239,10 @@ void staging(Report& report, const Config& config, const Figures& f) {
   // Every size here has its host memcpy: those without were left out above.
   auto ms = [&f](std::uint64_t bytes, HostMemory kind, CopyDirection direction, bool plus_memcpy) {
     const Summary* copy = f.copy(bytes, kind, direction);
-    const Summary* memcpy_time = f.memcpy_at(bytes);
-    if (!copy || !memcpy_time) return std::string("-");
-    return ms_text(copy->median_ms + (plus_memcpy ? memcpy_time->median_ms : 0.0));
+    return copy ? ms_text(copy->median_ms + (plus_memcpy ? f.host_memcpy.at(bytes).median_ms : 0.0)) : std::string("-");
   };
   SizeColumns columns = {{"size", [](std::uint64_t bytes) { return format_size(bytes); }},
-                         {"host memcpy", [&f](std::uint64_t bytes) {
-                            const Summary* memcpy_time = f.memcpy_at(bytes);
-                            return memcpy_time ? ms_text(memcpy_time->median_ms) : std::string("-");
-                          }}};
+                         {"host memcpy", [&f](std::uint64_t bytes) { return ms_text(f.host_memcpy.at(bytes).median_ms); }}};
   for (const CopyDirection direction : kOneWay) {
     const std::string name = direction_label(direction);
     columns.push_back({"pageable " + name, [=](std::uint64_t b) { return ms(b, HostMemory::pageable, direction, false); }});

@@ -17,17 +17,9 @@
 // pinned_over_pageable_<direction>_at_largest, sweep_peak_pinned_bytes.
 #pragma once
 
-#include <cstdint>
-#include <map>
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "02_pinned_vs_pageable/copy_buffers.hpp"
 #include "02_pinned_vs_pageable/report.hpp"
-#include "cli/options.hpp"
-#include "experiment/report.hpp"
-#include "measure/stats.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::copies::sweep {
 
@@ -45,11 +37,14 @@ struct Figures {
   std::map<std::uint64_t, Summary> host_memcpy;  // per size: the staging copy done by hand
   ByteChecks checks;  // every size and kind: what the timed copies left, then a fresh round trip
 
-  bool measures(HostMemory kind) const;
+  bool measures(HostMemory kind) const { return std::find(kinds.begin(), kinds.end(), kind) != kinds.end(); }
   const Summary* copy(std::uint64_t bytes, HostMemory kind, CopyDirection direction) const {
     return find_copy(copies, bytes, kind, direction);
   }
-  const Summary* memcpy_at(std::uint64_t bytes) const;
+  const Summary* memcpy_at(std::uint64_t bytes) const {
+    const auto found = host_memcpy.find(bytes);
+    return found == host_memcpy.end() ? nullptr : &found->second;
+  }
 };
 
 // --sizes LIST and --quick (with copy_defaults' --host-memory LIST), and

@@ -1,14 +1,6 @@
 #include "03_stream_pool_gemm/lab/competition.hpp"
-
-#include <cstdint>
-
 #include "03_stream_pool_gemm/lesson.hpp"
-#include "base/enum_names.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "base/units.hpp"
-#include "experiment/experiment.hpp"
-#include "report/table.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::pool {
 namespace {

@@ -1,20 +1,12 @@
 #include "03_stream_pool_gemm/lab/count-sweep/count_sweep.hpp"
 
-#include <algorithm>
 #include <deque>
-#include <stdexcept>
 
 #include "03_stream_pool_gemm/conclusions.hpp"
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
 #include "03_stream_pool_gemm/lesson.hpp"
 #include "03_stream_pool_gemm/report.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "cli/pool_options.hpp"
-#include "experiment/experiment.hpp"
-#include "measure/pipeline_bound.hpp"
-#include "report/conclusions.hpp"
-#include "report/table.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::pool {
 
@@ -256,9 +248,6 @@ CommonDefaults defaults() {
   return d;
 }
 
-// "Open 1000 streams when the PCIe link is full after 5": the pool from 1 to
-// 1,024 streams on short batches, each size with its own bound, in interleaved rounds.
-//   03_stream_pool_gemm count-sweep --count-sweep 1,8,64,1024
 const Experiment<CountSweepConfig, PoolMeasurements> kExperiment{.about = kAbout, .runs = kRuns, .defaults = defaults(),
     .options = add_stream_count_options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
     .report = report_count_sweep};

@@ -9,18 +9,8 @@
 // streams share (CUDA_DEVICE_MAX_CONNECTIONS).
 #pragma once
 
-#include <optional>
-#include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
-
 #include "03_stream_pool_gemm/measurements.hpp"
-#include "cli/options.hpp"
-#include "experiment/report.hpp"
-#include "measure/estimate.hpp"
-#include "measure/pipeline_bound.hpp"
-#include "report/verdict.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::pool {
 

@@ -1,14 +1,6 @@
 #include "03_stream_pool_gemm/lab/competition.hpp"
-
-#include <cstdint>
-
 #include "03_stream_pool_gemm/lesson.hpp"
-#include "base/enum_names.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "experiment/experiment.hpp"
-#include "report/conclusions.hpp"
-#include "report/table.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::pool {
 namespace {
@@ -155,19 +147,20 @@ std::optional<Verdict> flood_cost_verdict(const PriorityResult& r) {
   }
   const double same = r.same_priority.flood_blocks_per_ms;
   const double high = r.high_priority.flood_blocks_per_ms;
+  const nlohmann::json figures = {{"high_priority_blocks_per_ms", high}, {"same_priority_blocks_per_ms", same}};
   std::string text = "the flood ran " + fixed(high, 0) + " blocks/ms beside the high-priority stream and " +
                      fixed(same, 0) + " beside the default one\n  (" + percent_text(r.high_priority.flood_busy) +
                      " and " + percent_text(r.same_priority.flood_busy) + " of the GPU's block slots busy): ";
   if (same <= 0.0 || high <= 0.0) {
     return Verdict{.id = "priorities.flood_cost",
                    .outcome = "not_measured",
-                   .figures = {{"high_priority_blocks_per_ms", high}, {"same_priority_blocks_per_ms", same}},
+                   .figures = figures,
                    .threshold = kEqualWithin,
                    .sentence = text + "no figure to compare."};
   }
   // Time per block, so that the common "faster/slower" threshold applies.
   Verdict verdict = comparison_verdict("priorities.flood_cost", 1.0 / high, 1.0 / same, "");
-  verdict.figures = {{"high_priority_blocks_per_ms", high}, {"same_priority_blocks_per_ms", same}};
+  verdict.figures = figures;
   switch (compare_times(1.0 / high, 1.0 / same)) {
     case Comparison::same:
       verdict.sentence = text + "priority cost the long kernels nothing measurable (within " + percent_text(kEqualWithin) + ").";
