@@ -1,10 +1,8 @@
 #include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
 
-#include <algorithm>
 #include <climits>
-#include <stdexcept>
 
-#include "base/text.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {

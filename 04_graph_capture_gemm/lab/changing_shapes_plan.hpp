@@ -24,14 +24,7 @@
 // is small beside the launch costs, and lose where it is large.
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "cli/options.hpp"
-#include "batches.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

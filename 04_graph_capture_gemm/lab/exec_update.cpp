@@ -1,11 +1,7 @@
 #include "04_graph_capture_gemm/lab/exec_update.hpp"
 
-#include <stdexcept>
-#include <string>
-#include <vector>
-
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
-#include "measure/timers.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -200,28 +196,17 @@ TimedVariant recapture_variant(const UpdateExperiment& ex, int batches, GraphExe
 }  // namespace
 
 std::string_view to_string(cudaGraphExecUpdateResult result) {
-  switch (result) {
-    case cudaGraphExecUpdateSuccess: return "cudaGraphExecUpdateSuccess";
-    case cudaGraphExecUpdateError: return "cudaGraphExecUpdateError";
-    case cudaGraphExecUpdateErrorTopologyChanged: return "cudaGraphExecUpdateErrorTopologyChanged";
-    case cudaGraphExecUpdateErrorNodeTypeChanged: return "cudaGraphExecUpdateErrorNodeTypeChanged";
-    case cudaGraphExecUpdateErrorFunctionChanged: return "cudaGraphExecUpdateErrorFunctionChanged";
-    case cudaGraphExecUpdateErrorParametersChanged: return "cudaGraphExecUpdateErrorParametersChanged";
-    case cudaGraphExecUpdateErrorNotSupported: return "cudaGraphExecUpdateErrorNotSupported";
-    case cudaGraphExecUpdateErrorUnsupportedFunctionChange: return "cudaGraphExecUpdateErrorUnsupportedFunctionChange";
-    case cudaGraphExecUpdateErrorAttributesChanged: return "cudaGraphExecUpdateErrorAttributesChanged";
-  }
-  return "unknown cudaGraphExecUpdateResult";
+  const std::string_view name = name_of(
+      result, {"cudaGraphExecUpdateSuccess", "cudaGraphExecUpdateError", "cudaGraphExecUpdateErrorTopologyChanged",
+               "cudaGraphExecUpdateErrorNodeTypeChanged", "cudaGraphExecUpdateErrorFunctionChanged",
+               "cudaGraphExecUpdateErrorParametersChanged", "cudaGraphExecUpdateErrorNotSupported",
+               "cudaGraphExecUpdateErrorUnsupportedFunctionChange", "cudaGraphExecUpdateErrorAttributesChanged"});
+  return name == "unknown" ? "unknown cudaGraphExecUpdateResult" : name;
 }
 
 std::string ExecUpdateAttempt::describe() const {
-  std::string text;
-  if (status != cudaSuccess) {
-    text += cudaGetErrorName(status);
-    text += ": ";
-  }
-  text += to_string(result);
-  return text;
+  const std::string name(to_string(result));
+  return status == cudaSuccess ? name : std::string(cudaGetErrorName(status)) + ": " + name;
 }
 
 ExecUpdateAttempt update_exec(const GraphExec& exec, const Graph& graph) {

@@ -12,17 +12,7 @@
 // in as callbacks: the tests can hand them their own.
 #pragma once
 
-#include <cstdint>
-#include <functional>
-#include <optional>
-#include <string>
-#include <string_view>
-
-#include "batches.hpp"
-#include "cuda/graph.hpp"
-#include "cuda/stream_pool.hpp"
-#include "measure/stats.hpp"
-#include "workload/gemm.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 
@@ -40,12 +30,10 @@ ExecUpdateAttempt update_exec(const GraphExec& exec, const Graph& graph);
 
 std::string_view to_string(cudaGraphExecUpdateResult result);
 
-// Captures the per-batch work of batches 0 .. batches-1 of `buffers` (steps 1-5a).
-using CaptureWork = std::function<Graph(BatchBuffers& buffers, int batches)>;
-
 // The article's graph steps as the measuring loops take them.
 struct GraphCalls {
-  CaptureWork capture;
+  // Captures the per-batch work of batches 0 .. batches-1 of `buffers` (steps 1-5a).
+  std::function<Graph(BatchBuffers& buffers, int batches)> capture;
   std::function<GraphExec(const Graph&)> instantiate;  // step 5b
   std::function<void(const GraphExec&)> launch;        // step 6, on pool stream 0
 };

@@ -1,23 +1,9 @@
 #include "04_graph_capture_gemm/lab/changing-shapes/changing_shapes.hpp"
 
-#include <algorithm>
-#include <iostream>
-#include <map>
-#include <stdexcept>
-#include <string>
-#include <vector>
-
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/enum_names.hpp"
-#include "base/interrupt.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "measure/timers.hpp"
-#include "report/conclusions.hpp"
-#include "report/table.hpp"
-#include "workload/gemm.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -254,9 +240,8 @@ Verdict update_counts_verdict(const UpdateCounts& n, double update_total_ms, dou
           compare_phrase(update_total_ms, recapture_total_ms) + " re-capture + instantiate (" +
           fixed(recapture_total_ms, 2) + " ms).";
   Verdict verdict = comparison_verdict("changing_shapes.exec_update", update_total_ms, recapture_total_ms, text);
-  verdict.figures["attempts"] = n.attempts;
-  verdict.figures["applied_same_batches"] = n.applied_same_batches;
-  verdict.figures["refused"] = n.refused;
+  verdict.figures.update(
+      {{"attempts", n.attempts}, {"applied_same_batches", n.applied_same_batches}, {"refused", n.refused}});
   return verdict;
 }
 

@@ -22,21 +22,10 @@
 //   prepare  the part of cpu spent on capture + instantiate / update.
 #pragma once
 
-#include <array>
-#include <functional>
-#include <string>
-#include <string_view>
-#include <vector>
-
 #include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/exec_update.hpp"
-#include "batches.hpp"
-#include "cuda/graph.hpp"
-#include "cuda/stream_pool.hpp"
-#include "experiment/report.hpp"
-#include "measure/stats.hpp"
-#include "workload/gemm.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

@@ -1,18 +1,9 @@
 #include "04_graph_capture_gemm/lab/conditional/conditional.hpp"
 #include "04_graph_capture_gemm/lab/conditional/conditional_kernels.hpp"
 
-#include <algorithm>
-#include <array>
-#include <optional>
-
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/errors.hpp"
-#include "base/text.hpp"
-#include "check.hpp"
-#include "measure/estimate.hpp"
-#include "report/table.hpp"
-#include "workload/gemm.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

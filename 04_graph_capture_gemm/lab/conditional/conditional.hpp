@@ -15,13 +15,8 @@
 // run once too often or too few shows), every GEMM output verified.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "04_graph_capture_gemm/lab/launch_costs.hpp"
-#include "batches.hpp"
-#include "experiment/experiment.hpp"
-#include "measure/stats.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

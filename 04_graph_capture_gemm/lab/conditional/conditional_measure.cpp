@@ -2,16 +2,7 @@
 #include "04_graph_capture_gemm/lab/conditional/conditional_kernels.hpp"
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <functional>
-#include <memory>
-#include <stdexcept>
-#include <string>
-
-#include "check.hpp"
-#include "owners.hpp"
-#include "workload/gemm.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -85,20 +76,22 @@ std::unique_ptr<BatchBuffers> gemm_buffers(int size, std::uint64_t seed, cudaStr
   return buffers;
 }
 
-// C back to the host, then every element checked.
-VerifyResult verify_output(BatchBuffers& buffers, std::uint64_t seed, cudaStream_t stream) {
+// C back to the host.
+BatchBuffers& c_on_host(BatchBuffers& buffers, cudaStream_t stream) {
   CUDA_CHECK(cudaMemcpyAsync(buffers.host_c(0), buffers.device_c(0), buffers.work().c_bytes(),
                              cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  return buffers.verify(seed);
+  return buffers;
+}
+
+// C back to the host, then every element checked.
+VerifyResult verify_output(BatchBuffers& buffers, std::uint64_t seed, cudaStream_t stream) {
+  return c_on_host(buffers, stream).verify(seed);
 }
 
 // Whether C on the device is still all NaN (nothing wrote it since the poison).
 bool still_poisoned(BatchBuffers& buffers, cudaStream_t stream) {
-  CUDA_CHECK(cudaMemcpyAsync(buffers.host_c(0), buffers.device_c(0), buffers.work().c_bytes(),
-                             cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  const float* c = buffers.host_c(0);
+  const float* c = c_on_host(buffers, stream).host_c(0);
   return std::all_of(c, c + buffers.work().c_elems(), [](float x) { return std::isnan(x); });
 }
 

@@ -1,22 +1,9 @@
 #include "04_graph_capture_gemm/lab/memory-nodes/memory_nodes.hpp"
 
-#include <algorithm>
-#include <cstdlib>
-#include <iostream>
-#include <utility>
-#include <vector>
-
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/enum_names.hpp"
-#include "base/errors.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "base/units.hpp"
-#include "check.hpp"
-#include "report/table.hpp"
-#include "workload/gemm.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {

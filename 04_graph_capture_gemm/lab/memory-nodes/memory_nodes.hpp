@@ -2,13 +2,8 @@
 // for the tests.
 #pragma once
 
-#include <array>
-#include <cstdint>
-#include <string>
-#include <string_view>
-
 #include "04_graph_capture_gemm/lab/options.hpp"
-#include "experiment/experiment.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

@@ -4,9 +4,7 @@
 #include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/progress.hpp"
-#include "report/conclusions.hpp"
-#include "report/table.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {

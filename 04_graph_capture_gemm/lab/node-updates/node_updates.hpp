@@ -2,12 +2,9 @@
 // for the tests; exec_update.hpp measures.
 #pragma once
 
-#include <optional>
-#include <string>
-
 #include "04_graph_capture_gemm/lab/exec_update.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
-#include "experiment/report.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

@@ -1,27 +1,10 @@
 #include "04_graph_capture_gemm/lab/regime-map/regime_map.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <iostream>
-#include <map>
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_costs.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/enum_names.hpp"
-#include "base/errors.hpp"
-#include "base/interrupt.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "base/units.hpp"
-#include "measure/timers.hpp"
-#include "report/table.hpp"
-#include "stage.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -290,12 +273,9 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
   StageResult& result = report.result;
   result.config = config_json(options.article.common);
   for (const char* key : {"batches", "m", "n", "k"}) result.config[key] = nullptr;  // the map's own: regime_map
-  result.config["mode"] = "regime_map";
-  result.config["streams"] = map.streams;
-  result.config["device_buffers"] = map.device_buffers;
-  result.config["map_sizes"] = map.config.sizes;
-  result.config["map_batches"] = map.config.batches;
-  result.config["map_cell_seconds"] = map.config.cell_seconds;
+  result.config.update({{"mode", "regime_map"}, {"streams", map.streams}, {"device_buffers", map.device_buffers},
+                        {"map_sizes", map.config.sizes}, {"map_batches", map.config.batches},
+                        {"map_cell_seconds", map.config.cell_seconds}});
 
   std::vector<const MapCell*> measured_cells;
   for (const MapCell& cell : map.cells) {

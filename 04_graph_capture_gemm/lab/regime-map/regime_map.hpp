@@ -22,23 +22,10 @@
 // filling, poisoning, verifying): under two minutes in all.
 #pragma once
 
-#include <cstdint>
-#include <functional>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
 #include "04_graph_capture_gemm/lab/exec_update.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
-#include "batches.hpp"
-#include "cuda/graph.hpp"
-#include "cuda/stream_pool.hpp"
-#include "experiment/report.hpp"
-#include "measure/pipeline_bound.hpp"
+#include "experiment/lab.hpp"
 #include "measure/stage_sums.hpp"
-#include "report/conclusions.hpp"
-#include "workload/gemm.hpp"
 
 namespace csg::graphs {
 

@@ -1,28 +1,10 @@
 #include "04_graph_capture_gemm/lab/startup/startup.hpp"
 
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <functional>
-#include <memory>
-#include <stdexcept>
-#include <string>
-#include <utility>
-#include <vector>
-
 #include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/errors.hpp"
-#include "base/interrupt.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "cuda/stream_pool.hpp"
-#include "measure/estimate.hpp"
-#include "measure/timers.hpp"
-#include "report/table.hpp"
-#include "workload/gemm.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {

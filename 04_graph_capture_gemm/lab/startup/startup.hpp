@@ -20,15 +20,7 @@
 //             when nothing is shared
 #pragma once
 
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "batches.hpp"
-#include "cli/pool_options.hpp"
-#include "experiment/experiment.hpp"
-#include "measure/stats.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 
