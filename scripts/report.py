@@ -126,13 +126,6 @@ FILE_KINDS = {stat.S_IFREG: "a file", stat.S_IFCHR: "a character device", stat.S
               stat.S_IFIFO: "a pipe", stat.S_IFSOCK: "a socket"}
 
 
-def file_kind(path: Path) -> str:
-    try:
-        return FILE_KINDS.get(stat.S_IFMT(path.stat().st_mode), "not a folder")
-    except OSError:
-        return "not a folder"
-
-
 def report_target(directory: Path, out_dir: Path | None) -> tuple[Path, str]:
     """Where report.md goes, and how a message names it (the option and its value as given); refuses, before
     anything is read or written, a results folder that is not there, the repository's sample data without
@@ -147,8 +140,11 @@ def report_target(directory: Path, out_dir: Path | None) -> tuple[Path, str]:
     else:
         given = f"--out {out_dir}"
     if out_dir.exists() and not out_dir.is_dir():
-        raise ResultError(f"{given} is {file_kind(out_dir)}, not a folder: give the folder report.md and the plots "
-                          "go into")
+        try:
+            kind = FILE_KINDS.get(stat.S_IFMT(out_dir.stat().st_mode), "not a folder")
+        except OSError:
+            kind = "not a folder"
+        raise ResultError(f"{given} is {kind}, not a folder: give the folder report.md and the plots go into")
     return out_dir, given
 
 

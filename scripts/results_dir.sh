@@ -12,9 +12,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 #   path, the options it accepts besides --help (space-separated, "" for
 #   none) and its arguments. --help (or -h) prints SCRIPT's header comment and
 #   exits 0; another option, or a second folder, exits 2 with one line. The
-#   options given go into csg_flags (see csg_flag_given); `results` is set to
-#   the folder, preset, bin_dir and jobs to the build's; then cd to the
-#   caller's $repo_root (it needs that to source this file anyway).
+#   options given go into csg_flags; `results` is set to the folder, preset,
+#   bin_dir and jobs to the build's; then cd to the caller's $repo_root (it
+#   needs that to source this file anyway).
 # shellcheck disable=SC2034  # the caller's
 csg_start() {
   local script="$1" options="$2" arg positional=() synopsis
@@ -52,9 +52,6 @@ csg_start() {
   jobs="$(nproc 2>/dev/null || echo 2)"
   cd "$repo_root"
 }
-
-# csg_flag_given OPTION: status 0 when csg_start saw OPTION among the arguments.
-csg_flag_given() { [[ " ${csg_flags[*]-} " == *" $1 "* ]]; }
 
 # --- the runs -----------------------------------------------------------------
 #

@@ -51,7 +51,7 @@ csg_start "${BASH_SOURCE[0]}" "--full" "$@"  # --help and bad usage exit here; s
 trap 'csg_results_remove_if_empty "$results"' EXIT
 
 mode=q
-csg_flag_given --full && mode=f
+[[ " ${csg_flags[*]-} " == *" --full "* ]] && mode=f
 failures=()
 fail() {
   failures+=("$1")

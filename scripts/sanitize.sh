@@ -15,10 +15,9 @@
 # 77 no compute-sanitizer, no GPU, or a tool missing that set-up can't install;
 # 2 bad usage.
 set -euo pipefail
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$repo_root"
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/setup.sh
-source "$repo_root/scripts/setup.sh"
+source scripts/setup.sh
 
 csg_help_if "${BASH_SOURCE[0]}" "${1:-}"
 preset="${1:-default}"

@@ -33,9 +33,7 @@ tool="$1"
 binary="$2"
 shift 2
 case "$tool" in
-  memcheck)
-    tool_args=(--tool memcheck --leak-check full ${api_errors[@]+"${api_errors[@]}"})
-    ;;
+  memcheck) tool_args=(--tool memcheck --leak-check full ${api_errors[@]+"${api_errors[@]}"}) ;;
   racecheck | synccheck | initcheck) tool_args=(--tool "$tool") ;;
   *)
     echo "sanitize_run.sh: unknown tool '$tool' (memcheck, racecheck, synccheck, initcheck)" >&2

@@ -65,7 +65,8 @@ csg_check_preset() {
   esac
 }
 
-# csg_setup_fail LINE: the one line for a tool that can't be had here; status 77.
+# csg_setup_fail LINE: the one line for a tool that can't be had here; status 77,
+# which `csg_setup_fail LINE || return` hands on as csg_setup's.
 csg_setup_fail() {
   csg_setup_log "$@"
   return 77
@@ -146,26 +147,6 @@ csg_require_gpu_and_sanitizer() {
   echo "$sanitizer"
 }
 
-# The command prefix that runs apt-get as root (csg_as_root) and how a
-# message writes it (csg_root_hint): none as root, sudo where there is sudo.
-# Status 1 when there is no way.
-csg_root_prefix() {
-  if [[ $(id -u) -eq 0 ]]; then
-    csg_as_root=(env DEBIAN_FRONTEND=noninteractive)
-    csg_root_hint=""
-  elif command -v sudo >/dev/null 2>&1; then
-    # "sudo env ...": sudo's policy may refuse VAR=value but runs env.
-    csg_as_root=(sudo env DEBIAN_FRONTEND=noninteractive)
-    csg_root_hint="sudo "
-  else
-    return 1
-  fi
-}
-
-csg_deb_installed() {
-  [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == installed ]]
-}
-
 # Sets cmake_version to the version of the cmake on PATH ("" where it can't be
 # read); status 0 when that is older than csg_cmake_minimum. An unreadable
 # version is left to CMake itself: the presets and CMakeLists.txt require 3.24
@@ -218,13 +199,13 @@ csg_setup() {
     # nvcc first: it is the one thing set-up can't install, so stop before
     # installing anything else for a build that could not run anyway.
     if ! nvcc="$(csg_find_nvcc)"; then
-      csg_setup_fail "nvcc not found (not on PATH, not in /usr/local/cuda/bin): install the CUDA Toolkit 12 or newer (https://developer.nvidia.com/cuda-downloads) and put its bin/ on PATH"
-      return
+      csg_setup_fail "nvcc not found (not on PATH, not in /usr/local/cuda/bin): install the CUDA Toolkit 12 or newer (https://developer.nvidia.com/cuda-downloads) and put its bin/ on PATH" || return
     fi
     csg_path_first "$(dirname "$nvcc")"
     if command -v dpkg-query >/dev/null 2>&1; then
       for package in "${csg_cxx_packages[@]}"; do
-        csg_deb_installed "$package" || apt_packages+=("$package")
+        [[ "$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null)" == installed ]] ||
+          apt_packages+=("$package")
       done
     fi
     # Without dpkg the C++ packages can't be checked here; configuring
@@ -245,8 +226,7 @@ csg_setup() {
   if [[ $want_python == yes ]]; then
     local path_facts=""
     if command -v python3 >/dev/null 2>&1 && ! path_facts="$(csg_python_facts python3)"; then
-      csg_setup_fail "$(command -v python3) does not run: fix it, or put a working python3 >= $csg_python_minimum first on PATH"
-      return
+      csg_setup_fail "$(command -v python3) does not run: fix it, or put a working python3 >= $csg_python_minimum first on PATH" || return
     fi
     if [[ $path_facts == *" yes" ]]; then
       python_plan=ready  # yours (system, pyenv, an active virtual environment) already has them
@@ -273,8 +253,7 @@ csg_setup() {
       local executable version
       read -r executable version _ <<<"$facts"
       if ! csg_version_at_least "$version" "$csg_python_minimum"; then
-        csg_setup_fail "$executable is Python $version; the scripts need $csg_python_minimum or newer: put one first on PATH (pyenv, or your distribution's python3)"
-        return
+        csg_setup_fail "$executable is Python $version; the scripts need $csg_python_minimum or newer: put one first on PATH (pyenv, or your distribution's python3)" || return
       fi
     fi
   fi
@@ -282,32 +261,32 @@ csg_setup() {
   # --- install with apt ------------------------------------------------------------------
   if [[ ${#apt_packages[@]} -gt 0 ]]; then
     if ! command -v apt-get >/dev/null 2>&1; then
-      csg_setup_fail "missing ${apt_packages[*]} (Debian/Ubuntu names) and there is no apt-get: install them with your package manager"
-      return
+      csg_setup_fail "missing ${apt_packages[*]} (Debian/Ubuntu names) and there is no apt-get: install them with your package manager" || return
     fi
-    local csg_as_root=() csg_root_hint=""
-    if ! csg_root_prefix; then
-      csg_setup_fail "missing ${apt_packages[*]}; not root and no sudo, so as root run: apt-get update && apt-get install -y --no-install-recommends ${apt_packages[*]}"
-      return
+    # What runs apt-get as root, and how a message writes it: none as root, sudo where there is sudo.
+    local as_root=(env DEBIAN_FRONTEND=noninteractive) root_hint=""
+    if [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null 2>&1; then
+      # "sudo env ...": sudo's policy may refuse VAR=value but runs env.
+      as_root=(sudo "${as_root[@]}")
+      root_hint="sudo "
+    elif [[ $(id -u) -ne 0 ]]; then
+      csg_setup_fail "missing ${apt_packages[*]}; not root and no sudo, so as root run: apt-get update && apt-get install -y --no-install-recommends ${apt_packages[*]}" || return
     fi
-    local command_line="${csg_root_hint}apt-get update && ${csg_root_hint}apt-get install -y --no-install-recommends ${apt_packages[*]}"
+    local command_line="${root_hint}apt-get update && ${root_hint}apt-get install -y --no-install-recommends ${apt_packages[*]}"
     csg_setup_log "installing ${apt_packages[*]}: $command_line"
-    if ! "${csg_as_root[@]}" apt-get update -q >&2 ||
-      ! "${csg_as_root[@]}" apt-get install -y -q --no-install-recommends "${apt_packages[@]}" >&2; then
-      csg_setup_fail "installing ${apt_packages[*]} failed (see above); run: $command_line"
-      return
+    if ! "${as_root[@]}" apt-get update -q >&2 ||
+      ! "${as_root[@]}" apt-get install -y -q --no-install-recommends "${apt_packages[@]}" >&2; then
+      csg_setup_fail "installing ${apt_packages[*]} failed (see above); run: $command_line" || return
     fi
     hash -r  # forget where bash last found cmake, ninja and python3
   fi
 
   if [[ $want_build == yes ]]; then
     if ! command -v cmake >/dev/null 2>&1 || ! command -v ninja >/dev/null 2>&1; then
-      csg_setup_fail "cmake or ninja still not on PATH after installing them: put /usr/bin on PATH"
-      return
+      csg_setup_fail "cmake or ninja still not on PATH after installing them: put /usr/bin on PATH" || return
     fi
     if csg_cmake_too_old; then
-      csg_setup_fail "cmake $cmake_version is older than $csg_cmake_minimum and apt has no newer one: run python3 -m pip install --user cmake (or get it from https://cmake.org/download) and put it first on PATH"
-      return
+      csg_setup_fail "cmake $cmake_version is older than $csg_cmake_minimum and apt has no newer one: run python3 -m pip install --user cmake (or get it from https://cmake.org/download) and put it first on PATH" || return
     fi
   fi
 
@@ -319,15 +298,13 @@ csg_setup() {
     apt)
       hash -r
       if ! facts="$(csg_python_facts python3)" || [[ ${facts##* } != yes ]]; then
-        csg_setup_fail "${csg_python_modules[*]/#/python3-} are installed but $(command -v python3) does not import ${facts##* }: put /usr/bin first on PATH"
-        return
+        csg_setup_fail "${csg_python_modules[*]/#/python3-} are installed but $(command -v python3) does not import ${facts##* }: put /usr/bin first on PATH" || return
       fi
       ;;
     pip-active)
       csg_setup_log "installing ${facts##* } into the active virtual environment: python3 -m pip install -r scripts/requirements.txt"
       if ! python3 -m pip install "${pip_quiet[@]}" -r "$requirements" >&2; then
-        csg_setup_fail "pip could not install ${facts##* } (see above); run: python3 -m pip install -r scripts/requirements.txt"
-        return
+        csg_setup_fail "pip could not install ${facts##* } (see above); run: python3 -m pip install -r scripts/requirements.txt" || return
       fi
       facts="$(csg_python_facts python3)"
       ;;
@@ -336,8 +313,7 @@ csg_setup() {
         csg_setup_log "$(command -v python3) has no ${facts##* }: making .venv/ from it for the scripts and tests"
         # --clear: a .venv/ whose python3 no longer runs (its pyenv version removed) is remade.
         if ! python3 -m venv --clear "$venv" >&2; then
-          csg_setup_fail "python3 -m venv .venv failed (see above); activate a virtual environment and run: python3 -m pip install -r scripts/requirements.txt"
-          return
+          csg_setup_fail "python3 -m venv .venv failed (see above); activate a virtual environment and run: python3 -m pip install -r scripts/requirements.txt" || return
         fi
         # git ignores the folder by itself: no entry needed in .gitignore.
         echo '*' >"$venv/.gitignore"
@@ -346,8 +322,7 @@ csg_setup() {
       if [[ ${facts##* } != yes ]]; then
         csg_setup_log "installing ${facts##* } into .venv/: .venv/bin/python3 -m pip install -r scripts/requirements.txt"
         if ! "$venv/bin/python3" -m pip install "${pip_quiet[@]}" -r "$requirements" >&2; then
-          csg_setup_fail "pip could not install ${facts##* } into .venv/ (see above); run: .venv/bin/python3 -m pip install -r scripts/requirements.txt"
-          return
+          csg_setup_fail "pip could not install ${facts##* } into .venv/ (see above); run: .venv/bin/python3 -m pip install -r scripts/requirements.txt" || return
         fi
         facts="$(csg_python_facts "$venv/bin/python3")"
       fi

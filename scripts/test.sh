@@ -27,10 +27,9 @@
 # 77 a tool missing that set-up could not install; 2 bad usage.
 set -euo pipefail
 
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$repo_root"
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/setup.sh
-source "$repo_root/scripts/setup.sh"
+source scripts/setup.sh
 
 # The first argument is the preset unless it is already a ctest option
 # ("scripts/test.sh -L cpu" runs the default preset's CPU tests).

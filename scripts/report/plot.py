@@ -25,7 +25,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: 
 from .load import Result, Suite, Trace, params_of  # noqa: E402
 from .render import (AFTER_TITLE, REGIME_TITLE, after_article, baseline, copy_run, copy_series,  # noqa: E402
                      figure_text, human_bytes, is_number, kernel_of, main_pool, map_cell, map_cell_text, plural,
-                     regimes, sweep_points, workload)
+                     regimes, sources, sweep_points, workload)
 
 SLIDE = (10.0, 5.6)        # inches: 16:9, 1500x840 px at 150 dpi
 SLIDE_WIDE = (13.3, 7.0)   # several panels side by side
@@ -67,10 +67,6 @@ def annotate_bars(ax: Any, xs: list[float], values: list[float], texts: list[str
     for x, value, text in zip(xs, values, texts):
         ax.annotate(text, (x, value), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
                     fontsize=11)
-
-
-def sources(results: list[Result]) -> str:
-    return ", ".join(dict.fromkeys(r.path.name for r in results))
 
 
 # --- bandwidth vs transfer size ------------------------------------------------------------
@@ -193,13 +189,16 @@ def sweep(suite: Suite) -> tuple[Any, str]:
 
 # --- graph costs -------------------------------------------------------------------------------
 
-def bar_panel(ax: Any, bars: list[tuple[str, float]], colours: list[str], unit: str) -> None:
+def bar_panel(ax: Any, bars: list[tuple[str, float]], colours: list[str], title: str, ylabel: str) -> None:
+    """A panel of (label, ms) bars, each with its time."""
     xs = list(range(len(bars)))
     ax.bar(xs, [b[1] for b in bars], color=colours, width=0.6)
-    annotate_bars(ax, xs, [b[1] for b in bars], [f"{b[1]:.2f} {unit}" for b in bars])
+    annotate_bars(ax, xs, [b[1] for b in bars], [f"{b[1]:.2f} ms" for b in bars])
     ax.set_xticks(xs, [b[0] for b in bars])
     ax.set_ylim(0, max(b[1] for b in bars) * 1.22)
     ax.grid(axis="x", visible=False)
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
 
 
 def tiny_per_op(result: Result) -> list[tuple[str, dict[str, float]]]:
@@ -235,15 +234,11 @@ def graph_costs(suite: Suite) -> tuple[Any, str]:
     fig, axes = plt.subplots(1, len(panels), figsize=SLIDE_WIDE, squeeze=False,
                              gridspec_kw={"width_ratios": [len(p) + 1 for p in panels]})
     axes = list(axes[0])
-    ax = axes.pop(0)
-    bar_panel(ax, costs, ["#9467bd"] * (len(costs) - 1) + [NEW_COLOUR if costs[-1][0] == "replay" else "#9467bd"], "ms")
-    ax.set_title("One-time costs vs one replay")
-    ax.set_ylabel("time (ms)")
+    colours = ["#9467bd"] * (len(costs) - 1) + [NEW_COLOUR if costs[-1][0] == "replay" else "#9467bd"]
+    bar_panel(axes.pop(0), costs, colours, "One-time costs vs one replay", "time (ms)")
     if issue:
         ax = axes.pop(0)
-        bar_panel(ax, issue, [OLD_COLOUR, NEW_COLOUR], "ms")
-        ax.set_title("CPU time to issue the work")
-        ax.set_ylabel("CPU time (ms)")
+        bar_panel(ax, issue, [OLD_COLOUR, NEW_COLOUR], "CPU time to issue the work", "CPU time (ms)")
         if is_number(issuer.bounds.get("break_even_replays")):
             ax.text(0.5, 0.97, f"break-even after {issuer.bounds['break_even_replays']:.1f} replays",
                     transform=ax.transAxes, ha="center", va="top", fontsize=12)
@@ -323,12 +318,12 @@ def regime_map_heatmap(result: Result) -> tuple[Any, str]:
             if cell is not None and cell.get("skipped_reason") is None:
                 shade = norm(math.log2(cell["graph_ms"] / cell["stream_ms"]))
                 ax.add_patch(Rectangle((col, row), 1, 1, facecolor=cmap(shade), edgecolor="white", linewidth=2))
-                ax.text(col + 0.5, row + 0.5, map_cell_text(cell).replace(" ", "\n", 1), ha="center", va="center",
-                        fontsize=12, color="white" if abs(shade - 0.5) > 0.32 else "black")
+                size, colour = 12, "white" if abs(shade - 0.5) > 0.32 else "black"
             else:
                 ax.add_patch(Rectangle((col, row), 1, 1, facecolor="#d9d9d9", edgecolor="#8c8c8c", hatch="//"))
-                ax.text(col + 0.5, row + 0.5, map_cell_text(cell).replace(" ", "\n", 1), ha="center", va="center",
-                        fontsize=11, color="#444444")
+                size, colour = 11, "#444444"
+            ax.text(col + 0.5, row + 0.5, map_cell_text(cell).replace(" ", "\n", 1), ha="center", va="center",
+                    fontsize=size, color=colour)
     ax.set_xlim(0, len(rm["batches"]))
     ax.set_ylim(0, len(rm["sizes"]))
     ax.set_xticks([i + 0.5 for i in range(len(rm["batches"]))], [str(b) for b in rm["batches"]])

@@ -66,6 +66,10 @@ def ratio(numerator: Any, denominator: Any, cross_run: bool = False) -> str:
     return f"{numerator / denominator:.2f}×" + (f" {CROSS_RUN}" if cross_run else "")
 
 
+def sources(results: list[Result]) -> str:
+    return ", ".join(dict.fromkeys(r.path.name for r in results))
+
+
 def format_value(value: Any) -> str:
     return json.dumps(value, separators=(",", ":")) if isinstance(value, (dict, list, bool)) else str(value)
 
@@ -408,8 +412,7 @@ def regime_section(suite: Suite) -> list[str]:
              "wrote it: the bound / the achieved time); vs naive = the naive kernel's figure over this one's, "
              f"within the runs; graph replay: another run's replay of the same kernel and work ({CROSS_RUN}).", ""]
     lines += regime_table(rows, md_table)
-    sources = [r.run.path.name for r in rows] + [r.replay[0].path.name for r in rows if r.replay]
-    return lines + ["", "From " + ", ".join(dict.fromkeys(sources)) + "."]
+    return lines + ["", f"From {sources([r.run for r in rows] + [r.replay[0] for r in rows if r.replay])}."]
 
 
 def copy_section(suite: Suite) -> list[str]:
@@ -615,7 +618,7 @@ def after_article_section(suite: Suite) -> list[str]:
     lines += md_table(["run", "figure", "old way", "old", "new way", "new", "new / old"],
                       [[r.feature, r.figure, r.old_way, figure_text(r.old, r.unit), r.new_way,
                         figure_text(r.new, r.unit), ratio(r.new, r.old)] for r in rows], {3, 5, 6})
-    lines += ["", "From " + ", ".join(dict.fromkeys(r.run.path.name for r in rows)) + "."]
+    lines += ["", f"From {sources([r.run for r in rows])}."]
     return lines + (["", "Left out:", "", *(f"- {note}" for note in left_out)] if left_out else [])
 
 
