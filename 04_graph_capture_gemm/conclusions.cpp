@@ -1,8 +1,6 @@
 #include "conclusions.hpp"
 
-#include "base/text.hpp"
-#include "report/conclusions.hpp"
-#include "report/table.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

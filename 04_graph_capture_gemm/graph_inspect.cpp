@@ -1,10 +1,7 @@
 #include "graph_inspect.hpp"
 
-#include <algorithm>
-#include <vector>
-
 #include "base/output_file.hpp"
-#include "base/text.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

@@ -1,11 +1,7 @@
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 
-#include <iostream>
-
-#include "base/progress.hpp"
-#include "base/text.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
-#include "report/result.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

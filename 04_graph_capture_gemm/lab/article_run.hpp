@@ -4,13 +4,8 @@
 // is allocated), then the pool created and the buffers filled.
 #pragma once
 
-#include "batches.hpp"
-#include "cuda/stream_pool.hpp"
-#include "experiment/experiment.hpp"
-#include "measure/estimate.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
-#include "stage.hpp"
-#include "workload/gemm.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

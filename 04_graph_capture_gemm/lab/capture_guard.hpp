@@ -9,9 +9,7 @@
 
 #include <exception>
 
-#include "check.hpp"
-#include "cuda/graph.hpp"
-#include "cuda/stream_pool.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

@@ -1,10 +1,7 @@
 #include "04_graph_capture_gemm/lab/graph_costs.hpp"
 
-#include <optional>
-#include <stdexcept>
-
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
-#include "measure/timers.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 
@@ -70,7 +67,7 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
   const std::size_t first_graph_resource = variants.size();
   for (const GraphExec* exec : c.graph_resources) {
     variants.push_back({.prepare = nullptr,
-                        .run = [&timer, &c, exec] { timer.start(c.stream); c.launch(*exec); return timer.stop(); },
+                        .run = [&timer, &c, exec] { return gpu_time(timer, c.stream, [&] { c.launch(*exec); }); },
                         .after_last = nullptr});
   }
   const std::size_t first_also = variants.size();

@@ -4,15 +4,8 @@
 // hits every variant alike.
 #pragma once
 
-#include <functional>
-#include <optional>
-#include <vector>
-
-#include "cuda/graph.hpp"
-#include "measure/pipeline_bound.hpp"
+#include "experiment/lab.hpp"
 #include "measure/stage_sums.hpp"
-#include "measure/stats.hpp"
-#include "batches.hpp"
 
 namespace csg::graphs {
 

@@ -1,8 +1,7 @@
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 
-#include <algorithm>
-
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

@@ -12,15 +12,8 @@
 //   step 6  cudaGraphLaunch(exec, pool[0])                     launch
 #pragma once
 
-#include <cstdint>
-#include <vector>
-
-#include "batches.hpp"
-#include "cuda/graph.hpp"
-#include "cuda/stream_pool.hpp"
+#include "experiment/lab.hpp"
 #include "measure/stage_sums.hpp"
-#include "measure/timers.hpp"
-#include "workload/gemm.hpp"
 
 namespace csg::graphs {
 
@@ -71,6 +64,14 @@ VerifyResult launch_and_verify(const GraphExec& exec, const StreamPool& pool, Ba
 
 // Every node of `graph` (cudaGraphGetNodes).
 std::vector<cudaGraphNode_t> nodes_of(const Graph& graph);
+
+// The GPU time of what `issue` queues: events on `stream` around it.
+template <class Issue>
+Millis gpu_time(EventTimer& timer, cudaStream_t stream, Issue&& issue) {
+  timer.start(stream);
+  issue();
+  return timer.stop();
+}
 
 // One timed run: the GPU time of what `issue` queues (events on `stream`
 // around it), and in `issued` the host's time to issue it, read in the same run.

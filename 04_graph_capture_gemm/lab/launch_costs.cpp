@@ -1,15 +1,11 @@
 #include "04_graph_capture_gemm/lab/launch_costs.hpp"
-#include "04_graph_capture_gemm/lab/capture_guard.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 
-#include "base/interrupt.hpp"
-#include "check.hpp"
-#include "owners.hpp"
-#include "cuda/stream_pool.hpp"
-#include "measure/timers.hpp"
+#include "04_graph_capture_gemm/lab/capture_guard.hpp"
+#include "04_graph_capture_gemm/lab/graph_steps.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -82,7 +78,7 @@ double launch_chains_seconds(const LaunchCostConfig& config, const RepeatPlan& p
   return chains + steady + interleaved;
 }
 
-LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIssue& article) {
+LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ReplayComparison& article) {
   LaunchCosts costs;
   costs.config = config;
   const char* loading = std::getenv("CUDA_MODULE_LOADING");
@@ -102,12 +98,6 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIs
     return value;
   };
   auto reset_counter = [&] { CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned long long), stream)); };
-  // Events around `issue`, the stream idle before: the GPU waits for the host.
-  auto end_to_end = [&](const std::function<void()>& issue) {
-    timer.start(stream);
-    issue();
-    return timer.stop();
-  };
   // Events around `issue` while the latch holds the stream; the host opens it
   // once everything is queued.
   auto queued = [&](const std::function<void()>& issue, const std::string& what) {
@@ -149,14 +139,16 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIs
     auto stream_issue = [&] { issue_chain(ops, stream); };
     auto graph_issue = [&] { CUDA_CHECK(cudaGraphLaunch(exec.get(), stream)); };
     chain.stream_cpu = back_to_back(config, label, [&] { return host_issue_time(stream, stream_issue); }, repeats);
-    chain.stream_end_to_end = back_to_back(config, label, [&] { return end_to_end(stream_issue); }, repeats);
+    // End to end: events around the issue, the stream idle before: the GPU waits for the host.
+    chain.stream_end_to_end =
+        back_to_back(config, label, [&] { return gpu_time(timer, stream, stream_issue); }, repeats);
     if (ops <= config.latched_max_ops) {
       chain.stream_queued =
           back_to_back(config, label, [&] { return queued(stream_issue, label + " on the stream"); }, repeats);
       chain.stream_queued_measured = true;
     }
     chain.graph_cpu = back_to_back(config, label, [&] { return host_issue_time(stream, graph_issue); }, repeats);
-    chain.graph_end_to_end = back_to_back(config, label, [&] { return end_to_end(graph_issue); }, repeats);
+    chain.graph_end_to_end = back_to_back(config, label, [&] { return gpu_time(timer, stream, graph_issue); }, repeats);
     chain.graph_queued =
         back_to_back(config, label, [&] { return queued(graph_issue, label + " as a graph"); }, repeats);
     costs.chains.push_back(std::move(chain));

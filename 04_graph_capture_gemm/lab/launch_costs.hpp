@@ -13,14 +13,9 @@
 // twin of each chain must count L, the latch must be released by the host.
 #pragma once
 
-#include <functional>
-#include <string>
-#include <vector>
-
-#include "cuda/graph.hpp"
-#include "measure/stats.hpp"
-#include "batches.hpp"
+#include "04_graph_capture_gemm/lab/graph_costs.hpp"
 #include "04_graph_capture_gemm/lab/launch_costs_kernels.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 
@@ -90,17 +85,9 @@ struct LaunchCosts {
   std::string module_loading;     // CUDA_MODULE_LOADING as set, or "LAZY (default)"
 };
 
-// The stage's article work, for the steady-state pairs.
-struct ArticleIssue {
-  const GraphExec* exec = nullptr;
-  std::function<void(const GraphExec&)> launch;  // step 6
-  std::function<void()> issue_on_streams;        // fork, work, join on the pool
-  std::function<void()> poison;
-  std::function<VerifyResult()> verify;
-  cudaStream_t stream = nullptr;  // pool stream 0 (blocking, as the article creates it)
-};
-
-LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ArticleIssue& article);
+// `article`: the stage's article work, for the steady-state pairs (its
+// stream is pool stream 0, blocking, as the article creates it).
+LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ReplayComparison& article);
 
 // The launch-chains subcommand's whole run, for its estimate, when one run of
 // the article's work through the pool takes `pipeline_seconds`: every chain

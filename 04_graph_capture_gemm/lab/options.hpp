@@ -5,14 +5,7 @@
 // stages 01 and 03; a subcommand's own are in its folder.)
 #pragma once
 
-#include <initializer_list>
-#include <optional>
-#include <string>
-
-#include "cli/options.hpp"
-#include "cli/pool_options.hpp"
-#include "experiment/experiment.hpp"
-#include "measure/estimate.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

@@ -1,15 +1,10 @@
 #include "04_graph_capture_gemm/lab/costs/costs.hpp"
 
-#include <algorithm>
-#include <vector>
-
 #include "04_graph_capture_gemm/conclusions.hpp"
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/progress.hpp"
-#include "measure/timers.hpp"
-#include "report/table.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -101,9 +96,7 @@ CostsFigures measure(const ArticleOptions& options) {
   }
   EventTimer resources_timer;
   auto issue_like_the_pool = [&](const BatchOps& only) {
-    resources_timer.start(pool[0]);
-    issue_on_streams(only, pool, work.batches);
-    return resources_timer.stop();
+    return gpu_time(resources_timer, pool[0], [&] { issue_on_streams(only, pool, work.batches); });
   };
   std::vector<GraphExec> alone_execs;
   for (const unsigned kinds : {unsigned(kCompute), unsigned(kH2d), unsigned(kD2h), unsigned(kH2d | kD2h)}) {

@@ -5,8 +5,7 @@
 #include "04_graph_capture_gemm/graph_inspect.hpp"
 #include "04_graph_capture_gemm/lab/graph_costs.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
-#include "experiment/report.hpp"
-#include "measure/estimate.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

@@ -1,13 +1,9 @@
 #include "04_graph_capture_gemm/lab/device-launch/device_launch.hpp"
 
-#include <algorithm>
-
 #include "04_graph_capture_gemm/lab/launch_costs.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/text.hpp"
-#include "measure/estimate.hpp"
-#include "workload/gemm.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {

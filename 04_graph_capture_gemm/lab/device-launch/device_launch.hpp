@@ -13,11 +13,7 @@
 // work's outputs are verified; each decision against the host's prediction.
 #pragma once
 
-#include <string>
-
-#include "batches.hpp"
-#include "experiment/experiment.hpp"
-#include "measure/stats.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

@@ -2,19 +2,8 @@
 #include "04_graph_capture_gemm/lab/device-launch/device_launch_kernels.hpp"
 
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
-
-#include <algorithm>
-#include <functional>
-#include <vector>
-
-#include "base/errors.hpp"
-#include "base/progress.hpp"
-#include "check.hpp"
-#include "cuda/stream_pool.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
-#include "owners.hpp"
-#include "measure/timers.hpp"
-#include "workload/gemm.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -194,9 +183,7 @@ DeviceLaunchFigures measure_device_launch(const DeviceLaunchConfig& config) {
     return TimedVariant{.prepare = std::move(prepare),
                         .run =
                             [&, out = &out_ref, issue, check] {
-                              timer.start(stream);
-                              issue();
-                              const Millis time = timer.stop();
+                              const Millis time = gpu_time(timer, stream, issue);
                               note(*out, check());
                               return time;
                             },

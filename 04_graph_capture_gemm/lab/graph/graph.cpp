@@ -4,7 +4,7 @@
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/progress.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {

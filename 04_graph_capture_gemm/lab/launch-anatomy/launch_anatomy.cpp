@@ -1,18 +1,9 @@
 #include "04_graph_capture_gemm/lab/launch-anatomy/launch_anatomy.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <iostream>
-#include <stdexcept>
-
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/enum_names.hpp"
-#include "base/errors.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "report/table.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {

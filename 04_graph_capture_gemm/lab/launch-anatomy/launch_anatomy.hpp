@@ -3,16 +3,9 @@
 // launch_anatomy.cpp); docs/launch_anatomy.md says what each measures, how, and why.
 #pragma once
 
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
 #include "04_graph_capture_gemm/lab/launch_costs.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
-#include "batches.hpp"
-#include "experiment/report.hpp"
-#include "measure/stats.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

@@ -4,15 +4,9 @@
 #include "04_graph_capture_gemm/lab/launch-anatomy/launch_anatomy.hpp"
 #include "04_graph_capture_gemm/lab/launch-anatomy/launch_anatomy_kernels.hpp"
 
-#include <cstdint>
-#include <string>
-
-#include "base/interrupt.hpp"
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
-#include "check.hpp"
-#include "cuda/stream_pool.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
-#include "owners.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {

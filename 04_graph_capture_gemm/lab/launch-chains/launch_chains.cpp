@@ -1,15 +1,10 @@
 #include "04_graph_capture_gemm/lab/launch-chains/launch_chains.hpp"
 
-#include <algorithm>
-
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_costs.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "report/conclusions.hpp"
-#include "report/table.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -64,11 +59,10 @@ void add_launch_chains_options(StageCli& cli) {
 
 LaunchChainsConfig read_launch_chains_options(const StageCli& cli, CommonOptions& common) {
   LaunchChainsConfig config{read_article_options(cli, common), {}};
-  config.chains.chains.clear();
-  for (const long long ops : parse_distinct_int_list("launch-chains", cli.get_string("launch-chains"), 1, kMaxChain)) {
-    config.chains.chains.push_back(static_cast<int>(ops));
-  }
-  std::sort(config.chains.chains.begin(), config.chains.chains.end());
+  const std::vector<long long> lengths =
+      parse_distinct_int_list("launch-chains", cli.get_string("launch-chains"), 1, kMaxChain);
+  config.chains.chains.assign(lengths.begin(), lengths.end());
+  std::ranges::sort(config.chains.chains);
   config.chains.repeats = static_cast<int>(cli.get_int("launch-repeats"));
   return config;
 }
@@ -105,15 +99,12 @@ LaunchChainsFigures measure(const LaunchChainsConfig& config) {
   progress("the article's work in interleaved rounds, and a chain of empty kernels among them");
   EventTimer chain_timer;
   const int chain_ops = steady_chain_ops(config.chains);
-  const TimedVariant empty_chain{.prepare = nullptr,
-                                 .run = [&] {
-                                   chain_timer.start(pool[0]);
-                                   issue_chain(chain_ops, pool[0]);
-                                   return chain_timer.stop();
-                                 },
-                                 .after_last = nullptr};
-  const ReplayCosts interleaved = measure_replay_vs_streams(
-      common.plan, {&exec, launch_step, issue_step, poison, verify, pool[0], {}, {}, {}, {empty_chain}});
+  const TimedVariant empty_chain{
+      .prepare = nullptr,
+      .run = [&] { return gpu_time(chain_timer, pool[0], [&] { issue_chain(chain_ops, pool[0]); }); },
+      .after_last = nullptr};
+  const ReplayComparison comparison{&exec, launch_step, issue_step, poison, verify, pool[0], {}, {}, {}, {empty_chain}};
+  const ReplayCosts interleaved = measure_replay_vs_streams(common.plan, comparison);
   LaunchChainsFigures f;
   f.interleaved = {.graph_launch_cpu_ms = interleaved.issue_graph_cpu.median_ms,
                    .streams_issue_cpu_ms = interleaved.issue_streams_cpu.median_ms,
@@ -124,7 +115,7 @@ LaunchChainsFigures measure(const LaunchChainsConfig& config) {
 
   progress("what one launch costs: chains of " + std::to_string(config.chains.chains.front()) + " to " +
            std::to_string(config.chains.chains.back()) + " empty kernels, back to back");
-  f.costs = measure_launch_costs(config.chains, {&exec, launch_step, issue_step, poison, verify, pool[0]});
+  f.costs = measure_launch_costs(config.chains, comparison);
   return f;
 }
 

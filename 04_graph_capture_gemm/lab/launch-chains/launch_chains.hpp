@@ -2,12 +2,9 @@
 // measures): plain C++, the CPU tests call these on made-up figures.
 #pragma once
 
-#include <optional>
-#include <string>
-
 #include "04_graph_capture_gemm/lab/launch_costs.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
-#include "experiment/report.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

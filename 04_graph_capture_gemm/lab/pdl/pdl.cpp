@@ -1,13 +1,7 @@
 #include "04_graph_capture_gemm/lab/pdl/pdl.hpp"
 
-#include <algorithm>
-
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/text.hpp"
-#include "measure/estimate.hpp"
-#include "report/conclusions.hpp"
-#include "report/table.hpp"
-#include "workload/gemm.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {

@@ -21,17 +21,8 @@
 // the wrong parity.
 #pragma once
 
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <optional>
-#include <span>
-#include <string>
-
 #include "04_graph_capture_gemm/lab/pdl/pdl_kernels.hpp"
-#include "batches.hpp"
-#include "experiment/experiment.hpp"
-#include "measure/stats.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

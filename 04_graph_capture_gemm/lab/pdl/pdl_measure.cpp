@@ -2,15 +2,7 @@
 
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
-
-#include <chrono>
-#include <cmath>
-#include <functional>
-#include <stdexcept>
-#include <vector>
-
-#include "check.hpp"
-#include "owners.hpp"
+#include "experiment/lab.hpp"
 #include "workload/spin.hpp"
 
 namespace csg::graphs {

@@ -4,9 +4,7 @@
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/errors.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {

@@ -7,8 +7,7 @@
 
 #include "04_graph_capture_gemm/graph_inspect.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
-#include "check.hpp"
-#include "experiment/report.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 

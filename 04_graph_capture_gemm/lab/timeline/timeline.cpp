@@ -19,15 +19,12 @@
 // exec. If any of this fails (no clone callbacks under another CUPTI tool, a
 // node whose batch can't be told), labelling falls back to the order in which
 // the driver's streams started work, and a note says so.
-#include <map>
 #include <set>
 
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "measure/timers.hpp"
+#include "experiment/lab.hpp"
 #include "timeline/cupti_recorder.hpp"
 #include "timeline/stage_timeline.hpp"
 
@@ -217,11 +214,7 @@ Figures measure(const Config& config) {
   EventTimer timer;
   auto poison = [&] { buffers.poison_outputs(pool[0]); };
   auto verify = [&] { return buffers.verify(common.seed); };
-  auto replay = [&](const GraphExec& e) {
-    timer.start(pool[0]);
-    launch(e, pool);
-    return timer.stop();
-  };
+  auto replay = [&](const GraphExec& e) { return gpu_time(timer, pool[0], [&] { launch(e, pool); }); };
   const TimedVariant timed{.prepare = poison,
                            .run = [&] { return replay(exec); },
                            .after_last = [&] { f.check = verify(); }};

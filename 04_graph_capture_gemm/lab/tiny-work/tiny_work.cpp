@@ -1,16 +1,10 @@
 #include "04_graph_capture_gemm/lab/tiny-work/tiny_work.hpp"
 
-#include <algorithm>
-#include <vector>
-
+#include "04_graph_capture_gemm/lab/capture_guard.hpp"
+#include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/launch_costs.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "base/progress.hpp"
-#include "base/text.hpp"
-#include "04_graph_capture_gemm/lab/capture_guard.hpp"
-#include "cuda/graph.hpp"
-#include "measure/timers.hpp"
-#include "report/conclusions.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -58,24 +52,20 @@ Needs needs(const TinyRun& run) {
   return {memory_needs(work, run.options.host_memory, work.batches), "try a smaller --tiny-count or --tiny-size"};
 }
 
+// Every round at `rates` (the naive kernel at the tiny size): the two empty
+// chains and the three GEMM runs, each at least one launch's cost (~4 µs)
+// per operation.
+double tiny_seconds(const TinyConfig& config, const RepeatPlan& plan, const Rates& rates) {
+  const double launches = config.count * kSecondsPerLaunch;
+  const double gemms = std::max(work_seconds(tiny_gemm_workload(config), rates, false).kernels, launches);
+  return (plan.warmup + plan.repeats) * (2.0 * launches + 3.0 * gemms);
+}
+
 Estimate estimate(const TinyRun& run, int) {
   const Gemm naive;
   return {tiny_seconds(run.config, run.options.plan, measure_rates(naive, run.options.work.shape)),
           std::to_string(run.config.count) + " empty kernels and tiny GEMMs"};
 }
-
-TinyCosts measure(const TinyRun& run) {
-  const Gemm naive;  // whatever the article's work runs with: these GEMMs measure launch costs
-  const StreamPool pool(run.config.streams);
-  progress("where graphs win: " + std::to_string(run.config.count) + " empty kernels and " +
-           std::to_string(run.config.count) + " tiny GEMMs");
-  return measure_launch_overhead(run.options.plan, pool, naive, run.config);
-}
-
-// .runs: --tiny-count and --tiny-size set the work
-const Experiment<TinyRun, TinyCosts> kExperiment{.about = kAbout, .runs = kRuns, .defaults = own_workload_defaults(),
-    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report_tiny};
-
 
 // Batch i on stream i % pool, between the laboratory's fork and join.
 void issue_tiny_gemms(BatchBuffers& gemms, const StreamPool& pool, const Gemm& gemm) {
@@ -87,14 +77,14 @@ void issue_tiny_gemms(BatchBuffers& gemms, const StreamPool& pool, const Gemm& g
   csg::join(pool);
 }
 
-}  // namespace
-
-Workload tiny_gemm_workload(const TinyConfig& config) {
-  return Workload{config.count, GemmShape{config.size, config.size, config.size}};
-}
-
-TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const Gemm& gemm,
-                                  const TinyConfig& config) {
+TinyCosts measure(const TinyRun& run) {
+  const TinyConfig& config = run.config;
+  // The article's naive kernel, whatever the article's work runs with: a 64³
+  // GEMM is a few µs of GPU work with any kernel, and this run measures launch costs.
+  const Gemm gemm;
+  const StreamPool pool(config.streams);
+  progress("where graphs win: " + std::to_string(config.count) + " empty kernels and " +
+           std::to_string(config.count) + " tiny GEMMs");
   const cudaStream_t stream = pool[0];
   TinyCosts costs;
 
@@ -109,7 +99,7 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
 
   // The tiny GEMMs: one device slot per GEMM, so every output stays to be
   // verified; their inputs go to the device once, before any timing.
-  const Workload gemm_work = tiny_gemm_workload(config);
+  const Workload& gemm_work = run.options.work;
   BatchBuffers gemms(gemm_work, config.host_memory, gemm_work.batches);
   gemms.fill_inputs(config.seed);
   for (int batch = 0; batch < gemm_work.batches; ++batch) {
@@ -164,36 +154,37 @@ TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool
   };
 
   EventTimer timer;
+  auto replay = [&](const GraphExec& exec) { CUDA_CHECK(cudaGraphLaunch(exec.get(), stream)); };
   const std::vector<TimedVariant> variants = {
-      {
-          .prepare = nullptr,
-          .run = [&] { timer.start(stream); issue_chain(config.count, stream); return timer.stop(); },
-          .after_last = nullptr,
-      },
-      {
-          .prepare = nullptr,
-          .run = [&] { timer.start(stream); CUDA_CHECK(cudaGraphLaunch(empty_exec.get(), stream)); return timer.stop(); },
-          .after_last = nullptr,
-      },
-      {
-          .prepare = poison_gemms,
-          .run = [&] { timer.start(stream); issue_tiny_gemms(gemms, pool, gemm); return timer.stop(); },
-          .after_last = [&] { costs.gemm_streams_check = verify_gemms(); },
-      },
-      {
-          .prepare = poison_gemms,
-          .run = [&] { timer.start(stream); CUDA_CHECK(cudaGraphLaunch(gemm_exec.get(), stream)); return timer.stop(); },
-          .after_last = [&] { costs.gemm_graph_check = verify_gemms(); },
-      },
-      {
-          .prepare = poison_gemms,
-          .run = [&] { return host_issue_time(stream, [&] { CUDA_CHECK(cudaGraphLaunch(gemm_exec.get(), stream)); }); },
-          .after_last = [&] { costs.gemm_launch_check = verify_gemms(); },
-      },
+      {.prepare = nullptr,
+       .run = [&] { return gpu_time(timer, stream, [&] { issue_chain(config.count, stream); }); },
+       .after_last = nullptr},
+      {.prepare = nullptr,
+       .run = [&] { return gpu_time(timer, stream, [&] { replay(empty_exec); }); },
+       .after_last = nullptr},
+      {.prepare = poison_gemms,
+       .run = [&] { return gpu_time(timer, stream, [&] { issue_tiny_gemms(gemms, pool, gemm); }); },
+       .after_last = [&] { costs.gemm_streams_check = verify_gemms(); }},
+      {.prepare = poison_gemms,
+       .run = [&] { return gpu_time(timer, stream, [&] { replay(gemm_exec); }); },
+       .after_last = [&] { costs.gemm_graph_check = verify_gemms(); }},
+      {.prepare = poison_gemms,
+       .run = [&] { return host_issue_time(stream, [&] { replay(gemm_exec); }); },
+       .after_last = [&] { costs.gemm_launch_check = verify_gemms(); }},
   };
-  measure_interleaved_into(plan, variants, {&costs.empty_streams, &costs.empty_graph, &costs.gemm_streams,
-                                            &costs.gemm_graph, &costs.gemm_graph_launch_cpu});
+  measure_interleaved_into(run.options.plan, variants, {&costs.empty_streams, &costs.empty_graph, &costs.gemm_streams,
+                                                        &costs.gemm_graph, &costs.gemm_graph_launch_cpu});
   return costs;
+}
+
+// .runs: --tiny-count and --tiny-size set the work
+const Experiment<TinyRun, TinyCosts> kExperiment{.about = kAbout, .runs = kRuns, .defaults = own_workload_defaults(),
+    .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report_tiny};
+
+}  // namespace
+
+Workload tiny_gemm_workload(const TinyConfig& config) {
+  return Workload{config.count, GemmShape{config.size, config.size, config.size}};
 }
 
 Verdict per_op_verdict(const std::string& id, const std::string& what, double stream_us, double graph_us) {
@@ -254,12 +245,6 @@ void report_tiny(const TinyRun& run, const TinyCosts& tiny, Report& report) {
   report.verdict(per_op_verdict("tiny_work.gemms", std::to_string(run.config.size) + "^3 GEMMs", gemm_stream_us,
                                 gemm_graph_us));
   if (!tiny.empty_checked) out << "empty-kernel counter WRONG: " << tiny.empty_failure << '\n';
-}
-
-double tiny_seconds(const TinyConfig& config, const RepeatPlan& plan, const Rates& rates) {
-  const double launches = config.count * kSecondsPerLaunch;
-  const double gemms = std::max(work_seconds(tiny_gemm_workload(config), rates, false).kernels, launches);
-  return (plan.warmup + plan.repeats) * (2.0 * launches + 3.0 * gemms);
 }
 
 extern const Subcommand kTinyWork = make_subcommand<kExperiment>();

@@ -8,18 +8,8 @@
 // ~4 µs per launch × 1000 = 4 ms on streams, ~0.7 µs per node × 1000 = 0.7 ms.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <string>
-
 #include "04_graph_capture_gemm/lab/options.hpp"
-#include "batches.hpp"
-#include "cuda/stream_pool.hpp"
-#include "experiment/report.hpp"
-#include "measure/estimate.hpp"
-#include "measure/stats.hpp"
-#include "owners.hpp"
-#include "workload/gemm.hpp"
+#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 
@@ -51,12 +41,6 @@ struct TinyCosts {
   std::size_t gemm_graph_nodes = 0;
 };
 
-// `gemm` computes the tiny GEMMs (the tiny-work subcommand gives it the
-// article's naive kernel: a 64³ GEMM is a few µs of GPU work with any kernel,
-// and this run measures launch costs).
-TinyCosts measure_launch_overhead(const RepeatPlan& plan, const StreamPool& pool, const Gemm& gemm,
-                                  const TinyConfig& config);
-
 // "tiny_work.empty_kernels", "tiny_work.gemms": per operation of many tiny
 // ones, issued on a stream against as graph nodes (comparison_verdict of the
 // graph's µs against the stream's: faster, same, slower).
@@ -76,10 +60,5 @@ struct TinyRun {
 // {"count", "size", "empty_graph_nodes", "gemm_graph_nodes"} ("empty_failure"
 // when the counter was wrong, which fails the run); the two verdicts.
 void report_tiny(const TinyRun& run, const TinyCosts& costs, Report& report);
-
-// Every round at `rates` (the naive kernel at the tiny size): the two empty
-// chains and the three GEMM runs, each at least one launch's cost (~4 µs)
-// per operation.
-double tiny_seconds(const TinyConfig& config, const RepeatPlan& plan, const Rates& rates);
 
 }  // namespace csg::graphs
