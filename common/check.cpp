@@ -14,12 +14,13 @@ std::string_view project_relative(const char* file) {
   return path;
 }
 
-}  // namespace
-
+// "<call> failed at <file>:<line>: <cudaErrorName> (<message>)", the file relative to the project.
 std::string describe_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
   return std::string(call) + " failed at " + std::string(project_relative(file)) + ':' + std::to_string(line) +
          ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ')';
 }
+
+}  // namespace
 
 CudaError::CudaError(cudaError_t code, const std::string& call, const char* file, int line)
     : std::runtime_error(describe_cuda_error(code, call.c_str(), file, line)), code_(code) {}

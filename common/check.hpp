@@ -26,9 +26,6 @@ class CudaError : public std::runtime_error {
   cudaError_t code_;
 };
 
-// "<call> failed at <file>:<line>: <cudaErrorName> (<message>)", the file relative to the project.
-std::string describe_cuda_error(cudaError_t code, const char* call, const char* file, int line);
-
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 void print_cuda_error(cudaError_t code, const char* call, const char* file, int line) noexcept;
 

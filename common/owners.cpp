@@ -8,6 +8,25 @@
 #include "base/enum_names.hpp"
 
 namespace csg {
+namespace {
+
+std::string_view to_string(cudaGraphInstantiateResult result) {
+  return name_of(result, {"cudaGraphInstantiateSuccess", "cudaGraphInstantiateError",
+                          "cudaGraphInstantiateInvalidStructure", "cudaGraphInstantiateNodeOperationNotSupported",
+                          "cudaGraphInstantiateMultipleDevicesNotSupported",
+                          "cudaGraphInstantiateConditionalHandleUnused"},
+                 "unknown cudaGraphInstantiateResult");
+}
+
+std::string_view to_string(cudaGraphNodeType type) {
+  // 12 is no runtime node type (the driver API's batch memory operation).
+  return name_of(type, {"kernel", "memcpy", "memset", "host", "child graph", "empty", "wait event", "event record",
+                        "external semaphore signal", "external semaphore wait", "memory allocation", "memory free",
+                        "other", "conditional"},
+                 "other");
+}
+
+}  // namespace
 
 StreamPool::StreamPool(int size, unsigned stream_flags, int priority) {
   if (size < 1) throw std::invalid_argument("StreamPool needs at least one stream");
@@ -58,38 +77,6 @@ GraphExec GraphExec::from_instantiation(cudaGraphExec_t exec, cudaError_t status
   }
   return GraphExec(exec);
 }
-
-std::string_view to_string(cudaGraphInstantiateResult result) {
-  switch (result) {
-    case cudaGraphInstantiateSuccess: return "cudaGraphInstantiateSuccess";
-    case cudaGraphInstantiateError: return "cudaGraphInstantiateError";
-    case cudaGraphInstantiateInvalidStructure: return "cudaGraphInstantiateInvalidStructure";
-    case cudaGraphInstantiateNodeOperationNotSupported: return "cudaGraphInstantiateNodeOperationNotSupported";
-    case cudaGraphInstantiateMultipleDevicesNotSupported: return "cudaGraphInstantiateMultipleDevicesNotSupported";
-    case cudaGraphInstantiateConditionalHandleUnused: return "cudaGraphInstantiateConditionalHandleUnused";
-  }
-  return "unknown cudaGraphInstantiateResult";
-}
-
-std::string_view to_string(cudaGraphNodeType type) {
-  switch (type) {
-    case cudaGraphNodeTypeKernel: return "kernel";
-    case cudaGraphNodeTypeMemcpy: return "memcpy";
-    case cudaGraphNodeTypeMemset: return "memset";
-    case cudaGraphNodeTypeHost: return "host";
-    case cudaGraphNodeTypeGraph: return "child graph";
-    case cudaGraphNodeTypeEmpty: return "empty";
-    case cudaGraphNodeTypeWaitEvent: return "wait event";
-    case cudaGraphNodeTypeEventRecord: return "event record";
-    case cudaGraphNodeTypeExtSemaphoreSignal: return "external semaphore signal";
-    case cudaGraphNodeTypeExtSemaphoreWait: return "external semaphore wait";
-    case cudaGraphNodeTypeMemAlloc: return "memory allocation";
-    case cudaGraphNodeTypeMemFree: return "memory free";
-    case cudaGraphNodeTypeConditional: return "conditional";
-    default: return "other";
-  }
-}
-
 
 std::string_view to_string(HostMemory kind) {
   return name_of(kind, {"pageable", "pinned", "registered", "write-combined"});

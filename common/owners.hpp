@@ -157,9 +157,6 @@ class GraphExec : public UniqueHandle<GraphExecTraits> {
   explicit GraphExec(cudaGraphExec_t exec) noexcept : UniqueHandle(exec) {}
 };
 
-std::string_view to_string(cudaGraphInstantiateResult result);
-std::string_view to_string(cudaGraphNodeType type);
-
 // ---- memory -----------------------------------------------------------------
 
 // `count` elements of cudaMalloc'd device memory.

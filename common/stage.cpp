@@ -1,13 +1,7 @@
 #include "stage.hpp"
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
-#include <ctime>
-#include <exception>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <stdexcept>
 #include <sstream>
@@ -23,9 +17,44 @@
 namespace csg {
 namespace {
 
-std::string& stage_name() {
-  static std::string name;
-  return name;
+// The share of the free device memory and of the available host memory a
+// run may take; the rest is left to the CUDA context, the OS and the page cache.
+constexpr double kUsableFraction = 0.9;
+
+std::string refusal(const char* where, std::uint64_t needed, std::uint64_t free_bytes, const std::string& kind,
+                    const std::string& suggestion) {
+  return "this run needs " + format_bytes(needed) + " of " + where + " memory" + kind + ", more than the " +
+         std::to_string(static_cast<int>(kUsableFraction * 100.0 + 0.5)) + "% of the " + format_bytes(free_bytes) +
+         " free that a run may take; " + suggestion;
+}
+
+// "STAGE --list", if argv asks for it.
+bool list_laboratory(const char* stage, int argc, char** argv, const Laboratory& laboratory) {
+  if (argc < 2 || std::string_view(argv[1]) != "--list") return false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") return false;  // --help wins: the lesson's parser prints it
+  }
+  if (argc > 2) throw UsageError("--list takes no other argument, got '" + std::string(argv[2]) + "'");
+  std::ostringstream out;
+  out << "stage\t" << stage << '\n' << list_runs("", laboratory.lesson);
+  for (const Subcommand& subcommand : laboratory.subcommands) {
+    out << "subcommand\t" << subcommand.name << '\t' << subcommand.summary << '\n'
+        << list_runs(subcommand.name, subcommand.runs);
+  }
+  print_to_stdout(out.str(), "--list");
+  return true;
+}
+
+const Subcommand* find_subcommand(int argc, char** argv, const Laboratory& laboratory) {
+  if (argc < 2 || argv[1][0] == '-') return nullptr;
+  const std::string_view word = argv[1];
+  std::vector<std::string> names;
+  for (const Subcommand& subcommand : laboratory.subcommands) {
+    if (word == subcommand.name) return &subcommand;
+    names.emplace_back(subcommand.name);
+  }
+  throw UsageError("unknown subcommand '" + std::string(word) + "' (the laboratory's are: " + join(names, ", ") + ")");
 }
 
 }  // namespace
@@ -42,40 +71,15 @@ std::optional<std::uint64_t> available_host_bytes() {
   return std::nullopt;
 }
 
-namespace {
-
-std::string refusal(const char* where, std::uint64_t needed, std::uint64_t free_bytes, const std::string& kind,
-                    const std::string& suggestion) {
-  return "this run needs " + format_bytes(needed) + " of " + where + " memory" + kind + ", more than the " +
-         std::to_string(static_cast<int>(kUsableFraction * 100.0 + 0.5)) + "% of the " + format_bytes(free_bytes) +
-         " free that a run may take; " + suggestion;
-}
-
-}  // namespace
-
-void start_stage(const char* stage) {
-  stage_name() = stage;
+std::optional<int> run_laboratory(const char* stage, int argc, char** argv, const Laboratory& laboratory) {
   set_progress_stage(stage);
   catch_interrupts();
-}
-
-const Subcommand* find_subcommand(int argc, char** argv, const Laboratory& laboratory) {
-  if (argc < 2 || argv[1][0] == '-') return nullptr;
-  const std::string_view word = argv[1];
-  for (const Subcommand& subcommand : laboratory.subcommands) {
-    if (word == subcommand.name) return &subcommand;
-  }
-  std::string names;
-  for (const Subcommand& subcommand : laboratory.subcommands) {
-    names += std::string(names.empty() ? "" : ", ") + std::string(subcommand.name);
-  }
-  throw UsageError("unknown subcommand '" + std::string(word) + "' (the laboratory's are: " + names + ")");
-}
-
-int run_subcommand(const char* stage, const Subcommand& subcommand, int argc, char** argv) {
-  stage_name().append(" ").append(subcommand.name);
-  set_progress_stage(stage_name());  // "[03_stream_pool_gemm priorities +1.2s] ..."
-  return subcommand.run(stage, argc - 1, argv + 1);
+  if (list_laboratory(stage, argc, argv, laboratory)) return kExitOk;
+  const Subcommand* subcommand = find_subcommand(argc, argv, laboratory);
+  if (subcommand == nullptr) return std::nullopt;
+  // "[03_stream_pool_gemm priorities +1.2s] ..."
+  set_progress_stage(std::string(stage) + " " + std::string(subcommand->name));
+  return subcommand->run(stage, argc - 1, argv + 1);
 }
 
 std::string laboratory_help(const char* stage, const Laboratory& laboratory) {
@@ -128,25 +132,8 @@ std::string list_runs(std::string_view subcommand, const char* runs) {
   return out;
 }
 
-bool list_laboratory(const char* stage, int argc, char** argv, const Laboratory& laboratory) {
-  if (argc < 2 || std::string_view(argv[1]) != "--list") return false;
-  for (int i = 2; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") return false;  // --help wins: the lesson's parser prints it
-  }
-  if (argc > 2) throw UsageError("--list takes no other argument, got '" + std::string(argv[2]) + "'");
-  std::ostringstream out;
-  out << "stage\t" << stage << '\n' << list_runs("", laboratory.lesson);
-  for (const Subcommand& subcommand : laboratory.subcommands) {
-    out << "subcommand\t" << subcommand.name << '\t' << subcommand.summary << '\n'
-        << list_runs(subcommand.name, subcommand.runs);
-  }
-  print_to_stdout(out.str(), "--list");
-  return true;
-}
-
 int exit_code_of_current_exception(const char* stage) noexcept {
-  const std::string name = stage_name().empty() ? std::string(stage) : stage_name();
+  const std::string name = progress_stage().empty() ? std::string(stage) : progress_stage();
   auto fail = [&name](int code, const std::string& text) {
     std::fprintf(stderr, "%s: %s\n", name.c_str(), printable(text).c_str());
     return code;

@@ -50,24 +50,21 @@ struct Laboratory {
   std::span<const Subcommand> subcommands;
 };
 
-// Names the stage in progress lines and errors; Ctrl-C and SIGTERM then end
-// the run at the next safe point instead of in the middle of a write.
-void start_stage(const char* stage);
-
-// The subcommand that argv[1] names; nullptr when there is none (no
-// arguments, or a flag first: the lesson's). Throws UsageError for a word
-// that names no subcommand.
-const Subcommand* find_subcommand(int argc, char** argv, const Laboratory& laboratory);
-int run_subcommand(const char* stage, const Subcommand& subcommand, int argc, char** argv);
+// The frame's work before the lesson: names the stage in progress lines and
+// errors (Ctrl-C and SIGTERM then end the run at the next safe point instead
+// of in the middle of a write), answers "STAGE --list" (the registry, one
+// tab-separated line each:
+//   subcommand <name> <summary>
+//   run <subcommand or -> <name or -> <modes> <exit> <env or -> <ctest or -> <expect or -> <args>)
+// and runs the subcommand that argv[1] names. Its exit code; nothing when
+// the lesson runs (no arguments, or a flag first). Throws UsageError for a
+// word that names no subcommand.
+std::optional<int> run_laboratory(const char* stage, int argc, char** argv, const Laboratory& laboratory);
 // The --help lines that list the laboratory, one per subcommand.
 std::string laboratory_help(const char* stage, const Laboratory& laboratory);
 // The lines "run ..." of --list for one table of runs (`subcommand`: "" for the
 // lesson's); a line it can't read is a bug of the stage: std::logic_error naming it.
 std::string list_runs(std::string_view subcommand, const char* runs);
-// "STAGE --list": the registry, one tab-separated line each, if argv asks for it:
-//   subcommand <name> <summary>
-//   run <subcommand or -> <name or -> <modes> <exit> <env or -> <ctest or -> <expect or -> <args>
-bool list_laboratory(const char* stage, int argc, char** argv, const Laboratory& laboratory);
 
 // In main's catch (...): one line on stderr naming what went wrong, and the
 // exit code above that it maps to.
@@ -97,11 +94,7 @@ template <class Options>
 int run_stage(const char* stage, int argc, char** argv, const Laboratory& laboratory,
               std::optional<Options> (*parse)(int, char**), int (*lesson)(const Options&)) noexcept {
   try {
-    start_stage(stage);
-    if (list_laboratory(stage, argc, argv, laboratory)) return kExitOk;
-    if (const Subcommand* experiment = find_subcommand(argc, argv, laboratory)) {
-      return run_subcommand(stage, *experiment, argc, argv);
-    }
+    if (const std::optional<int> code = run_laboratory(stage, argc, argv, laboratory)) return *code;
     const std::optional<Options> options = parse(argc, argv);
     return options ? lesson(*options) : kExitOk;
   } catch (...) {
@@ -124,9 +117,6 @@ struct MemoryNeeds {
 MemoryNeeds memory_needs(const Workload& work, HostMemory host_kind, int device_slots = 0);
 // What two sets of buffers need together (saturating: too large to count is too large).
 MemoryNeeds combined(const MemoryNeeds& a, const MemoryNeeds& b);
-// The share of the free device memory and of the available host memory a
-// run may take; the rest is left to the CUDA context, the OS and the page cache.
-inline constexpr double kUsableFraction = 0.9;
 // Compares `needs` with the free device memory and the host's available
 // memory; throws ResourceError (exit 2) with the figures and `suggestion`.
 void check_fits(const MemoryNeeds& needs, const std::string& suggestion);

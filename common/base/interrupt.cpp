@@ -37,8 +37,6 @@ void catch_interrupts() {
   static_cast<void>(installed);
 }
 
-int interrupt_signal() noexcept { return static_cast<int>(g_signal); }
-
 std::string signal_name(int signal) {
   if (signal == SIGINT) return "SIGINT";
   if (signal == SIGTERM) return "SIGTERM";
@@ -46,7 +44,7 @@ std::string signal_name(int signal) {
 }
 
 void throw_if_interrupted(const std::string& unfinished) {
-  const int signal = interrupt_signal();
+  const int signal = static_cast<int>(g_signal);  // received since catch_interrupts(), or 0
   if (signal != 0) throw Interrupted(signal, unfinished + " was not finished");
 }
 

@@ -25,9 +25,6 @@ class Interrupted : public std::runtime_error {
 // Installs the SIGINT and SIGTERM handlers (once; later calls do nothing).
 void catch_interrupts();
 
-// The signal received since catch_interrupts(), or 0.
-int interrupt_signal() noexcept;
-
 // Throws Interrupted("<unfinished> was not finished") once a signal has come.
 void throw_if_interrupted(const std::string& unfinished);
 

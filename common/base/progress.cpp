@@ -7,6 +7,9 @@
 namespace csg {
 namespace {
 
+constexpr double kProgressAfter = 5.0;  // seconds of the stage before the first line
+constexpr double kProgressEvery = 5.0;  // seconds between lines
+
 std::string& stage_name() {
   static std::string name;
   return name;
@@ -22,7 +25,15 @@ const std::time_t& start_wall_time() {
   return start;
 }
 
+// Seconds since the stage started (set_progress_stage).
+double seconds_since_start() {
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_time();
+  return elapsed.count();
+}
+
 }  // namespace
+
+const std::string& progress_stage() { return stage_name(); }
 
 void set_progress_stage(const std::string& stage) {
   stage_name() = stage;
@@ -37,16 +48,6 @@ std::string started_at_utc() {
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return text;
 }
-
-double seconds_since_start() {
-  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_time();
-  return elapsed.count();
-}
-
-namespace {
-constexpr double kProgressAfter = 5.0;  // seconds of the stage before the first line
-constexpr double kProgressEvery = 5.0;  // seconds between lines
-}  // namespace
 
 RoundProgress::RoundProgress(int rounds) : rounds_(rounds), start_s_(seconds_since_start()) {}
 

@@ -7,9 +7,8 @@
 namespace csg {
 
 void set_progress_stage(const std::string& stage);
+const std::string& progress_stage();  // "" before set_progress_stage
 void progress(const std::string& text);
-// Seconds since the stage started (set_progress_stage).
-double seconds_since_start();
 // When the stage started, in UTC: "2026-12-01T10:22:33Z" (the results' "measured_at").
 std::string started_at_utc();
 

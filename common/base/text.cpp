@@ -38,6 +38,15 @@ std::string plural(long long count, std::string_view singular, std::string_view 
   return std::to_string(count) + " " + noun(count, singular, plural_form);
 }
 
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string text;
+  for (const auto& item : items) {
+    if (!text.empty()) text += separator;
+    text += item;
+  }
+  return text;
+}
+
 std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace csg {
 
@@ -20,6 +21,9 @@ std::string noun(long long count, std::string_view singular, std::string_view pl
 // plural(0, "batch") = "0 batches", plural(8, "stream") = "8 streams".
 std::string plural(long long count, std::string_view singular);
 std::string plural(long long count, std::string_view singular, std::string_view plural_form);
+
+// The items with `separator` between them: join({"a", "b"}, "|") = "a|b".
+std::string join(const std::vector<std::string>& items, std::string_view separator);
 
 // `text` with every control character (a newline, a tab, ESC, DEL ...) written
 // as an escape: \n \r \t, else \xNN. The rest, UTF-8 included, is kept.

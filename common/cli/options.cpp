@@ -4,9 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <charconv>
 #include <climits>
 
@@ -14,7 +11,6 @@
 #include "base/errors.hpp"
 #include "base/output_file.hpp"
 #include "base/text.hpp"
-#include "workload/gemm.hpp"
 #include "base/units.hpp"
 
 namespace csg {
@@ -37,8 +33,7 @@ std::string wrapped(const std::string& text, std::size_t width) {
       if (cut == std::string::npos || cut == 0) cut = line.find(' ', width);
       if (cut == std::string::npos) break;
       out += line.substr(0, cut) + "\n";
-      line = line.substr(line.find_first_not_of(' ', cut) == std::string::npos ? line.size()
-                                                                                : line.find_first_not_of(' ', cut));
+      line = line.substr(std::min(line.find_first_not_of(' ', cut), line.size()));
     }
     out += line;
     if (end == text.size()) break;
@@ -63,15 +58,6 @@ std::vector<std::string> split_at_commas(const std::string& text) {
   }
 }
 
-std::string join(const std::vector<std::string>& items, const char* separator) {
-  std::string text;
-  for (const auto& item : items) {
-    if (!text.empty()) text += separator;
-    text += item;
-  }
-  return text;
-}
-
 // cxxopts only knows one-letter names as short options (-m), but the suite's
 // flags are --m, --n, --k like every other flag. Their values are taken out
 // here ("--m V" and "--m=V"), before cxxopts sees the rest, and go to the
@@ -86,14 +72,7 @@ std::vector<std::string> take_one_letter_flags(const std::vector<std::string>& a
     if (arg.size() >= 3 && arg.compare(0, 2, "--") == 0 && (arg.size() == 3 || arg[3] == '=')) {
       const std::string name = arg.substr(2, 1);
       if (std::find(one_letter.begin(), one_letter.end(), name) != one_letter.end()) {
-        std::string value;
-        if (arg.size() > 3) {
-          value = arg.substr(4);
-        } else if (i + 1 < args.size()) {
-          value = args[++i];
-        } else {
-          throw UsageError("--" + name + " needs a value");
-        }
+        const std::string value = arg.size() > 3 ? arg.substr(4) : i + 1 < args.size() ? args[++i] : "";
         if (value.empty()) throw UsageError("--" + name + " needs a value");
         values[name].push_back(value);
         continue;
@@ -102,6 +81,27 @@ std::vector<std::string> take_one_letter_flags(const std::vector<std::string>& a
     rest.push_back(arg);
   }
   return rest;
+}
+
+// Strict comma-separated host memory kinds from `choices`, no repeats, in
+// enum order. Throws UsageError naming --host-memory.
+std::vector<HostMemory> parse_host_memory_list(const std::string& text, const std::vector<HostMemory>& choices) {
+  std::vector<std::string> names;
+  for (HostMemory kind : choices) names.emplace_back(to_string(kind));
+  const std::string expected = "--host-memory takes one of " + join(names, "|") + ", or a comma-separated list of them";
+  std::vector<HostMemory> kinds;
+  for (const std::string& item : split_at_commas(text)) {
+    const auto kind = parse_host_memory(item);
+    if (!kind || std::find(choices.begin(), choices.end(), *kind) == choices.end()) {
+      throw UsageError(expected + ", got '" + text + "'");
+    }
+    if (std::find(kinds.begin(), kinds.end(), *kind) != kinds.end()) {
+      throw UsageError("--host-memory lists " + item + " twice");
+    }
+    kinds.push_back(*kind);
+  }
+  std::sort(kinds.begin(), kinds.end());
+  return kinds;
 }
 
 }  // namespace
@@ -163,13 +163,11 @@ void read_kernel_option(const StageCli& cli, CommonOptions& options) {
   validate(options);
 }
 
-std::string subcommand_program(const char* stage, const std::string& subcommand) {
-  return std::string(stage) + " " + subcommand;
-}
-
 std::optional<CommonOptions> StageCli::parse_or_help(int argc, const char* const* argv, const std::string& more_help) {
-  std::optional<CommonOptions> options = parse(argc, argv);
-  if (!options) print_help(help() + more_help);
+  std::optional<CommonOptions> options = parse(std::vector<std::string>(argv + (argc > 0 ? 1 : 0), argv + argc));
+  // --help's text: a UsageError when it can't be written ("--help > /dev/full"),
+  // so that the exit code says the help was not shown.
+  if (!options) print_to_stdout(help() + more_help, "--help");
   return options;
 }
 
@@ -203,27 +201,6 @@ LessonOptions lesson_options(const CommonOptions& common) {
   return options;
 }
 
-void print_help(const std::string& text) { print_to_stdout(text, "--help"); }
-
-std::vector<HostMemory> parse_host_memory_list(const std::string& text, const std::vector<HostMemory>& choices) {
-  std::vector<std::string> names;
-  for (HostMemory kind : choices) names.emplace_back(to_string(kind));
-  const std::string expected = "--host-memory takes one of " + join(names, "|") + ", or a comma-separated list of them";
-  std::vector<HostMemory> kinds;
-  for (const std::string& item : split_at_commas(text)) {
-    const auto kind = parse_host_memory(item);
-    if (!kind || std::find(choices.begin(), choices.end(), *kind) == choices.end()) {
-      throw UsageError(expected + ", got '" + text + "'");
-    }
-    if (std::find(kinds.begin(), kinds.end(), *kind) != kinds.end()) {
-      throw UsageError("--host-memory lists " + item + " twice");
-    }
-    kinds.push_back(*kind);
-  }
-  std::sort(kinds.begin(), kinds.end());
-  return kinds;
-}
-
 void validate(const CommonOptions& options) {
   const Workload& w = options.work;
   const long long max_rows = max_gemm_rows(options.gemm.kernel);
@@ -233,20 +210,16 @@ void validate(const CommonOptions& options) {
                      std::to_string(max_rows / kMaxGridY) + " rows), got " + std::to_string(w.shape.m));
   }
   // Every byte count the run will allocate or copy must fit in 64 bits.
-  const auto a_elems = checked_mul(std::uint64_t(w.shape.m), std::uint64_t(w.shape.k));
-  const auto b_elems = checked_mul(std::uint64_t(w.shape.k), std::uint64_t(w.shape.n));
-  const auto c_elems = checked_mul(std::uint64_t(w.shape.m), std::uint64_t(w.shape.n));
-  auto total_bytes = [&](std::optional<std::uint64_t> elems, std::uint64_t copies) -> std::optional<std::uint64_t> {
-    if (!elems) return std::nullopt;
-    const auto bytes = checked_mul(*elems, sizeof(float));
-    return bytes ? checked_mul(*bytes, copies) : std::nullopt;
+  auto bytes = [](int rows, int cols, int copies) -> std::optional<std::uint64_t> {
+    const auto elems = checked_mul(std::uint64_t(rows), std::uint64_t(cols));
+    const auto one = elems ? checked_mul(*elems, sizeof(float)) : std::nullopt;
+    return one ? checked_mul(*one, std::uint64_t(copies)) : std::nullopt;
   };
-  const auto a_bytes = total_bytes(a_elems, std::uint64_t(w.batches));
-  const auto b_bytes = total_bytes(b_elems, 1);
-  const auto c_bytes = total_bytes(c_elems, std::uint64_t(w.batches));
+  const auto a_bytes = bytes(w.shape.m, w.shape.k, w.batches);
+  const auto b_bytes = bytes(w.shape.k, w.shape.n, 1);
+  const auto c_bytes = bytes(w.shape.m, w.shape.n, w.batches);
   const auto ab = (a_bytes && b_bytes) ? checked_add(*a_bytes, *b_bytes) : std::nullopt;
-  const auto all = (ab && c_bytes) ? checked_add(*ab, *c_bytes) : std::nullopt;
-  if (!all) {
+  if (!ab || !c_bytes || !checked_add(*ab, *c_bytes)) {
     throw UsageError("--batches " + std::to_string(w.batches) + " --m " + std::to_string(w.shape.m) + " --n " +
                      std::to_string(w.shape.n) + " --k " + std::to_string(w.shape.k) +
                      ": the buffers' byte counts overflow 64 bits; choose smaller sizes");
@@ -324,12 +297,10 @@ void StageCli::add_flag(const std::string& name, const std::string& help) {
 
 void StageCli::add_text(const std::string& name, const std::string& help, const std::string& default_value,
                         const std::string& placeholder, const std::string& accepted) {
+  auto value = cxxopts::value<std::string>();
   // An empty default is left out of cxxopts (its help would show `(default: "")`).
-  if (default_value.empty()) {
-    options_->add_options()(name, help, cxxopts::value<std::string>(), placeholder);
-  } else {
-    options_->add_options()(name, help, cxxopts::value<std::string>()->default_value(default_value), placeholder);
-  }
+  if (!default_value.empty()) value->default_value(default_value);
+  options_->add_options()(name, help, value, placeholder);
   text_names_.push_back(name);
   text_defaults_[name] = default_value;
   if (!accepted.empty()) {
@@ -354,12 +325,6 @@ std::string StageCli::help() const {
       "\nExit codes: 0 ran and verified; 1 a CUDA error or a failed verification; 2 bad usage, or a run\n"
       "  too large for this machine; 77 no CUDA device; 130, 143 stopped by SIGINT (Ctrl-C), SIGTERM.\n";
   return text;
-}
-
-std::optional<CommonOptions> StageCli::parse(int argc, const char* const* argv) {
-  std::vector<std::string> args;
-  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
-  return parse(args);
 }
 
 std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw_args) {
@@ -487,8 +452,7 @@ void StageCli::check_values_given(const std::vector<std::string>& args) const {
     const std::string& arg = args[i];
     if (arg == "--") {
       // The end of the options; no command of the suite takes anything after it.
-      std::string rest;
-      for (std::size_t j = i + 1; j < args.size(); ++j) rest += (rest.empty() ? "" : " ") + args[j];
+      const std::string rest = join({args.begin() + std::ptrdiff_t(i) + 1, args.end()}, " ");
       throw UsageError(rest.empty() ? "unexpected argument '--' (this command takes options only)"
                                     : "unexpected arguments after '--': " + in_quotes(rest) +
                                           " (this command takes options only)");

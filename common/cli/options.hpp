@@ -96,7 +96,6 @@ class StageCli {
 
   // Parses and validates. Returns nothing after printing --help (exit 0);
   // throws UsageError for anything wrong.
-  std::optional<CommonOptions> parse(int argc, const char* const* argv);
   std::optional<CommonOptions> parse(const std::vector<std::string>& args);  // args without argv[0]
   // parse(), and when it was asked for --help, the help (and `more_help`
   // after it: a lesson lists its laboratory) printed and nothing returned.
@@ -168,22 +167,9 @@ void add_kernel_option(StageCli& cli, GemmKernel kernel,
                        const std::vector<GemmKernel>& choices = CommonDefaults{}.kernel_choices);
 void read_kernel_option(const StageCli& cli, CommonOptions& options);
 
-// "<stage> <subcommand>": the program a subcommand's StageCli names in its help and errors.
-std::string subcommand_program(const char* stage, const std::string& subcommand);
-
-// Writes --help's text to standard output; throws UsageError when it can't
-// be written (a closed pipe, a full disk: "--help > /dev/full"), so that the
-// exit code says the help was not shown.
-void print_help(const std::string& text);
-
-// Strict comma-separated host memory kinds from `choices`, no repeats, in
-// enum order. Throws UsageError naming --host-memory.
-std::vector<HostMemory> parse_host_memory_list(const std::string& text, const std::vector<HostMemory>& choices);
-
 // Cross-field checks on a parsed set: byte counts that overflow 64 bits,
 // shapes the chosen kernel's grid can't cover, an unwritable --json path.
 // Throws UsageError.
 void validate(const CommonOptions& options);
-
 
 }  // namespace csg

@@ -4,8 +4,6 @@
 #include <cstdlib>
 #include <numeric>
 
-#include "base/errors.hpp"
-
 namespace csg {
 
 std::string to_string(DeviceBuffers layout) { return layout == DeviceBuffers::slots ? "slots" : "per-batch"; }

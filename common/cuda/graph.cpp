@@ -1,6 +1,5 @@
 #include "cuda/graph.hpp"
 
-
 namespace csg {
 
 Graph end_capture(cudaStream_t stream) {

@@ -19,7 +19,6 @@
 #pragma once
 
 #include <algorithm>
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -86,32 +85,27 @@ struct Experiment {
 
 // The runner's steps that do not depend on the declaration's types.
 namespace runner {
-std::optional<CommonOptions> parse(StageCli& cli, int argc, char** argv);
-void check_host(const Needs& needs);
-int choose_device();
-void check_device(const Needs& needs);
 void check_time(const Estimate& estimate, const CommonOptions& common);
-Report start_report(const char* stage, const std::string& name, int device);
 std::string one_paragraph(std::string_view text);  // its lines joined by spaces
-int finish(const Report& report, const CommonOptions& common);
+int finish(const Report& report, const CommonOptions& common);  // the console, then --json
 }  // namespace runner
 
 template <class Config, class Figures>
 int run_experiment(const Experiment<Config, Figures>& e, const char* stage, int argc, char** argv) {
   const About about = read_about(e.about);
-  StageCli cli(subcommand_program(stage, std::string(about.name)), runner::one_paragraph(about.description),
+  StageCli cli(std::string(stage) + " " + std::string(about.name), runner::one_paragraph(about.description),
                e.defaults);
   if (e.options) e.options(cli);
-  std::optional<CommonOptions> common = runner::parse(cli, argc, argv);
+  std::optional<CommonOptions> common = cli.parse_or_help(argc, argv);  // every argument checked before any CUDA call
   if (!common) return kExitOk;  // --help
   const Config config = e.read(cli, *common);
   const Needs needs = e.needs ? e.needs(config) : Needs{};
-  runner::check_host(needs);
-  const int device = runner::choose_device();
-  runner::check_device(needs);
+  check_host_fits(needs.memory, needs.smaller);
+  const int device = require_device();
+  check_fits(needs.memory, needs.smaller);
   runner::check_time(e.estimate(config, device), *common);
   const Figures figures = e.measure(config);
-  Report report = runner::start_report(stage, std::string(about.name), device);
+  Report report(stage, std::string(about.name), query_device_info(device));
   e.report(config, figures, report);
   return runner::finish(report, *common);
 }

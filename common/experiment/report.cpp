@@ -1,11 +1,9 @@
 #include "experiment/report.hpp"
 
-#include <iostream>
 #include <utility>
 
 #include "base/errors.hpp"
 #include "base/output_file.hpp"
-#include "base/progress.hpp"
 
 namespace csg {
 

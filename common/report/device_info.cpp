@@ -3,8 +3,9 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+#include <memory>
+
 #include "check.hpp"
-#include "base/errors.hpp"
 #include "base/text.hpp"
 
 namespace csg {
@@ -13,68 +14,43 @@ namespace {
 // NVML comes with the driver, not the toolkit, and is absent on machines
 // without one; load it at run time so the binaries start everywhere. Only
 // these stable entry points are used.
-struct Nvml {
-  using Device = void*;
-  using Init = int (*)();
-  using Shutdown = int (*)();
-  using ByBusId = int (*)(const char*, Device*);
-  using GetUint = int (*)(Device, unsigned*);
-  using GetText = int (*)(char*, unsigned);
+using NvmlDevice = void*;
+using NvmlGetUint = int (*)(NvmlDevice, unsigned*);
 
-  void* library = nullptr;
-  Init init = nullptr;
-  Shutdown shutdown = nullptr;
-  ByBusId by_bus_id = nullptr;
-  GetUint curr_gen = nullptr;
-  GetUint curr_width = nullptr;
-  GetUint max_gen = nullptr;
-  GetUint max_width = nullptr;
-  GetText driver_version = nullptr;
+template <class Function>
+Function nvml_symbol(void* library, const char* name) {
+  return reinterpret_cast<Function>(dlsym(library, name));
+}
 
-  Nvml() {
-    library = dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (library == nullptr) return;
-    init = reinterpret_cast<Init>(dlsym(library, "nvmlInit_v2"));
-    shutdown = reinterpret_cast<Shutdown>(dlsym(library, "nvmlShutdown"));
-    by_bus_id = reinterpret_cast<ByBusId>(dlsym(library, "nvmlDeviceGetHandleByPciBusId_v2"));
-    curr_gen = reinterpret_cast<GetUint>(dlsym(library, "nvmlDeviceGetCurrPcieLinkGeneration"));
-    curr_width = reinterpret_cast<GetUint>(dlsym(library, "nvmlDeviceGetCurrPcieLinkWidth"));
-    max_gen = reinterpret_cast<GetUint>(dlsym(library, "nvmlDeviceGetMaxPcieLinkGeneration"));
-    max_width = reinterpret_cast<GetUint>(dlsym(library, "nvmlDeviceGetMaxPcieLinkWidth"));
-    driver_version = reinterpret_cast<GetText>(dlsym(library, "nvmlSystemGetDriverVersion"));
-  }
-  ~Nvml() {
-    if (library != nullptr) dlclose(library);
-  }
-  Nvml(const Nvml&) = delete;
-  Nvml& operator=(const Nvml&) = delete;
-
-  bool usable() const {
-    return init && shutdown && by_bus_id && curr_gen && curr_width && max_gen && max_width;
-  }
-};
-
-std::optional<int> read_uint(Nvml::GetUint getter, Nvml::Device device) {
+std::optional<int> read_uint(NvmlGetUint getter, NvmlDevice device) {
   unsigned value = 0;
   if (getter(device, &value) != 0) return std::nullopt;
   return static_cast<int>(value);
 }
 
 void read_pcie_link(DeviceInfo& info) {
-  Nvml nvml;
-  if (!nvml.usable() || nvml.init() != 0) return;
-  Nvml::Device device = nullptr;
-  if (nvml.driver_version != nullptr) {
-    char version[96] = {};  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80
-    if (nvml.driver_version(version, sizeof version) == 0) info.driver = version;
+  const std::unique_ptr<void, int (*)(void*)> library(dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL), dlclose);
+  if (library == nullptr) return;
+  const auto init = nvml_symbol<int (*)()>(library.get(), "nvmlInit_v2");
+  const auto shutdown = nvml_symbol<int (*)()>(library.get(), "nvmlShutdown");
+  const auto by_bus_id =
+      nvml_symbol<int (*)(const char*, NvmlDevice*)>(library.get(), "nvmlDeviceGetHandleByPciBusId_v2");
+  const auto gen = nvml_symbol<NvmlGetUint>(library.get(), "nvmlDeviceGetCurrPcieLinkGeneration");
+  const auto width = nvml_symbol<NvmlGetUint>(library.get(), "nvmlDeviceGetCurrPcieLinkWidth");
+  const auto gen_max = nvml_symbol<NvmlGetUint>(library.get(), "nvmlDeviceGetMaxPcieLinkGeneration");
+  const auto width_max = nvml_symbol<NvmlGetUint>(library.get(), "nvmlDeviceGetMaxPcieLinkWidth");
+  const auto driver_version = nvml_symbol<int (*)(char*, unsigned)>(library.get(), "nvmlSystemGetDriverVersion");
+  if (!init || !shutdown || !by_bus_id || !gen || !width || !gen_max || !width_max || init() != 0) return;
+  char version[96] = {};  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80
+  if (driver_version != nullptr && driver_version(version, sizeof version) == 0) info.driver = version;
+  NvmlDevice device = nullptr;
+  if (by_bus_id(info.pci_bus_id.c_str(), &device) == 0) {
+    info.pcie_gen = read_uint(gen, device);
+    info.pcie_width = read_uint(width, device);
+    info.pcie_gen_max = read_uint(gen_max, device);
+    info.pcie_width_max = read_uint(width_max, device);
   }
-  if (nvml.by_bus_id(info.pci_bus_id.c_str(), &device) == 0) {
-    info.pcie_gen = read_uint(nvml.curr_gen, device);
-    info.pcie_width = read_uint(nvml.curr_width, device);
-    info.pcie_gen_max = read_uint(nvml.max_gen, device);
-    info.pcie_width_max = read_uint(nvml.max_width, device);
-  }
-  nvml.shutdown();
+  shutdown();
 }
 
 std::string version_text(int version) {

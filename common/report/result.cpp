@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <stdexcept>
 
 #include "base/enum_names.hpp"
 #include "base/output_file.hpp"
@@ -126,20 +124,15 @@ void write_json_file(const std::string& path, const nlohmann::json& document) {
 }
 
 std::string compact_params(const nlohmann::json& params) {
-  std::string text;
+  std::vector<std::string> items;
   for (const auto& [key, value] : params.items()) {
-    std::string item;
     if (value.is_boolean()) {
-      if (!value.get<bool>()) continue;  // a false flag says nothing
-      item = key;
-    } else if (value.is_string()) {
-      item = value.get<std::string>();
+      if (value.get<bool>()) items.push_back(key);  // a false flag says nothing
     } else {
-      item = key + "=" + value.dump();
+      items.push_back(value.is_string() ? value.get<std::string>() : key + "=" + value.dump());
     }
-    if (!text.empty()) text += ' ';
-    text += item;
   }
+  const std::string text = join(items, " ");
   return text.empty() ? "-" : text;
 }
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
-#include <limits>
 #include <mutex>
 #include <new>
 #include <stdexcept>
@@ -54,29 +53,27 @@ Sink& sink() {
 // The fields of CUPTI's memcpy and kernel records that place an op on the
 // timeline: when, on which stream, and as which graph node.
 template <class CuptiRecord>
-void copy_when_and_where(const CuptiRecord& from, ActivityRecord& to) {
+ActivityRecord when_and_where(const CuptiRecord& from, OpKind kind) {
+  ActivityRecord to;
+  to.kind = kind;
   to.start_ns = from.start;
   to.end_ns = from.end;
   to.stream_id = from.streamId;
   to.graph_node_id = from.graphNodeId;
+  return to;
 }
 
 ActivityRecord from_memcpy(const CUpti_ActivityMemcpy6& memcpy_record) {
-  ActivityRecord record;
-  switch (memcpy_record.copyKind) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: record.kind = OpKind::h2d; break;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: record.kind = OpKind::d2h; break;
-    default: record.kind = OpKind::other; break;
-  }
-  copy_when_and_where(memcpy_record, record);
+  const OpKind kind = memcpy_record.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD   ? OpKind::h2d
+                      : memcpy_record.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ? OpKind::d2h
+                                                                                  : OpKind::other;
+  ActivityRecord record = when_and_where(memcpy_record, kind);
   record.bytes = memcpy_record.bytes;
   return record;
 }
 
 ActivityRecord from_kernel(const CUpti_ActivityKernel10& kernel_record) {
-  ActivityRecord record;
-  record.kind = OpKind::kernel;
-  copy_when_and_where(kernel_record, record);
+  ActivityRecord record = when_and_where(kernel_record, OpKind::kernel);
   if (kernel_record.name != nullptr) record.name = kernel_record.name;
   return record;
 }
@@ -114,6 +111,22 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
 }
 
 constexpr CUpti_ActivityKind kRecordedKinds[] = {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL};
+
+// CUPTI calls this for each node the driver clones (into an exec, when a
+// graph is instantiated); the data is valid only during the call, so the
+// clone's id and the original's handle are copied out.
+void CUPTIAPI on_resource_event(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                const void* cbdata) {
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED || cbdata == nullptr) {
+    return;
+  }
+  const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
+  const auto* graph_data = static_cast<const CUpti_GraphData*>(resource->resourceDescriptor);
+  if (graph_data == nullptr || graph_data->node == nullptr || graph_data->originalNode == nullptr) return;
+  std::uint64_t clone_id = 0;
+  if (cuptiGetGraphNodeId(graph_data->node, &clone_id) != CUPTI_SUCCESS) return;
+  static_cast<GraphNodeClones*>(userdata)->note_clone(clone_id, graph_data->originalNode);
+}
 
 }  // namespace
 
@@ -223,26 +236,6 @@ std::optional<std::uint64_t> TimelineRecorder::graph_node_id(cudaGraphNode_t nod
   return id;
 }
 
-namespace {
-
-// CUPTI calls this for each node the driver clones (into an exec, when a
-// graph is instantiated); the data is valid only during the call, so the
-// clone's id and the original's handle are copied out.
-void CUPTIAPI on_resource_event(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                const void* cbdata) {
-  if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED || cbdata == nullptr) {
-    return;
-  }
-  const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
-  const auto* graph_data = static_cast<const CUpti_GraphData*>(resource->resourceDescriptor);
-  if (graph_data == nullptr || graph_data->node == nullptr || graph_data->originalNode == nullptr) return;
-  std::uint64_t clone_id = 0;
-  if (cuptiGetGraphNodeId(graph_data->node, &clone_id) != CUPTI_SUCCESS) return;
-  static_cast<GraphNodeClones*>(userdata)->note_clone(clone_id, graph_data->originalNode);
-}
-
-}  // namespace
-
 GraphNodeClones::GraphNodeClones() {
   CUpti_SubscriberHandle subscriber = nullptr;
   // _v2 names us, and names the tool already subscribed if CUPTI refuses.
@@ -284,11 +277,14 @@ void GraphNodeClones::note_clone(std::uint64_t clone_id, cudaGraphNode_t origina
   clones_[clone_id] = original;
 }
 
-namespace {
-
-RecordedTimeline record_with_cupti(const TimelineRun& plan, const std::function<void()>& run,
-                                   TimelineRecorder& recorder) {
+RecordedTimeline record_timeline(const TimelineRun& plan, const std::function<void()>& run) {
+  TimelineRecorder recorder;
   RecordedTimeline recorded;
+  if (!recorder.start()) {
+    recorded.unavailable_reason = "CUPTI could not start (" + recorder.unavailable_reason() +
+                                  "); run without the other profiler, or as a user allowed to profile";
+    return recorded;
+  }
   recorded.source = "cupti";
   // Ask for the stream ids before the run, so the run itself is all that is recorded.
   IssuePlan issue{.stream_rows = {}, .row_names = plan.row_names, .pool = plan.pool, .batches = plan.batches,
@@ -350,17 +346,6 @@ RecordedTimeline record_with_cupti(const TimelineRun& plan, const std::function<
   return recorded;
 }
 
-}  // namespace
-
-RecordedTimeline record_timeline(const TimelineRun& plan, const std::function<void()>& run) {
-  TimelineRecorder recorder;
-  if (recorder.start()) return record_with_cupti(plan, run, recorder);
-  RecordedTimeline recorded;
-  recorded.unavailable_reason = "CUPTI could not start (" + recorder.unavailable_reason() +
-                                "); run without the other profiler, or as a user allowed to profile";
-  return recorded;
-}
-
 void report_timeline(std::ostream& out, const RecordedTimeline& recorded, int max_batches,
                      const std::string& trace_path, const std::string& process_name) {
   out << '\n';
@@ -385,8 +370,7 @@ void report_timeline(std::ostream& out, const RecordedTimeline& recorded, int ma
   if (!trace_path.empty()) {
     write_chrome_trace(trace_path, recorded.timeline, process_name);
     out << "trace (" << plural(static_cast<long long>(recorded.timeline.ops.size()), "operation") << ") written to "
-        << trace_path
-        << ": open it in https://ui.perfetto.dev\n";
+        << trace_path << ": open it in https://ui.perfetto.dev\n";
   }
 }
 

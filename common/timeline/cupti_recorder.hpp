@@ -42,8 +42,6 @@ class TimelineRecorder {
   ~TimelineRecorder();
   TimelineRecorder(const TimelineRecorder&) = delete;
   TimelineRecorder& operator=(const TimelineRecorder&) = delete;
-  TimelineRecorder(TimelineRecorder&&) = delete;
-  TimelineRecorder& operator=(TimelineRecorder&&) = delete;
 
   // Enables memcpy and concurrent-kernel activity records. Call it after the
   // CUDA context exists (after the first allocation). Returns false, with
@@ -93,8 +91,6 @@ class GraphNodeClones {
   ~GraphNodeClones();  // unsubscribes
   GraphNodeClones(const GraphNodeClones&) = delete;
   GraphNodeClones& operator=(const GraphNodeClones&) = delete;
-  GraphNodeClones(GraphNodeClones&&) = delete;
-  GraphNodeClones& operator=(GraphNodeClones&&) = delete;
 
   bool watching() const { return subscriber_ != nullptr; }
   const std::string& unavailable_reason() const { return reason_; }

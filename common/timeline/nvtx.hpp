@@ -27,8 +27,6 @@ class ScopedRange {
   }
   ScopedRange(const ScopedRange&) = delete;
   ScopedRange& operator=(const ScopedRange&) = delete;
-  ScopedRange(ScopedRange&&) = delete;
-  ScopedRange& operator=(ScopedRange&&) = delete;
 
  private:
   bool open_ = true;

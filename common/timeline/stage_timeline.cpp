@@ -1,7 +1,5 @@
 #include "timeline/stage_timeline.hpp"
 
-#include "base/errors.hpp"
-#include "base/progress.hpp"
 #include "stage.hpp"
 #include "report/result.hpp"
 #include "report/table.hpp"
@@ -95,8 +93,7 @@ void report_stage_timeline(std::ostream& out, const StageTimeline& timeline, con
 nlohmann::json to_json(const StageTimeline& timeline, const TimelineOptions& options) {
   const RecordedTimeline& recorded = timeline.recorded;
   if (!recorded.available) {
-    return {{"recorded", false},
-            {"unavailable_reason", recorded.unavailable_reason}};
+    return {{"recorded", false}, {"unavailable_reason", recorded.unavailable_reason}};
   }
   nlohmann::json doc = {{"recorded", true},
                         {"source", recorded.source},

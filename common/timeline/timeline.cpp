@@ -233,32 +233,26 @@ std::string render_ascii(const Timeline& timeline, int columns, int max_batches)
   const double span_us = end_us > begin_us ? end_us - begin_us : 1e-3;
   const double us_per_column = span_us / columns;
 
-  // Paint: per cell, the shortest op touching it wins (see the header).
+  // Paint: per cell, the shortest op touching it wins, then the earlier start,
+  // then the earlier in `ops` (see the header). Painted in the reverse of that
+  // order, each cell ends with its winner.
+  auto rank = [&](std::size_t i) {
+    const TimelineOp& op = timeline.ops[i];
+    const double start = op.start_us - begin_us;
+    return std::tuple(std::max(op.end_us, op.start_us) - begin_us - start, start, i);
+  };
+  std::sort(selected.begin(), selected.end(), [&](std::size_t a, std::size_t b) { return rank(b) < rank(a); });
   const int rows = row_count(timeline);
   std::vector<std::string> cells(std::size_t(rows), std::string(std::size_t(columns), '.'));
-  std::vector<std::vector<double>> winner_length(std::size_t(rows),
-                                                 std::vector<double>(std::size_t(columns), -1.0));
-  std::vector<std::vector<double>> winner_start(std::size_t(rows), std::vector<double>(std::size_t(columns), 0.0));
   for (const std::size_t i : selected) {
     const TimelineOp& op = timeline.ops[i];
     if (op.row < 0) continue;
     const double start = op.start_us - begin_us;
     const double end = std::max(op.end_us, op.start_us) - begin_us;
-    int first = static_cast<int>(std::floor(start / us_per_column));
-    int last = static_cast<int>(std::ceil(end / us_per_column)) - 1;
-    first = std::clamp(first, 0, columns - 1);
-    last = std::clamp(last, first, columns - 1);
-    const double length = end - start;
-    for (int column = first; column <= last; ++column) {
-      double& best_length = winner_length[std::size_t(op.row)][std::size_t(column)];
-      double& best_start = winner_start[std::size_t(op.row)][std::size_t(column)];
-      const bool empty = best_length < 0.0;
-      if (empty || length < best_length || (length == best_length && start < best_start)) {
-        best_length = length;
-        best_start = start;
-        cells[std::size_t(op.row)][std::size_t(column)] = ascii_symbol(op.kind);
-      }
-    }
+    const int first = std::clamp(static_cast<int>(std::floor(start / us_per_column)), 0, columns - 1);
+    const int last = std::clamp(static_cast<int>(std::ceil(end / us_per_column)) - 1, first, columns - 1);
+    std::string& row_cells = cells[std::size_t(op.row)];
+    std::fill(row_cells.begin() + first, row_cells.begin() + last + 1, ascii_symbol(op.kind));
   }
 
   std::ostringstream out;

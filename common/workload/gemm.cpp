@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <cstdio>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -121,16 +120,8 @@ void Gemm::prepare(cudaStream_t stream) const {
 }
 
 void Gemm::run(const float* a, const float* b, float* c, GemmShape shape, cudaStream_t stream) const {
-  switch (choice_.kernel) {
-    case GemmKernel::naive:
-      launch_gemm_naive(a, b, c, shape, stream);
-      return;
-    case GemmKernel::tiled:
-      launch_gemm_tiled(a, b, c, shape, stream);
-      return;
-    case GemmKernel::cublas:
-      break;
-  }
+  if (choice_.kernel == GemmKernel::naive) return launch_gemm_naive(a, b, c, shape, stream);
+  if (choice_.kernel == GemmKernel::tiled) return launch_gemm_tiled(a, b, c, shape, stream);
   auto found = handles_.find(stream);
   if (found == handles_.end()) {
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
@@ -154,7 +145,6 @@ std::uint64_t gemm_device_bytes(const GemmChoice& choice, int streams) {
   return choice.kernel == GemmKernel::cublas ? kCublasWorkspaceBytes * std::uint64_t(streams) : 0;
 }
 
-// ---- which kernel ----------------------------------------------------------
 std::string_view to_string(GemmKernel kernel) { return name_of(kernel, {"naive", "tiled", "cublas"}); }
 
 std::string gemm_name(const GemmChoice& choice) {
@@ -164,31 +154,20 @@ std::string gemm_name(const GemmChoice& choice) {
 }
 
 GemmChoice parse_gemm_choice(const std::string& kernel, bool tf32) {
-  GemmChoice choice;
-  std::optional<GemmKernel> named;
-  for (GemmKernel k : {GemmKernel::naive, GemmKernel::tiled, GemmKernel::cublas}) {
-    if (kernel == to_string(k)) named = k;
+  for (GemmKernel named : {GemmKernel::naive, GemmKernel::tiled, GemmKernel::cublas}) {
+    if (kernel != to_string(named)) continue;
+    if (tf32 && named != GemmKernel::cublas) {
+      throw UsageError("--tf32 needs --kernel cublas: TF32 is cuBLAS's tensor-core path; the " + kernel +
+                       " kernel computes in FP32");
+    }
+    return GemmChoice{named, tf32};
   }
-  if (!named) throw UsageError("--kernel takes one of naive|tiled|cublas, got '" + kernel + "'");
-  choice.kernel = *named;
-  if (tf32 && choice.kernel != GemmKernel::cublas) {
-    throw UsageError("--tf32 needs --kernel cublas: TF32 is cuBLAS's tensor-core path; the " + kernel +
-                     " kernel computes in FP32");
-  }
-  choice.tf32 = tf32;
-  return choice;
+  throw UsageError("--kernel takes one of naive|tiled|cublas, got '" + kernel + "'");
 }
 
 long long max_gemm_rows(GemmKernel kernel) {
-  switch (kernel) {
-    case GemmKernel::naive:
-      return kMaxGridY * kNaiveBlockDim;
-    case GemmKernel::tiled:
-      return kMaxGridY * kTiledTileM;
-    case GemmKernel::cublas:
-      return 0;
-  }
-  return 0;
+  if (kernel == GemmKernel::naive) return kMaxGridY * kNaiveBlockDim;
+  return kernel == GemmKernel::tiled ? kMaxGridY * kTiledTileM : 0;
 }
 
 }  // namespace csg

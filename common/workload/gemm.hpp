@@ -99,8 +99,6 @@ class Gemm {
   ~Gemm();
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
-  Gemm(Gemm&&) = delete;
-  Gemm& operator=(Gemm&&) = delete;
 
   const GemmChoice& choice() const { return choice_; }
   GemmKernel kernel() const { return choice_.kernel; }
