@@ -100,8 +100,8 @@ double percent_of_bound(const PipelineBound& bound, double achieved_ms) {
 
 double bound_tolerance(double achieved_median_ms, double achieved_min_ms, double path_median_ms,
                        double path_min_ms, double floor) {
-  return std::max(
-      {floor, relative_spread(achieved_median_ms, achieved_min_ms), relative_spread(path_median_ms, path_min_ms)});
+  return std::max(floor,
+                  relative_spread(achieved_median_ms, achieved_min_ms) + relative_spread(path_median_ms, path_min_ms));
 }
 
 }  // namespace csg

@@ -123,9 +123,10 @@ Regime regime_of(const PipelineBound& bound);
 // run faster than its bound: a bug of the bound unless within the noise.
 double percent_of_bound(const PipelineBound& bound, double achieved_ms);
 
-// The noise a bound is allowed on a run: the relative spread (median - min)
-// / median of the run and of its limiting path, the larger, but at least
-// `floor` (2%: the spread of a few quiet rounds understates the machine's).
+// The noise a bound is allowed on a run: the relative spreads (median - min)
+// / median of the run and of its limiting path, added (the figure is a
+// ratio of the two medians, and each may be off by its own spread), but at
+// least `floor` (2%: the spread of a few quiet rounds understates the machine's).
 double bound_tolerance(double achieved_median_ms, double achieved_min_ms, double path_median_ms,
                        double path_min_ms, double floor = 0.02);
 
