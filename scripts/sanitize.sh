@@ -15,11 +15,14 @@
 # 77 no compute-sanitizer, no GPU, or a tool missing that set-up can't install;
 # 2 bad usage.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+self="$(realpath "${BASH_SOURCE[0]}")"  # its header is the --help, from wherever it was called
+cd "$(dirname "$self")/.."
 # shellcheck source=scripts/setup.sh
 source scripts/setup.sh
 
-csg_help_if "${BASH_SOURCE[0]}" "${1:-}"
+for arg in "$@"; do
+  csg_help_if "$self" "$arg"  # --help wins over any other argument
+done
 preset="${1:-default}"
 csg_check_preset sanitize.sh "$preset"
 sanitizer="$(csg_require_gpu_and_sanitizer sanitize.sh)" || exit $?

@@ -27,9 +27,13 @@
 # 77 a tool missing that set-up could not install; 2 bad usage.
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+self="$(realpath "${BASH_SOURCE[0]}")"  # its header is the --help, from wherever it was called
+cd "$(dirname "$self")/.."
 # shellcheck source=scripts/setup.sh
 source scripts/setup.sh
+for arg in "$@"; do
+  csg_help_if "$self" "$arg"  # --help wins over any other argument
+done
 
 # The first argument is the preset unless it is already a ctest option
 # ("scripts/test.sh -L cpu" runs the default preset's CPU tests).
@@ -39,7 +43,6 @@ if [[ $# -gt 0 && $1 != -* ]]; then
   shift
 fi
 csg_check_preset test.sh "$preset"
-csg_help_if "${BASH_SOURCE[0]}" "${1:-}"
 csg_setup build python || exit $?  # its one line says what to run
 
 jobs="$(nproc 2>/dev/null || echo 2)"

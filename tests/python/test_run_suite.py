@@ -268,3 +268,15 @@ def test_the_samples_registry_is_what_the_scripts_write() -> None:
     """tests/data/suite/registry.tsv names a run for every sample result (and only the runs a script makes)."""
     names = [line.split("\t")[0] for line in (SAMPLES / "registry.tsv").read_text().splitlines()[1:]]
     assert {p.stem for p in SAMPLES.glob("*.json") if not p.name.endswith(".trace.json")} <= set(names)
+
+
+@pytest.mark.parametrize("name", ["test.sh", "sanitize.sh", "run_suite.sh", "gpu_box_check.sh"])
+def test_help_wins_over_any_argument_from_any_folder(fake: FakeRepo, name: str) -> None:
+    header = (fake.repo / "scripts" / name).read_text().splitlines()[1].lstrip("# ")
+    caller = fake.repo.parent  # called as repo/scripts/NAME from the folder above the repository
+    for args in (["--help"], ["bogus", "--help"], ["-L", "cpu", "-h"]):
+        proc = subprocess.run(["bash", f"repo/scripts/{name}", *args], capture_output=True, text=True, timeout=60,
+                              env=fake.env, cwd=caller)
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert proc.stdout.splitlines()[0] == header, (args, proc.stdout[:300])
+    assert fake.calls() == []
