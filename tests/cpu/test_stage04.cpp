@@ -402,6 +402,17 @@ TEST(Stage04Costs, TheCopyNodesAreChargedAgainstTheKernelsAloneGraph) {
                           HasSubstr("(6 runs checked, each after poisoning the outputs)")));
 }
 
+// The count after the verification's message, "run" or "runs" as the count has it.
+TEST(Stage04Report, TheCheckedRunsAreCountedInWords) {
+  for (const int runs : {1, 2}) {
+    Report report(kStage, "pdl", DeviceInfo{});
+    report.result.variants_verified = runs;
+    count_checked_runs(report);
+    EXPECT_THAT(report.console(), HasSubstr(runs == 1 ? "(1 run checked, each after poisoning the outputs)"
+                                                      : "(2 runs checked, each after poisoning the outputs)"));
+  }
+}
+
 TEST(Stage04Costs, OneStreamIsBoundByItsOrderAndThePoolsBoundSaysWhyTheReplaysHasNone) {
   // 100 batches on one stream: each batch's share of the sums is 0.02 + 0.06 + 0.02 ms,
   // so the stream runs 10 ms of work in a row, more than any resource alone or the issue.

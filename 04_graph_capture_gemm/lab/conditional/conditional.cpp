@@ -436,8 +436,7 @@ Verdict switch_verdict(const SwitchFigures& figures) {
 
 void report_conditional(const ConditionalConfig& config, const ConditionalCosts& costs, Report& report) {
   fill_result(config, costs, report.result);
-  report.checked_runs("(" + std::to_string(report.result.variants_verified) +
-                      " runs checked, each after poisoning the outputs)");
+  count_checked_runs(report);
   std::ostream& out = report.out();
   const RepeatPlan& plan = config.common.plan;
   out << "a loop of N bodies (a " << config.size << "^3 naive GEMM and a counter step, or the step alone) run 5 ways"

@@ -308,8 +308,7 @@ void report_device_launch(const DeviceLaunchConfig& c, const DeviceLaunchFigures
   for (const auto& [launch_run, what] : counted) {
     add_failure(result, launch_run->passed, std::string(what) + ": " + launch_run->failure);
   }
-  report.checked_runs("(" + std::to_string(result.variants_verified) +
-                      " runs checked, each after poisoning the outputs)");
+  count_checked_runs(report);
 
   std::ostream& out = report.out();
   out << "graphs launched by a kernel (tail launch, fire-and-forget from a launcher, up to " << fan_out

@@ -211,8 +211,7 @@ void report_memory_nodes(const ArticleOptions& config, const MemoryNodesFigures&
       {"allocations_bytes", f.sizes.allocations_bytes()},
   };
   set_verdict(result, f.memory_check, {&f.first_launch_check, &f.memory_check, &f.preallocated_check, &f.second_check});
-  report.checked_runs(std::string("(").append(std::to_string(result.variants_verified)).append(
-      " runs checked, each after poisoning the outputs)"));
+  count_checked_runs(report);
 
   std::ostream& out = report.out();
   out << pool_run_text(options, config.pool) << "\nthe memory graph: each batch's device A and C allocated inside it "

@@ -259,8 +259,7 @@ double pdl_seconds(const PdlConfig& config, double gemm_seconds) {
 void report_pdl(const PdlConfig& config, const PdlCosts& costs, Report& report) {
   const std::array<PdlChainFigures, 2> figures = both_figures(costs);
   fill_result(config, costs, figures, report.result);
-  report.checked_runs("(" + std::to_string(report.result.variants_verified) +
-                      " runs checked, each after poisoning the outputs)");
+  count_checked_runs(report);
   const Workload& work = config.common.work;
   std::ostream& out = report.out();
   out << "two chains of dependent kernels on one stream: " << plural(work.batches, "GEMM") << " of " << work.shape.m

@@ -473,8 +473,7 @@ Table startup_table(const StartupFigures& figures) {
 
 void report_startup(const StartupConfig& config, const StartupFigures& figures, Report& report) {
   fill_result(config, figures, report.result);
-  report.checked_runs(std::string("(").append(std::to_string(report.result.variants_verified)).append(
-      " runs checked, each after poisoning the outputs)"));
+  count_checked_runs(report);
   const StartupConfig& c = figures.config;
   std::ostream& out = report.out();
   out << "naive GEMMs, " << to_string(config.common.host_memory) << " host memory, a pool of "
