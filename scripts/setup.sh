@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The one set-up path: checks what building, testing and reporting need and
-# installs what is missing. scripts/test.sh, scripts/run_suite.sh,
-# scripts/gpu_box_check.sh, scripts/sanitize.sh and .ci/run all source this
-# file and call csg_setup, so the README's two commands set up a fresh
+# installs what is missing. scripts/test.sh (and so .ci/run, which runs it),
+# scripts/run_suite.sh, scripts/gpu_box_check.sh and scripts/sanitize.sh
+# source this file and call csg_setup, so the README's two commands set up a fresh
 # Debian/Ubuntu machine with the CUDA Toolkit, as root or with sudo.
 #
 # Usage:  scripts/setup.sh            check and install, then say what is used
