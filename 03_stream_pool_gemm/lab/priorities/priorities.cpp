@@ -17,7 +17,7 @@ constexpr const char* kRuns = R"(
 # short kernels beside a flood; shared memory  appendix
 qfc  -
 t    tiny  ctest=whole_gpu --priority-samples 20 --warmup 0 --repeats 1
-s    -     --priority-samples 20 --warmup 0 --repeats 1
+s    -     --priority-samples 4 --warmup 0 --repeats 1
 )";
 
 // Host time around each short kernel beyond its own latency: the launch, two
