@@ -89,10 +89,10 @@ class PoolMeasurements {
   // depth-first run of a pool: fork, loop over the first `batches` batches,
   // join): the bound of each pool variant. Per pool size of S streams also
   // the busiest stream's ceil(B / S) batches, each H2D -> kernel -> D2H,
-  // alone on `one_stream` (a pool of one stream): the bound's measured
-  // busiest-stream path.
+  // alone on the pool's stream 0 (the batches of the other streams left
+  // out): the bound's measured busiest-stream path.
   using PoolRun = std::function<Millis(const StreamPool& pool, const BatchOps& ops, int batches)>;
-  void add_resource_runs(const BatchOps& ops, const StreamPool& one_stream, const PoolRun& pool_run);
+  void add_resource_runs(const BatchOps& ops, const PoolRun& pool_run);
   // H2D, kernel and D2H sums through `ops` on `one`, then all copies both ways
   // at once on `one` and `two`. Verifiable only with a device slot per batch.
   void add_bounds(BatchBuffers& buffers, const BatchOps& ops, cudaStream_t one, cudaStream_t two, EventTimer& timer);

@@ -185,9 +185,9 @@ void add_sweep_variants(PoolMeasurements& runs, BatchBuffers& buffers, std::dequ
 
 void add_bound_variants(PoolMeasurements& runs, BatchBuffers& buffers, const BatchOps& ops,
                         const BoundStreams& streams, RunClock& clock) {
-  runs.add_bounds(buffers, ops, streams.one[0], streams.second.get(), clock.timer);
+  runs.add_bounds(buffers, ops, streams.one.get(), streams.second.get(), clock.timer);
   // Each resource alone through the pool's own depth-first loop.
-  runs.add_resource_runs(ops, streams.one, [&clock](const StreamPool& pool, const BatchOps& only, int batches) {
+  runs.add_resource_runs(ops, [&clock](const StreamPool& pool, const BatchOps& only, int batches) {
     return pool_run(pool, IssueOrder::depth_first, only, batches, clock);
   });
 }

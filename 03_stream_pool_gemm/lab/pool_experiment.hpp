@@ -59,16 +59,16 @@ void add_pool_variant(PoolMeasurements& runs, BatchBuffers& buffers, const Strea
 void add_sweep_variants(PoolMeasurements& runs, BatchBuffers& buffers, std::deque<StreamPool>& pools,
                         const std::vector<int>& sizes, const BatchOps& ops, RunClock& clock);
 
-// The streams of the bound's own runs: the one-stream sums and the busiest
-// streams run on `one`, the D2H copies of "both ways at once" on `second`.
+// The streams of the bound's own runs: the one-stream sums run on `one`,
+// the D2H copies of "both ways at once" on `second`.
 struct BoundStreams {
-  StreamPool one{1};
+  Stream one;
   Stream second;
 };
 // The bound of every pool size added so far: the isolated sums (and both
 // directions at once, and batch 0's op alone) on one stream, and each
 // resource alone on each pool's own streams (with the busiest stream's
-// batches alone on one stream), each through the pool's own loop.
+// batches alone on its stream 0), each through the pool's own loop.
 void add_bound_variants(PoolMeasurements& runs, BatchBuffers& buffers, const BatchOps& ops,
                         const BoundStreams& streams, RunClock& clock);
 
