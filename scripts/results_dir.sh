@@ -21,9 +21,7 @@ csg_start() {
   shift 2
   csg_flags=()
   synopsis="scripts/$(basename "$script")${options:+ [${options// /] [}]} [results-dir]"
-  for arg in "$@"; do
-    csg_help_if "$script" "$arg"
-  done
+  csg_help_if "$script" "$@"
   for arg in "$@"; do
     if [[ $arg != -* ]]; then
       positional+=("$arg")

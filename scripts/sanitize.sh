@@ -15,14 +15,12 @@
 # 77 no compute-sanitizer, no GPU, or a tool missing that set-up can't install;
 # 2 bad usage.
 set -euo pipefail
-self="$(realpath "${BASH_SOURCE[0]}")"  # its header is the --help, from wherever it was called
+self="$(realpath "${BASH_SOURCE[0]}")"  # its header is its --help
 cd "$(dirname "$self")/.."
 # shellcheck source=scripts/setup.sh
 source scripts/setup.sh
 
-for arg in "$@"; do
-  csg_help_if "$self" "$arg"  # --help wins over any other argument
-done
+csg_help_if "$self" "$@"
 preset="${1:-default}"
 csg_check_preset sanitize.sh "$preset"
 sanitizer="$(csg_require_gpu_and_sanitizer sanitize.sh)" || exit $?

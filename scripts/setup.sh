@@ -44,13 +44,19 @@ csg_python_modules=(matplotlib jsonschema pytest)
 
 csg_setup_log() { echo "setup: $*" >&2; }
 
-# csg_help_if SCRIPT ARG: where ARG is -h or --help, prints SCRIPT's header
-# comment (its help) and exits 0.
+# csg_help_if SCRIPT ARGS...: where any of ARGS is -h or --help, prints
+# SCRIPT's header comment (its help) and exits 0: --help wins over any other
+# argument. SCRIPT is read as given: an absolute path where the caller has
+# changed folders since it started.
 csg_help_if() {
-  if [[ $2 == -h || $2 == --help ]]; then
-    awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$1"
-    exit 0
-  fi
+  local script="$1" arg
+  shift
+  for arg in "$@"; do
+    if [[ $arg == -h || $arg == --help ]]; then
+      awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$script"
+      exit 0
+    fi
+  done
 }
 
 # csg_check_preset SCRIPT PRESET: one line and exit 2 unless PRESET is one of
@@ -349,6 +355,6 @@ csg_setup() {
 # Run directly: set up everything and say what is used.
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
   set -euo pipefail
-  csg_help_if "${BASH_SOURCE[0]}" "${1:-}"
+  csg_help_if "${BASH_SOURCE[0]}" "$@"
   csg_setup "$@" || exit $?
 fi

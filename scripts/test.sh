@@ -27,13 +27,11 @@
 # 77 a tool missing that set-up could not install; 2 bad usage.
 set -euo pipefail
 
-self="$(realpath "${BASH_SOURCE[0]}")"  # its header is the --help, from wherever it was called
+self="$(realpath "${BASH_SOURCE[0]}")"  # its header is its --help
 cd "$(dirname "$self")/.."
 # shellcheck source=scripts/setup.sh
 source scripts/setup.sh
-for arg in "$@"; do
-  csg_help_if "$self" "$arg"  # --help wins over any other argument
-done
+csg_help_if "$self" "$@"
 
 # The first argument is the preset unless it is already a ctest option
 # ("scripts/test.sh -L cpu" runs the default preset's CPU tests).
