@@ -112,15 +112,9 @@ void PoolMeasurements::add_resource_runs(const BatchOps& ops, const PoolRun& poo
     // on that same stream, through the pool's own loop (its fork and join,
     // the other batches' calls left out): on another stream, at tens of us,
     // the same batches ran up to 16% slower than the whole pool did here.
-    const int streams = sizes[s];
-    const int busiest = static_cast<int>(busiest_stream_batches(batches, streams));
+    const int busiest = static_cast<int>(busiest_stream_batches(batches, sizes[s]));
     const double share = double(busiest) / double(batches);
-    auto on_stream_0 = [streams](const std::function<void(int, cudaStream_t)>& op) {
-      return [op, streams](int batch, cudaStream_t stream) {
-        if (batch % streams == 0) op(batch, stream);
-      };
-    };
-    const BatchOps busiest_ops{on_stream_0(ops.h2d), on_stream_0(ops.compute), on_stream_0(ops.d2h)};
+    const BatchOps busiest_ops = stream_zero_ops(ops, sizes[s]);
     TimedVariant alone;
     alone.run = [&pool, busiest_ops, pool_run, batches] { return pool_run(pool, busiest_ops, batches); };
     entries_.push_back(resource_entry(sizes[s], "busiest_stream", {share * both_ways.bytes, share * kernels.flops},

@@ -49,6 +49,16 @@ TimedVariant busiest_stream_variant(const BatchOps& ops, int batches, int stream
                       nullptr};
 }
 
+BatchOps stream_zero_ops(const BatchOps& ops, int streams) {
+  if (streams < 1) throw std::invalid_argument("stream_zero_ops: streams must be at least 1");
+  auto on_stream_zero = [streams](const std::function<void(int, cudaStream_t)>& op) {
+    return [op, streams](int batch, cudaStream_t stream) {
+      if (batch % streams == 0) op(batch, stream);
+    };
+  };
+  return {on_stream_zero(ops.h2d), on_stream_zero(ops.compute), on_stream_zero(ops.d2h)};
+}
+
 TimedVariant copies_both_ways_variant(const BatchOps& ops, const Workload& work, cudaStream_t h2d_stream,
                                       cudaStream_t d2h_stream, EventTimer& timer) {
   auto run = [ops, batches = work.batches, h2d_stream, d2h_stream, &timer] {

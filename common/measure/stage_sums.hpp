@@ -77,6 +77,12 @@ std::vector<TimedVariant> first_op_variants(const BatchOps& ops, cudaStream_t st
 TimedVariant busiest_stream_variant(const BatchOps& ops, int batches, int streams, cudaStream_t stream,
                                     EventTimer& timer);
 
+// The ops of the batches stream 0 of a pool of `streams` runs (batch i on
+// stream i % streams, the article's loop): batches 0, S, 2S, ... call `ops`,
+// the others do nothing. Issued through the pool's own loop, they are the
+// busiest stream's batches alone on that same stream.
+BatchOps stream_zero_ops(const BatchOps& ops, int streams);
+
 // All H2D copies on `h2d_stream` and all D2H copies on `d2h_stream` at the
 // same time, timed from the first: how long the copies take when both
 // directions share PCIe. The D2H copies read whatever device C holds and

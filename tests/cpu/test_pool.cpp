@@ -15,6 +15,7 @@
 #include "cli/pool_options.hpp"
 #include "made_up.hpp"
 #include "measure/pipeline_bound.hpp"
+#include "measure/stage_sums.hpp"
 #include "run_process.hpp"
 #include "subcommand_checks.hpp"
 #include "usage_checks.hpp"
@@ -159,6 +160,30 @@ TEST(PipelineBound, TheBusiestStreamAsMeasuredSetsTheBoundWhenItIsTheLongestPath
   const PipelineBound unmeasured = pipeline_bound({1.2, 1.0, 1.0, 1.9, 3.0}, sums, 1000, 1);
   EXPECT_DOUBLE_EQ(unmeasured.busiest_stream_ms, 0.0);
   EXPECT_EQ(unmeasured.limited_by, BoundPath::stream_order);
+}
+
+// The busiest stream's batches alone: through the pool's loop, only the
+// batches of stream 0 (0, S, 2S, ...) issue their ops, every kind of op alike.
+TEST(PipelineBound, TheBusiestStreamRunIssuesOnlyStreamZerosBatches) {
+  std::vector<int> h2d, compute, d2h;
+  const BatchOps all{[&](int batch, cudaStream_t) { h2d.push_back(batch); },
+                     [&](int batch, cudaStream_t) { compute.push_back(batch); },
+                     [&](int batch, cudaStream_t) { d2h.push_back(batch); }};
+  const BatchOps zero = stream_zero_ops(all, 3);
+  for (int batch = 0; batch < 10; ++batch) {
+    zero.h2d(batch, nullptr);
+    zero.compute(batch, nullptr);
+    zero.d2h(batch, nullptr);
+  }
+  EXPECT_THAT(h2d, ::testing::ElementsAre(0, 3, 6, 9));
+  EXPECT_EQ(compute, h2d);
+  EXPECT_EQ(d2h, h2d);
+  EXPECT_EQ(std::ssize(h2d), busiest_stream_batches(10, 3));
+  h2d.clear();
+  const BatchOps one = stream_zero_ops(all, 1);
+  for (int batch = 0; batch < 4; ++batch) one.h2d(batch, nullptr);
+  EXPECT_THAT(h2d, ::testing::ElementsAre(0, 1, 2, 3)) << "one stream runs every batch";
+  EXPECT_THROW((void)stream_zero_ops(all, 0), std::invalid_argument);
 }
 
 TEST(PipelineBound, AOneStreamSumThatRanSlowDoesNotStretchTheFillAndDrain) {
