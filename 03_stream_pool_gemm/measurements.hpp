@@ -80,7 +80,7 @@ class PoolMeasurements {
   // `issued` then reads the host's time to issue that run.
   void add_pool(BatchBuffers& buffers, const StreamPool& pool, IssueOrder order, std::function<Millis()> run,
                 std::function<Millis()> issued, bool sweep = false);
-  // One stream per engine (engine_streams.hpp) on `streams` (H2D, compute,
+  // One stream per engine (EngineStreams, lab/pool_experiment.cpp) on `streams` (H2D, compute,
   // D2H, in that order): `run` issues every batch and returns its time.
   void add_engine_streams(BatchBuffers& buffers, const StreamPool& streams, std::function<Millis()> run,
                           std::function<Millis()> issued);
