@@ -97,141 +97,230 @@ void require(bool condition, const char* what) {
   if (!condition) throw std::invalid_argument(what);
 }
 
-// The flood: `streams` streams, each running one flood kernel after another,
-// kept `depth` kernels ahead of the GPU by top_up(). On one stream a kernel
-// starts only when the one before it has finished, so at any moment each
-// stream has at most one kernel whose blocks wait for slots; a short kernel
-// at the default priority queues behind those.
-class Flood {
- public:
-  Flood(const PriorityConfig& config, int blocks_per_kernel)
-      : config_(config),
-        blocks_(blocks_per_kernel),
-        hold_ns_(static_cast<unsigned long long>(config.flood_block_us) * 1000ull),
-        counters_(static_cast<std::size_t>(config.flood_streams)),
-        stop_(1),
-        issued_(static_cast<std::size_t>(config.flood_streams)),
-        completed_(static_cast<std::size_t>(config.flood_streams)) {
-    streams_.reserve(counters_.size());
-    done_.resize(counters_.size());
-    for (std::size_t s = 0; s < counters_.size(); ++s) {
-      streams_.emplace_back(cudaStreamNonBlocking, 0);  // the default priority, in both modes
-      for (int k = 0; k < config.flood_depth; ++k) done_[s].emplace_back(cudaEventDisableTiming);
-    }
-  }
-
-  // Counters and stop flag to zero, on `stream`, and waits for it.
-  void reset(cudaStream_t stream) {
-    CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, counters_.bytes(), stream));
-    CUDA_CHECK(cudaMemsetAsync(stop_.data(), 0, stop_.bytes(), stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::fill(issued_.begin(), issued_.end(), 0);
-    std::fill(completed_.begin(), completed_.end(), 0);
-    gaps_ = 0;
-  }
-
-  // Every flood stream starts from one event (the window's start), filled to
-  // `depth` kernels; returns once the first kernel has finished, the GPU full.
-  void start() {
-    CUDA_CHECK(cudaEventRecord(start_.get(), streams_[0].get()));
-    for (std::size_t s = 1; s < streams_.size(); ++s) {
-      CUDA_CHECK(cudaStreamWaitEvent(streams_[s].get(), start_.get(), 0));
-    }
-    for (std::size_t s = 0; s < streams_.size(); ++s) fill(s);
-    CUDA_CHECK(cudaEventSynchronize(done_[0][0].get()));
-  }
-
-  // Between short kernels: a stream whose kernels have all finished ran dry
-  // (nothing is queued between two top-ups, so it is still dry now); then
-  // every stream is filled to `depth` again.
-  void top_up() {
-    for (std::size_t s = 0; s < streams_.size(); ++s) {
-      while (completed_[s] < issued_[s] && event_done(ring_event(s, completed_[s]))) ++completed_[s];
-      if (completed_[s] == issued_[s]) ++gaps_;
-      fill(s);
-    }
-  }
-
-  // After the last short kernel, on its stream: sets the stop flag, so the
-  // blocks still queued end at once, and records the window's end. Waits for
-  // the flood to drain.
-  void stop(cudaStream_t stream) {
-    launch_stop_flood(stream, stop_.data());
-    CUDA_CHECK_LAUNCH("stop_flood");
-    CUDA_CHECK(cudaEventRecord(stopped_.get(), stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    for (const Stream& flood : streams_) CUDA_CHECK(cudaStreamSynchronize(flood.get()));
-  }
-
-  // After stop(): checks every stream's counters against what was launched
-  // there. A stream with no skipped block ran dry before the stop: a gap too.
-  struct Outcome {
-    double busy = 0.0;
-    double blocks_per_ms = 0.0;
-    int gaps = 0;
-    std::string failure;  // empty: every block accounted for
-  };
-  Outcome outcome(int slots) {
-    std::vector<FloodCounters> counts(counters_.size());
-    CUDA_CHECK(cudaMemcpyAsync(counts.data(), counters_.data(), counters_.bytes(), cudaMemcpyDeviceToHost,
-                               streams_[0].get()));
-    CUDA_CHECK(cudaStreamSynchronize(streams_[0].get()));
-    Outcome o;
-    o.gaps = gaps_;
-    const unsigned long long blocks = static_cast<unsigned long long>(blocks_);
-    unsigned long long full = 0;
-    for (std::size_t s = 0; s < counts.size(); ++s) {
-      const FloodCounters& c = counts[s];
-      const unsigned long long launched = static_cast<unsigned long long>(issued_[s]) * blocks;
-      const unsigned long long index_sum = static_cast<unsigned long long>(issued_[s]) * (blocks * (blocks + 1) / 2);
-      if (o.failure.empty() && (c.full + c.skipped != launched || c.index_sum != index_sum)) {
-        o.failure = "flood stream " + std::to_string(s) + ": " +
-                    plural(static_cast<long long>(c.full + c.skipped), "block") + " counted (index sum " + std::to_string(c.index_sum) + "), " + std::to_string(launched) +
-                    " launched (index sum " + std::to_string(index_sum) + ")";
-      }
-      if (c.skipped == 0) ++o.gaps;
-      full += c.full;
-    }
-    const double window_ms = elapsed_between(start_.get(), stopped_.get()).count();
-    if (window_ms > 0.0 && slots > 0) {
-      o.busy = double(full) * config_.flood_block_us * 1e-3 / (window_ms * slots);
-      o.blocks_per_ms = double(full) / window_ms;
-    }
-    return o;
-  }
-
- private:
-  cudaEvent_t ring_event(std::size_t s, int kernel) const {
-    return done_[s][static_cast<std::size_t>(kernel % config_.flood_depth)].get();
-  }
-  // Queues kernels on stream `s` until `depth` are unfinished. A kernel's
-  // event slot is reused only once that kernel has finished.
-  void fill(std::size_t s) {
-    while (issued_[s] - completed_[s] < config_.flood_depth) {
-      launch_flood(blocks_, streams_[s].get(), hold_ns_, stop_.data(), counters_.data() + s);
-      CUDA_CHECK_LAUNCH("flood_kernel");
-      CUDA_CHECK(cudaEventRecord(ring_event(s, issued_[s]), streams_[s].get()));
-      ++issued_[s];
-    }
-  }
-
-  PriorityConfig config_;
-  int blocks_;
-  unsigned long long hold_ns_;
-  DeviceBuffer<FloodCounters> counters_;
-  DeviceBuffer<int> stop_;
-  std::vector<Stream> streams_;
-  std::vector<std::vector<Event>> done_;  // per stream, one event per queued kernel (a ring)
-  std::vector<int> issued_;
-  std::vector<int> completed_;
-  int gaps_ = 0;
-  Event start_;
-  Event stopped_;
-};
-
 }  // namespace
 
-PriorityResult measure_priorities(const PriorityConfig& config) {
+// ---- the flood ---------------------------------------------------------------------------
+
+Flood::Flood(const PriorityConfig& config, int sms, int blocks_per_sm, std::vector<cudaStream_t> streams)
+    : config_(config),
+      slots_(sms * blocks_per_sm),
+      blocks_(slots_ * config.flood_waves),
+      hold_ns_(static_cast<unsigned long long>(config.flood_block_us) * 1000ull),
+      counters_(static_cast<std::size_t>(config.flood_streams)),
+      stop_(1),
+      streams_(std::move(streams)),
+      issued_(static_cast<std::size_t>(config.flood_streams)),
+      completed_(static_cast<std::size_t>(config.flood_streams)) {
+  if (streams_.empty()) {
+    for (int s = 0; s < config.flood_streams; ++s) {
+      streams_.push_back(owned_.emplace_back(cudaStreamNonBlocking, 0).get());  // the default priority
+    }
+  }
+  require(streams_.size() == counters_.size(), "Flood: one stream per flood stream");
+  done_.resize(streams_.size());
+  for (auto& ring : done_) {
+    for (int k = 0; k < config.flood_depth; ++k) ring.emplace_back(cudaEventDisableTiming);
+  }
+}
+
+void Flood::reset(cudaStream_t stream) {
+  CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, counters_.bytes(), stream));
+  CUDA_CHECK(cudaMemsetAsync(stop_.data(), 0, stop_.bytes(), stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::fill(issued_.begin(), issued_.end(), 0);
+  std::fill(completed_.begin(), completed_.end(), 0);
+  gaps_ = 0;
+}
+
+void Flood::start() {
+  CUDA_CHECK(cudaEventRecord(start_.get(), streams_[0]));
+  for (std::size_t s = 1; s < streams_.size(); ++s) CUDA_CHECK(cudaStreamWaitEvent(streams_[s], start_.get(), 0));
+  for (std::size_t s = 0; s < streams_.size(); ++s) fill(s);
+  CUDA_CHECK(cudaEventSynchronize(done_[0][0].get()));
+}
+
+void Flood::top_up() {
+  for (std::size_t s = 0; s < streams_.size(); ++s) {
+    while (completed_[s] < issued_[s] && event_done(ring_event(s, completed_[s]))) ++completed_[s];
+    if (completed_[s] == issued_[s]) ++gaps_;
+    fill(s);
+  }
+}
+
+void Flood::stop(cudaStream_t stream) {
+  launch_stop_flood(stream, stop_.data());
+  CUDA_CHECK_LAUNCH("stop_flood");
+  CUDA_CHECK(cudaEventRecord(stopped_.get(), stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (cudaStream_t flood : streams_) CUDA_CHECK(cudaStreamSynchronize(flood));
+}
+
+Flood::Outcome Flood::outcome() {
+  std::vector<FloodCounters> counts(counters_.size());
+  CUDA_CHECK(cudaMemcpyAsync(counts.data(), counters_.data(), counters_.bytes(), cudaMemcpyDeviceToHost, streams_[0]));
+  CUDA_CHECK(cudaStreamSynchronize(streams_[0]));
+  Outcome o;
+  o.gaps = gaps_;
+  const auto blocks = static_cast<unsigned long long>(blocks_);
+  unsigned long long full = 0;
+  for (std::size_t s = 0; s < counts.size(); ++s) {
+    const FloodCounters& c = counts[s];
+    const unsigned long long launched = static_cast<unsigned long long>(issued_[s]) * blocks;
+    const unsigned long long index_sum = static_cast<unsigned long long>(issued_[s]) * (blocks * (blocks + 1) / 2);
+    if (o.failure.empty() && (c.full + c.skipped != launched || c.index_sum != index_sum)) {
+      o.failure = "flood stream " + std::to_string(s) + ": " +
+                  plural(static_cast<long long>(c.full + c.skipped), "block") + " counted (index sum " +
+                  std::to_string(c.index_sum) + "), " + std::to_string(launched) + " launched (index sum " +
+                  std::to_string(index_sum) + ")";
+    }
+    if (c.skipped == 0) ++o.gaps;
+    full += c.full;
+  }
+  const double window_ms = elapsed_between(start_.get(), stopped_.get()).count();
+  if (window_ms > 0.0 && slots_ > 0) {
+    o.busy = double(full) * config_.flood_block_us * 1e-3 / (window_ms * slots_);
+    o.blocks_per_ms = double(full) / window_ms;
+  }
+  return o;
+}
+
+cudaEvent_t Flood::ring_event(std::size_t s, int kernel) const {
+  return done_[s][static_cast<std::size_t>(kernel % config_.flood_depth)].get();
+}
+
+void Flood::fill(std::size_t s) {
+  while (issued_[s] - completed_[s] < config_.flood_depth) {
+    launch_flood(blocks_, streams_[s], hold_ns_, stop_.data(), counters_.data() + s);
+    CUDA_CHECK_LAUNCH("flood_kernel");
+    CUDA_CHECK(cudaEventRecord(ring_event(s, issued_[s]), streams_[s]));
+    ++issued_[s];
+  }
+}
+
+// ---- the short kernels ---------------------------------------------------------------------
+
+ShortKernels::ShortKernels(const PriorityConfig& config)
+    : config_(config),
+      threads_per_sample_(config.short_blocks * config.short_threads),
+      device_out_(static_cast<std::size_t>(config.samples) * static_cast<std::size_t>(threads_per_sample_)),
+      host_out_(device_out_.size()),
+      before_(static_cast<std::size_t>(config.samples)),
+      after_(static_cast<std::size_t>(config.samples)) {
+  const Affine steps = sequence_steps(config.short_steps);
+  steps_mul_ = steps.mul;
+  steps_add_ = steps.add;
+}
+
+void ShortKernels::launch(int sample, cudaStream_t stream) {
+  launch_short(config_.short_blocks, config_.short_threads, stream,
+               device_out_.data() + static_cast<std::size_t>(sample) * static_cast<std::size_t>(threads_per_sample_),
+               std::uint32_t(sample), config_.short_steps, config_.seed);
+}
+
+ShortKernels::WayRun ShortKernels::run_way(const ShortWay& way) {
+  const cudaStream_t stream = way.stream;
+  CUDA_CHECK(cudaMemsetAsync(device_out_.data(), kPoisonByte, device_out_.bytes(), stream));
+  if (way.flood) {
+    way.flood->reset(stream);
+    way.flood->start();
+  } else {
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  for (int i = 0; i < config_.samples; ++i) {
+    const auto sample = static_cast<std::size_t>(i);
+    if (way.flood) way.flood->top_up();
+    CUDA_CHECK(cudaEventRecord(before_[sample].get(), stream));
+    if (way.launch) {
+      way.launch(i);
+    } else {
+      launch(i, stream);
+      CUDA_CHECK_LAUNCH("short_kernel");
+    }
+    CUDA_CHECK(cudaEventRecord(after_[sample].get(), stream));
+    CUDA_CHECK(cudaEventSynchronize(after_[sample].get()));
+    busy_wait(config_.gap_us);
+  }
+  WayRun run;
+  if (way.flood) {
+    way.flood->stop(stream);
+    run.flood = way.flood->outcome();
+    run.failure = run.flood.failure;
+  }
+  for (std::size_t sample = 0; sample < before_.size(); ++sample) {
+    run.latencies.push_back(elapsed_between(before_[sample].get(), after_[sample].get()));
+  }
+  CUDA_CHECK(cudaMemcpyAsync(host_out_.data(), device_out_.data(), device_out_.bytes(), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  const auto per_sample = static_cast<std::size_t>(threads_per_sample_);
+  for (std::size_t k = 0; k < host_out_.size() && run.failure.empty(); ++k) {
+    const auto sample = static_cast<std::uint32_t>(k / per_sample);
+    const auto thread = static_cast<std::uint32_t>(k % per_sample);
+    const std::uint32_t expected = steps_mul_ * short_start(sample, thread, config_.seed) + steps_add_;
+    if (host_out_[k] != expected) {
+      run.failure = "short kernel " + std::to_string(sample) + ", thread " + std::to_string(thread) + ": expected " +
+                    std::to_string(expected) + ", got " + std::to_string(host_out_[k]);
+    }
+  }
+  return run;
+}
+
+ShortRuns ShortKernels::run(std::span<const ShortWay> ways) {
+  struct Gathered {
+    std::vector<Millis> latencies;
+    std::vector<double> busy;
+    std::vector<double> blocks_per_ms;
+  };
+  std::vector<Gathered> gathered(ways.size());
+  std::vector<std::size_t> idle, flooded;
+  for (std::size_t w = 0; w < ways.size(); ++w) (ways[w].flood ? flooded : idle).push_back(w);
+  ShortRuns runs;
+  runs.verified = true;
+  const int rounds = config_.plan.warmup + config_.plan.repeats;
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<std::size_t> order = idle;
+    for (std::size_t k = 0; k < flooded.size(); ++k) {
+      order.push_back(flooded[(k + static_cast<std::size_t>(round)) % flooded.size()]);
+    }
+    for (const std::size_t w : order) {
+      const WayRun run = run_way(ways[w]);
+      if (!run.failure.empty() && runs.verified) {
+        runs.verified = false;
+        runs.failure = run.failure;
+      }
+      if (round < config_.plan.warmup) continue;
+      Gathered& into = gathered[w];
+      into.latencies.insert(into.latencies.end(), run.latencies.begin(), run.latencies.end());
+      if (ways[w].flood) {
+        into.busy.push_back(run.flood.busy);
+        into.blocks_per_ms.push_back(run.flood.blocks_per_ms);
+        runs.flood_gaps += run.flood.gaps;
+      }
+    }
+    throw_if_interrupted("round " + std::to_string(round + 1) + " of " + std::to_string(rounds));
+  }
+  for (Gathered& g : gathered) {
+    PriorityMode mode;
+    mode.latency = summarize(std::move(g.latencies));
+    mode.flood_busy = median_of(g.busy);
+    mode.flood_blocks_per_ms = median_of(g.blocks_per_ms);
+    runs.modes.push_back(std::move(mode));
+  }
+  return runs;
+}
+
+FloodDevice query_flood_device() {
+  FloodDevice d;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&d.least_priority, &d.greatest_priority));
+  CUDA_CHECK(cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(flood_blocks_per_sm(&d.flood_blocks_per_sm));
+  if (d.flood_blocks_per_sm < 1) throw std::runtime_error("the flood kernel fits no SM");
+  d.hardware_queues = max_connections_env().value_or(kDefaultHardwareQueues);
+  return d;
+}
+
+void require_valid(const PriorityConfig& config) {
   require(config.samples > 0 && config.flood_streams > 0 && config.flood_waves > 0 && config.flood_block_us > 0 &&
               config.short_blocks > 0 && config.short_threads > 0 && config.short_steps > 0 && config.gap_us >= 0 &&
               config.plan.warmup >= 0 && config.plan.repeats > 0,
@@ -239,118 +328,45 @@ PriorityResult measure_priorities(const PriorityConfig& config) {
   // Two queued kernels at least: the stop must find one still queued on each
   // stream for the check that no stream ran dry.
   require(config.flood_depth >= 2, "measure_priorities: flood_depth must be 2 or more");
+}
 
+double p99_ms(const Summary& summary) {
+  std::vector<double> samples = summary.samples_ms;
+  if (samples.empty()) return 0.0;
+  std::sort(samples.begin(), samples.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(0.99 * double(samples.size())));
+  return samples[std::max<std::size_t>(rank, 1) - 1];
+}
+
+PriorityResult measure_priorities(const PriorityConfig& config) {
+  require_valid(config);
   PriorityResult result;
   result.config = config;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&result.least_priority, &result.greatest_priority));
-  CUDA_CHECK(cudaDeviceGetAttribute(&result.sm_count, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(flood_blocks_per_sm(&result.flood_blocks_per_sm));
-  if (result.flood_blocks_per_sm < 1) throw std::runtime_error("measure_priorities: the flood kernel fits no SM");
-  result.flood_blocks_per_kernel = result.sm_count * result.flood_blocks_per_sm * config.flood_waves;
-  const int slots = result.sm_count * result.flood_blocks_per_sm;
-  result.hardware_queues = max_connections_env().value_or(kDefaultHardwareQueues);
+  const FloodDevice device = query_flood_device();
+  result.least_priority = device.least_priority;
+  result.greatest_priority = device.greatest_priority;
+  result.sm_count = device.sm_count;
+  result.flood_blocks_per_sm = device.flood_blocks_per_sm;
+  result.flood_blocks_per_kernel = device.sm_count * device.flood_blocks_per_sm * config.flood_waves;
+  result.hardware_queues = device.hardware_queues;
 
-  Flood flood(config, result.flood_blocks_per_kernel);
+  Flood flood(config, device.sm_count, device.flood_blocks_per_sm);
+  ShortKernels shorts(config);
   // The short kernels' two streams: the default priority, and the greatest.
   // Stream's constructor is cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority).
   const Stream same_stream(cudaStreamNonBlocking, 0);
   const Stream high_stream(cudaStreamNonBlocking, result.greatest_priority);
-
-  const int threads_per_sample = config.short_blocks * config.short_threads;
-  const std::size_t outputs = static_cast<std::size_t>(config.samples) * static_cast<std::size_t>(threads_per_sample);
-  DeviceBuffer<std::uint32_t> device_out(outputs);
-  std::vector<std::uint32_t> host_out(outputs);
-  std::vector<Event> before(static_cast<std::size_t>(config.samples));
-  std::vector<Event> after(static_cast<std::size_t>(config.samples));
-  const Affine steps = sequence_steps(config.short_steps);
-
-  enum class Mode { idle, same, high };
-  struct ModeRun {
-    std::vector<Millis> latencies;
-    Flood::Outcome flood;
-    std::string failure;  // the flood's, or the first wrong short kernel output
-  };
-  // One run: the flood (except when idle), then every short kernel one at a
-  // time: event, kernel, event, wait for it, pause, so each one finds an
-  // empty stream and its events time only its own wait and run.
-  auto run_mode = [&](Mode mode) {
-    const cudaStream_t stream = mode == Mode::high ? high_stream.get() : same_stream.get();
-    CUDA_CHECK(cudaMemsetAsync(device_out.data(), kPoisonByte, device_out.bytes(), stream));
-    flood.reset(stream);
-    if (mode != Mode::idle) flood.start();
-    for (int i = 0; i < config.samples; ++i) {
-      const auto sample = static_cast<std::size_t>(i);
-      if (mode != Mode::idle) flood.top_up();
-      CUDA_CHECK(cudaEventRecord(before[sample].get(), stream));
-      launch_short(config.short_blocks, config.short_threads, stream,
-                   device_out.data() + sample * static_cast<std::size_t>(threads_per_sample), std::uint32_t(i),
-                   config.short_steps, config.seed);
-      CUDA_CHECK_LAUNCH("short_kernel");
-      CUDA_CHECK(cudaEventRecord(after[sample].get(), stream));
-      CUDA_CHECK(cudaEventSynchronize(after[sample].get()));
-      busy_wait(config.gap_us);
-    }
-    ModeRun run;
-    if (mode != Mode::idle) {
-      flood.stop(stream);
-      run.flood = flood.outcome(slots);
-      run.failure = run.flood.failure;
-    }
-    for (int i = 0; i < config.samples; ++i) {
-      const auto sample = static_cast<std::size_t>(i);
-      run.latencies.push_back(elapsed_between(before[sample].get(), after[sample].get()));
-    }
-    CUDA_CHECK(cudaMemcpyAsync(host_out.data(), device_out.data(), device_out.bytes(), cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    for (std::size_t k = 0; k < outputs && run.failure.empty(); ++k) {
-      const auto sample = static_cast<std::uint32_t>(k / static_cast<std::size_t>(threads_per_sample));
-      const auto thread = static_cast<std::uint32_t>(k % static_cast<std::size_t>(threads_per_sample));
-      const std::uint32_t expected = steps.mul * short_start(sample, thread, config.seed) + steps.add;
-      if (host_out[k] != expected) {
-        run.failure = "short kernel " + std::to_string(sample) + ", thread " + std::to_string(thread) +
-                      ": expected " + std::to_string(expected) + ", got " + std::to_string(host_out[k]);
-      }
-    }
-    return run;
-  };
-
-  struct Gathered {
-    std::vector<Millis> latencies;
-    std::vector<double> busy;
-    std::vector<double> blocks_per_ms;
-  };
-  Gathered gathered[3];  // by Mode
-  result.verified = true;
-  const int rounds = config.plan.warmup + config.plan.repeats;
-  for (int round = 0; round < rounds; ++round) {
-    // Alternate the two flooded modes' order, so a drift of the machine falls on both alike.
-    const Mode flooded[2] = {round % 2 == 0 ? Mode::same : Mode::high, round % 2 == 0 ? Mode::high : Mode::same};
-    for (Mode mode : {Mode::idle, flooded[0], flooded[1]}) {
-      const ModeRun run = run_mode(mode);
-      if (!run.failure.empty() && result.verified) {
-        result.verified = false;
-        result.failure = run.failure;
-      }
-      if (round < config.plan.warmup) continue;
-      Gathered& into = gathered[static_cast<int>(mode)];
-      into.latencies.insert(into.latencies.end(), run.latencies.begin(), run.latencies.end());
-      if (mode != Mode::idle) {
-        into.busy.push_back(run.flood.busy);
-        into.blocks_per_ms.push_back(run.flood.blocks_per_ms);
-        result.flood_gaps += run.flood.gaps;
-      }
-    }
-    throw_if_interrupted("priorities round " + std::to_string(round + 1) + " of " + std::to_string(rounds));
-  }
+  const ShortWay ways[] = {{.stream = same_stream.get(), .flood = nullptr, .launch = {}},
+                           {.stream = same_stream.get(), .flood = &flood, .launch = {}},
+                           {.stream = high_stream.get(), .flood = &flood, .launch = {}}};
+  ShortRuns runs = shorts.run(ways);
+  result.idle = std::move(runs.modes[0]);
+  result.same_priority = std::move(runs.modes[1]);
+  result.high_priority = std::move(runs.modes[2]);
   result.high_priority.short_priority = result.greatest_priority;
-  PriorityMode* modes[] = {&result.idle, &result.same_priority, &result.high_priority};  // by Mode
-  for (int m = 0; m < 3; ++m) {
-    modes[m]->latency = summarize(std::move(gathered[m].latencies));
-    modes[m]->flood_busy = median_of(gathered[m].busy);
-    modes[m]->flood_blocks_per_ms = median_of(gathered[m].blocks_per_ms);
-  }
+  result.flood_gaps = runs.flood_gaps;
+  result.verified = runs.verified;
+  result.failure = runs.failure;
   return result;
 }
 

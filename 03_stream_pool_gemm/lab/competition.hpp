@@ -108,6 +108,138 @@ struct PriorityResult {
   std::string failure;    // the first failed check, when not verified
 };
 
+// ---- short kernels beside a flood: what priorities, graph-priorities and partition share ----
+
+// The flood: `config.flood_streams` streams, each running one flood kernel
+// after another, kept `config.flood_depth` kernels ahead of the GPU. On one
+// stream a kernel starts only when the one before it has finished, so at
+// any moment each stream has at most one kernel whose blocks wait for
+// slots; a short kernel at the default priority queues behind those. Each
+// kernel holds `sms` SMs' worth of blocks, flood_waves times over: the whole
+// GPU, or the SMs of a partition when its streams are a green context's.
+class Flood {
+ public:
+  // `streams` empty: its own, created at the default priority.
+  Flood(const PriorityConfig& config, int sms, int blocks_per_sm, std::vector<cudaStream_t> streams = {});
+  // Counters and stop flag to zero, on `stream`, and waits for it.
+  void reset(cudaStream_t stream);
+  // Every flood stream starts from one event (the window's start), filled to
+  // `depth` kernels; returns once the first kernel has finished, the GPU full.
+  void start();
+  // Between short kernels: a stream whose kernels have all finished ran dry
+  // (nothing is queued between two top-ups, so it is still dry now); then
+  // every stream is filled to `depth` again.
+  void top_up();
+  // After the last short kernel, on its stream: sets the stop flag, so the
+  // blocks still queued end at once, and records the window's end. Waits for
+  // the flood to drain.
+  void stop(cudaStream_t stream);
+  // After stop(): checks every stream's counters against what was launched
+  // there. A stream with no skipped block ran dry before the stop: a gap too.
+  // Busy: the full blocks' spin time over the window times the flood's slots.
+  struct Outcome {
+    double busy = 0.0;
+    double blocks_per_ms = 0.0;
+    int gaps = 0;
+    std::string failure;  // empty: every block accounted for
+  };
+  Outcome outcome();
+
+ private:
+  cudaEvent_t ring_event(std::size_t s, int kernel) const;
+  // Queues kernels on stream `s` until `depth` are unfinished. A kernel's
+  // event slot is reused only once that kernel has finished.
+  void fill(std::size_t s);
+
+  PriorityConfig config_;
+  int slots_;   // sms x blocks_per_sm: the blocks the flood holds at once
+  int blocks_;  // per kernel: slots x flood_waves
+  unsigned long long hold_ns_;
+  DeviceBuffer<FloodCounters> counters_;
+  DeviceBuffer<int> stop_;
+  std::vector<Stream> owned_;
+  std::vector<cudaStream_t> streams_;
+  std::vector<std::vector<Event>> done_;  // per stream, one event per queued kernel (a ring)
+  std::vector<int> issued_;
+  std::vector<int> completed_;
+  int gaps_ = 0;
+  Event start_;
+  Event stopped_;
+};
+
+// One way of running the short kernels: on `stream` (their events too),
+// beside `flood` or alone on an idle GPU, each launched by `launch` (empty:
+// the kernel itself, on `stream`; a graph way launches that sample's graph).
+struct ShortWay {
+  cudaStream_t stream = nullptr;
+  Flood* flood = nullptr;
+  std::function<void(int sample)> launch;
+};
+
+// What the rounds of every way measured: a mode per way, in the ways'
+// order (short_priority left for the caller), and the checks.
+struct ShortRuns {
+  std::vector<PriorityMode> modes;
+  int flood_gaps = 0;
+  bool verified = false;
+  std::string failure;  // the first failed check
+};
+
+// The short kernels, their output (poisoned before every run, every
+// thread's value checked after it) and their events.
+class ShortKernels {
+ public:
+  explicit ShortKernels(const PriorityConfig& config);
+  // Enqueues short kernel `sample` on `stream`; the caller checks the launch.
+  void launch(int sample, cudaStream_t stream);
+  // Every round runs each way once: first the idle ones, then the flooded
+  // ones in an order that rotates by one each round, so a drift of the
+  // machine falls on every way alike. Each short kernel: event, kernel (or
+  // graph), event, wait, pause, so each finds an empty stream and its
+  // events time only its own wait and run.
+  ShortRuns run(std::span<const ShortWay> ways);
+
+ private:
+  struct WayRun {
+    std::vector<Millis> latencies;
+    Flood::Outcome flood;
+    std::string failure;
+  };
+  WayRun run_way(const ShortWay& way);
+
+  PriorityConfig config_;
+  int threads_per_sample_;
+  DeviceBuffer<std::uint32_t> device_out_;
+  std::vector<std::uint32_t> host_out_;
+  std::vector<Event> before_;
+  std::vector<Event> after_;
+  std::uint32_t steps_mul_ = 1;  // short_steps steps of the sequence as one affine map
+  std::uint32_t steps_add_ = 0;
+};
+
+// What every flooded experiment reads from the device: the priority range,
+// the SMs, the flood's blocks per SM, the hardware queues.
+struct FloodDevice {
+  int least_priority = 0;
+  int greatest_priority = 0;
+  int sm_count = 0;
+  int flood_blocks_per_sm = 0;
+  int hardware_queues = kDefaultHardwareQueues;
+};
+FloodDevice query_flood_device();
+
+// Throws std::invalid_argument for a config with a zero or negative size,
+// or a flood too shallow to tell a stream that ran dry.
+void require_valid(const PriorityConfig& config);
+
+// The nearest-rank 99th percentile of a summary's samples (0 for none).
+double p99_ms(const Summary& summary);
+
+// Rough seconds of `idle` ways alone, `queued` ways beside the flood that
+// wait behind it (the default priority) and `preferred` ways that wait about
+// half a flood block (a greater priority, a partition of their own).
+double beside_flood_seconds(const PriorityConfig& config, int idle, int queued, int preferred);
+
 struct ContentionConfig {
   int kernel_us = 100;     // how long every block holds its SM
   int threads = 128;       // per block
@@ -138,8 +270,8 @@ struct ContentionResult {
   std::string failure;                 // the first wrong marker, when not verified
 };
 
-// --priority-samples N (short kernels per mode and round).
-void add_priority_options(StageCli& cli);
+// --priority-samples N (short kernels per mode and round, at most `most`).
+void add_priority_options(StageCli& cli, long long most = kMaxPrioritySamples);
 // After cli.parse(): PriorityConfig's defaults with --priority-samples, and
 // the rounds (--warmup, --repeats) and the seed of the short kernels'
 // sequences (--seed) from `options`.
@@ -197,6 +329,24 @@ enum class PriorityVerdict {
   worse,          // greatest priority made the median latency worse: the claim does not hold here
 };
 std::string_view to_string(PriorityVerdict verdict);
+// What every comparison of latencies beside the flood checks first: the
+// run verified, no flood stream ran dry, two priority levels (where the
+// comparison needs them), the GPU full at the default priority.
+struct FloodChecks {
+  bool verified = false;
+  std::string failure;
+  int flood_gaps = 0;
+  int least_priority = 0;
+  int greatest_priority = 0;
+  double flood_busy = 0.0;
+};
+FloodChecks flood_checks(const PriorityResult& result);
+// The first check that fails, else `speedup` (the median latency of the way
+// expected slower over the other's) against kPriorityWithin: helps,
+// no_difference or worse.
+PriorityVerdict judge_latency(const FloodChecks& checks, double speedup, bool needs_two_levels = true);
+// The sentence of a failed check: "no conclusion about <subject>: ..."; empty for the other outcomes.
+std::string failed_check_sentence(PriorityVerdict failed, const FloodChecks& checks, const std::string& subject);
 PriorityVerdict judge_priorities(const PriorityResult& result);
 // The median latency at the default priority over the one at the greatest
 // (above 1: priority helped); 0 when not measured.

@@ -31,9 +31,9 @@ constexpr const char* kChecked = "every short kernel's output and every flood bl
 
 }  // namespace
 
-void add_priority_options(StageCli& cli) {
+void add_priority_options(StageCli& cli, long long most) {
   cli.add_int("priority-samples", "Short kernels per mode and round (fewer: a quicker, noisier run)",
-              PriorityConfig{}.samples, 1, kMaxPrioritySamples);
+              PriorityConfig{}.samples, 1, most);
 }
 
 PriorityConfig read_priority_options(const StageCli& cli, const CommonOptions& options) {
@@ -44,20 +44,23 @@ PriorityConfig read_priority_options(const StageCli& cli, const CommonOptions& o
   return config;
 }
 
-double priorities_seconds(const PriorityConfig& p) {
+double beside_flood_seconds(const PriorityConfig& p, int idle, int queued, int preferred) {
   const double flood_kernel_us = double(p.flood_waves) * p.flood_block_us;
   // At the default priority a short kernel waits, on average, for about
   // half of the flood kernels queued ahead of it (one per flood stream);
   // at the greatest, for about half a flood block.
   const double per_sample_us = kShortKernelUs + p.gap_us + kHostPerSampleUs;
   const double idle_us = p.samples * per_sample_us;
-  const double same_us = p.samples * (per_sample_us + 0.5 * p.flood_streams * flood_kernel_us);
-  const double high_us = p.samples * (per_sample_us + 0.5 * p.flood_block_us);
+  const double queued_us = p.samples * (per_sample_us + 0.5 * p.flood_streams * flood_kernel_us);
+  const double preferred_us = p.samples * (per_sample_us + 0.5 * p.flood_block_us);
   // Each flooded run also fills the GPU before its first short kernel and
   // drains the queued flood after its last.
   const double fill_drain_us = 2.0 * (p.flood_depth + 1) * flood_kernel_us;
-  return competition_seconds(p.plan, idle_us + same_us + high_us + 2.0 * fill_drain_us);
+  return competition_seconds(p.plan, idle * idle_us + queued * (queued_us + fill_drain_us) +
+                                         preferred * (preferred_us + fill_drain_us));
 }
+
+double priorities_seconds(const PriorityConfig& p) { return beside_flood_seconds(p, 1, 1, 1); }
 
 // ---- the verdicts ----------------------------------------------------------------------
 
@@ -70,16 +73,45 @@ double priority_speedup(const PriorityResult& r) {
   return r.same_priority.latency.median_ms / r.high_priority.latency.median_ms;
 }
 
-PriorityVerdict judge_priorities(const PriorityResult& r) {
-  if (!r.verified) return PriorityVerdict::not_verified;
-  if (r.flood_gaps > 0) return PriorityVerdict::flood_gaps;
-  if (r.least_priority == r.greatest_priority) return PriorityVerdict::one_level;
-  if (r.same_priority.flood_busy < kFloodFull) return PriorityVerdict::gpu_not_full;
-  const double speedup = priority_speedup(r);
+PriorityVerdict judge_latency(const FloodChecks& c, double speedup, bool needs_two_levels) {
+  if (!c.verified) return PriorityVerdict::not_verified;
+  if (c.flood_gaps > 0) return PriorityVerdict::flood_gaps;
+  if (needs_two_levels && c.least_priority == c.greatest_priority) return PriorityVerdict::one_level;
+  if (c.flood_busy < kFloodFull) return PriorityVerdict::gpu_not_full;
   if (speedup >= 1.0 + kPriorityWithin) return PriorityVerdict::helps;
   if (speedup * (1.0 + kPriorityWithin) <= 1.0) return PriorityVerdict::worse;
   return PriorityVerdict::no_difference;
 }
+
+std::string failed_check_sentence(PriorityVerdict failed, const FloodChecks& c, const std::string& subject) {
+  switch (failed) {
+    case PriorityVerdict::not_verified:
+      return "no conclusion about " + subject + ": a check failed (" +
+             (c.failure.empty() ? std::string("verification failed") : c.failure) + ").";
+    case PriorityVerdict::flood_gaps:
+      return "no conclusion about " + subject + ": a flood stream ran dry " + plural(c.flood_gaps, "time") +
+             " before the short kernels were done,\n  so some of them found free slots: the GPU was not full "
+             "throughout (a busy host can cause this: run again\n  on a quiet machine).";
+    case PriorityVerdict::one_level:
+      return "this GPU offers a single stream priority ([" + std::to_string(c.least_priority) + ", " +
+             std::to_string(c.greatest_priority) +
+             "]): both runs used it, so there is nothing to compare;\n  the article's claim can't be shown here.";
+    case PriorityVerdict::gpu_not_full:
+      return "no conclusion about " + subject + ": the flood kept only " + fixed(100.0 * c.flood_busy, 1) +
+             "% of the GPU's block slots busy (below " + percent_text(kFloodFull) +
+             "),\n  so short kernels could find free slots at any priority.";
+    default:
+      return "";
+  }
+}
+
+FloodChecks flood_checks(const PriorityResult& r) {
+  return {.verified = r.verified, .failure = r.failure, .flood_gaps = r.flood_gaps,
+          .least_priority = r.least_priority, .greatest_priority = r.greatest_priority,
+          .flood_busy = r.same_priority.flood_busy};
+}
+
+PriorityVerdict judge_priorities(const PriorityResult& r) { return judge_latency(flood_checks(r), priority_speedup(r)); }
 
 Verdict priorities_verdict(const PriorityResult& r) {
   const Summary& same = r.same_priority.latency;
@@ -100,24 +132,10 @@ Verdict priorities_verdict(const PriorityResult& r) {
                               us(high.p95_ms) + " us; idle GPU " + us(r.idle.latency.median_ms) + " us)";
   switch (judged) {
     case PriorityVerdict::not_verified:
-      verdict.sentence = "no conclusion about priorities: a check failed (" +
-                         (r.failure.empty() ? std::string("verification failed") : r.failure) + ").";
-      break;
     case PriorityVerdict::flood_gaps:
-      verdict.sentence = "no conclusion about priorities: a flood stream ran dry " + plural(r.flood_gaps, "time") +
-                         " before the short kernels were done,\n  so some of them found free slots: the GPU was not "
-                         "full throughout (a busy host can cause this: run again\n  on a quiet machine).";
-      break;
     case PriorityVerdict::one_level:
-      verdict.sentence = "this GPU offers a single stream priority ([" + std::to_string(r.least_priority) + ", " +
-                         std::to_string(r.greatest_priority) +
-                         "]): both runs used it, so there is nothing to compare;\n  the article's claim can't be "
-                         "shown here.";
-      break;
     case PriorityVerdict::gpu_not_full:
-      verdict.sentence = "no conclusion about priorities: the flood kept only " +
-                         fixed(100.0 * r.same_priority.flood_busy, 1) + "% of the GPU's block slots busy (below " +
-                         percent_text(kFloodFull) + "),\n  so short kernels could find free slots at any priority.";
+      verdict.sentence = failed_check_sentence(judged, flood_checks(r), "priorities");
       break;
     case PriorityVerdict::helps:
       verdict.sentence = "priority cut the short kernels' median latency " + fixed(priority_speedup(r), 1) +
@@ -274,6 +292,8 @@ void report_priorities(const PriorityConfig& config, const PriorityResult& r, Re
 
 namespace {
 
+void options(StageCli& cli) { add_priority_options(cli); }
+
 PriorityConfig read(const StageCli& cli, CommonOptions& common) { return read_priority_options(cli, common); }
 
 Needs needs(const PriorityConfig& config) {
@@ -294,7 +314,7 @@ PriorityResult measure(const PriorityConfig& config) {
 }
 
 const Experiment<PriorityConfig, PriorityResult> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = competition_defaults(), .options = add_priority_options, .read = read, .needs = needs,
+    .defaults = competition_defaults(), .options = options, .read = read, .needs = needs,
     .estimate = estimate, .measure = measure, .report = report_priorities};
 
 }  // namespace
