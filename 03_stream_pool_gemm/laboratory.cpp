@@ -4,7 +4,8 @@
 #include "lesson.hpp"
 
 namespace csg::pool {
-extern const Subcommand kKernels, kOrder, kEngineStreams, kCountSweep, kPriorities, kContention, kTimeline;
+extern const Subcommand kKernels, kOrder, kEngineStreams, kCountSweep, kPriorities, kGraphPriorities, kPartition,
+    kContention, kTimeline;
 }
 
 namespace csg::lesson03 {
@@ -25,9 +26,9 @@ s    -               --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-swee
 }  // namespace
 
 Laboratory laboratory() {
-  static const Subcommand kLaboratory[] = {pool::kKernels,    pool::kOrder,      pool::kEngineStreams,
-                                           pool::kCountSweep, pool::kPriorities, pool::kContention,
-                                           pool::kTimeline};
+  static const Subcommand kLaboratory[] = {pool::kKernels,          pool::kOrder,      pool::kEngineStreams,
+                                           pool::kCountSweep,       pool::kPriorities, pool::kGraphPriorities,
+                                           pool::kPartition,        pool::kContention, pool::kTimeline};
   return {kLessonRuns, kLaboratory};
 }
 

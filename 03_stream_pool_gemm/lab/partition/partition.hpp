@@ -1,0 +1,82 @@
+// partition: priorities or a partition of the SMs? The priorities
+// experiment's short kernels beside its flood, on a default- and a
+// greatest-priority stream (the flood on every SM), and on a green context
+// of K SMs of their own, the flood on a green context of the rest (CUDA's
+// driver API: cuDevSmResourceSplitByCount splits the device's SMs,
+// cuGreenCtxCreate and cuGreenCtxStreamCreate give each part its streams).
+// A priority lets a short kernel take the first slot a flood block frees; a
+// partition keeps slots free for it, at the price of the flood's share.
+//
+// Figures per way: the short kernels' latency (median, p95, p99) and the
+// flood's throughput. Verdict per K: the partition against the greatest
+// priority: where it beats priority, and where it costs the flood more
+// than it saves. The runtime offers green contexts from CUDA 13.1; with 13.0
+// they are the driver's, reached through cudaGetDriverEntryPointByVersion
+// (no link to libcuda). A driver or GPU without them: exit 77.
+#pragma once
+
+#include "03_stream_pool_gemm/lab/competition.hpp"
+#include "experiment/lab.hpp"
+
+namespace csg::pool {
+
+// --partition-sms: each K at most this (and below the GPU's SM count).
+inline constexpr long long kMaxPartitionSms = 1024;
+
+struct PartitionConfig {
+  PriorityConfig beside;  // the short kernels and the flood, as `priorities` runs them
+  std::vector<int> sms;   // SMs asked for the short kernels' green context, one way each
+};
+
+// One way of running the short kernels.
+struct PartitionWay {
+  std::string id;             // "idle", "stream_default", "stream_greatest", "partition_8", ...
+  int short_priority = 0;     // their stream's priority
+  int sms_asked = 0;          // a partition's K; 0: every SM shared with the flood
+  int short_sms = 0;          // the SMs their kernels could use (the green context's)
+  int flood_sms = 0;          // the flood's (0: no flood)
+  PriorityMode mode;
+  bool partition() const { return sms_asked > 0; }
+};
+
+struct PartitionResult {
+  PartitionConfig config;
+  FloodDevice device;
+  int min_partition_sms = 0;  // CUdevSmResource.minSmPartitionSize
+  int sm_alignment = 0;       // CUdevSmResource.smCoscheduledAlignment
+  std::vector<PartitionWay> ways;  // idle, stream_default, stream_greatest, then a partition per K
+  int flood_gaps = 0;
+  bool verified = false;
+  std::string failure;
+  const PartitionWay& way(std::string_view id) const;  // throws std::out_of_range
+};
+
+// What a partition did against the greatest priority.
+enum class PartitionVerdict {
+  not_verified,             // the checks every flooded comparison passes first
+  flood_gaps,
+  one_level,                // (never: a partition needs no priority levels)
+  gpu_not_full,
+  // Its median latency below priority's by more than kPriorityWithin, and
+  // the share of the latency saved at least the share of the flood's
+  // throughput lost (both against priority's figures).
+  beats_priority,
+  matches_priority,          // within kPriorityWithin, the flood losing no more than kEqualWithin
+  // The flood lost a larger share of its throughput than the latency saved,
+  // or more than kEqualWithin for no latency gained.
+  costs_more_than_it_saves,
+  worse,                    // slower than priority, the flood no worse off
+};
+std::string_view to_string(PartitionVerdict verdict);
+FloodChecks flood_checks(const PartitionResult& result);
+// The flood's throughput lost beside `way` against beside the greatest
+// priority: 1 - its blocks/ms over priority's (0.06: 6% fewer blocks).
+double flood_cost(const PartitionResult& result, const PartitionWay& way);
+PartitionVerdict judge_partition(const PartitionResult& result, const PartitionWay& way);
+// "partition.sms_<K>": the partition of K SMs against the greatest priority.
+Verdict partition_verdict(const PartitionResult& result, const PartitionWay& way);
+
+// The table, a verdict per K, the checks and the JSON ("partition").
+void report_partition(const PartitionConfig& config, const PartitionResult& result, Report& report);
+
+}  // namespace csg::pool
