@@ -4,7 +4,7 @@
 #include "lesson.hpp"
 
 namespace csg::copies {
-extern const Subcommand kSweep, kOverlap, kPinningCost, kTimeline;
+extern const Subcommand kSweep, kOverlap, kBatchedCopies, kPinningCost, kTimeline;
 }
 
 namespace csg::lesson02 {
@@ -20,7 +20,8 @@ s    -     --sizes 4K,1000 --async-mib 1 --warmup 0 --repeats 1
 }  // namespace
 
 Laboratory laboratory() {
-  static const Subcommand kTable[] = {copies::kSweep, copies::kOverlap, copies::kPinningCost, copies::kTimeline};
+  static const Subcommand kTable[] = {copies::kSweep, copies::kOverlap, copies::kBatchedCopies, copies::kPinningCost,
+                                      copies::kTimeline};
   return {kLessonRuns, kTable};
 }
 

@@ -13,7 +13,7 @@ namespace csg::copies::sweep {
 namespace {
 
 constexpr const char* kAbout = R"(
-sweep: bandwidth of the four host memory kinds by size; both ways at once; the staging copy
+sweep: bandwidth of four host memory kinds by size; both ways at once; the staging copy
 
 H2D and D2H bandwidth over a size sweep for pageable, pinned, registered and write-combined host
 memory, one cudaMemcpyAsync each, timed with events; pinned H2D and D2H at once on two streams; and
