@@ -519,7 +519,7 @@ def regime_map_section(suite: Suite) -> list[str]:
     return lines
 
 
-# --- after the article: stage 04's runs of CUDA's newer graph features --------------------
+# --- after the article: the runs of CUDA's newer controls over streams and graphs ---------
 
 def item(items: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
     """The first object of `items` with `fields`; KeyError where there is none."""
@@ -569,6 +569,16 @@ AFTER_ROWS = (
     AfterRow("launch_anatomy", "a line of kernel nodes, host time per node", "NVIDIA's published figure",
              lambda s: s["nvidia"]["per_node_us"], "measured here (fitted)",
              lambda s: item(s["fits"], kind="kernel", shape="line")["host_per_node_us"]),
+    AfterRow("batched_copies", "a pinned copy's issue, per copy", "a cudaMemcpyAsync call per copy",
+             lambda s: s["per_copy_issue_us"]["pinned"]["memcpy_async"], "one cudaMemcpyBatchAsync call",
+             lambda s: s["per_copy_issue_us"]["pinned"]["batch"]),
+    AfterRow("graph_priorities", "a short kernel's graph beside a flood (median)", "instantiated without the flag",
+             lambda s: s["median_us"]["graph_plain"], "with cudaGraphInstantiateFlagUseNodePriority",
+             lambda s: s["median_us"]["graph_node_priority"]),
+    AfterRow("partition", "a short kernel beside a flood (median)", "the greatest stream priority",
+             lambda s: s["first_partition"]["priority_median_us"],
+             lambda s: f"a green context of {plural(s['first_partition']['short_sms'], 'SM')}",
+             lambda s: s["first_partition"]["median_us"]),
 )
 # The rows that read the whole document (a measurement beside the section) rather than the section alone.
 WHOLE_DOCUMENT = ("memory_nodes",)
@@ -603,7 +613,7 @@ def figure_text(value: float, unit: str) -> str:
     return f"{value:,.{2 if abs(value) < 10 or unit == 'ms' else 1 if abs(value) < 100 else 0}f} {unit}"
 
 
-AFTER_TITLE = "After the article: CUDA's newer graph features"
+AFTER_TITLE = "After the article: CUDA's newer controls over streams and graphs"
 
 
 def after_article_section(suite: Suite) -> list[str]:
@@ -611,7 +621,7 @@ def after_article_section(suite: Suite) -> list[str]:
     if not rows and not left_out:
         return []
     lines = ["", f"## {AFTER_TITLE}", "",
-             "Stage 04's runs of what CUDA added after the article, one figure per row, per operation: the old way "
+             "The runs of what CUDA added after the article, one figure per row, per operation: the old way "
              "against the new (startup: the fewest buckets against the most), from one run each. new / old: the "
              "new way's figure over the old's (below 1×: the new way takes less). What each run concluded from "
              "these figures is its verdicts, above.", ""]

@@ -82,11 +82,38 @@ def test_copies_sweeps_graph_costs_and_the_regime_map(text: str) -> None:
 
 
 def test_after_the_article_a_row_per_figure_with_the_ratio_of_the_two(text: str) -> None:
-    rows = table_after(text, "## After the article: CUDA's newer graph features")
+    rows = table_after(text, "## After the article: CUDA's newer controls over streams and graphs")
     assert {r[0] for r in rows} == {"device-launch", "conditional", "pdl", "memory-nodes", "startup", "launch-anatomy"}
     pdl = results_in(SAMPLES)["04_graph_capture_gemm-pdl"]["pdl"]["gemm"]["ways"]
     row = next(r for r in rows if r[1].startswith("gemm chain"))
     assert row[6] == f"{pdl['stream_pdl']['per_kernel_us'] / pdl['stream_plain']['per_kernel_us']:.2f}×"
+
+
+def test_after_the_article_rows_of_the_newer_controls_from_their_sections(tmp_path: Path) -> None:
+    """batched-copies (02), graph-priorities and partition (03) each add their row, from their own section."""
+    docs = {
+        "02_pinned_vs_pageable-batched-copies": result(
+            "02_pinned_vs_pageable", "batched-copies",
+            batched_copies={"per_copy_issue_us": {"pinned": {"memcpy_async": 3.0, "batch": 1.5},
+                                                  "pageable": {"memcpy_async": 9.0, "batch": 8.0}}}),
+        "03_stream_pool_gemm-graph-priorities": result(
+            subcommand="graph-priorities",
+            graph_priorities={"median_us": {"graph_plain": 200.0, "graph_node_priority": 25.0}}),
+        "03_stream_pool_gemm-partition": result(
+            subcommand="partition",
+            partition={"first_partition": {"short_sms": 8, "median_us": 6.0, "priority_median_us": 24.0}}),
+    }
+    folder = write_folder(tmp_path / "r", docs)
+    clean(run_report(folder, "--no-plots"))
+    rows = {r[0]: r for r in table_after((folder / "report.md").read_text(encoding="utf-8"),
+                                         "## After the article: CUDA's newer controls over streams and graphs")}
+    assert set(rows) == {"batched-copies", "graph-priorities", "partition"}
+    assert rows["batched-copies"][2:] == ["a cudaMemcpyAsync call per copy", "3.00 µs", "one cudaMemcpyBatchAsync call",
+                                         "1.50 µs", "0.50×"]
+    assert rows["graph-priorities"][3:] == ["200 µs", "with cudaGraphInstantiateFlagUseNodePriority", "25.0 µs",
+                                           "0.12×"]
+    assert rows["partition"][2:] == ["the greatest stream priority", "24.0 µs", "a green context of 8 SMs", "6.00 µs",
+                                    "0.25×"]
 
 
 def test_every_plot_is_a_real_png_with_its_caption(samples_report: tuple[Path, object], text: str) -> None:
