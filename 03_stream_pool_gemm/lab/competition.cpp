@@ -27,6 +27,38 @@ nlohmann::json summary_json(const Summary& s) {
           {"samples", s.samples}};
 }
 
+nlohmann::json latency_json(const Summary& s) {
+  nlohmann::json doc = summary_json(s);
+  doc["p99_ms"] = p99_ms(s);
+  return doc;
+}
+
+nlohmann::json flood_config_json(const PriorityConfig& c) {
+  return {{"samples", c.samples},
+          {"flood_streams", c.flood_streams},
+          {"flood_waves", c.flood_waves},
+          {"flood_block_us", c.flood_block_us},
+          {"flood_depth", c.flood_depth},
+          {"flood_threads_per_block", kFloodThreads},
+          {"short_blocks", c.short_blocks},
+          {"short_threads", c.short_threads},
+          {"short_steps", c.short_steps},
+          {"gap_us", c.gap_us},
+          {"warmup", c.plan.warmup},
+          {"repeats", c.plan.repeats}};
+}
+
+Needs short_kernel_needs(const PriorityConfig& config) {
+  const std::uint64_t output_bytes = std::uint64_t(config.samples) * std::uint64_t(config.short_blocks) *
+                                     std::uint64_t(config.short_threads) * sizeof(std::uint32_t);
+  return {{.device_bytes = output_bytes, .host_bytes = output_bytes, .host_kind = HostMemory::pageable},
+          "try fewer --priority-samples"};
+}
+
+std::string flood_blocks_text(double blocks_per_ms, double reference) {
+  return fixed(blocks_per_ms, 0) + (reference > 0.0 ? " (" + fixed(blocks_per_ms / reference, 2) + "x)" : "");
+}
+
 nlohmann::json failure_json(bool verified, const std::string& failure) {
   return verified ? nlohmann::json(nullptr) : nlohmann::json(failure.empty() ? "verification failed" : failure);
 }

@@ -304,6 +304,16 @@ double competition_seconds(const RepeatPlan& plan, double round_us);
 std::string us(double ms);
 // A summary in ms: median, min, max, p95, samples.
 nlohmann::json summary_json(const Summary& summary);
+// A summary as summary_json, with its nearest-rank 99th percentile ("p99_ms").
+nlohmann::json latency_json(const Summary& summary);
+// The short kernels' and the flood's sizes and the rounds: a flooded run's "config".
+nlohmann::json flood_config_json(const PriorityConfig& config);
+// What a flooded run allocates: every short kernel's output, on the device
+// and copied back; "try fewer --priority-samples" to ask for less.
+Needs short_kernel_needs(const PriorityConfig& config);
+// A flooded table's cell: the flood's blocks/ms and, against `reference`
+// (blocks/ms beside the default priority), their ratio: "48493 (0.94x)".
+std::string flood_blocks_text(double blocks_per_ms, double reference);
 // null when verified, else the failure ("verification failed" when unnamed).
 nlohmann::json failure_json(bool verified, const std::string& failure);
 // The result's verification: `runs` runs, each checked (`what`), and the first failure.

@@ -178,35 +178,21 @@ std::vector<WayRow> way_rows(const GraphPriorityResult& r) {
 }
 
 nlohmann::json graph_priorities_json(const GraphPriorityResult& r) {
-  const PriorityConfig& c = r.config;
   nlohmann::json ways = nlohmann::json::object();
   for (const WayRow& w : way_rows(r)) {
     const bool flooded = w.way != GraphWay::idle;
-    nlohmann::json latency = summary_json(w.mode->latency);
-    latency["p99_ms"] = p99_ms(w.mode->latency);
     ways[std::string(to_string(w.way))] = {
         {"launched_as", w.launched_as},
         {"stream_priority", w.stream_priority},
         {"node_priority", w.node_priority ? nlohmann::json(*w.node_priority) : nlohmann::json(nullptr)},
         {"use_node_priority", w.way == GraphWay::graph_node_priority},
-        {"latency", latency},
+        {"latency", latency_json(w.mode->latency)},
         {"flood_busy", flooded ? nlohmann::json(w.mode->flood_busy) : nlohmann::json(nullptr)},
         {"flood_blocks_per_ms", flooded ? nlohmann::json(w.mode->flood_blocks_per_ms) : nlohmann::json(nullptr)}};
   }
   const auto median_us = [&](GraphWay way) { return r.at(way).latency.median_ms * 1e3; };
   return {{"name", "graph_priorities"},
-          {"config",
-           {{"samples", c.samples},
-            {"flood_streams", c.flood_streams},
-            {"flood_waves", c.flood_waves},
-            {"flood_block_us", c.flood_block_us},
-            {"flood_depth", c.flood_depth},
-            {"short_blocks", c.short_blocks},
-            {"short_threads", c.short_threads},
-            {"short_steps", c.short_steps},
-            {"gap_us", c.gap_us},
-            {"warmup", c.plan.warmup},
-            {"repeats", c.plan.repeats}}},
+          {"config", flood_config_json(r.config)},
           {"priority_range", {{"least", r.device.least_priority}, {"greatest", r.device.greatest_priority}}},
           {"sm_count", r.device.sm_count},
           {"flood_blocks_per_sm", r.device.flood_blocks_per_sm},
@@ -247,9 +233,7 @@ void report_graph_priorities(const PriorityConfig& config, const GraphPriorityRe
        {"flood busy", [](const WayRow& w) { return w.way == GraphWay::idle ? "-" : percent_text(w.mode->flood_busy); }},
        {"flood blocks/ms",
         [default_blocks](const WayRow& w) {
-          if (w.way == GraphWay::idle) return std::string("-");
-          const std::string ratio = default_blocks > 0.0 ? " (" + fixed(w.mode->flood_blocks_per_ms / default_blocks, 2) + "x)" : "";
-          return fixed(w.mode->flood_blocks_per_ms, 0) + ratio;
+          return w.way == GraphWay::idle ? "-" : flood_blocks_text(w.mode->flood_blocks_per_ms, default_blocks);
         }}},
       rows));
   out << "latency: events on the launching stream just before and after each launch (kernel or graph);\n"
@@ -329,13 +313,6 @@ void options(StageCli& cli) { add_priority_options(cli, kMaxGraphPrioritySamples
 
 PriorityConfig read(const StageCli& cli, CommonOptions& common) { return read_priority_options(cli, common); }
 
-Needs needs(const PriorityConfig& config) {
-  const std::uint64_t output_bytes = std::uint64_t(config.samples) * std::uint64_t(config.short_blocks) *
-                                     std::uint64_t(config.short_threads) * sizeof(std::uint32_t);
-  return {{.device_bytes = output_bytes, .host_bytes = output_bytes, .host_kind = HostMemory::pageable},
-          "try fewer --priority-samples"};
-}
-
 Estimate estimate(const PriorityConfig& config, int /*device*/) {
   // Idle once; the default-priority stream and the two plain graphs wait
   // behind the flood (if the flag or the stream is ignored); the rest are preferred.
@@ -349,7 +326,7 @@ GraphPriorityResult measure(const PriorityConfig& config) {
 }
 
 const Experiment<PriorityConfig, GraphPriorityResult> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = competition_defaults(), .options = options, .read = read, .needs = needs,
+    .defaults = competition_defaults(), .options = options, .read = read, .needs = short_kernel_needs,
     .estimate = estimate, .measure = measure, .report = report_graph_priorities};
 
 }  // namespace

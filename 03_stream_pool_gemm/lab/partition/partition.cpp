@@ -283,35 +283,23 @@ std::string way_label(const PartitionWay& w) {
 }
 
 nlohmann::json partition_json(const PartitionResult& r) {
-  const PriorityConfig& c = r.config.beside;
+  nlohmann::json config_json = flood_config_json(r.config.beside);
+  config_json["partition_sms"] = r.config.sms;
   nlohmann::json ways = nlohmann::json::array();
   for (const PartitionWay& w : r.ways) {
-    nlohmann::json latency = summary_json(w.mode.latency);
-    latency["p99_ms"] = p99_ms(w.mode.latency);
     const bool flooded = w.flood_sms > 0;
     ways.push_back({{"id", w.id},
                     {"short_priority", w.short_priority},
                     {"sms_asked", w.sms_asked > 0 ? nlohmann::json(w.sms_asked) : nlohmann::json(nullptr)},
                     {"short_sms", w.short_sms},
                     {"flood_sms", w.flood_sms},
-                    {"latency", latency},
+                    {"latency", latency_json(w.mode.latency)},
                     {"flood_busy", flooded ? nlohmann::json(w.mode.flood_busy) : nlohmann::json(nullptr)},
                     {"flood_blocks_per_ms", flooded ? nlohmann::json(w.mode.flood_blocks_per_ms) : nlohmann::json(nullptr)},
                     {"flood_cost_vs_priority", w.partition() ? nlohmann::json(flood_cost(r, w)) : nlohmann::json(nullptr)}});
   }
   nlohmann::json doc = {{"name", "partition"},
-                        {"config",
-                         {{"samples", c.samples},
-                          {"partition_sms", r.config.sms},
-                          {"flood_streams", c.flood_streams},
-                          {"flood_waves", c.flood_waves},
-                          {"flood_block_us", c.flood_block_us},
-                          {"flood_depth", c.flood_depth},
-                          {"short_blocks", c.short_blocks},
-                          {"short_threads", c.short_threads},
-                          {"gap_us", c.gap_us},
-                          {"warmup", c.plan.warmup},
-                          {"repeats", c.plan.repeats}}},
+                        {"config", config_json},
                         {"priority_range", {{"least", r.device.least_priority}, {"greatest", r.device.greatest_priority}}},
                         {"sm_count", r.device.sm_count},
                         {"min_partition_sms", r.min_partition_sms},
@@ -354,10 +342,7 @@ void report_partition(const PartitionConfig& config, const PartitionResult& r, R
        {"flood busy", [](const PartitionWay& w) { return w.flood_sms > 0 ? percent_text(w.mode.flood_busy) : "-"; }},
        {"flood blocks/ms",
         [default_blocks](const PartitionWay& w) {
-          if (w.flood_sms == 0) return std::string("-");
-          const std::string ratio =
-              default_blocks > 0.0 ? " (" + fixed(w.mode.flood_blocks_per_ms / default_blocks, 2) + "x)" : "";
-          return fixed(w.mode.flood_blocks_per_ms, 0) + ratio;
+          return w.flood_sms == 0 ? "-" : flood_blocks_text(w.mode.flood_blocks_per_ms, default_blocks);
         }}},
       r.ways));
   out << "latency: events on the short kernels' stream just before and after each kernel; flood busy: its share of\n"
@@ -450,12 +435,7 @@ PartitionConfig read(const StageCli& cli, CommonOptions& common) {
   return config;
 }
 
-Needs needs(const PartitionConfig& config) {
-  const std::uint64_t output_bytes = std::uint64_t(config.beside.samples) * std::uint64_t(config.beside.short_blocks) *
-                                     std::uint64_t(config.beside.short_threads) * sizeof(std::uint32_t);
-  return {{.device_bytes = output_bytes, .host_bytes = output_bytes, .host_kind = HostMemory::pageable},
-          "try fewer --priority-samples"};
-}
+Needs needs(const PartitionConfig& config) { return short_kernel_needs(config.beside); }
 
 Estimate estimate(const PartitionConfig& config, int device) {
   // Green contexts or exit 77, and every K below the SM count or exit 2, before anything runs.

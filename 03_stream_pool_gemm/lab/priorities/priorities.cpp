@@ -209,19 +209,7 @@ nlohmann::json priorities_json(const PriorityResult& r) {
   };
   return {
       {"name", "stream_priorities"},
-      {"config",
-       {{"samples", c.samples},
-        {"flood_streams", c.flood_streams},
-        {"flood_waves", c.flood_waves},
-        {"flood_block_us", c.flood_block_us},
-        {"flood_depth", c.flood_depth},
-        {"flood_threads_per_block", kFloodThreads},
-        {"short_blocks", c.short_blocks},
-        {"short_threads", c.short_threads},
-        {"short_steps", c.short_steps},
-        {"gap_us", c.gap_us},
-        {"warmup", c.plan.warmup},
-        {"repeats", c.plan.repeats}}},
+      {"config", flood_config_json(c)},
       {"priority_range", {{"least", r.least_priority}, {"greatest", r.greatest_priority}}},
       {"sm_count", r.sm_count},
       {"flood_blocks_per_sm", r.flood_blocks_per_sm},
@@ -296,14 +284,6 @@ void options(StageCli& cli) { add_priority_options(cli); }
 
 PriorityConfig read(const StageCli& cli, CommonOptions& common) { return read_priority_options(cli, common); }
 
-Needs needs(const PriorityConfig& config) {
-  // Every short kernel's output, on the device and copied back: samples x blocks x threads words.
-  const std::uint64_t output_bytes = std::uint64_t(config.samples) * std::uint64_t(config.short_blocks) *
-                                     std::uint64_t(config.short_threads) * sizeof(std::uint32_t);
-  return {{.device_bytes = output_bytes, .host_bytes = output_bytes, .host_kind = HostMemory::pageable},
-          "try fewer --priority-samples"};
-}
-
 Estimate estimate(const PriorityConfig& config, int /*device*/) {
   return {priorities_seconds(config), std::to_string(config.samples) + " short kernels per mode and round beside a flood"};
 }
@@ -314,7 +294,7 @@ PriorityResult measure(const PriorityConfig& config) {
 }
 
 const Experiment<PriorityConfig, PriorityResult> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = competition_defaults(), .options = options, .read = read, .needs = needs,
+    .defaults = competition_defaults(), .options = options, .read = read, .needs = short_kernel_needs,
     .estimate = estimate, .measure = measure, .report = report_priorities};
 
 }  // namespace
