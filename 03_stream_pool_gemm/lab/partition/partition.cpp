@@ -393,24 +393,19 @@ PartitionResult measure_partition(const PartitionConfig& config) {
     floods.push_back(std::make_unique<Flood>(beside, p.flood_sms(), r.device.flood_blocks_per_sm, p.flood_streams()));
   }
   const int all = r.device.sm_count;
-  const auto way = [](std::string id, int priority, int asked, int short_sms, int flood_sms) {
-    PartitionWay w;
-    w.id = std::move(id);
-    w.short_priority = priority;
-    w.sms_asked = asked;
-    w.short_sms = short_sms;
-    w.flood_sms = flood_sms;
-    return w;
-  };
-  r.ways = {way("idle", r.device.least_priority, 0, all, 0),
-            way("stream_default", r.device.least_priority, 0, all, all),
-            way("stream_greatest", r.device.greatest_priority, 0, all, all)};
+  const int least = r.device.least_priority;
+  r.ways = {{.id = "idle", .short_priority = least, .sms_asked = 0, .short_sms = all, .flood_sms = 0, .mode = {}},
+            {.id = "stream_default", .short_priority = least, .sms_asked = 0, .short_sms = all, .flood_sms = all,
+             .mode = {}},
+            {.id = "stream_greatest", .short_priority = r.device.greatest_priority, .sms_asked = 0, .short_sms = all,
+             .flood_sms = all, .mode = {}}};
   std::vector<ShortWay> ways = {{.stream = same_stream.get(), .flood = nullptr, .launch = {}},
                                 {.stream = same_stream.get(), .flood = &everywhere, .launch = {}},
                                 {.stream = high_stream.get(), .flood = &everywhere, .launch = {}}};
   for (std::size_t k = 0; k < partitions.size(); ++k) {
     const Partition& p = *partitions[k];
-    r.ways.push_back(way("partition_" + std::to_string(config.sms[k]), 0, config.sms[k], p.short_sms(), p.flood_sms()));
+    r.ways.push_back({.id = "partition_" + std::to_string(config.sms[k]), .short_priority = 0,
+                      .sms_asked = config.sms[k], .short_sms = p.short_sms(), .flood_sms = p.flood_sms(), .mode = {}});
     ways.push_back({.stream = p.short_stream(), .flood = floods[k].get(), .launch = {}});
   }
   ShortRuns runs = shorts.run(ways);
