@@ -117,6 +117,23 @@ TEST(Partition, RunsThatCantTellSaySoAndOnePriorityLevelIsNoObstacle) {
   EXPECT_EQ(judge_partition(one_level, partition_of(one_level)), PartitionVerdict::beats_priority);
 }
 
+TEST(Partition, ASplitRoundsUpToItsStepAndDefaultsThatLeaveTheFloodNothingAreLeftOut) {
+  // As the H100 split: at least 8 SMs, in steps of 8 (asked 1, 66, 124: got 8, 72, 128).
+  EXPECT_EQ(partition_size(1, 8, 8), 8);
+  EXPECT_EQ(partition_size(66, 8, 8), 72);
+  EXPECT_EQ(partition_size(124, 8, 8), 128);
+  EXPECT_EQ(partition_size(5, 2, 0), 5);  // no step given: SM by SM
+  std::vector<int> left_out;
+  EXPECT_EQ(usable_partitions({8, 32, 130, 124}, 132, 8, 8, left_out), (std::vector<int>{8, 32, 124}));
+  EXPECT_EQ(left_out, std::vector<int>{130});
+  std::vector<int> small_gpu;
+  EXPECT_EQ(usable_partitions({8, 32}, 20, 4, 2, small_gpu), std::vector<int>{8});
+  EXPECT_EQ(small_gpu, std::vector<int>{32});
+  std::vector<int> whole_gpu;  // a partition of every SM leaves the flood none
+  EXPECT_TRUE(usable_partitions({9}, 16, 8, 8, whole_gpu).empty());
+  EXPECT_EQ(whole_gpu, std::vector<int>{9});
+}
+
 Report report_of(const PartitionResult& r) {
   return testing::report_of("03_stream_pool_gemm", "partition", report_partition, r.config, r);
 }
@@ -145,6 +162,13 @@ TEST(Partition, TheReportPrintsEveryWayAVerdictPerPartitionAndTheJson) {
   EXPECT_DOUBLE_EQ(section.at("first_partition").at("median_us").get<double>(), 5.0);
   EXPECT_DOUBLE_EQ(section.at("first_partition").at("priority_median_us").get<double>(), 25.0);
   EXPECT_EQ(doc.at("config").at("partition_sms"), nlohmann::json({8, 32}));
+  EXPECT_TRUE(section.at("left_out_sms").empty());
+  EXPECT_THAT(report.console(), Not(HasSubstr("left out")));
+  r.left_out_sms = {130};
+  const Report left = report_of(r);
+  EXPECT_THAT(left.console(), HasSubstr("left out: --partition-sms 130 (a partition of 136 SMs would leave the flood "
+                                        "none of this GPU's 132)"));
+  EXPECT_EQ(left.document().at("partition").at("left_out_sms"), nlohmann::json({130}));
 }
 
 #if defined(CSG_STAGE03_BINARY)

@@ -171,6 +171,18 @@ class Partition {
 
 }  // namespace
 
+int partition_size(int asked, int minimum, int alignment) {
+  const int step = std::max(alignment, 1);
+  return std::max(minimum, (asked + step - 1) / step * step);
+}
+
+std::vector<int> usable_partitions(const std::vector<int>& asked, int sm_count, int minimum, int alignment,
+                                   std::vector<int>& left_out) {
+  std::vector<int> usable;
+  for (const int k : asked) (partition_size(k, minimum, alignment) < sm_count ? usable : left_out).push_back(k);
+  return usable;
+}
+
 const PartitionWay& PartitionResult::way(std::string_view id) const {
   for (const PartitionWay& w : ways) {
     if (w.id == id) return w;
@@ -304,6 +316,7 @@ nlohmann::json partition_json(const PartitionResult& r) {
                         {"sm_count", r.device.sm_count},
                         {"min_partition_sms", r.min_partition_sms},
                         {"sm_alignment", r.sm_alignment},
+                        {"left_out_sms", r.left_out_sms},
                         {"flood_blocks_per_sm", r.device.flood_blocks_per_sm},
                         {"ways", ways},
                         {"flood_gaps", r.flood_gaps},
@@ -345,6 +358,11 @@ void report_partition(const PartitionConfig& config, const PartitionResult& r, R
           return w.flood_sms == 0 ? "-" : flood_blocks_text(w.mode.flood_blocks_per_ms, default_blocks);
         }}},
       r.ways));
+  for (const int k : r.left_out_sms) {
+    out << "left out: --partition-sms " << k << " (a partition of "
+        << partition_size(k, r.min_partition_sms, r.sm_alignment) << " SMs would leave the flood none of this GPU's "
+        << r.device.sm_count << ")\n";
+  }
   out << "latency: events on the short kernels' stream just before and after each kernel; flood busy: its share of\n"
       << "its own SMs' block slots; flood blocks/ms: its throughput (x: against beside the default priority)\n";
   std::string conclusion;
@@ -385,9 +403,11 @@ PartitionResult measure_partition(const PartitionConfig& config) {
   ShortKernels shorts(beside);
   const Stream same_stream(cudaStreamNonBlocking, r.device.least_priority);
   const Stream high_stream(cudaStreamNonBlocking, r.device.greatest_priority);
+  const std::vector<int> usable = usable_partitions(config.sms, r.device.sm_count, r.min_partition_sms,
+                                                    r.sm_alignment, r.left_out_sms);
   std::vector<std::unique_ptr<Partition>> partitions;
   std::vector<std::unique_ptr<Flood>> floods;
-  for (const int asked : config.sms) {
+  for (const int asked : usable) {
     partitions.push_back(std::make_unique<Partition>(ordinal, asked, beside.flood_streams));
     const Partition& p = *partitions.back();
     floods.push_back(std::make_unique<Flood>(beside, p.flood_sms(), r.device.flood_blocks_per_sm, p.flood_streams()));
@@ -404,8 +424,8 @@ PartitionResult measure_partition(const PartitionConfig& config) {
                                 {.stream = high_stream.get(), .flood = &everywhere, .launch = {}}};
   for (std::size_t k = 0; k < partitions.size(); ++k) {
     const Partition& p = *partitions[k];
-    r.ways.push_back({.id = "partition_" + std::to_string(config.sms[k]), .short_priority = 0,
-                      .sms_asked = config.sms[k], .short_sms = p.short_sms(), .flood_sms = p.flood_sms(), .mode = {}});
+    r.ways.push_back({.id = "partition_" + std::to_string(usable[k]), .short_priority = 0, .sms_asked = usable[k],
+                      .short_sms = p.short_sms(), .flood_sms = p.flood_sms(), .mode = {}});
     ways.push_back({.stream = p.short_stream(), .flood = floods[k].get(), .launch = {}});
   }
   ShortRuns runs = shorts.run(ways);
@@ -423,7 +443,7 @@ void options(StageCli& cli) {
 }
 
 PartitionConfig read(const StageCli& cli, CommonOptions& common) {
-  PartitionConfig config{.beside = read_priority_options(cli, common), .sms = {}};
+  PartitionConfig config{.beside = read_priority_options(cli, common), .sms = {}, .sms_given = cli.given("partition-sms")};
   for (const long long k : parse_distinct_int_list("partition-sms", cli.get_string("partition-sms"), 1, kMaxPartitionSms)) {
     config.sms.push_back(static_cast<int>(k));
   }
@@ -433,15 +453,19 @@ PartitionConfig read(const StageCli& cli, CommonOptions& common) {
 Needs needs(const PartitionConfig& config) { return short_kernel_needs(config.beside); }
 
 Estimate estimate(const PartitionConfig& config, int device) {
-  // Green contexts or exit 77, and every K below the SM count or exit 2, before anything runs.
+  // Green contexts or exit 77, and every K given leaving the flood an SM or exit 2, before anything runs.
   const CUdevResource whole = device_sms(device);
-  for (const int k : config.sms) {
-    if (k >= static_cast<int>(whole.sm.smCount)) {
-      throw UsageError("--partition-sms takes SM counts below this GPU's " + std::to_string(whole.sm.smCount) +
-                       ", got " + std::to_string(k));
-    }
+  const int sm_count = static_cast<int>(whole.sm.smCount);
+  std::vector<int> left_out;
+  const std::vector<int> usable = usable_partitions(config.sms, sm_count, int(whole.sm.minSmPartitionSize),
+                                                    int(whole.sm.smCoscheduledAlignment), left_out);
+  if (config.sms_given && !left_out.empty()) {
+    throw UsageError("--partition-sms " + std::to_string(left_out.front()) + ": a partition of " +
+                     std::to_string(partition_size(left_out.front(), int(whole.sm.minSmPartitionSize),
+                                                   int(whole.sm.smCoscheduledAlignment))) +
+                     " SMs would leave the flood none of this GPU's " + std::to_string(sm_count));
   }
-  const int ways = static_cast<int>(config.sms.size());
+  const int ways = static_cast<int>(usable.size());
   return {beside_flood_seconds(config.beside, 1, 1, 1 + ways) + ways * kPartitionSetupSeconds,
           std::to_string(config.beside.samples) + " short kernels per way and round, " +
               plural(3 + ways, "way") + ", beside a flood"};

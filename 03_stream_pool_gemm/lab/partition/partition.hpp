@@ -26,7 +26,18 @@ inline constexpr long long kMaxPartitionSms = 1024;
 struct PartitionConfig {
   PriorityConfig beside;  // the short kernels and the flood, as `priorities` runs them
   std::vector<int> sms;   // SMs asked for the short kernels' green context, one way each
+  // --partition-sms given: a K whose partition would leave the flood no SM
+  // is refused (exit 2); at the default list it is left out, and said so.
+  bool sms_given = false;
 };
+
+// The SMs a split gives for `asked`: rounded up to a multiple of
+// `alignment`, at least `minimum` (as cuDevSmResourceSplitByCount does).
+int partition_size(int asked, int minimum, int alignment);
+// The Ks of `asked` whose partition leaves the flood at least one of
+// `sm_count` SMs, in their order; the others go to `left_out`.
+std::vector<int> usable_partitions(const std::vector<int>& asked, int sm_count, int minimum, int alignment,
+                                   std::vector<int>& left_out);
 
 // One way of running the short kernels.
 struct PartitionWay {
@@ -45,6 +56,7 @@ struct PartitionResult {
   int min_partition_sms = 0;  // CUdevSmResource.minSmPartitionSize
   int sm_alignment = 0;       // CUdevSmResource.smCoscheduledAlignment
   std::vector<PartitionWay> ways;  // idle, stream_default, stream_greatest, then a partition per K
+  std::vector<int> left_out_sms;   // default Ks whose partition would have left the flood no SM
   int flood_gaps = 0;
   bool verified = false;
   std::string failure;
