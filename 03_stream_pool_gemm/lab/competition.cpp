@@ -129,6 +129,12 @@ void require(bool condition, const char* what) {
   if (!condition) throw std::invalid_argument(what);
 }
 
+// Host time around each short kernel beyond its own latency: the launch, two
+// event records, the synchronise and the top-up of the flood (measured order
+// of magnitude on an H200: tens of us).
+constexpr double kHostPerSampleUs = 40.0;
+// A short kernel's own run, for the estimate only (measured: a few us).
+constexpr double kShortKernelUs = 5.0;
 }  // namespace
 
 // ---- the flood ---------------------------------------------------------------------------
@@ -368,6 +374,73 @@ double p99_ms(const Summary& summary) {
   std::sort(samples.begin(), samples.end());
   const auto rank = static_cast<std::size_t>(std::ceil(0.99 * double(samples.size())));
   return samples[std::max<std::size_t>(rank, 1) - 1];
+}
+
+// ---- the options, the estimate and the checks the flooded runs share --------------------
+
+void add_priority_options(StageCli& cli, long long most) {
+  cli.add_int("priority-samples", "Short kernels per mode and round (fewer: a quicker, noisier run)",
+              PriorityConfig{}.samples, 1, most);
+}
+
+PriorityConfig read_priority_options(const StageCli& cli, const CommonOptions& options) {
+  PriorityConfig config;
+  config.samples = static_cast<int>(cli.get_int("priority-samples"));
+  config.plan = options.plan;
+  config.seed = static_cast<std::uint32_t>(options.seed);  // the sequences' start; any value checks the same
+  return config;
+}
+
+double beside_flood_seconds(const PriorityConfig& p, int idle, int queued, int preferred) {
+  const double flood_kernel_us = double(p.flood_waves) * p.flood_block_us;
+  // At the default priority a short kernel waits, on average, for about
+  // half of the flood kernels queued ahead of it (one per flood stream);
+  // at the greatest, for about half a flood block.
+  const double per_sample_us = kShortKernelUs + p.gap_us + kHostPerSampleUs;
+  const double idle_us = p.samples * per_sample_us;
+  const double queued_us = p.samples * (per_sample_us + 0.5 * p.flood_streams * flood_kernel_us);
+  const double preferred_us = p.samples * (per_sample_us + 0.5 * p.flood_block_us);
+  // Each flooded run also fills the GPU before its first short kernel and
+  // drains the queued flood after its last.
+  const double fill_drain_us = 2.0 * (p.flood_depth + 1) * flood_kernel_us;
+  return competition_seconds(p.plan, idle * idle_us + queued * (queued_us + fill_drain_us) +
+                                         preferred * (preferred_us + fill_drain_us));
+}
+
+std::string_view to_string(PriorityVerdict verdict) {
+  return name_of(verdict, {"not_verified", "flood_gaps", "one_level", "gpu_not_full", "helps", "no_difference", "worse"});
+}
+
+PriorityVerdict judge_latency(const FloodChecks& c, double speedup, bool needs_two_levels) {
+  if (!c.verified) return PriorityVerdict::not_verified;
+  if (c.flood_gaps > 0) return PriorityVerdict::flood_gaps;
+  if (needs_two_levels && c.least_priority == c.greatest_priority) return PriorityVerdict::one_level;
+  if (c.flood_busy < kFloodFull) return PriorityVerdict::gpu_not_full;
+  if (speedup >= 1.0 + kPriorityWithin) return PriorityVerdict::helps;
+  if (speedup * (1.0 + kPriorityWithin) <= 1.0) return PriorityVerdict::worse;
+  return PriorityVerdict::no_difference;
+}
+
+std::string failed_check_sentence(PriorityVerdict failed, const FloodChecks& c, const std::string& subject) {
+  switch (failed) {
+    case PriorityVerdict::not_verified:
+      return "no conclusion about " + subject + ": a check failed (" +
+             (c.failure.empty() ? std::string("verification failed") : c.failure) + ").";
+    case PriorityVerdict::flood_gaps:
+      return "no conclusion about " + subject + ": a flood stream ran dry " + plural(c.flood_gaps, "time") +
+             " before the short kernels were done,\n  so some of them found free slots: the GPU was not full "
+             "throughout (a busy host can cause this: run again\n  on a quiet machine).";
+    case PriorityVerdict::one_level:
+      return "this GPU offers a single stream priority ([" + std::to_string(c.least_priority) + ", " +
+             std::to_string(c.greatest_priority) +
+             "]): both runs used it, so there is nothing to compare;\n  the article's claim can't be shown here.";
+    case PriorityVerdict::gpu_not_full:
+      return "no conclusion about " + subject + ": the flood kept only " + fixed(100.0 * c.flood_busy, 1) +
+             "% of the GPU's block slots busy (below " + percent_text(kFloodFull) +
+             "),\n  so short kernels could find free slots at any priority.";
+    default:
+      return "";
+  }
 }
 
 PriorityResult measure_priorities(const PriorityConfig& config) {

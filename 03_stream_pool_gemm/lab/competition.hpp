@@ -316,10 +316,12 @@ Needs short_kernel_needs(const PriorityConfig& config);
 std::string flood_blocks_text(double blocks_per_ms, double reference);
 // null when verified, else the failure ("verification failed" when unnamed).
 nlohmann::json failure_json(bool verified, const std::string& failure);
+// What every flooded run checks, for its verification's method.
+inline constexpr const char* kFloodChecked = "every short kernel's output and every flood block's count";
 // The result's verification: `runs` runs, each checked (`what`), and the first failure.
 void verify_runs(StageResult& result, bool verified, const std::string& failure, int runs, const std::string& what);
 
-// ---- the priorities' verdicts and report (priorities/priorities.cpp) ---------------------
+// ---- the checks and the judge every flooded comparison shares ----------------------------
 
 // The short kernels' median latencies at the two priorities within this
 // fraction of each other are called equal: priority made no difference.
@@ -357,6 +359,9 @@ FloodChecks flood_checks(const PriorityResult& result);
 PriorityVerdict judge_latency(const FloodChecks& checks, double speedup, bool needs_two_levels = true);
 // The sentence of a failed check: "no conclusion about <subject>: ..."; empty for the other outcomes.
 std::string failed_check_sentence(PriorityVerdict failed, const FloodChecks& checks, const std::string& subject);
+
+// ---- the priorities' verdicts and report (priorities/priorities.cpp) ---------------------
+
 PriorityVerdict judge_priorities(const PriorityResult& result);
 // The median latency at the default priority over the one at the greatest
 // (above 1: priority helped); 0 when not measured.

@@ -129,6 +129,30 @@ std::string error_text(cudaError_t status) {
   return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
 }
 
+// One cudaMemcpyBatchAsync of a few bytes from pinned memory, in stream
+// order, on a stream of its own, captured into a graph when `capture` (the
+// capture then ended and its graph dropped). Returns the call's status, or,
+// where the call passed but the capture's end did not, the end's. Waits for
+// the copy; leaves no error behind.
+cudaError_t probe_batch(int device, bool capture) {
+  HostBuffer<std::byte> host(kProbeBytes, HostMemory::pinned);
+  std::memset(host.data(), 1, kProbeBytes);
+  DeviceBuffer<std::byte> target(kProbeBytes);
+  const Stream stream(cudaStreamNonBlocking);
+  const CopyList probe{{target.data()}, {host.data()}, {kProbeBytes}};
+  if (capture) CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+  cudaError_t status = batch_call(probe, 0, 1, attributes_of(SourceOrder::stream, device), stream.get());
+  if (capture) {
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(stream.get(), &graph);
+    if (graph != nullptr) CUDA_CHECK(cudaGraphDestroy(graph));
+    if (status == cudaSuccess) status = ended;
+  }
+  static_cast<void>(cudaGetLastError());  // a refusal is the caller's finding, not the next call's error
+  if (status == cudaSuccess) CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  return status;
+}
+
 // Where the runtime or the driver has no cudaMemcpyBatchAsync: NoDeviceError
 // (exit 77). One copy of a few bytes from pinned memory, in stream order, decides.
 void require_batch_copies(int device) {
@@ -140,39 +164,17 @@ void require_batch_copies(int device) {
     throw NoDeviceError("batched-copies needs cudaMemcpyBatchAsync, CUDA 12.8 or newer; this runtime is " +
                         std::to_string(runtime) + " and the driver " + std::to_string(driver));
   }
-  HostBuffer<std::byte> host(kProbeBytes, HostMemory::pinned);
-  std::memset(host.data(), 1, kProbeBytes);
-  DeviceBuffer<std::byte> target(kProbeBytes);
-  const Stream stream(cudaStreamNonBlocking);
-  const CopyList probe{{target.data()}, {host.data()}, {kProbeBytes}};
-  const cudaError_t status = batch_call(probe, 0, 1, attributes_of(SourceOrder::stream, device), stream.get());
+  const cudaError_t status = probe_batch(device, false);
   if (status == cudaErrorNotSupported || status == cudaErrorCallRequiresNewerDriver) {
-    static_cast<void>(cudaGetLastError());
     throw NoDeviceError("batched-copies: this GPU or driver does not support cudaMemcpyBatchAsync (" +
                         error_text(status) + ")");
   }
   CUDA_CHECK(status);
-  CUDA_CHECK(cudaStreamSynchronize(stream.get()));
 }
 
-// Whether a batch can be captured into a graph: one copy of a few bytes
-// from pinned memory on a capturing stream. Returns the call's error name
-// ("cudaSuccess": captured); the capture is ended and its graph, if any, dropped.
-std::string capture_status(int device) {
-  HostBuffer<std::byte> host(kProbeBytes, HostMemory::pinned);
-  std::memset(host.data(), 1, kProbeBytes);
-  DeviceBuffer<std::byte> target(kProbeBytes);
-  const Stream stream(cudaStreamNonBlocking);
-  const CopyList probe{{target.data()}, {host.data()}, {kProbeBytes}};
-  CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
-  const cudaError_t status = batch_call(probe, 0, 1, attributes_of(SourceOrder::stream, device), stream.get());
-  cudaGraph_t graph = nullptr;
-  const cudaError_t ended = cudaStreamEndCapture(stream.get(), &graph);
-  if (graph != nullptr) CUDA_CHECK(cudaGraphDestroy(graph));
-  static_cast<void>(cudaGetLastError());  // the refusal, or the invalidated capture's end, is the finding
-  if (status == cudaSuccess && ended != cudaSuccess) return cudaGetErrorName(ended);
-  return cudaGetErrorName(status);
-}
+// Whether a batch can be captured into a graph: the name of what one on a
+// capturing stream returned ("cudaSuccess": captured).
+std::string capture_status(int device) { return cudaGetErrorName(probe_batch(device, true)); }
 
 // Every run's check: the destination filled with the poison byte before it
 // (no byte of the pattern is 0x00), copied back after it and compared with

@@ -22,8 +22,6 @@ t    tiny  ctest=whole_gpu --priority-samples 20 --warmup 0 --repeats 1
 s    -     --priority-samples 4 --warmup 0 --repeats 1
 )";
 
-constexpr const char* kChecked = "every short kernel's output and every flood block's count";
-
 // Capturing and instantiating one short kernel's graph twice (measured order
 // of magnitude: tens of us), for the estimate.
 constexpr double kGraphSetupUs = 60.0;
@@ -245,7 +243,7 @@ void report_graph_priorities(const PriorityConfig& config, const GraphPriorityRe
                           {"warmup", config.plan.warmup},
                           {"repeats", config.plan.repeats},
                           {"seed", config.seed}};
-  verify_runs(report.result, r.verified, r.failure, kGraphWays * (c.plan.warmup + c.plan.repeats), kChecked);
+  verify_runs(report.result, r.verified, r.failure, kGraphWays * (c.plan.warmup + c.plan.repeats), kFloodChecked);
   nlohmann::json figures = graph_priorities_json(r);
   figures["conclusion"] = node + "\n  " + stream;
   report.sections["graph_priorities"] = figures;

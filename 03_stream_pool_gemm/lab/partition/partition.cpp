@@ -24,8 +24,6 @@ t    tiny  ctest=whole_gpu --priority-samples 20 --partition-sms 8 --warmup 0 --
 s    -     --priority-samples 4 --partition-sms 8 --warmup 0 --repeats 1
 )";
 
-constexpr const char* kChecked = "every short kernel's output and every flood block's count";
-
 // Creating a split, two green contexts and their streams (measured order
 // of magnitude: a few ms), for the estimate.
 constexpr double kPartitionSetupSeconds = 0.02;
@@ -193,8 +191,8 @@ const PartitionWay& PartitionResult::way(std::string_view id) const {
 // ---- the verdicts ----------------------------------------------------------------------
 
 std::string_view to_string(PartitionVerdict verdict) {
-  return name_of(verdict, {"not_verified", "flood_gaps", "one_level", "gpu_not_full", "beats_priority",
-                           "matches_priority", "costs_more_than_it_saves", "worse"});
+  return name_of(verdict, {"not_verified", "flood_gaps", "gpu_not_full", "beats_priority", "matches_priority",
+                           "costs_more_than_it_saves", "worse"});
 }
 
 FloodChecks flood_checks(const PartitionResult& r) {
@@ -214,12 +212,12 @@ PartitionVerdict judge_partition(const PartitionResult& r, const PartitionWay& w
   switch (judge_latency(flood_checks(r), speedup, false)) {
     case PriorityVerdict::not_verified: return PartitionVerdict::not_verified;
     case PriorityVerdict::flood_gaps: return PartitionVerdict::flood_gaps;
-    case PriorityVerdict::one_level: return PartitionVerdict::one_level;
     case PriorityVerdict::gpu_not_full: return PartitionVerdict::gpu_not_full;
     case PriorityVerdict::helps:
       // Both as shares of priority's figures: the latency it saved against the throughput it cost.
       return flood_cost(r, way) > 1.0 - 1.0 / speedup ? PartitionVerdict::costs_more_than_it_saves
                                                        : PartitionVerdict::beats_priority;
+    case PriorityVerdict::one_level:  // not asked for: a partition compares no priority levels
     case PriorityVerdict::no_difference:
     case PriorityVerdict::worse:
       if (flood_cost(r, way) > kEqualWithin) return PartitionVerdict::costs_more_than_it_saves;
@@ -278,7 +276,8 @@ Verdict partition_verdict(const PartitionResult& r, const PartitionWay& way) {
                          "x slower than priority; " + flood + share + ".";
       break;
     default:
-      verdict.sentence = failed_check_sentence(static_cast<PriorityVerdict>(judged), flood_checks(r), "partitions");
+      // The failed check itself, as the shared judge names it.
+      verdict.sentence = failed_check_sentence(judge_latency(flood_checks(r), 1.0, false), flood_checks(r), "partitions");
       break;
   }
   return verdict;
@@ -377,7 +376,7 @@ void report_partition(const PartitionConfig& config, const PartitionResult& r, R
                           {"repeats", config.beside.plan.repeats},
                           {"seed", config.beside.seed}};
   verify_runs(report.result, r.verified, r.failure,
-              int(r.ways.size()) * (c.plan.warmup + c.plan.repeats), kChecked);
+              int(r.ways.size()) * (c.plan.warmup + c.plan.repeats), kFloodChecked);
   nlohmann::json figures = partition_json(r);
   figures["conclusion"] = conclusion;
   report.sections["partition"] = figures;

@@ -65,9 +65,8 @@ struct PartitionResult {
 
 // What a partition did against the greatest priority.
 enum class PartitionVerdict {
-  not_verified,             // the checks every flooded comparison passes first
+  not_verified,  // the checks every flooded comparison passes first (no priority levels needed)
   flood_gaps,
-  one_level,                // (never: a partition needs no priority levels)
   gpu_not_full,
   // Its median latency below priority's by more than kPriorityWithin, and
   // the share of the latency saved at least the share of the flood's
