@@ -75,6 +75,20 @@ TEST(GraphPriorities, NoDifferenceSaysWhetherTheNodesLostAPriorityThatHelpsStrea
   EXPECT_THAT(nothing.sentence, HasSubstr("priority did not help kernels on streams either: there was nothing to keep"));
 }
 
+TEST(GraphPriorities, WhatRuledIsSaidOnlyWhereTheFiguresShowIt) {
+  // The flag helped, but the flagged graph is still 2x the greatest-priority stream: no claim that the nodes ruled.
+  const Verdict halfway = node_priority_verdict(streams_helped(0.160, 0.050, 0.025));
+  EXPECT_EQ(halfway.outcome, "helps");
+  EXPECT_THAT(halfway.sentence, AllOf(HasSubstr("latency 3.2x.\n"), Not(HasSubstr("ruled")),
+                                      HasSubstr("with the flag the graph was 2.00x slower than kernels on the "
+                                                "greatest-priority stream")));
+  // No difference, both graphs as fast as the greatest-priority stream: the priority was kept, not lost.
+  const Verdict kept = node_priority_verdict(streams_helped(0.026, 0.025, 0.025));
+  EXPECT_EQ(kept.outcome, "no_difference");
+  EXPECT_THAT(kept.sentence, AllOf(HasSubstr("the graph kept its nodes' priority even without the flag"),
+                                   Not(HasSubstr("lost"))));
+}
+
 TEST(GraphPriorities, TheFlagMakingThingsWorseIsSaid) {
   const Verdict worse = node_priority_verdict(streams_helped(0.050, 0.080, 0.025));
   EXPECT_EQ(worse.outcome, "worse");

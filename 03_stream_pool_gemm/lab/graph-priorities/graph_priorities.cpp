@@ -93,21 +93,34 @@ Verdict node_priority_verdict(const GraphPriorityResult& r) {
       " kernels on its\n  default-priority launch stream.";
   const std::string both = "median " + latency_text(r, GraphWay::graph_node_priority) + " with the flag, " +
                            latency_text(r, GraphWay::graph_plain) + " without";
+  // With the flag as fast as the greatest-priority stream (within the band or
+  // faster); without it as slow as the default-priority one (or slower).
+  const bool flag_kept = compare_times(flagged, median_of_way(r, GraphWay::stream_greatest), kPriorityWithin) !=
+                         Comparison::slower;
+  const bool plain_lost = compare_times(plain, median_of_way(r, GraphWay::stream_default), kPriorityWithin) !=
+                          Comparison::faster;
   switch (judged) {
     case PriorityVerdict::helps:
       verdict.sentence = "cudaGraphInstantiateFlagUseNodePriority cut the graph's short kernels' median latency " +
-                         fixed(speedup, 1) + "x: with it the nodes'\n  greatest priority ruled, without it the "
-                         "stream the graph was launched on did.\n  " + both + streams + "." + beside;
+                         fixed(speedup, 1) + "x" +
+                         (flag_kept && plain_lost ? ": with it the nodes'\n  greatest priority ruled, without it the "
+                                                    "stream the graph was launched on did.\n  "
+                                                  : ".\n  ") +
+                         both + streams + "." + beside;
       break;
-    case PriorityVerdict::no_difference:
+    case PriorityVerdict::no_difference: {
+      const bool streams_helped = judge_latency(flood_checks(r), graph_speedup(r, GraphWay::stream_default,
+                                                                               GraphWay::stream_greatest)) ==
+                                  PriorityVerdict::helps;
       verdict.sentence = "cudaGraphInstantiateFlagUseNodePriority made no difference to the graph's short kernels "
                          "within " + percent_text(kPriorityWithin) + ":\n  " + both + streams +
-                         (judge_latency(flood_checks(r), graph_speedup(r, GraphWay::stream_default,
-                                                                       GraphWay::stream_greatest)) ==
-                                  PriorityVerdict::helps
-                              ? ";\n  priority helps kernels on streams here, so the graph's nodes lost theirs."
-                              : ";\n  priority did not help kernels on streams either: there was nothing to keep.");
+                         (!streams_helped ? ";\n  priority did not help kernels on streams either: there was nothing "
+                                            "to keep."
+                          : flag_kept     ? ";\n  the graph kept its nodes' priority even without the flag."
+                                          : ";\n  priority helps kernels on streams here, so the graph's nodes lost "
+                                            "theirs.");
       break;
+    }
     case PriorityVerdict::worse:
       verdict.sentence = "cudaGraphInstantiateFlagUseNodePriority made the graph's short kernels slower, " +
                          fixed(1.0 / speedup, 2) + "x:\n  " + both + streams + "." + beside;
