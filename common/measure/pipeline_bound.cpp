@@ -100,8 +100,9 @@ double percent_of_bound(const PipelineBound& bound, double achieved_ms) {
 
 double bound_tolerance(double achieved_median_ms, double achieved_min_ms, double path_median_ms,
                        double path_min_ms, double floor) {
-  return std::max(floor,
-                  relative_spread(achieved_median_ms, achieved_min_ms) + relative_spread(path_median_ms, path_min_ms));
+  const double path = path_min_ms > 0.0 && path_median_ms > path_min_ms ? path_median_ms / path_min_ms - 1.0 : 0.0;
+  const double jitter = achieved_median_ms > 0.0 ? kTimingJitterMs / achieved_median_ms : 0.0;
+  return std::max(floor, relative_spread(achieved_median_ms, achieved_min_ms) + path + jitter);
 }
 
 }  // namespace csg

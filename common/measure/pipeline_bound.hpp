@@ -123,10 +123,16 @@ Regime regime_of(const PipelineBound& bound);
 // run faster than its bound: a bug of the bound unless within the noise.
 double percent_of_bound(const PipelineBound& bound, double achieved_ms);
 
-// The noise a bound is allowed on a run: the relative spreads (median - min)
-// / median of the run and of its limiting path, added (the figure is a
-// ratio of the two medians, and each may be off by its own spread), but at
-// least `floor` (2%: the spread of a few quiet rounds understates the machine's).
+// The noise a bound is allowed on a run. The figure is the ratio of two
+// medians, the limiting path's over the run's, and each may be off:
+//  - the path's median may stand above its fastest round (median / min - 1:
+//    a run that reaches the path's fastest round beats the median by that);
+//  - the run's median above its own fastest ((median - min) / median);
+//  - at tens of microseconds, a timed region's start and end each move by
+//    about a microsecond whatever the work (kTimingJitterMs over the run).
+// Added, but at least `floor` (2%: the spread of a few quiet rounds
+// understates the machine's).
+inline constexpr double kTimingJitterMs = 0.002;
 double bound_tolerance(double achieved_median_ms, double achieved_min_ms, double path_median_ms,
                        double path_min_ms, double floor = 0.02);
 

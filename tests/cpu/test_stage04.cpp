@@ -371,7 +371,8 @@ TEST(Stage04Costs, ThePoolsBoundHoldsItsBusiestStreamMeasured) {
   const nlohmann::json& bounds = doc.at("bounds");
   EXPECT_EQ(bounds.at("stream_pool_limited_by"), "busiest stream");
   EXPECT_NEAR(bounds.at("stream_pool_bound_ms").get<double>(), 7.5, 1e-9);
-  EXPECT_NEAR(bounds.at("stream_pool_bound_tolerance").get<double>(), 0.02, 1e-9) << "made-up runs 1% apart";
+  EXPECT_NEAR(bounds.at("stream_pool_bound_tolerance").get<double>(), 0.01 + (1.0 / 0.99 - 1.0) + kTimingJitterMs / 7.6, 1e-9)
+      << "made-up runs 1% apart: the run's spread, the path's median over its fastest, the timing's jitter";
   EXPECT_EQ(bounds.at("graph_replay_limited_by"), "kernels") << "a replay runs no stream's batches alone";
   EXPECT_NEAR(median_of(doc, "busiest_stream"), 7.5, 1e-9);
   for (const auto& m : doc.at("measurements")) {
