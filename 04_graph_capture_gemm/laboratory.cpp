@@ -6,7 +6,7 @@
 
 namespace csg::graphs {
 extern const Subcommand kCosts, kNodeUpdates, kChangingShapes, kTinyWork, kLaunchChains, kLaunchAnatomy, kRegimeMap,
-    kGraph, kSkipJoin, kTimeline, kDeviceLaunch, kConditional, kPdl, kMemoryNodes, kStartup;
+    kGraph, kSkipJoin, kTimeline, kDeviceLaunch, kConditional, kPdl, kMemoryNodes, kStartup, kRebind;
 }
 
 namespace csg::lesson04 {
@@ -29,6 +29,7 @@ Laboratory laboratory() {
   static const Subcommand kLaboratory[] = {
       kCosts,    kNodeUpdates, kChangingShapes, kTinyWork,     kLaunchChains, kLaunchAnatomy, kRegimeMap, kGraph,
       kSkipJoin, kTimeline,    kDeviceLaunch,   kConditional,  kPdl,          kMemoryNodes,   kStartup,
+      kRebind,
   };
   return {kLessonRuns, kLaboratory};
 }

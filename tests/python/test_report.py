@@ -99,6 +99,12 @@ def test_after_the_article_rows_of_the_newer_controls_from_their_sections(tmp_pa
         "03_stream_pool_gemm-graph-priorities": result(
             subcommand="graph-priorities",
             graph_priorities={"median_us": {"graph_plain": 200.0, "graph_node_priority": 25.0}}),
+        "04_graph_capture_gemm-rebind": result(
+            "04_graph_capture_gemm", "rebind",
+            rebind={"sizes": [{"ways": {"copy_in": {"wall": {"median_ms": 9.0}},
+                                        "device_update": {"wall": {"median_ms": 1.0}}}},
+                              {"ways": {"copy_in": {"wall": {"median_ms": 20.0}},
+                                        "device_update": {"wall": {"median_ms": 5.0}}}}]}),
         "03_stream_pool_gemm-partition": result(
             subcommand="partition",
             partition={"first_partition": {"short_sms": 8, "median_us": 6.0, "priority_median_us": 24.0}}),
@@ -107,7 +113,8 @@ def test_after_the_article_rows_of_the_newer_controls_from_their_sections(tmp_pa
     clean(run_report(folder, "--no-plots"))
     rows = {r[0]: r for r in table_after((folder / "report.md").read_text(encoding="utf-8"),
                                          "## After the article: CUDA's newer controls over streams and graphs")}
-    assert set(rows) == {"batched-copies", "graph-priorities", "partition"}
+    assert set(rows) == {"batched-copies", "graph-priorities", "partition", "rebind"}
+    assert rows["rebind"][3:] == ["20.00 ms", "device-updated nodes", "5.00 ms", "0.25×"]
     assert rows["batched-copies"][2:] == ["a cudaMemcpyAsync call per copy", "3.00 µs", "one cudaMemcpyBatchAsync call",
                                          "1.50 µs", "0.50×"]
     assert rows["graph-priorities"][3:] == ["200 µs", "with cudaGraphInstantiateFlagUseNodePriority", "25.0 µs",
