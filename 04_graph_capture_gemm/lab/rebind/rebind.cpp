@@ -47,8 +47,8 @@ class Bench {
     std::vector<float> b(b_.size());
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = float(i % kRebindColumns + 1);  // column j: j + 1
     CUDA_CHECK(cudaMemcpyAsync(b_.data(), b.data(), b_.bytes(), cudaMemcpyHostToDevice, stream));
-    allocate(static_, 0);
-    for (std::size_t set = 0; set < 2; ++set) allocate(sets_[set], config.seed * 2 + set + 1);
+    allocate(static_, std::nullopt);  // the graph's static copy: whatever was copied in last
+    for (std::size_t set = 0; set < 2; ++set) allocate(sets_[set], config.seed * 2 + set);
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
@@ -122,15 +122,16 @@ class Bench {
  private:
   std::size_t batches() const { return static_cast<std::size_t>(config_.batches); }
 
-  void allocate(RequestBuffers& buffers, unsigned long long seed) {
+  // A and C per batch; with a seed, A filled and its row sums kept (any seed, 0 and the largest included).
+  void allocate(RequestBuffers& buffers, std::optional<unsigned long long> seed) {
     const cudaStream_t stream = pool_[0];
     const std::size_t a_count = std::size_t(m_) * std::size_t(m_);
     DeviceBuffer<float> sums(static_cast<std::size_t>(m_));
     for (std::size_t i = 0; i < batches(); ++i) {
       buffers.a.emplace_back(a_count);
       buffers.c.emplace_back(std::size_t(m_) * kRebindColumns);
-      if (seed == 0) continue;  // the graph's static copy: whatever was copied in last
-      launch_fill_small(buffers.a.back().data(), a_count, seed * 1000003ull + i, stream);
+      if (!seed) continue;
+      launch_fill_small(buffers.a.back().data(), a_count, *seed * 1000003ull + i, stream);
       CUDA_CHECK_LAUNCH("fill_small");
       launch_row_sums(buffers.a.back().data(), m_, m_, sums.data(), stream);
       CUDA_CHECK_LAUNCH("row_sums");
