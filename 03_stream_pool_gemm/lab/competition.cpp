@@ -22,11 +22,6 @@ double competition_seconds(const RepeatPlan& plan, double round_us) {
 
 std::string us(double ms) { return fixed(ms * 1e3, 1); }
 
-nlohmann::json summary_json(const Summary& s) {
-  return {{"median_ms", s.median_ms}, {"min_ms", s.min_ms}, {"max_ms", s.max_ms}, {"p95_ms", s.p95_ms},
-          {"samples", s.samples}};
-}
-
 nlohmann::json latency_json(const Summary& s) {
   nlohmann::json doc = summary_json(s);
   doc["p99_ms"] = p99_ms(s);

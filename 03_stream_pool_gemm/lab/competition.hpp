@@ -302,9 +302,7 @@ CommonDefaults competition_defaults();
 double competition_seconds(const RepeatPlan& plan, double round_us);
 // Microseconds with one decimal.
 std::string us(double ms);
-// A summary in ms: median, min, max, p95, samples.
-nlohmann::json summary_json(const Summary& summary);
-// A summary as summary_json, with its nearest-rank 99th percentile ("p99_ms").
+// A summary as summary_json (report/result.hpp), with its nearest-rank 99th percentile ("p99_ms").
 nlohmann::json latency_json(const Summary& summary);
 // The short kernels' and the flood's sizes and the rounds: a flooded run's "config".
 nlohmann::json flood_config_json(const PriorityConfig& config);

@@ -63,6 +63,11 @@ nlohmann::json to_json(const DeviceInfo& device) {
   };
 }
 
+nlohmann::json summary_json(const Summary& s) {
+  return {{"median_ms", s.median_ms}, {"min_ms", s.min_ms}, {"max_ms", s.max_ms}, {"p95_ms", s.p95_ms},
+          {"samples", s.samples}};
+}
+
 nlohmann::json to_json(const PipelineBound& bound, double achieved_ms, double tolerance) {
   nlohmann::json paths = nlohmann::json::object();
   for (const BoundPath path : kBoundPaths) paths[std::string(path_key(path))] = path_ms(bound, path);

@@ -55,6 +55,8 @@ struct StageResult {
 // Config fields common to every stage: batches, m, n, k, host_memory, kernel, warmup, repeats, seed.
 nlohmann::json config_json(const CommonOptions& options);
 nlohmann::json to_json(const DeviceInfo& device);
+// A summary in ms, as the subcommands' own sections write one: median, min, max, p95, samples.
+nlohmann::json summary_json(const Summary& summary);
 // A measurement's JSON; with a bound, also
 //   "bound": {"bound_ms", "limited_by", "regime", "percent_of_bound", "tolerance",
 //             "paths": {"kernels_ms", "h2d_ms", "d2h_ms", "both_ways_ms", "host_issue_ms",

@@ -529,6 +529,11 @@ def item(items: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
     return found
 
 
+def largest(sizes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The size of the most input bytes: the sizes stand in the order they were given."""
+    return max(sizes, key=lambda size: size["input_bytes"])
+
+
 # One row of the table: a figure of the old way and of the new, each a getter of the run's section `key`; each way
 # words, or a getter of them.
 AfterRow = namedtuple("AfterRow", "key figure old_way old new_way new unit", defaults=("µs",))
@@ -570,8 +575,8 @@ AFTER_ROWS = (
              lambda s: s["nvidia"]["per_node_us"], "measured here (fitted)",
              lambda s: item(s["fits"], kind="kernel", shape="line")["host_per_node_us"]),
     AfterRow("rebind", "a request's new inputs at the largest size, per request", "copied in and out",
-             lambda s: s["sizes"][-1]["ways"]["copy_in"]["wall"]["median_ms"], "device-updated nodes",
-             lambda s: s["sizes"][-1]["ways"]["device_update"]["wall"]["median_ms"], "ms"),
+             lambda s: largest(s["sizes"])["ways"]["copy_in"]["wall"]["median_ms"], "device-updated nodes",
+             lambda s: largest(s["sizes"])["ways"]["device_update"]["wall"]["median_ms"], "ms"),
     AfterRow("batched_copies", "a pinned copy's issue, per copy", "a cudaMemcpyAsync call per copy",
              lambda s: s["per_copy_issue_us"]["pinned"]["memcpy_async"], "one cudaMemcpyBatchAsync call",
              lambda s: s["per_copy_issue_us"]["pinned"]["batch"]),

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,11 @@ TEST(Rebind, TheCrossoverIsTheSmallestSizeFromWhichCopyInLosesOnward) {
   RebindResult back = result();
   back.sizes[0] = size_of(64, {0.1, 0.2, 0.1, 0.1, 0.1});
   EXPECT_EQ(crossover_verdict(back).figures.at("from_kib"), 262144);
+  // --rebind-kib 262144,1024,64: the sizes stand as given; the crossover is the same.
+  RebindResult given = result();
+  std::reverse(given.sizes.begin(), given.sizes.end());
+  EXPECT_EQ(crossover_verdict(given).figures.at("from_kib"), 262144);
+  EXPECT_EQ(crossover_verdict(given).sentence, from.sentence);
 }
 
 TEST(Rebind, AFailedCheckConcludesNothingAndFailsTheRun) {

@@ -101,10 +101,11 @@ def test_after_the_article_rows_of_the_newer_controls_from_their_sections(tmp_pa
             graph_priorities={"median_us": {"graph_plain": 200.0, "graph_node_priority": 25.0}}),
         "04_graph_capture_gemm-rebind": result(
             "04_graph_capture_gemm", "rebind",
-            rebind={"sizes": [{"ways": {"copy_in": {"wall": {"median_ms": 9.0}},
-                                        "device_update": {"wall": {"median_ms": 1.0}}}},
-                              {"ways": {"copy_in": {"wall": {"median_ms": 20.0}},
-                                        "device_update": {"wall": {"median_ms": 5.0}}}}]}),
+            # --rebind-kib 262144,64: the sizes in the order given, the largest first.
+            rebind={"sizes": [{"input_bytes": 268435456, "ways": {"copy_in": {"wall": {"median_ms": 20.0}},
+                                                                  "device_update": {"wall": {"median_ms": 5.0}}}},
+                              {"input_bytes": 65536, "ways": {"copy_in": {"wall": {"median_ms": 9.0}},
+                                                              "device_update": {"wall": {"median_ms": 1.0}}}}]}),
         "03_stream_pool_gemm-partition": result(
             subcommand="partition",
             partition={"first_partition": {"short_sms": 8, "median_us": 6.0, "priority_median_us": 24.0}}),

@@ -40,7 +40,7 @@ std::array<double, kShapeWays> totals_of(const ShapeSequenceCosts& seq) {
 
 std::string_view to_string(ClaimVerdict verdict) { return name_of(verdict, {"holds", "borderline", "does_not_hold"}); }
 
-nlohmann::json summary_json(const Summary& s) {
+nlohmann::json samples_json(const Summary& s) {
   return {{"median_ms", s.median_ms}, {"min_ms", s.min_ms}, {"max_ms", s.max_ms}, {"samples_ms", s.samples_ms}};
 }
 
@@ -315,7 +315,7 @@ void report_changing_shapes(const ChangingShapesOptions& options, const ShapeSeq
                                        {"gpu_ms", way.gpu.median_ms},
                                        {"cpu_ms", way.cpu.median_ms},
                                        {"prepare_ms", way.prepare.median_ms},
-                                       {"total", summary_json(way.total)},
+                                       {"total", samples_json(way.total)},
                                        {"batches_requested", way.batches_requested},
                                        {"batches_computed", way.batches_computed},
                                        {"verified", way.check.passed},

@@ -393,11 +393,6 @@ struct Row {
   RebindWay way;
 };
 
-nlohmann::json summary_json(const Summary& s) {
-  return {{"median_ms", s.median_ms}, {"min_ms", s.min_ms}, {"max_ms", s.max_ms}, {"p95_ms", s.p95_ms},
-          {"samples", s.samples}};
-}
-
 nlohmann::json rebind_json(const RebindResult& r) {
   nlohmann::json sizes = nlohmann::json::array();
   for (const RebindSize& s : r.sizes) {
@@ -409,11 +404,7 @@ nlohmann::json rebind_json(const RebindResult& r) {
     }
     sizes.push_back({{"kib", s.kib}, {"m", s.m}, {"input_bytes", s.input_bytes}, {"ways", ways}});
   }
-  const RebindConfig& c = r.config;
   return {{"name", "rebind"},
-          {"config",
-           {{"kib", c.kib}, {"batches", c.batches}, {"streams", c.streams}, {"columns", kRebindColumns},
-            {"warmup", c.plan.warmup}, {"repeats", c.plan.repeats}}},
           {"sizes", sizes},
           {"requests_checked", r.requests_checked},
           {"verified", r.verified},
@@ -456,8 +447,9 @@ void report_rebind(const RebindConfig& config, const RebindResult& r, Report& re
   }
   add(crossover_verdict(r));
 
-  report.result.config = {{"rebind_kib", config.kib},   {"batches", config.batches}, {"streams", config.streams},
-                          {"warmup", config.plan.warmup}, {"repeats", config.plan.repeats}, {"seed", config.seed}};
+  report.result.config = {{"rebind_kib", config.kib},     {"batches", config.batches}, {"streams", config.streams},
+                          {"columns", kRebindColumns},      {"warmup", config.plan.warmup},
+                          {"repeats", config.plan.repeats}, {"seed", config.seed}};
   report.result.verification.passed = r.verified;
   report.result.verification.batches_checked = r.requests_checked * config.batches;
   report.result.verification.checked = "batch";
@@ -548,7 +540,7 @@ Estimate estimate(const RebindConfig& config, int /*device*/) {
     const double request = (2.0 + kRebindColumns / 16.0) * input / kBytesPerSecond + kRequestOverheadSeconds;
     seconds += 3.0 * input / kBytesPerSecond + (config.plan.warmup + config.plan.repeats) * kRebindWays * request;
   }
-  return {seconds, plural(long(config.kib.size()), "size") + " x 5 ways of rebinding"};
+  return {seconds, plural(long(config.kib.size()), "size") + " x " + std::to_string(kRebindWays) + " ways of rebinding"};
 }
 
 const Experiment<RebindConfig, RebindResult> kExperiment{
