@@ -231,12 +231,11 @@ namespace {
 Estimate estimate(const PinningConfig& config, int /*device*/) {
   double seconds = 0.0;
   for (const std::uint64_t bytes : config.plan.sizes) seconds += config.repeats * kPinSecondsPerByte * double(bytes);
-  return {seconds, "pinning " + plural(std::ssize(config.plan.sizes), "size")};
+  return {seconds, "pinning " + plural(std::ssize(config.plan.sizes), "size") + ", " + plural(config.repeats, "round") +
+                       " each"};
 }
 
 std::vector<PinningCost> measure(const PinningConfig& config) {
-  progress("pinning cost: " + plural(std::ssize(config.plan.sizes), "size") + ", " + plural(config.repeats, "round") +
-           " each");
   return measure_pinning_costs(config.plan.sizes, config.repeats, config.common.plan.warmup);
 }
 

@@ -192,16 +192,12 @@ ContentionConfig read(const StageCli& /*cli*/, CommonOptions& common) {
 
 // A few hundred bytes of markers: nothing to check for memory.
 Estimate estimate(const ContentionConfig& config, int /*device*/) {
-  return {contention_seconds(config), "two streams' kernels, alone and together"};
-}
-
-ContentionResult measure(const ContentionConfig& config) {
-  progress("contention: two streams' kernels with small and with large shared memory per block");
-  return measure_contention(config);
+  return {contention_seconds(config),
+          "two streams' kernels with small and with large shared memory per block, alone and together"};
 }
 
 const Experiment<ContentionConfig, ContentionResult> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = competition_defaults(), .read = read, .estimate = estimate, .measure = measure,
+    .defaults = competition_defaults(), .read = read, .estimate = estimate, .measure = measure_contention,
     .report = report_contention};
 
 }  // namespace

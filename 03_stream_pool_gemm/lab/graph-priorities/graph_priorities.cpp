@@ -328,17 +328,14 @@ Estimate estimate(const PriorityConfig& config, int /*device*/) {
   // Idle once; the default-priority stream and the two plain graphs wait
   // behind the flood (if the flag or the stream is ignored); the rest are preferred.
   const double seconds = beside_flood_seconds(config, 1, 3, 2) + config.samples * kGraphSetupUs * 1e-6;
-  return {seconds, std::to_string(config.samples) + " short kernels per way and round, 6 ways, beside a flood"};
-}
-
-GraphPriorityResult measure(const PriorityConfig& config) {
-  progress("graph priorities: short kernels beside a flood, as kernels and as graphs");
-  return measure_graph_priorities(config);
+  return {seconds, std::to_string(config.samples) +
+                       " short kernels per way and round, 6 ways, as kernels and as graphs, beside a flood"};
 }
 
 const Experiment<PriorityConfig, GraphPriorityResult> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = competition_defaults(), .options = options, .read = read, .needs = short_kernel_needs,
-    .estimate = estimate, .measure = measure, .report = report_graph_priorities};
+    .defaults = competition_defaults(), .options = options, .read = read,
+    .needs = short_kernel_needs, .estimate = estimate, .measure = measure_graph_priorities,
+    .report = report_graph_priorities};
 
 }  // namespace
 

@@ -467,17 +467,12 @@ Estimate estimate(const PartitionConfig& config, int device) {
   const int ways = static_cast<int>(usable.size());
   return {beside_flood_seconds(config.beside, 1, 1, 1 + ways) + ways * kPartitionSetupSeconds,
           std::to_string(config.beside.samples) + " short kernels per way and round, " +
-              plural(3 + ways, "way") + ", beside a flood"};
-}
-
-PartitionResult measure(const PartitionConfig& config) {
-  progress("partition: short kernels beside a flood, with priority and on SMs of their own");
-  return measure_partition(config);
+              plural(3 + ways, "way") + ", beside a flood, with priority and on SMs of their own"};
 }
 
 const Experiment<PartitionConfig, PartitionResult> kExperiment{.about = kAbout, .runs = kRuns,
     .defaults = competition_defaults(), .options = options, .read = read, .needs = needs,
-    .estimate = estimate, .measure = measure, .report = report_partition};
+    .estimate = estimate, .measure = measure_partition, .report = report_partition};
 
 }  // namespace
 

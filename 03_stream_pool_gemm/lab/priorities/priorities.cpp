@@ -211,17 +211,13 @@ void options(StageCli& cli) { add_priority_options(cli); }
 PriorityConfig read(const StageCli& cli, CommonOptions& common) { return read_priority_options(cli, common); }
 
 Estimate estimate(const PriorityConfig& config, int /*device*/) {
-  return {priorities_seconds(config), std::to_string(config.samples) + " short kernels per mode and round beside a flood"};
-}
-
-PriorityResult measure(const PriorityConfig& config) {
-  progress("stream priorities: short kernels beside a flood of long ones");
-  return measure_priorities(config);
+  return {priorities_seconds(config),
+          std::to_string(config.samples) + " short kernels per mode and round beside a flood of long ones"};
 }
 
 const Experiment<PriorityConfig, PriorityResult> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = competition_defaults(), .options = options, .read = read, .needs = short_kernel_needs,
-    .estimate = estimate, .measure = measure, .report = report_priorities};
+    .defaults = competition_defaults(), .options = options, .read = read,
+    .needs = short_kernel_needs, .estimate = estimate, .measure = measure_priorities, .report = report_priorities};
 
 }  // namespace
 
