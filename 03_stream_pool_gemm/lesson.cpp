@@ -28,7 +28,6 @@
 namespace csg::lesson03 {
 namespace {
 
-using pool::IssueOrder;
 using pool::PoolMeasurements;
 using Kind = PoolMeasurements::Kind;
 using Entry = PoolMeasurements::Entry;

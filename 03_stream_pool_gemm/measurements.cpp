@@ -9,10 +9,6 @@ std::string memory_name(HostMemory kind) { return std::string(to_string(kind)); 
 
 }  // namespace
 
-std::string_view to_string(IssueOrder order) {
-  return order == IssueOrder::depth_first ? "depth_first" : "breadth_first";
-}
-
 void PoolMeasurements::add_whole_workload(Entry entry, BatchBuffers& buffers, cudaStream_t poison_stream,
                                           std::function<Millis()> run) {
   const std::size_t index = entries_.size();

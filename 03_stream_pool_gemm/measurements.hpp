@@ -28,20 +28,6 @@
 
 namespace csg::pool {
 
-// How the loop over batches issues the work onto the pool:
-//   depth_first:   batch 0: H2D K D2H, batch 1: H2D K D2H, ...  (the article's loop)
-//   breadth_first: in waves of one batch per stream: the wave's H2Ds, then
-//                  its kernels, then its D2Hs
-// Both give each stream the same sequence of operations (H2D K D2H per batch,
-// so streams may reuse device slots); they differ in the order the host
-// queues them, which matters when streams alias onto fewer hardware queues
-// (CUDA_DEVICE_MAX_CONNECTIONS) than there are streams. Issuing ALL H2Ds
-// first would not do: a stream would copy batch i+pool into a slot before
-// batch i's kernel had read it.
-enum class IssueOrder { depth_first, breadth_first };
-
-std::string_view to_string(IssueOrder order);
-
 class PoolMeasurements {
  public:
   enum class Kind { serial, pool, pool_sweep, engines, bound, resource };

@@ -5,49 +5,13 @@
 
 namespace csg::pool {
 
-// ---- one batch ------------------------------------------------------------------
-
-BatchOps batch_ops(BatchBuffers& buffers, const Gemm& gemm) {
-  BatchOps ops;
-  ops.h2d = [&buffers](int batch, cudaStream_t stream) {
-    CUDA_CHECK(cudaMemcpyAsync(buffers.device_a(batch), buffers.host_a(batch), buffers.work().a_bytes(),
-                               cudaMemcpyHostToDevice, stream));
-  };
-  ops.compute = [&buffers, &gemm](int batch, cudaStream_t stream) {
-    gemm.run(buffers.device_a(batch), buffers.device_b(), buffers.device_c(batch), buffers.work().shape, stream);
-  };
-  ops.d2h = [&buffers](int batch, cudaStream_t stream) {
-    CUDA_CHECK(cudaMemcpyAsync(buffers.host_c(batch), buffers.device_c(batch), buffers.work().c_bytes(),
-                               cudaMemcpyDeviceToHost, stream));
-  };
-  return ops;
-}
-
 // ---- the loops --------------------------------------------------------------------
 
 Millis pool_run(const StreamPool& pool, IssueOrder order, const BatchOps& ops, int batches, RunClock& clock) {
   clock.timer.start(pool[0]);
   const HostTimer host;
   fork(pool);  // every other stream's work starts after the timer's start
-  if (order == IssueOrder::depth_first) {
-    // The article's loop: each batch's three calls, one batch after another.
-    for (int i = 0; i < batches; ++i) {
-      const cudaStream_t stream = pool.for_batch(i);
-      ops.h2d(i, stream);
-      ops.compute(i, stream);
-      ops.d2h(i, stream);
-    }
-  } else {
-    // Breadth-first: a wave of one batch per stream at a time, every H2D of
-    // the wave, then every GEMM, then every D2H. Each stream still runs
-    // H2D -> GEMM -> D2H per batch; only the host's order of issue changes.
-    for (int wave = 0; wave < batches; wave += pool.size()) {
-      const int end = std::min(batches, wave + pool.size());
-      for (int i = wave; i < end; ++i) ops.h2d(i, pool.for_batch(i));
-      for (int i = wave; i < end; ++i) ops.compute(i, pool.for_batch(i));
-      for (int i = wave; i < end; ++i) ops.d2h(i, pool.for_batch(i));
-    }
-  }
+  issue_batches(ops, pool, batches, order);
   join(pool);  // the timer's stop, on stream 0, comes after every stream's batches
   clock.issued = host.elapsed();
   return clock.timer.stop();

@@ -19,16 +19,6 @@
 
 namespace csg::pool {
 
-// ---- one batch: the article's loop body ---------------------------------------
-
-// Copy A_i in, C_i = A_i · B, copy C_i out, each queued on the stream it is
-// given, as BatchOps on `buffers` (which, like `gemm`, must outlive them):
-// what the pool's loop, one stream per engine and every bound run issue.
-// From pinned memory cudaMemcpyAsync returns at once, so the host goes on
-// queueing while the copy runs; from pageable memory it holds the host while
-// the driver stages it.
-BatchOps batch_ops(BatchBuffers& buffers, const Gemm& gemm);
-
 // ---- the loops ------------------------------------------------------------------
 
 // The timer every run of an experiment starts and stops, and the host's

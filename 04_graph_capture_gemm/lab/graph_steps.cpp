@@ -9,46 +9,13 @@ void prepare_pool(const Gemm& gemm, const StreamPool& pool) {
   for (int s = 0; s < pool.size(); ++s) gemm.prepare(pool[s]);
 }
 
-BatchOps batch_ops(BatchBuffers& buffers, const Gemm& gemm) {
-  BatchBuffers* b = &buffers;
-  const Gemm* g = &gemm;
-  return BatchOps{
-      .h2d = [b](int i, cudaStream_t stream) {
-        CUDA_CHECK(cudaMemcpyAsync(b->device_a(i), b->host_a(i), b->work().a_bytes(), cudaMemcpyHostToDevice, stream));
-      },
-      .compute = [b, g](int i, cudaStream_t stream) {
-        g->run(b->device_a(i), b->device_b(), b->device_c(i), b->work().shape, stream);
-      },
-      .d2h = [b](int i, cudaStream_t stream) {
-        CUDA_CHECK(cudaMemcpyAsync(b->host_c(i), b->device_c(i), b->work().c_bytes(), cudaMemcpyDeviceToHost, stream));
-      }};
-}
-
-void issue_batches(const BatchOps& ops, const StreamPool& pool, int batches, BatchOrder order) {
-  if (order == BatchOrder::depth_first) {
-    for (int i = 0; i < batches; ++i) {
-      const cudaStream_t stream = pool.for_batch(i);
-      ops.h2d(i, stream);
-      ops.compute(i, stream);
-      ops.d2h(i, stream);
-    }
-    return;
-  }
-  for (int wave = 0; wave < batches; wave += pool.size()) {
-    const int end = std::min(batches, wave + pool.size());
-    for (int i = wave; i < end; ++i) ops.h2d(i, pool.for_batch(i));
-    for (int i = wave; i < end; ++i) ops.compute(i, pool.for_batch(i));
-    for (int i = wave; i < end; ++i) ops.d2h(i, pool.for_batch(i));
-  }
-}
-
 void issue_on_streams(const BatchOps& ops, const StreamPool& pool, int batches) {
   csg::fork(pool);
   issue_batches(ops, pool, batches);
   csg::join(pool);
 }
 
-Graph capture_batches(const BatchOps& ops, const StreamPool& pool, int batches, Join with_join, BatchOrder order) {
+Graph capture_batches(const BatchOps& ops, const StreamPool& pool, int batches, Join with_join, IssueOrder order) {
   // step 1: capture, on stream 0, which becomes the graph's entry
   CUDA_CHECK(cudaStreamBeginCapture(pool[0], cudaStreamCaptureModeGlobal));
   const CaptureGuard guard(pool);  // a throw before step 5 ends the capture and drops it

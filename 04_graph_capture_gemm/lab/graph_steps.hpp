@@ -7,6 +7,7 @@
 //   step 1  cudaStreamBeginCapture(pool[0])                   capture_batches
 //   step 2  fork: every stream waits on stream 0's fork event  csg::fork
 //   step 3  each batch's H2D, GEMM, D2H on stream i % pool     batch_ops, issue_batches
+//                                             (measure/stage_sums.hpp, shared with stage 03)
 //   step 4  join: stream 0 waits on every stream's join event  csg::join
 //   step 5  cudaStreamEndCapture, cudaGraphInstantiateWithParams  capture_batches, instantiate
 //   step 6  cudaGraphLaunch(exec, pool[0])                     launch
@@ -21,20 +22,6 @@ namespace csg::graphs {
 // capture may not allocate them. Nothing to do for the other kernels.
 void prepare_pool(const Gemm& gemm, const StreamPool& pool);
 
-// Batch i's three calls on `buffers`: cudaMemcpyAsync of A_i in, gemm.run
-// for C_i = A_i · B, cudaMemcpyAsync of C_i out. `buffers` and `gemm` must
-// outlive the ops.
-BatchOps batch_ops(BatchBuffers& buffers, const Gemm& gemm);
-
-// The order step 3 issues the batches in: the article's, batch by batch
-// (each batch's three calls, then the next batch's), or in waves of one batch
-// per stream (the wave's copies in, then its kernels, then its copies out).
-enum class BatchOrder { depth_first, breadth_first };
-
-// Step 3: batches 0 .. batches-1 through `ops`, batch i on pool stream i % pool.
-void issue_batches(const BatchOps& ops, const StreamPool& pool, int batches,
-                   BatchOrder order = BatchOrder::depth_first);
-
 // Stage 03's loop on the pool, without capture: fork, step 3, join.
 void issue_on_streams(const BatchOps& ops, const StreamPool& pool, int batches);
 
@@ -47,7 +34,7 @@ enum class Join { yes, no };
 // anywhere (a capture-time call failing, cudaStreamEndCapture refusing the
 // graph) leaves no stream of the pool capturing (CaptureGuard).
 Graph capture_batches(const BatchOps& ops, const StreamPool& pool, int batches, Join join = Join::yes,
-                      BatchOrder order = BatchOrder::depth_first);
+                      IssueOrder order = IssueOrder::depth_first);
 
 // Step 5b: cudaGraphInstantiateWithParams, CUDA 12's call that says why an
 // instantiation failed (result_out, errNode_out); the article's five-argument

@@ -1,8 +1,52 @@
 #include "measure/stage_sums.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "base/errors.hpp"
+
 namespace csg {
+
+BatchOps batch_ops(BatchBuffers& buffers, const Gemm& gemm) {
+  BatchOps ops;
+  ops.h2d = [&buffers](int batch, cudaStream_t stream) {
+    CUDA_CHECK(cudaMemcpyAsync(buffers.device_a(batch), buffers.host_a(batch), buffers.work().a_bytes(),
+                               cudaMemcpyHostToDevice, stream));
+  };
+  ops.compute = [&buffers, &gemm](int batch, cudaStream_t stream) {
+    gemm.run(buffers.device_a(batch), buffers.device_b(), buffers.device_c(batch), buffers.work().shape, stream);
+  };
+  ops.d2h = [&buffers](int batch, cudaStream_t stream) {
+    CUDA_CHECK(cudaMemcpyAsync(buffers.host_c(batch), buffers.device_c(batch), buffers.work().c_bytes(),
+                               cudaMemcpyDeviceToHost, stream));
+  };
+  return ops;
+}
+
+std::string_view to_string(IssueOrder order) {
+  return order == IssueOrder::depth_first ? "depth_first" : "breadth_first";
+}
+
+void issue_batches(const BatchOps& ops, const StreamPool& pool, int batches, IssueOrder order) {
+  if (order == IssueOrder::depth_first) {
+    for (int i = 0; i < batches; ++i) {
+      const cudaStream_t stream = pool.for_batch(i);
+      ops.h2d(i, stream);
+      ops.compute(i, stream);
+      ops.d2h(i, stream);
+    }
+    return;
+  }
+  // Breadth-first: a wave of one batch per stream at a time, every H2D of
+  // the wave, then every GEMM, then every D2H. Each stream still runs
+  // H2D -> GEMM -> D2H per batch; only the host's order of issue changes.
+  for (int wave = 0; wave < batches; wave += pool.size()) {
+    const int end = std::min(batches, wave + pool.size());
+    for (int i = wave; i < end; ++i) ops.h2d(i, pool.for_batch(i));
+    for (int i = wave; i < end; ++i) ops.compute(i, pool.for_batch(i));
+    for (int i = wave; i < end; ++i) ops.d2h(i, pool.for_batch(i));
+  }
+}
 
 std::vector<TimedVariant> stage_sum_variants(const BatchOps& ops, BatchBuffers& buffers, cudaStream_t stream,
                                              EventTimer& timer) {

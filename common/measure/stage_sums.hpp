@@ -6,12 +6,15 @@
 #pragma once
 
 #include <functional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "cuda/stream_pool.hpp"
 #include "measure/pipeline_bound.hpp"
 #include "measure/stats.hpp"
 #include "measure/timers.hpp"
+#include "workload/gemm.hpp"
 #include "batches.hpp"
 
 namespace csg {
@@ -24,6 +27,34 @@ struct BatchOps {
   std::function<void(int batch, cudaStream_t stream)> compute;  // C_i = A_i · B
   std::function<void(int batch, cudaStream_t stream)> d2h;      // C_i device -> host
 };
+
+// The article's loop body for the stream stages' laboratories: cudaMemcpyAsync
+// of A_i in, gemm.run (C_i = A_i · B), cudaMemcpyAsync of C_i out, each on
+// the stream it is given. `buffers` and `gemm` must outlive the ops. From
+// pinned memory cudaMemcpyAsync returns at once, so the host goes on queueing
+// while the copy runs; from pageable memory it holds the host while the
+// driver stages it.
+BatchOps batch_ops(BatchBuffers& buffers, const Gemm& gemm);
+
+// How a loop over batches issues the work onto a pool:
+//   depth_first:   batch 0: H2D K D2H, batch 1: H2D K D2H, ...  (the article's loop)
+//   breadth_first: in waves of one batch per stream: the wave's H2Ds, then
+//                  its kernels, then its D2Hs
+// Both give each stream the same sequence of operations (H2D K D2H per batch,
+// so streams may reuse device slots); they differ in the order the host
+// queues them, which matters when streams alias onto fewer hardware queues
+// (CUDA_DEVICE_MAX_CONNECTIONS) than there are streams. Issuing ALL H2Ds
+// first would not do: a stream would copy batch i+pool into a slot before
+// batch i's kernel had read it.
+enum class IssueOrder { depth_first, breadth_first };
+
+std::string_view to_string(IssueOrder order);
+
+// Batches 0 .. batches-1 through `ops`, batch i on pool stream i % pool, in
+// `order`: the loop of stage 03's pool and of stage 04's step 3 (no fork, no
+// join: the caller's).
+void issue_batches(const BatchOps& ops, const StreamPool& pool, int batches,
+                   IssueOrder order = IssueOrder::depth_first);
 
 struct StageSums {
   StageSums() = default;

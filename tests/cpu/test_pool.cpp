@@ -426,7 +426,7 @@ TEST(Stage03Report, TheJsonHoldsEachVariantsOwnBoundAndTheRegimeOfItsLargestPath
   using Kind = pool::PoolMeasurements::Kind;
   std::vector<pool::PoolMeasurements::Entry> entries = made_up_entries(
       {entry(Kind::pool, "stream_pool", 8, 16.05), entry(Kind::pool, "stream_pool", 8, 16.06)}, 8, 15.9, 4.1, 7.9, 8.6);
-  entries[3].order = pool::IssueOrder::breadth_first;
+  entries[3].order = IssueOrder::breadth_first;
   entries[2].host_issue = summarize({Millis(0.8)});
   entries[3].host_issue = summarize({Millis(0.9)});
   CommonOptions options;
@@ -472,7 +472,7 @@ TEST(Stage03Report, APoolOfOneStreamIsBoundByItsStreamOrderAndOneStreamPerEngine
       made_up_entries({entry(Kind::pool, "stream_pool", 1, 30.0), entry(Kind::pool, "stream_pool", 1, 29.9),
                        entry(Kind::engines, "engine_streams", 3, 17.3)},
                       1, 17.2, 4.0, 7.8, 12.7);
-  entries[3].order = pool::IssueOrder::breadth_first;
+  entries[3].order = IssueOrder::breadth_first;
   for (std::size_t i : {2U, 3U, 4U}) entries[i].host_issue = summarize({Millis(0.8)});
   CommonOptions options;
   options.host_memory = HostMemory::pinned;
@@ -502,7 +502,7 @@ TEST(Stage03Report, TheBoundsToleranceIncludesTheLimitingPathsOwnSpread) {
   using Kind = pool::PoolMeasurements::Kind;
   std::vector<pool::PoolMeasurements::Entry> entries = made_up_entries(
       {entry(Kind::pool, "stream_pool", 8, 16.05), entry(Kind::pool, "stream_pool", 8, 16.06)}, 8, 15.9, 4.1, 7.9, 8.6);
-  entries[3].order = pool::IssueOrder::breadth_first;
+  entries[3].order = IssueOrder::breadth_first;
   // The kernels alone, which limit the pool: median 15.9 ms, fastest run 20% faster.
   auto kernels = std::find_if(entries.begin(), entries.end(), [](const auto& e) { return e.resource == "kernels"; });
   ASSERT_NE(kernels, entries.end());
@@ -510,7 +510,7 @@ TEST(Stage03Report, TheBoundsToleranceIncludesTheLimitingPathsOwnSpread) {
   CommonOptions options;
   options.host_memory = HostMemory::pinned;
   const pool::PoolMeasurements runs = pool::PoolMeasurements::measured(options.work, entries);
-  const pool::PoolMeasurements::Entry& main = runs.pool(pool::IssueOrder::depth_first);
+  const pool::PoolMeasurements::Entry& main = runs.pool(IssueOrder::depth_first);
   ASSERT_EQ(runs.bound_of(main)->limited_by, BoundPath::kernels);
   EXPECT_NEAR(runs.tolerance_of(main), 0.25 + 0.001 + kTimingJitterMs / 16.05, 1e-9)
       << "the path's median over its fastest run (1 / 0.8), the run's 0.1% spread and the timing's jitter, added";
@@ -521,7 +521,7 @@ TEST(Stage03Report, TheBusiestStreamsRunIsThePoolsMeasuredStreamOrderPath) {
   std::vector<pool::PoolMeasurements::Entry> entries =
       made_up_entries({entry(Kind::pool, "stream_pool", 1, 30.0), entry(Kind::pool, "stream_pool", 1, 29.9)}, 1,
                       17.2, 4.0, 7.8, 12.7);
-  entries[3].order = pool::IssueOrder::breadth_first;
+  entries[3].order = IssueOrder::breadth_first;
   // The 100 batches alone on one stream: 29.6 ms, above the 28.97 ms the
   // shares add up to; its fastest run 20% faster than its median.
   entries.push_back(entry(Kind::resource, "resource_alone", 1, 29.6, "busiest_stream"));
@@ -529,7 +529,7 @@ TEST(Stage03Report, TheBusiestStreamsRunIsThePoolsMeasuredStreamOrderPath) {
   CommonOptions options;
   options.host_memory = HostMemory::pinned;
   const pool::PoolMeasurements runs = pool::PoolMeasurements::measured(options.work, entries);
-  const pool::PoolMeasurements::Entry& main = runs.pool(pool::IssueOrder::depth_first);
+  const pool::PoolMeasurements::Entry& main = runs.pool(IssueOrder::depth_first);
   const PipelineBound bound = *runs.bound_of(main);
   EXPECT_EQ(bound.limited_by, BoundPath::busiest_stream);
   EXPECT_DOUBLE_EQ(bound.bound_ms, 29.6);
@@ -573,7 +573,7 @@ TEST(Stage03Report, ThePoolAgainstSerialNamesBreadthFirstAndPageableOnlyWhereMea
 
   std::vector<pool::PoolMeasurements::Entry> both = made_up_entries(
       {entry(Kind::pool, "stream_pool", 8, 78.0), entry(Kind::pool, "stream_pool", 8, 79.0)}, 8, 15.9, 4.1, 7.9, 8.6);
-  both[3].order = pool::IssueOrder::breadth_first;
+  both[3].order = IssueOrder::breadth_first;
   options.host_memory = HostMemory::pageable;
   Report pageable = made_up_report();
   pool::add_pool_against_serial(pageable, options, config, pool::PoolMeasurements::measured(options.work, both));

@@ -362,15 +362,15 @@ TEST_F(Stage03Loops, BothIssueOrdersAndTheSerialLoopVerifyEveryBatch) {
   const Gemm gemm;
   BatchBuffers buffers(work, HostMemory::pinned, 3);  // slot b % 3: batches sharing a slot share a stream
   buffers.fill_inputs(5);
-  const BatchOps ops = pool::batch_ops(buffers, gemm);
+  const BatchOps ops = batch_ops(buffers, gemm);
   const StreamPool pool(3);
   pool::RunClock clock;
-  for (const pool::IssueOrder order : {pool::IssueOrder::depth_first, pool::IssueOrder::breadth_first}) {
+  for (const IssueOrder order : {IssueOrder::depth_first, IssueOrder::breadth_first}) {
     buffers.poison_outputs(pool[0]);
     EXPECT_GT(pool::pool_run(pool, order, ops, work.batches, clock).count(), 0.0);
     EXPECT_GT(clock.issued.count(), 0.0);
     const VerifyResult check = buffers.verify(5);
-    EXPECT_TRUE(check.passed) << pool::to_string(order) << ": " << check.message();
+    EXPECT_TRUE(check.passed) << to_string(order) << ": " << check.message();
     EXPECT_EQ(check.batches_checked, 11);
   }
   buffers.poison_outputs(nullptr);
@@ -385,11 +385,11 @@ TEST_F(Stage03Loops, EveryPoolSizeGetsItsBusiestStreamTimedOnOneStream) {
   const Gemm gemm;
   BatchBuffers buffers(work, HostMemory::pinned);
   buffers.fill_inputs(3);
-  const BatchOps ops = pool::batch_ops(buffers, gemm);
+  const BatchOps ops = batch_ops(buffers, gemm);
   pool::RunClock clock;
   pool::PoolMeasurements runs(work, 3, gemm);
   const StreamPool pool(3);
-  pool::add_pool_variant(runs, buffers, pool, pool::IssueOrder::depth_first, ops, clock);
+  pool::add_pool_variant(runs, buffers, pool, IssueOrder::depth_first, ops, clock);
   std::deque<StreamPool> sweep;
   pool::add_sweep_variants(runs, buffers, sweep, {1, 4}, ops, clock);
   const pool::BoundStreams bound_streams;
@@ -403,10 +403,10 @@ TEST_F(Stage03Loops, EveryPoolSizeGetsItsBusiestStreamTimedOnOneStream) {
     EXPECT_EQ(busiest->stats.samples, 2);
     EXPECT_GT(busiest->stats.median_ms, 0.0);
   }
-  const std::optional<PipelineBound> bound = runs.bound_of(runs.pool(pool::IssueOrder::depth_first));
+  const std::optional<PipelineBound> bound = runs.bound_of(runs.pool(IssueOrder::depth_first));
   ASSERT_TRUE(bound.has_value());
   EXPECT_GT(bound->busiest_stream_ms, 0.0);
-  EXPECT_TRUE(runs.pool(pool::IssueOrder::depth_first).check.passed);
+  EXPECT_TRUE(runs.pool(IssueOrder::depth_first).check.passed);
 }
 
 }  // namespace gpu_stage03

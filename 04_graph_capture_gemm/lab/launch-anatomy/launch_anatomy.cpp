@@ -136,7 +136,7 @@ Anatomy measure(const LaunchAnatomyOptions& options) {
   BatchBuffers slot_buffers(work, HostMemory::pinned, options.pool.streams);
   BatchBuffers registered_buffers(work, HostMemory::registered, 0);
   for (BatchBuffers* b : {&article_buffers, &slot_buffers, &registered_buffers}) b->fill_inputs(common.seed);
-  auto run_of = [&](ArticleVariant variant, BatchBuffers& b, BatchOrder order = BatchOrder::depth_first,
+  auto run_of = [&](ArticleVariant variant, BatchBuffers& b, IssueOrder order = IssueOrder::depth_first,
                     unsigned long long flags = 0) {
     const Graph graph = capture_batches(batch_ops(b, gemm), pool, work.batches, Join::yes, order);
     return VariantRun{variant, &b, GraphExec::instantiate(graph, {.flags = flags})};
@@ -144,9 +144,9 @@ Anatomy measure(const LaunchAnatomyOptions& options) {
   std::vector<VariantRun> runs;
   runs.push_back(run_of(ArticleVariant::article, article_buffers));
   runs.push_back(run_of(ArticleVariant::slots, slot_buffers));
-  runs.push_back(run_of(ArticleVariant::breadth_first, article_buffers, BatchOrder::breadth_first));
+  runs.push_back(run_of(ArticleVariant::breadth_first, article_buffers, IssueOrder::breadth_first));
   runs.push_back(run_of(ArticleVariant::registered, registered_buffers));
-  runs.push_back(run_of(ArticleVariant::device_launch_flag, article_buffers, BatchOrder::depth_first,
+  runs.push_back(run_of(ArticleVariant::device_launch_flag, article_buffers, IssueOrder::depth_first,
                         cudaGraphInstantiateFlagDeviceLaunch));
   for (VariantRun& r : runs) CUDA_CHECK(cudaGraphUpload(r.exec.get(), pool[0]));
   CUDA_CHECK(cudaStreamSynchronize(pool[0]));
