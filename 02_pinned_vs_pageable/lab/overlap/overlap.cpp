@@ -1,7 +1,7 @@
 #include "02_pinned_vs_pageable/lab/overlap.hpp"
 #include "02_pinned_vs_pageable/lesson.hpp"
 
-namespace csg::copies::overlap {
+namespace csg::copies {
 namespace {
 
 constexpr const char* kAbout = R"(
@@ -19,11 +19,10 @@ t    tiny  --overlap-mib 1 --kernel-ms 1 --warmup 1 --repeats 2
 s    -     --overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1
 )";
 
-const Experiment<Config, Figures> kExperiment = declared<false>(kAbout, kRuns);
+const Experiment<overlap::Config, overlap::Figures> kExperiment = overlap::declared<false>(kAbout, kRuns);
 
 }  // namespace
-}  // namespace csg::copies::overlap
 
-namespace csg::copies {
-extern const Subcommand kOverlap = make_subcommand<overlap::kExperiment>();
-}
+extern const Subcommand kOverlap = make_subcommand<kExperiment>();
+
+}  // namespace csg::copies

@@ -1,7 +1,7 @@
 #include "02_pinned_vs_pageable/lab/overlap.hpp"
 #include "02_pinned_vs_pageable/lesson.hpp"
 
-namespace csg::copies::overlap {
+namespace csg::copies {
 namespace {
 
 constexpr const char* kAbout = R"(
@@ -17,11 +17,10 @@ qfc  -     --trace {trace}
 t    tiny  --overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1 --timeline-batches 3
 )";
 
-const Experiment<Config, Figures> kExperiment = declared<true>(kAbout, kRuns);
+const Experiment<overlap::Config, overlap::Figures> kExperiment = overlap::declared<true>(kAbout, kRuns);
 
 }  // namespace
-}  // namespace csg::copies::overlap
 
-namespace csg::copies {
-extern const Subcommand kTimeline = make_subcommand<overlap::kExperiment>();
-}
+extern const Subcommand kTimeline = make_subcommand<kExperiment>();
+
+}  // namespace csg::copies
