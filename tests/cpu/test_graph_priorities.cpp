@@ -49,19 +49,17 @@ GraphPriorityResult streams_helped(double graph_plain, double graph_flag, double
 TEST(GraphPriorities, TheFlagGivingTheNodesTheirPriorityIsSaidWithTheStreamsBesideIt) {
   const GraphPriorityResult r = streams_helped(0.160, 0.025, 0.025);
   const Verdict verdict = node_priority_verdict(r);
-  EXPECT_EQ(verdict.id, "graph_priorities.node_priority");
-  EXPECT_EQ(verdict.outcome, "helps");
+  EXPECT_THAT(verdict, IsVerdict("graph_priorities.node_priority", "helps",
+                                 {"cudaGraphInstantiateFlagUseNodePriority cut the graph's short kernels' median "
+                                  "latency 6.4x",
+                                  "median 25.0 us (p99 37.5) with the flag, 160.0 us (p99 240.0) without",
+                                  "with the flag the graph was about as fast as (within 10%) kernels on the "
+                                  "greatest-priority stream",
+                                  "without it, about as fast as (within 10%) kernels on its"}));
   EXPECT_NEAR(verdict.figures.at("median_latency_speedup").get<double>(), 0.160 / 0.025, 1e-9);
   EXPECT_DOUBLE_EQ(verdict.figures.at("graph_node_priority_median_ms").get<double>(), 0.025);
   EXPECT_DOUBLE_EQ(verdict.figures.at("graph_plain_p99_ms").get<double>(), 0.160 * 1.5);
   EXPECT_DOUBLE_EQ(verdict.threshold.at("priority_within").get<double>(), kPriorityWithin);
-  EXPECT_THAT(verdict.sentence,
-              AllOf(HasSubstr("cudaGraphInstantiateFlagUseNodePriority cut the graph's short kernels' median "
-                              "latency 6.4x"),
-                    HasSubstr("median 25.0 us (p99 37.5) with the flag, 160.0 us (p99 240.0) without"),
-                    HasSubstr("with the flag the graph was about as fast as (within 10%) kernels on the "
-                              "greatest-priority stream"),
-                    HasSubstr("without it, about as fast as (within 10%) kernels on its")));
 }
 
 TEST(GraphPriorities, NoDifferenceSaysWhetherTheNodesLostAPriorityThatHelpsStreams) {

@@ -59,16 +59,14 @@ TEST(Partition, APartitionFasterThanPriorityBeatsItAndSaysWhatTheFloodLost) {
   EXPECT_NEAR(flood_cost(r, partition_of(r)), 0.06, 1e-12);
   EXPECT_EQ(judge_partition(r, partition_of(r)), PartitionVerdict::beats_priority);
   const Verdict verdict = partition_verdict(r, partition_of(r));
-  EXPECT_EQ(verdict.id, "partition.sms_8");
-  EXPECT_EQ(verdict.outcome, "beats_priority");
+  EXPECT_THAT(verdict, IsVerdict("partition.sms_8", "beats_priority",
+                                 {"8 SMs of their own (the flood on 124): median 5.0 us, p99 7.5 us, against 25.0 us, "
+                                  "p99 37.5 us at the greatest priority",
+                                  "the partition beat priority 5.0x (80% less latency); the flood lost 6% of its "
+                                  "throughput against priority's (it gave up 6% of the SMs)"}));
   EXPECT_DOUBLE_EQ(verdict.figures.at("partition_median_ms").get<double>(), 0.005);
   EXPECT_DOUBLE_EQ(verdict.figures.at("priority_p99_ms").get<double>(), 0.025 * 1.5);
   EXPECT_DOUBLE_EQ(verdict.threshold.at("flood_within").get<double>(), kEqualWithin);
-  EXPECT_THAT(verdict.sentence,
-              AllOf(HasSubstr("8 SMs of their own (the flood on 124): median 5.0 us, p99 7.5 us, against 25.0 us, "
-                              "p99 37.5 us at the greatest priority"),
-                    HasSubstr("the partition beat priority 5.0x (80% less latency); the flood lost 6% of its "
-                              "throughput against priority's (it gave up 6% of the SMs)")));
   EXPECT_DOUBLE_EQ(verdict.figures.at("latency_saved").get<double>(), 0.8);
 }
 

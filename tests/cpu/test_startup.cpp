@@ -204,11 +204,10 @@ TEST(StartupBudget, TheFirstBucketCountOverTheBudgetAndTheMostWithinIt) {
   EXPECT_EQ(f.rows[*v.first_over].buckets, 256);
   EXPECT_EQ(f.rows[*v.most_within].buckets, 128);
   const Verdict verdict = budget_verdict(f);
-  EXPECT_EQ(verdict.outcome, "first_over");
-  EXPECT_THAT(verdict.sentence,
-              AllOf(HasSubstr("256 buckets are the first over the 500 ms budget on the shared pool (600 ms; "),
-                    HasSubstr("separate buffers per bucket: 128 buckets first, at 520 ms)"),
-                    HasSubstr("the most buckets within it, 128, start in 300 ms"), HasSubstr("with 8 buckets")));
+  EXPECT_THAT(verdict, IsVerdict("", "first_over",
+                                 {"256 buckets are the first over the 500 ms budget on the shared pool (600 ms; ",
+                                  "separate buffers per bucket: 128 buckets first, at 520 ms)",
+                                  "the most buckets within it, 128, start in 300 ms", "with 8 buckets"}));
   EXPECT_EQ(verdict.figures.at("first_over_buckets"), 256);
   EXPECT_EQ(verdict.figures.at("separate_first_over_buckets"), 128);
   // Over at the second bucket count: the most within is the fewest, with nothing to compare its padding to.
