@@ -83,7 +83,8 @@ def test_copies_sweeps_graph_costs_and_the_regime_map(text: str) -> None:
 
 def test_after_the_article_a_row_per_figure_with_the_ratio_of_the_two(text: str) -> None:
     rows = table_after(text, "## After the article: CUDA's newer controls over streams and graphs")
-    assert {r[0] for r in rows} == {"device-launch", "conditional", "pdl", "memory-nodes", "startup", "launch-anatomy"}
+    assert {r[0] for r in rows} == {"batched-copies", "graph-priorities", "partition", "device-launch", "conditional",
+                                    "pdl", "memory-nodes", "startup", "launch-anatomy", "rebind"}
     pdl = results_in(SAMPLES)["04_graph_capture_gemm-pdl"]["pdl"]["gemm"]["ways"]
     row = next(r for r in rows if r[1].startswith("gemm chain"))
     assert row[6] == f"{pdl['stream_pdl']['per_kernel_us'] / pdl['stream_plain']['per_kernel_us']:.2f}×"
