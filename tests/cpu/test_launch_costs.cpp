@@ -175,6 +175,13 @@ TEST(LaunchCostsReport, TheJsonKeepsEveryChainFitAndPair) {
   ASSERT_EQ(doc.at("chains").size(), 4U);
   EXPECT_EQ(doc.at("chains")[3].at("stream_queued"), nullptr);
   EXPECT_NEAR(doc.at("chains")[2].at("graph_queued").at("us_per_op").get<double>(), (5.0 + 700.0) / 1000.0, 1e-9);
+  // Each chain's figure is the shared summary (report/result.hpp) with its per-op time and spread.
+  const nlohmann::json& queued = doc.at("chains")[2].at("graph_queued");
+  for (const char* field : {"median_ms", "min_ms", "max_ms", "p95_ms", "samples", "p95_over_median"}) {
+    EXPECT_TRUE(queued.contains(field)) << field;
+  }
+  EXPECT_GT(queued.at("median_ms").get<double>(), 0.0);
+  EXPECT_EQ(queued.at("median_ms"), queued.at("min_ms"));  // made up with min = median
   EXPECT_NEAR(doc.at("fits").at("graph_queued").at("per_op_us").get<double>(), 0.7, 1e-9);
   EXPECT_NEAR(doc.at("steady").at("graph_over_streams").get<double>(), 0.44, 1e-9);
   EXPECT_NEAR(doc.at("interleaved").at("streams_issue_cpu_ms").get<double>(), 0.85, 1e-12);

@@ -35,10 +35,12 @@ constexpr int kMinLaunchRepeats = 5;  // fewer, and a p95 means nothing
 
 double spread(const Summary& s) { return s.median_ms > 0.0 ? s.p95_ms / s.median_ms : 0.0; }
 
+// The shared summary (report/result.hpp), per op and with its spread.
 nlohmann::json summary_json(const Summary& s, int ops) {
-  return {{"median_ms", s.median_ms}, {"min_ms", s.min_ms},       {"p95_ms", s.p95_ms},
-          {"max_ms", s.max_ms},       {"samples", s.samples},     {"us_per_op", per_op_us(s, ops)},
-          {"p95_over_median", spread(s)}};
+  nlohmann::json doc = csg::summary_json(s);
+  doc["us_per_op"] = per_op_us(s, ops);
+  doc["p95_over_median"] = spread(s);
+  return doc;
 }
 
 nlohmann::json fit_json(const LineFit& fit) {
