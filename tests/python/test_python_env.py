@@ -44,7 +44,9 @@ class FakeRepo:
         shutil.copytree(REPO / "docs", root / "repo" / "docs", ignore=shutil.ignore_patterns("*.png"))
         self.venv_python = root / "repo" / ".venv" / "bin" / "python3"
         self.venv_python.parent.mkdir(parents=True)
-        self.venv_python.write_text(f'#!/bin/sh\necho "$*" >>"{self.log}"\nexec "{sys.executable}" "$@"\n')
+        # The venv's interpreter sees what the tests' does, PYTHONPATH included (report() hides it from `-S`).
+        path = f'export PYTHONPATH="{os.environ["PYTHONPATH"]}"\n' if os.environ.get("PYTHONPATH") else ""
+        self.venv_python.write_text(f'#!/bin/sh\necho "$*" >>"{self.log}"\n{path}exec "{sys.executable}" "$@"\n')
         self.venv_python.chmod(0o755)
 
     def report(self, *args: str | Path, verbose: bool = False) -> subprocess.CompletedProcess:
