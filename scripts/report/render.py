@@ -2,9 +2,7 @@
 
 Tables hold figures as the JSON gives them: medians, the % of its own bound
 each measurement carries, ratios as plain numbers ("0.63×", † where the two
-figures come from separate runs). Every word that interprets figures is a
-verdict's sentence from the result, quoted as it is in "What each run
-concluded"; nothing here compares a figure with a threshold.
+figures come from separate runs); nothing here compares a figure with a threshold.
 """
 
 from __future__ import annotations
