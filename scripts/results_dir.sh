@@ -30,8 +30,7 @@ csg_start() {
     echo "$(basename "$script"): one results folder at most (given: ${positional[*]}); usage: $synopsis" >&2
     exit 2
   fi
-  # The results folder, created later: the argument, else $CSG_RESULTS_DIR, else results/<UTC timestamp>; a
-  # relative one from where the script was called. Absolute, because ctest writes its JUnit file from the build folder.
+  # The results folder (made later), absolute: ctest writes its JUnit file from the build folder.
   results="${positional[0]:-${CSG_RESULTS_DIR:-$repo_root/results/$(date -u +%Y%m%dT%H%M%SZ)}}"
   results="$(realpath -m -- "$results")"
   preset=default
