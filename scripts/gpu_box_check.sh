@@ -127,10 +127,8 @@ for row in "${csg_rows[@]}"; do
 done
 csg_time_summary "$results"
 
-# Each timeline holds every operation its run recorded (the result's
-# timeline.ops), and for the GEMM pipeline of stages 01, 03 and 04 that is 3
-# per batch: H2D, kernel, D2H (300 at the article's 100 batches, cuBLAS too:
-# one kernel per GEMM).
+# Each timeline holds every operation its run recorded (timeline.ops): for stages
+# 01, 03 and 04, 3 per batch (H2D, kernel, D2H; cuBLAS too: one kernel per GEMM).
 for name in ${traced[@]+"${traced[@]}"}; do
   python3 - "$results/$name.trace.json" "$results/$name.json" <<'PY' ||
 import json

@@ -1,15 +1,9 @@
 #!/usr/bin/env python3
 """The suite's one report command (--help lists its modes and exit codes):
 report.md and PNG plots from a results folder, the summary table, or a
-comparison of two runs. It reads only the JSON the stages write with --json
-(schema cuda-streams-graphs/result/v2, or v1), their --trace timelines and the
-registry.tsv scripts/run_suite.sh saves beside them, never their printed
-output; and it decides nothing about the figures: every conclusion in
-report.md is a verdict's sentence from the JSON, quoted as it is. The work is
-the package beside it (scripts/report/). Run by a python3 without matplotlib
-or jsonschema where scripts/setup.sh made .venv/, it runs again under
-.venv/bin/python3, silently (with CSG_VERBOSE=1 in the environment, one note
-on stderr says so): an error stays one line.
+comparison of two runs, read from the stages' --json results (v2, or v1), their
+--trace timelines and the registry.tsv of scripts/run_suite.sh, never their
+printed output. The work is the package beside it (scripts/report/).
 """
 
 from __future__ import annotations
@@ -80,10 +74,8 @@ def install_hint(module: str) -> str:
 
 
 def rerun_under_venv(argv: list[str], plots: bool) -> None:
-    """`python3 scripts/report.py ...` as the README writes it runs the shell's python3; where that lacks what
-    this mode needs and scripts/setup.sh made .venv/, runs the command again under .venv/bin/python3 (one note
-    saying so where CSG_VERBOSE=1 asks for it), unless that is this interpreter or report.py switched to it
-    already. Returns only where it does not."""
+    """Where this python3 lacks what the mode needs and scripts/setup.sh made .venv/, runs the command again
+    under .venv/bin/python3, silently but with CSG_VERBOSE=1 (an error stays one line). Returns where it does not."""
     missing = [m for m in ("jsonschema", *(("matplotlib",) if plots else ())) if not has(m)]
     python = VENV / "bin" / "python3"
     if not missing or os.environ.get(REEXEC_MARK) or not os.access(python, os.X_OK):

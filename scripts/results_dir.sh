@@ -1,20 +1,14 @@
 # shellcheck shell=bash
-# Sourced by run_suite.sh and gpu_box_check.sh: their common start, where a
-# run's results go, and a results folder that exists only once something ran.
-# It sources setup.sh too (csg_setup, the GPU checks), so those scripts start
-# with one source line and csg_start.
+# Sourced by run_suite.sh and gpu_box_check.sh (with setup.sh): their common
+# start, their runs, and a results folder that exists only once something ran.
 
 # shellcheck source=scripts/setup.sh
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-# csg_start SCRIPT OPTIONS ARGS...
-#   The start of a script that writes a results folder, called with its own
-#   path, the options it accepts besides --help (space-separated, "" for
-#   none) and its arguments. --help (or -h) prints SCRIPT's header comment and
-#   exits 0; another option, or a second folder, exits 2 with one line. The
-#   options given go into csg_flags; `results` is set to the folder, preset,
-#   bin_dir and jobs to the build's; then cd to the caller's $repo_root (it
-#   needs that to source this file anyway).
+# csg_start SCRIPT OPTIONS ARGS...: OPTIONS are those SCRIPT takes besides
+#   --help ("" for none); an unknown one, or a second folder, exits 2. Sets
+#   csg_flags (the options given), results, preset, bin_dir and jobs, then
+#   cd to the caller's $repo_root.
 # shellcheck disable=SC2034  # the caller's
 csg_start() {
   local script="$1" options="$2" arg positional=() synopsis
@@ -36,14 +30,8 @@ csg_start() {
     echo "$(basename "$script"): one results folder at most (given: ${positional[*]}); usage: $synopsis" >&2
     exit 2
   fi
-  # The results folder, created later: the argument, else $CSG_RESULTS_DIR, else results/<UTC timestamp>; a
-  # relative one from where the script was called. Absolute, because ctest writes its JUnit file from the build folder.
-  results="${positional[0]:-${CSG_RESULTS_DIR:-}}"
-  if [[ -z $results ]]; then
-    results="$repo_root/results/$(date -u +%Y%m%dT%H%M%SZ)"
-  elif [[ $results != /* ]]; then
-    results="$(pwd)/$results"
-  fi
+  # The results folder (made later), absolute: ctest writes its JUnit file from the build folder.
+  results="${positional[0]:-${CSG_RESULTS_DIR:-$repo_root/results/$(date -u +%Y%m%dT%H%M%SZ)}}"
   results="$(realpath -m -- "$results")"
   preset=default
   bin_dir="$repo_root/build/$preset/bin"
@@ -53,32 +41,21 @@ csg_start() {
 
 # --- the runs -----------------------------------------------------------------
 #
-# The runs are declared in the stages themselves, beside what they run, and
-# each stage binary lists them: "STAGE --list" (common/stage.hpp), lines of
-# tab-separated fields:
+# Each stage binary lists the runs its declarations make: "STAGE --list"
+# (common/stage.hpp), tab-separated lines
 #   subcommand  <name> <summary>
 #   run         <subcommand or -> <name or -> <modes> <exit> <env or -> <ctest or -> <expect or -> <arguments>
 # where modes say which script runs it: q run_suite.sh, f run_suite.sh --full,
-# c gpu_box_check.sh (t and s are ctest's, not run here). To trim for time:
-# take a run's q out of its declaration; run_suite.sh prints each run's
-# seconds at the end (and <results>/run_times.tsv keeps them).
+# c gpu_box_check.sh (t and s are ctest's). To trim for time, take a run's q
+# out of its declaration (run_times.tsv has each run's seconds).
 
-# csg_runs_for MODE BIN_DIR: the runs that MODE (q, f or c) makes, stage by
-# stage (every NN_name/ folder of the repository, in order), one line each of
-# tab-separated fields ("-" for an empty one, the arguments last):
-#   name         its files: <results>/<name>.json and .log (and .trace.json):
-#                the stage, the subcommand, then what sets the run apart
-#   stage        the stage's executable in BIN_DIR
-#   subcommand   the laboratory's experiment; - for the lesson
-#   exit         the status it must end with: non-zero for a demonstrated
-#                error, which leaves no result to report
-#   environment  VAR=value words for that run alone
-#   summary      the subcommand's line of --help ("the lesson" for a lesson)
-#   arguments    after the subcommand; {trace} is <results>/<name>.trace.json,
-#                {results} the results folder; every run gets --json
-#                <results>/<name>.json after them
-# A stage whose binary is not in BIN_DIR gives one line for its lesson, which
-# the caller finds not built; a binary whose --list fails stops with status 1.
+# csg_runs_for MODE BIN_DIR: the runs of MODE, stage by stage, one line each of
+# tab-separated fields ("-" for an empty one): name (of its files in the
+# results folder), stage (its binary in BIN_DIR), subcommand (- for the
+# lesson), exit (non-zero for a demonstrated error, which leaves no result),
+# environment (VAR=value words), summary (its line of --help), arguments
+# ({trace}: <results>/<name>.trace.json, {results}: the folder). A stage not
+# built gives its lesson's line; a --list that fails returns 1.
 csg_runs_for() {
   local mode="$1" bin_dir="$2" folder stage listing kind subcommand name modes exit_status env args
   local -A summaries
@@ -106,10 +83,8 @@ csg_runs_for() {
   done
 }
 
-# csg_save_registry RESULTS ROWS...: RESULTS/registry.tsv, what report.py
-# reads to know which runs to expect and in which order to show them: a
-# header line, then per row of csg_runs_for its name, stage, subcommand
-# (- for a lesson), exit and summary.
+# csg_save_registry RESULTS ROWS...: RESULTS/registry.tsv, the runs report.py
+# expects, in order: per row of csg_runs_for all but its environment and arguments.
 csg_save_registry() {
   local results="$1"
   shift
@@ -122,17 +97,12 @@ csg_save_registry() {
 # csg_step TEXT: one line on stderr with the seconds elapsed so far.
 csg_step() { printf '[%5ds] %s\n' "$SECONDS" "$*" >&2; }
 
-# csg_run ROW BIN_DIR RESULTS LABEL
-#   Runs one row of csg_runs_for, announced with LABEL: the stage's tables go
-#   to <results>/<name>.log, its progress lines (stderr) to the log and to the
-#   terminal, so a long run is never silent; its seconds to run_times.tsv.
-#   The first run that starts makes RESULTS, with the registry of csg_rows
-#   (the caller's csg_runs_for). Sets run_name, run_binary, run_exit, run_args
-#   (the placeholders filled in), binary, json, log and trace (its files),
-#   run_seconds, run_status (127: its stage is not built, nothing ran) and
-#   run_problem: why the run failed (the wrong exit status for a demonstrated
-#   error, another non-zero one, or no result), empty when it did not. A
-#   demonstrated error leaves no result to report.
+# csg_run ROW BIN_DIR RESULTS LABEL: runs one row of csg_runs_for, announced
+#   with LABEL; its tables go to its log, its progress lines (stderr) to the log
+#   and the terminal. The first run makes RESULTS and its registry (of csg_rows).
+#   Sets run_name, run_binary, run_exit, run_args, binary, json, log, trace,
+#   run_seconds, run_status (127: not built, nothing ran) and run_problem (why
+#   it failed; empty if it did not).
 # shellcheck disable=SC2034,SC2154  # the caller's
 csg_run() {
   local results="$3" subcommand env args run_env start now argv shown
@@ -179,9 +149,8 @@ csg_run() {
   fi
 }
 
-# csg_time_summary RESULTS: writes RESULTS/run_times.tsv (name, seconds, exit
-# status of each run, for trimming the run list) and prints the runs, slowest
-# first, with the total, on stderr.
+# csg_time_summary RESULTS: RESULTS/run_times.tsv (name, seconds, exit), and
+# on stderr the runs, slowest first, with the total.
 csg_run_times=()
 csg_time_summary() {
   [[ ${#csg_run_times[@]} -gt 0 ]] || return 0
@@ -195,11 +164,9 @@ csg_time_summary() {
                 END { printf "  %7.1f  all runs\n", total }' >&2
 }
 
-# csg_results_create DIR: mkdir -p DIR, just before the first file is written
-# into it, remembering the topmost folder it made (results/ too, on a first
-# run): csg_results_remove_if_empty takes back exactly those, deepest first,
-# as long as they are empty, so a run that measured nothing leaves nothing
-# behind. A folder that existed before, or that holds anything, stays.
+# csg_results_create DIR: mkdir -p DIR, remembering the topmost folder it made:
+# csg_results_remove_if_empty takes back exactly those while they are empty,
+# so a run that measured nothing leaves nothing behind.
 csg_results_made=""
 csg_results_create() {
   local probe="$1"

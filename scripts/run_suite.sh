@@ -15,26 +15,23 @@
 #                still empty at the end (no device: nothing is left behind).
 #
 # Steps (each announced on stderr with the seconds elapsed so far):
-#   0) set-up (scripts/setup.sh): installs what is missing (the C++ packages,
-#      cmake, ninja, matplotlib, jsonschema, pytest), with apt-get as root or through sudo, or pip
-#      into .venv/; where it can't, one line names the command, exit 77
+#   0) set-up (scripts/setup.sh; its --help says what it installs, and how);
+#      where it can't, one line names the command, exit 77
 #   1) configure the "default" preset (Release) if build/default has no cache
 #      yet, then cmake --build --preset default: incremental, so an up-to-date
 #      build costs a second and rebuilds nothing
-#   2) the runs the stages declare (STAGE --list, read by csg_runs_for in
-#      scripts/results_dir.sh; marked q, or f with --full): each stage's lesson, every subcommand, and
-#      the variants the report compares (pinned memory, each GEMM kernel,
-#      pageable memory), each as
+#   2) the runs the stages declare (STAGE --list: marked q, or f with --full):
+#      each stage's lesson, every subcommand, and the variants the report
+#      compares (pinned memory, each GEMM kernel, pageable memory), each as
 #        build/default/bin/<binary> [<subcommand>] <arguments> --json <results>/<run>.json
-#      with its printed tables in <run>.log and, for the timeline
-#      subcommands, <run>.trace.json (open it in https://ui.perfetto.dev).
-#      The list itself goes to <results>/registry.tsv, from which report.py
-#      knows which results to expect and their order. A stage not built yet
-#      is skipped with a note. A run that demonstrates an error must
-#      exit with the status its declaration gives, and leaves no result. No CUDA
-#      device (a run exits 77): stop at once, exit 77, and remove that run's
-#      files. At the end, the seconds of each run, slowest first (and
-#      <results>/run_times.tsv).
+#      with its printed tables in <run>.log and, for the timeline subcommands,
+#      <run>.trace.json (open it in https://ui.perfetto.dev). The list goes to
+#      <results>/registry.tsv: report.py expects those results, in that order.
+#      A stage not built yet is skipped with a note. A run that demonstrates
+#      an error must exit with the status its declaration gives, and leaves no
+#      result. No CUDA device (a run exits 77): stop at once, exit 77, and
+#      remove that run's files. At the end, the seconds of each run, slowest
+#      first (and <results>/run_times.tsv).
 #   3) python3 scripts/report.py <results>: report.md and PNG plots, from the
 #      JSON only.
 #

@@ -45,9 +45,7 @@ csg_python_modules=(matplotlib jsonschema pytest)
 csg_setup_log() { echo "setup: $*" >&2; }
 
 # csg_help_if SCRIPT ARGS...: where any of ARGS is -h or --help, prints
-# SCRIPT's header comment (its help) and exits 0: --help wins over any other
-# argument. SCRIPT is read as given: an absolute path where the caller has
-# changed folders since it started.
+# SCRIPT's header comment (its help) and exits 0, whatever else ARGS holds.
 csg_help_if() {
   local script="$1" arg
   shift
@@ -62,13 +60,10 @@ csg_help_if() {
 # csg_check_preset SCRIPT PRESET: one line and exit 2 unless PRESET is one of
 # CMakePresets.json's.
 csg_check_preset() {
-  case $2 in
-    default | debug | ci) ;;
-    *)
-      echo "$1: unknown preset '$2' (use default, debug or ci)" >&2
-      exit 2
-      ;;
-  esac
+  if [[ ! $2 =~ ^(default|debug|ci)$ ]]; then
+    echo "$1: unknown preset '$2' (use default, debug or ci)" >&2
+    exit 2
+  fi
 }
 
 # csg_setup_fail LINE: the one line for a tool that can't be had here; status 77,
@@ -80,10 +75,7 @@ csg_setup_fail() {
 
 # csg_path_first DIR: DIR first on PATH, where PATH does not have it yet.
 csg_path_first() {
-  case ":$PATH:" in
-    *":$1:"*) ;;
-    *) export PATH="$1:$PATH" ;;
-  esac
+  [[ ":$PATH:" == *":$1:"* ]] || export PATH="$1:$PATH"
 }
 
 # "3.25.1" >= "3.24"?
@@ -117,9 +109,8 @@ csg_find_compute_sanitizer() {
   return 1
 }
 
-# The GPUs nvidia-smi lists ("GPU 0: NVIDIA H200 (UUID: ...)"), one a line.
-# Status 1 with the reason on stdout when there is none: nvidia-smi comes with
-# the driver, so without it there is no usable GPU either.
+# The GPUs nvidia-smi (it comes with the driver) lists, one a line; status 1
+# with the reason on stdout when there is none.
 csg_gpu_list() {
   local listing
   if ! command -v nvidia-smi >/dev/null 2>&1; then
@@ -137,9 +128,8 @@ csg_gpu_list() {
   fi
 }
 
-# csg_require_gpu_and_sanitizer SCRIPT
-#   For the scripts that need both: prints compute-sanitizer's path, or one
-#   line naming what is missing (a GPU, or the tool) and returns 77.
+# csg_require_gpu_and_sanitizer SCRIPT: prints compute-sanitizer's path, or
+# one line naming what is missing (a GPU, or the tool) and returns 77.
 csg_require_gpu_and_sanitizer() {
   local gpus sanitizer
   if ! gpus="$(csg_gpu_list)"; then
@@ -153,20 +143,16 @@ csg_require_gpu_and_sanitizer() {
   echo "$sanitizer"
 }
 
-# Sets cmake_version to the version of the cmake on PATH ("" where it can't be
-# read); status 0 when that is older than csg_cmake_minimum. An unreadable
-# version is left to CMake itself: the presets and CMakeLists.txt require 3.24
-# and say so.
+# Sets cmake_version to the version of the cmake on PATH; status 0 when it is
+# older than csg_cmake_minimum (an unreadable one is left to CMake to refuse).
 csg_cmake_too_old() {
   cmake_version="$(cmake --version 2>/dev/null | sed -n '1s/^cmake version \([0-9][0-9.]*\).*/\1/p')"
   [[ -n $cmake_version ]] && ! csg_version_at_least "$cmake_version" "$csg_cmake_minimum"
 }
 
-# What the python3 at $1 is: "<executable> <version> <kind> <modules>",
-# kind one of venv (a virtual environment), system (Debian's /usr, whose pip
-# refuses) or other (pip into a .venv/ made from it, externally managed or
-# not); modules "yes" when it imports every one of csg_python_modules, else
-# the missing ones (comma-separated). Status 1 if it does not run.
+# What the python3 at $1 is: "<executable> <version> <kind> <modules>", kind
+# venv, system (Debian's /usr, whose pip refuses) or other; modules "yes", else
+# those of csg_python_modules it lacks (comma-separated). Status 1 if it does not run.
 csg_python_facts() {
   "$1" - "${csg_python_modules[@]}" 2>/dev/null <<'PY'
 import importlib.util, sys
@@ -202,8 +188,7 @@ csg_setup() {
   # --- what the build needs -----------------------------------------------------------
   local apt_packages=() nvcc="" cmake_version="" package
   if [[ $want_build == yes ]]; then
-    # nvcc first: it is the one thing set-up can't install, so stop before
-    # installing anything else for a build that could not run anyway.
+    # nvcc first: set-up can't install it, so stop before installing anything else.
     if ! nvcc="$(csg_find_nvcc)"; then
       csg_setup_fail "nvcc not found (not on PATH, not in /usr/local/cuda/bin): install the CUDA Toolkit 12 or newer (https://developer.nvidia.com/cuda-downloads) and put its bin/ on PATH" || return
     fi
@@ -214,11 +199,9 @@ csg_setup() {
           apt_packages+=("$package")
       done
     fi
-    # Without dpkg the C++ packages can't be checked here; configuring
-    # stops with the one that is missing (cmake/Dependencies.cmake).
+    # Without dpkg, configuring names a missing C++ package (cmake/Dependencies.cmake).
     command -v ninja >/dev/null 2>&1 || apt_packages+=(ninja-build)
-    # nvcc compiles host code with the system's C++ compiler; the CUDA
-    # Toolkit's packages do not bring one.
+    # nvcc compiles host code with the system's C++ compiler; the CUDA Toolkit brings none.
     if [[ -z ${CXX:-} ]] && ! command -v c++ >/dev/null 2>&1 && ! command -v g++ >/dev/null 2>&1; then
       apt_packages+=(g++)
     fi

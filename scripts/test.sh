@@ -7,12 +7,10 @@
 #         scripts/test.sh ci              # Release with warnings as errors, as CI runs it
 #         scripts/test.sh default -L cpu  # only the CPU-side tests
 #
-# Set-up first (scripts/setup.sh): what is missing (the C++ packages, cmake,
-# ninja, matplotlib, jsonschema, pytest) is installed with apt-get as root or through sudo, or
-# with pip into .venv/; where it can't be, one line names the command to run
-# and the exit status is 77. CMake is then configured with
-# -DPython3_EXECUTABLE=<that python3>, so ctest's report tests use the
-# interpreter that has matplotlib, jsonschema and pytest.
+# Set-up first (scripts/setup.sh; its --help says what it installs, and how):
+# where it can't, one line names the command to run and the exit status is 77.
+# CMake is then configured with -DPython3_EXECUTABLE=<the python3 it checked>,
+# so ctest's report tests use the one with matplotlib, jsonschema and pytest.
 #
 # ctest runs as many tests at once as this machine has cores (-j $(nproc);
 # a -j among the ctest arguments wins): the GPU tests that hold a run to its
@@ -45,8 +43,7 @@ csg_setup build python || exit $?  # its one line says what to run
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 
-# The python3 that set-up checked registers ctest's Python tests, whatever
-# python3 CMake would find first (pyenv's, say, without matplotlib or pytest).
+# Not the python3 CMake would find first (pyenv's, say, without matplotlib or pytest).
 python_arg=(${CSG_PYTHON:+"-DPython3_EXECUTABLE=$CSG_PYTHON"})
 echo "==> cmake --preset $preset${python_arg[*]:+ ${python_arg[*]}}" >&2
 cmake --preset "$preset" "${python_arg[@]}"

@@ -168,11 +168,7 @@ def read_registry(path: Path) -> list[Expected]:
     return rows
 
 
-def note_on_stderr(text: str) -> None:
-    print(text, file=sys.stderr)
-
-
-def load_suite(directory: Path, note: Callable[[str], None] = note_on_stderr) -> Suite:
+def load_suite(directory: Path, note: Callable[[str], None] = lambda text: print(text, file=sys.stderr)) -> Suite:
     """Every *.json of `directory` and its registry; the results in the registry's order (those it does not
     list after them, by stage, lesson first). Raises ResultError on the first bad file, or without results."""
     if not directory.is_dir():
@@ -195,10 +191,10 @@ def load_suite(directory: Path, note: Callable[[str], None] = note_on_stderr) ->
     return suite
 
 
-def load_results_from(path: Path, note: Callable[[str], None] = note_on_stderr) -> list[Result]:
+def load_results_from(path: Path) -> list[Result]:
     """A results folder (as load_suite reads it), or one result file."""
     if path.is_dir():
-        return load_suite(path, note).results
+        return load_suite(path).results
     if not path.exists():
         raise ResultError(f"{path}: no such file or directory")
     loaded = load_file(path)

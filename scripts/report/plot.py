@@ -1,9 +1,7 @@
 """The PNG plots of report.md, drawn with matplotlib from the result JSON.
 
-Each plot function returns its figure and caption, or raises SkipPlot with
-the reason (a run that is not here); report.md shows that reason instead. A
-caption says what is drawn and from which runs; what the figures mean is what
-the runs concluded, in report.md's "What each run concluded".
+Each plot function returns its figure and caption (what is drawn, from which
+runs), or raises SkipPlot with the reason, which report.md shows instead.
 Sized for slides: 16:9 at 150 dpi, fonts of 12 pt and more, units on every axis.
 """
 
@@ -67,8 +65,7 @@ def ms_label(ms: float) -> str:
 
 def annotate_bars(ax: Any, xs: list[float], values: list[float], texts: list[str]) -> None:
     for x, value, text in zip(xs, values, texts):
-        ax.annotate(text, (x, value), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
-                    fontsize=11)
+        ax.annotate(text, (x, value), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom", fontsize=11)
 
 
 # --- bandwidth vs transfer size ------------------------------------------------------------
@@ -137,8 +134,7 @@ def stage_bars(suite: Suite) -> tuple[Any, str]:
     annotate_bars(ax, xs, [b[1] for b in bars],
                   [ms_label(ms) + ("" if x == 0 else f"\n{ms / first:.2f}× the first") for x, (_, ms, _) in
                    zip(xs, bars)])
-    pinned = next((m for r in naive if (m := pool_on("pinned")(r)) and "bound" in m), None)
-    if pinned:
+    if pinned := next((m for r in naive if (m := pool_on("pinned")(r)) and "bound" in m), None):
         bound = pinned["bound"]
         ax.axhline(bound["bound_ms"], color="black", linestyle="--", linewidth=1.5,
                    label=f"the pinned pool's bound {ms_label(bound['bound_ms'])} (limited by "
@@ -170,8 +166,7 @@ def sweep(suite: Suite) -> tuple[Any, str]:
         if all(is_number(b) for b in bounds):
             ax.plot(xs, bounds, color="black", linestyle="--", linewidth=1.5, label="each pool size's bound")
         top = max(ys + [b for b in bounds if is_number(b)])
-        serial = result.find("serial", host_memory=kind)
-        if serial:
+        if serial := result.find("serial", host_memory=kind):
             top = max(top, serial["median_ms"])
             ax.axhline(serial["median_ms"], color=colour, linestyle=":", linewidth=1.8,
                        label=f"serial, {kind} (same run) {ms_label(serial['median_ms'])}")

@@ -2,9 +2,7 @@
 
 Tables hold figures as the JSON gives them: medians, the % of its own bound
 each measurement carries, ratios as plain numbers ("0.63×", † where the two
-figures come from separate runs). Every word that interprets figures is a
-verdict's sentence from the result, quoted as it is in "What each run
-concluded"; nothing here compares a figure with a threshold.
+figures come from separate runs); nothing here compares a figure with a threshold.
 """
 
 from __future__ import annotations
@@ -210,8 +208,7 @@ def digest_lines(results: list[Result]) -> tuple[list[str], bool]:
             lines.append(f"OUTPUTS DIFFER in {where}: " + "; ".join(f"{d}: {', '.join(v)}" for d, v in digests.items())
                          if len(digests) > 1 else f"{where}: the {total} output digests agree ({first})" if total > 1
                          else f"{where}: one output digest ({first}), nothing to compare it with")
-    without = [r.path.name for r in results if not any(isinstance(m.get("digest"), str) for m in r.measurements)]
-    if without:
+    if without := [r.path.name for r in results if not any(isinstance(m.get("digest"), str) for m in r.measurements)]:
         lines.append("no output digests in " + ", ".join(without))
     return lines, differ
 
@@ -495,12 +492,10 @@ def regime_map_section(suite: Suite) -> list[str]:
                   "of the same work per GEMM size and batch count, GPU time; each cell as the stage named it: the "
                   f"winner and the replay's time against the pool's; tie: within {tie}.", ""]
         lines += regime_map_grid(rm, markdown=True)
-        skipped = [c for c in rm["cells"] if c.get("skipped_reason") is not None]
-        if skipped:
+        if skipped := [c for c in rm["cells"] if c.get("skipped_reason") is not None]:
             lines += ["", "Skipped, with the stage's reasons:", "",
                       *(f"- {c['m']}³ × {plural(c['batches'], 'batch')}: {c['skipped_reason']}" for c in skipped)]
-        crossover = [c["text"] for c in rm.get("crossover", []) if isinstance(c.get("text"), str)]
-        if crossover:
+        if crossover := [c["text"] for c in rm.get("crossover", []) if isinstance(c.get("text"), str)]:
             lines += ["", "Where the graph starts to win, row by row (the stage's words):", "",
                       *(f"- {text}" for text in crossover)]
         cells = [[f"{c['m']}³", str(c["batches"]), format_ms(c["stream_ms"]), format_ms(c["graph_ms"]),
@@ -719,13 +714,11 @@ def table(results: list[Result], markdown: bool) -> tuple[list[str], bool]:
         hidden = len(r.measurements) - len(shown_measurements(r))
         lines += [f"{r.path.name}: peak GB/s: " + ", ".join(peaks)] if peaks else []
         lines += [f"{r.path.name}: {hidden} smaller-size rows not shown (all are in the JSON)"] if hidden else []
-    rows_of_regimes = regimes(results)
-    if rows_of_regimes:
+    if rows_of_regimes := regimes(results):
         lines += ["", f"{REGIME_TITLE} ({describe_workload(rows_of_regimes[0].run)})"]
         lines += regime_table(rows_of_regimes, layout)
     for r in results:
-        rm = r.section("regime_map")
-        if rm:
+        if rm := r.section("regime_map"):
             lines += ["", f"Regime map ({r.path.name}): graph replay vs stream pool, GPU time, as the stage named "
                       "each cell", *regime_map_grid(rm, markdown)]
             lines += [f"  {c['text']}" for c in rm.get("crossover", []) if isinstance(c.get("text"), str)]
