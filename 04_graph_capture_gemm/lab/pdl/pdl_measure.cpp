@@ -21,9 +21,7 @@ EdgeCount count_edges(const Graph& graph) {
     // Should the count alone be refused as lossy (the edges carry data), ask
     // with room for more edges than a chain of these nodes can have.
     static_cast<void>(cudaGetLastError());
-    std::size_t nodes = 0;
-    CUDA_CHECK(cudaGraphGetNodes(graph.get(), nullptr, &nodes));
-    count = 4 * nodes + 16;
+    count = 4 * graph.node_count() + 16;
   } else {
     CSG_CUDA_ON_ERROR(status, "cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count)", ::csg::throw_cuda_error);
   }
