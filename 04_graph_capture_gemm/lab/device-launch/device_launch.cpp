@@ -82,9 +82,7 @@ struct Said {
 };
 Verdict decided(Verdict v, Faster who, Said device, Said host, Said even) {
   Said& said = who == Faster::device ? device : who == Faster::host ? host : even;
-  v.outcome = said.outcome;
-  v.sentence = std::move(said.sentence);
-  return v;
+  return graphs::decided(std::move(v), said.outcome, std::move(said.sentence));
 }
 
 enum class FlagEffect { costs, saves, none };

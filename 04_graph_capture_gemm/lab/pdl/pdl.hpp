@@ -95,7 +95,7 @@ Verdict pdl_verdict(const std::string& chain, const std::string& where, const Pd
 struct PdlChainFigures {
   double hold_ms = 0.0;
   double alone_us = 0.0;  // one kernel alone
-  double own_us = 0.0;    // see above
+  double own_us = 0.0;    // alone, less the empty kernel alone
   std::array<double, kPdlWays> per_kernel_us{};
   std::array<double, kPdlWays> spread{};
   std::array<double, kPdlWays> issue_max_ms{};  // the slowest run's host issue time
