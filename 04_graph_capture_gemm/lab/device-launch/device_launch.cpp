@@ -82,9 +82,7 @@ struct Said {
 };
 Verdict decided(Verdict v, Faster who, Said device, Said host, Said even) {
   Said& said = who == Faster::device ? device : who == Faster::host ? host : even;
-  v.outcome = said.outcome;
-  v.sentence = std::move(said.sentence);
-  return v;
+  return graphs::decided(std::move(v), said.outcome, std::move(said.sentence));
 }
 
 enum class FlagEffect { costs, saves, none };
@@ -187,21 +185,17 @@ Verdict flag_verdict(const DeviceLaunchFigures& f) {
   const std::string host_only =
       "; the host's call only: what the flag does to the replay on the GPU is not timed here (launch-anatomy times it)";
   if (costs && saves) {
-    v.outcome = "flag_mixed";
-    v.sentence = "the device-launch flag made one graph dearer and the other cheaper for the host to launch: " + said +
-                 host_only;
-  } else if (costs) {
-    v.outcome = "flag_costs_host";
-    v.sentence = "the device-launch flag costs a graph the host launches: " + said +
-                 "; instantiate with it only the graphs a kernel launches";
-  } else if (saves) {
-    v.outcome = "flag_saves_host";
-    v.sentence = "the device-launch flag made host launches cheaper: " + said + host_only;
-  } else {
-    v.outcome = "flag_free";
-    v.sentence = "the device-launch flag costs host launches nothing noticeable: " + said;
+    return decided(v, "flag_mixed", "the device-launch flag made one graph dearer and the other cheaper for the host "
+                                    "to launch: " + said + host_only);
   }
-  return v;
+  if (costs) {
+    return decided(v, "flag_costs_host", "the device-launch flag costs a graph the host launches: " + said +
+                                             "; instantiate with it only the graphs a kernel launches");
+  }
+  if (saves) {
+    return decided(v, "flag_saves_host", "the device-launch flag made host launches cheaper: " + said + host_only);
+  }
+  return decided(v, "flag_free", "the device-launch flag costs host launches nothing noticeable: " + said);
 }
 
 void device_launch_options(StageCli& cli) {

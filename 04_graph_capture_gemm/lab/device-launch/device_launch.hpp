@@ -1,16 +1,6 @@
-// The device-launch subcommand (kAbout in device_launch.cpp says what runs).
-// Its three ways of launching N times, each timed end to end:
-//   host   N host cudaGraphLaunch calls of a plain instantiation
-//   tail   one host launch of a graph whose last kernel tail-launches its
-//          own exec (cudaGetCurrentGraphExec) until N executions have run
-//   fire   one host launch of a launcher graph whose kernel fires up to
-//          fan-out children (cudaStreamGraphFireAndForget, one exec each: an
-//          exec still running can't be launched again) and tail-launches
-//          itself until N children have been fired
-// Where the driver refuses the device-launch flag for the article's copies,
-// its kernels alone are launched (the refusal is reported). Every run is
-// checked: the counter must equal N and every device launch must succeed; the
-// work's outputs are verified; each decision against the host's prediction.
+// The device-launch subcommand (kAbout in device_launch.cpp says what runs):
+// N launches three ways, by the host, by tail launch and by fire-and-forget,
+// each timed end to end and checked; docs/device_launch.md says how.
 #pragma once
 
 #include "experiment/lab.hpp"
@@ -77,29 +67,14 @@ inline constexpr double kClearRatio = 1.2;
 inline constexpr double kFlagRatio = 1.1;
 inline constexpr double kFlagExtraUs = 0.2;
 
-// The verdicts, each from the figures alone:
-// device_launch.launches: the empty graph N times, the faster device way (tail
-//   or fire-and-forget) against N host launches: device_launch_faster,
-//   host_launch_faster or launches_even;
-// device_launch.work: the article's work N times, the same way:
-//   work_device_faster, work_host_faster or work_even (the work hides the launch);
-// device_launch.decision: who decides what runs next, per decision:
-//   device_decides_faster, host_decides_faster or decisions_even;
-// device_launch.flag: what the flag does to each graph the host launches (a
-//   graph's launch dearer at kFlagRatio times and kFlagExtraUs longer,
-//   cheaper the other way round): flag_costs_host (some dearer, none
-//   cheaper), flag_saves_host (the other way), flag_mixed (one each), flag_free.
+// The verdicts device_launch.launches, .work, .decision and .flag, each
+// from the figures alone (their outcomes: docs/device_launch.md).
 Verdict launches_verdict(const DeviceLaunchConfig& config, const DeviceLaunchFigures& figures);
 Verdict work_verdict(const DeviceLaunchConfig& config, const DeviceLaunchFigures& figures);
 Verdict decision_verdict(const DeviceLaunchConfig& config, const DeviceLaunchFigures& figures);
 Verdict flag_verdict(const DeviceLaunchFigures& figures);
 
-// Measurements: dl_empty_launch_cpu_plain, dl_empty_launch_cpu_flag,
-// dl_work_launch_cpu_plain, dl_work_launch_cpu_flag (host cost of one
-// launch), dl_empty_{host,tail,fire}, dl_work_{host,tail,fire} (N launches
-// end to end), dl_decide_{host,device} (N decisions end to end); bounds: the
-// per-launch and per-decision µs of each and dl_flag_extra_us; the verdicts;
-// and the section "device_launch" (docs/device_launch.md).
+// The measurements, bounds, verdicts and section "device_launch" docs/device_launch.md lists.
 void report_device_launch(const DeviceLaunchConfig& config, const DeviceLaunchFigures& figures, Report& report);
 
 }  // namespace csg::graphs

@@ -62,22 +62,16 @@ void measure_chain_launches(Anatomy& anatomy);
 // constant-time launch: about 2.5 us, plus about 1 ns per node.
 inline constexpr double kNvidiaFixedUs = 2.5;
 inline constexpr double kNvidiaPerNodeUs = 0.001;
-// A node kind is launched in constant time when each node adds at most this
-// much host time: a 10,000-node line then costs at most 0.2 ms more than an
-// empty one, and a node stays 100x cheaper than a kernel launch on a stream.
+// The thresholds (docs/launch_anatomy.md says why each): a kind's launch is
+// constant time up to this much host time per node (a node stays 100x
+// cheaper than a kernel launch on a stream);
 inline constexpr double kConstantTimePerNodeUs = 0.02;
-// A variant of the article's graph launches differently from the article's
-// own only when the middle halves of their launches do not overlap and their
-// medians are more than this far apart. (A median merely outside the
-// article's middle half flipped from cheaper to dearer between two processes
-// on the H200.)
+// a variant launches differently from the article's graph when their middle
+// halves do not overlap and their medians are more than this far apart;
 inline constexpr double kArticleLaunchNoise = 0.10;
-
-// A variant's replay differs on the GPU from the article's when their
-// medians are more than this far apart (16 ms replays vary by well under 1%).
+// its replay differs on the GPU beyond this (16 ms replays vary by well under 1%);
 inline constexpr double kArticleReplayNoise = 0.03;
-// The fork's GPU time per node against the line's: at least kForkSideBySide
-// times faster, the lines ran side by side; at least kForkPartly, partly.
+// the fork ran its lines side by side at this many times the line's speed per node, partly at kForkPartly.
 inline constexpr double kForkSideBySide = 1.5;
 inline constexpr double kForkPartly = 1.2;
 
@@ -87,22 +81,13 @@ LineFit fit_chains(const Anatomy& anatomy, NodeKind kind, GraphShape shape, bool
 // The first and third quartile of a figure's samples, in ms (nearest rank).
 double quartile_ms(const Summary& summary, int quarter);
 
-// "launch_anatomy.nvidia": the straight line of kernel nodes against
-// NVIDIA's figure: "matches" (within 2x of both), "close_to_constant_time"
-// (per node at most kConstantTimePerNodeUs) or "not_constant_time".
+// The verdicts launch_anatomy.nvidia (the line of kernel nodes against
+// NVIDIA's figure), .kind.<kind>, .fork.<kind> and .article; their outcomes:
+// docs/launch_anatomy.md.
 Verdict nvidia_verdict(const LineFit& kernel_line_host);
-// "launch_anatomy.kind.<kind>": one kind's host cost per node,
-// "constant_time" or "not_constant_time" (against the kernel's).
 Verdict kind_verdict(NodeKind kind, const LineFit& line_host, const LineFit& kernel_line_host);
-// "launch_anatomy.fork.<kind>": the fork of `chains` lines against the line,
-// GPU time per node: "side_by_side", "partly_overlapped", "no_overlap" or
-// "longer"; and the launch's fixed host cost of each where both are constant time.
 Verdict fork_verdict(NodeKind kind, int chains, const LineFit& line_host, const LineFit& fork_host,
                      const LineFit& line_gpu, const LineFit& fork_gpu);
-// "launch_anatomy.article": each variant of the graph against the article's
-// own: "no_difference" beyond the noise, or "differs" (which launched cheaper
-// or dearer and by how much, and whether such a variant's replay was slower
-// or faster on the GPU).
 Verdict article_verdict(const Anatomy& anatomy);
 
 struct LaunchAnatomyOptions {

@@ -119,9 +119,7 @@ Graph capture_chain(NodeKind kind, GraphShape shape, ChainSlots& slots, const St
     for (int j = 0; j < slots.lines(); ++j) issue_line(kind, slots, j, pool[j]);
     csg::join(pool);
   }
-  cudaGraph_t graph = nullptr;
-  CUDA_CHECK(cudaStreamEndCapture(pool[0], &graph));
-  return Graph(graph);
+  return end_capture(pool[0]);
 }
 
 ChainLaunch measure_chain(const AnatomyConfig& config, NodeKind kind, GraphShape shape, int nodes,

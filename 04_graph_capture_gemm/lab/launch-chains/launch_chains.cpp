@@ -48,29 +48,6 @@ nlohmann::json fit_json(const LineFit& fit) {
   return {{"fixed_us", fit.fixed_us}, {"per_op_us", fit.per_op_us}, {"r2", fit.r2}, {"points", fit.points}};
 }
 
-}  // namespace
-
-void add_launch_chains_options(StageCli& cli) {
-  cli.add_text("launch-chains",
-               "Chain lengths of empty kernels, comma-separated, in [1, " + std::to_string(kMaxChain) + "]",
-               "10,100,1000,10000", "LIST");
-  cli.add_int("launch-repeats", "Timed repeats per chain length and figure (three times as many up to 1000 ops)",
-              kDefaultLaunchRepeats, kMinLaunchRepeats, 10000);
-  add_article_options(cli);
-}
-
-LaunchChainsConfig read_launch_chains_options(const StageCli& cli, CommonOptions& common) {
-  LaunchChainsConfig config{read_article_options(cli, common), {}};
-  const std::vector<long long> lengths =
-      parse_distinct_int_list("launch-chains", cli.get_string("launch-chains"), 1, kMaxChain);
-  config.chains.chains.assign(lengths.begin(), lengths.end());
-  std::ranges::sort(config.chains.chains);
-  config.chains.repeats = static_cast<int>(cli.get_int("launch-repeats"));
-  return config;
-}
-
-namespace {
-
 Needs needs(const LaunchChainsConfig& config) { return article_needs(config.article); }
 
 Estimate estimate(const LaunchChainsConfig& config, int) {
@@ -127,15 +104,32 @@ const Experiment<LaunchChainsConfig, LaunchChainsFigures> kExperiment{.about = k
 
 }  // namespace
 
+void add_launch_chains_options(StageCli& cli) {
+  cli.add_text("launch-chains",
+               "Chain lengths of empty kernels, comma-separated, in [1, " + std::to_string(kMaxChain) + "]",
+               "10,100,1000,10000", "LIST");
+  cli.add_int("launch-repeats", "Timed repeats per chain length and figure (three times as many up to 1000 ops)",
+              kDefaultLaunchRepeats, kMinLaunchRepeats, 10000);
+  add_article_options(cli);
+}
+
+LaunchChainsConfig read_launch_chains_options(const StageCli& cli, CommonOptions& common) {
+  LaunchChainsConfig config{read_article_options(cli, common), {}};
+  const std::vector<long long> lengths =
+      parse_distinct_int_list("launch-chains", cli.get_string("launch-chains"), 1, kMaxChain);
+  config.chains.chains.assign(lengths.begin(), lengths.end());
+  std::ranges::sort(config.chains.chains);
+  config.chains.repeats = static_cast<int>(cli.get_int("launch-repeats"));
+  return config;
+}
+
 Verdict launch_fit_verdict(const LaunchCosts& costs) {
   const LineFit& node = costs.fits[4];    // graph_queued
   const LineFit& launch = costs.fits[0];  // stream_cpu
   const LineFit& paced = costs.fits[2];   // stream_end_to_end
   Verdict verdict{.id = "launch_chains.per_op", .threshold = kEqualWithin};
   if (node.points == 0 || launch.points == 0) {
-    verdict.outcome = "too_few_lengths";
-    verdict.sentence = "too few chain lengths to fit a per-operation cost (need 2)";
-    return verdict;
+    return decided(verdict, "too_few_lengths", "too few chain lengths to fit a per-operation cost (need 2)");
   }
   const double stream_us = std::max(launch.per_op_us, paced.per_op_us);
   verdict.figures = {{"graph_node_us", node.per_op_us},
@@ -147,25 +141,14 @@ Verdict launch_fit_verdict(const LaunchCosts& costs) {
          fixed(costs.fits[3].fixed_us, 1) + " us of host time on top); a stream launch costs " +
          fixed(launch.per_op_us, 3) + " us of host time";
   if (paced.points > 0) text += " (" + fixed(paced.per_op_us, 3) + " us each end to end, the GPU waiting for the host)";
-  if (node.per_op_us <= 0.0) {
-    verdict.outcome = "no_node_cost";
-    text += ".";
-    return verdict;
-  }
-  switch (compare_times(node.per_op_us, stream_us)) {
-    case Comparison::faster:
-      verdict.outcome = "graph_cheaper";
-      text += ": per operation, the graph is " + fixed(stream_us / node.per_op_us, 1) + "x cheaper.";
-      break;
-    case Comparison::same:
-      verdict.outcome = "same";
-      text += ": per operation, graph nodes and stream launches cost about the same here.";
-      break;
-    case Comparison::slower:
-      verdict.outcome = "graph_dearer";
-      text += ": per operation, graph nodes cost MORE than stream launches here, against the article.";
-      break;
-  }
+  if (node.per_op_us <= 0.0) return decided(verdict, "no_node_cost", text + ".");
+  const Comparison graph = compare_times(node.per_op_us, stream_us);
+  verdict.outcome = std::string(name_of(graph, {"graph_cheaper", "same", "graph_dearer"}));
+  const std::string said =
+      graph == Comparison::faster ? "the graph is " + fixed(stream_us / node.per_op_us, 1) + "x cheaper."
+      : graph == Comparison::same ? "graph nodes and stream launches cost about the same here."
+                                  : "graph nodes cost MORE than stream launches here, against the article.";
+  text += ": per operation, " + said;
   return verdict;
 }
 
@@ -185,19 +168,14 @@ Verdict spread_verdict(const LaunchCosts& costs) {
   Verdict verdict{.id = "launch_chains.spread",
                   .figures = {{"widest_p95_over_median", worst}, {"where", where}},
                   .threshold = kSteadySpread};
-  if (where.empty()) {
-    verdict.outcome = "no_figures";
-    verdict.sentence = "no figures";
-  } else if (worst <= kSteadySpread) {
-    verdict.outcome = "steady";
-    verdict.sentence = "every figure steady: p95 within " + fixed(kSteadySpread, 1) + "x of its median (widest: " +
-                       where + ", " + fixed(worst, 2) + "x)";
-  } else {
-    verdict.outcome = "noisy";
-    verdict.sentence = "NOISY: " + where + " has a p95 " + fixed(worst, 2) + "x its median (steady means within " +
-                       fixed(kSteadySpread, 1) + "x); take its median with care";
+  if (where.empty()) return decided(verdict, "no_figures", "no figures");
+  if (worst <= kSteadySpread) {
+    return decided(verdict, "steady", "every figure steady: p95 within " + fixed(kSteadySpread, 1) +
+                                          "x of its median (widest: " + where + ", " + fixed(worst, 2) + "x)");
   }
-  return verdict;
+  return decided(verdict, "noisy", "NOISY: " + where + " has a p95 " + fixed(worst, 2) +
+                                       "x its median (steady means within " + fixed(kSteadySpread, 1) +
+                                       "x); take its median with care");
 }
 
 Verdict pair_verdict(const std::string& id, const std::string& what, double a_ms, const std::string& a, double b_ms,

@@ -135,29 +135,24 @@ void report_node_updates(const ArticleOptions& options, const NodeUpdatesFigures
   set_verdict(result, upd.updated_check, checks);
   count_checked_runs(report);
 
-  nlohmann::json updates = nlohmann::json::array();
-  updates.push_back({{"change", "new input/output pointers, same batch count"},
-                     {"result", upd.new_pointers.describe()},
-                     {"allowed", upd.new_pointers.applied()}});
-  if (upd.smaller_batches) {
-    updates.push_back({{"change", "batches " + std::to_string(batches) + " -> " + std::to_string(*upd.smaller_batches)},
-                       {"result", upd.topology_change.describe()},
-                       {"allowed", upd.topology_change.applied()}});
-  }
-  report.sections["updates"] = updates;
-
   std::ostream& out = report.out();
   out << pool_run_text(options.common, options.pool) << "; the exec is switched to a second set of buffers, other data\n"
       << "\nwhen the work changes (host time; each needs a new capture first):\n";
   print_measurements(out, pick(result, {"update_exec", "update_call", "recapture_instantiate"}));
-  out << "new input/output pointers, same batch count: cudaGraphExecUpdate -> " << upd.new_pointers.describe()
-      << (upd.new_pointers.applied() ? " (allowed: same topology)" : "") << '\n';
+  // Each update tried: its line, and its entry in the section "updates".
+  nlohmann::json updates = nlohmann::json::array();
+  auto tried = [&](const std::string& change, const std::string& line, const ExecUpdateAttempt& a, const char* why) {
+    updates.push_back({{"change", change}, {"result", a.describe()}, {"allowed", a.applied()}});
+    out << line << ": cudaGraphExecUpdate -> " << a.describe() << why << '\n';
+  };
+  const std::string pointers = "new input/output pointers, same batch count";
+  tried(pointers, pointers, upd.new_pointers, upd.new_pointers.applied() ? " (allowed: same topology)" : "");
   if (upd.smaller_batches) {
-    out << "batch count " << batches << " -> " << *upd.smaller_batches << ": cudaGraphExecUpdate -> "
-        << upd.topology_change.describe()
-        << (upd.topology_change.applied() ? "" : " (refused: the topology changed; only a new instantiate helps)")
-        << '\n';
+    const std::string counts = std::to_string(batches) + " -> " + std::to_string(*upd.smaller_batches);
+    tried("batches " + counts, "batch count " + counts, upd.topology_change,
+          upd.topology_change.applied() ? "" : " (refused: the topology changed; only a new instantiate helps)");
   }
+  report.sections["updates"] = updates;
   report.verdict(update_verdict(upd.update_exec.median_ms, upd.recapture_instantiate.median_ms));
   out << "the updated exec " << (upd.updated_check.passed ? "computed" : "did NOT compute")
       << " the new buffers' result (" << upd.updated_check.message() << ")\n"

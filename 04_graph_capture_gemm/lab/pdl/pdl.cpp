@@ -31,7 +31,6 @@ s   -          --batches 3 --m 33 --n 17 --k 65 --pdl-pairs 2 --warmup 0 --repea
 constexpr double kSecondsPerLaunch = 12e-6;
 
 constexpr const char* kChainNames[] = {"gemm", "empty"};
-constexpr const char* kChainTitles[] = {"GEMM chain", "empty pair"};
 
 const PdlChainRun& chain_run(const PdlCosts& costs, int chain) { return chain == 0 ? costs.gemm : costs.empty; }
 
@@ -184,7 +183,7 @@ Verdict pdl_verdict(const std::string& chain, const std::string& where, const Pd
                         {"plain_spread", c.plain_spread},
                         {"pdl_spread", c.pdl_spread}},
             .threshold = c.threshold()};
-  const std::string head = std::string(chain == "gemm" ? kChainTitles[0] : kChainTitles[1]) + ": " +
+  const std::string head = std::string(chain == "gemm" ? "GEMM chain: " : "empty pair: ") +
                            (where == "streams" ? "on streams" : "in the graph");
   const std::string threshold = percent_text(c.threshold());
   const std::string figures = us(c.pdl_us) + " per kernel with PDL against " + us(c.plain_us) + " without";

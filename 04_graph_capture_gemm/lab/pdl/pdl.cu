@@ -68,13 +68,8 @@ void launch_one(bool programmatic, void (*kernel)(Params...), dim3 grid, dim3 bl
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = 0;
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  cudaLaunchConfig_t config{
+      .gridDim = grid, .blockDim = block, .dynamicSmemBytes = 0, .stream = stream, .attrs = &attribute, .numAttrs = 1};
   const cudaError_t status = cudaLaunchKernelEx(&config, kernel, args...);
   if (status != cudaSuccess) {
     const std::string call = std::string("cudaLaunchKernelEx(") + name + ", programmatic stream serialization)";

@@ -1,24 +1,7 @@
-// The pdl subcommand (kAbout in pdl.cpp says what it runs). With PDL, the
-// next kernel of the stream may start as soon as every block of the previous
-// one has called cudaTriggerProgrammaticLaunchCompletion() (each kernel does,
-// first thing), and waits in cudaGridDependencySynchronize() for the previous
-// kernel's results before it reads them; captured, such a chain has edges of
-// type cudaGraphDependencyTypeProgrammatic. Each GEMM computes its dot
-// products first (A_i and B are nobody's output), waits, then adds the
-// previous output: the work PDL can overlap.
-//
-// What is timed: each run waits behind the suite's spin kernel long enough
-// for the host to queue the whole chain (the hold), then CUDA events around
-// the chain alone: GPU time per kernel with the host out of the way. The
-// host's issue time is kept beside it; a run whose issue took longer than the
-// hold is reported. Beside the four ways, one kernel of the chain alone.
-//
-// What is checked, every way: the GEMM chain's outputs are poisoned (NaN)
-// before each run and checked after each way's last: D_i = C_i - (C_{i-1} mod
-// 8) must equal A_i B, so a kernel that read C_{i-1} before it was written
-// fails. The empty chain's sequence number runs on across the runs of a way:
-// after the last it must equal runs x kernels, and no kernel may have seen
-// the wrong parity.
+// The pdl subcommand (kAbout in pdl.cpp says what it runs): a chain of GEMMs
+// and a chain of empty kernels, each plain and with programmatic dependent
+// launch, on a stream and as a graph. docs/pdl.md says how each run is held,
+// timed and checked.
 #pragma once
 
 #include "04_graph_capture_gemm/lab/pdl/pdl_kernels.hpp"
@@ -34,9 +17,8 @@ inline constexpr PdlWay kAllPdlWays[kPdlWays] = {PdlWay::stream_plain, PdlWay::s
 const char* to_string(PdlWay way);  // "stream_plain", ...
 inline int index_of(PdlWay way) { return static_cast<int>(way); }
 
-// The defaults: 250 pairs of empty kernels (a chain of 500: well inside
-// the stream's launch queue, so the host can queue it all behind the hold) and the
-// workload's batches as the GEMM chain.
+// 250 pairs: a chain of 500, well inside the stream's launch queue, so the
+// host can queue it all behind the hold.
 inline constexpr int kDefaultPdlPairs = 250;
 inline constexpr int kMaxPdlPairs = 50'000;
 
@@ -46,9 +28,8 @@ struct PdlConfig {
   int empty_kernels() const { return 2 * pairs; }
 };
 
-// How long each run is held behind the spin kernel so that the host has
-// queued all `kernels` launches before the timed region starts: 10 µs per
-// launch (an empty launch costs the host 2-5 µs on the H200) and 100 µs more.
+// How long each run is held behind the spin kernel for the host to queue all
+// `kernels` launches: 10 µs per launch (2-5 µs each on the H200) and 100 µs more.
 double pdl_hold_ms(int kernels);
 
 // One chain's figures and checks.
@@ -89,20 +70,10 @@ PdlCosts measure_pdl(const PdlConfig& config);
 void undo_carry(std::span<float> c, std::size_t c_elems, int batches);
 
 // ---- the verdicts: plain C++, the CPU tests call them on made-up figures ----
-//
-// Definitions, in µs per kernel:
-//   per kernel  events around the chain (after the hold) / kernels
-//   alone       events around one kernel of the chain (after a hold)
-//   own time    the kernel's own running time: its alone figure minus the
-//               empty kernel's alone figure (what one launch costs the GPU
-//               around any kernel); 0 for the empty pair by definition
-//   gap         per kernel - own time: what the chain adds between kernels
-//               (negative when the next kernel's work overlaps the previous one's)
+// (per kernel, alone, own time and gap: docs/pdl.md defines them, in µs per kernel)
 
-// PDL "saved" or "cost" time per kernel when the PDL way's median differs
-// from the plain way's by more than this fraction of the plain one, or by
-// more than either median's own spread ((median - min) / median), whichever
-// is larger: below that, the two are the same within noise.
+// PDL saved or cost time when the two medians differ by more than this
+// fraction of the plain one or either median's spread, whichever is larger.
 inline constexpr double kPdlEqualWithin = 0.03;
 
 // One comparison: the plain way against the PDL way of the same launch kind.
@@ -117,17 +88,14 @@ struct PdlComparison {
   double plain_gap_us() const { return plain_us - own_us; }
 };
 // "pdl.<chain>.<where>" (`chain` "gemm" or "empty", `where` "streams" or
-// "graph"); outcome "saves" (PDL's time per kernel below the plain one's by
-// more than the threshold), "costs" (above it by more), "gap_is_noise" (the
-// same within the threshold, and the plain gap itself under it: nothing to
-// hide) or "no_gain" (the same although the plain gap is larger than it).
+// "graph"): "saves", "costs", "gap_is_noise" or "no_gain" (docs/pdl.md's table).
 Verdict pdl_verdict(const std::string& chain, const std::string& where, const PdlComparison& comparison);
 
 // What the verdicts read from one chain's run.
 struct PdlChainFigures {
   double hold_ms = 0.0;
   double alone_us = 0.0;  // one kernel alone
-  double own_us = 0.0;    // see above
+  double own_us = 0.0;    // alone, less the empty kernel alone
   std::array<double, kPdlWays> per_kernel_us{};
   std::array<double, kPdlWays> spread{};
   std::array<double, kPdlWays> issue_max_ms{};  // the slowest run's host issue time
@@ -146,10 +114,7 @@ PdlChainFigures chain_figures(const PdlChainRun& run, double empty_alone_us);
 // pace); nothing when every way was queued within it.
 std::optional<Verdict> hold_verdict(const std::string& chain, const PdlChainFigures& figures);
 
-// The options: the workload's --batches, --m, --n, --k (the GEMM chain; the
-// naive kernel's shape, no --kernel), no --host-memory (nothing is copied
-// while timed; the checks read back into pageable memory), and its own
-// --pdl-pairs N (default 250: a chain of 500 one-thread kernels).
+// The workload's options (the GEMM chain; no --kernel, no --host-memory) and --pdl-pairs.
 CommonDefaults pdl_defaults();
 void pdl_options(StageCli& cli);
 PdlConfig read_pdl(const StageCli& cli, CommonOptions& common);
@@ -158,13 +123,9 @@ PdlConfig read_pdl(const StageCli& cli, CommonOptions& common);
 // every round of both chains (holds included) and the checks.
 double pdl_seconds(const PdlConfig& config, double gemm_seconds);
 
-// Measurements pdl_gemm_<way>, pdl_gemm_alone (verified batch by batch),
-// pdl_empty_<way>, pdl_empty_alone (verified by their counters), each with
-// params {"chain", "way", "kernels"} and the host's issue time; bounds
-// pdl_<chain>_<way>_us_per_kernel, pdl_<chain>_<way>_gap_us,
-// pdl_<chain>_alone_us, pdl_<chain>_own_us. The run's verification: every
-// check of both chains, the edge counts included. The table, the verdicts,
-// and the section "pdl" (docs/pdl.md).
+// Measurements pdl_<chain>_<way> and pdl_<chain>_alone, bounds per kernel,
+// the run's verification (every check of both chains, the edge counts
+// included), the table, the verdicts and the section "pdl" (docs/pdl.md).
 void report_pdl(const PdlConfig& config, const PdlCosts& costs, Report& report);
 
 }  // namespace csg::graphs

@@ -8,35 +8,28 @@
 namespace csg::graphs {
 namespace {
 
-// Every edge of `graph`, and how many are programmatic (CUDA 13's
-// cudaGraphGetEdges takes the edge data).
-struct EdgeCount {
-  int total = 0;
-  int programmatic = 0;
-};
-EdgeCount count_edges(const Graph& graph) {
+// Every edge of `graph` into `total`, and how many are programmatic (CUDA
+// 13's cudaGraphGetEdges takes the edge data).
+void count_edges(const Graph& graph, int& total, int& programmatic) {
   std::size_t count = 0;
   const cudaError_t status = cudaGraphGetEdges(graph.get(), nullptr, nullptr, nullptr, &count);
   if (status == cudaErrorLossyQuery) {
     // Should the count alone be refused as lossy (the edges carry data), ask
     // with room for more edges than a chain of these nodes can have.
     static_cast<void>(cudaGetLastError());
-    std::size_t nodes = 0;
-    CUDA_CHECK(cudaGraphGetNodes(graph.get(), nullptr, &nodes));
-    count = 4 * nodes + 16;
+    count = 4 * graph.node_count() + 16;
   } else {
     CSG_CUDA_ON_ERROR(status, "cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count)", ::csg::throw_cuda_error);
   }
-  EdgeCount edges;
-  if (count == 0) return edges;
+  total = programmatic = 0;
+  if (count == 0) return;
   std::vector<cudaGraphNode_t> from(count), to(count);
   std::vector<cudaGraphEdgeData> data(count);
   CUDA_CHECK(cudaGraphGetEdges(graph.get(), from.data(), to.data(), data.data(), &count));
-  edges.total = static_cast<int>(count);
+  total = static_cast<int>(count);
   for (std::size_t i = 0; i < count; ++i) {
-    if (data[i].type == cudaGraphDependencyTypeProgrammatic) ++edges.programmatic;
+    if (data[i].type == cudaGraphDependencyTypeProgrammatic) ++programmatic;
   }
-  return edges;
 }
 
 // One timed run: the spin kernel holds the stream for `hold_ms` while the
@@ -81,24 +74,20 @@ void drive(const RepeatPlan& plan, const ChainDriver& d) {
   run.hold_ms = pdl_hold_ms(run.kernels);
   const Graph plain_graph = capture_on(d.stream, [&] { issue_chain(d, PdlWay::graph_plain); });
   const Graph pdl_graph = capture_on(d.stream, [&] { issue_chain(d, PdlWay::graph_pdl); });
-  const EdgeCount plain_edges = count_edges(plain_graph);
-  const EdgeCount pdl_edges = count_edges(pdl_graph);
-  run.programmatic_edges = pdl_edges.programmatic;
-  run.graph_edges = pdl_edges.total;
-  run.plain_graph_edges = plain_edges.total;
-  run.plain_programmatic_edges = plain_edges.programmatic;
-  if (pdl_edges.programmatic != run.kernels - 1) {
-    note_failure(run, "the captured PDL chain has " + std::to_string(pdl_edges.programmatic) +
-                          " programmatic edges of " + std::to_string(pdl_edges.total) + ", expected " +
+  count_edges(plain_graph, run.plain_graph_edges, run.plain_programmatic_edges);
+  count_edges(pdl_graph, run.graph_edges, run.programmatic_edges);
+  if (run.programmatic_edges != run.kernels - 1) {
+    note_failure(run, "the captured PDL chain has " + std::to_string(run.programmatic_edges) +
+                          " programmatic edges of " + std::to_string(run.graph_edges) + ", expected " +
                           std::to_string(run.kernels - 1));
   }
-  if (pdl_edges.total != run.kernels - 1 || plain_edges.total != run.kernels - 1) {
-    note_failure(run, "the captured chains have " + std::to_string(plain_edges.total) + " (plain) and " +
-                          std::to_string(pdl_edges.total) + " (PDL) edges, expected " +
+  if (run.graph_edges != run.kernels - 1 || run.plain_graph_edges != run.kernels - 1) {
+    note_failure(run, "the captured chains have " + std::to_string(run.plain_graph_edges) + " (plain) and " +
+                          std::to_string(run.graph_edges) + " (PDL) edges, expected " +
                           std::to_string(run.kernels - 1));
   }
-  if (plain_edges.programmatic != 0) {
-    note_failure(run, "the captured plain chain has " + std::to_string(plain_edges.programmatic) +
+  if (run.plain_programmatic_edges != 0) {
+    note_failure(run, "the captured plain chain has " + std::to_string(run.plain_programmatic_edges) +
                           " programmatic edges, expected none");
   }
   const GraphExec plain_exec = GraphExec::instantiate(plain_graph);

@@ -1,6 +1,8 @@
 #include "04_graph_capture_gemm/lab/rebind/rebind.hpp"
 
+#include "04_graph_capture_gemm/lab/capture_guard.hpp"
 #include "04_graph_capture_gemm/lab/exec_update.hpp"
+#include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/rebind/rebind_kernels.hpp"
 #include "experiment/lab.hpp"
 
@@ -148,33 +150,20 @@ class Bench {
 
   // The article's fork, a GEMM per batch on stream i % streams, the join; on the pool.
   void enqueue(RequestBuffers& buffers) {
-    const cudaStream_t origin = pool_[0];
-    CUDA_CHECK(cudaEventRecord(pool_.fork_event(), origin));
-    for (int s = 1; s < pool_.size(); ++s) CUDA_CHECK(cudaStreamWaitEvent(pool_[s], pool_.fork_event(), 0));
+    csg::fork(pool_);
     for (std::size_t i = 0; i < batches(); ++i) {
       launch_thin_gemm(params(buffers, i), pool_.for_batch(int(i)));
       CUDA_CHECK_LAUNCH("thin_gemm");
     }
-    for (int s = 1; s < pool_.size(); ++s) {
-      CUDA_CHECK(cudaEventRecord(pool_.join_event(s), pool_[s]));
-      CUDA_CHECK(cudaStreamWaitEvent(origin, pool_.join_event(s), 0));
-    }
+    csg::join(pool_);
   }
 
-  Graph capture(RequestBuffers& buffers) {
-    CUDA_CHECK(cudaStreamBeginCapture(pool_[0], cudaStreamCaptureModeThreadLocal));
-    enqueue(buffers);
-    return end_capture(pool_[0]);
-  }
+  Graph capture(RequestBuffers& buffers) { return capture_on(pool_[0], [&] { enqueue(buffers); }); }
 
   // The graph's GEMM nodes in batch order, told apart by the C each writes.
   std::vector<cudaGraphNode_t> gemm_nodes(const Graph& graph, const RequestBuffers& buffers) const {
-    std::size_t count = 0;
-    CUDA_CHECK(cudaGraphGetNodes(graph.get(), nullptr, &count));
-    std::vector<cudaGraphNode_t> all(count);
-    CUDA_CHECK(cudaGraphGetNodes(graph.get(), all.data(), &count));
     std::vector<cudaGraphNode_t> ordered(batches(), nullptr);
-    for (const cudaGraphNode_t node : all) {
+    for (const cudaGraphNode_t node : nodes_of(graph)) {
       cudaGraphNodeType type{};
       CUDA_CHECK(cudaGraphNodeGetType(node, &type));
       if (type != cudaGraphNodeTypeKernel) continue;
@@ -278,24 +267,7 @@ class Bench {
   Event stop_;
 };
 
-}  // namespace
-
-std::string_view to_string(RebindWay way) {
-  return name_of(way, {"streams", "copy_in", "node_params", "exec_update", "device_update"});
-}
-
-std::string_view label(RebindWay way) {
-  return name_of(way, {"streams, the request's buffers", "graph, copy in and out", "graph, nodes re-pointed (host)",
-                       "graph, re-capture + exec update", "graph, nodes re-pointed (device)"});
-}
-
-int side_for_kib(long long kib) {
-  return std::max(1, static_cast<int>(std::sqrt(double(kib) * 1024.0 / sizeof(float))));
-}
-
-// ---- the verdicts ----------------------------------------------------------------------
-
-namespace {
+// ---- what the verdicts and the report share -------------------------------------------
 
 constexpr RebindWay kGraphWays[] = {RebindWay::copy_in, RebindWay::node_params, RebindWay::exec_update,
                                     RebindWay::device_update};
@@ -309,84 +281,6 @@ Verdict not_verified(std::string id, const RebindResult& r) {
           .sentence = "no conclusion about rebinding: a check failed (" +
                       (r.failure.empty() ? std::string("verification failed") : r.failure) + ")."};
 }
-
-}  // namespace
-
-Verdict copy_in_verdict(const RebindResult& r, const RebindSize& s) {
-  const std::string id = "rebind.copy_in.kib_" + std::to_string(s.kib);
-  if (!r.verified) return not_verified(id, r);
-  const double copy = s.wall_of(RebindWay::copy_in).median_ms;
-  const double streams = s.wall_of(RebindWay::streams).median_ms;
-  Verdict v = comparison_verdict(id, copy, streams, "");
-  v.outcome = std::string(name_of(compare_times(copy, streams), {"graph_wins", "same", "graph_loses"}));
-  const std::string head = size_text(s) + ": the graph fed by copies took " + ms_of(s, RebindWay::copy_in) +
-                           " a request, " + compare_phrase(copy, streams) + " the streams (" +
-                           ms_of(s, RebindWay::streams) + ")";
-  v.sentence = head + (v.outcome == "graph_loses" ? ": the copies cost more than the replay saves."
-                       : v.outcome == "graph_wins" ? ": the replay saves more than the copies cost."
-                                                   : ".");
-  return v;
-}
-
-Verdict best_way_verdict(const RebindResult& r, const RebindSize& s) {
-  const std::string id = "rebind.best.kib_" + std::to_string(s.kib);
-  if (!r.verified) return not_verified(id, r);
-  RebindWay best = RebindWay::copy_in;
-  for (const RebindWay way : kGraphWays) {
-    if (s.wall_of(way).median_ms < s.wall_of(best).median_ms) best = way;
-  }
-  nlohmann::json figures = nlohmann::json::object();
-  for (const RebindWay way : kGraphWays) figures[std::string(to_string(way)) + "_ms"] = s.wall_of(way).median_ms;
-  figures["streams_ms"] = s.wall_of(RebindWay::streams).median_ms;
-  const double ms = s.wall_of(best).median_ms;
-  std::string sentence = size_text(s) + ": the fastest way to feed the graph was " + std::string(label(best)) +
-                         ", " + ms_of(s, best) + " a request";
-  if (best != RebindWay::copy_in) {
-    sentence += ", " + compare_phrase(ms, s.wall_of(RebindWay::copy_in).median_ms) + " copying in";
-  }
-  sentence += ", " + compare_phrase(ms, s.wall_of(RebindWay::streams).median_ms) + " the streams.";
-  return {.id = id, .outcome = std::string(to_string(best)), .figures = figures, .threshold = kEqualWithin,
-          .sentence = sentence};
-}
-
-Verdict crossover_verdict(const RebindResult& r) {
-  if (!r.verified) return not_verified("rebind.crossover", r);
-  // Sizes in ascending order of input; the first from which copy-in loses at every larger size.
-  std::vector<const RebindSize*> sizes;
-  for (const RebindSize& s : r.sizes) sizes.push_back(&s);
-  std::sort(sizes.begin(), sizes.end(), [](const RebindSize* x, const RebindSize* y) { return x->input_bytes < y->input_bytes; });
-  const auto loses = [](const RebindSize* s) {
-    return compare_times(s->wall_of(RebindWay::copy_in).median_ms, s->wall_of(RebindWay::streams).median_ms) ==
-           Comparison::slower;
-  };
-  std::size_t from = sizes.size();
-  while (from > 0 && loses(sizes[from - 1])) --from;
-  nlohmann::json figures = nlohmann::json::object();
-  for (const RebindSize* s : sizes) {
-    figures[std::to_string(s->kib) + "_kib"] = {{"copy_in_ms", s->wall_of(RebindWay::copy_in).median_ms},
-                                                {"streams_ms", s->wall_of(RebindWay::streams).median_ms}};
-  }
-  Verdict v{.id = "rebind.crossover", .outcome = "", .figures = figures, .threshold = kEqualWithin, .sentence = ""};
-  if (from == sizes.size()) {
-    v.outcome = "copy_in_never_loses";
-    v.sentence = "copying the inputs in never made the graph lose to the streams at these sizes (up to " +
-                 size_text(*sizes.back()) + ").";
-  } else if (from == 0) {
-    v.outcome = "copy_in_always_loses";
-    v.sentence = "copying the inputs in made the graph lose to the streams at every size, from " +
-                 size_text(*sizes.front()) + ".";
-  } else {
-    v.outcome = "copy_in_loses_from";
-    v.figures["from_kib"] = sizes[from]->kib;
-    v.sentence = "copying the inputs in made the graph lose to the streams from " + size_text(*sizes[from]) +
-                 " on (at " + size_text(*sizes[from - 1]) + " it did not).";
-  }
-  return v;
-}
-
-// ---- the report --------------------------------------------------------------------------
-
-namespace {
 
 struct Row {
   const RebindSize* size;
@@ -411,58 +305,7 @@ nlohmann::json rebind_json(const RebindResult& r) {
           {"failure", r.verified ? nlohmann::json(nullptr) : nlohmann::json(r.failure)}};
 }
 
-}  // namespace
-
-void report_rebind(const RebindConfig& config, const RebindResult& r, Report& report) {
-  std::ostream& out = report.out();
-  out << "\na new request each replay: " << plural(config.batches, "batch", "batches") << " of C = A B (A m x m, B m x "
-      << kRebindColumns << ") on " << plural(config.streams, "stream") << ";\n  two request sets alternate; medians of "
-      << plural(config.plan.repeats, "request") << " per way after " << config.plan.warmup
-      << " warm-up, in interleaved rounds\n";
-  std::vector<Row> rows;
-  for (const RebindSize& s : r.sizes) {
-    for (int w = 0; w < kRebindWays; ++w) rows.push_back({&s, RebindWay(w)});
-  }
-  report.table(table_of<Row>(
-      {{"input per batch", [](const Row& row) { return format_bytes(row.size->input_bytes); }},
-       {"way", [](const Row& row) { return std::string(label(row.way)); }},
-       {"wall ms", [](const Row& row) { return fixed(row.size->wall_of(row.way).median_ms, 3); }},
-       {"host ms", [](const Row& row) { return fixed(row.size->host[std::size_t(row.way)].median_ms, 3); }},
-       {"GPU ms", [](const Row& row) { return fixed(row.size->gpu[std::size_t(row.way)].median_ms, 3); }},
-       {"vs streams", [](const Row& row) {
-          const double streams = row.size->wall_of(RebindWay::streams).median_ms;
-          return streams > 0.0 ? fixed(row.size->wall_of(row.way).median_ms / streams, 2) + "x" : std::string("-");
-        }}},
-      rows));
-  out << "wall: from the first call to done (the rebinding included); host: the calls alone; GPU: events on the\n"
-      << "pool's first stream around the request\n";
-  std::string conclusion;
-  const auto add = [&](Verdict v) {
-    if (!conclusion.empty()) conclusion += "\n";
-    conclusion += report.verdict(std::move(v)).sentence;
-  };
-  for (const RebindSize& s : r.sizes) {
-    add(copy_in_verdict(r, s));
-    add(best_way_verdict(r, s));
-  }
-  add(crossover_verdict(r));
-
-  report.result.config = {{"rebind_kib", config.kib},     {"batches", config.batches}, {"streams", config.streams},
-                          {"columns", kRebindColumns},      {"warmup", config.plan.warmup},
-                          {"repeats", config.plan.repeats}, {"seed", config.seed}};
-  report.result.verification.passed = r.verified;
-  report.result.verification.batches_checked = r.requests_checked * config.batches;
-  report.result.verification.checked = "batch";
-  report.result.verification.method = "every C of every request, poisoned before, exact after (row sums of A times j + 1)";
-  report.result.verification.failure = r.verified ? "" : r.failure;
-  nlohmann::json figures = rebind_json(r);
-  figures["conclusion"] = conclusion;
-  report.sections["rebind"] = figures;
-}
-
-// ---- the measurement -----------------------------------------------------------------------
-
-namespace {
+// ---- the measurement and the declaration ----------------------------------------------
 
 RebindResult measure(const RebindConfig& config) {
   RebindResult r;
@@ -554,6 +397,142 @@ const Experiment<RebindConfig, RebindResult> kExperiment{
     .report = report_rebind};
 
 }  // namespace
+
+std::string_view to_string(RebindWay way) {
+  return name_of(way, {"streams", "copy_in", "node_params", "exec_update", "device_update"});
+}
+
+std::string_view label(RebindWay way) {
+  return name_of(way, {"streams, the request's buffers", "graph, copy in and out", "graph, nodes re-pointed (host)",
+                       "graph, re-capture + exec update", "graph, nodes re-pointed (device)"});
+}
+
+int side_for_kib(long long kib) {
+  return std::max(1, static_cast<int>(std::sqrt(double(kib) * 1024.0 / sizeof(float))));
+}
+
+// ---- the verdicts ----------------------------------------------------------------------
+
+Verdict copy_in_verdict(const RebindResult& r, const RebindSize& s) {
+  const std::string id = "rebind.copy_in.kib_" + std::to_string(s.kib);
+  if (!r.verified) return not_verified(id, r);
+  const double copy = s.wall_of(RebindWay::copy_in).median_ms;
+  const double streams = s.wall_of(RebindWay::streams).median_ms;
+  Verdict v = comparison_verdict(id, copy, streams, "");
+  v.outcome = std::string(name_of(compare_times(copy, streams), {"graph_wins", "same", "graph_loses"}));
+  const std::string head = size_text(s) + ": the graph fed by copies took " + ms_of(s, RebindWay::copy_in) +
+                           " a request, " + compare_phrase(copy, streams) + " the streams (" +
+                           ms_of(s, RebindWay::streams) + ")";
+  v.sentence = head + (v.outcome == "graph_loses" ? ": the copies cost more than the replay saves."
+                       : v.outcome == "graph_wins" ? ": the replay saves more than the copies cost."
+                                                   : ".");
+  return v;
+}
+
+Verdict best_way_verdict(const RebindResult& r, const RebindSize& s) {
+  const std::string id = "rebind.best.kib_" + std::to_string(s.kib);
+  if (!r.verified) return not_verified(id, r);
+  RebindWay best = RebindWay::copy_in;
+  for (const RebindWay way : kGraphWays) {
+    if (s.wall_of(way).median_ms < s.wall_of(best).median_ms) best = way;
+  }
+  nlohmann::json figures = nlohmann::json::object();
+  for (const RebindWay way : kGraphWays) figures[std::string(to_string(way)) + "_ms"] = s.wall_of(way).median_ms;
+  figures["streams_ms"] = s.wall_of(RebindWay::streams).median_ms;
+  const double ms = s.wall_of(best).median_ms;
+  std::string sentence = size_text(s) + ": the fastest way to feed the graph was " + std::string(label(best)) +
+                         ", " + ms_of(s, best) + " a request";
+  if (best != RebindWay::copy_in) {
+    sentence += ", " + compare_phrase(ms, s.wall_of(RebindWay::copy_in).median_ms) + " copying in";
+  }
+  sentence += ", " + compare_phrase(ms, s.wall_of(RebindWay::streams).median_ms) + " the streams.";
+  return {.id = id, .outcome = std::string(to_string(best)), .figures = figures, .threshold = kEqualWithin,
+          .sentence = sentence};
+}
+
+Verdict crossover_verdict(const RebindResult& r) {
+  if (!r.verified) return not_verified("rebind.crossover", r);
+  // Sizes in ascending order of input; the first from which copy-in loses at every larger size.
+  std::vector<const RebindSize*> sizes;
+  for (const RebindSize& s : r.sizes) sizes.push_back(&s);
+  std::sort(sizes.begin(), sizes.end(), [](const RebindSize* x, const RebindSize* y) { return x->input_bytes < y->input_bytes; });
+  const auto loses = [](const RebindSize* s) {
+    return compare_times(s->wall_of(RebindWay::copy_in).median_ms, s->wall_of(RebindWay::streams).median_ms) ==
+           Comparison::slower;
+  };
+  std::size_t from = sizes.size();
+  while (from > 0 && loses(sizes[from - 1])) --from;
+  nlohmann::json figures = nlohmann::json::object();
+  for (const RebindSize* s : sizes) {
+    figures[std::to_string(s->kib) + "_kib"] = {{"copy_in_ms", s->wall_of(RebindWay::copy_in).median_ms},
+                                                {"streams_ms", s->wall_of(RebindWay::streams).median_ms}};
+  }
+  Verdict v{.id = "rebind.crossover", .outcome = "", .figures = figures, .threshold = kEqualWithin, .sentence = ""};
+  if (from == sizes.size()) {
+    v.outcome = "copy_in_never_loses";
+    v.sentence = "copying the inputs in never made the graph lose to the streams at these sizes (up to " +
+                 size_text(*sizes.back()) + ").";
+  } else if (from == 0) {
+    v.outcome = "copy_in_always_loses";
+    v.sentence = "copying the inputs in made the graph lose to the streams at every size, from " +
+                 size_text(*sizes.front()) + ".";
+  } else {
+    v.outcome = "copy_in_loses_from";
+    v.figures["from_kib"] = sizes[from]->kib;
+    v.sentence = "copying the inputs in made the graph lose to the streams from " + size_text(*sizes[from]) +
+                 " on (at " + size_text(*sizes[from - 1]) + " it did not).";
+  }
+  return v;
+}
+
+// ---- the report --------------------------------------------------------------------------
+
+void report_rebind(const RebindConfig& config, const RebindResult& r, Report& report) {
+  std::ostream& out = report.out();
+  out << "\na new request each replay: " << plural(config.batches, "batch", "batches") << " of C = A B (A m x m, B m x "
+      << kRebindColumns << ") on " << plural(config.streams, "stream") << ";\n  two request sets alternate; medians of "
+      << plural(config.plan.repeats, "request") << " per way after " << config.plan.warmup
+      << " warm-up, in interleaved rounds\n";
+  std::vector<Row> rows;
+  for (const RebindSize& s : r.sizes) {
+    for (int w = 0; w < kRebindWays; ++w) rows.push_back({&s, RebindWay(w)});
+  }
+  report.table(table_of<Row>(
+      {{"input per batch", [](const Row& row) { return format_bytes(row.size->input_bytes); }},
+       {"way", [](const Row& row) { return std::string(label(row.way)); }},
+       {"wall ms", [](const Row& row) { return fixed(row.size->wall_of(row.way).median_ms, 3); }},
+       {"host ms", [](const Row& row) { return fixed(row.size->host[std::size_t(row.way)].median_ms, 3); }},
+       {"GPU ms", [](const Row& row) { return fixed(row.size->gpu[std::size_t(row.way)].median_ms, 3); }},
+       {"vs streams", [](const Row& row) {
+          const double streams = row.size->wall_of(RebindWay::streams).median_ms;
+          return streams > 0.0 ? fixed(row.size->wall_of(row.way).median_ms / streams, 2) + "x" : std::string("-");
+        }}},
+      rows));
+  out << "wall: from the first call to done (the rebinding included); host: the calls alone; GPU: events on the\n"
+      << "pool's first stream around the request\n";
+  std::string conclusion;
+  const auto add = [&](Verdict v) {
+    if (!conclusion.empty()) conclusion += "\n";
+    conclusion += report.verdict(std::move(v)).sentence;
+  };
+  for (const RebindSize& s : r.sizes) {
+    add(copy_in_verdict(r, s));
+    add(best_way_verdict(r, s));
+  }
+  add(crossover_verdict(r));
+
+  report.result.config = {{"rebind_kib", config.kib},     {"batches", config.batches}, {"streams", config.streams},
+                          {"columns", kRebindColumns},      {"warmup", config.plan.warmup},
+                          {"repeats", config.plan.repeats}, {"seed", config.seed}};
+  report.result.verification.passed = r.verified;
+  report.result.verification.batches_checked = r.requests_checked * config.batches;
+  report.result.verification.checked = "batch";
+  report.result.verification.method = "every C of every request, poisoned before, exact after (row sums of A times j + 1)";
+  report.result.verification.failure = r.verified ? "" : r.failure;
+  nlohmann::json figures = rebind_json(r);
+  figures["conclusion"] = conclusion;
+  report.sections["rebind"] = figures;
+}
 
 extern const Subcommand kRebind = make_subcommand<kExperiment>();
 

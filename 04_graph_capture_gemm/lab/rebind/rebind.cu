@@ -59,14 +59,8 @@ cudaKernelNodeParams thin_gemm_node(ThinGemmParams& p, void* (&arguments)[6]) {
   arguments[3] = &p.m;
   arguments[4] = &p.n;
   arguments[5] = &p.k;
-  cudaKernelNodeParams node{};
-  node.func = reinterpret_cast<void*>(thin_gemm);
-  node.gridDim = grid_of(p);
-  node.blockDim = dim3(kTile, kTile);
-  node.sharedMemBytes = 0;
-  node.kernelParams = arguments;
-  node.extra = nullptr;
-  return node;
+  return {.func = reinterpret_cast<void*>(thin_gemm), .gridDim = grid_of(p), .blockDim = dim3(kTile, kTile),
+          .sharedMemBytes = 0, .kernelParams = arguments, .extra = nullptr};
 }
 
 bool is_thin_gemm(const cudaKernelNodeParams& node_params) {

@@ -1,29 +1,11 @@
-// rebind: what feeding a graph new inputs costs. A serving engine replays
-// one captured graph per request, each request's inputs somewhere else in
-// device memory. The article's shape (a fork into the pool's streams, one
-// GEMM per batch, a join), with a thin GEMM (C = A B, B of 64 columns: a
-// matrix times a few vectors, as a decode step), each request bringing a new
-// A per batch and wanting its C somewhere of its own. Five ways per request:
-//
-//   streams        the GEMMs issued on the pool, reading the request's A and
-//                  writing its C where they lie: no graph, nothing to rebind
-//   copy_in        the serving engines' way: every A copied into the graph's
-//                  static buffers, one replay, every C copied out
-//   node_params    the exec's GEMM nodes re-pointed from the host,
-//                  cudaGraphExecKernelNodeSetParams per node, then the replay
-//   exec_update    the graph captured again on the request's buffers and
-//                  cudaGraphExecUpdate, then the replay
-//   device_update  device-updatable GEMM nodes (cudaLaunchAttributeDevice-
-//                  UpdatableKernelNode): a kernel queued before the replay
-//                  re-points them with cudaGraphKernelNodeSetParam
-//
-// over input sizes per batch (--rebind-kib, 64 KiB to 256 MiB by default: A
-// square, its side the size's square root in floats). Two request sets
-// alternate, so every request really changes the pointers. Per request:
-// the host's time to issue it (the rebinding included), the GPU's (events on
-// the pool's first stream) and the wall time to done. Every request's C is
-// poisoned before and checked exactly after (A of small integers, B's
-// column j all j + 1: C = A's row sums times j + 1, exact in float).
+// rebind: what feeding a graph new inputs costs. The article's shape (a fork
+// into the pool's streams, one thin GEMM per batch, a join) fed a new
+// request's A and C each replay, five ways (RebindWay; README.md's `rebind`
+// says what each does), over input sizes per batch (--rebind-kib: A square,
+// its side the size's square root in floats). Two request sets alternate, so
+// every request really changes the pointers. Every request's C is poisoned
+// before and checked exactly after (A of small integers, B's column j all
+// j + 1: C = A's row sums times j + 1, exact in float).
 #pragma once
 
 #include "experiment/lab.hpp"

@@ -1,7 +1,6 @@
 // The rebind subcommand's kernels (rebind.cu), behind the host calls that
-// launch them or describe them to a graph: a thin GEMM, C = A B with B of a
-// few columns (a matrix times a few vectors, as a serving engine's decode
-// step), and the kernel that re-points device-updatable GEMM nodes.
+// launch them or describe them to a graph: the thin GEMM (rebind.hpp), and
+// the kernel that re-points device-updatable GEMM nodes.
 #pragma once
 
 #include <cuda_runtime.h>

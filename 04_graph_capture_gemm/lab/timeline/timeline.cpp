@@ -3,22 +3,14 @@
 // pool stream its batch was captured on, then the replay re-timed with the
 // recording over: recording must not change what the timed rounds measured.
 //
-// Which pool stream and batch each node of a replay is:
-// a graph replay runs on streams the driver picks, so the stage can't name
-// them as stage 03 does. Instead, the captured graph itself says what each
-// node is: a memcpy node's host pointer is h_A[b] (H2D) or h_C[b] (D2H) of
-// exactly one batch b, and each kernel node depends on its batch's H2D (the
-// capture put H2D -> kernel -> D2H on one stream). Batch b was captured on pool
-// stream b % pool, which is its row. Walking the graph after the capture
-// leaves the article's six steps (graph_steps.hpp) untouched.
-//
-// CUPTI's records of a replay carry the ids of the EXEC's nodes, which
-// instantiation cloned from the captured ones; prepare_graph_timeline
-// instantiates a second exec while GraphNodeClones watches, so each clone's id
-// maps back to a captured node. The timed replays keep using the stage's own
-// exec. If any of this fails (no clone callbacks under another CUPTI tool, a
-// node whose batch can't be told), labelling falls back to the order in which
-// the driver's streams started work, and a note says so.
+// A replay runs on streams the driver picks, so the captured graph itself
+// says what each node is: a memcpy node's host pointer is h_A[b] (H2D) or
+// h_C[b] (D2H) of one batch b, each kernel node depends on its batch's H2D,
+// and batch b was captured on pool stream b % pool, its row. CUPTI's records
+// carry the ids of the EXEC's nodes, clones of the captured ones:
+// prepare_graph_timeline instantiates a second exec while GraphNodeClones
+// watches, to map each clone back. Where any of this fails, labelling falls
+// back to the order in which the driver's streams started work, and a note says so.
 #include <set>
 
 #include "04_graph_capture_gemm/lab/article_run.hpp"

@@ -114,13 +114,12 @@ TinyCosts measure(const TinyRun& run) {
 
   costs.empty_checked = true;
   int empty_runs = 0;
-  auto reset_counter = [&] {
+  // The counting twin, once on the stream and once as a graph: the counter,
+  // zeroed before, must show every launch.
+  auto counted_run = [&](const char* variant, auto&& issue) {
     CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned long long), stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
-  };
-  // The counting twin, once on the stream and once as a graph: the counter
-  // must show every launch.
-  auto check_counter = [&](const char* variant) {
+    issue();
     unsigned long long value = 0;
     CUDA_CHECK(cudaMemcpyAsync(&value, counter.data(), sizeof value, cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -131,12 +130,8 @@ TinyCosts measure(const TinyRun& run) {
                             std::to_string(value) + ", expected " + std::to_string(config.count);
     }
   };
-  reset_counter();
-  issue_counting_chain(counter.data(), config.count, stream);
-  check_counter("counting chain on a stream");
-  reset_counter();
-  CUDA_CHECK(cudaGraphLaunch(counting_exec.get(), stream));
-  check_counter("counting chain as a graph");
+  counted_run("counting chain on a stream", [&] { issue_counting_chain(counter.data(), config.count, stream); });
+  counted_run("counting chain as a graph", [&] { CUDA_CHECK(cudaGraphLaunch(counting_exec.get(), stream)); });
   if (costs.empty_graph_nodes != static_cast<std::size_t>(config.count) && costs.empty_checked) {
     costs.empty_checked = false;
     costs.empty_failure = "the empty chain's graph has " + plural(costs.empty_graph_nodes, "node") + ", expected " +

@@ -52,13 +52,8 @@ struct TinyRun {
   TinyConfig config;
 };
 
-// Measurements: tiny_empty_streams, tiny_empty_graph (params {"kernels"}),
-// tiny_gemm_streams, tiny_gemm_graph, tiny_gemm_graph_launch_cpu (params
-// {"gemms", "size", "streams"}); bounds: tiny_empty_stream_us_per_launch,
-// tiny_empty_graph_us_per_node, tiny_gemm_stream_us_per_gemm,
-// tiny_gemm_graph_us_per_gemm, tiny_gemm_graph_launch_cpu_us; "tiny":
-// {"count", "size", "empty_graph_nodes", "gemm_graph_nodes"} ("empty_failure"
-// when the counter was wrong, which fails the run); the two verdicts.
+// The measurements, the bounds per operation, the section "tiny" and the two
+// verdicts; a wrong counter fails the run.
 void report_tiny(const TinyRun& run, const TinyCosts& costs, Report& report);
 
 }  // namespace csg::graphs
