@@ -151,24 +151,23 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ReplayCom
   // verified after the last.
   SteadyIssue& steady = costs.steady;
   steady.chain_ops = steady_chain_ops(config);
-  article.poison();
-  steady.graph_launch_cpu = back_to_back(
-      config, "the article's graph", [&] { return host_issue_time(stream, [&] { article.launch(*article.exec); }); });
-  steady.graph_check = article.verify();
-  article.poison();
-  steady.streams_issue_cpu =
-      back_to_back(config, "the article's streams", [&] { return host_issue_time(stream, article.issue_on_streams); });
-  steady.streams_check = article.verify();
-  if (!steady.graph_check.passed) fail("the article's graph, back to back: " + steady.graph_check.message());
-  if (!steady.streams_check.passed) fail("the article's streams, back to back: " + steady.streams_check.message());
+  auto article_cpu = [&](const std::string& what, const auto& issue, VerifyResult& check) {
+    article.poison();
+    const Summary summary = back_to_back(config, what, [&] { return host_issue_time(stream, issue); });
+    check = article.verify();
+    if (!check.passed) fail(what + ", back to back: " + check.message());
+    return summary;
+  };
+  steady.graph_launch_cpu =
+      article_cpu("the article's graph", [&] { article.launch(*article.exec); }, steady.graph_check);
+  steady.streams_issue_cpu = article_cpu("the article's streams", article.issue_on_streams, steady.streams_check);
   // The same chain on the article's blocking stream and on a non-blocking one.
+  auto chain_cpu = [&](const std::string& what, cudaStream_t on) {
+    return back_to_back(config, what, [&] { return host_issue_time(on, [&] { issue_chain(steady.chain_ops, on); }); });
+  };
   const Stream non_blocking(cudaStreamNonBlocking);
-  steady.blocking_chain_cpu = back_to_back(config, "a blocking stream", [&] {
-    return host_issue_time(stream, [&] { issue_chain(steady.chain_ops, stream); });
-  });
-  steady.non_blocking_chain_cpu = back_to_back(config, "a non-blocking stream", [&] {
-    return host_issue_time(non_blocking.get(), [&] { issue_chain(steady.chain_ops, non_blocking.get()); });
-  });
+  steady.blocking_chain_cpu = chain_cpu("a blocking stream", stream);
+  steady.non_blocking_chain_cpu = chain_cpu("a non-blocking stream", non_blocking.get());
   return costs;
 }
 
