@@ -29,7 +29,9 @@ struct ChangingShapesConfig {
   int requests = 50;       // --shape-requests; 0 (in made-up runs only): no sequence
   int max_batches = 100;   // --shape-max-batches (the article's count): batch counts are uniform in 1..max_batches
   std::uint64_t seed = 1;  // --shape-seed: the sequence of batch counts (the data use --seed)
-  int size = 256;          // --shape-size: m = n = k; 0: the article's shape. 256³: a naive kernel of ~one launch
+  // --shape-size: m = n = k of the experiment's GEMMs; 0: the article's shape. 256³: ~6 µs of naive
+  // kernel per batch, about one launch's cost.
+  int size = 256;
   int rounds = 3;          // --shape-rounds: the whole sequence this many times, the median reported
   bool sequence_on() const { return requests > 0; }
 };
