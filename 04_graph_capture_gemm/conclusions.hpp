@@ -1,8 +1,7 @@
 // The verdicts the lesson and the laboratory's costs draw from the same
 // figures (report/verdict.hpp), each decided here once with a stated
-// threshold (report/conclusions.hpp: times within 3% are equal), including
-// the branches where the article's claim does not hold at this size on this
-// GPU. Plain arithmetic: the CPU tests feed each branch.
+// threshold, including the branches where the article's claim does not hold
+// at this size on this GPU. Plain arithmetic: the CPU tests feed each branch.
 #pragma once
 
 #include <optional>
@@ -19,11 +18,10 @@ std::optional<double> break_even_replays(double capture_ms, double instantiate_m
 // "graph.break_even": "pays_off" after break_even_replays, or "never".
 Verdict break_even_verdict(double capture_ms, double instantiate_ms, double issue_streams_ms, double issue_graph_ms);
 
-// "graph.replay": the GPU time of a replay against the same work issued on
-// the pool, and why: "same"; "faster_host_bound" when the host's time to
-// issue the streams' run was at least the replay's whole time (the GPU
-// waited for the host, which one launch removes); "faster" otherwise (the
-// driver starts a graph's nodes with less time between them); "slower".
+// "graph.replay": the GPU time of a replay against the same work on the
+// pool: "same"; "faster_host_bound" when issuing the streams' run took the
+// host at least the replay's whole time (the GPU waited for the host);
+// "faster" otherwise (a graph's nodes start closer together); "slower".
 Verdict replay_verdict(double replay_ms, double pool_ms, double pool_issue_ms, int operations);
 
 // "graph.launch_cost": the CPU time of one cudaGraphLaunch against issuing

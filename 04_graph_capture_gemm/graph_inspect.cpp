@@ -1,5 +1,6 @@
 #include "graph_inspect.hpp"
 
+#include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "base/output_file.hpp"
 #include "experiment/lab.hpp"
 
@@ -9,10 +10,7 @@ GraphStructure inspect_graph(const Graph& graph) {
   GraphStructure s;
   s.nodes = graph.node_count();
   s.edges = graph.edge_count();
-  std::vector<cudaGraphNode_t> nodes(s.nodes);
-  std::size_t count = s.nodes;
-  if (count > 0) CUDA_CHECK(cudaGraphGetNodes(graph.get(), nodes.data(), &count));
-  for (cudaGraphNode_t node : nodes) {
+  for (cudaGraphNode_t node : nodes_of(graph)) {
     cudaGraphNodeType type{};
     CUDA_CHECK(cudaGraphNodeGetType(node, &type));
     switch (type) {

@@ -43,12 +43,9 @@ struct GraphStructure {
 
 GraphStructure inspect_graph(const Graph& graph);
 
-// "graph.events": the structure in two lines, "the captured graph: 300 nodes
-// (100 kernel, 200 memcpy, 0 event, 0 other), 292 edges, 8 roots, 8 leaves: 8
-// independent chains, one per stream used." and, by its event nodes, whether
-// the fork and join events added nodes ("no_event_nodes": a plain
-// cudaEventRecord / cudaStreamWaitEvent during capture adds none) or not
-// ("event_nodes").
+// "graph.events": the structure in two lines ("the captured graph: 300 nodes
+// (100 kernel, 200 memcpy, 0 event, 0 other), 292 edges, ...") and whether
+// the fork and join events added nodes ("event_nodes") or not ("no_event_nodes").
 Verdict structure_verdict(const GraphStructure& structure);
 // "graph.chains": what the fork and join made of a capture on `streams`
 // streams: one chain per stream used when the graph is a set of chains

@@ -41,7 +41,7 @@ Needs article_needs(const ArticleOptions& options, int sets, int extra_streams) 
   return {article_memory(options, sets, extra_streams), "try fewer --batches, or --device-buffers slots"};
 }
 
-Estimate article_estimate(const ArticleOptions& options, SecondsAt seconds) {
+Estimate article_estimate(const ArticleOptions& options, double (*seconds)(const CommonOptions&, const Rates&)) {
   const CommonOptions& common = options.common;
   for (const std::string& warning : options.pool.warnings) std::cerr << warning << '\n';
   const double estimate = seconds ? seconds(common, measure_rates(Gemm(common.gemm), common.work.shape)) : 0.0;

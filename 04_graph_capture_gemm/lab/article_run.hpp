@@ -18,8 +18,6 @@ double pipeline_seconds(const CommonOptions& options, const Rates& rates);
 // out), and cuBLAS's workspaces for the pool's streams and `extra_streams` more.
 MemoryNeeds article_memory(const ArticleOptions& options, int sets = 1, int extra_streams = 0);
 
-using SecondsAt = double (*)(const CommonOptions& options, const Rates& rates);
-
 // ---- a declaration on the article's workload (experiment/experiment.hpp) ----
 // Its options: the pool's flags (--streams, --device-buffers; no sweep).
 void add_article_options(StageCli& cli);
@@ -33,7 +31,7 @@ Needs article_needs(const ArticleOptions& options, int sets = 1, int extra_strea
 // `seconds` at this GPU's rates of the run's kernel (nullptr: a run that
 // times nothing, estimated 0), named by the workload; and the pool's
 // warnings on stderr, once, before anything is measured.
-Estimate article_estimate(const ArticleOptions& options, SecondsAt seconds);
+Estimate article_estimate(const ArticleOptions& options, double (*seconds)(const CommonOptions&, const Rates&));
 
 // The article's work, ready for the steps: the pool (blocking streams, as
 // the article's cudaStreamCreate gives), each stream prepared for `gemm`, and

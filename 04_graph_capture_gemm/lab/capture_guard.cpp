@@ -2,15 +2,11 @@
 
 namespace csg::graphs {
 
-bool is_capturing(cudaStream_t stream) {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
-  return status != cudaStreamCaptureStatusNone;
-}
-
 bool any_capturing(const StreamPool& pool) {
   for (int i = 0; i < pool.size(); ++i) {
-    if (is_capturing(pool[i])) return true;
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    CUDA_CHECK(cudaStreamIsCapturing(pool[i], &status));
+    if (status != cudaStreamCaptureStatusNone) return true;
   }
   return false;
 }

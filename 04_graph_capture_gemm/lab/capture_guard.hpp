@@ -13,10 +13,8 @@
 
 namespace csg::graphs {
 
-// True while `stream` takes part in a capture (active or invalidated).
-bool is_capturing(cudaStream_t stream);
-// True if any stream of the pool is capturing: after a capture has ended,
-// successfully or not, this must be false.
+// True if any stream of the pool takes part in a capture (active or
+// invalidated): after a capture has ended, successfully or not, this must be false.
 bool any_capturing(const StreamPool& pool);
 
 // Ends every capture still open on the pool's streams (stream 0 first: ending

@@ -1,48 +1,38 @@
 #include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
 
 #include <climits>
+#include <numeric>
 
 #include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
 
-constexpr int kDefaultRequests = 50;
-constexpr int kMaxRequests = 100000;
-constexpr int kDefaultMaxBatches = 100;  // the article's batch count
-constexpr int kMaxMaxBatches = 1024;  // top bucket 1024: 3072 nodes per graph
-constexpr int kDefaultSize = 256;        // 256³: ~6 µs of naive kernel per batch, about one launch's cost
-constexpr int kMaxSize = 4096;           // 16 · 4096 < 2^24: results stay exact
-constexpr int kDefaultRounds = 3;
-constexpr int kMaxRounds = 1000;
-
 // Per batch, the costs that do not shrink with the shape (H200 reference figures).
-constexpr double kStreamIssueSecondsPerBatch = 3 * 4e-6;          // 3 calls of ~4 µs
+constexpr double kStreamIssueSecondsPerBatch = 3 * 4e-6;             // 3 calls of ~4 µs
 constexpr double kCaptureInstantiateSecondsPerBatch = 2.1e-3 / 100;  // (0.6 + 1.5) ms per 100 batches
 
 }  // namespace
 
 void add_changing_shapes_options(StageCli& cli) {
+  const ChangingShapesConfig defaults;
   cli.add_int("shape-requests",
               "Requests, each of a random batch count, run four ways (streams, re-capture, exec update, buckets)",
-              kDefaultRequests, 1, kMaxRequests);
+              defaults.requests, 1, 100000);
+  // A top bucket of 1024 batches: 3072 nodes per graph.
   cli.add_int("shape-max-batches", "Largest batch count of a request: counts are uniform in 1..N",
-              kDefaultMaxBatches, 1, kMaxMaxBatches);
+              defaults.max_batches, 1, 1024);
   cli.add_int("shape-seed", "Seed of the sequence of batch counts", 1, 0, LLONG_MAX);
-  cli.add_int("shape-size", "m = n = k of the requests' GEMMs; 0: the article's 1024x1024x512", kDefaultSize, 0,
-              kMaxSize);
-  cli.add_int("shape-rounds", "Times the whole sequence is run; the median is reported", kDefaultRounds, 1,
-              kMaxRounds);
+  // 16 · 4096 < 2^24: results stay exact.
+  cli.add_int("shape-size", "m = n = k of the requests' GEMMs; 0: the article's 1024x1024x512", defaults.size, 0,
+              4096);
+  cli.add_int("shape-rounds", "Times the whole sequence is run; the median is reported", defaults.rounds, 1, 1000);
 }
 
 ChangingShapesConfig read_changing_shapes_options(const StageCli& cli) {
-  ChangingShapesConfig config;
-  config.requests = static_cast<int>(cli.get_int("shape-requests"));
-  config.max_batches = static_cast<int>(cli.get_int("shape-max-batches"));
-  config.seed = static_cast<std::uint64_t>(cli.get_int("shape-seed"));
-  config.size = static_cast<int>(cli.get_int("shape-size"));
-  config.rounds = static_cast<int>(cli.get_int("shape-rounds"));
-  return config;
+  auto get = [&cli](const char* name) { return static_cast<int>(cli.get_int(name)); };
+  return {get("shape-requests"), get("shape-max-batches"), static_cast<std::uint64_t>(cli.get_int("shape-seed")),
+          get("shape-size"), get("shape-rounds")};
 }
 
 std::vector<int> request_sequence(int requests, int max_batches, std::uint64_t seed) {
@@ -75,9 +65,7 @@ int bucket_capacity(int max_batches) { return bucket_sizes(max_batches).back(); 
 int bucket_for(int batches, const std::vector<int>& buckets) {
   // buckets ascend, so the first one ≥ batches is the smallest.
   const auto it = std::find_if(buckets.begin(), buckets.end(), [&](int size) { return size >= batches; });
-  if (it == buckets.end()) {
-    throw std::out_of_range("bucket_for: no bucket holds " + plural(batches, "batch"));
-  }
+  if (it == buckets.end()) throw std::out_of_range("bucket_for: no bucket holds " + plural(batches, "batch"));
   return *it;
 }
 
@@ -88,9 +76,7 @@ long long padded_batches(const std::vector<int>& sequence, const std::vector<int
 }
 
 long long requested_batches(const std::vector<int>& sequence) {
-  long long requested = 0;
-  for (int batches : sequence) requested += batches;
-  return requested;
+  return std::accumulate(sequence.begin(), sequence.end(), 0LL);
 }
 
 double padding_fraction(long long requested, long long computed) {
@@ -123,12 +109,11 @@ double changing_shapes_seconds(const ChangingShapesConfig& config, double per_ba
 
 nlohmann::json changing_shapes_section(const ChangingShapesConfig& config, nlohmann::json sequence,
                                        nlohmann::json node_updates, nlohmann::json conclusions) {
-  const bool node_updates_on = !node_updates.is_null();
   return {{"requests", config.requests},
           {"max_batches", config.max_batches},
           {"seed", config.seed},
           {"rounds", config.rounds},
-          {"node_updates_on", node_updates_on},
+          {"node_updates_on", !node_updates.is_null()},  // read before the list moves it, left to right
           {"sequence", std::move(sequence)},
           {"node_updates", std::move(node_updates)},
           {"conclusions", std::move(conclusions)}};

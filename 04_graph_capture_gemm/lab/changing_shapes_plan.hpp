@@ -3,25 +3,22 @@
 //
 // The article captures its 100 GEMMs once and replays them. A serving system
 // can't: every request brings its own batch count. This experiment sends a
-// seeded sequence of requests whose batch counts are drawn uniformly from
-// 1..max_batches, and runs each request four ways (changing-shapes/changing_shapes.hpp):
+// seeded sequence of requests, batch counts uniform in 1..max_batches, and
+// runs each request four ways (changing-shapes/changing_shapes.hpp):
 //   streams      issue the work on the pool every time (stage 03)
 //   re-capture   capture + instantiate a graph for this request, launch it
-//   exec update  capture, then cudaGraphExecUpdate one exec; refused whenever
-//                the batch count differs (3 nodes per batch: the topology
-//                changed), and then instantiated again
-//   buckets      one exec per power of two (1, 2, 4, ... up to the first
-//                ≥ max_batches), captured and instantiated up front; a
-//                request of b batches launches the smallest bucket ≥ b and
-//                computes the extra batches for nothing (padding), the way
-//                LLM serving engines capture one decode graph per batch bucket.
+//   exec update  capture, then cudaGraphExecUpdate one exec: refused whenever
+//                the batch count (so the topology) differs, then instantiated again
+//   buckets      one exec per power of two up to the first ≥ max_batches,
+//                made up front; a request of b batches launches the smallest
+//                bucket ≥ b and computes the padding for nothing, the way LLM
+//                serving engines capture one decode graph per batch bucket.
 // Napkin math (H200 reference figures): capture + instantiate cost about
-// (0.6 + 1.5) ms per 100 batches = 21 µs per batch, while one graph launch
-// saves about 4 µs per batch of CPU over issuing 3 calls per batch on streams:
-// re-capturing every request costs ~5x what the graph saves. Buckets pay
-// nothing per request but compute on average ~45% more batches than asked
-// (uniform 1..100 padded to powers of two): they win where the work per batch
-// is small beside the launch costs, and lose where it is large.
+// 21 µs per batch, one graph launch saves about 4 µs per batch of CPU: re-
+// capturing every request costs ~5x what the graph saves. Buckets pay nothing
+// per request but compute ~45% more batches than asked (1..100 padded to
+// powers of two): they win where the work per batch is small beside the
+// launch costs, and lose where it is large.
 #pragma once
 
 #include "experiment/lab.hpp"
@@ -29,11 +26,13 @@
 namespace csg::graphs {
 
 struct ChangingShapesConfig {
-  int requests = 50;             // --shape-requests; 0 (in made-up runs only): no sequence
-  int max_batches = 100;         // --shape-max-batches: batch counts are uniform in 1..max_batches
-  std::uint64_t seed = 1;        // --shape-seed: the sequence of batch counts (the data use --seed)
-  int size = 256;                // --shape-size: m = n = k of the experiment's GEMMs; 0: the article's shape
-  int rounds = 3;                // --shape-rounds: the whole sequence this many times, the median reported
+  int requests = 50;       // --shape-requests; 0 (in made-up runs only): no sequence
+  int max_batches = 100;   // --shape-max-batches (the article's count): batch counts are uniform in 1..max_batches
+  std::uint64_t seed = 1;  // --shape-seed: the sequence of batch counts (the data use --seed)
+  // --shape-size: m = n = k of the experiment's GEMMs; 0: the article's shape. 256³: ~6 µs of naive
+  // kernel per batch, about one launch's cost.
+  int size = 256;
+  int rounds = 3;          // --shape-rounds: the whole sequence this many times, the median reported
   bool sequence_on() const { return requests > 0; }
 };
 

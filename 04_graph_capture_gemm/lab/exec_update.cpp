@@ -8,64 +8,51 @@ namespace {
 
 // ---- the node-level switch --------------------------------------------------
 
-// Where a pointer of one set of buffers lies, and the same place in another.
-struct Region {
-  const char* base;
-  std::size_t bytes;
+// Where a pointer lies in one set of buffers (region -1: in none of them),
+// and so the same place in another set.
+struct Place {
+  int region = -1;
+  std::size_t offset = 0;
 };
 
 class BufferMap {
  public:
   explicit BufferMap(BatchBuffers& b) {
     const Workload& w = b.work();
-    regions_ = {Region{reinterpret_cast<const char*>(b.host_a(0)), w.batch_count() * w.a_bytes()},
-                Region{reinterpret_cast<const char*>(b.host_c(0)), w.batch_count() * w.c_bytes()},
-                Region{reinterpret_cast<const char*>(b.device_a(0)), std::size_t(b.device_slots()) * w.a_bytes()},
-                Region{reinterpret_cast<const char*>(b.device_b()), w.b_bytes()},
-                Region{reinterpret_cast<const char*>(b.device_c(0)), std::size_t(b.device_slots()) * w.c_bytes()}};
+    const std::size_t slots = std::size_t(b.device_slots());
+    auto region = [](const float* p, std::size_t bytes) { return Region{reinterpret_cast<const char*>(p), bytes}; };
+    regions_ = {region(b.host_a(0), w.batch_count() * w.a_bytes()), region(b.host_c(0), w.batch_count() * w.c_bytes()),
+                region(b.device_a(0), slots * w.a_bytes()), region(b.device_b(), w.b_bytes()),
+                region(b.device_c(0), slots * w.c_bytes())};
   }
-  // The region of `p` and its offset there, or -1.
-  int find(const void* p, std::size_t& offset) const {
+  Place find(const void* p) const {
     const char* c = static_cast<const char*>(p);
     for (std::size_t r = 0; r < regions_.size(); ++r) {
       if (c >= regions_[r].base && c < regions_[r].base + regions_[r].bytes) {
-        offset = std::size_t(c - regions_[r].base);
-        return static_cast<int>(r);
+        return {static_cast<int>(r), std::size_t(c - regions_[r].base)};
       }
     }
-    return -1;
+    return {};
   }
-  void* at(int region, std::size_t offset) const {
-    return const_cast<char*>(regions_[std::size_t(region)].base) + offset;
-  }
+  void* at(Place place) const { return const_cast<char*>(regions_[std::size_t(place.region)].base) + place.offset; }
 
  private:
+  struct Region {
+    const char* base;
+    std::size_t bytes;
+  };
   std::vector<Region> regions_;
-};
-
-// The naive kernel's arguments, in its parameter order: gemm_naive(a, b, c, m, n, k).
-struct NaiveArgs {
-  const float* a;
-  const float* b;
-  float* c;
-  int m, n, k;
-};
-
-struct PlacedPointer {
-  int region = -1;
-  std::size_t offset = 0;
 };
 
 struct KernelNode {
   cudaGraphNode_t node;
   cudaKernelNodeParams params;  // func, grid, block, shared memory as instantiated
-  PlacedPointer a, b, c;
-  int m, n, k;
+  Place a, b, c;                // the naive kernel's gemm_naive(a, b, c, m, n, k)
 };
 
 struct CopyNode {
   cudaGraphNode_t node;
-  PlacedPointer dst, src;
+  Place dst, src;
   std::size_t count;
   cudaMemcpyKind kind;
 };
@@ -73,6 +60,7 @@ struct CopyNode {
 // Every node of the stage's graph, with its pointers as places in the first
 // buffers: built once, untimed. Empty `problem` when every node is understood.
 struct NodeTable {
+  GemmShape shape;  // every kernel node's m, n, k
   std::vector<KernelNode> kernels;
   std::vector<CopyNode> copies;
   std::size_t other_nodes = 0;
@@ -81,7 +69,7 @@ struct NodeTable {
 
 NodeTable read_nodes(const Graph& graph, const BufferMap& first, const GemmShape& shape) {
   NodeTable table;
-  auto place = [&](const void* p, PlacedPointer& out) { return (out.region = first.find(p, out.offset)) >= 0; };
+  table.shape = shape;
   for (cudaGraphNode_t node : nodes_of(graph)) {
     cudaGraphNodeType type{};
     CUDA_CHECK(cudaGraphNodeGetType(node, &type));
@@ -95,12 +83,13 @@ NodeTable read_nodes(const Graph& graph, const BufferMap& first, const GemmShape
       }
       // kernelParams[i] points at argument i (owned by the node): read the values.
       void** args = k.params.kernelParams;
-      k.m = *static_cast<const int*>(args[3]);
-      k.n = *static_cast<const int*>(args[4]);
-      k.k = *static_cast<const int*>(args[5]);
-      if (!place(*static_cast<const float* const*>(args[0]), k.a) ||
-          !place(*static_cast<const float* const*>(args[1]), k.b) ||
-          !place(*static_cast<float* const*>(args[2]), k.c) || k.m != shape.m || k.n != shape.n || k.k != shape.k) {
+      auto pointer = [&](int i) { return first.find(*static_cast<const float* const*>(args[i])); };
+      auto value = [&](int i) { return *static_cast<const int*>(args[i]); };
+      k.a = pointer(0);
+      k.b = pointer(1);
+      k.c = pointer(2);
+      if (k.a.region < 0 || k.b.region < 0 || k.c.region < 0 || value(3) != shape.m || value(4) != shape.n ||
+          value(5) != shape.k) {
         table.problem = "a kernel node's arguments are not the naive kernel's (a, b, c, m, n, k) on these buffers";
         return table;
       }
@@ -114,8 +103,8 @@ NodeTable read_nodes(const Graph& graph, const BufferMap& first, const GemmShape
       const bool one_dimensional = p.srcArray == nullptr && p.dstArray == nullptr && p.extent.height == 1 &&
                                    p.extent.depth == 1 && p.srcPos.x == 0 && p.srcPos.y == 0 && p.srcPos.z == 0 &&
                                    p.dstPos.x == 0 && p.dstPos.y == 0 && p.dstPos.z == 0;
-      CopyNode c{node, {}, {}, p.extent.width, p.kind};
-      if (!one_dimensional || !place(p.dstPtr.ptr, c.dst) || !place(p.srcPtr.ptr, c.src)) {
+      const CopyNode c{node, first.find(p.dstPtr.ptr), first.find(p.srcPtr.ptr), p.extent.width, p.kind};
+      if (!one_dimensional || c.dst.region < 0 || c.src.region < 0) {
         table.problem = "a copy node is not a 1D copy between these buffers";
         return table;
       }
@@ -137,18 +126,19 @@ struct NodeRefusal {
 
 NodeRefusal point_nodes_at(const GraphExec& exec, const NodeTable& table, const BufferMap& to) {
   for (const KernelNode& k : table.kernels) {
-    NaiveArgs args{static_cast<const float*>(to.at(k.a.region, k.a.offset)),
-                   static_cast<const float*>(to.at(k.b.region, k.b.offset)),
-                   static_cast<float*>(to.at(k.c.region, k.c.offset)), k.m, k.n, k.k};
-    void* arg_pointers[] = {&args.a, &args.b, &args.c, &args.m, &args.n, &args.k};
+    auto* a = static_cast<const float*>(to.at(k.a));
+    auto* b = static_cast<const float*>(to.at(k.b));
+    auto* c = static_cast<float*>(to.at(k.c));
+    int m = table.shape.m, n = table.shape.n, kk = table.shape.k;
+    void* arg_pointers[] = {&a, &b, &c, &m, &n, &kk};
     cudaKernelNodeParams params = k.params;
     params.kernelParams = arg_pointers;  // copied by the call: the storage may end with this iteration
     const cudaError_t status = cudaGraphExecKernelNodeSetParams(exec.get(), k.node, &params);
     if (status != cudaSuccess) return {status, "cudaGraphExecKernelNodeSetParams"};
   }
   for (const CopyNode& c : table.copies) {
-    const cudaError_t status = cudaGraphExecMemcpyNodeSetParams1D(
-        exec.get(), c.node, to.at(c.dst.region, c.dst.offset), to.at(c.src.region, c.src.offset), c.count, c.kind);
+    const cudaError_t status =
+        cudaGraphExecMemcpyNodeSetParams1D(exec.get(), c.node, to.at(c.dst), to.at(c.src), c.count, c.kind);
     if (status != cudaSuccess) return {status, "cudaGraphExecMemcpyNodeSetParams1D"};
   }
   return {};
@@ -196,12 +186,12 @@ TimedVariant recapture_variant(const UpdateExperiment& ex, int batches, GraphExe
 }  // namespace
 
 std::string_view to_string(cudaGraphExecUpdateResult result) {
-  const std::string_view name = name_of(
-      result, {"cudaGraphExecUpdateSuccess", "cudaGraphExecUpdateError", "cudaGraphExecUpdateErrorTopologyChanged",
-               "cudaGraphExecUpdateErrorNodeTypeChanged", "cudaGraphExecUpdateErrorFunctionChanged",
-               "cudaGraphExecUpdateErrorParametersChanged", "cudaGraphExecUpdateErrorNotSupported",
-               "cudaGraphExecUpdateErrorUnsupportedFunctionChange", "cudaGraphExecUpdateErrorAttributesChanged"});
-  return name == "unknown" ? "unknown cudaGraphExecUpdateResult" : name;
+  return name_of(result,
+                 {"cudaGraphExecUpdateSuccess", "cudaGraphExecUpdateError", "cudaGraphExecUpdateErrorTopologyChanged",
+                  "cudaGraphExecUpdateErrorNodeTypeChanged", "cudaGraphExecUpdateErrorFunctionChanged",
+                  "cudaGraphExecUpdateErrorParametersChanged", "cudaGraphExecUpdateErrorNotSupported",
+                  "cudaGraphExecUpdateErrorUnsupportedFunctionChange", "cudaGraphExecUpdateErrorAttributesChanged"},
+                 "unknown cudaGraphExecUpdateResult");
 }
 
 std::string ExecUpdateAttempt::describe() const {

@@ -2,14 +2,12 @@
 // instantiate again?
 //
 // cudaGraphExecUpdate(exec, graph, &info) copies the node parameters of a
-// freshly captured `graph` into `exec`, provided the two have the same
-// topology (same nodes, same types, same edges). New input/output pointers
-// keep the topology: allowed, and cheaper than instantiating. A different
-// batch count changes the number of nodes: refused with
-// cudaGraphExecUpdateErrorTopologyChanged, and only a new instantiation helps.
-// Either way the new graph must be captured first; the update saves the
-// instantiate, not the capture. The article's steps (graph_steps.hpp) come
-// in as callbacks: the tests can hand them their own.
+// freshly captured `graph` into `exec` if the two have the same topology
+// (nodes, types, edges). New input/output pointers keep it: allowed, and
+// cheaper than instantiating. A different batch count changes the nodes:
+// refused (cudaGraphExecUpdateErrorTopologyChanged), only a new
+// instantiation helps. Either way the update saves the instantiate, not the
+// capture. The article's steps come in as callbacks: the tests can hand their own.
 #pragma once
 
 #include "experiment/lab.hpp"
@@ -58,12 +56,12 @@ struct UpdateCosts {
   ExecUpdateAttempt topology_change;       // its outcome: expected to be refused
 };
 
-// In interleaved rounds: re-capture for the first buffers + update of one exec,
-// the update alone to the second buffers (captured untimed), and re-capture +
-// a new instantiation for the second buffers; so every update really changes
-// the pointers, and both execs end on the second buffers. Then both are
-// launched on poisoned outputs and verified, and an update to batches - 1
-// batches is tried. Throws std::runtime_error if a same-topology update is refused.
+// In interleaved rounds: re-capture for the first buffers + update of one
+// exec, the update alone to the second buffers (captured untimed), and
+// re-capture + instantiate for the second; so every update changes the
+// pointers, and both execs end on the second buffers, then launched on
+// poisoned outputs and verified. Then an update to batches - 1 is tried.
+// Throws std::runtime_error if a same-topology update is refused.
 UpdateCosts measure_updates(const RepeatPlan& plan, const UpdateExperiment& experiment);
 
 // graph_calls from `first` to `second`.

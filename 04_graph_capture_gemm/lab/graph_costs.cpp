@@ -89,9 +89,14 @@ ReplayCosts measure_replay_vs_streams(const RepeatPlan& plan, const ReplayCompar
     costs.sums.kernel_first = results[first_sum + 4].primary;
     costs.sums.d2h_first = results[first_sum + 5].primary;
   }
-  for (std::size_t i = first_stream_resource; i < first_graph_resource; ++i) costs.stream_alone.push_back(results[i].primary);
-  for (std::size_t i = first_graph_resource; i < first_also; ++i) costs.graph_alone.push_back(results[i].primary);
-  for (std::size_t i = first_also; i < busiest; ++i) costs.also.push_back(results[i].primary);
+  auto primaries = [&results](std::size_t from, std::size_t to) {
+    std::vector<Summary> out;
+    for (std::size_t i = from; i < to; ++i) out.push_back(results[i].primary);
+    return out;
+  };
+  costs.stream_alone = primaries(first_stream_resource, first_graph_resource);
+  costs.graph_alone = primaries(first_graph_resource, first_also);
+  costs.also = primaries(first_also, busiest);
   if (c.busiest_stream.run) costs.busiest_stream = results[busiest].primary;
   return costs;
 }

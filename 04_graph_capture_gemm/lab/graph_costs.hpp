@@ -1,7 +1,6 @@
 // What a graph costs, each part measured on its own, and what it saves. The
-// article's steps (graph_steps.hpp) come in as callbacks; these functions
-// only time them, in interleaved rounds, so a slow moment of the machine
-// hits every variant alike.
+// article's steps (graph_steps.hpp) come in as callbacks, timed in
+// interleaved rounds, so a slow moment of the machine hits every variant alike.
 #pragma once
 
 #include "experiment/lab.hpp"
@@ -23,10 +22,9 @@ struct GraphLifecycle {
   std::function<VerifyResult()> verify;
 };
 
-// Per round, host-timed: a fresh capture, a fresh instantiate, the first
-// launch of that exec (which also uploads it), a second launch, and a second
-// exec whose upload is timed apart from its first launch. "Launch" here
-// means "launch and wait until done".
+// Per round, host-timed: a fresh capture and instantiate, the first launch
+// of that exec (which also uploads it), a second launch, and a second exec
+// whose upload is timed apart from its first launch. "Launch": launch and wait.
 struct LifecycleCosts {
   Summary capture;
   Summary instantiate;
@@ -64,10 +62,8 @@ struct ReplayComparison {
 
 // The GPU variants poison the outputs first, are verified after their last
 // run and read the host's issue time of the same runs; the CPU variants time
-// only the issue (the stream is synchronised after the timer stops). In the
-// same rounds, what each bound needs: the one-stream sums (the fill and
-// drain), and each resource's work alone, on the pool's streams and as
-// replays of graphs captured from them.
+// only the issue. In the same rounds, what each bound needs: the one-stream
+// sums, and each resource's work alone, on the streams and as graph replays.
 struct ReplayCosts {
   Summary graph_replay;                 // GPU time of one cudaGraphLaunch
   Summary stream_pool;                  // GPU time of the same work issued on the pool (stage 03)
@@ -84,11 +80,9 @@ struct ReplayCosts {
   VerifyResult streams_check;
 };
 
-// What a bound is made of, each run a median and its spread: each
-// resource's work alone (kResources of them, in resource_variants' order),
-// the one-stream sums (the fill and drain, the stream order), and where
-// measured the host's issue in the variant's own runs and its busiest
-// stream's batches alone on one stream.
+// What a bound is made of: each resource's work alone (kResources, in
+// resource_variants' order), the one-stream sums, and where measured the
+// host's issue in the variant's own runs and its busiest stream alone.
 struct BoundRuns {
   const std::vector<Summary>& alone;
   const StageSums& sums;

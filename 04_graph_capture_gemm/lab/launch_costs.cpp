@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <numeric>
 
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
@@ -91,13 +92,6 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ReplayCom
   EventTimer timer;
   Latch latch;
   DeviceBuffer<unsigned long long> counter(1);
-  auto read_counter = [&] {
-    unsigned long long value = 0;
-    CUDA_CHECK(cudaMemcpyAsync(&value, counter.data(), sizeof value, cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    return value;
-  };
-  auto reset_counter = [&] { CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned long long), stream)); };
   // Events around `issue` while the latch holds the stream; the host opens it
   // once everything is queued.
   auto queued = [&](const std::function<void()>& issue, const std::string& what) {
@@ -120,37 +114,35 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ReplayCom
     }
     const GraphExec exec = GraphExec::instantiate(graph);
     CUDA_CHECK(cudaGraphUpload(exec.get(), stream));
-    // The counting twin, on the stream and as a graph.
+    // The counting twin, on the stream and as a graph: each must count `ops` from zero.
     const GraphExec counting = GraphExec::instantiate(
         capture_on(stream, [&] { issue_counting_chain(counter.data(), ops, stream); }));
-    reset_counter();
-    issue_counting_chain(counter.data(), ops, stream);
-    if (const auto n = read_counter(); n != static_cast<unsigned long long>(ops)) {
-      fail(label + " on the stream counted " + std::to_string(n));
-    }
-    reset_counter();
-    CUDA_CHECK(cudaGraphLaunch(counting.get(), stream));
-    if (const auto n = read_counter(); n != static_cast<unsigned long long>(ops)) {
-      fail(label + " as a graph counted " + std::to_string(n));
-    }
+    auto check_count = [&](const std::string& where, const std::function<void()>& issue) {
+      CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned long long), stream));
+      issue();
+      unsigned long long n = 0;
+      CUDA_CHECK(cudaMemcpyAsync(&n, counter.data(), sizeof n, cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      if (n != static_cast<unsigned long long>(ops)) fail(label + where + " counted " + std::to_string(n));
+    };
+    check_count(" on the stream", [&] { issue_counting_chain(counter.data(), ops, stream); });
+    check_count(" as a graph", [&] { CUDA_CHECK(cudaGraphLaunch(counting.get(), stream)); });
 
     // Short chains are cheap and their host figures noisy: three times the repeats.
     const int repeats = repeats_for(config, ops);
+    auto timed = [&](const std::function<Millis()>& run) { return back_to_back(config, label, run, repeats); };
     auto stream_issue = [&] { issue_chain(ops, stream); };
     auto graph_issue = [&] { CUDA_CHECK(cudaGraphLaunch(exec.get(), stream)); };
-    chain.stream_cpu = back_to_back(config, label, [&] { return host_issue_time(stream, stream_issue); }, repeats);
+    chain.stream_cpu = timed([&] { return host_issue_time(stream, stream_issue); });
     // End to end: events around the issue, the stream idle before: the GPU waits for the host.
-    chain.stream_end_to_end =
-        back_to_back(config, label, [&] { return gpu_time(timer, stream, stream_issue); }, repeats);
+    chain.stream_end_to_end = timed([&] { return gpu_time(timer, stream, stream_issue); });
     if (ops <= config.latched_max_ops) {
-      chain.stream_queued =
-          back_to_back(config, label, [&] { return queued(stream_issue, label + " on the stream"); }, repeats);
+      chain.stream_queued = timed([&] { return queued(stream_issue, label + " on the stream"); });
       chain.stream_queued_measured = true;
     }
-    chain.graph_cpu = back_to_back(config, label, [&] { return host_issue_time(stream, graph_issue); }, repeats);
-    chain.graph_end_to_end = back_to_back(config, label, [&] { return gpu_time(timer, stream, graph_issue); }, repeats);
-    chain.graph_queued =
-        back_to_back(config, label, [&] { return queued(graph_issue, label + " as a graph"); }, repeats);
+    chain.graph_cpu = timed([&] { return host_issue_time(stream, graph_issue); });
+    chain.graph_end_to_end = timed([&] { return gpu_time(timer, stream, graph_issue); });
+    chain.graph_queued = timed([&] { return queued(graph_issue, label + " as a graph"); });
     costs.chains.push_back(std::move(chain));
   }
   for (int figure = 0; figure < kLaunchFigureCount; ++figure) costs.fits[figure] = fit_figure(costs.chains, figure);
@@ -159,24 +151,23 @@ LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ReplayCom
   // verified after the last.
   SteadyIssue& steady = costs.steady;
   steady.chain_ops = steady_chain_ops(config);
-  article.poison();
-  steady.graph_launch_cpu = back_to_back(
-      config, "the article's graph", [&] { return host_issue_time(stream, [&] { article.launch(*article.exec); }); });
-  steady.graph_check = article.verify();
-  article.poison();
-  steady.streams_issue_cpu =
-      back_to_back(config, "the article's streams", [&] { return host_issue_time(stream, article.issue_on_streams); });
-  steady.streams_check = article.verify();
-  if (!steady.graph_check.passed) fail("the article's graph, back to back: " + steady.graph_check.message());
-  if (!steady.streams_check.passed) fail("the article's streams, back to back: " + steady.streams_check.message());
+  auto article_cpu = [&](const std::string& what, const auto& issue, VerifyResult& check) {
+    article.poison();
+    const Summary summary = back_to_back(config, what, [&] { return host_issue_time(stream, issue); });
+    check = article.verify();
+    if (!check.passed) fail(what + ", back to back: " + check.message());
+    return summary;
+  };
+  steady.graph_launch_cpu =
+      article_cpu("the article's graph", [&] { article.launch(*article.exec); }, steady.graph_check);
+  steady.streams_issue_cpu = article_cpu("the article's streams", article.issue_on_streams, steady.streams_check);
   // The same chain on the article's blocking stream and on a non-blocking one.
+  auto chain_cpu = [&](const std::string& what, cudaStream_t on) {
+    return back_to_back(config, what, [&] { return host_issue_time(on, [&] { issue_chain(steady.chain_ops, on); }); });
+  };
   const Stream non_blocking(cudaStreamNonBlocking);
-  steady.blocking_chain_cpu = back_to_back(config, "a blocking stream", [&] {
-    return host_issue_time(stream, [&] { issue_chain(steady.chain_ops, stream); });
-  });
-  steady.non_blocking_chain_cpu = back_to_back(config, "a non-blocking stream", [&] {
-    return host_issue_time(non_blocking.get(), [&] { issue_chain(steady.chain_ops, non_blocking.get()); });
-  });
+  steady.blocking_chain_cpu = chain_cpu("a blocking stream", stream);
+  steady.non_blocking_chain_cpu = chain_cpu("a non-blocking stream", non_blocking.get());
   return costs;
 }
 
@@ -188,13 +179,8 @@ LineFit fit_line(const std::vector<double>& ops, const std::vector<double>& us) 
   LineFit fit;
   const std::size_t n = std::min(ops.size(), us.size());
   if (n < 2) return fit;
-  double mx = 0.0, my = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    mx += ops[i];
-    my += us[i];
-  }
-  mx /= double(n);
-  my /= double(n);
+  const double mx = std::accumulate(ops.begin(), ops.begin() + n, 0.0) / double(n);
+  const double my = std::accumulate(us.begin(), us.begin() + n, 0.0) / double(n);
   double sxx = 0.0, sxy = 0.0, syy = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
     sxx += (ops[i] - mx) * (ops[i] - mx);

@@ -26,11 +26,9 @@ struct LaunchCostConfig {
   int latched_max_ops = 1000;  // longest stream chain held behind the latch (the launch queue is finite)
 };
 
-// The chain of empty launches timed beside the article's work (SteadyIssue,
-// and among its interleaved rounds): the longest of config.chains up to
-// kShortChain (1,000 at the defaults), or the shortest where all are longer,
-// so that one chain of the table matches it and a run of short chains (a
-// sanitizer's) stays short.
+// The chain of empty launches timed beside the article's work (SteadyIssue
+// and its interleaved rounds): the longest of config.chains up to kShortChain,
+// or the shortest where all are longer, so that one chain of the table matches it.
 int steady_chain_ops(const LaunchCostConfig& config);
 
 // Chains up to this long are timed with three times the repeats: they are
@@ -47,9 +45,8 @@ struct LineFit {
 };
 // Least squares; fewer than two distinct x give points = 0 (no fit).
 LineFit fit_line(const std::vector<double>& ops, const std::vector<double>& us);
-// Whether the fit has a fixed part worth printing: not when there is no fit,
-// nor when its intercept fell below zero (a fixed part smaller than the
-// fit resolves from counts far from zero; the slope still stands).
+// Whether the fit has a fixed part worth printing: not without a fit, nor
+// with an intercept below zero (smaller than the fit resolves; the slope stands).
 inline bool has_fixed_part(const LineFit& fit) { return fit.points > 0 && fit.fixed_us >= 0.0; }
 
 struct ChainFigures {
@@ -90,17 +87,15 @@ struct LaunchCosts {
 LaunchCosts measure_launch_costs(const LaunchCostConfig& config, const ReplayComparison& article);
 
 // The launch-chains subcommand's whole run, for its estimate, when one run of
-// the article's work through the pool takes `pipeline_seconds`: every chain
-// length's figures, the steady-state pairs, and the interleaved rounds of
-// `plan` (four runs of the work and a chain of empty kernels each).
+// the article's work takes `pipeline_seconds`: every chain's figures, the
+// steady-state pairs, and `plan`'s interleaved rounds.
 double launch_chains_seconds(const LaunchCostConfig& config, const RepeatPlan& plan, double pipeline_seconds);
 
 // Median of a figure of a chain, in µs per operation.
 double per_op_us(const Summary& summary, int ops);
 // Whether `chain` has figure `figure` (stream_queued only where measured).
 bool has_figure(const ChainFigures& chain, int figure);
-// The fit of one figure over every chain that has it (stream_queued only
-// where measured).
+// The fit of one figure over every chain that has it.
 LineFit fit_figure(const std::vector<ChainFigures>& chains, int figure);
 const Summary& figure_of(const ChainFigures& chain, int figure);
 

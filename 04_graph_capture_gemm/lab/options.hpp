@@ -1,30 +1,13 @@
 // The options several of stage 04's subcommands share, all checked before
 // any CUDA call: pinned host memory by default (as stage 03: the pool needs
 // page-locked memory to overlap), and the refusal of an option a subcommand
-// would not use. (The timeline's are timeline/stage_timeline.hpp's, as in
-// stages 01 and 03; a subcommand's own are in its folder.)
+// would not use. (The timeline's are timeline/stage_timeline.hpp's; a
+// subcommand's own are in its folder.)
 #pragma once
 
 #include "experiment/lab.hpp"
 
 namespace csg::graphs {
-
-// The defaults of a subcommand on the article's workload: pinned host memory.
-inline CommonDefaults pinned_defaults() {
-  CommonDefaults defaults;
-  defaults.host_memory = HostMemory::pinned;
-  return defaults;
-}
-// The defaults of a subcommand that sets its own workload with its own
-// options: pinned host memory, no --batches, --m, --n, --k (nor --kernel,
-// --tf32: it adds --kernel itself where it offers one). `rounds`: false for
-// a subcommand that counts its own rounds (no --warmup, --repeats).
-inline CommonDefaults own_workload_defaults(bool rounds = true) {
-  CommonDefaults defaults = pinned_defaults();
-  defaults.gemm_workload = false;
-  defaults.rounds = rounds;
-  return defaults;
-}
 
 // A subcommand's common options and its pool's.
 struct ArticleOptions {
@@ -32,8 +15,25 @@ struct ArticleOptions {
   PoolConfig pool;
 };
 
+// The defaults of a subcommand on the article's workload: pinned host memory.
+inline CommonDefaults pinned_defaults() {
+  CommonDefaults defaults;
+  defaults.host_memory = HostMemory::pinned;
+  return defaults;
+}
+
+// A subcommand that sets its own workload with its own options: no --batches,
+// --m, --n, --k (nor --kernel, --tf32: it adds --kernel itself where it
+// offers one). `rounds`: false for one that counts its own (no --warmup, --repeats).
+inline CommonDefaults own_workload_defaults(bool rounds = true) {
+  CommonDefaults defaults = pinned_defaults();
+  defaults.gemm_workload = false;
+  defaults.rounds = rounds;
+  return defaults;
+}
+
 // A subcommand that times nothing (it captures, launches once and reports):
-// pinned host memory, no --max-minutes, no --warmup or --repeats.
+// no --max-minutes, no --warmup or --repeats.
 inline CommonDefaults untimed_defaults() {
   CommonDefaults defaults = pinned_defaults();
   defaults.max_minutes = false;

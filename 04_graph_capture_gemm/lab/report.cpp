@@ -1,7 +1,6 @@
 #include "04_graph_capture_gemm/lab/report.hpp"
 
 #include "experiment/lab.hpp"
-#include "timeline/stage_timeline.hpp"
 
 namespace csg::graphs {
 

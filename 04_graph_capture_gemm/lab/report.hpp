@@ -38,16 +38,15 @@ nlohmann::json pool_params(const PoolConfig& pool, int batches);
 // The common config (config_json) and the pool's "streams" and "device_buffers".
 StageResult pool_result(const DeviceInfo& device, const CommonOptions& options, const PoolConfig& pool);
 
-// The verdict: the first of `checks` that failed, else `whole` (the check of
-// the run whose batch count and digest the result reports); each check that
-// passed counts as a variant verified.
+// The verdict: the first of `checks` that failed, else `whole` (the run whose
+// batch count and digest the result reports); each check passed counts as verified.
 void set_verdict(StageResult& result, const VerifyResult& whole, const std::vector<const VerifyResult*>& checks);
 // A check that is no VerifyResult (a counter, a study's own checks): when it
 // failed, the verdict fails naming `what`, unless a failure is named already.
 void add_failure(StageResult& result, bool passed, const std::string& what);
 // Folds one part's check (a request's, a bucket graph's) into the whole
-// run's: the batches add up, the first failure stays. No digest: the parts'
-// outputs overlap or differ, so no one hash stands for them.
+// run's: the batches add up, the first failure stays, no digest (the parts'
+// outputs overlap or differ).
 void fold_check(VerifyResult& total, const VerifyResult& part);
 
 // One branch of a verdict's decision: `verdict` with its outcome and sentence.
