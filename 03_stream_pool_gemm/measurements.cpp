@@ -184,9 +184,7 @@ void PoolMeasurements::measure(const RepeatPlan& plan) {
 }
 
 const PoolMeasurements::Entry& PoolMeasurements::find(Kind kind, const std::string& name) const {
-  for (const Entry& entry : entries_) {
-    if (entry.kind == kind && entry.name == name) return entry;
-  }
+  if (const Entry* entry = first([&](const Entry& e) { return e.kind == kind && e.name == name; })) return *entry;
   throw std::logic_error("PoolMeasurements: no measurement " + name);
 }
 
@@ -201,24 +199,16 @@ const PoolMeasurements::Entry& PoolMeasurements::pool(IssueOrder order) const {
 }
 
 const PoolMeasurements::Entry* PoolMeasurements::find_serial(HostMemory kind) const {
-  for (const Entry& entry : entries_) {
-    if (entry.kind == Kind::serial && entry.params.at("host_memory") == memory_name(kind)) return &entry;
-  }
-  return nullptr;
+  return first(
+      [&](const Entry& e) { return e.kind == Kind::serial && e.params.at("host_memory") == memory_name(kind); });
 }
 
 const PoolMeasurements::Entry* PoolMeasurements::find_pool(IssueOrder order) const {
-  for (const Entry& entry : entries_) {
-    if (entry.kind == Kind::pool && entry.order == order) return &entry;
-  }
-  return nullptr;
+  return first([&](const Entry& e) { return e.kind == Kind::pool && e.order == order; });
 }
 
 const PoolMeasurements::Entry* PoolMeasurements::engine_streams() const {
-  for (const Entry& entry : entries_) {
-    if (entry.kind == Kind::engines) return &entry;
-  }
-  return nullptr;
+  return first([](const Entry& e) { return e.kind == Kind::engines; });
 }
 
 StageSums PoolMeasurements::sums() const {
@@ -231,10 +221,7 @@ StageSums PoolMeasurements::sums() const {
 }
 
 const PoolMeasurements::Entry* PoolMeasurements::resource(int streams, const std::string& name) const {
-  for (const Entry& entry : entries_) {
-    if (entry.kind == Kind::resource && entry.streams == streams && entry.resource == name) return &entry;
-  }
-  return nullptr;
+  return first([&](const Entry& e) { return e.kind == Kind::resource && e.streams == streams && e.resource == name; });
 }
 
 std::optional<PipelineBound> PoolMeasurements::bound_of(const Entry& entry) const {

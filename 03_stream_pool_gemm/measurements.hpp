@@ -10,6 +10,7 @@
 // them, times them and finds them again.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -110,6 +111,12 @@ class PoolMeasurements {
   void add_whole_workload(Entry entry, BatchBuffers& buffers, cudaStream_t poison_stream,
                           std::function<Millis()> run);
   const Entry& find(Kind kind, const std::string& name) const;
+  // The first entry `pick` accepts, or nothing.
+  template <class Pick>
+  const Entry* first(Pick pick) const {
+    const auto it = std::find_if(entries_.begin(), entries_.end(), pick);
+    return it == entries_.end() ? nullptr : &*it;
+  }
   Workload work_;
   std::uint64_t seed_;
   const Gemm* gemm_;
