@@ -1,13 +1,8 @@
 // What stage 03 times, all in the same interleaved rounds so that every ratio
-// is a same-run ratio: the serial baselines (stage 01's loop, pageable and
-// pinned), the pool in each issue order and at each swept size, one stream
-// per engine, the isolated one-stream sums, and what each resource needs
-// alone on each pool's own streams, with each pool's busiest stream alone on
-// one stream (so that every pool variant's bound bounds it,
-// pipeline_bound.hpp). Each variant is verified after its last timed run.
-// The runs themselves are the laboratory's (pool_experiment.hpp); the
-// lesson's figures come in through `measured`. This file only registers
-// them, times them and finds them again.
+// is a same-run ratio, each variant verified after its last timed run. The
+// runs themselves are the laboratory's (pool_experiment.hpp); the lesson's
+// figures come in through `measured`. This file only registers them, times
+// them and finds them again.
 #pragma once
 
 #include <algorithm>

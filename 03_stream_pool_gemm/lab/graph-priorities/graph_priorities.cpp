@@ -39,12 +39,13 @@ std::string_view label(GraphWay way) {
                        "graphs, node priority flag, default stream", "graphs, no flag, greatest-priority stream"});
 }
 
+namespace {
+
+// The median latency of `slow` over `fast` (0 when not measured).
 double graph_speedup(const GraphPriorityResult& r, GraphWay slow, GraphWay fast) {
   const double fast_ms = r.at(fast).latency.median_ms;
   return fast_ms > 0.0 ? r.at(slow).latency.median_ms / fast_ms : 0.0;
 }
-
-namespace {
 
 // "123.4 us (p99 234.5)": a way's median and 99th percentile.
 std::string latency_text(const GraphPriorityResult& r, GraphWay way) {

@@ -37,9 +37,6 @@ struct GraphPriorityResult : FloodRun {
   const PriorityMode& at(GraphWay way) const { return ways[static_cast<std::size_t>(way)]; }
 };
 
-// The median latency of `slow` over `fast` (0 when not measured).
-double graph_speedup(const GraphPriorityResult& result, GraphWay slow, GraphWay fast);
-
 // "graph_priorities.node_priority": the plain graph against the flagged one
 // on the default-priority stream (helps: the flag gave the nodes their
 // priority); the figures set both beside the streams' latencies.
