@@ -76,15 +76,10 @@ void PoolMeasurements::add_resource_runs(const BatchOps& ops, const PoolRun& poo
                         {double(batches) * double(work_.a_bytes()), 0.0},
                         {double(batches) * double(work_.c_bytes()), 0.0},
                         both_ways};
-  std::vector<int> sizes;
-  std::vector<const StreamPool*> pool_of_size;
-  for (const Entry& entry : entries_) {
-    if ((entry.kind != Kind::pool && entry.kind != Kind::pool_sweep) ||
-        std::find(sizes.begin(), sizes.end(), entry.streams) != sizes.end()) {
-      continue;
-    }
-    sizes.push_back(entry.streams);
-    pool_of_size.push_back(entry.pool);
+  std::vector<std::pair<int, const StreamPool*>> pools;  // the first pool variant of each size, in order
+  for (const Entry& e : entries_) {
+    const bool seen = std::any_of(pools.begin(), pools.end(), [&e](const auto& p) { return p.first == e.streams; });
+    if ((e.kind == Kind::pool || e.kind == Kind::pool_sweep) && !seen) pools.emplace_back(e.streams, e.pool);
   }
   auto resource_entry = [](int streams, const char* resource, const Work& work, TimedVariant variant) {
     return Entry{.kind = Kind::resource,
@@ -96,24 +91,24 @@ void PoolMeasurements::add_resource_runs(const BatchOps& ops, const PoolRun& poo
                  .streams = streams,
                  .resource = resource};
   };
-  for (std::size_t s = 0; s < sizes.size(); ++s) {
-    if (pool_of_size[s] == nullptr) throw std::logic_error("add_resource_runs: a pool variant without its pool");
-    const StreamPool& pool = *pool_of_size[s];
+  for (const auto& [streams, pool_of_size] : pools) {
+    if (pool_of_size == nullptr) throw std::logic_error("add_resource_runs: a pool variant without its pool");
+    const StreamPool& pool = *pool_of_size;
     std::vector<TimedVariant> runs = resource_variants(
         ops, [&pool, pool_run, batches](const BatchOps& subset) { return pool_run(pool, subset, batches); });
     for (std::size_t r = 0; r < runs.size(); ++r) {
-      entries_.push_back(resource_entry(sizes[s], kResources[r], works[r], std::move(runs[r])));
+      entries_.push_back(resource_entry(streams, kResources[r], works[r], std::move(runs[r])));
     }
     // Stream 0 runs batches 0, S, 2S, ...: ceil(B/S) of them. They run alone
     // on that same stream, through the pool's own loop (its fork and join,
     // the other batches' calls left out): on another stream, at tens of us,
     // the same batches ran up to 16% slower than the whole pool did here.
-    const int busiest = static_cast<int>(busiest_stream_batches(batches, sizes[s]));
+    const int busiest = static_cast<int>(busiest_stream_batches(batches, streams));
     const double share = double(busiest) / double(batches);
-    const BatchOps busiest_ops = stream_zero_ops(ops, sizes[s]);
+    const BatchOps busiest_ops = stream_zero_ops(ops, streams);
     TimedVariant alone;
     alone.run = [&pool, busiest_ops, pool_run, batches] { return pool_run(pool, busiest_ops, batches); };
-    entries_.push_back(resource_entry(sizes[s], "busiest_stream", {share * both_ways.bytes, share * kernels.flops},
+    entries_.push_back(resource_entry(streams, "busiest_stream", {share * both_ways.bytes, share * kernels.flops},
                                       std::move(alone)));
   }
 }
@@ -184,9 +179,7 @@ void PoolMeasurements::measure(const RepeatPlan& plan) {
 }
 
 const PoolMeasurements::Entry& PoolMeasurements::find(Kind kind, const std::string& name) const {
-  for (const Entry& entry : entries_) {
-    if (entry.kind == kind && entry.name == name) return entry;
-  }
+  if (const Entry* entry = first([&](const Entry& e) { return e.kind == kind && e.name == name; })) return *entry;
   throw std::logic_error("PoolMeasurements: no measurement " + name);
 }
 
@@ -201,24 +194,16 @@ const PoolMeasurements::Entry& PoolMeasurements::pool(IssueOrder order) const {
 }
 
 const PoolMeasurements::Entry* PoolMeasurements::find_serial(HostMemory kind) const {
-  for (const Entry& entry : entries_) {
-    if (entry.kind == Kind::serial && entry.params.at("host_memory") == memory_name(kind)) return &entry;
-  }
-  return nullptr;
+  return first(
+      [&](const Entry& e) { return e.kind == Kind::serial && e.params.at("host_memory") == memory_name(kind); });
 }
 
 const PoolMeasurements::Entry* PoolMeasurements::find_pool(IssueOrder order) const {
-  for (const Entry& entry : entries_) {
-    if (entry.kind == Kind::pool && entry.order == order) return &entry;
-  }
-  return nullptr;
+  return first([&](const Entry& e) { return e.kind == Kind::pool && e.order == order; });
 }
 
 const PoolMeasurements::Entry* PoolMeasurements::engine_streams() const {
-  for (const Entry& entry : entries_) {
-    if (entry.kind == Kind::engines) return &entry;
-  }
-  return nullptr;
+  return first([](const Entry& e) { return e.kind == Kind::engines; });
 }
 
 StageSums PoolMeasurements::sums() const {
@@ -231,10 +216,7 @@ StageSums PoolMeasurements::sums() const {
 }
 
 const PoolMeasurements::Entry* PoolMeasurements::resource(int streams, const std::string& name) const {
-  for (const Entry& entry : entries_) {
-    if (entry.kind == Kind::resource && entry.streams == streams && entry.resource == name) return &entry;
-  }
-  return nullptr;
+  return first([&](const Entry& e) { return e.kind == Kind::resource && e.streams == streams && e.resource == name; });
 }
 
 std::optional<PipelineBound> PoolMeasurements::bound_of(const Entry& entry) const {

@@ -1,15 +1,11 @@
 // What stage 03 times, all in the same interleaved rounds so that every ratio
-// is a same-run ratio: the serial baselines (stage 01's loop, pageable and
-// pinned), the pool in each issue order and at each swept size, one stream
-// per engine, the isolated one-stream sums, and what each resource needs
-// alone on each pool's own streams, with each pool's busiest stream alone on
-// one stream (so that every pool variant's bound bounds it,
-// pipeline_bound.hpp). Each variant is verified after its last timed run.
-// The runs themselves are the laboratory's (pool_experiment.hpp); the
-// lesson's figures come in through `measured`. This file only registers
-// them, times them and finds them again.
+// is a same-run ratio, each variant verified after its last timed run. The
+// runs themselves are the laboratory's (pool_experiment.hpp); the lesson's
+// figures come in through `measured`. This file only registers them, times
+// them and finds them again.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -110,6 +106,12 @@ class PoolMeasurements {
   void add_whole_workload(Entry entry, BatchBuffers& buffers, cudaStream_t poison_stream,
                           std::function<Millis()> run);
   const Entry& find(Kind kind, const std::string& name) const;
+  // The first entry `pick` accepts, or nothing.
+  template <class Pick>
+  const Entry* first(Pick pick) const {
+    const auto it = std::find_if(entries_.begin(), entries_.end(), pick);
+    return it == entries_.end() ? nullptr : &*it;
+  }
   Workload work_;
   std::uint64_t seed_;
   const Gemm* gemm_;

@@ -8,12 +8,6 @@ namespace {
 
 using Kind = PoolMeasurements::Kind;
 
-// The host memory kind the run's config names (its serial run on that kind
-// gives the verification line).
-std::string config_memory(const StageResult& result) {
-  return result.config.contains("host_memory") ? result.config.at("host_memory").get<std::string>() : "";
-}
-
 std::string microseconds(double ms) { return figure(1000.0 * ms, 1, 2); }
 
 }  // namespace
@@ -79,6 +73,9 @@ StageResult measurements_result(const std::string& stage, const DeviceInfo& devi
   bool all_passed = true;
   int verified = 0;
   const VerifyResult* passing = nullptr;  // the serial run's check where there is one, else the first variant's
+  // The host memory kind the run's config names: its serial run on that kind gives the verification line.
+  const std::string memory = result.config.contains("host_memory") ? result.config.at("host_memory").get<std::string>()
+                                                                    : "";
   for (const auto& entry : runs.entries()) {
     Measurement m{entry.name, entry.params, entry.stats, entry.work, entry.check.passed};
     m.verifiable = entry.verifiable;
@@ -88,7 +85,7 @@ StageResult measurements_result(const std::string& stage, const DeviceInfo& devi
     if (entry.verifiable) m.digest = entry.check.digest;
     result.measurements.push_back(m);
     if (!entry.verifiable) continue;
-    if (passing == nullptr || (entry.kind == Kind::serial && entry.params.at("host_memory") == config_memory(result))) {
+    if (passing == nullptr || (entry.kind == Kind::serial && entry.params.at("host_memory") == memory)) {
       passing = &entry.check;
     }
     if (entry.check.passed) {

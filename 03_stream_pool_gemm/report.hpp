@@ -1,10 +1,7 @@
-// Stage 03's results: the result document of a set of pool measurements,
-// and the parts of the report that the lesson and the laboratory's
-// subcommands each pick from, written into a Report (experiment/report.hpp):
-// the workload, the table of every variant, the pool against the serial
-// runs, the bound, one stream per engine, the regime, the sweep and device
-// memory. Every sentence that interprets the figures is a verdict from
-// conclusions.hpp.
+// Stage 03's results: the result document of a set of pool measurements, and
+// the parts of the report that the lesson and the laboratory's subcommands
+// each pick from. Every sentence that interprets the figures is a verdict
+// from conclusions.hpp.
 #pragma once
 
 #include <functional>

@@ -58,6 +58,35 @@ nlohmann::json failure_json(bool verified, const std::string& failure) {
   return verified ? nlohmann::json(nullptr) : nlohmann::json(failure.empty() ? "verification failed" : failure);
 }
 
+nlohmann::json flood_run_json(const char* name, const PriorityConfig& config, const FloodRun& run) {
+  return {{"name", name},
+          {"config", flood_config_json(config)},
+          {"priority_range", {{"least", run.device.least_priority}, {"greatest", run.device.greatest_priority}}},
+          {"sm_count", run.device.sm_count},
+          {"flood_blocks_per_sm", run.device.flood_blocks_per_sm},
+          {"flood_gaps", run.flood_gaps},
+          {"verified", run.verified},
+          {"failure", failure_json(run.verified, run.failure)}};
+}
+
+nlohmann::json flood_way_json(const PriorityMode& mode, bool flooded, nlohmann::json latency) {
+  return {{"latency", std::move(latency)},
+          {"flood_busy", flooded ? nlohmann::json(mode.flood_busy) : nlohmann::json(nullptr)},
+          {"flood_blocks_per_ms", flooded ? nlohmann::json(mode.flood_blocks_per_ms) : nlohmann::json(nullptr)}};
+}
+
+void finish_flood_report(Report& report, const PriorityConfig& config, const FloodRun& run, int ways,
+                         const char* name, nlohmann::json figures, const std::string& conclusion) {
+  report.result.config = {{"priority_samples", config.samples},
+                          {"warmup", config.plan.warmup},
+                          {"repeats", config.plan.repeats},
+                          {"seed", config.seed}};
+  verify_runs(report.result, run.verified, run.failure, ways * (config.plan.warmup + config.plan.repeats),
+              kFloodChecked);
+  figures["conclusion"] = conclusion;
+  report.sections[name] = std::move(figures);
+}
+
 void verify_runs(StageResult& result, bool verified, const std::string& failure, int runs, const std::string& what) {
   result.verification.passed = verified;
   result.verification.batches_checked = runs;
@@ -78,21 +107,6 @@ constexpr int kDefaultSharedLimitBytes = 48 * 1024;
 // so that two of its blocks never fit on one SM (the runtime also reserves
 // 1 KiB per block, cudaDevAttrReservedSharedMemoryPerBlock).
 constexpr int kLargeSharedMarginBytes = 4 * 1024;
-
-// x -> mul·x + add (mod 2^32): `steps` steps of the sequence at once.
-struct Affine {
-  std::uint32_t mul = 1;
-  std::uint32_t add = 0;
-};
-
-Affine sequence_steps(int steps) {
-  Affine f;
-  for (int i = 0; i < steps; ++i) {
-    f.mul = f.mul * kLcgMultiplier;
-    f.add = f.add * kLcgMultiplier + kLcgIncrement;
-  }
-  return f;
-}
 
 // cudaEventQuery without the error: true when done, false while pending.
 // NotReady is also left as the "last error", where the next launch's check
@@ -239,9 +253,10 @@ ShortKernels::ShortKernels(const PriorityConfig& config)
       host_out_(device_out_.size()),
       before_(static_cast<std::size_t>(config.samples)),
       after_(static_cast<std::size_t>(config.samples)) {
-  const Affine steps = sequence_steps(config.short_steps);
-  steps_mul_ = steps.mul;
-  steps_add_ = steps.add;
+  for (int i = 0; i < config.short_steps; ++i) {
+    steps_mul_ = steps_mul_ * kLcgMultiplier;
+    steps_add_ = steps_add_ * kLcgMultiplier + kLcgIncrement;
+  }
 }
 
 void ShortKernels::launch(int sample, cudaStream_t stream) {
@@ -297,7 +312,7 @@ ShortKernels::WayRun ShortKernels::run_way(const ShortWay& way) {
   return run;
 }
 
-ShortRuns ShortKernels::run(std::span<const ShortWay> ways) {
+std::vector<PriorityMode> ShortKernels::run(std::span<const ShortWay> ways, FloodRun& checks) {
   struct Gathered {
     std::vector<Millis> latencies;
     std::vector<double> busy;
@@ -306,8 +321,9 @@ ShortRuns ShortKernels::run(std::span<const ShortWay> ways) {
   std::vector<Gathered> gathered(ways.size());
   std::vector<std::size_t> idle, flooded;
   for (std::size_t w = 0; w < ways.size(); ++w) (ways[w].flood ? flooded : idle).push_back(w);
-  ShortRuns runs;
-  runs.verified = true;
+  checks.flood_gaps = 0;
+  checks.verified = true;
+  checks.failure.clear();
   const int rounds = config_.plan.warmup + config_.plan.repeats;
   for (int round = 0; round < rounds; ++round) {
     std::vector<std::size_t> order = idle;
@@ -316,9 +332,9 @@ ShortRuns ShortKernels::run(std::span<const ShortWay> ways) {
     }
     for (const std::size_t w : order) {
       const WayRun run = run_way(ways[w]);
-      if (!run.failure.empty() && runs.verified) {
-        runs.verified = false;
-        runs.failure = run.failure;
+      if (!run.failure.empty() && checks.verified) {
+        checks.verified = false;
+        checks.failure = run.failure;
       }
       if (round < config_.plan.warmup) continue;
       Gathered& into = gathered[w];
@@ -326,19 +342,20 @@ ShortRuns ShortKernels::run(std::span<const ShortWay> ways) {
       if (ways[w].flood) {
         into.busy.push_back(run.flood.busy);
         into.blocks_per_ms.push_back(run.flood.blocks_per_ms);
-        runs.flood_gaps += run.flood.gaps;
+        checks.flood_gaps += run.flood.gaps;
       }
     }
     throw_if_interrupted("round " + std::to_string(round + 1) + " of " + std::to_string(rounds));
   }
+  std::vector<PriorityMode> modes;
   for (Gathered& g : gathered) {
     PriorityMode mode;
     mode.latency = summarize(std::move(g.latencies));
     mode.flood_busy = median_of(g.busy);
     mode.flood_blocks_per_ms = median_of(g.blocks_per_ms);
-    runs.modes.push_back(std::move(mode));
+    modes.push_back(std::move(mode));
   }
-  return runs;
+  return modes;
 }
 
 FloodDevice query_flood_device() {
@@ -378,7 +395,7 @@ void add_priority_options(StageCli& cli, long long most) {
               PriorityConfig{}.samples, 1, most);
 }
 
-PriorityConfig read_priority_options(const StageCli& cli, const CommonOptions& options) {
+PriorityConfig read_priority_options(const StageCli& cli, CommonOptions& options) {
   PriorityConfig config;
   config.samples = static_cast<int>(cli.get_int("priority-samples"));
   config.plan = options.plan;
@@ -406,31 +423,32 @@ std::string_view to_string(PriorityVerdict verdict) {
   return name_of(verdict, {"not_verified", "flood_gaps", "one_level", "gpu_not_full", "helps", "no_difference", "worse"});
 }
 
-PriorityVerdict judge_latency(const FloodChecks& c, double speedup, bool needs_two_levels) {
-  if (!c.verified) return PriorityVerdict::not_verified;
-  if (c.flood_gaps > 0) return PriorityVerdict::flood_gaps;
-  if (needs_two_levels && c.least_priority == c.greatest_priority) return PriorityVerdict::one_level;
-  if (c.flood_busy < kFloodFull) return PriorityVerdict::gpu_not_full;
+PriorityVerdict judge_latency(const FloodRun& run, double flood_busy, double speedup, bool needs_two_levels) {
+  if (!run.verified) return PriorityVerdict::not_verified;
+  if (run.flood_gaps > 0) return PriorityVerdict::flood_gaps;
+  if (needs_two_levels && run.device.least_priority == run.device.greatest_priority) return PriorityVerdict::one_level;
+  if (flood_busy < kFloodFull) return PriorityVerdict::gpu_not_full;
   if (speedup >= 1.0 + kPriorityWithin) return PriorityVerdict::helps;
   if (speedup * (1.0 + kPriorityWithin) <= 1.0) return PriorityVerdict::worse;
   return PriorityVerdict::no_difference;
 }
 
-std::string failed_check_sentence(PriorityVerdict failed, const FloodChecks& c, const std::string& subject) {
+std::string failed_check_sentence(PriorityVerdict failed, const FloodRun& run, double flood_busy,
+                                  const std::string& subject) {
   switch (failed) {
     case PriorityVerdict::not_verified:
       return "no conclusion about " + subject + ": a check failed (" +
-             (c.failure.empty() ? std::string("verification failed") : c.failure) + ").";
+             (run.failure.empty() ? std::string("verification failed") : run.failure) + ").";
     case PriorityVerdict::flood_gaps:
-      return "no conclusion about " + subject + ": a flood stream ran dry " + plural(c.flood_gaps, "time") +
+      return "no conclusion about " + subject + ": a flood stream ran dry " + plural(run.flood_gaps, "time") +
              " before the short kernels were done,\n  so some of them found free slots: the GPU was not full "
              "throughout (a busy host can cause this: run again\n  on a quiet machine).";
     case PriorityVerdict::one_level:
-      return "this GPU offers a single stream priority ([" + std::to_string(c.least_priority) + ", " +
-             std::to_string(c.greatest_priority) +
+      return "this GPU offers a single stream priority ([" + std::to_string(run.device.least_priority) + ", " +
+             std::to_string(run.device.greatest_priority) +
              "]): both runs used it, so there is nothing to compare;\n  the article's claim can't be shown here.";
     case PriorityVerdict::gpu_not_full:
-      return "no conclusion about " + subject + ": the flood kept only " + fixed(100.0 * c.flood_busy, 1) +
+      return "no conclusion about " + subject + ": the flood kept only " + fixed(100.0 * flood_busy, 1) +
              "% of the GPU's block slots busy (below " + percent_text(kFloodFull) +
              "),\n  so short kernels could find free slots at any priority.";
     default:
@@ -442,31 +460,24 @@ PriorityResult measure_priorities(const PriorityConfig& config) {
   require_valid(config);
   PriorityResult result;
   result.config = config;
-  const FloodDevice device = query_flood_device();
-  result.least_priority = device.least_priority;
-  result.greatest_priority = device.greatest_priority;
-  result.sm_count = device.sm_count;
-  result.flood_blocks_per_sm = device.flood_blocks_per_sm;
+  result.device = query_flood_device();
+  const FloodDevice& device = result.device;
   result.flood_blocks_per_kernel = device.sm_count * device.flood_blocks_per_sm * config.flood_waves;
-  result.hardware_queues = device.hardware_queues;
 
   Flood flood(config, device.sm_count, device.flood_blocks_per_sm);
   ShortKernels shorts(config);
   // The short kernels' two streams: the default priority, and the greatest.
   // Stream's constructor is cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority).
   const Stream same_stream(cudaStreamNonBlocking, 0);
-  const Stream high_stream(cudaStreamNonBlocking, result.greatest_priority);
+  const Stream high_stream(cudaStreamNonBlocking, device.greatest_priority);
   const ShortWay ways[] = {{.stream = same_stream.get(), .flood = nullptr, .launch = {}},
                            {.stream = same_stream.get(), .flood = &flood, .launch = {}},
                            {.stream = high_stream.get(), .flood = &flood, .launch = {}}};
-  ShortRuns runs = shorts.run(ways);
-  result.idle = std::move(runs.modes[0]);
-  result.same_priority = std::move(runs.modes[1]);
-  result.high_priority = std::move(runs.modes[2]);
-  result.high_priority.short_priority = result.greatest_priority;
-  result.flood_gaps = runs.flood_gaps;
-  result.verified = runs.verified;
-  result.failure = runs.failure;
+  std::vector<PriorityMode> modes = shorts.run(ways, result);
+  result.idle = std::move(modes[0]);
+  result.same_priority = std::move(modes[1]);
+  result.high_priority = std::move(modes[2]);
+  result.high_priority.short_priority = device.greatest_priority;
   return result;
 }
 

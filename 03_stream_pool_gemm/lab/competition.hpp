@@ -1,48 +1,23 @@
 // The second half of the article's claim that streams compete for the hardware: "when kernels of several streams
-// together need more registers or shared memory than the GPU has, the
-// hardware queues them by priority". Two small experiments, each on spin
-// kernels whose blocks last a known time (the GPU's nanosecond clock), so that
-// what changes between runs is only who waits for an SM:
+// together need more registers or shared memory than the GPU has, the hardware queues them by priority". Two
+// experiments on spin kernels whose blocks last a known time (the GPU's nanosecond clock), so that what changes
+// between runs is only who waits for an SM:
 //
-//   priorities: a flood of long kernels on several streams keeps every SM full
-//               (every thread slot taken, all the time); beside it a stream
-//               of short kernels, launched one at a time. Each short kernel's
-//               latency is GPU-side, "queued to done": an event recorded on
-//               its stream just before it, one just after. Beside the flood
-//               twice: every stream at the default priority, then the short
-//               kernels' stream created with the greatest priority the device
-//               offers (cudaDeviceGetStreamPriorityRange; [0, -5] on an
-//               H200); and once alone on an idle GPU, for their own cost. No
-//               running block is preempted: a high-priority kernel takes the
-//               first slot that a finishing flood block frees (within one
-//               flood block, 20 us), while at the default priority it queues
-//               behind every pending block of the flood kernels that were
-//               ready before it (up to one kernel of 4 waves per flood stream:
-//               4 x 4 x 20 us ~ 320 us). The flood's throughput is reported
-//               both ways too, so the cost of priority is visible. Copies are
-//               not affected by priority at all (stream priorities order
-//               kernel blocks only): only kernels
-//               are measured.
-//   contention: two streams, each launching one kernel of one block per SM
-//               that holds its SM for a fixed time. With little shared memory
-//               per block both kernels' blocks fit on an SM together and the
-//               two streams run side by side (concurrency = 2 x alone /
-//               together ~ 2); with more than half an SM's shared memory per
-//               block only one block fits per SM, so the second stream's
-//               kernel waits for the first (concurrency ~ 1). Registers per
-//               thread limit blocks per SM the same way; shared memory is used
-//               here because its size is set exactly at launch, where a
-//               kernel's register count is the compiler's choice.
+//   priorities: a flood of long kernels on several streams keeps every SM full; beside it a stream of short
+//               kernels, launched one at a time, each timed "queued to done" by events on its stream. Beside
+//               the flood at the default priority, then at the greatest the device offers, and alone on an
+//               idle GPU. No running block is preempted: a high-priority kernel takes the first slot a flood
+//               block frees (within 20 us), while at the default priority it queues behind every pending
+//               flood block ready before it (~320 us). Copies are not affected by priority (it orders kernel
+//               blocks only): only kernels are measured.
+//   contention: two streams, each launching one kernel of one block per SM that holds its SM for a fixed
+//               time. With little shared memory per block both kernels fit on an SM together (concurrency =
+//               2 x alone / together ~ 2); with more than half an SM's, the second waits (~ 1). Shared memory
+//               rather than registers because its size is set exactly at launch.
 //
-// Every kernel's output is checked: each flood block adds to its stream's
-// counters (blocks and the sum of block indices, against what was launched),
-// each short kernel computes a checkable integer sequence, each contention
-// block writes a marker read back through its shared memory. Outputs are
-// poisoned before every run. The types here are plain numbers, so the
-// reports and their CPU tests need no GPU; measure_priorities and
-// measure_contention (competition.cpp, their kernels in competition.cu) need
-// a device already selected, and set up everything they launch themselves
-// (the large kernel's opt-in to more than 48 KiB of shared memory included).
+// Every kernel's output is checked, outputs poisoned before every run. The types here are plain numbers, so
+// the reports and their CPU tests need no GPU; measure_priorities and measure_contention (competition.cpp,
+// their kernels in competition.cu) need a device already selected.
 #pragma once
 
 #include "03_stream_pool_gemm/lab/competition_kernels.hpp"
@@ -85,27 +60,34 @@ struct PriorityMode {
   double flood_blocks_per_ms = 0.0;
 };
 
-struct PriorityResult {
-  PriorityConfig config;
+// What every flooded experiment reads from the device.
+struct FloodDevice {
   int least_priority = 0;     // cudaDeviceGetStreamPriorityRange: the least priority (0, the default)
   int greatest_priority = 0;  // and the greatest (a lower number: -5 on an H200)
   int sm_count = 0;
-  int flood_blocks_per_sm = 0;      // cudaOccupancyMaxActiveBlocksPerMultiprocessor of the flood kernel
-  int flood_blocks_per_kernel = 0;  // sm_count x flood_blocks_per_sm x flood_waves
-  // CUDA_DEVICE_MAX_CONNECTIONS (kDefaultHardwareQueues when unset). With
-  // fewer queues than the run's streams (flood_streams + 2) streams share
-  // queues, and a short kernel can wait behind a flood kernel queued before
-  // it on its own queue, whatever its priority.
+  int flood_blocks_per_sm = 0;  // cudaOccupancyMaxActiveBlocksPerMultiprocessor of the flood kernel
+  // CUDA_DEVICE_MAX_CONNECTIONS (kDefaultHardwareQueues when unset). With fewer queues than the run's
+  // streams, a short kernel can wait behind a flood kernel on its own queue, whatever its priority.
   int hardware_queues = kDefaultHardwareQueues;
-  PriorityMode idle;                // the short kernels alone on an idle GPU: what they cost without waiting
-  PriorityMode same_priority;       // beside the flood, every stream at the default priority
-  PriorityMode high_priority;       // beside the flood, the short kernels' stream at the greatest priority
+};
+
+// What every flooded run (priorities, graph-priorities, partition) holds beside its ways.
+struct FloodRun {
+  FloodDevice device;
   // Times a flood stream was found with nothing left to run before the short
   // kernels were done (the GPU then had free slots): any makes the latencies
   // no test of priority.
   int flood_gaps = 0;
   bool verified = false;  // every short kernel's output and every flood block's count, every round
   std::string failure;    // the first failed check, when not verified
+};
+
+struct PriorityResult : FloodRun {
+  PriorityConfig config;
+  int flood_blocks_per_kernel = 0;  // sm_count x flood_blocks_per_sm x flood_waves
+  PriorityMode idle;                // the short kernels alone on an idle GPU: what they cost without waiting
+  PriorityMode same_priority;       // beside the flood, every stream at the default priority
+  PriorityMode high_priority;       // beside the flood, the short kernels' stream at the greatest priority
 };
 
 // ---- short kernels beside a flood: what priorities, graph-priorities and partition share ----
@@ -176,15 +158,6 @@ struct ShortWay {
   std::function<void(int sample)> launch;
 };
 
-// What the rounds of every way measured: a mode per way, in the ways'
-// order (short_priority left for the caller), and the checks.
-struct ShortRuns {
-  std::vector<PriorityMode> modes;
-  int flood_gaps = 0;
-  bool verified = false;
-  std::string failure;  // the first failed check
-};
-
 // The short kernels, their output (poisoned before every run, every
 // thread's value checked after it) and their events.
 class ShortKernels {
@@ -196,8 +169,9 @@ class ShortKernels {
   // ones in an order that rotates by one each round, so a drift of the
   // machine falls on every way alike. Each short kernel: event, kernel (or
   // graph), event, wait, pause, so each finds an empty stream and its
-  // events time only its own wait and run.
-  ShortRuns run(std::span<const ShortWay> ways);
+  // events time only its own wait and run. Returns a mode per way, in the
+  // ways' order (short_priority left for the caller); the checks go to `checks`.
+  std::vector<PriorityMode> run(std::span<const ShortWay> ways, FloodRun& checks);
 
  private:
   struct WayRun {
@@ -213,19 +187,11 @@ class ShortKernels {
   std::vector<std::uint32_t> host_out_;
   std::vector<Event> before_;
   std::vector<Event> after_;
-  std::uint32_t steps_mul_ = 1;  // short_steps steps of the sequence as one affine map
+  // short_steps steps of the sequence as one affine map: x -> mul·x + add (mod 2^32)
+  std::uint32_t steps_mul_ = 1;
   std::uint32_t steps_add_ = 0;
 };
 
-// What every flooded experiment reads from the device: the priority range,
-// the SMs, the flood's blocks per SM, the hardware queues.
-struct FloodDevice {
-  int least_priority = 0;
-  int greatest_priority = 0;
-  int sm_count = 0;
-  int flood_blocks_per_sm = 0;
-  int hardware_queues = kDefaultHardwareQueues;
-};
 FloodDevice query_flood_device();
 
 // Throws std::invalid_argument for a config with a zero or negative size,
@@ -275,15 +241,10 @@ void add_priority_options(StageCli& cli, long long most = kMaxPrioritySamples);
 // After cli.parse(): PriorityConfig's defaults with --priority-samples, and
 // the rounds (--warmup, --repeats) and the seed of the short kernels'
 // sequences (--seed) from `options`.
-PriorityConfig read_priority_options(const StageCli& cli, const CommonOptions& options);
+PriorityConfig read_priority_options(const StageCli& cli, CommonOptions& options);
 
-// Rough seconds each experiment takes as configured, for its estimate: with
-// the defaults about 1 s for the priorities (12 rounds of 600 short kernels,
-// the 200 at the default priority waiting ~160 us each behind the flood) and
-// ~0.06 s for the contention (48 runs of 0.1-0.2 ms, plus set-up). The
-// latencies are unknown beforehand: the estimate takes the default-priority
-// wait as half the flood kernels queued ahead (one per flood stream), the
-// greatest-priority wait as half a flood block.
+// Rough seconds each experiment takes as configured, for its estimate: with the defaults about 1 s for the
+// priorities (beside_flood_seconds) and ~0.06 s for the contention (48 runs of 0.1-0.2 ms, plus set-up).
 double priorities_seconds(const PriorityConfig& config);
 double contention_seconds(const ContentionConfig& config);
 
@@ -314,10 +275,18 @@ Needs short_kernel_needs(const PriorityConfig& config);
 std::string flood_blocks_text(double blocks_per_ms, double reference);
 // null when verified, else the failure ("verification failed" when unnamed).
 nlohmann::json failure_json(bool verified, const std::string& failure);
+// What every flooded run's JSON holds: its name, config, the device's figures and the checks.
+nlohmann::json flood_run_json(const char* name, const PriorityConfig& config, const FloodRun& run);
+// One way of a flooded run: its latency (summary_json or latency_json) and, where `flooded`, the flood's figures.
+nlohmann::json flood_way_json(const PriorityMode& mode, bool flooded, nlohmann::json latency);
 // What every flooded run checks, for its verification's method.
 inline constexpr const char* kFloodChecked = "every short kernel's output and every flood block's count";
 // The result's verification: `runs` runs, each checked (`what`), and the first failure.
 void verify_runs(StageResult& result, bool verified, const std::string& failure, int runs, const std::string& what);
+// The end of a flooded report: the result's config (`config`'s samples, rounds and seed), its verification
+// (`ways` runs a round, kFloodChecked), and `figures` with `conclusion` as the section `name`.
+void finish_flood_report(Report& report, const PriorityConfig& config, const FloodRun& run, int ways,
+                         const char* name, nlohmann::json figures, const std::string& conclusion);
 
 // ---- the checks and the judge every flooded comparison shares ----------------------------
 
@@ -341,22 +310,14 @@ enum class PriorityVerdict {
 std::string_view to_string(PriorityVerdict verdict);
 // What every comparison of latencies beside the flood checks first: the
 // run verified, no flood stream ran dry, two priority levels (where the
-// comparison needs them), the GPU full at the default priority.
-struct FloodChecks {
-  bool verified = false;
-  std::string failure;
-  int flood_gaps = 0;
-  int least_priority = 0;
-  int greatest_priority = 0;
-  double flood_busy = 0.0;
-};
-FloodChecks flood_checks(const PriorityResult& result);
-// The first check that fails, else `speedup` (the median latency of the way
-// expected slower over the other's) against kPriorityWithin: helps,
-// no_difference or worse.
-PriorityVerdict judge_latency(const FloodChecks& checks, double speedup, bool needs_two_levels = true);
+// comparison needs them), the GPU full (`flood_busy`, the flood's share
+// beside the default priority). The first check that fails, else `speedup`
+// (the median latency of the way expected slower over the other's) against
+// kPriorityWithin: helps, no_difference or worse.
+PriorityVerdict judge_latency(const FloodRun& run, double flood_busy, double speedup, bool needs_two_levels = true);
 // The sentence of a failed check: "no conclusion about <subject>: ..."; empty for the other outcomes.
-std::string failed_check_sentence(PriorityVerdict failed, const FloodChecks& checks, const std::string& subject);
+std::string failed_check_sentence(PriorityVerdict failed, const FloodRun& run, double flood_busy,
+                                  const std::string& subject);
 
 // ---- the priorities' verdicts and report (priorities/priorities.cpp) ---------------------
 

@@ -112,22 +112,6 @@ class EngineStreams {
   std::vector<Event> d2h_done_;
 };
 
-// Stage 01's loop on pageable and on pinned memory.
-void add_serial_baselines(PoolMeasurements& runs, BatchBuffers& pageable, BatchBuffers& pinned, const Gemm& gemm,
-                          RunClock& clock) {
-  for (BatchBuffers* buffers : {&pageable, &pinned}) {
-    runs.add_serial(*buffers, [buffers, &gemm, &clock] { return serial_run(*buffers, gemm, clock); });
-  }
-}
-
-void add_engine_streams_variant(PoolMeasurements& runs, BatchBuffers& buffers, const EngineStreams& engines,
-                                const BatchOps& ops, RunClock& clock) {
-  const int batches = buffers.work().batches;
-  runs.add_engine_streams(
-      buffers, engines.streams(), [&engines, &ops, batches, &clock] { return engines.run(ops, batches, clock); },
-      [&clock] { return clock.issued; });
-}
-
 }  // namespace
 
 // ---- the variants -------------------------------------------------------------------
@@ -244,12 +228,21 @@ PoolFigures measure(const PoolRun& run) {
   // Everything measured in the same rounds, so the ratios are same-run ratios.
   RunClock clock;
   PoolMeasurements runs(work, options.seed, gemm);
-  if (both_kinds) add_serial_baselines(runs, *pageable, *pinned, gemm, clock);
+  if (both_kinds) {  // stage 01's loop on pageable and on pinned memory
+    for (BatchBuffers* set : {&*pageable, &*pinned}) {
+      runs.add_serial(*set, [set, &gemm, &clock] { return serial_run(*set, gemm, clock); });
+    }
+  }
   const StreamPool pool(run.pool.streams);  // the article's cudaStreamCreate: blocking streams
   add_pool_variant(runs, buffers, pool, IssueOrder::depth_first, ops, clock);
   if (variants.orders > 1) add_pool_variant(runs, buffers, pool, IssueOrder::breadth_first, ops, clock);
   std::optional<EngineStreams> engines;
-  if (variants.engine_streams) add_engine_streams_variant(runs, buffers, engines.emplace(slots), ops, clock);
+  if (variants.engine_streams) {
+    const EngineStreams& e = engines.emplace(slots);
+    runs.add_engine_streams(
+        buffers, e.streams(), [&e, &ops, &work, &clock] { return e.run(ops, work.batches, clock); },
+        [&clock] { return clock.issued; });
+  }
   std::deque<StreamPool> sweep_pools;
   add_sweep_variants(runs, buffers, sweep_pools, run.pool.sweep, ops, clock);
   const BoundStreams bound_streams;

@@ -1,13 +1,8 @@
-// What the laboratory's pool experiments share: the article's three calls
-// for one batch (the GEMM through the run's Gemm, whichever kernel it is),
-// the pool's loop over the batches in either issue order between csg::fork
-// and csg::join, one stream per engine, stage 01's serial loop as the
-// same-run baseline, how each joins the interleaved rounds of
-// PoolMeasurements, the estimate of a run before anything is allocated, and
-// the measurement and report of the subcommands that differ only in which of
-// these they time (kernels, order, engine-streams, timeline: each declares
-// its flags and reads them into a PoolRun). The lesson (main.cu) writes its
-// own loops out; these are the laboratory's.
+// What the laboratory's pool experiments share: the pool's loop in either issue order, one stream per
+// engine, stage 01's serial loop as the same-run baseline, how each joins the interleaved rounds of
+// PoolMeasurements, the estimate, and the measurement and report of the subcommands that differ only in
+// which of these they time (kernels, order, engine-streams, timeline). The lesson (main.cu) writes its own
+// loops out; these are the laboratory's.
 #pragma once
 
 #include <deque>
@@ -83,11 +78,9 @@ double estimate_seconds(const Workload& work, const RepeatPlan& plan, const Pool
 
 // ---- the pool experiments: kernels, order, engine-streams, timeline ---------------------
 
-// What sets one of them apart: the pool's flags it offers, what it times
-// each round (with .timeline, --timeline-batches and --trace too), and
-// whether it prints the bound's details (its paths and table, the regime,
-// device memory). The main pool runs depth-first, then, with
-// variants.orders 2, breadth-first.
+// What sets one of them apart: the pool's flags it offers, what it times each round (with .timeline,
+// --timeline-batches and --trace too), and whether it prints the bound's details (its paths and table, the
+// regime, device memory). The main pool runs depth-first, then, with variants.orders 2, breadth-first.
 struct PoolShape {
   PoolFlags flags{};
   PoolVariants variants{};

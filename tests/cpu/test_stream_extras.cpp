@@ -28,10 +28,8 @@ Summary ms(double median) { return testing::ms(median, 0.9, 1.5); }
 // `same_ms`, the greatest priority's `high_ms`, the flood 95% busy both ways.
 PriorityResult priorities(double same_ms, double high_ms) {
   PriorityResult r;
-  r.least_priority = 0;
-  r.greatest_priority = -5;
-  r.sm_count = 132;
-  r.flood_blocks_per_sm = 8;
+  r.device = {.least_priority = 0, .greatest_priority = -5, .sm_count = 132, .flood_blocks_per_sm = 8,
+              .hardware_queues = 8};
   r.flood_blocks_per_kernel = 132 * 8 * 4;
   r.idle.latency = ms(0.004);
   r.same_priority.latency = ms(same_ms);
@@ -144,7 +142,7 @@ TEST(StreamPriorities, RunsThatCantTestPrioritiesSaySoInsteadOfConcluding) {
   EXPECT_THAT(priority_text(gaps), HasSubstr("ran dry 1 time before"));
 
   PriorityResult one_level = priorities(0.160, 0.012);
-  one_level.greatest_priority = 0;
+  one_level.device.greatest_priority = 0;
   EXPECT_EQ(judge_priorities(one_level), PriorityVerdict::one_level);
   EXPECT_THAT(priority_text(one_level), HasSubstr("a single stream priority ([0, 0])"));
 
@@ -164,7 +162,7 @@ TEST(StreamPriorities, RunsThatCantTestPrioritiesSaySoInsteadOfConcluding) {
 TEST(StreamPriorities, AFailedCheckWinsOverEveryOtherBranchAndFailsTheRun) {
   PriorityResult r = priorities(0.160, 0.012);
   r.flood_gaps = 2;
-  r.greatest_priority = 0;
+  r.device.greatest_priority = 0;
   r.verified = false;
   r.failure = "short kernel 7, thread 3: expected 12, got 4294967295";
   EXPECT_EQ(judge_priorities(r), PriorityVerdict::not_verified);
@@ -215,7 +213,7 @@ TEST(StreamPriorities, PrintsEveryRunItsVerdictsAndTheVerification) {
   EXPECT_EQ(report.verdicts()[1].id, "priorities.flood_cost");
 
   PriorityResult shared_queues = priorities(0.160, 0.012);
-  shared_queues.hardware_queues = 4;
+  shared_queues.device.hardware_queues = 4;
   EXPECT_THAT(priorities_report(shared_queues).console(),
               HasSubstr("note: CUDA_DEVICE_MAX_CONNECTIONS=4 gives fewer hardware queues than the 6 streams"));
 }
@@ -351,7 +349,7 @@ PriorityConfig parse_priorities(const std::vector<std::string>& args) {
   defaults.gemm_workload = false;
   StageCli cli("test_stage priorities", "test", defaults);
   add_priority_options(cli);
-  const std::optional<CommonOptions> options = cli.parse(args);
+  std::optional<CommonOptions> options = cli.parse(args);
   if (!options) throw std::logic_error("--help in a test");
   return read_priority_options(cli, *options);
 }

@@ -49,17 +49,17 @@ TEST_F(StreamExtras, PrioritiesVerifyEveryKernelAndUseTheDevicesPriorityRange) {
   int least = 1;
   int greatest = 1;
   CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-  EXPECT_EQ(r.least_priority, least);
-  EXPECT_EQ(r.greatest_priority, greatest);
-  EXPECT_LE(r.greatest_priority, r.least_priority) << "lower numbers are greater priorities";
+  EXPECT_EQ(r.device.least_priority, least);
+  EXPECT_EQ(r.device.greatest_priority, greatest);
+  EXPECT_LE(r.device.greatest_priority, r.device.least_priority) << "lower numbers are greater priorities";
   EXPECT_EQ(r.idle.short_priority, 0);
   EXPECT_EQ(r.same_priority.short_priority, 0);
   EXPECT_EQ(r.high_priority.short_priority, greatest);
 
-  EXPECT_EQ(r.sm_count, device_attribute(cudaDevAttrMultiProcessorCount));
-  EXPECT_GE(r.flood_blocks_per_sm, 1);
-  EXPECT_LE(r.flood_blocks_per_sm * kFloodThreads, device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor));
-  EXPECT_EQ(r.flood_blocks_per_kernel, r.sm_count * r.flood_blocks_per_sm * config.flood_waves);
+  EXPECT_EQ(r.device.sm_count, device_attribute(cudaDevAttrMultiProcessorCount));
+  EXPECT_GE(r.device.flood_blocks_per_sm, 1);
+  EXPECT_LE(r.device.flood_blocks_per_sm * kFloodThreads, device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor));
+  EXPECT_EQ(r.flood_blocks_per_kernel, r.device.sm_count * r.device.flood_blocks_per_sm * config.flood_waves);
 
   // Every short kernel of every timed round is one latency sample.
   for (const PriorityMode* mode : {&r.idle, &r.same_priority, &r.high_priority}) {

@@ -1,12 +1,8 @@
 // "Open 1000 streams when the PCIe link is full after 5, and the other 995
-// only wait": the pool from 1 to 1,024 streams, at a size where the effect
-// shows (1,000 GEMMs of 128³: each batch is short, so per-stream costs are
-// visible), after the article-size headline. The same pool runs as stage
-// 03's, the same interleaved rounds, each pool size with its own bound; and
-// the mechanism measured beside the time: the host's time to issue each run
-// (a pool of N streams costs N waits on the fork event and N join events on
-// top of the 3 x batches operations) and how many hardware queues the
-// streams share (CUDA_DEVICE_MAX_CONNECTIONS).
+// only wait": the pool from 1 to 1,024 streams on short batches, so that
+// per-stream costs show, each size with its own bound; and the mechanism
+// beside the time: the host's time to issue each run (N streams cost N waits
+// on the fork event and N join events) and the hardware queues they share.
 #pragma once
 
 #include "03_stream_pool_gemm/measurements.hpp"

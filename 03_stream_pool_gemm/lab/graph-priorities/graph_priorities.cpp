@@ -39,18 +39,13 @@ std::string_view label(GraphWay way) {
                        "graphs, node priority flag, default stream", "graphs, no flag, greatest-priority stream"});
 }
 
+namespace {
+
+// The median latency of `slow` over `fast` (0 when not measured).
 double graph_speedup(const GraphPriorityResult& r, GraphWay slow, GraphWay fast) {
   const double fast_ms = r.at(fast).latency.median_ms;
   return fast_ms > 0.0 ? r.at(slow).latency.median_ms / fast_ms : 0.0;
 }
-
-FloodChecks flood_checks(const GraphPriorityResult& r) {
-  return {.verified = r.verified, .failure = r.failure, .flood_gaps = r.flood_gaps,
-          .least_priority = r.device.least_priority, .greatest_priority = r.device.greatest_priority,
-          .flood_busy = r.at(GraphWay::stream_default).flood_busy};
-}
-
-namespace {
 
 // "123.4 us (p99 234.5)": a way's median and 99th percentile.
 std::string latency_text(const GraphPriorityResult& r, GraphWay way) {
@@ -73,7 +68,8 @@ nlohmann::json way_figures(const GraphPriorityResult& r, std::initializer_list<G
 
 Verdict node_priority_verdict(const GraphPriorityResult& r) {
   const double speedup = graph_speedup(r, GraphWay::graph_plain, GraphWay::graph_node_priority);
-  const PriorityVerdict judged = judge_latency(flood_checks(r), speedup);
+  const double busy = r.at(GraphWay::stream_default).flood_busy;
+  const PriorityVerdict judged = judge_latency(r, busy, speedup);
   Verdict verdict{.id = "graph_priorities.node_priority",
                   .outcome = std::string(to_string(judged)),
                   .figures = way_figures(r, {GraphWay::stream_default, GraphWay::stream_greatest,
@@ -109,9 +105,9 @@ Verdict node_priority_verdict(const GraphPriorityResult& r) {
                          both + streams + "." + beside;
       break;
     case PriorityVerdict::no_difference: {
-      const bool streams_helped = judge_latency(flood_checks(r), graph_speedup(r, GraphWay::stream_default,
-                                                                               GraphWay::stream_greatest)) ==
-                                  PriorityVerdict::helps;
+      const bool streams_helped =
+          judge_latency(r, busy, graph_speedup(r, GraphWay::stream_default, GraphWay::stream_greatest)) ==
+          PriorityVerdict::helps;
       verdict.sentence = "cudaGraphInstantiateFlagUseNodePriority made no difference to the graph's short kernels "
                          "within " + percent_text(kPriorityWithin) + ":\n  " + both + streams +
                          (!streams_helped ? ";\n  priority did not help kernels on streams either: there was nothing "
@@ -126,7 +122,7 @@ Verdict node_priority_verdict(const GraphPriorityResult& r) {
                          fixed(1.0 / speedup, 2) + "x:\n  " + both + streams + "." + beside;
       break;
     default:
-      verdict.sentence = failed_check_sentence(judged, flood_checks(r), "graph priorities");
+      verdict.sentence = failed_check_sentence(judged, r, busy, "graph priorities");
       break;
   }
   return verdict;
@@ -134,7 +130,8 @@ Verdict node_priority_verdict(const GraphPriorityResult& r) {
 
 Verdict launch_stream_verdict(const GraphPriorityResult& r) {
   const double speedup = graph_speedup(r, GraphWay::graph_plain, GraphWay::graph_on_greatest);
-  const PriorityVerdict judged = judge_latency(flood_checks(r), speedup);
+  const double busy = r.at(GraphWay::stream_default).flood_busy;
+  const PriorityVerdict judged = judge_latency(r, busy, speedup);
   Verdict verdict{.id = "graph_priorities.launch_stream",
                   .outcome = std::string(to_string(judged)),
                   .figures = way_figures(r, {GraphWay::graph_plain, GraphWay::graph_on_greatest}),
@@ -156,7 +153,7 @@ Verdict launch_stream_verdict(const GraphPriorityResult& r) {
                          fixed(1.0 / speedup, 2) + "x: " + both;
       break;
     default:
-      verdict.sentence = failed_check_sentence(judged, flood_checks(r), "graph priorities");
+      verdict.sentence = failed_check_sentence(judged, r, busy, "graph priorities");
       break;
   }
   return verdict;
@@ -191,38 +188,28 @@ std::vector<WayRow> way_rows(const GraphPriorityResult& r) {
 nlohmann::json graph_priorities_json(const GraphPriorityResult& r) {
   nlohmann::json ways = nlohmann::json::object();
   for (const WayRow& w : way_rows(r)) {
-    const bool flooded = w.way != GraphWay::idle;
-    ways[std::string(to_string(w.way))] = {
-        {"launched_as", w.launched_as},
-        {"stream_priority", w.stream_priority},
-        {"node_priority", w.node_priority ? nlohmann::json(*w.node_priority) : nlohmann::json(nullptr)},
-        {"use_node_priority", w.way == GraphWay::graph_node_priority},
-        {"latency", latency_json(w.mode->latency)},
-        {"flood_busy", flooded ? nlohmann::json(w.mode->flood_busy) : nlohmann::json(nullptr)},
-        {"flood_blocks_per_ms", flooded ? nlohmann::json(w.mode->flood_blocks_per_ms) : nlohmann::json(nullptr)}};
+    nlohmann::json way = flood_way_json(*w.mode, w.way != GraphWay::idle, latency_json(w.mode->latency));
+    way["launched_as"] = w.launched_as;
+    way["stream_priority"] = w.stream_priority;
+    way["node_priority"] = w.node_priority ? nlohmann::json(*w.node_priority) : nlohmann::json(nullptr);
+    way["use_node_priority"] = w.way == GraphWay::graph_node_priority;
+    ways[std::string(to_string(w.way))] = std::move(way);
   }
   const auto median_us = [&](GraphWay way) { return r.at(way).latency.median_ms * 1e3; };
-  return {{"name", "graph_priorities"},
-          {"config", flood_config_json(r.config)},
-          {"priority_range", {{"least", r.device.least_priority}, {"greatest", r.device.greatest_priority}}},
-          {"sm_count", r.device.sm_count},
-          {"flood_blocks_per_sm", r.device.flood_blocks_per_sm},
-          {"cuda_device_max_connections", r.device.hardware_queues},
-          {"captured_node_priority", r.captured_node_priority},
-          {"ways", ways},
-          {"median_us",
-           {{"graph_plain", median_us(GraphWay::graph_plain)},
-            {"graph_node_priority", median_us(GraphWay::graph_node_priority)},
-            {"stream_default", median_us(GraphWay::stream_default)},
-            {"stream_greatest", median_us(GraphWay::stream_greatest)}}},
-          {"flood_gaps", r.flood_gaps},
-          {"verified", r.verified},
-          {"failure", failure_json(r.verified, r.failure)}};
+  nlohmann::json doc = flood_run_json("graph_priorities", r.config, r);
+  doc["cuda_device_max_connections"] = r.device.hardware_queues;
+  doc["captured_node_priority"] = r.captured_node_priority;
+  doc["ways"] = ways;
+  doc["median_us"] = {{"graph_plain", median_us(GraphWay::graph_plain)},
+                      {"graph_node_priority", median_us(GraphWay::graph_node_priority)},
+                      {"stream_default", median_us(GraphWay::stream_default)},
+                      {"stream_greatest", median_us(GraphWay::stream_greatest)}};
+  return doc;
 }
 
 }  // namespace
 
-void report_graph_priorities(const PriorityConfig& config, const GraphPriorityResult& r, Report& report) {
+void report_graph_priorities(const PriorityConfig& /*config*/, const GraphPriorityResult& r, Report& report) {
   const PriorityConfig& c = r.config;
   std::ostream& out = report.out();
   out << "\nshort kernels beside a full GPU as kernels and as graphs: " << plural(c.flood_streams, "flood stream")
@@ -251,15 +238,8 @@ void report_graph_priorities(const PriorityConfig& config, const GraphPriorityRe
       << "flood blocks/ms: the flood's throughput beside each way (x: against the default-priority stream's)\n";
   const std::string node = report.verdict(node_priority_verdict(r)).sentence;
   const std::string stream = report.verdict(launch_stream_verdict(r)).sentence;
-
-  report.result.config = {{"priority_samples", config.samples},
-                          {"warmup", config.plan.warmup},
-                          {"repeats", config.plan.repeats},
-                          {"seed", config.seed}};
-  verify_runs(report.result, r.verified, r.failure, kGraphWays * (c.plan.warmup + c.plan.repeats), kFloodChecked);
-  nlohmann::json figures = graph_priorities_json(r);
-  figures["conclusion"] = node + "\n  " + stream;
-  report.sections["graph_priorities"] = figures;
+  finish_flood_report(report, c, r, kGraphWays, "graph_priorities", graph_priorities_json(r),
+                      node + "\n  " + stream);
 }
 
 // ---- the measurement -----------------------------------------------------------------------
@@ -309,20 +289,15 @@ GraphPriorityResult measure_graph_priorities(const PriorityConfig& config) {
                                      {.stream = same, .flood = &flood, .launch = graphs(plain, same)},
                                      {.stream = same, .flood = &flood, .launch = graphs(flagged, same)},
                                      {.stream = high, .flood = &flood, .launch = graphs(plain, high)}};
-  ShortRuns runs = shorts.run(ways);
-  for (std::size_t w = 0; w < r.ways.size(); ++w) r.ways[w] = std::move(runs.modes[w]);
+  std::vector<PriorityMode> modes = shorts.run(ways, r);
+  for (std::size_t w = 0; w < r.ways.size(); ++w) r.ways[w] = std::move(modes[w]);
   for (const WayRow& row : way_rows(r)) r.ways[static_cast<std::size_t>(row.way)].short_priority = row.stream_priority;
-  r.flood_gaps = runs.flood_gaps;
-  r.verified = runs.verified;
-  r.failure = runs.failure;
   return r;
 }
 
 namespace {
 
 void options(StageCli& cli) { add_priority_options(cli, kMaxGraphPrioritySamples); }
-
-PriorityConfig read(const StageCli& cli, CommonOptions& common) { return read_priority_options(cli, common); }
 
 Estimate estimate(const PriorityConfig& config, int /*device*/) {
   // Idle once; the default-priority stream and the two plain graphs wait
@@ -333,7 +308,7 @@ Estimate estimate(const PriorityConfig& config, int /*device*/) {
 }
 
 const Experiment<PriorityConfig, GraphPriorityResult> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = competition_defaults(), .options = options, .read = read,
+    .defaults = competition_defaults(), .options = options, .read = read_priority_options,
     .needs = short_kernel_needs, .estimate = estimate, .measure = measure_graph_priorities,
     .report = report_graph_priorities};
 

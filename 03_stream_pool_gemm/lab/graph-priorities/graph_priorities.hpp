@@ -1,21 +1,9 @@
-// graph-priorities: does a CUDA graph keep a stream's priority? The
-// priorities experiment's short kernels beside its flood, launched five
-// ways: as kernels on a stream of the default and of the greatest priority
-// (what `priorities` measures), and as graphs. Each short kernel is captured
-// into a graph of one kernel node from a stream of the greatest priority,
-// and its node given that priority (cudaLaunchAttributePriority, set
-// explicitly: what the capture itself recorded is reported). The graph is
-// then instantiated twice: plainly, where it runs at the priority of the
-// stream it is launched on, and with cudaGraphInstantiateFlagUseNodePriority,
-// where its nodes' own priorities rule. The plain graph is launched on the
-// default-priority stream and on the greatest-priority one; the flagged one
-// on the default-priority stream.
-//
-// Figures per way: the short kernels' latency (median, p95, p99; events on
-// the launching stream before and after each launch) and the flood's
-// throughput beside them. Verdicts: what the flag changes (the plain graph
-// against the flagged one, both launched on the default-priority stream),
-// and what the launching stream changes (the plain graph on the two streams).
+// graph-priorities: does a CUDA graph keep a stream's priority? The priorities experiment's short kernels
+// beside its flood, as kernels on a default- and a greatest-priority stream, and as one-node graphs captured
+// from the greatest-priority stream, their node given that priority (cudaLaunchAttributePriority, set
+// explicitly: what the capture recorded is reported). Each graph is instantiated plainly, where it runs at
+// the priority of the stream it is launched on, and with cudaGraphInstantiateFlagUseNodePriority, where its
+// node's own priority rules. Verdicts: what the flag changes, and what the launching stream changes.
 #pragma once
 
 #include "03_stream_pool_gemm/lab/competition.hpp"
@@ -40,22 +28,14 @@ inline constexpr int kGraphWays = 6;
 std::string_view to_string(GraphWay way);  // "idle", "stream_default", ...
 std::string_view label(GraphWay way);      // the table's words
 
-struct GraphPriorityResult {
+struct GraphPriorityResult : FloodRun {
   PriorityConfig config;
-  FloodDevice device;
   // cudaLaunchAttributePriority of the captured kernel node before it is
   // set: what stream capture records from a greatest-priority stream.
   int captured_node_priority = 0;
   std::array<PriorityMode, kGraphWays> ways;  // by GraphWay
-  int flood_gaps = 0;
-  bool verified = false;
-  std::string failure;
   const PriorityMode& at(GraphWay way) const { return ways[static_cast<std::size_t>(way)]; }
 };
-
-// The median latency of `slow` over `fast` (0 when not measured).
-double graph_speedup(const GraphPriorityResult& result, GraphWay slow, GraphWay fast);
-FloodChecks flood_checks(const GraphPriorityResult& result);
 
 // "graph_priorities.node_priority": the plain graph against the flagged one
 // on the default-priority stream (helps: the flag gave the nodes their

@@ -101,6 +101,12 @@ CUdevResource device_sms(int ordinal) {
   return sms;
 }
 
+// Why K is left out: "a partition of 16 SMs would leave the flood none of this GPU's 16".
+std::string leaves_no_sms(int asked, int minimum, int alignment, int sm_count) {
+  return "a partition of " + std::to_string(partition_size(asked, minimum, alignment)) +
+         " SMs would leave the flood none of this GPU's " + std::to_string(sm_count);
+}
+
 // A split of the device's SMs: K for the short kernels, the rest for the
 // flood, each a green context with its streams. Destroyed in reverse.
 class Partition {
@@ -195,12 +201,6 @@ std::string_view to_string(PartitionVerdict verdict) {
                            "costs_more_than_it_saves", "worse"});
 }
 
-FloodChecks flood_checks(const PartitionResult& r) {
-  return {.verified = r.verified, .failure = r.failure, .flood_gaps = r.flood_gaps,
-          .least_priority = r.device.least_priority, .greatest_priority = r.device.greatest_priority,
-          .flood_busy = r.way("stream_default").mode.flood_busy};
-}
-
 double flood_cost(const PartitionResult& r, const PartitionWay& way) {
   const double priority = r.way("stream_greatest").mode.flood_blocks_per_ms;
   return priority > 0.0 ? 1.0 - way.mode.flood_blocks_per_ms / priority : 0.0;
@@ -209,7 +209,7 @@ double flood_cost(const PartitionResult& r, const PartitionWay& way) {
 PartitionVerdict judge_partition(const PartitionResult& r, const PartitionWay& way) {
   const double partition_ms = way.mode.latency.median_ms;
   const double speedup = partition_ms > 0.0 ? r.way("stream_greatest").mode.latency.median_ms / partition_ms : 0.0;
-  switch (judge_latency(flood_checks(r), speedup, false)) {
+  switch (judge_latency(r, r.way("stream_default").mode.flood_busy, speedup, false)) {
     case PriorityVerdict::not_verified: return PartitionVerdict::not_verified;
     case PriorityVerdict::flood_gaps: return PartitionVerdict::flood_gaps;
     case PriorityVerdict::gpu_not_full: return PartitionVerdict::gpu_not_full;
@@ -277,7 +277,8 @@ Verdict partition_verdict(const PartitionResult& r, const PartitionWay& way) {
       break;
     default:
       // The failed check itself, as the shared judge names it.
-      verdict.sentence = failed_check_sentence(judge_latency(flood_checks(r), 1.0, false), flood_checks(r), "partitions");
+      const double busy = r.way("stream_default").mode.flood_busy;
+      verdict.sentence = failed_check_sentence(judge_latency(r, busy, 1.0, false), r, busy, "partitions");
       break;
   }
   return verdict;
@@ -294,33 +295,23 @@ std::string way_label(const PartitionWay& w) {
 }
 
 nlohmann::json partition_json(const PartitionResult& r) {
-  nlohmann::json config_json = flood_config_json(r.config.beside);
-  config_json["partition_sms"] = r.config.sms;
   nlohmann::json ways = nlohmann::json::array();
   for (const PartitionWay& w : r.ways) {
-    const bool flooded = w.flood_sms > 0;
-    ways.push_back({{"id", w.id},
-                    {"short_priority", w.short_priority},
-                    {"sms_asked", w.sms_asked > 0 ? nlohmann::json(w.sms_asked) : nlohmann::json(nullptr)},
-                    {"short_sms", w.short_sms},
-                    {"flood_sms", w.flood_sms},
-                    {"latency", latency_json(w.mode.latency)},
-                    {"flood_busy", flooded ? nlohmann::json(w.mode.flood_busy) : nlohmann::json(nullptr)},
-                    {"flood_blocks_per_ms", flooded ? nlohmann::json(w.mode.flood_blocks_per_ms) : nlohmann::json(nullptr)},
-                    {"flood_cost_vs_priority", w.partition() ? nlohmann::json(flood_cost(r, w)) : nlohmann::json(nullptr)}});
+    nlohmann::json way = flood_way_json(w.mode, w.flood_sms > 0, latency_json(w.mode.latency));
+    way["id"] = w.id;
+    way["short_priority"] = w.short_priority;
+    way["sms_asked"] = w.sms_asked > 0 ? nlohmann::json(w.sms_asked) : nlohmann::json(nullptr);
+    way["short_sms"] = w.short_sms;
+    way["flood_sms"] = w.flood_sms;
+    way["flood_cost_vs_priority"] = w.partition() ? nlohmann::json(flood_cost(r, w)) : nlohmann::json(nullptr);
+    ways.push_back(std::move(way));
   }
-  nlohmann::json doc = {{"name", "partition"},
-                        {"config", config_json},
-                        {"priority_range", {{"least", r.device.least_priority}, {"greatest", r.device.greatest_priority}}},
-                        {"sm_count", r.device.sm_count},
-                        {"min_partition_sms", r.min_partition_sms},
-                        {"sm_alignment", r.sm_alignment},
-                        {"left_out_sms", r.left_out_sms},
-                        {"flood_blocks_per_sm", r.device.flood_blocks_per_sm},
-                        {"ways", ways},
-                        {"flood_gaps", r.flood_gaps},
-                        {"verified", r.verified},
-                        {"failure", failure_json(r.verified, r.failure)}};
+  nlohmann::json doc = flood_run_json("partition", r.config.beside, r);
+  doc["config"]["partition_sms"] = r.config.sms;
+  doc["min_partition_sms"] = r.min_partition_sms;
+  doc["sm_alignment"] = r.sm_alignment;
+  doc["left_out_sms"] = r.left_out_sms;
+  doc["ways"] = ways;
   // The first partition against the greatest priority: the after-the-article row.
   for (const PartitionWay& w : r.ways) {
     if (!w.partition()) continue;
@@ -358,9 +349,8 @@ void report_partition(const PartitionConfig& config, const PartitionResult& r, R
         }}},
       r.ways));
   for (const int k : r.left_out_sms) {
-    out << "left out: --partition-sms " << k << " (a partition of "
-        << partition_size(k, r.min_partition_sms, r.sm_alignment) << " SMs would leave the flood none of this GPU's "
-        << r.device.sm_count << ")\n";
+    out << "left out: --partition-sms " << k << " ("
+        << leaves_no_sms(k, r.min_partition_sms, r.sm_alignment, r.device.sm_count) << ")\n";
   }
   out << "latency: events on the short kernels' stream just before and after each kernel; flood busy: its share of\n"
       << "its own SMs' block slots; flood blocks/ms: its throughput (x: against beside the default priority)\n";
@@ -370,16 +360,8 @@ void report_partition(const PartitionConfig& config, const PartitionResult& r, R
     if (!conclusion.empty()) conclusion += "\n  ";
     conclusion += report.verdict(partition_verdict(r, w)).sentence;
   }
-  report.result.config = {{"priority_samples", config.beside.samples},
-                          {"partition_sms", config.sms},
-                          {"warmup", config.beside.plan.warmup},
-                          {"repeats", config.beside.plan.repeats},
-                          {"seed", config.beside.seed}};
-  verify_runs(report.result, r.verified, r.failure,
-              int(r.ways.size()) * (c.plan.warmup + c.plan.repeats), kFloodChecked);
-  nlohmann::json figures = partition_json(r);
-  figures["conclusion"] = conclusion;
-  report.sections["partition"] = figures;
+  finish_flood_report(report, c, r, int(r.ways.size()), "partition", partition_json(r), conclusion);
+  report.result.config["partition_sms"] = config.sms;
 }
 
 // ---- the measurement -----------------------------------------------------------------------
@@ -427,11 +409,8 @@ PartitionResult measure_partition(const PartitionConfig& config) {
                       .short_sms = p.short_sms(), .flood_sms = p.flood_sms(), .mode = {}});
     ways.push_back({.stream = p.short_stream(), .flood = floods[k].get(), .launch = {}});
   }
-  ShortRuns runs = shorts.run(ways);
-  for (std::size_t w = 0; w < r.ways.size(); ++w) r.ways[w].mode = std::move(runs.modes[w]);
-  r.flood_gaps = runs.flood_gaps;
-  r.verified = runs.verified;
-  r.failure = runs.failure;
+  std::vector<PriorityMode> modes = shorts.run(ways, r);
+  for (std::size_t w = 0; w < r.ways.size(); ++w) r.ways[w].mode = std::move(modes[w]);
   return r;
 }
 
@@ -455,14 +434,13 @@ Estimate estimate(const PartitionConfig& config, int device) {
   // Green contexts or exit 77, and every K given leaving the flood an SM or exit 2, before anything runs.
   const CUdevResource whole = device_sms(device);
   const int sm_count = static_cast<int>(whole.sm.smCount);
+  const int minimum = static_cast<int>(whole.sm.minSmPartitionSize);
+  const int alignment = static_cast<int>(whole.sm.smCoscheduledAlignment);
   std::vector<int> left_out;
-  const std::vector<int> usable = usable_partitions(config.sms, sm_count, int(whole.sm.minSmPartitionSize),
-                                                    int(whole.sm.smCoscheduledAlignment), left_out);
+  const std::vector<int> usable = usable_partitions(config.sms, sm_count, minimum, alignment, left_out);
   if (config.sms_given && !left_out.empty()) {
-    throw UsageError("--partition-sms " + std::to_string(left_out.front()) + ": a partition of " +
-                     std::to_string(partition_size(left_out.front(), int(whole.sm.minSmPartitionSize),
-                                                   int(whole.sm.smCoscheduledAlignment))) +
-                     " SMs would leave the flood none of this GPU's " + std::to_string(sm_count));
+    throw UsageError("--partition-sms " + std::to_string(left_out.front()) + ": " +
+                     leaves_no_sms(left_out.front(), minimum, alignment, sm_count));
   }
   const int ways = static_cast<int>(usable.size());
   return {beside_flood_seconds(config.beside, 1, 1, 1 + ways) + ways * kPartitionSetupSeconds,

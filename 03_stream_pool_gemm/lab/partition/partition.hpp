@@ -1,18 +1,10 @@
-// partition: priorities or a partition of the SMs? The priorities
-// experiment's short kernels beside its flood, on a default- and a
-// greatest-priority stream (the flood on every SM), and on a green context
-// of K SMs of their own, the flood on a green context of the rest (CUDA's
-// driver API: cuDevSmResourceSplitByCount splits the device's SMs,
-// cuGreenCtxCreate and cuGreenCtxStreamCreate give each part its streams).
-// A priority lets a short kernel take the first slot a flood block frees; a
-// partition keeps slots free for it, at the price of the flood's share.
-//
-// Figures per way: the short kernels' latency (median, p95, p99) and the
-// flood's throughput. Verdict per K: the partition against the greatest
-// priority: where it beats priority, and where it costs the flood more
-// than it saves. The runtime offers green contexts from CUDA 13.1; with 13.0
-// they are the driver's, reached through cudaGetDriverEntryPointByVersion
-// (no link to libcuda). A driver or GPU without them: exit 77.
+// partition: priorities or a partition of the SMs? The priorities experiment's short kernels beside its
+// flood, on a default- and a greatest-priority stream (the flood on every SM), and on a green context of K
+// SMs of their own, the flood on a green context of the rest (cuDevSmResourceSplitByCount, cuGreenCtxCreate,
+// cuGreenCtxStreamCreate). A priority lets a short kernel take the first slot a flood block frees; a
+// partition keeps slots free for it, at the price of the flood's share. The runtime offers green contexts
+// from CUDA 13.1; with 13.0 they are the driver's, reached through cudaGetDriverEntryPointByVersion (no link
+// to libcuda). A driver or GPU without them: exit 77.
 #pragma once
 
 #include "03_stream_pool_gemm/lab/competition.hpp"
@@ -50,16 +42,12 @@ struct PartitionWay {
   bool partition() const { return sms_asked > 0; }
 };
 
-struct PartitionResult {
+struct PartitionResult : FloodRun {
   PartitionConfig config;
-  FloodDevice device;
   int min_partition_sms = 0;  // CUdevSmResource.minSmPartitionSize
   int sm_alignment = 0;       // CUdevSmResource.smCoscheduledAlignment
   std::vector<PartitionWay> ways;  // idle, stream_default, stream_greatest, then a partition per K
   std::vector<int> left_out_sms;   // default Ks whose partition would have left the flood no SM
-  int flood_gaps = 0;
-  bool verified = false;
-  std::string failure;
   const PartitionWay& way(std::string_view id) const;  // throws std::out_of_range
 };
 
@@ -79,7 +67,6 @@ enum class PartitionVerdict {
   worse,                    // slower than priority, the flood no worse off
 };
 std::string_view to_string(PartitionVerdict verdict);
-FloodChecks flood_checks(const PartitionResult& result);
 // The flood's throughput lost beside `way` against beside the greatest
 // priority: 1 - its blocks/ms over priority's (0.06: 6% fewer blocks).
 double flood_cost(const PartitionResult& result, const PartitionWay& way);

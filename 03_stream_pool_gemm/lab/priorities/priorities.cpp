@@ -31,13 +31,9 @@ double priority_speedup(const PriorityResult& r) {
   return r.same_priority.latency.median_ms / r.high_priority.latency.median_ms;
 }
 
-FloodChecks flood_checks(const PriorityResult& r) {
-  return {.verified = r.verified, .failure = r.failure, .flood_gaps = r.flood_gaps,
-          .least_priority = r.least_priority, .greatest_priority = r.greatest_priority,
-          .flood_busy = r.same_priority.flood_busy};
+PriorityVerdict judge_priorities(const PriorityResult& r) {
+  return judge_latency(r, r.same_priority.flood_busy, priority_speedup(r));
 }
-
-PriorityVerdict judge_priorities(const PriorityResult& r) { return judge_latency(flood_checks(r), priority_speedup(r)); }
 
 Verdict priorities_verdict(const PriorityResult& r) {
   const Summary& same = r.same_priority.latency;
@@ -51,7 +47,7 @@ Verdict priorities_verdict(const PriorityResult& r) {
                               {"median_latency_speedup", priority_speedup(r)},
                               {"flood_busy", r.same_priority.flood_busy},
                               {"flood_gaps", r.flood_gaps},
-                              {"priority_range", {r.least_priority, r.greatest_priority}}},
+                              {"priority_range", {r.device.least_priority, r.device.greatest_priority}}},
                   .threshold = {{"priority_within", kPriorityWithin}, {"flood_full", kFloodFull}}};
   const std::string figures = "median " + us(same.median_ms) + " us at the default priority, " +
                               us(high.median_ms) + " us at the greatest (p95 " + us(same.p95_ms) + " / " +
@@ -61,7 +57,7 @@ Verdict priorities_verdict(const PriorityResult& r) {
     case PriorityVerdict::flood_gaps:
     case PriorityVerdict::one_level:
     case PriorityVerdict::gpu_not_full:
-      verdict.sentence = failed_check_sentence(judged, flood_checks(r), "priorities");
+      verdict.sentence = failed_check_sentence(judged, r, r.same_priority.flood_busy, "priorities");
       break;
     case PriorityVerdict::helps:
       verdict.sentence = "priority cut the short kernels' median latency " + fixed(priority_speedup(r), 1) +
@@ -125,47 +121,35 @@ namespace {
 
 // Every figure: config, device figures, every summary in ms, the derived ratios, the verdict's outcome.
 nlohmann::json priorities_json(const PriorityResult& r) {
-  const PriorityConfig& c = r.config;
   auto mode = [](const PriorityMode& m, bool flooded) {
-    return nlohmann::json{{"short_priority", m.short_priority},
-                          {"latency", summary_json(m.latency)},
-                          {"flood_busy", flooded ? nlohmann::json(m.flood_busy) : nlohmann::json(nullptr)},
-                          {"flood_blocks_per_ms",
-                           flooded ? nlohmann::json(m.flood_blocks_per_ms) : nlohmann::json(nullptr)}};
+    nlohmann::json doc = flood_way_json(m, flooded, summary_json(m.latency));
+    doc["short_priority"] = m.short_priority;
+    return doc;
   };
-  return {
-      {"name", "stream_priorities"},
-      {"config", flood_config_json(c)},
-      {"priority_range", {{"least", r.least_priority}, {"greatest", r.greatest_priority}}},
-      {"sm_count", r.sm_count},
-      {"flood_blocks_per_sm", r.flood_blocks_per_sm},
-      {"flood_blocks_per_kernel", r.flood_blocks_per_kernel},
-      {"cuda_device_max_connections", r.hardware_queues},
-      {"modes",
-       {{"idle", mode(r.idle, false)},
-        {"same_priority", mode(r.same_priority, true)},
-        {"high_priority", mode(r.high_priority, true)}}},
-      {"median_latency_speedup", priority_speedup(r)},
-      {"flood_gaps", r.flood_gaps},
-      {"flood_covered", r.flood_gaps == 0},
-      {"verified", r.verified},
-      {"failure", failure_json(r.verified, r.failure)},
-      {"verdict", std::string(to_string(judge_priorities(r)))},
-  };
+  nlohmann::json doc = flood_run_json("stream_priorities", r.config, r);
+  doc["flood_blocks_per_kernel"] = r.flood_blocks_per_kernel;
+  doc["cuda_device_max_connections"] = r.device.hardware_queues;
+  doc["modes"] = {{"idle", mode(r.idle, false)},
+                  {"same_priority", mode(r.same_priority, true)},
+                  {"high_priority", mode(r.high_priority, true)}};
+  doc["median_latency_speedup"] = priority_speedup(r);
+  doc["flood_covered"] = r.flood_gaps == 0;
+  doc["verdict"] = std::string(to_string(judge_priorities(r)));
+  return doc;
 }
 
 }  // namespace
 
-void report_priorities(const PriorityConfig& config, const PriorityResult& r, Report& report) {
+void report_priorities(const PriorityConfig& /*config*/, const PriorityResult& r, Report& report) {
   const PriorityConfig& c = r.config;
   std::ostream& out = report.out();
   out << "\nstream priorities beside a full GPU: " << plural(c.flood_streams, "flood stream") << " of "
       << c.flood_block_us << "-us blocks, " << plural(c.flood_waves, "wave") << " per kernel\n  ("
-      << plural(r.sm_count, "SM") << " x " << plural(r.flood_blocks_per_sm, "block") << " of "
+      << plural(r.device.sm_count, "SM") << " x " << plural(r.device.flood_blocks_per_sm, "block") << " of "
       << plural(kFloodThreads, "thread") << " at once); " << plural(c.samples, "short kernel") << " of "
       << c.short_blocks << "x" << c.short_threads << " threads per run, one at a time;\n  "
       << plural(c.plan.repeats, "round") << " after " << c.plan.warmup << " warm-up; stream priorities from "
-      << r.least_priority << " (least, the default) to " << r.greatest_priority << " (greatest)\n";
+      << r.device.least_priority << " (least, the default) to " << r.device.greatest_priority << " (greatest)\n";
   struct Row {
     const char* name;
     const PriorityMode* mode;
@@ -184,8 +168,8 @@ void report_priorities(const PriorityConfig& config, const PriorityResult& r, Re
        {"flood busy", [](const Row& w) { return w.flooded ? percent_text(w.mode->flood_busy) : "-"; }},
        {"flood blocks/ms", [](const Row& w) { return w.flooded ? fixed(w.mode->flood_blocks_per_ms, 0) : "-"; }}},
       rows));
-  if (const int streams = c.flood_streams + 2; r.hardware_queues < streams) {
-    out << "note: CUDA_DEVICE_MAX_CONNECTIONS=" << r.hardware_queues << " gives fewer hardware queues than the "
+  if (const int streams = c.flood_streams + 2; r.device.hardware_queues < streams) {
+    out << "note: CUDA_DEVICE_MAX_CONNECTIONS=" << r.device.hardware_queues << " gives fewer hardware queues than the "
         << plural(streams, "stream") << " here: a short kernel\n  can wait behind a flood kernel on its own queue, "
         << "whatever its priority\n";
   }
@@ -193,22 +177,12 @@ void report_priorities(const PriorityConfig& config, const PriorityResult& r, Re
   const Verdict& latency = report.verdict(priorities_verdict(r));
   std::string conclusion = latency.sentence;
   if (std::optional<Verdict> cost = flood_cost_verdict(r)) conclusion += "\n  " + report.verdict(std::move(*cost)).sentence;
-
-  report.result.config = {{"priority_samples", config.samples},
-                          {"warmup", config.plan.warmup},
-                          {"repeats", config.plan.repeats},
-                          {"seed", config.seed}};
-  verify_runs(report.result, r.verified, r.failure, 3 * (c.plan.warmup + c.plan.repeats), kFloodChecked);
-  nlohmann::json figures = priorities_json(r);
-  figures["conclusion"] = conclusion;
-  report.sections["stream_priorities"] = figures;
+  finish_flood_report(report, c, r, 3, "stream_priorities", priorities_json(r), conclusion);
 }
 
 namespace {
 
 void options(StageCli& cli) { add_priority_options(cli); }
-
-PriorityConfig read(const StageCli& cli, CommonOptions& common) { return read_priority_options(cli, common); }
 
 Estimate estimate(const PriorityConfig& config, int /*device*/) {
   return {priorities_seconds(config),
@@ -216,7 +190,7 @@ Estimate estimate(const PriorityConfig& config, int /*device*/) {
 }
 
 const Experiment<PriorityConfig, PriorityResult> kExperiment{.about = kAbout, .runs = kRuns,
-    .defaults = competition_defaults(), .options = options, .read = read,
+    .defaults = competition_defaults(), .options = options, .read = read_priority_options,
     .needs = short_kernel_needs, .estimate = estimate, .measure = measure_priorities, .report = report_priorities};
 
 }  // namespace
