@@ -4,7 +4,6 @@
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -577,51 +576,45 @@ struct BuildFigures {
   Millis total() const { return capture + instantiate + upload; }
 };
 
-struct Builder {
-  const StartupConfig& config;
-  const StreamPool& pool;
-  const Gemm& gemm;
-  BatchBuffers& shared;
-
-  // Builds the graphs of `sizes` on `layout`'s buffers, then launches and verifies each once.
-  BuildFigures build(const std::vector<int>& sizes, BufferLayout layout) const {
-    BuildFigures out;
-    const cudaStream_t stream = pool[0];
-    std::vector<std::unique_ptr<BatchBuffers>> own;  // separate: one set per bucket
-    if (layout == BufferLayout::separate) {
-      for (int size : sizes) {
-        const Workload work = startup_workload(config, size);
-        own.push_back(std::make_unique<BatchBuffers>(work, shared.host_kind(), 0));
-        own.back()->fill_inputs(config.common.seed);
-        // Counted, not read from cudaMemGetInfo, which sees every process on the GPU.
-        out.buffer_bytes += static_cast<std::int64_t>(memory_needs(work, shared.host_kind(), 0).device_bytes);
-      }
+// Builds the graphs of `sizes` on `layout`'s buffers, then launches and verifies each once.
+BuildFigures build(const std::vector<int>& sizes, BufferLayout layout, const StartupConfig& config,
+                   const StreamPool& pool, const Gemm& gemm, BatchBuffers& shared) {
+  BuildFigures out;
+  const cudaStream_t stream = pool[0];
+  std::vector<std::unique_ptr<BatchBuffers>> own;  // separate: one set per bucket
+  if (layout == BufferLayout::separate) {
+    for (int size : sizes) {
+      const Workload work = startup_workload(config, size);
+      own.push_back(std::make_unique<BatchBuffers>(work, shared.host_kind(), 0));
+      own.back()->fill_inputs(config.common.seed);
+      // Counted, not read from cudaMemGetInfo, which sees every process on the GPU.
+      out.buffer_bytes += static_cast<std::int64_t>(memory_needs(work, shared.host_kind(), 0).device_bytes);
     }
-    auto buffers_of = [&](std::size_t i) -> BatchBuffers& {
-      return layout == BufferLayout::separate ? *own[i] : shared;
-    };
-    const std::int64_t before_graphs = free_device_bytes();
-    std::vector<GraphExec> execs;
-    execs.reserve(sizes.size());
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const BatchOps ops = batch_ops(buffers_of(i), gemm);
-      const HostTimer capture_timer;
-      const Graph graph = capture_batches(ops, pool, sizes[i]);
-      out.capture += capture_timer.elapsed();
-      const HostTimer instantiate_timer;
-      execs.push_back(instantiate(graph));
-      out.instantiate += instantiate_timer.elapsed();
-      out.upload += host_synchronised(stream, [&] { CUDA_CHECK(cudaGraphUpload(execs.back().get(), stream)); });
-    }
-    out.graph_bytes = before_graphs - free_device_bytes();
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      buffers_of(i).poison_first(sizes[i], stream);
-      out.launches += host_synchronised(stream, [&] { launch(execs[i], pool); });
-      fold_check(out.check, buffers_of(i).verify_first(config.common.seed, sizes[i]));
-    }
-    return out;
   }
-};
+  auto buffers_of = [&](std::size_t i) -> BatchBuffers& {
+    return layout == BufferLayout::separate ? *own[i] : shared;
+  };
+  const std::int64_t before_graphs = free_device_bytes();
+  std::vector<GraphExec> execs;
+  execs.reserve(sizes.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const BatchOps ops = batch_ops(buffers_of(i), gemm);
+    const HostTimer capture_timer;
+    const Graph graph = capture_batches(ops, pool, sizes[i]);
+    out.capture += capture_timer.elapsed();
+    const HostTimer instantiate_timer;
+    execs.push_back(instantiate(graph));
+    out.instantiate += instantiate_timer.elapsed();
+    out.upload += host_synchronised(stream, [&] { CUDA_CHECK(cudaGraphUpload(execs.back().get(), stream)); });
+  }
+  out.graph_bytes = before_graphs - free_device_bytes();
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    buffers_of(i).poison_first(sizes[i], stream);
+    out.launches += host_synchronised(stream, [&] { launch(execs[i], pool); });
+    fold_check(out.check, buffers_of(i).verify_first(config.common.seed, sizes[i]));
+  }
+  return out;
+}
 
 void summarise(StartupCell& cell, const std::vector<BuildFigures>& rounds) {
   auto over_rounds = [&rounds](auto part) {  // a member or a member function of BuildFigures
@@ -638,19 +631,10 @@ void summarise(StartupCell& cell, const std::vector<BuildFigures>& rounds) {
   cell.buffer_bytes = rounds.back().buffer_bytes;
 }
 
-// First, untimed, one graph of 1 batch built, launched and verified: the
-// process's first capture and launch (module loading) are out of the figures.
-// Then the first build, then, for each bucket count, in each round, the
-// shared pool's K graphs and then the separate buffers' K graphs
-// (interleaved per bucket count, so a slow moment of the machine hits both
-// alike), one bucket after the other as an engine's startup loop does:
-// capture, instantiate, upload, each host-timed and summed over the K
-// graphs. Then every graph is launched once on its poisoned outputs and
-// verified (timed too, not part of startup).
-//   Cost at the defaults (K = 8, 64, 256 over 1..256 batches of 64³, one
-//   round) on an H200: ~42,000 batches captured per layout, and 33,000 more
-//   by the first build, at ~10-20 µs each, launched and verified, plus the
-//   separate buffers' allocation: 8.4 s in all.
+// One untimed graph of 1 batch (module loading stays out of the figures),
+// the first build, then per round and bucket count the shared pool's K graphs
+// and the separate buffers' (interleaved, so a slow moment hits both alike);
+// docs/startup.md says what each step times.
 StartupFigures measure_startup(const StartupConfig& config) {
   const Gemm gemm;  // the article's kernel: the graphs' node count is what startup pays for
   const StreamPool pool(config.pool.streams);
@@ -661,12 +645,14 @@ StartupFigures measure_startup(const StartupConfig& config) {
   const auto shared_bytes = static_cast<std::int64_t>(memory_needs(common.work, common.host_memory, 0).device_bytes);
   progress("filling " + plural(config.max_batches, "batch"));
   shared.fill_inputs(common.seed);
-  const Builder builder{config, pool, gemm, shared};
+  auto builder = [&](const std::vector<int>& sizes, BufferLayout layout) {
+    return build(sizes, layout, config, pool, gemm, shared);
+  };
   StartupFigures figures;
   figures.config = config;
 
   // The process's first capture, instantiate, upload and launch, untimed (and verified).
-  const BuildFigures one = builder.build({1}, BufferLayout::shared);
+  const BuildFigures one = builder({1}, BufferLayout::shared);
   if (!one.check.passed) throw std::runtime_error("the first graph of 1 batch: " + one.check.message());
 
   // The process's first build of the most buckets: what a fresh engine pays,
@@ -674,7 +660,7 @@ StartupFigures measure_startup(const StartupConfig& config) {
   // graphs built after them (so the rows below all start from the same state).
   const int most = config.bucket_counts.back();
   progress("startup: the first build, " + plural(most, "bucket") + " on the shared pool");
-  const BuildFigures cold = builder.build(even_buckets(most, config.max_batches), BufferLayout::shared);
+  const BuildFigures cold = builder(even_buckets(most, config.max_batches), BufferLayout::shared);
   figures.first = {.buckets = most, .batches_captured = captured_batches(most, config.max_batches),
                    .capture_ms = cold.capture.count(), .instantiate_ms = cold.instantiate.count(),
                    .upload_ms = cold.upload.count(), .graph_bytes = cold.graph_bytes, .check = cold.check};
@@ -694,7 +680,7 @@ StartupFigures measure_startup(const StartupConfig& config) {
       progress("startup: " + plural(rows[i].buckets, "bucket") + ", " + plural(rows[i].batches_captured, "batch") +
                " captured per layout" + (config.rounds > 1 ? ", round " + std::to_string(round + 1) : ""));
       for (BufferLayout layout : kAllBufferLayouts) {
-        rounds[i][std::size_t(layout)].push_back(builder.build(rows[i].sizes, layout));
+        rounds[i][std::size_t(layout)].push_back(builder(rows[i].sizes, layout));
       }
     }
   }
