@@ -4,7 +4,6 @@
 #include "04_graph_capture_gemm/lab/graph_costs.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -31,11 +30,11 @@ constexpr const char* kPoolBound =
     "resource's work alone (kernels, H2D, D2H, both ways) issued on the pool as its run is, the host's issue of "
     "the pool's run, the stream order and the busiest stream's batches alone on one stream";
 
-std::vector<int> sorted_unique(const std::string& flag, const std::vector<long long>& values) {
+// The flag's list, no item twice, sorted.
+std::vector<int> sorted_list(const StageCli& cli, const char* flag, long long min_value, long long max_value) {
+  const std::vector<long long> values = parse_distinct_int_list(flag, cli.get_string(flag), min_value, max_value);
   std::vector<int> sorted(values.begin(), values.end());
   std::sort(sorted.begin(), sorted.end());
-  const auto repeat = std::adjacent_find(sorted.begin(), sorted.end());
-  if (repeat != sorted.end()) throw UsageError("--" + flag + " lists " + std::to_string(*repeat) + " twice");
   return sorted;
 }
 
@@ -119,10 +118,8 @@ void add_regime_map_options(StageCli& cli) {
 
 RegimeMapConfig read_regime_map_options(const StageCli& cli) {
   RegimeMapConfig config;
-  config.sizes = sorted_unique("map-sizes", parse_int_list("map-sizes", cli.get_string("map-sizes"), kMinMapSize,
-                                                           kMaxMapSize));
-  config.batches = sorted_unique(
-      "map-batches", parse_int_list("map-batches", cli.get_string("map-batches"), 1, kMaxMapBatches));
+  config.sizes = sorted_list(cli, "map-sizes", kMinMapSize, kMaxMapSize);
+  config.batches = sorted_list(cli, "map-batches", 1, kMaxMapBatches);
   config.cell_seconds = static_cast<int>(cli.get_int("map-cell-seconds"));
   return config;
 }
