@@ -1,18 +1,6 @@
-// The conditional subcommand (kAbout in conditional.cpp says what runs).
-// WHILE: every variant runs the same body N times; the step kernel adds 1 to
-// a device counter and compares it with the target N in device memory, and
-// the variants differ in what it does with the answer:
-//   while_node    one cudaGraphLaunch of [start -> WHILE(body)]: the step
-//                 sets the node's condition (cudaGraphSetConditional)
-//   kernel_loop   the host launches the body's kernels N times (N known on the host)
-//   graph_loop    the host launches a one-body graph N times
-//   unrolled      one graph of N bodies in a chain (its instantiation timed apart)
-//   host_decided  the host copies the answer back after every body and decides:
-//                 what a WHILE node replaces when the trip count depends on the data
-// SWITCH: each request is served by the GEMM of the smallest bucket that
-// holds it, picked on the device by a SWITCH node or by the host after
-// copying the size back. Every counter is checked after every run (a body
-// run once too often or too few shows), every GEMM output verified.
+// The conditional subcommand (kAbout in conditional.cpp says what runs;
+// docs/conditional.md the five WHILE variants, the SWITCH part and their
+// checks). Every counter is checked after every run, every GEMM output verified.
 #pragma once
 
 #include "04_graph_capture_gemm/lab/launch_costs.hpp"
@@ -111,8 +99,6 @@ Verdict versus_verdict(const LoopFigures& figures, LoopVariant rival);
 // the host's choice: "wins", "costs_more", "even", or "not_run" (--cond-requests 0).
 Verdict switch_verdict(const SwitchFigures& figures);
 
-// Median total of a variant over N, in µs per iteration.
-inline double per_iteration_us(const Summary& summary, int iterations) { return per_op_us(summary, iterations); }
 // fixed + per-iteration x N through a variant's points (fit_line).
 LineFit loop_fit(const LoopFigures& figures, LoopVariant variant);
 
