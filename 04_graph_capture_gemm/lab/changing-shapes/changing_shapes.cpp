@@ -3,7 +3,6 @@
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -193,8 +192,8 @@ Verdict bucket_verdict(long long requested, long long computed, double buckets_t
                    text + (padded ? ", and still finished " : "; they finished ") +
                        fixed(streams_total_ms / buckets_total_ms, 2) +
                        "x faster than the streams: one launch of a ready graph saved more than the padding cost.\nThe "
-                       "up-front capture + instantiate of the " +
-                       std::to_string(buckets) + " buckets (" + fixed(one_time_ms, 2) + " ms) is repaid after " +
+                       "up-front capture + instantiate of the " + std::to_string(buckets) + " buckets (" +
+                       fixed(one_time_ms, 2) + " ms) is repaid after " +
                        fixed(one_time_ms / saved_per_request_ms, 1) + " requests.");
   }
   if (comparison == Comparison::same) {
@@ -210,14 +209,12 @@ Verdict bucket_verdict(long long requested, long long computed, double buckets_t
   text += ": " + fixed(buckets_total_ms / streams_total_ms, 2) + "x the streams' time end to end.\n";
   if (buckets_total_ms - wasted_ms < streams_total_ms) {
     return decided(verdict, "padding_cost_more",
-                   text +
-                       "Without the padding they would have beaten the streams: the padding cost more than "
-                       "launching ready graphs saved; at this size finer buckets suit it better.");
+                   text + "Without the padding they would have beaten the streams: the padding cost more than "
+                          "launching ready graphs saved; at this size finer buckets suit it better.");
   }
   return decided(verdict, "slower_anyway",
-                 text +
-                     "Even without the padding they would not have beaten the streams: launching ready graphs saved "
-                     "nothing here.");
+                 text + "Even without the padding they would not have beaten the streams: launching ready graphs "
+                        "saved nothing here.");
 }
 
 Verdict update_counts_verdict(const UpdateCounts& n, double update_total_ms, double recapture_total_ms) {
