@@ -3,7 +3,6 @@
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -372,7 +371,6 @@ MemoryNodesFigures measure_memory_nodes(const ArticleOptions& options) {
   const CommonOptions& common = options.common;
   const Workload& work = common.work;
   const RepeatPlan& plan = common.plan;
-  for (const std::string& warning : options.pool.warnings) std::cerr << warning << '\n';
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const Gemm gemm(common.gemm);
@@ -491,7 +489,7 @@ Needs needs(const ArticleOptions& config) {
 }
 
 // Every round at this GPU's rates: both replays (and their checks' launches),
-// and the footprint's few launches.
+// and the footprint's few launches; the pool's warnings printed.
 csg::Estimate estimate(const ArticleOptions& config, int device) {
   int pools_supported = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&pools_supported, cudaDevAttrMemoryPoolsSupported, device));
@@ -499,10 +497,9 @@ csg::Estimate estimate(const ArticleOptions& config, int device) {
     throw NoDeviceError("memory-nodes needs stream-ordered allocation (cudaMallocAsync), which this device or "
                         "driver does not support (cudaDevAttrMemoryPoolsSupported is 0)");
   }
-  const CommonOptions& common = config.common;
-  const Rates rates = measure_rates(Gemm(common.gemm), common.work.shape);
-  return {(common.plan.warmup + common.plan.repeats + 3) * 2.0 * pipeline_seconds(common, rates),
-          describe_workload(common.work, common.gemm)};
+  return article_estimate(config, [](const CommonOptions& common, const Rates& rates) {
+    return (common.plan.warmup + common.plan.repeats + 3) * 2.0 * pipeline_seconds(common, rates);
+  });
 }
 
 const Experiment<ArticleOptions, MemoryNodesFigures> kExperiment{.about = kAbout, .runs = kRuns,
