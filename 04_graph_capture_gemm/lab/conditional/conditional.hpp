@@ -88,12 +88,9 @@ ConditionalCosts measure_conditional(const ConditionalConfig& config);
 // A difference counts when one side is this many times the other (10%).
 inline constexpr double kClearMargin = 1.10;
 
-// The verdict of the WHILE node against `rival` over every N where both were
-// measured, "conditional.<body>.<rival>" (its ratios rival / WHILE node at
-// each N, a clear difference at kClearMargin): outcome "wins", "costs_more",
-// "even" (at every N), "wins_from", "costs_more_from" (from some N on, not
-// before), "mixed" or "not_measured" (the unrolled graph above
-// --cond-unroll-max at every N).
+// "conditional.<body>.<rival>": the WHILE node against `rival` over every N
+// where both were measured, a clear difference at kClearMargin (its outcomes:
+// docs/conditional.md).
 Verdict versus_verdict(const LoopFigures& figures, LoopVariant rival);
 // "conditional.switch": the SWITCH node choosing a request's bucket against
 // the host's choice: "wins", "costs_more", "even", or "not_run" (--cond-requests 0).
@@ -102,11 +99,8 @@ Verdict switch_verdict(const SwitchFigures& figures);
 // fixed + per-iteration x N through a variant's points (fit_line).
 LineFit loop_fit(const LoopFigures& figures, LoopVariant variant);
 
-// Measurements cond_<body>_<variant> (params {"iterations"}) and, with the
-// SWITCH part, switch_device_chosen and switch_host_chosen (params
-// {"requests", "buckets"}); bounds <body>_<variant>_us_per_iteration (the
-// fit's slope) and switch_{device,host}_us_per_request; the tables, the
-// verdicts, and the section "conditional" (docs/conditional.md).
+// The measurements, bounds, tables, verdicts and the section "conditional"
+// that docs/conditional.md lists.
 void report_conditional(const ConditionalConfig& config, const ConditionalCosts& costs, Report& report);
 
 }  // namespace csg::graphs

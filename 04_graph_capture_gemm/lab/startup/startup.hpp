@@ -77,9 +77,8 @@ struct StartupCell {
 };
 
 // The process's first build of the most buckets on the shared pool, before
-// the rows, and the device memory its execs took (cudaMemGetInfo: free memory
-// before its first instantiate minus after its last upload). The driver keeps
-// that memory for the graphs built later, so the rows read none of their own.
+// the rows, and its execs' device memory (cudaMemGetInfo; docs/startup.md says
+// why only here: the driver keeps that memory for the graphs built later).
 struct FirstBuild {
   int buckets = 0;
   long long batches_captured = 0;
