@@ -108,7 +108,7 @@ TEST(ConditionalVerdicts, ThePerIterationCostIsTheFitsSlope) {
   const LineFit fit = loop_fit(f, kWhileNode);
   EXPECT_NEAR(fit.per_op_us, 1.5, 1e-9);
   EXPECT_NEAR(fit.fixed_us, 5.0, 1e-6);
-  EXPECT_DOUBLE_EQ(per_iteration_us(flat(3.0), 1000), 3.0);
+  EXPECT_DOUBLE_EQ(per_op_us(flat(3.0), 1000), 3.0);
 }
 
 SwitchFigures switch_with(double device_ms, double host_ms) {

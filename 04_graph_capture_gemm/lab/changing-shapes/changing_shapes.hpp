@@ -1,25 +1,5 @@
 // The changing-shapes subcommand (kAbout in changing_shapes.cpp;
 // changing_shapes_plan.hpp explains the four ways and the napkin math).
-//
-// measure_changing_shapes runs each request the four
-// ways one after the other (interleaved per request, so a slow moment of
-// the machine hits all four alike), the whole sequence config.rounds times
-// after kShapeWarmupRequests untimed requests. Before every request the
-// batches it will compute get NaN outputs (device and host); after it, every
-// batch it computed (the buckets' padding included) is verified. The
-// buckets' execs are captured, instantiated and launched once (verified)
-// before the rounds, and those one-time costs reported apart.
-//
-// What the four ways' figures mean, per request, summed over the sequence:
-//   total    end to end, the host's time from the request's first call until
-//            its work is done: what a caller waits. A graph can't start
-//            before it is captured and instantiated, so for the re-capture
-//            ways the CPU's work and the GPU's add up here.
-//   gpu      CUDA events on the origin stream around the work's issue or
-//            launch: the device's time, including any wait for the host.
-//   cpu      host time of everything the request issued: capture,
-//            instantiate or update, and the launch or the stream calls.
-//   prepare  the part of cpu spent on capture + instantiate / update.
 #pragma once
 
 #include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
@@ -37,12 +17,14 @@ std::string_view to_string(ShapeWay way);  // the JSON's names
 std::string_view label(ShapeWay way);      // the printed names
 
 // One way over the whole sequence: each Summary is over the rounds, each
-// sample the sum of one round's requests.
+// sample the sum of one round's requests. A graph can't start before it is
+// captured and instantiated, so for the re-capture ways the CPU's work and
+// the GPU's add up in total.
 struct ShapeWayCosts {
-  Summary total;
-  Summary gpu;
-  Summary cpu;
-  Summary prepare;
+  Summary total;    // end to end, host time from the request's first call until its work is done
+  Summary gpu;      // events on the origin stream around the issue or launch, any wait for the host included
+  Summary cpu;      // host time of all the request issued: capture, instantiate or update, launch or stream calls
+  Summary prepare;  // the part of cpu spent on capture + instantiate / update
   long long batches_requested = 0;  // per round
   long long batches_computed = 0;   // per round (the buckets' include the padding)
   VerifyResult check;               // every request, every round: passed, or the first failure
@@ -123,6 +105,11 @@ struct ShapeRequestSteps : GraphCalls {
   cudaStream_t stream = nullptr;  // the origin stream (pool stream 0): launches and events go here
 };
 
+// Each request the four ways in turn (interleaved per request, so a slow
+// moment hits all four alike), the whole sequence config.rounds times after
+// kShapeWarmupRequests untimed requests; before each request its batches get
+// NaN outputs, after it every batch it computed (padding included) is
+// verified. The buckets are built and launched once (verified) before the rounds.
 // Throws std::invalid_argument when the buffers hold fewer than
 // bucket_capacity(config.max_batches) batches or the sequence is off;
 // std::runtime_error if cudaGraphExecUpdate refuses a graph of the same batch

@@ -3,7 +3,6 @@
 
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 
@@ -82,10 +81,6 @@ constexpr Words kWords[] = {
     {Outcome::wins, "wins", "wins", "the SWITCH node wins, with no host round trip: "},
     {Outcome::costs_more, "costs_more", "costs more", "the SWITCH node costs more than the host's choice: "},
     {Outcome::even, "even", "within 10%", "within 10%: the SWITCH node does not pay off here: "}};
-// switch_verdict reads kWords at the outcome's index: the rows keep the enum's order.
-static_assert(kWords[int(Outcome::wins)].outcome == Outcome::wins &&
-              kWords[int(Outcome::costs_more)].outcome == Outcome::costs_more &&
-              kWords[int(Outcome::even)].outcome == Outcome::even);
 
 Outcome outcome_of(double rival_ms, double while_ms) {
   if (rival_ms >= kClearMargin * while_ms) return Outcome::wins;
@@ -184,10 +179,8 @@ std::array<LineFit, kLoopVariants> fits_of(const LoopFigures& figures) {
 
 void fill_result(const ConditionalConfig& config, const ConditionalCosts& costs, StageResult& result) {
   result.config = config_json(config.common);
-  result.config.update({{"cond_iterations", config.iterations},
-                        {"cond_size", config.size},
-                        {"cond_unroll_max", config.unroll_max},
-                        {"cond_buckets", config.buckets},
+  result.config.update({{"cond_iterations", config.iterations}, {"cond_size", config.size},
+                        {"cond_unroll_max", config.unroll_max}, {"cond_buckets", config.buckets},
                         {"cond_requests", config.requests}});
   const bool passed = costs.checked && std::all_of(costs.gemm_checks.begin(), costs.gemm_checks.end(),
                                                    [](const VerifyResult& check) { return check.passed; });
@@ -212,13 +205,12 @@ void fill_result(const ConditionalConfig& config, const ConditionalCosts& costs,
     const nlohmann::json params = {{"requests", sw.requests}, {"buckets", config.buckets}};
     result.measurements.push_back(checked_without_digest("switch_device_chosen", params, sw.device_chosen, {}, passed));
     result.measurements.push_back(checked_without_digest("switch_host_chosen", params, sw.host_chosen, {}, passed));
-    result.bounds["switch_device_us_per_request"] = per_iteration_us(sw.device_chosen, sw.requests);
-    result.bounds["switch_host_us_per_request"] = per_iteration_us(sw.host_chosen, sw.requests);
+    result.bounds["switch_device_us_per_request"] = per_op_us(sw.device_chosen, sw.requests);
+    result.bounds["switch_host_us_per_request"] = per_op_us(sw.host_chosen, sw.requests);
   }
   VerifyResult whole;
   whole.passed = true;
   whole.method = costs.gemm_checks.empty() ? "device counters" : "freivalds+sampled and device counters";
-  whole.batches_checked = 0;
   std::vector<const VerifyResult*> checks;
   for (const VerifyResult& check : costs.gemm_checks) {
     checks.push_back(&check);
@@ -235,16 +227,16 @@ nlohmann::json loop_json(const LoopFigures& figures, const std::vector<Verdict>&
     for (int v = 0; v < kLoopVariants; ++v) {
       if (!measured(point, v)) continue;
       p[std::string(kLoopVariantNames[v]) + "_ms"] = point.variant[v].median_ms;
-      p[std::string(kLoopVariantNames[v]) + "_us_per_iteration"] = per_iteration_us(point.variant[v], point.iterations);
+      p[std::string(kLoopVariantNames[v]) + "_us_per_iteration"] = per_op_us(point.variant[v], point.iterations);
     }
     if (point.unrolled_measured) p["unrolled_instantiate_ms"] = point.unrolled_instantiate_ms;
     body["points"].push_back(p);
   }
+  const std::array<LineFit, kLoopVariants> fits = fits_of(figures);
   for (int v = 0; v < kLoopVariants; ++v) {
-    const LineFit fit = loop_fit(figures, static_cast<LoopVariant>(v));
-    if (fit.points == 0) continue;
-    body["fits"][kLoopVariantNames[v]] = {
-        {"per_iteration_us", fit.per_op_us}, {"fixed_us", fit.fixed_us}, {"r2", fit.r2}, {"points", fit.points}};
+    if (fits[v].points == 0) continue;
+    body["fits"][kLoopVariantNames[v]] = {{"per_iteration_us", fits[v].per_op_us}, {"fixed_us", fits[v].fixed_us},
+                                          {"r2", fits[v].r2}, {"points", fits[v].points}};
   }
   for (const Verdict& verdict : verdicts) {
     body["while_node_versus"][verdict.id.substr(verdict.id.rfind('.') + 1)] = verdict.outcome;
@@ -421,12 +413,13 @@ Verdict switch_verdict(const SwitchFigures& figures) {
     return {.id = "conditional.switch", .outcome = "not_run",
             .sentence = "the SWITCH part was not run (--cond-requests 0)"};
   }
-  const double device = per_iteration_us(figures.device_chosen, figures.requests);
-  const double host = per_iteration_us(figures.host_chosen, figures.requests);
+  const double device = per_op_us(figures.device_chosen, figures.requests);
+  const double host = per_op_us(figures.host_chosen, figures.requests);
   const double ratio = device > 0.0 ? host / device : 0.0;
-  const Words& w = kWords[static_cast<int>(outcome_of(figures.host_chosen.median_ms, figures.device_chosen.median_ms))];
-  return {.id = "conditional.switch",
-          .outcome = w.id,
+  const Outcome outcome = outcome_of(figures.host_chosen.median_ms, figures.device_chosen.median_ms);
+  const Words& w =
+      *std::find_if(std::begin(kWords), std::end(kWords), [&](const Words& x) { return x.outcome == outcome; });
+  return {.id = "conditional.switch", .outcome = w.id,
           .figures = {{"device_us_per_request", device}, {"host_us_per_request", host}, {"host_over_device", ratio}},
           .threshold = kMargin,
           .sentence = w.switch_says + figure(device, 1) + " µs per request against " + figure(host, 1) +
@@ -460,12 +453,9 @@ void report_conditional(const ConditionalConfig& config, const ConditionalCosts&
         << figure(unrolled->unrolled_instantiate_ms, 2) << " ms, once, not in its times\n";
   }
   out << "\nthe WHILE node against each (time of the other / the WHILE node's; a clear difference is 10% either way):\n";
-  nlohmann::json section = {{"iterations", config.iterations},
-                            {"size", config.size},
-                            {"unroll_max", config.unroll_max},
-                            {"clear_margin", kClearMargin},
-                            {"counter_checks", costs.counter_checks},
-                            {"gemm_checks", costs.gemm_checks.size()}};
+  nlohmann::json section = {{"iterations", config.iterations}, {"size", config.size},
+                            {"unroll_max", config.unroll_max}, {"clear_margin", kClearMargin},
+                            {"counter_checks", costs.counter_checks}, {"gemm_checks", costs.gemm_checks.size()}};
   for (const LoopFigures& figures : costs.loops) {
     std::vector<Verdict> verdicts;
     for (const LoopVariant rival : {kHostDecided, kKernelLoop, kGraphLoop, kUnrolled}) {
@@ -489,8 +479,8 @@ void report_conditional(const ConditionalConfig& config, const ConditionalCosts&
   section["switch"] = {{"verdict", chosen.outcome}, {"buckets", config.buckets}, {"requests", config.requests}};
   if (sw.measured) {
     section["switch"]["per_bucket"] = sw.per_bucket;
-    section["switch"]["device_us_per_request"] = per_iteration_us(sw.device_chosen, sw.requests);
-    section["switch"]["host_us_per_request"] = per_iteration_us(sw.host_chosen, sw.requests);
+    section["switch"]["device_us_per_request"] = per_op_us(sw.device_chosen, sw.requests);
+    section["switch"]["host_us_per_request"] = per_op_us(sw.host_chosen, sw.requests);
   }
   if (!costs.checked) {
     out << "counter WRONG: " << costs.failure << '\n';

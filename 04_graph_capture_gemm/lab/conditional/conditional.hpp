@@ -1,18 +1,6 @@
-// The conditional subcommand (kAbout in conditional.cpp says what runs).
-// WHILE: every variant runs the same body N times; the step kernel adds 1 to
-// a device counter and compares it with the target N in device memory, and
-// the variants differ in what it does with the answer:
-//   while_node    one cudaGraphLaunch of [start -> WHILE(body)]: the step
-//                 sets the node's condition (cudaGraphSetConditional)
-//   kernel_loop   the host launches the body's kernels N times (N known on the host)
-//   graph_loop    the host launches a one-body graph N times
-//   unrolled      one graph of N bodies in a chain (its instantiation timed apart)
-//   host_decided  the host copies the answer back after every body and decides:
-//                 what a WHILE node replaces when the trip count depends on the data
-// SWITCH: each request is served by the GEMM of the smallest bucket that
-// holds it, picked on the device by a SWITCH node or by the host after
-// copying the size back. Every counter is checked after every run (a body
-// run once too often or too few shows), every GEMM output verified.
+// The conditional subcommand (kAbout in conditional.cpp says what runs;
+// docs/conditional.md the five WHILE variants, the SWITCH part and their
+// checks). Every counter is checked after every run, every GEMM output verified.
 #pragma once
 
 #include "04_graph_capture_gemm/lab/launch_costs.hpp"
@@ -100,27 +88,19 @@ ConditionalCosts measure_conditional(const ConditionalConfig& config);
 // A difference counts when one side is this many times the other (10%).
 inline constexpr double kClearMargin = 1.10;
 
-// The verdict of the WHILE node against `rival` over every N where both were
-// measured, "conditional.<body>.<rival>" (its ratios rival / WHILE node at
-// each N, a clear difference at kClearMargin): outcome "wins", "costs_more",
-// "even" (at every N), "wins_from", "costs_more_from" (from some N on, not
-// before), "mixed" or "not_measured" (the unrolled graph above
-// --cond-unroll-max at every N).
+// "conditional.<body>.<rival>": the WHILE node against `rival` over every N
+// where both were measured, a clear difference at kClearMargin (its outcomes:
+// docs/conditional.md).
 Verdict versus_verdict(const LoopFigures& figures, LoopVariant rival);
 // "conditional.switch": the SWITCH node choosing a request's bucket against
 // the host's choice: "wins", "costs_more", "even", or "not_run" (--cond-requests 0).
 Verdict switch_verdict(const SwitchFigures& figures);
 
-// Median total of a variant over N, in µs per iteration.
-inline double per_iteration_us(const Summary& summary, int iterations) { return per_op_us(summary, iterations); }
 // fixed + per-iteration x N through a variant's points (fit_line).
 LineFit loop_fit(const LoopFigures& figures, LoopVariant variant);
 
-// Measurements cond_<body>_<variant> (params {"iterations"}) and, with the
-// SWITCH part, switch_device_chosen and switch_host_chosen (params
-// {"requests", "buckets"}); bounds <body>_<variant>_us_per_iteration (the
-// fit's slope) and switch_{device,host}_us_per_request; the tables, the
-// verdicts, and the section "conditional" (docs/conditional.md).
+// The measurements, bounds, tables, verdicts and the section "conditional"
+// that docs/conditional.md lists.
 void report_conditional(const ConditionalConfig& config, const ConditionalCosts& costs, Report& report);
 
 }  // namespace csg::graphs

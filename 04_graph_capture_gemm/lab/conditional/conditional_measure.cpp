@@ -2,8 +2,6 @@
 #include "04_graph_capture_gemm/lab/conditional/conditional_kernels.hpp"
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
 
-#include "experiment/lab.hpp"
-
 namespace csg::graphs {
 namespace {
 
@@ -82,11 +80,6 @@ BatchBuffers& c_on_host(BatchBuffers& buffers, cudaStream_t stream) {
                              cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   return buffers;
-}
-
-// C back to the host, then every element checked.
-VerifyResult verify_output(BatchBuffers& buffers, std::uint64_t seed, cudaStream_t stream) {
-  return c_on_host(buffers, stream).verify(seed);
 }
 
 // Whether C on the device is still all NaN (nothing wrote it since the poison).
@@ -222,7 +215,7 @@ class Study {
           [&, what] { check_counter(what, n); },
           [&, what] {
             if (body != LoopBody::gemm) return;
-            VerifyResult check = verify_output(*gemm_, seed_, stream_);
+            VerifyResult check = c_on_host(*gemm_, stream_).verify(seed_);
             if (!check.passed) check.method = what + ": " + check.method;
             costs_.gemm_checks.push_back(std::move(check));
           }));
@@ -333,7 +326,7 @@ class Study {
           }
           continue;
         }
-        VerifyResult check = verify_output(*outputs[b], seed_, stream_);
+        VerifyResult check = c_on_host(*outputs[b], stream_).verify(seed_);
         if (!check.passed) check.method = what + ", bucket " + std::to_string(config_.buckets[b]) + ": " + check.method;
         costs_.gemm_checks.push_back(std::move(check));
       }

@@ -3,7 +3,6 @@
 #include "04_graph_capture_gemm/lab/article_run.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -72,10 +71,8 @@ Verdict replay_verdict(const Summary& memory, const Summary& preallocated) {
   const double noise = replay_noise(memory, preallocated);
   const double change = preallocated.median_ms > 0.0 ? memory.median_ms / preallocated.median_ms - 1.0 : 0.0;
   Verdict v{.id = "memory_nodes.replay",
-            .figures = {{"memory_ms", memory.median_ms},
-                        {"preallocated_ms", preallocated.median_ms},
-                        {"change", change},
-                        {"memory_spread", relative_spread(memory)},
+            .figures = {{"memory_ms", memory.median_ms}, {"preallocated_ms", preallocated.median_ms},
+                        {"change", change}, {"memory_spread", relative_spread(memory)},
                         {"preallocated_spread", relative_spread(preallocated)}},
             .threshold = noise};
   const std::string figures = fixed(memory.median_ms, 3) + " ms a replay against " +
@@ -160,10 +157,8 @@ Verdict trim_verdict(const GraphMemory& destroyed, const GraphMemory& trimmed) {
   const std::uint64_t before = destroyed.reserved_current;
   const std::uint64_t after = trimmed.reserved_current;
   Verdict v{.id = "memory_nodes.trim",
-            .figures = {{"reserved_before_bytes", before},
-                        {"reserved_after_bytes", after},
-                        {"free_before_bytes", destroyed.device_free},
-                        {"free_after_bytes", trimmed.device_free}}};
+            .figures = {{"reserved_before_bytes", before}, {"reserved_after_bytes", after},
+                        {"free_before_bytes", destroyed.device_free}, {"free_after_bytes", trimmed.device_free}}};
   const std::string free_delta =
       " (cudaMemGetInfo: free memory " + signed_mib(destroyed.device_free, trimmed.device_free) + " MiB)";
   if (before == 0) {
@@ -245,24 +240,16 @@ void report_memory_nodes(const ArticleOptions& config, const MemoryNodesFigures&
   nlohmann::json points = nlohmann::json::array();
   for (const Moment m : moments) {
     const GraphMemory& g = fp[m];
-    points.push_back({{"moment", to_string(m)},
-                      {"used_current", g.used_current},
-                      {"used_high", g.used_high},
-                      {"reserved_current", g.reserved_current},
-                      {"reserved_high", g.reserved_high},
+    points.push_back({{"moment", to_string(m)}, {"used_current", g.used_current}, {"used_high", g.used_high},
+                      {"reserved_current", g.reserved_current}, {"reserved_high", g.reserved_high},
                       {"device_free", g.device_free}});
   }
   report.sections["memory_nodes"] = {
-      {"batches", f.sizes.batches},
-      {"slots", f.sizes.slots},
-      {"pair_bytes", f.sizes.pair_bytes},
-      {"allocations_bytes", f.sizes.allocations_bytes()},
-      {"preallocated_bytes", f.sizes.preallocated_bytes()},
-      {"memory_graph_nodes", f.memory_nodes},
-      {"preallocated_graph_nodes", f.preallocated_nodes},
+      {"batches", f.sizes.batches}, {"slots", f.sizes.slots}, {"pair_bytes", f.sizes.pair_bytes},
+      {"allocations_bytes", f.sizes.allocations_bytes()}, {"preallocated_bytes", f.sizes.preallocated_bytes()},
+      {"memory_graph_nodes", f.memory_nodes}, {"preallocated_graph_nodes", f.preallocated_nodes},
       {"replay_noise", replay_noise(f.memory_replay, f.preallocated_replay)},
-      {"footprint", points},
-      {"verdicts", outcomes},
+      {"footprint", points}, {"verdicts", outcomes},
   };
 }
 
@@ -372,7 +359,6 @@ MemoryNodesFigures measure_memory_nodes(const ArticleOptions& options) {
   const CommonOptions& common = options.common;
   const Workload& work = common.work;
   const RepeatPlan& plan = common.plan;
-  for (const std::string& warning : options.pool.warnings) std::cerr << warning << '\n';
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const Gemm gemm(common.gemm);
@@ -491,7 +477,7 @@ Needs needs(const ArticleOptions& config) {
 }
 
 // Every round at this GPU's rates: both replays (and their checks' launches),
-// and the footprint's few launches.
+// and the footprint's few launches; the pool's warnings printed.
 csg::Estimate estimate(const ArticleOptions& config, int device) {
   int pools_supported = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&pools_supported, cudaDevAttrMemoryPoolsSupported, device));
@@ -499,10 +485,9 @@ csg::Estimate estimate(const ArticleOptions& config, int device) {
     throw NoDeviceError("memory-nodes needs stream-ordered allocation (cudaMallocAsync), which this device or "
                         "driver does not support (cudaDevAttrMemoryPoolsSupported is 0)");
   }
-  const CommonOptions& common = config.common;
-  const Rates rates = measure_rates(Gemm(common.gemm), common.work.shape);
-  return {(common.plan.warmup + common.plan.repeats + 3) * 2.0 * pipeline_seconds(common, rates),
-          describe_workload(common.work, common.gemm)};
+  return article_estimate(config, [](const CommonOptions& common, const Rates& rates) {
+    return (common.plan.warmup + common.plan.repeats + 3) * 2.0 * pipeline_seconds(common, rates);
+  });
 }
 
 const Experiment<ArticleOptions, MemoryNodesFigures> kExperiment{.about = kAbout, .runs = kRuns,

@@ -4,7 +4,6 @@
 #include "04_graph_capture_gemm/lab/graph_costs.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -31,11 +30,11 @@ constexpr const char* kPoolBound =
     "resource's work alone (kernels, H2D, D2H, both ways) issued on the pool as its run is, the host's issue of "
     "the pool's run, the stream order and the busiest stream's batches alone on one stream";
 
-std::vector<int> sorted_unique(const std::string& flag, const std::vector<long long>& values) {
+// The flag's list, no item twice, sorted.
+std::vector<int> sorted_list(const StageCli& cli, const char* flag, long long min_value, long long max_value) {
+  const std::vector<long long> values = parse_distinct_int_list(flag, cli.get_string(flag), min_value, max_value);
   std::vector<int> sorted(values.begin(), values.end());
   std::sort(sorted.begin(), sorted.end());
-  const auto repeat = std::adjacent_find(sorted.begin(), sorted.end());
-  if (repeat != sorted.end()) throw UsageError("--" + flag + " lists " + std::to_string(*repeat) + " twice");
   return sorted;
 }
 
@@ -119,10 +118,8 @@ void add_regime_map_options(StageCli& cli) {
 
 RegimeMapConfig read_regime_map_options(const StageCli& cli) {
   RegimeMapConfig config;
-  config.sizes = sorted_unique("map-sizes", parse_int_list("map-sizes", cli.get_string("map-sizes"), kMinMapSize,
-                                                           kMaxMapSize));
-  config.batches = sorted_unique(
-      "map-batches", parse_int_list("map-batches", cli.get_string("map-batches"), 1, kMaxMapBatches));
+  config.sizes = sorted_list(cli, "map-sizes", kMinMapSize, kMaxMapSize);
+  config.batches = sorted_list(cli, "map-batches", 1, kMaxMapBatches);
   config.cell_seconds = static_cast<int>(cli.get_int("map-cell-seconds"));
   return config;
 }
@@ -230,8 +227,7 @@ Verdict cell_bound_verdict(const MapCell& cell, int streams) {
 Verdict crossover_verdict(const RowCrossover& row, const RegimeMap& map) {
   const std::vector<int>& measured = row.measured;
   Verdict verdict{.id = "regime_map.crossover." + std::to_string(row.m),
-                  .figures = {{"m", row.m},
-                              {"measured_batches", measured},
+                  .figures = {{"m", row.m}, {"measured_batches", measured},
                               {"first_graph_win_batches",
                                row.first_graph_win ? nlohmann::json(*row.first_graph_win) : nlohmann::json()}},
                   .threshold = map.equal_within};
@@ -339,8 +335,7 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
     rows.push_back({{"m", row.m},
                     {"first_graph_win_batches",
                      row.first_graph_win ? nlohmann::json(*row.first_graph_win) : nlohmann::json(nullptr)},
-                    {"graph_wins_from_there_on", row.wins_from_there_on()},
-                    {"measured_cells", row.measured.size()},
+                    {"graph_wins_from_there_on", row.wins_from_there_on()}, {"measured_cells", row.measured.size()},
                     {"text", verdict.sentence.substr(2)}});  // without the printed indent
   }
 
@@ -387,10 +382,7 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
 
   nlohmann::json cells = nlohmann::json::array();
   for (const MapCell& cell : map.cells) {
-    nlohmann::json c = {{"m", cell.m},
-                        {"n", cell.m},
-                        {"k", cell.m},
-                        {"batches", cell.batches},
+    nlohmann::json c = {{"m", cell.m}, {"n", cell.m}, {"k", cell.m}, {"batches", cell.batches},
                         {"text", cell_text(cell, map.equal_within)},
                         {"estimated_seconds", cell.estimate.timed_seconds},
                         {"estimated_host_seconds", cell.estimate.host_seconds}};
@@ -403,50 +395,33 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
       c["skipped_because"] = cell.skipped->kind == SkipKind::memory ? "memory" : "time";
     } else {
       const PipelineBound bound = pool_bound(cell, map.streams);
-      c.update({{"stream_ms", cell.stream_pool.median_ms},
-                {"graph_ms", cell.graph_replay.median_ms},
-                {"stream_issue_ms", cell.stream_issue.median_ms},
-                {"graph_issue_ms", cell.graph_issue.median_ms},
+      c.update({{"stream_ms", cell.stream_pool.median_ms}, {"graph_ms", cell.graph_replay.median_ms},
+                {"stream_issue_ms", cell.stream_issue.median_ms}, {"graph_issue_ms", cell.graph_issue.median_ms},
                 {"pool_percent_of_bound", pool_percent_of_bound(cell, map.streams)},
                 {"pool_bound_tolerance", pool_bound_tolerance(cell, map.streams)},
                 {"winner", std::string(to_string(winner_of(cell, map.equal_within)))},
-                {"skipped_reason", nullptr},
-                {"verified", cell.verified()},
-                {"noisy", noisy(cell)},
+                {"skipped_reason", nullptr}, {"verified", cell.verified()}, {"noisy", noisy(cell)},
                 {"graph_over_streams", cell.graph_replay.median_ms / cell.stream_pool.median_ms},
-                {"stream_min_ms", cell.stream_pool.min_ms},
-                {"graph_min_ms", cell.graph_replay.min_ms},
-                {"stream_p95_ms", cell.stream_pool.p95_ms},
-                {"graph_p95_ms", cell.graph_replay.p95_ms},
+                {"stream_min_ms", cell.stream_pool.min_ms}, {"graph_min_ms", cell.graph_replay.min_ms},
+                {"stream_p95_ms", cell.stream_pool.p95_ms}, {"graph_p95_ms", cell.graph_replay.p95_ms},
                 {"samples", cell.stream_pool.samples},
-                {"bound_ms", bound.bound_ms},
-                {"limited_by", to_string(bound.limited_by)},
-                {"h2d_sum_ms", cell.sums.h2d.median_ms},
-                {"kernel_sum_ms", cell.sums.kernel.median_ms},
+                {"bound_ms", bound.bound_ms}, {"limited_by", to_string(bound.limited_by)},
+                {"h2d_sum_ms", cell.sums.h2d.median_ms}, {"kernel_sum_ms", cell.sums.kernel.median_ms},
                 {"d2h_sum_ms", cell.sums.d2h.median_ms},
-                {"kernels_alone_ms", cell.alone.at(0).median_ms},
-                {"h2d_alone_ms", cell.alone.at(1).median_ms},
-                {"d2h_alone_ms", cell.alone.at(2).median_ms},
-                {"both_ways_alone_ms", cell.alone.at(3).median_ms},
-                {"busiest_stream_ms", cell.busiest_stream.median_ms},
-                {"stream_order_ms", bound.stream_order_ms}});
+                {"kernels_alone_ms", cell.alone.at(0).median_ms}, {"h2d_alone_ms", cell.alone.at(1).median_ms},
+                {"d2h_alone_ms", cell.alone.at(2).median_ms}, {"both_ways_alone_ms", cell.alone.at(3).median_ms},
+                {"busiest_stream_ms", cell.busiest_stream.median_ms}, {"stream_order_ms", bound.stream_order_ms}});
       if (!cell.graph_check.passed) c["failure"] = "graph replay: " + cell.graph_check.message();
       if (!cell.stream_check.passed) c["failure"] = "stream pool: " + cell.stream_check.message();
     }
     cells.push_back(std::move(c));
   }
-  report.sections["regime_map"] = {{"sizes", map.config.sizes},
-                                   {"batches", map.config.batches},
-                                   {"streams", map.streams},
-                                   {"device_buffers", map.device_buffers},
-                                   {"host_memory", "pinned"},
-                                   {"warmup", map.plan.warmup},
-                                   {"repeats", map.plan.repeats},
-                                   {"cell_seconds", map.config.cell_seconds},
-                                   {"equal_within", map.equal_within},
-                                   {"bound", kPoolBound},
-                                   {"estimated_seconds", map.estimated_seconds},
-                                   {"cells", cells},
+  report.sections["regime_map"] = {{"sizes", map.config.sizes}, {"batches", map.config.batches},
+                                   {"streams", map.streams}, {"device_buffers", map.device_buffers},
+                                   {"host_memory", "pinned"}, {"warmup", map.plan.warmup},
+                                   {"repeats", map.plan.repeats}, {"cell_seconds", map.config.cell_seconds},
+                                   {"equal_within", map.equal_within}, {"bound", kPoolBound},
+                                   {"estimated_seconds", map.estimated_seconds}, {"cells", cells},
                                    {"crossover", rows}};
 }
 

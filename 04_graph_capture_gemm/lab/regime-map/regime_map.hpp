@@ -4,22 +4,11 @@
 // (the CPU tests feed every branch with made-up cells).
 //
 // Each cell is timed on the stream pool and as one replay of a graph
-// captured from it, in interleaved rounds (measure_rounds) with the runs of
-// the pool's bound: the one-stream sums, each resource's work alone issued
-// on the pool as its run is, and the busiest stream's batches alone. Both
-// variants poison the outputs before every run and are verified (every
-// batch) after their last. The article's calls (graph_steps.hpp) come in as
-// callbacks: the tests can hand it broken ones.
-//
-// Napkin math for the default map on an H200 (naive GEMM ~6 TFLOP/s, PCIe
-// ~55 GB/s each way, 2 + 10 rounds of replay, pool and the bound's runs per
-// cell, estimate_cell):
-//   1024^3: 0.36 ms of kernel per batch, 1.9 ms per batch a round
-//           -> 100 batches 2.3 s, 1000 batches 23 s: skipped at 15 s
-//   512^3:  45 us of kernel per batch -> 1000 batches 3.4 s, 10000 34 s: skipped
-//   256^3 and smaller: ~4 us per operation, launch-bound -> 10000 batches 7 s
-// About 45 s of GPU time, and as much again on the host (pinning up to 5 GiB,
-// filling, poisoning, verifying): under two minutes in all.
+// captured from it, in interleaved rounds with the runs of the pool's bound
+// (measure_cell), each verified after its last run. The article's calls
+// (graph_steps.hpp) come in as callbacks: the tests can hand it broken ones.
+// The default map takes under two minutes on an H200: kDefaultMapCellSeconds
+// says which cells it skips, estimate_cell what the others cost.
 #pragma once
 
 #include "04_graph_capture_gemm/lab/exec_update.hpp"
@@ -100,12 +89,9 @@ enum class MapWinner { graph, streams, tie };
 MapWinner map_winner(double graph_ms, double stream_ms, double equal_within = kEqualWithin);
 std::string_view to_string(MapWinner winner);
 
-// The pool's bound in a cell, the same bound as stage 03's lesson and 04's
-// costs (pipeline_bound.hpp) at the pool's `streams`: each resource's work
-// alone issued on the pool as its run is (so kernels of several streams run
-// side by side in it too), the host's issue of the pool's run, the stream
-// order and the busiest stream alone. Where the host's issue paces the pool
-// (tiny GEMMs) the bound says so: its path is "host issue".
+// The pool's bound in a cell at the pool's `streams`, as stage 03's lesson
+// takes it (kPoolBound in regime_map.cpp lists its paths). Where the host's
+// issue paces the pool (tiny GEMMs) the bound says so: its path is "host issue".
 PipelineBound pool_bound(const MapCell& cell, int streams);
 double pool_percent_of_bound(const MapCell& cell, int streams);  // 100 x bound / pool median
 double pool_bound_tolerance(const MapCell& cell, int streams);   // the noise it is allowed (tolerance_of)

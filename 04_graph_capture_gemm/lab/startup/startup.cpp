@@ -4,7 +4,6 @@
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
-#include "experiment/lab.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -311,9 +310,7 @@ std::optional<Verdict> first_build_verdict(const StartupFigures& figures) {
   const double first_ms = first.total_ms();
   const double again_ms = again->shared.total.median_ms;
   Verdict verdict{.id = "startup.first_build",
-                  .figures = {{"buckets", first.buckets},
-                              {"first_ms", first_ms},
-                              {"again_ms", again_ms},
+                  .figures = {{"buckets", first.buckets}, {"first_ms", first_ms}, {"again_ms", again_ms},
                               {"first_over_again", again_ms > 0.0 ? first_ms / again_ms : 0.0}},
                   .threshold = {{"ratio", kFirstBuildRatioThreshold}}};
   add_parts(verdict.figures, firsts, "first_");
@@ -368,9 +365,7 @@ Verdict memory_verdict(const StartupFigures& figures) {
   const std::int64_t separate_bytes = row.separate.buffer_bytes + graphs;
   const double shared = double(shared_bytes);
   const double separate = double(separate_bytes);
-  verdict.figures = {{"buckets", row.buckets},
-                     {"exec_bytes", graphs},
-                     {"shared_bytes", shared_bytes},
+  verdict.figures = {{"buckets", row.buckets}, {"exec_bytes", graphs}, {"shared_bytes", shared_bytes},
                      {"separate_bytes", separate_bytes},
                      {"separate_over_shared", shared > 0.0 ? separate / shared : 0.0}};
   const std::string what = graphs > 0 ? " (buffers + the same graphs)" : " (buffers)";
@@ -401,13 +396,9 @@ nlohmann::json build_json(const Parts& parts, double total_ms, const VerifyResul
 nlohmann::json cell_json(const StartupRow& row, BufferLayout layout) {
   const StartupCell& c = row.cell(layout);
   nlohmann::json out = build_json(parts_of(c), c.total.median_ms, c.check);
-  out.update({{"total_min_ms", c.total.min_ms},
-              {"total_max_ms", c.total.max_ms},
-              {"rounds", c.total.samples},
-              {"ms_per_graph", ms_per_graph(row, layout)},
-              {"us_per_batch", us_per_batch(row, layout)},
-              {"launches_ms", c.launches.median_ms},
-              {"buffer_bytes", c.buffer_bytes}});
+  out.update({{"total_min_ms", c.total.min_ms}, {"total_max_ms", c.total.max_ms}, {"rounds", c.total.samples},
+              {"ms_per_graph", ms_per_graph(row, layout)}, {"us_per_batch", us_per_batch(row, layout)},
+              {"launches_ms", c.launches.median_ms}, {"buffer_bytes", c.buffer_bytes}});
   return out;
 }
 
@@ -510,9 +501,7 @@ void report_startup(const StartupConfig& config, const StartupFigures& figures, 
 
   nlohmann::json rows = nlohmann::json::array();
   for (const StartupRow& row : figures.rows) {
-    rows.push_back({{"buckets", row.buckets},
-                    {"sizes", row.sizes},
-                    {"batches_captured", row.batches_captured},
+    rows.push_back({{"buckets", row.buckets}, {"sizes", row.sizes}, {"batches_captured", row.batches_captured},
                     {"padding_waste", {{"uniform", row.waste_uniform}, {"skewed", row.waste_skewed}}},
                     {"shared", cell_json(row, BufferLayout::shared)},
                     {"separate", cell_json(row, BufferLayout::separate)}});
@@ -528,28 +517,18 @@ void report_startup(const StartupConfig& config, const StartupFigures& figures, 
     most_within[to_string(layout)] = buckets_or_null(v.most_within);
   }
   nlohmann::json first_json = build_json(parts_of(first), first.total_ms(), first.check);
-  first_json.update({{"buckets", first.buckets},
-                     {"layout", "shared"},
-                     {"batches_captured", first.batches_captured},
+  first_json.update({{"buckets", first.buckets}, {"layout", "shared"}, {"batches_captured", first.batches_captured},
                      {"graph_bytes", first.graph_bytes},
                      {"graph_bytes_per_graph", first.buckets > 0 ? double(first.graph_bytes) / first.buckets : 0.0}});
   report.sections["startup"] = {
-      {"bucket_layout", "even"},
-      {"bucket_counts", c.bucket_counts},
-      {"max_batches", c.max_batches},
-      {"size", c.size},
-      {"rounds", c.rounds},
-      {"budget_ms", c.budget_ms},
-      {"budget_layout", to_string(kBudgetLayout)},
-      {"requests", c.requests},
+      {"bucket_layout", "even"}, {"bucket_counts", c.bucket_counts}, {"max_batches", c.max_batches},
+      {"size", c.size}, {"rounds", c.rounds}, {"budget_ms", c.budget_ms},
+      {"budget_layout", to_string(kBudgetLayout)}, {"requests", c.requests},
       {"mixes",
        {{"uniform", {{"text", mix_text(RequestMix::uniform, c.max_batches)}, {"mean_batches", figures.mean_uniform}}},
         {"skewed", {{"text", mix_text(RequestMix::skewed, c.max_batches)}, {"mean_batches", figures.mean_skewed}}}}},
-      {"first_build", first_json},
-      {"rows", rows},
-      {"first_over_budget", first_over},
-      {"most_within_budget", most_within},
-      {"conclusion", conclusion}};
+      {"first_build", first_json}, {"rows", rows}, {"first_over_budget", first_over},
+      {"most_within_budget", most_within}, {"conclusion", conclusion}};
 }
 
 // ---- the measurement ------------------------------------------------------------
@@ -577,51 +556,45 @@ struct BuildFigures {
   Millis total() const { return capture + instantiate + upload; }
 };
 
-struct Builder {
-  const StartupConfig& config;
-  const StreamPool& pool;
-  const Gemm& gemm;
-  BatchBuffers& shared;
-
-  // Builds the graphs of `sizes` on `layout`'s buffers, then launches and verifies each once.
-  BuildFigures build(const std::vector<int>& sizes, BufferLayout layout) const {
-    BuildFigures out;
-    const cudaStream_t stream = pool[0];
-    std::vector<std::unique_ptr<BatchBuffers>> own;  // separate: one set per bucket
-    if (layout == BufferLayout::separate) {
-      for (int size : sizes) {
-        const Workload work = startup_workload(config, size);
-        own.push_back(std::make_unique<BatchBuffers>(work, shared.host_kind(), 0));
-        own.back()->fill_inputs(config.common.seed);
-        // Counted, not read from cudaMemGetInfo, which sees every process on the GPU.
-        out.buffer_bytes += static_cast<std::int64_t>(memory_needs(work, shared.host_kind(), 0).device_bytes);
-      }
+// Builds the graphs of `sizes` on `layout`'s buffers, then launches and verifies each once.
+BuildFigures build(const std::vector<int>& sizes, BufferLayout layout, const StartupConfig& config,
+                   const StreamPool& pool, const Gemm& gemm, BatchBuffers& shared) {
+  BuildFigures out;
+  const cudaStream_t stream = pool[0];
+  std::vector<std::unique_ptr<BatchBuffers>> own;  // separate: one set per bucket
+  if (layout == BufferLayout::separate) {
+    for (int size : sizes) {
+      const Workload work = startup_workload(config, size);
+      own.push_back(std::make_unique<BatchBuffers>(work, shared.host_kind(), 0));
+      own.back()->fill_inputs(config.common.seed);
+      // Counted, not read from cudaMemGetInfo, which sees every process on the GPU.
+      out.buffer_bytes += static_cast<std::int64_t>(memory_needs(work, shared.host_kind(), 0).device_bytes);
     }
-    auto buffers_of = [&](std::size_t i) -> BatchBuffers& {
-      return layout == BufferLayout::separate ? *own[i] : shared;
-    };
-    const std::int64_t before_graphs = free_device_bytes();
-    std::vector<GraphExec> execs;
-    execs.reserve(sizes.size());
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const BatchOps ops = batch_ops(buffers_of(i), gemm);
-      const HostTimer capture_timer;
-      const Graph graph = capture_batches(ops, pool, sizes[i]);
-      out.capture += capture_timer.elapsed();
-      const HostTimer instantiate_timer;
-      execs.push_back(instantiate(graph));
-      out.instantiate += instantiate_timer.elapsed();
-      out.upload += host_synchronised(stream, [&] { CUDA_CHECK(cudaGraphUpload(execs.back().get(), stream)); });
-    }
-    out.graph_bytes = before_graphs - free_device_bytes();
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      buffers_of(i).poison_first(sizes[i], stream);
-      out.launches += host_synchronised(stream, [&] { launch(execs[i], pool); });
-      fold_check(out.check, buffers_of(i).verify_first(config.common.seed, sizes[i]));
-    }
-    return out;
   }
-};
+  auto buffers_of = [&](std::size_t i) -> BatchBuffers& {
+    return layout == BufferLayout::separate ? *own[i] : shared;
+  };
+  const std::int64_t before_graphs = free_device_bytes();
+  std::vector<GraphExec> execs;
+  execs.reserve(sizes.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const BatchOps ops = batch_ops(buffers_of(i), gemm);
+    const HostTimer capture_timer;
+    const Graph graph = capture_batches(ops, pool, sizes[i]);
+    out.capture += capture_timer.elapsed();
+    const HostTimer instantiate_timer;
+    execs.push_back(instantiate(graph));
+    out.instantiate += instantiate_timer.elapsed();
+    out.upload += host_synchronised(stream, [&] { CUDA_CHECK(cudaGraphUpload(execs.back().get(), stream)); });
+  }
+  out.graph_bytes = before_graphs - free_device_bytes();
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    buffers_of(i).poison_first(sizes[i], stream);
+    out.launches += host_synchronised(stream, [&] { launch(execs[i], pool); });
+    fold_check(out.check, buffers_of(i).verify_first(config.common.seed, sizes[i]));
+  }
+  return out;
+}
 
 void summarise(StartupCell& cell, const std::vector<BuildFigures>& rounds) {
   auto over_rounds = [&rounds](auto part) {  // a member or a member function of BuildFigures
@@ -638,19 +611,10 @@ void summarise(StartupCell& cell, const std::vector<BuildFigures>& rounds) {
   cell.buffer_bytes = rounds.back().buffer_bytes;
 }
 
-// First, untimed, one graph of 1 batch built, launched and verified: the
-// process's first capture and launch (module loading) are out of the figures.
-// Then the first build, then, for each bucket count, in each round, the
-// shared pool's K graphs and then the separate buffers' K graphs
-// (interleaved per bucket count, so a slow moment of the machine hits both
-// alike), one bucket after the other as an engine's startup loop does:
-// capture, instantiate, upload, each host-timed and summed over the K
-// graphs. Then every graph is launched once on its poisoned outputs and
-// verified (timed too, not part of startup).
-//   Cost at the defaults (K = 8, 64, 256 over 1..256 batches of 64³, one
-//   round) on an H200: ~42,000 batches captured per layout, and 33,000 more
-//   by the first build, at ~10-20 µs each, launched and verified, plus the
-//   separate buffers' allocation: 8.4 s in all.
+// One untimed graph of 1 batch (module loading stays out of the figures),
+// the first build, then per round and bucket count the shared pool's K graphs
+// and the separate buffers' (interleaved, so a slow moment hits both alike);
+// docs/startup.md says what each step times.
 StartupFigures measure_startup(const StartupConfig& config) {
   const Gemm gemm;  // the article's kernel: the graphs' node count is what startup pays for
   const StreamPool pool(config.pool.streams);
@@ -661,12 +625,14 @@ StartupFigures measure_startup(const StartupConfig& config) {
   const auto shared_bytes = static_cast<std::int64_t>(memory_needs(common.work, common.host_memory, 0).device_bytes);
   progress("filling " + plural(config.max_batches, "batch"));
   shared.fill_inputs(common.seed);
-  const Builder builder{config, pool, gemm, shared};
+  auto builder = [&](const std::vector<int>& sizes, BufferLayout layout) {
+    return build(sizes, layout, config, pool, gemm, shared);
+  };
   StartupFigures figures;
   figures.config = config;
 
   // The process's first capture, instantiate, upload and launch, untimed (and verified).
-  const BuildFigures one = builder.build({1}, BufferLayout::shared);
+  const BuildFigures one = builder({1}, BufferLayout::shared);
   if (!one.check.passed) throw std::runtime_error("the first graph of 1 batch: " + one.check.message());
 
   // The process's first build of the most buckets: what a fresh engine pays,
@@ -674,7 +640,7 @@ StartupFigures measure_startup(const StartupConfig& config) {
   // graphs built after them (so the rows below all start from the same state).
   const int most = config.bucket_counts.back();
   progress("startup: the first build, " + plural(most, "bucket") + " on the shared pool");
-  const BuildFigures cold = builder.build(even_buckets(most, config.max_batches), BufferLayout::shared);
+  const BuildFigures cold = builder(even_buckets(most, config.max_batches), BufferLayout::shared);
   figures.first = {.buckets = most, .batches_captured = captured_batches(most, config.max_batches),
                    .capture_ms = cold.capture.count(), .instantiate_ms = cold.instantiate.count(),
                    .upload_ms = cold.upload.count(), .graph_bytes = cold.graph_bytes, .check = cold.check};
@@ -694,7 +660,7 @@ StartupFigures measure_startup(const StartupConfig& config) {
       progress("startup: " + plural(rows[i].buckets, "bucket") + ", " + plural(rows[i].batches_captured, "batch") +
                " captured per layout" + (config.rounds > 1 ? ", round " + std::to_string(round + 1) : ""));
       for (BufferLayout layout : kAllBufferLayouts) {
-        rounds[i][std::size_t(layout)].push_back(builder.build(rows[i].sizes, layout));
+        rounds[i][std::size_t(layout)].push_back(builder(rows[i].sizes, layout));
       }
     }
   }

@@ -1,23 +1,9 @@
-// The startup subcommand (kAbout in startup.cpp says what it measures),
-// declared here for the CPU tests.
+// The startup subcommand (kAbout in startup.cpp says what it measures;
+// docs/startup.md explains the bucket layout, the two ways of holding the
+// buffers and the napkin math), declared here for the CPU tests.
 //
-// Bucket layout: K buckets over batch counts 1..max, spaced evenly: bucket i
-// (i = 1..K) holds ceil(i·max / K) batches (K = max: one graph per batch
-// count; K = 8 of 256: 32, 64, ..., 256). Each request runs in the smallest
-// bucket ≥ its batch count; waste = padded batches / requested batches − 1.
-//
-// Napkin math (H200 reference figures, changing_shapes_plan.hpp): capture +
-// instantiate cost about 21 µs per batch captured, so K evenly spaced buckets
-// of up to 256 batches capture about 128·(K + 1) batches: K = 8 about 25 ms,
-// K = 256 about 0.7 s, and the six default layouts about 1.4 s per way of
-// holding the buffers.
-// The two ways of holding the buffers (both the article's layout, one device
-// A and C per batch):
-//   shared    one pool of buffers sized for the top bucket, allocated once;
-//             every graph captures batches 0..b-1 of it (the graphs run one
-//             at a time, as a serving engine's do)
-//   separate  each bucket its own buffers of b batches: what a graph costs
-//             when nothing is shared
+// Bucket i (i = 1..K) holds ceil(i·max / K) batches; each request runs in the
+// smallest bucket ≥ its batch count; waste = padded batches / requested − 1.
 #pragma once
 
 #include "experiment/lab.hpp"
@@ -64,6 +50,8 @@ double padding_waste(const std::vector<int>& requests, const std::vector<int>& s
 // more each, and the separate buffers filled.
 double startup_seconds(const StartupConfig& config, double per_batch_seconds);
 
+// shared: one pool of buffers sized for the top bucket, allocated once, every
+// graph on its first b batches; separate: each bucket its own buffers of b batches.
 enum class BufferLayout { shared, separate };
 inline constexpr BufferLayout kAllBufferLayouts[] = {BufferLayout::shared, BufferLayout::separate};
 const char* to_string(BufferLayout layout);
@@ -89,9 +77,8 @@ struct StartupCell {
 };
 
 // The process's first build of the most buckets on the shared pool, before
-// the rows, and the device memory its execs took (cudaMemGetInfo: free memory
-// before its first instantiate minus after its last upload). The driver keeps
-// that memory for the graphs built later, so the rows read none of their own.
+// the rows, and its execs' device memory (cudaMemGetInfo; docs/startup.md says
+// why only here: the driver keeps that memory for the graphs built later).
 struct FirstBuild {
   int buckets = 0;
   long long batches_captured = 0;
