@@ -135,7 +135,8 @@ Verdict recapture_verdict(double recapture_total_ms, double recapture_prepare_ms
   // What the launched graphs gained on the streams, once they existed.
   const double saved_ms = streams_total_ms - (recapture_total_ms - recapture_prepare_ms);
   const ClaimVerdict claim = recapture_claim(recapture_total_ms, streams_total_ms);
-  Verdict verdict{.id = "changing_shapes.recapture", .outcome = std::string(to_string(claim)),
+  Verdict verdict{.id = "changing_shapes.recapture",
+                  .outcome = std::string(to_string(claim)),
                   .figures = {{"recapture_total_ms", recapture_total_ms},
                               {"recapture_prepare_ms", recapture_prepare_ms}, {"streams_total_ms", streams_total_ms},
                               {"saved_ms", saved_ms}},
@@ -218,7 +219,8 @@ Verdict bucket_verdict(long long requested, long long computed, double buckets_t
 
 Verdict update_counts_verdict(const UpdateCounts& n, double update_total_ms, double recapture_total_ms) {
   if (n.applied_other_batches > 0) {
-    return {.id = "changing_shapes.exec_update", .outcome = "unexpected_update",
+    return {.id = "changing_shapes.exec_update",
+            .outcome = "unexpected_update",
             .figures = {{"applied_other_batches", n.applied_other_batches}},
             .sentence = "cudaGraphExecUpdate applied " + plural(n.applied_other_batches, "update") +
                         " between different batch counts: unexpected, since a different batch count changes the "
@@ -306,8 +308,10 @@ void report_changing_shapes(const ChangingShapesOptions& options, const ShapeSeq
   nlohmann::json ways = nlohmann::json::object();
   for (ShapeWay w : kAllShapeWays) {
     const ShapeWayCosts& way = seq.way(w);
-    ways[std::string(to_string(w))] = {{"total_ms", way.total.median_ms}, {"gpu_ms", way.gpu.median_ms},
-                                       {"cpu_ms", way.cpu.median_ms}, {"prepare_ms", way.prepare.median_ms},
+    ways[std::string(to_string(w))] = {{"total_ms", way.total.median_ms},
+                                       {"gpu_ms", way.gpu.median_ms},
+                                       {"cpu_ms", way.cpu.median_ms},
+                                       {"prepare_ms", way.prepare.median_ms},
                                        {"total", samples_json(way.total)},
                                        {"batches_requested", way.batches_requested},
                                        {"batches_computed", way.batches_computed},
@@ -320,9 +324,12 @@ void report_changing_shapes(const ChangingShapesOptions& options, const ShapeSeq
        {"batch_counts", seq.sequence},
        {"batches_requested", requested_batches(seq.sequence)},
        {"buckets",
-        {{"sizes", seq.buckets.sizes}, {"capture_ms", seq.buckets.capture_ms},
-         {"instantiate_ms", seq.buckets.instantiate_ms}, {"first_launch_ms", seq.buckets.first_launch_ms},
-         {"verified", seq.buckets.check.passed}, {"batches_computed", buckets.batches_computed},
+        {{"sizes", seq.buckets.sizes},
+         {"capture_ms", seq.buckets.capture_ms},
+         {"instantiate_ms", seq.buckets.instantiate_ms},
+         {"first_launch_ms", seq.buckets.first_launch_ms},
+         {"verified", seq.buckets.check.passed},
+         {"batches_computed", buckets.batches_computed},
          {"padding_percent", 100.0 * padding},
          {"wasted_gpu_ms", wasted_gpu_ms(buckets.gpu.median_ms, padding)}}},
        {"ways", ways},

@@ -179,8 +179,10 @@ std::array<LineFit, kLoopVariants> fits_of(const LoopFigures& figures) {
 
 void fill_result(const ConditionalConfig& config, const ConditionalCosts& costs, StageResult& result) {
   result.config = config_json(config.common);
-  result.config.update({{"cond_iterations", config.iterations}, {"cond_size", config.size},
-                        {"cond_unroll_max", config.unroll_max}, {"cond_buckets", config.buckets},
+  result.config.update({{"cond_iterations", config.iterations},
+                        {"cond_size", config.size},
+                        {"cond_unroll_max", config.unroll_max},
+                        {"cond_buckets", config.buckets},
                         {"cond_requests", config.requests}});
   const bool passed = costs.checked && std::all_of(costs.gemm_checks.begin(), costs.gemm_checks.end(),
                                                    [](const VerifyResult& check) { return check.passed; });
@@ -419,7 +421,8 @@ Verdict switch_verdict(const SwitchFigures& figures) {
   const Outcome outcome = outcome_of(figures.host_chosen.median_ms, figures.device_chosen.median_ms);
   const Words& w =
       *std::find_if(std::begin(kWords), std::end(kWords), [&](const Words& x) { return x.outcome == outcome; });
-  return {.id = "conditional.switch", .outcome = w.id,
+  return {.id = "conditional.switch",
+          .outcome = w.id,
           .figures = {{"device_us_per_request", device}, {"host_us_per_request", host}, {"host_over_device", ratio}},
           .threshold = kMargin,
           .sentence = w.switch_says + figure(device, 1) + " µs per request against " + figure(host, 1) +
@@ -453,9 +456,12 @@ void report_conditional(const ConditionalConfig& config, const ConditionalCosts&
         << figure(unrolled->unrolled_instantiate_ms, 2) << " ms, once, not in its times\n";
   }
   out << "\nthe WHILE node against each (time of the other / the WHILE node's; a clear difference is 10% either way):\n";
-  nlohmann::json section = {{"iterations", config.iterations}, {"size", config.size},
-                            {"unroll_max", config.unroll_max}, {"clear_margin", kClearMargin},
-                            {"counter_checks", costs.counter_checks}, {"gemm_checks", costs.gemm_checks.size()}};
+  nlohmann::json section = {{"iterations", config.iterations},
+                            {"size", config.size},
+                            {"unroll_max", config.unroll_max},
+                            {"clear_margin", kClearMargin},
+                            {"counter_checks", costs.counter_checks},
+                            {"gemm_checks", costs.gemm_checks.size()}};
   for (const LoopFigures& figures : costs.loops) {
     std::vector<Verdict> verdicts;
     for (const LoopVariant rival : {kHostDecided, kKernelLoop, kGraphLoop, kUnrolled}) {

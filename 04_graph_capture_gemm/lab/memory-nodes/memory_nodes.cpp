@@ -71,8 +71,10 @@ Verdict replay_verdict(const Summary& memory, const Summary& preallocated) {
   const double noise = replay_noise(memory, preallocated);
   const double change = preallocated.median_ms > 0.0 ? memory.median_ms / preallocated.median_ms - 1.0 : 0.0;
   Verdict v{.id = "memory_nodes.replay",
-            .figures = {{"memory_ms", memory.median_ms}, {"preallocated_ms", preallocated.median_ms},
-                        {"change", change}, {"memory_spread", relative_spread(memory)},
+            .figures = {{"memory_ms", memory.median_ms},
+                        {"preallocated_ms", preallocated.median_ms},
+                        {"change", change},
+                        {"memory_spread", relative_spread(memory)},
                         {"preallocated_spread", relative_spread(preallocated)}},
             .threshold = noise};
   const std::string figures = fixed(memory.median_ms, 3) + " ms a replay against " +
@@ -157,8 +159,10 @@ Verdict trim_verdict(const GraphMemory& destroyed, const GraphMemory& trimmed) {
   const std::uint64_t before = destroyed.reserved_current;
   const std::uint64_t after = trimmed.reserved_current;
   Verdict v{.id = "memory_nodes.trim",
-            .figures = {{"reserved_before_bytes", before}, {"reserved_after_bytes", after},
-                        {"free_before_bytes", destroyed.device_free}, {"free_after_bytes", trimmed.device_free}}};
+            .figures = {{"reserved_before_bytes", before},
+                        {"reserved_after_bytes", after},
+                        {"free_before_bytes", destroyed.device_free},
+                        {"free_after_bytes", trimmed.device_free}}};
   const std::string free_delta =
       " (cudaMemGetInfo: free memory " + signed_mib(destroyed.device_free, trimmed.device_free) + " MiB)";
   if (before == 0) {
@@ -240,16 +244,24 @@ void report_memory_nodes(const ArticleOptions& config, const MemoryNodesFigures&
   nlohmann::json points = nlohmann::json::array();
   for (const Moment m : moments) {
     const GraphMemory& g = fp[m];
-    points.push_back({{"moment", to_string(m)}, {"used_current", g.used_current}, {"used_high", g.used_high},
-                      {"reserved_current", g.reserved_current}, {"reserved_high", g.reserved_high},
+    points.push_back({{"moment", to_string(m)},
+                      {"used_current", g.used_current},
+                      {"used_high", g.used_high},
+                      {"reserved_current", g.reserved_current},
+                      {"reserved_high", g.reserved_high},
                       {"device_free", g.device_free}});
   }
   report.sections["memory_nodes"] = {
-      {"batches", f.sizes.batches}, {"slots", f.sizes.slots}, {"pair_bytes", f.sizes.pair_bytes},
-      {"allocations_bytes", f.sizes.allocations_bytes()}, {"preallocated_bytes", f.sizes.preallocated_bytes()},
-      {"memory_graph_nodes", f.memory_nodes}, {"preallocated_graph_nodes", f.preallocated_nodes},
+      {"batches", f.sizes.batches},
+      {"slots", f.sizes.slots},
+      {"pair_bytes", f.sizes.pair_bytes},
+      {"allocations_bytes", f.sizes.allocations_bytes()},
+      {"preallocated_bytes", f.sizes.preallocated_bytes()},
+      {"memory_graph_nodes", f.memory_nodes},
+      {"preallocated_graph_nodes", f.preallocated_nodes},
       {"replay_noise", replay_noise(f.memory_replay, f.preallocated_replay)},
-      {"footprint", points}, {"verdicts", outcomes},
+      {"footprint", points},
+      {"verdicts", outcomes},
   };
 }
 

@@ -227,7 +227,8 @@ Verdict cell_bound_verdict(const MapCell& cell, int streams) {
 Verdict crossover_verdict(const RowCrossover& row, const RegimeMap& map) {
   const std::vector<int>& measured = row.measured;
   Verdict verdict{.id = "regime_map.crossover." + std::to_string(row.m),
-                  .figures = {{"m", row.m}, {"measured_batches", measured},
+                  .figures = {{"m", row.m},
+                              {"measured_batches", measured},
                               {"first_graph_win_batches",
                                row.first_graph_win ? nlohmann::json(*row.first_graph_win) : nlohmann::json()}},
                   .threshold = map.equal_within};
@@ -335,7 +336,8 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
     rows.push_back({{"m", row.m},
                     {"first_graph_win_batches",
                      row.first_graph_win ? nlohmann::json(*row.first_graph_win) : nlohmann::json(nullptr)},
-                    {"graph_wins_from_there_on", row.wins_from_there_on()}, {"measured_cells", row.measured.size()},
+                    {"graph_wins_from_there_on", row.wins_from_there_on()},
+                    {"measured_cells", row.measured.size()},
                     {"text", verdict.sentence.substr(2)}});  // without the printed indent
   }
 
@@ -382,7 +384,10 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
 
   nlohmann::json cells = nlohmann::json::array();
   for (const MapCell& cell : map.cells) {
-    nlohmann::json c = {{"m", cell.m}, {"n", cell.m}, {"k", cell.m}, {"batches", cell.batches},
+    nlohmann::json c = {{"m", cell.m},
+                        {"n", cell.m},
+                        {"k", cell.m},
+                        {"batches", cell.batches},
                         {"text", cell_text(cell, map.equal_within)},
                         {"estimated_seconds", cell.estimate.timed_seconds},
                         {"estimated_host_seconds", cell.estimate.host_seconds}};
@@ -395,33 +400,50 @@ void report_regime_map(const RegimeMapOptions& options, const RegimeMap& map, Re
       c["skipped_because"] = cell.skipped->kind == SkipKind::memory ? "memory" : "time";
     } else {
       const PipelineBound bound = pool_bound(cell, map.streams);
-      c.update({{"stream_ms", cell.stream_pool.median_ms}, {"graph_ms", cell.graph_replay.median_ms},
-                {"stream_issue_ms", cell.stream_issue.median_ms}, {"graph_issue_ms", cell.graph_issue.median_ms},
+      c.update({{"stream_ms", cell.stream_pool.median_ms},
+                {"graph_ms", cell.graph_replay.median_ms},
+                {"stream_issue_ms", cell.stream_issue.median_ms},
+                {"graph_issue_ms", cell.graph_issue.median_ms},
                 {"pool_percent_of_bound", pool_percent_of_bound(cell, map.streams)},
                 {"pool_bound_tolerance", pool_bound_tolerance(cell, map.streams)},
                 {"winner", std::string(to_string(winner_of(cell, map.equal_within)))},
-                {"skipped_reason", nullptr}, {"verified", cell.verified()}, {"noisy", noisy(cell)},
+                {"skipped_reason", nullptr},
+                {"verified", cell.verified()},
+                {"noisy", noisy(cell)},
                 {"graph_over_streams", cell.graph_replay.median_ms / cell.stream_pool.median_ms},
-                {"stream_min_ms", cell.stream_pool.min_ms}, {"graph_min_ms", cell.graph_replay.min_ms},
-                {"stream_p95_ms", cell.stream_pool.p95_ms}, {"graph_p95_ms", cell.graph_replay.p95_ms},
+                {"stream_min_ms", cell.stream_pool.min_ms},
+                {"graph_min_ms", cell.graph_replay.min_ms},
+                {"stream_p95_ms", cell.stream_pool.p95_ms},
+                {"graph_p95_ms", cell.graph_replay.p95_ms},
                 {"samples", cell.stream_pool.samples},
-                {"bound_ms", bound.bound_ms}, {"limited_by", to_string(bound.limited_by)},
-                {"h2d_sum_ms", cell.sums.h2d.median_ms}, {"kernel_sum_ms", cell.sums.kernel.median_ms},
+                {"bound_ms", bound.bound_ms},
+                {"limited_by", to_string(bound.limited_by)},
+                {"h2d_sum_ms", cell.sums.h2d.median_ms},
+                {"kernel_sum_ms", cell.sums.kernel.median_ms},
                 {"d2h_sum_ms", cell.sums.d2h.median_ms},
-                {"kernels_alone_ms", cell.alone.at(0).median_ms}, {"h2d_alone_ms", cell.alone.at(1).median_ms},
-                {"d2h_alone_ms", cell.alone.at(2).median_ms}, {"both_ways_alone_ms", cell.alone.at(3).median_ms},
-                {"busiest_stream_ms", cell.busiest_stream.median_ms}, {"stream_order_ms", bound.stream_order_ms}});
+                {"kernels_alone_ms", cell.alone.at(0).median_ms},
+                {"h2d_alone_ms", cell.alone.at(1).median_ms},
+                {"d2h_alone_ms", cell.alone.at(2).median_ms},
+                {"both_ways_alone_ms", cell.alone.at(3).median_ms},
+                {"busiest_stream_ms", cell.busiest_stream.median_ms},
+                {"stream_order_ms", bound.stream_order_ms}});
       if (!cell.graph_check.passed) c["failure"] = "graph replay: " + cell.graph_check.message();
       if (!cell.stream_check.passed) c["failure"] = "stream pool: " + cell.stream_check.message();
     }
     cells.push_back(std::move(c));
   }
-  report.sections["regime_map"] = {{"sizes", map.config.sizes}, {"batches", map.config.batches},
-                                   {"streams", map.streams}, {"device_buffers", map.device_buffers},
-                                   {"host_memory", "pinned"}, {"warmup", map.plan.warmup},
-                                   {"repeats", map.plan.repeats}, {"cell_seconds", map.config.cell_seconds},
-                                   {"equal_within", map.equal_within}, {"bound", kPoolBound},
-                                   {"estimated_seconds", map.estimated_seconds}, {"cells", cells},
+  report.sections["regime_map"] = {{"sizes", map.config.sizes},
+                                   {"batches", map.config.batches},
+                                   {"streams", map.streams},
+                                   {"device_buffers", map.device_buffers},
+                                   {"host_memory", "pinned"},
+                                   {"warmup", map.plan.warmup},
+                                   {"repeats", map.plan.repeats},
+                                   {"cell_seconds", map.config.cell_seconds},
+                                   {"equal_within", map.equal_within},
+                                   {"bound", kPoolBound},
+                                   {"estimated_seconds", map.estimated_seconds},
+                                   {"cells", cells},
                                    {"crossover", rows}};
 }
 

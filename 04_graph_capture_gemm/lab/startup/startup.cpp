@@ -310,7 +310,9 @@ std::optional<Verdict> first_build_verdict(const StartupFigures& figures) {
   const double first_ms = first.total_ms();
   const double again_ms = again->shared.total.median_ms;
   Verdict verdict{.id = "startup.first_build",
-                  .figures = {{"buckets", first.buckets}, {"first_ms", first_ms}, {"again_ms", again_ms},
+                  .figures = {{"buckets", first.buckets},
+                              {"first_ms", first_ms},
+                              {"again_ms", again_ms},
                               {"first_over_again", again_ms > 0.0 ? first_ms / again_ms : 0.0}},
                   .threshold = {{"ratio", kFirstBuildRatioThreshold}}};
   add_parts(verdict.figures, firsts, "first_");
@@ -365,7 +367,9 @@ Verdict memory_verdict(const StartupFigures& figures) {
   const std::int64_t separate_bytes = row.separate.buffer_bytes + graphs;
   const double shared = double(shared_bytes);
   const double separate = double(separate_bytes);
-  verdict.figures = {{"buckets", row.buckets}, {"exec_bytes", graphs}, {"shared_bytes", shared_bytes},
+  verdict.figures = {{"buckets", row.buckets},
+                     {"exec_bytes", graphs},
+                     {"shared_bytes", shared_bytes},
                      {"separate_bytes", separate_bytes},
                      {"separate_over_shared", shared > 0.0 ? separate / shared : 0.0}};
   const std::string what = graphs > 0 ? " (buffers + the same graphs)" : " (buffers)";
@@ -396,9 +400,13 @@ nlohmann::json build_json(const Parts& parts, double total_ms, const VerifyResul
 nlohmann::json cell_json(const StartupRow& row, BufferLayout layout) {
   const StartupCell& c = row.cell(layout);
   nlohmann::json out = build_json(parts_of(c), c.total.median_ms, c.check);
-  out.update({{"total_min_ms", c.total.min_ms}, {"total_max_ms", c.total.max_ms}, {"rounds", c.total.samples},
-              {"ms_per_graph", ms_per_graph(row, layout)}, {"us_per_batch", us_per_batch(row, layout)},
-              {"launches_ms", c.launches.median_ms}, {"buffer_bytes", c.buffer_bytes}});
+  out.update({{"total_min_ms", c.total.min_ms},
+              {"total_max_ms", c.total.max_ms},
+              {"rounds", c.total.samples},
+              {"ms_per_graph", ms_per_graph(row, layout)},
+              {"us_per_batch", us_per_batch(row, layout)},
+              {"launches_ms", c.launches.median_ms},
+              {"buffer_bytes", c.buffer_bytes}});
   return out;
 }
 
@@ -501,7 +509,9 @@ void report_startup(const StartupConfig& config, const StartupFigures& figures, 
 
   nlohmann::json rows = nlohmann::json::array();
   for (const StartupRow& row : figures.rows) {
-    rows.push_back({{"buckets", row.buckets}, {"sizes", row.sizes}, {"batches_captured", row.batches_captured},
+    rows.push_back({{"buckets", row.buckets},
+                    {"sizes", row.sizes},
+                    {"batches_captured", row.batches_captured},
                     {"padding_waste", {{"uniform", row.waste_uniform}, {"skewed", row.waste_skewed}}},
                     {"shared", cell_json(row, BufferLayout::shared)},
                     {"separate", cell_json(row, BufferLayout::separate)}});
@@ -517,18 +527,28 @@ void report_startup(const StartupConfig& config, const StartupFigures& figures, 
     most_within[to_string(layout)] = buckets_or_null(v.most_within);
   }
   nlohmann::json first_json = build_json(parts_of(first), first.total_ms(), first.check);
-  first_json.update({{"buckets", first.buckets}, {"layout", "shared"}, {"batches_captured", first.batches_captured},
+  first_json.update({{"buckets", first.buckets},
+                     {"layout", "shared"},
+                     {"batches_captured", first.batches_captured},
                      {"graph_bytes", first.graph_bytes},
                      {"graph_bytes_per_graph", first.buckets > 0 ? double(first.graph_bytes) / first.buckets : 0.0}});
   report.sections["startup"] = {
-      {"bucket_layout", "even"}, {"bucket_counts", c.bucket_counts}, {"max_batches", c.max_batches},
-      {"size", c.size}, {"rounds", c.rounds}, {"budget_ms", c.budget_ms},
-      {"budget_layout", to_string(kBudgetLayout)}, {"requests", c.requests},
+      {"bucket_layout", "even"},
+      {"bucket_counts", c.bucket_counts},
+      {"max_batches", c.max_batches},
+      {"size", c.size},
+      {"rounds", c.rounds},
+      {"budget_ms", c.budget_ms},
+      {"budget_layout", to_string(kBudgetLayout)},
+      {"requests", c.requests},
       {"mixes",
        {{"uniform", {{"text", mix_text(RequestMix::uniform, c.max_batches)}, {"mean_batches", figures.mean_uniform}}},
         {"skewed", {{"text", mix_text(RequestMix::skewed, c.max_batches)}, {"mean_batches", figures.mean_skewed}}}}},
-      {"first_build", first_json}, {"rows", rows}, {"first_over_budget", first_over},
-      {"most_within_budget", most_within}, {"conclusion", conclusion}};
+      {"first_build", first_json},
+      {"rows", rows},
+      {"first_over_budget", first_over},
+      {"most_within_budget", most_within},
+      {"conclusion", conclusion}};
 }
 
 // ---- the measurement ------------------------------------------------------------
