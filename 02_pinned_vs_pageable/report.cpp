@@ -168,10 +168,7 @@ bool ByteChecks::add(const std::string& experiment, std::uint64_t bytes, HostMem
   return !mismatch.has_value();
 }
 
-bool ByteChecks::passed() const {
-  return !checks_.empty() &&
-         std::none_of(checks_.begin(), checks_.end(), [](const Check& c) { return c.mismatch.has_value(); });
-}
+bool ByteChecks::passed() const { return !checks_.empty() && passed_count() == std::ssize(checks_); }
 
 bool ByteChecks::verified(const std::string& experiment, std::uint64_t bytes, HostMemory kind) const {
   bool any = false;

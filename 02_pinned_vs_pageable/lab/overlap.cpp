@@ -325,16 +325,13 @@ void add_pictures(Report& report, const Config& config, const std::vector<Pictur
   for (const Picture& p : pictures) {
     report.out() << '\n' << p.label << ':';
     report_timeline(report.out(), p.recorded, 0, "", "");
-    nlohmann::json entry = {{"case", p.label}, {"recorded", p.recorded.available}};
+    cases.push_back({{"case", p.label}, {"recorded", p.recorded.available}});
     if (!p.recorded.available) {
-      entry["unavailable_reason"] = p.recorded.unavailable_reason;
-      cases.push_back(entry);
+      cases.back()["unavailable_reason"] = p.recorded.unavailable_reason;
       continue;
     }
-    entry["source"] = p.recorded.source;
-    entry["ops"] = p.recorded.timeline.ops.size();
-    entry["rows"] = p.recorded.timeline.row_names;
-    cases.push_back(entry);
+    cases.back().update(
+        {{"source", p.recorded.source}, {"ops", p.recorded.timeline.ops.size()}, {"rows", p.recorded.timeline.row_names}});
     const int first_row = static_cast<int>(all.row_names.size());
     for (const std::string& row : p.recorded.timeline.row_names) all.row_names.push_back(p.label + ": " + row);
     double end_us = 0.0;

@@ -14,11 +14,7 @@
 // Overlap ratio = (kernel alone + copy alone) / together: 1 when nothing
 // overlapped, up to (K + C) / max(K, C) when the shorter hid entirely
 // under the longer.
-//
-// The timeline then records the telling cases once more each with CUPTI: a
-// pageable H2D with the kernel queued first runs beside it; issued first, it
-// holds the host and the kernel starts only after it; a pinned H2D issued
-// first does neither.
+// The timeline then records the telling cases (timeline_cases) once more each with CUPTI.
 //
 // JSON: measurements "busy_kernel", "overlap_copy_alone" (per kind and
 // direction), "overlap_together", "overlap_host_blocked" (per kind,

@@ -75,24 +75,16 @@ std::string copy_at(const Workload& work, std::size_t offset) {
   return "B_" + std::to_string((offset - b_start) / work.b_bytes());
 }
 
-cudaMemcpySrcAccessOrder access_order(SourceOrder order) {
-  switch (order) {
-    case SourceOrder::stream:
-      return cudaMemcpySrcAccessOrderStream;
-    case SourceOrder::any:
-      return cudaMemcpySrcAccessOrderAny;
-    case SourceOrder::during_api_call:
-      return cudaMemcpySrcAccessOrderDuringApiCall;
-  }
-  return cudaMemcpySrcAccessOrderInvalid;
-}
+// Each SourceOrder's cudaMemcpySrcAccessOrder, in the enum's order.
+constexpr cudaMemcpySrcAccessOrder kAccessOrders[] = {
+    cudaMemcpySrcAccessOrderStream, cudaMemcpySrcAccessOrderAny, cudaMemcpySrcAccessOrderDuringApiCall};
 
 // Every copy of a call has these: the source's access order, and where its
 // operands live (hints the driver reads only for managed memory, or for
 // pageable memory on a GPU that reads it itself).
 cudaMemcpyAttributes attributes_of(SourceOrder order, int device) {
   cudaMemcpyAttributes attributes{};
-  attributes.srcAccessOrder = access_order(order);
+  attributes.srcAccessOrder = kAccessOrders[static_cast<std::size_t>(order)];
   attributes.srcLocHint = {cudaMemLocationTypeHost, 0};
   attributes.dstLocHint = {cudaMemLocationTypeDevice, device};
   attributes.flags = cudaMemcpyFlagDefault;
@@ -241,13 +233,10 @@ int calls_of(const Way& way, int copies) {
 
 std::string describe(const Way& way, int copies) {
   if (way.issue == Issue::memcpy_async) return std::to_string(copies) + " cudaMemcpyAsync";
-  const std::string order = way.order == SourceOrder::stream ? "stream order"
-                            : way.order == SourceOrder::any  ? "order any"
-                                                             : "during the call";
-  const int calls = calls_of(way, copies);
+  const std::string order(name_of(way.order, {"stream order", "order any", "during the call"}));
   if (!way.split) return "1 cudaMemcpyBatchAsync, " + order;
-  return std::to_string(calls) + " cudaMemcpyBatchAsync of " + std::to_string(std::min(copies, kCopiesPerSplitCall)) +
-         ", " + order;
+  return std::to_string(calls_of(way, copies)) + " cudaMemcpyBatchAsync of " +
+         std::to_string(std::min(copies, kCopiesPerSplitCall)) + ", " + order;
 }
 
 const WayFigures* find(const Figures& figures, WayId id) {
@@ -267,16 +256,19 @@ namespace {
 
 std::string us_text(double us) { return fixed(us, 2); }
 
+// "1 cudaMemcpyBatchAsync, stream order from pinned memory"
+std::string way_text(const WayFigures& w, int copies) {
+  return describe(way_of(w.id), copies) + " from " + kind_name(way_of(w.id).kind) + " memory";
+}
+
+std::string failure_text(const WayFigures& w) { return w.failure.empty() ? "nothing checked" : w.failure; }
+
 // Why `ways` can't be compared (not measured, refused, a failed check); empty when they can.
 std::string unusable(std::initializer_list<const WayFigures*> ways, int copies) {
   for (const WayFigures* way : ways) {
     if (way == nullptr) return "a way was not measured";
-    const std::string name = describe(way_of(way->id), copies) + " from " + kind_name(way_of(way->id).kind) + " memory";
-    if (!way->refused.empty()) return "the driver refused " + name + " (" + way->refused + ")";
-    if (!way->verified) {
-      return "a check of " + name + " failed (" + (way->failure.empty() ? std::string("nothing checked") : way->failure) +
-             ")";
-    }
+    if (!way->refused.empty()) return "the driver refused " + way_text(*way, copies) + " (" + way->refused + ")";
+    if (!way->verified) return "a check of " + way_text(*way, copies) + " failed (" + failure_text(*way) + ")";
   }
   return "";
 }
@@ -699,20 +691,25 @@ nlohmann::json params_of(const WayFigures& w, int copies) {
 
 std::string cell(const WayFigures& w, const std::string& text) { return w.refused.empty() ? text : "-"; }
 
+// What the result's config and the section's share.
+nlohmann::json config_json(const Config& config, const Figures& f) {
+  const Workload& work = config.common.work;
+  return {{"batches", work.batches},
+          {"m", work.shape.m},
+          {"n", work.shape.n},
+          {"k", work.shape.k},
+          {"copies", f.copies},
+          {"bytes", f.bytes},
+          {"kernel_ms", config.kernel_ms},
+          {"warmup", config.common.plan.warmup},
+          {"repeats", config.common.plan.repeats},
+          {"seed", config.common.seed}};
+}
+
 void fill_result(Report& report, const Config& config, const Figures& f) {
   StageResult& result = report.result;
-  const Workload& work = config.common.work;
-  result.config = {{"batches", work.batches},
-                   {"m", work.shape.m},
-                   {"n", work.shape.n},
-                   {"k", work.shape.k},
-                   {"copies", f.copies},
-                   {"bytes", f.bytes},
-                   {"host_memory", kinds_json({HostMemory::pageable, HostMemory::pinned})},
-                   {"kernel_ms", config.kernel_ms},
-                   {"warmup", config.common.plan.warmup},
-                   {"repeats", config.common.plan.repeats},
-                   {"seed", config.common.seed}};
+  result.config = config_json(config, f);
+  result.config["host_memory"] = kinds_json({HostMemory::pageable, HostMemory::pinned});
   Measurement kernel{"busy_kernel", {{"requested_ms", config.kernel_ms}}, f.kernel_alone, Work{}};
   kernel.verifiable = false;
   result.measurements.push_back(std::move(kernel));
@@ -723,7 +720,7 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
   for (const WayFigures& w : f.ways) {
     if (!w.refused.empty()) {
       if (way_of(w.id).kind == HostMemory::pinned) {
-        report.fail("the driver refused " + describe(way_of(w.id), f.copies) + " from pinned memory: " + w.refused);
+        report.fail("the driver refused " + way_text(w, f.copies) + ": " + w.refused);
       }
       continue;
     }
@@ -735,10 +732,7 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
     verified_ways += w.verified ? 1 : 0;
     if (!w.verified) {
       passed = false;
-      if (failure.empty()) {
-        failure = describe(way_of(w.id), f.copies) + " from " + kind_name(way_of(w.id).kind) + " memory: " +
-                  (w.failure.empty() ? std::string("nothing checked") : w.failure);
-      }
+      if (failure.empty()) failure = way_text(w, f.copies) + ": " + failure_text(w);
     }
   }
   VerifyResult& check = result.verification;
@@ -753,7 +747,6 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
 }  // namespace
 
 nlohmann::json section_json(const Config& config, const Figures& f) {
-  const Workload& work = config.common.work;
   nlohmann::json ways = nlohmann::json::array();
   for (const WayFigures& w : f.ways) {
     nlohmann::json row = params_of(w, f.copies);
@@ -772,20 +765,11 @@ nlohmann::json section_json(const Config& config, const Figures& f) {
                 {"failure", w.failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.failure)}});
     ways.push_back(row);
   }
-  return {{"config",
-           {{"batches", work.batches},
-            {"m", work.shape.m},
-            {"n", work.shape.n},
-            {"k", work.shape.k},
-            {"copies", f.copies},
-            {"a_bytes", work.a_bytes()},
-            {"b_bytes", work.b_bytes()},
-            {"bytes", f.bytes},
-            {"copies_per_split_call", kCopiesPerSplitCall},
-            {"kernel_ms", config.kernel_ms},
-            {"warmup", config.common.plan.warmup},
-            {"repeats", config.common.plan.repeats},
-            {"seed", config.common.seed}}},
+  nlohmann::json section_config = config_json(config, f);
+  section_config.update({{"a_bytes", config.common.work.a_bytes()},
+                         {"b_bytes", config.common.work.b_bytes()},
+                         {"copies_per_split_call", kCopiesPerSplitCall}});
+  return {{"config", section_config},
           {"per_copy_issue_us",
            {{"pinned",
              {{"memcpy_async", per_copy_json(f, WayId::pinned_async)}, {"batch", per_copy_json(f, WayId::pinned_batch)}}},
@@ -825,19 +809,16 @@ void report(const Config& config, const Figures& f, Report& report) {
        {"overlap", [](const WayFigures& w) { return cell(w, fixed(w.overlap_ratio, 2) + "x"); }},
        {"ideal", [](const WayFigures& w) { return cell(w, fixed(w.ideal_ratio, 2) + "x"); }}},
       f.ways));
-  out << "kernel alone: " << ms_text(f.kernel_alone.median_ms) << " ms; "
-      << (f.pageable_memory_access
-              ? "this GPU reads pageable memory itself (cudaDevAttrPageableMemoryAccess 1)\n"
-              : "this GPU does not read pageable memory itself (cudaDevAttrPageableMemoryAccess 0)\n");
+  out << "kernel alone: " << ms_text(f.kernel_alone.median_ms) << " ms; this GPU "
+      << (f.pageable_memory_access ? "reads" : "does not read") << " pageable memory itself "
+      << "(cudaDevAttrPageableMemoryAccess " << int(f.pageable_memory_access) << ")\n";
   if (!f.capture_status.empty()) {
-    out << "on a capturing stream, one cudaMemcpyBatchAsync returned " << f.capture_status
-        << (f.capture_status == "cudaSuccess" ? ": the batch can be captured into a graph\n"
-                                              : ": the batch can't be captured into a graph\n");
+    out << "on a capturing stream, one cudaMemcpyBatchAsync returned " << f.capture_status << ": the batch "
+        << (f.capture_status == "cudaSuccess" ? "can" : "can't") << " be captured into a graph\n";
   }
-  report.verdict(issue_verdict(f));
-  report.verdict(transfer_verdict(f));
-  report.verdict(overlap_verdict(f));
-  report.verdict(pageable_order_verdict(f));
+  for (Verdict v : {issue_verdict(f), transfer_verdict(f), overlap_verdict(f), pageable_order_verdict(f)}) {
+    report.verdict(std::move(v));
+  }
   report.sections["batched_copies"] = section_json(config, f);
 }
 
