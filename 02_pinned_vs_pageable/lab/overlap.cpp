@@ -72,21 +72,16 @@ Measurements measure_cases(const RepeatPlan& plan, std::span<const HostMemory> k
                            const std::function<Millis(HostMemory, CopyDirection)>& copy_alone,
                            const std::function<TogetherRun(const Case&)>& together) {
   const std::vector<Case> cases = cases_of(kinds);
-  // Each kind and direction is timed alone once, whatever the order of the case.
-  std::vector<Case> alone;
-  std::vector<std::size_t> alone_of_case;
-  for (const Case& c : cases) {
-    auto same = [&](const Case& a) { return a.kind == c.kind && a.direction == c.direction; };
-    auto found = std::find_if(alone.begin(), alone.end(), same);
-    if (found == alone.end()) found = alone.insert(alone.end(), c);
-    alone_of_case.push_back(static_cast<std::size_t>(found - alone.begin()));
-  }
   std::vector<TimedVariant> variants;
   variants.push_back({.prepare = nullptr, .run = kernel_alone, .after_last = nullptr});
-  for (const Case& a : alone) {
-    variants.push_back(
-        {.prepare = nullptr, .run = [&, a] { return copy_alone(a.kind, a.direction); }, .after_last = nullptr});
+  // Each kind and direction is timed alone once, whatever the order of the case.
+  for (const CopyDirection direction : kDirections) {
+    for (const HostMemory kind : kinds) {
+      auto run = [&, kind, direction] { return copy_alone(kind, direction); };
+      variants.push_back({.prepare = nullptr, .run = run, .after_last = nullptr});
+    }
   }
+  const std::size_t alone = variants.size() - 1;
   std::vector<std::vector<Millis>> host_blocked(cases.size());
   std::vector<std::vector<Millis>> copy_after_kernel(cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -107,8 +102,9 @@ Measurements measure_cases(const RepeatPlan& plan, std::span<const HostMemory> k
   for (std::size_t i = 0; i < cases.size(); ++i) {
     CaseResult r;
     r.c = cases[i];
-    r.copy_alone = summaries[1 + alone_of_case[i]];
-    r.together = summaries[1 + alone.size() + i];
+    // cases_of's order is direction, issue order, kind; the copies alone's direction, kind.
+    r.copy_alone = summaries[1 + i / (2 * kinds.size()) * kinds.size() + i % kinds.size()];
+    r.together = summaries[1 + alone + i];
     r.host_blocked = summarize_timed(std::move(host_blocked[i]), plan.warmup);
     r.copy_end_after_kernel_end = summarize_timed(std::move(copy_after_kernel[i]), plan.warmup);
     const double alone_sum = result.kernel_alone.median_ms + r.copy_alone.median_ms;
