@@ -317,23 +317,15 @@ Verdict issue_verdict(const Figures& f) {
                               us_text(batch_us) + " us a copy" + split_text + "; " + std::to_string(f.copies) +
                               " cudaMemcpyAsync calls took " + ms_text(async->issue.median_ms) + " ms, " +
                               us_text(async_us) + " us a copy:\n  ";
-  switch (compare_times(batch_us, async_us, kIssueWithin)) {
-    case Comparison::faster:
-      v.outcome = "cuts";
-      v.sentence = "Issue: " + figures + "the batch cut the host's time per copy " + fixed(async_us / batch_us, 2) +
-                   "x.";
-      break;
-    case Comparison::same:
-      v.outcome = "same";
-      v.sentence = "Issue: " + figures + "no difference (within " + percent_text(kIssueWithin) +
-                   "), so here batching the copies does not pay for the host.";
-      break;
-    case Comparison::slower:
-      v.outcome = "worse";
-      v.sentence = "Issue: " + figures + "the batch cost the host " + fixed(batch_us / async_us, 2) +
-                   "x more per copy, so here it does not pay.";
-      break;
-  }
+  const Comparison comparison = compare_times(batch_us, async_us, kIssueWithin);
+  v.outcome = by_comparison(comparison, "cuts", "same", "worse");
+  v.sentence = "Issue: " + figures +
+               by_comparison(comparison, "the batch cut the host's time per copy " + fixed(async_us / batch_us, 2) +
+                                             "x.",
+                             "no difference (within " + percent_text(kIssueWithin) +
+                                 "), so here batching the copies does not pay for the host.",
+                             "the batch cost the host " + fixed(batch_us / async_us, 2) +
+                                 "x more per copy, so here it does not pay.");
   return v;
 }
 
@@ -353,18 +345,11 @@ Verdict transfer_verdict(const Figures& f) {
   Verdict v = comparison_verdict("batched_copies.transfer", batch_ms, async_ms, "", kTransferWithin);
   v.figures["memcpy_async_gbps"] = gbps(double(f.bytes), async_ms);
   v.figures["batch_gbps"] = gbps(double(f.bytes), batch_ms);
-  switch (compare_times(batch_ms, async_ms, kTransferWithin)) {
-    case Comparison::same:
-      v.sentence = figures + ": the same bytes over the same copy engine;\n  the batch changes the host's work, not "
-                             "the transfer.";
-      break;
-    case Comparison::faster:
-      v.sentence = figures + ": the batch kept the copy engine busier.";
-      break;
-    case Comparison::slower:
-      v.sentence = figures + ": the batch moved the bytes more slowly here.";
-      break;
-  }
+  v.sentence = figures + by_comparison(compare_times(batch_ms, async_ms, kTransferWithin),
+                                       ": the batch kept the copy engine busier.",
+                                       ": the same bytes over the same copy engine;\n  the batch changes the host's "
+                                       "work, not the transfer.",
+                                       ": the batch moved the bytes more slowly here.");
   return v;
 }
 
@@ -466,22 +451,15 @@ Verdict pageable_order_verdict(const Figures& f) {
     return v;
   }
   v.figures["best_order"] = name(*best);
-  switch (compare_times(best->issue.median_ms, stream->issue.median_ms, kOrderWithin)) {
-    case Comparison::faster:
-      v.outcome = "frees_host";
-      v.sentence = text + ": order " + name(*best) + " gave the host back " +
-                   fixed(stream->issue.median_ms / best->issue.median_ms, 2) + "x sooner than stream order.";
-      break;
-    case Comparison::same:
-      v.outcome = "no_change";
-      v.sentence = text + ": the source access order changed nothing for the host (within " +
-                   percent_text(kOrderWithin) + ").";
-      break;
-    case Comparison::slower:
-      v.outcome = "holds_host_longer";
-      v.sentence = text + ": every other source access order held the host longer than stream order.";
-      break;
-  }
+  const Comparison comparison = compare_times(best->issue.median_ms, stream->issue.median_ms, kOrderWithin);
+  v.outcome = by_comparison(comparison, "frees_host", "no_change", "holds_host_longer");
+  v.sentence = text + by_comparison(comparison,
+                                    ": order " + name(*best) + " gave the host back " +
+                                        fixed(stream->issue.median_ms / best->issue.median_ms, 2) +
+                                        "x sooner than stream order.",
+                                    ": the source access order changed nothing for the host (within " +
+                                        percent_text(kOrderWithin) + ").",
+                                    ": every other source access order held the host longer than stream order.");
   return v;
 }
 
