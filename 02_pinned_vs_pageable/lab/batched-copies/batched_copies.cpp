@@ -213,10 +213,9 @@ class Checker {
 // ---- the ways ----------------------------------------------------------------------------
 
 const Way& way_of(WayId id) {
-  for (const Way& way : kWays) {
-    if (way.id == id) return way;
-  }
-  throw std::invalid_argument("no such way");
+  const Way* way = std::find_if(std::begin(kWays), std::end(kWays), [id](const Way& w) { return w.id == id; });
+  if (way == std::end(kWays)) throw std::invalid_argument("no such way");
+  return *way;
 }
 
 std::string_view to_string(WayId id) {
@@ -240,10 +239,8 @@ std::string describe(const Way& way, int copies) {
 }
 
 const WayFigures* find(const Figures& figures, WayId id) {
-  for (const WayFigures& way : figures.ways) {
-    if (way.id == id) return &way;
-  }
-  return nullptr;
+  const auto way = std::find_if(figures.ways.begin(), figures.ways.end(), [id](const auto& w) { return w.id == id; });
+  return way == figures.ways.end() ? nullptr : &*way;
 }
 
 double per_copy_issue_us(const WayFigures& way, int copies) {

@@ -41,22 +41,10 @@ constexpr Call kCalls[] = {{"cudaMallocHost", "cudaMallocHost", &PinningCost::ma
                            {"cudaHostUnregister", "cudaHostUnregister", &PinningCost::host_unregister, false}};
 constexpr std::uint64_t kPinnableFractionDivisor = 2;  // pin at most half of what is available
 
-// Owns one cudaHostRegister'ed range; release() unregisters (and can be timed).
-class HostRegistration {
- public:
-  HostRegistration(void* ptr, std::size_t bytes) {
-    CUDA_CHECK(cudaHostRegister(ptr, bytes, cudaHostRegisterDefault));
-    ptr_ = ptr;
-  }
-  ~HostRegistration() {
-    if (ptr_ != nullptr) CUDA_CHECK_NOEXCEPT(cudaHostUnregister(ptr_));
-  }
-  HostRegistration(const HostRegistration&) = delete;
-  HostRegistration& operator=(const HostRegistration&) = delete;
-  void release() { CUDA_CHECK(cudaHostUnregister(std::exchange(ptr_, nullptr))); }
-
- private:
-  void* ptr_ = nullptr;
+// Unregisters a cudaHostRegister'ed range a failed round leaves behind; the
+// round unregisters its own in a timed call.
+struct Unregister {
+  void operator()(void* ptr) const noexcept { CUDA_CHECK_NOEXCEPT(cudaHostUnregister(ptr)); }
 };
 
 struct RoundSamples {
@@ -90,11 +78,12 @@ void one_round(std::uint64_t bytes, RoundSamples& out) {
   out.malloc_touch.push_back(timer.elapsed());
 
   timer.restart();
-  HostRegistration registration(pageable.data(), bytes);
+  CUDA_CHECK(cudaHostRegister(pageable.data(), bytes, cudaHostRegisterDefault));
+  std::unique_ptr<void, Unregister> registration(pageable.data());
   out.host_register.push_back(timer.elapsed());
   check_page_locked(pageable.data(), out);
   timer.restart();
-  registration.release();
+  CUDA_CHECK(cudaHostUnregister(registration.release()));
   out.host_unregister.push_back(timer.elapsed());
 }
 
