@@ -1,7 +1,5 @@
 #include "02_pinned_vs_pageable/lab/overlap.hpp"
 
-#include "02_pinned_vs_pageable/options.hpp"
-#include "experiment/lab.hpp"
 #include "timeline/timeline.hpp"
 #include "workload/spin.hpp"
 

@@ -4,7 +4,6 @@
 
 #include "02_pinned_vs_pageable/options.hpp"
 #include "base/parallel.hpp"
-#include "experiment/lab.hpp"
 #include "workload/spin.hpp"
 
 namespace csg::copies::batched {

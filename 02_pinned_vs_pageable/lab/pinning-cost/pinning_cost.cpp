@@ -1,9 +1,7 @@
 #include "02_pinned_vs_pageable/lab/pinning-cost/pinning_cost.hpp"
 
-#include "02_pinned_vs_pageable/lesson.hpp"
 #include "02_pinned_vs_pageable/options.hpp"
 #include "02_pinned_vs_pageable/report.hpp"
-#include "experiment/lab.hpp"
 
 namespace csg::copies {
 namespace {

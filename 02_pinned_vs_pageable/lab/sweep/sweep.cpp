@@ -4,9 +4,7 @@
 
 #include <cstring>
 
-#include "02_pinned_vs_pageable/lesson.hpp"
 #include "02_pinned_vs_pageable/options.hpp"
-#include "experiment/lab.hpp"
 
 namespace csg::copies::sweep {
 
