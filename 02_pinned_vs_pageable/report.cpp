@@ -97,6 +97,12 @@ Verdict both_ways_verdict(std::uint64_t bytes, double both_gbps, double one_way_
                                  percent_text(kDuplexGain) + " above it): no gain from copying both ways at once here."};
 }
 
+// ---- a copy beside a busy kernel -------------------------------------------------------
+
+double overlap_ratio(double kernel_ms, double copy_ms, double together_ms) {
+  return together_ms > 0.0 ? (kernel_ms + copy_ms) / together_ms : 0.0;
+}
+
 // ---- the copies ----------------------------------------------------------------------
 
 namespace {

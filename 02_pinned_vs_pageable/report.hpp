@@ -58,6 +58,14 @@ Verdict bandwidth_verdict(std::string id, CopyDirection direction, const std::st
 inline constexpr double kDuplexGain = 0.25;
 Verdict both_ways_verdict(std::uint64_t bytes, double both_gbps, double one_way_gbps);
 
+// ---- a copy beside a busy kernel, as overlap and batched-copies time it --------------
+
+// (kernel alone + copy alone) / together: 1 when nothing overlapped; 0 where together is 0.
+// Given the longer of the two alone as together: the ideal, the shorter hidden under the longer.
+double overlap_ratio(double kernel_ms, double copy_ms, double together_ms);
+// A ratio above this: the copy and the kernel really ran at the same time (timing noise is ~1%).
+inline constexpr double kOverlappedRatio = 1.05;
+
 // ---- the copies, as the lesson and the sweep time them -----------------------------
 
 // One copy as timed: `bytes` from or to `kind` memory (each way at once for bidirectional).

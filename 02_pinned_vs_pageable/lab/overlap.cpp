@@ -105,10 +105,9 @@ Measurements measure_cases(const RepeatPlan& plan, std::span<const HostMemory> k
     r.together = summaries[1 + alone + i];
     r.host_blocked = summarize_timed(std::move(host_blocked[i]), plan.warmup);
     r.copy_end_after_kernel_end = summarize_timed(std::move(copy_after_kernel[i]), plan.warmup);
-    const double alone_sum = result.kernel_alone.median_ms + r.copy_alone.median_ms;
-    r.overlap_ratio = r.together.median_ms > 0.0 ? alone_sum / r.together.median_ms : 0.0;
-    const double longest = std::max(result.kernel_alone.median_ms, r.copy_alone.median_ms);
-    r.ideal_ratio = longest > 0.0 ? alone_sum / longest : 0.0;
+    const double kernel = result.kernel_alone.median_ms;
+    r.overlap_ratio = overlap_ratio(kernel, r.copy_alone.median_ms, r.together.median_ms);
+    r.ideal_ratio = overlap_ratio(kernel, r.copy_alone.median_ms, std::max(kernel, r.copy_alone.median_ms));
     result.cases.push_back(std::move(r));
   }
   return result;

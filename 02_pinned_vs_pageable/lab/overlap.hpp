@@ -82,10 +82,6 @@ struct Picture {
 
 // ---- the experiment -----------------------------------------------------------------
 
-// An overlap ratio above this means the copy and the kernel really ran at the
-// same time (1.0 is strictly one after the other; timing noise is ~1%).
-inline constexpr double kOverlappedRatio = 1.05;
-
 struct Config {
   CommonOptions common;
   std::vector<HostMemory> kinds;  // pageable, pinned or both, in that order

@@ -634,10 +634,9 @@ Figures measure(const Config& config) {
     w.transfer = alone.primary;
     w.issue = alone.side.value_or(Summary{});
     w.together = results[2 + 2 * i].primary;
-    const double sum = figures.kernel_alone.median_ms + w.transfer.median_ms;
-    const double longest = std::max(figures.kernel_alone.median_ms, w.transfer.median_ms);
-    w.overlap_ratio = w.together.median_ms > 0.0 ? sum / w.together.median_ms : 0.0;
-    w.ideal_ratio = longest > 0.0 ? sum / longest : 0.0;
+    const double kernel = figures.kernel_alone.median_ms;
+    w.overlap_ratio = overlap_ratio(kernel, w.transfer.median_ms, w.together.median_ms);
+    w.ideal_ratio = overlap_ratio(kernel, w.transfer.median_ms, std::max(kernel, w.transfer.median_ms));
   }
   for (WayRun& run : runs) figures.ways.push_back(std::move(run.figures));
   return figures;

@@ -96,8 +96,6 @@ double per_copy_issue_us(const WayFigures& way, int copies);
 inline constexpr double kIssueWithin = 0.10;
 // Transfer times: the suite's equal-within (report/conclusions.hpp, 3%).
 inline constexpr double kTransferWithin = kEqualWithin;
-// An overlap ratio above this: the copies and the kernel ran at the same time (as overlap's).
-inline constexpr double kOverlappedRatio = 1.05;
 // The batch's overlap ratio at least (1 - this) x the separate copies': it overlaps as they do.
 inline constexpr double kOverlapWithin = 0.05;
 // Pageable: another source access order holding the host within 10% of stream order changed nothing.
