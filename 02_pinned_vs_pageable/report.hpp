@@ -59,9 +59,7 @@ inline constexpr double kDuplexGain = 0.25;
 Verdict both_ways_verdict(std::uint64_t bytes, double both_gbps, double one_way_gbps);
 
 // ---- a copy beside a busy kernel, as overlap and batched-copies time it --------------
-
-// (kernel alone + copy alone) / together: 1 when nothing overlapped; 0 where together is 0.
-// Given the longer of the two alone as together: the ideal, the shorter hidden under the longer.
+// (kernel alone + copy alone) / together, 0 where together is 0; with the longer alone as together, the ideal.
 double overlap_ratio(double kernel_ms, double copy_ms, double together_ms);
 // A ratio above this: the copy and the kernel really ran at the same time (timing noise is ~1%).
 inline constexpr double kOverlappedRatio = 1.05;

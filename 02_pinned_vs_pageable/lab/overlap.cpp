@@ -272,9 +272,8 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
                    {"repeats", config.common.plan.repeats},   {"seed", config.common.seed},
                    {"overlap_bytes", config.bytes},           {"kernel_ms", config.kernel_ms}};
   const Measurements& o = f.measured;
-  Measurement kernel{"busy_kernel", {{"requested_ms", config.kernel_ms}}, o.kernel_alone, Work{}};
-  kernel.verifiable = false;
-  result.measurements.push_back(std::move(kernel));
+  result.measurements.push_back({.name = "busy_kernel", .params = {{"requested_ms", config.kernel_ms}},
+                                 .stats = o.kernel_alone, .work = {}, .verifiable = false});
   nlohmann::json rows = nlohmann::json::array();
   for (const CaseResult& r : o.cases) {
     const bool ok = f.checks.verified(kCheck, config.bytes, r.c.kind);

@@ -683,9 +683,8 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
   StageResult& result = report.result;
   result.config = config_json(config, f);
   result.config["host_memory"] = kinds_json({HostMemory::pageable, HostMemory::pinned});
-  Measurement kernel{"busy_kernel", {{"requested_ms", config.kernel_ms}}, f.kernel_alone, Work{}};
-  kernel.verifiable = false;
-  result.measurements.push_back(std::move(kernel));
+  result.measurements.push_back({.name = "busy_kernel", .params = {{"requested_ms", config.kernel_ms}},
+                                 .stats = f.kernel_alone, .work = {}, .verifiable = false});
   int runs = 0;
   int verified_ways = 0;
   bool passed = true;

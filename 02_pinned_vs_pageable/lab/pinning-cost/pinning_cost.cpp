@@ -153,9 +153,8 @@ void report_pinning(const PinningConfig& config, const std::vector<PinningCost>&
   int page_locked = 0;
   for (const PinningCost& c : costs) {
     for (const Call& call : kCalls) {
-      Measurement m{"pin_cost", {{"call", call.key}, {"bytes", c.bytes}}, c.*call.stats, Work{double(c.bytes), 0.0}};
-      m.verifiable = false;
-      result.measurements.push_back(std::move(m));
+      result.measurements.push_back({.name = "pin_cost", .params = {{"call", call.key}, {"bytes", c.bytes}},
+                                     .stats = c.*call.stats, .work = {double(c.bytes), 0.0}, .verifiable = false});
     }
     checks += c.checks;
     page_locked += c.page_locked_checks;
