@@ -322,12 +322,12 @@ void add_pictures(Report& report, const Config& config, const std::vector<Pictur
       cases.back()["unavailable_reason"] = p.recorded.unavailable_reason;
       continue;
     }
-    cases.back().update(
-        {{"source", p.recorded.source}, {"ops", p.recorded.timeline.ops.size()}, {"rows", p.recorded.timeline.row_names}});
+    const Timeline& drawn = p.recorded.timeline;
+    cases.back().update({{"source", p.recorded.source}, {"ops", drawn.ops.size()}, {"rows", drawn.row_names}});
     const int first_row = static_cast<int>(all.row_names.size());
-    for (const std::string& row : p.recorded.timeline.row_names) all.row_names.push_back(p.label + ": " + row);
+    for (const std::string& row : drawn.row_names) all.row_names.push_back(p.label + ": " + row);
     double end_us = 0.0;
-    for (TimelineOp op : p.recorded.timeline.ops) {
+    for (TimelineOp op : drawn.ops) {
       op.row += first_row;
       op.start_us += offset_us;
       op.end_us += offset_us;
