@@ -83,10 +83,9 @@ void report_serial(Report& report, const CommonOptions& options, const Summary& 
   out << "\nstage sums: H2D " << figure(sums.h2d.median_ms, 2) << " + kernels " << figure(sums.kernel.median_ms, 2)
       << " + D2H " << figure(sums.d2h.median_ms, 2) << " = " << figure(sum_ms, 2) << " ms\n";
   report.verdict(overlap_verdict(total_ms, sum_ms));
-  out << "the " << gemm_name(options.gemm) << " kernels alone: "
-      << figure(gflops(options.work.batches * options.work.flops_per_batch(), sums.kernel.median_ms), 0, 2)
-      << " GFLOP/s; the serial run end to end: "
-      << figure(gflops(options.work.batches * options.work.flops_per_batch(), total_ms), 0, 2) << " GFLOP/s\n";
+  const double flops = options.work.batches * options.work.flops_per_batch();
+  out << "the " << gemm_name(options.gemm) << " kernels alone: " << figure(gflops(flops, sums.kernel.median_ms), 0, 2)
+      << " GFLOP/s; the serial run end to end: " << figure(gflops(flops, total_ms), 0, 2) << " GFLOP/s\n";
   const double longest = std::max({sums.h2d.median_ms, sums.kernel.median_ms, sums.d2h.median_ms});
   out << "an overlapped pipeline could approach the longest stage, " << figure(longest, 2) << " ms ("
       << fixed(total_ms / longest, 1) << "x less).\n";

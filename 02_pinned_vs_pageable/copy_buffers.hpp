@@ -23,14 +23,9 @@
 #include "stage.hpp"
 
 // ---- the bytes every copy moves -------------------------------------------
-// The data every copy in stage 02 moves: a deterministic byte pattern from a
-// seed, so a copy that moved nothing, moved the wrong range or moved stale
-// data can't pass.
-//
-// Byte i is byte (i mod 8) of splitmix64(seed, i / 8) with its lowest bit set:
-// every byte is odd, so it is never zero ("never time on zeros") and never
-// equals the poison value 0 that destinations are filled with before a check,
-// so an unwritten byte always fails.
+// A byte pattern from a seed, so a copy that moved nothing, the wrong range or
+// stale data can't pass: byte i is byte (i mod 8) of splitmix64(seed, i / 8)
+// with its lowest bit set, never zero, so never the poison an unwritten byte keeps.
 namespace csg::copies {
 
 // What every destination is filled with before a checked copy.
@@ -71,9 +66,8 @@ HostBuffer<std::byte> allocate_host(HostMemory kind, std::size_t bytes);
 class CopySet {
  public:
   // Allocates and fills everything, the host buffers through `allocate`
-  // (allocate_host, or a test's own); checks that each
-  // is the kind it claims (cudaPointerGetAttributes: page-locked or not) and
-  // throws std::logic_error otherwise. Returns with device_out holding the pattern.
+  // (allocate_host, or a test's own); throws std::logic_error where one is not the
+  // kind it claims (cudaPointerGetAttributes). Returns with device_out holding the pattern.
   CopySet(std::size_t bytes, std::span<const HostMemory> kinds, std::uint64_t seed, const HostAllocator& allocate);
 
   std::size_t bytes() const noexcept { return bytes_; }

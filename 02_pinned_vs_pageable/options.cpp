@@ -21,16 +21,15 @@ double seconds_at(double bytes, double bytes_per_s) { return bytes_per_s > 0.0 ?
 namespace {
 
 struct Suffix {
-  std::string_view short_name;  // "K"
-  std::string_view long_name;   // "KiB"
+  std::string_view name;  // "KiB"; "K" is its first letter
   std::uint64_t bytes;
 };
 
 constexpr std::array<Suffix, 4> kSuffixes = {{
-    {"K", "KiB", std::uint64_t{1} << 10},
-    {"M", "MiB", std::uint64_t{1} << 20},
-    {"G", "GiB", std::uint64_t{1} << 30},
-    {"T", "TiB", std::uint64_t{1} << 40},
+    {"KiB", std::uint64_t{1} << 10},
+    {"MiB", std::uint64_t{1} << 20},
+    {"GiB", std::uint64_t{1} << 30},
+    {"TiB", std::uint64_t{1} << 40},
 }};
 
 bool same_letter(char a, char b) {
@@ -41,8 +40,7 @@ bool same_letter(char a, char b) {
 std::uint64_t suffix_bytes(std::string_view suffix) {
   if (suffix.empty()) return 1;
   for (const Suffix& s : kSuffixes) {
-    if (suffix.size() == 1 && same_letter(suffix[0], s.short_name[0])) return s.bytes;
-    if (suffix.size() == 3 && same_letter(suffix[0], s.long_name[0]) && suffix.substr(1) == "iB") return s.bytes;
+    if (same_letter(suffix[0], s.name[0]) && (suffix.size() == 1 || suffix.substr(1) == "iB")) return s.bytes;
   }
   return 0;
 }
@@ -107,7 +105,7 @@ std::vector<std::uint64_t> powers_of_4(std::uint64_t first, std::uint64_t last) 
 std::string format_size(std::uint64_t bytes) {
   for (auto s = kSuffixes.rbegin(); s != kSuffixes.rend(); ++s) {
     if (bytes >= s->bytes && bytes % s->bytes == 0) {
-      return std::to_string(bytes / s->bytes) + " " + std::string(s->long_name);
+      return std::to_string(bytes / s->bytes) + " " + std::string(s->name);
     }
   }
   return std::to_string(bytes) + " B";

@@ -23,12 +23,10 @@ double seconds_at(double bytes, double bytes_per_s);
 
 // ---- byte sizes on the command line, e.g. --sizes 4K,64K,1M,1G ----
 //
-// A size is a decimal count of bytes with an optional binary suffix:
-// K/KiB = 2^10, M/MiB = 2^20, G/GiB = 2^30, T/TiB = 2^40 (upper or lower case
-// letter). Parsing is strict: no zero, no empty item ("4K,,8K"), no stray
-// text ("abc", "4KB", "1.5M"), no sign, nothing that overflows 64 bits, nothing
-// above kMaxTransferBytes, no size listed twice. Every refusal is a UsageError
-// naming the flag and the offending item, so it reads the same on every machine.
+// A decimal count of bytes with an optional binary suffix, K/KiB = 2^10 up to
+// T/TiB = 2^40 (either case of letter). Strict: no zero, empty item, stray text
+// ("4KB", "1.5M"), sign, overflow, size above kMaxTransferBytes or size listed
+// twice; each refusal a UsageError naming the flag and the item.
 
 // 1 TiB: larger than the memory of any GPU or host this suite will meet, so
 // a larger size is a typo, refused before anything else is checked. Sizes up

@@ -7,6 +7,11 @@ namespace csg::copies {
 
 // ---- the verdicts ------------------------------------------------------------------
 
+std::string by_comparison(Comparison comparison, const std::string& faster, const std::string& same,
+                          const std::string& slower) {
+  return comparison == Comparison::faster ? faster : comparison == Comparison::same ? same : slower;
+}
+
 Verdict async_call_verdict(HostMemory kind, CopyDirection direction, double call_ms, double copy_ms) {
   const double share = copy_ms > 0.0 ? call_ms / copy_ms : 0.0;
   Verdict verdict{.id = "async_call." + key_name(kind) + "." + std::string(to_string(direction)),
@@ -49,20 +54,14 @@ Verdict staging_verdict(std::uint64_t bytes, double pageable_ms, double memcpy_m
   Verdict verdict = comparison_verdict("sweep.staging", pageable_ms, staged, "", kStagingWithin);
   verdict.figures.update({{"bytes", bytes}, {"pageable_ms", pageable_ms}, {"host_memcpy_ms", memcpy_ms},
                           {"pinned_ms", pinned_ms}});
-  switch (compare_times(pageable_ms, staged, kStagingWithin)) {
-    case Comparison::same:
-      verdict.sentence = head + ": within " + percent_text(kStagingWithin) +
-                         " of the two one after the other, so the extra host copy is the whole difference.";
-      break;
-    case Comparison::faster:
-      verdict.sentence = head + ": less than the two one after the other, so the driver overlaps its memcpy of one "
-                                "chunk\nwith the DMA of the one before.";
-      break;
-    case Comparison::slower:
-      verdict.sentence = head + ": more than the two one after the other, so staging costs more here than a plain "
-                                "memcpy and a copy.";
-      break;
-  }
+  verdict.sentence = head + by_comparison(compare_times(pageable_ms, staged, kStagingWithin),
+                                          ": less than the two one after the other, so the driver overlaps its "
+                                          "memcpy of one chunk\nwith the DMA of the one before.",
+                                          ": within " + percent_text(kStagingWithin) +
+                                              " of the two one after the other, so the extra host copy is the whole "
+                                              "difference.",
+                                          ": more than the two one after the other, so staging costs more here "
+                                          "than a plain memcpy and a copy.");
   return verdict;
 }
 
@@ -75,18 +74,11 @@ Verdict bandwidth_verdict(std::string id, CopyDirection direction, const std::st
   verdict.figures = {{"pinned_gbps", pinned_gbps},
                      {"pageable_gbps", pageable_gbps},
                      {"pinned_over_pageable", pinned_gbps / pageable_gbps}};
-  switch (compare_times(1.0 / pinned_gbps, 1.0 / pageable_gbps)) {
-    case Comparison::faster:
-      verdict.sentence = head + "pinned memory moved " + fixed(pinned_gbps / pageable_gbps, 2) + "x faster.";
-      break;
-    case Comparison::same:
-      verdict.sentence = head + "about the same (within " + percent_text(kEqualWithin) +
-                         "): on this system pinned memory won no bandwidth here.";
-      break;
-    case Comparison::slower:
-      verdict.sentence = head + "pageable memory moved faster: the article's claim does not hold here.";
-      break;
-  }
+  verdict.sentence = head + by_comparison(compare_times(1.0 / pinned_gbps, 1.0 / pageable_gbps),
+                                          "pinned memory moved " + fixed(pinned_gbps / pageable_gbps, 2) + "x faster.",
+                                          "about the same (within " + percent_text(kEqualWithin) +
+                                              "): on this system pinned memory won no bandwidth here.",
+                                          "pageable memory moved faster: the article's claim does not hold here.");
   return verdict;
 }
 
@@ -103,6 +95,12 @@ Verdict both_ways_verdict(std::uint64_t bytes, double both_gbps, double one_way_
                                                       "same time."
                            : head + "only " + fixed(ratio, 2) + "x one direction alone (not more than " +
                                  percent_text(kDuplexGain) + " above it): no gain from copying both ways at once here."};
+}
+
+// ---- a copy beside a busy kernel -------------------------------------------------------
+
+double overlap_ratio(double kernel_ms, double copy_ms, double together_ms) {
+  return together_ms > 0.0 ? (kernel_ms + copy_ms) / together_ms : 0.0;
 }
 
 // ---- the copies ----------------------------------------------------------------------
@@ -168,10 +166,7 @@ bool ByteChecks::add(const std::string& experiment, std::uint64_t bytes, HostMem
   return !mismatch.has_value();
 }
 
-bool ByteChecks::passed() const {
-  return !checks_.empty() &&
-         std::none_of(checks_.begin(), checks_.end(), [](const Check& c) { return c.mismatch.has_value(); });
-}
+bool ByteChecks::passed() const { return !checks_.empty() && passed_count() == std::ssize(checks_); }
 
 bool ByteChecks::verified(const std::string& experiment, std::uint64_t bytes, HostMemory kind) const {
   bool any = false;

@@ -12,12 +12,17 @@
 
 #include "copy_buffers.hpp"
 #include "measure/stats.hpp"
+#include "report/conclusions.hpp"
 #include "report/result.hpp"
 #include "report/verdict.hpp"
 
 namespace csg::copies {
 
 // ---- the verdicts ----------------------------------------------------------------
+
+// Of three, the words for the case `comparison` names (compare_times): faster, the same, slower.
+std::string by_comparison(Comparison comparison, const std::string& faster, const std::string& same,
+                          const std::string& slower);
 
 // One cudaMemcpyAsync's call against its copy: at least kBlockedShare of the
 // copy's time, the call returned only after (most of) the copy, synchronous
@@ -52,6 +57,12 @@ Verdict bandwidth_verdict(std::string id, CopyDirection direction, const std::st
 // ways at the same time ("gain"), else "no_gain".
 inline constexpr double kDuplexGain = 0.25;
 Verdict both_ways_verdict(std::uint64_t bytes, double both_gbps, double one_way_gbps);
+
+// ---- a copy beside a busy kernel, as overlap and batched-copies time it --------------
+// (kernel alone + copy alone) / together, 0 where together is 0; with the longer alone as together, the ideal.
+double overlap_ratio(double kernel_ms, double copy_ms, double together_ms);
+// A ratio above this: the copy and the kernel really ran at the same time (timing noise is ~1%).
+inline constexpr double kOverlappedRatio = 1.05;
 
 // ---- the copies, as the lesson and the sweep time them -----------------------------
 

@@ -1,7 +1,5 @@
 #include "02_pinned_vs_pageable/lab/overlap.hpp"
 
-#include "02_pinned_vs_pageable/options.hpp"
-#include "experiment/lab.hpp"
 #include "timeline/timeline.hpp"
 #include "workload/spin.hpp"
 
@@ -72,21 +70,16 @@ Measurements measure_cases(const RepeatPlan& plan, std::span<const HostMemory> k
                            const std::function<Millis(HostMemory, CopyDirection)>& copy_alone,
                            const std::function<TogetherRun(const Case&)>& together) {
   const std::vector<Case> cases = cases_of(kinds);
-  // Each kind and direction is timed alone once, whatever the order of the case.
-  std::vector<Case> alone;
-  std::vector<std::size_t> alone_of_case;
-  for (const Case& c : cases) {
-    auto same = [&](const Case& a) { return a.kind == c.kind && a.direction == c.direction; };
-    auto found = std::find_if(alone.begin(), alone.end(), same);
-    if (found == alone.end()) found = alone.insert(alone.end(), c);
-    alone_of_case.push_back(static_cast<std::size_t>(found - alone.begin()));
-  }
   std::vector<TimedVariant> variants;
   variants.push_back({.prepare = nullptr, .run = kernel_alone, .after_last = nullptr});
-  for (const Case& a : alone) {
-    variants.push_back(
-        {.prepare = nullptr, .run = [&, a] { return copy_alone(a.kind, a.direction); }, .after_last = nullptr});
+  // Each kind and direction is timed alone once, whatever the order of the case.
+  for (const CopyDirection direction : kDirections) {
+    for (const HostMemory kind : kinds) {
+      auto run = [&, kind, direction] { return copy_alone(kind, direction); };
+      variants.push_back({.prepare = nullptr, .run = run, .after_last = nullptr});
+    }
   }
+  const std::size_t alone = variants.size() - 1;
   std::vector<std::vector<Millis>> host_blocked(cases.size());
   std::vector<std::vector<Millis>> copy_after_kernel(cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -107,14 +100,14 @@ Measurements measure_cases(const RepeatPlan& plan, std::span<const HostMemory> k
   for (std::size_t i = 0; i < cases.size(); ++i) {
     CaseResult r;
     r.c = cases[i];
-    r.copy_alone = summaries[1 + alone_of_case[i]];
-    r.together = summaries[1 + alone.size() + i];
+    // cases_of's order is direction, issue order, kind; the copies alone's direction, kind.
+    r.copy_alone = summaries[1 + i / (2 * kinds.size()) * kinds.size() + i % kinds.size()];
+    r.together = summaries[1 + alone + i];
     r.host_blocked = summarize_timed(std::move(host_blocked[i]), plan.warmup);
     r.copy_end_after_kernel_end = summarize_timed(std::move(copy_after_kernel[i]), plan.warmup);
-    const double alone_sum = result.kernel_alone.median_ms + r.copy_alone.median_ms;
-    r.overlap_ratio = r.together.median_ms > 0.0 ? alone_sum / r.together.median_ms : 0.0;
-    const double longest = std::max(result.kernel_alone.median_ms, r.copy_alone.median_ms);
-    r.ideal_ratio = longest > 0.0 ? alone_sum / longest : 0.0;
+    const double kernel = result.kernel_alone.median_ms;
+    r.overlap_ratio = overlap_ratio(kernel, r.copy_alone.median_ms, r.together.median_ms);
+    r.ideal_ratio = overlap_ratio(kernel, r.copy_alone.median_ms, std::max(kernel, r.copy_alone.median_ms));
     result.cases.push_back(std::move(r));
   }
   return result;
@@ -279,9 +272,8 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
                    {"repeats", config.common.plan.repeats},   {"seed", config.common.seed},
                    {"overlap_bytes", config.bytes},           {"kernel_ms", config.kernel_ms}};
   const Measurements& o = f.measured;
-  Measurement kernel{"busy_kernel", {{"requested_ms", config.kernel_ms}}, o.kernel_alone, Work{}};
-  kernel.verifiable = false;
-  result.measurements.push_back(std::move(kernel));
+  result.measurements.push_back({.name = "busy_kernel", .params = {{"requested_ms", config.kernel_ms}},
+                                 .stats = o.kernel_alone, .work = {}, .verifiable = false});
   nlohmann::json rows = nlohmann::json::array();
   for (const CaseResult& r : o.cases) {
     const bool ok = f.checks.verified(kCheck, config.bytes, r.c.kind);
@@ -325,20 +317,17 @@ void add_pictures(Report& report, const Config& config, const std::vector<Pictur
   for (const Picture& p : pictures) {
     report.out() << '\n' << p.label << ':';
     report_timeline(report.out(), p.recorded, 0, "", "");
-    nlohmann::json entry = {{"case", p.label}, {"recorded", p.recorded.available}};
+    cases.push_back({{"case", p.label}, {"recorded", p.recorded.available}});
     if (!p.recorded.available) {
-      entry["unavailable_reason"] = p.recorded.unavailable_reason;
-      cases.push_back(entry);
+      cases.back()["unavailable_reason"] = p.recorded.unavailable_reason;
       continue;
     }
-    entry["source"] = p.recorded.source;
-    entry["ops"] = p.recorded.timeline.ops.size();
-    entry["rows"] = p.recorded.timeline.row_names;
-    cases.push_back(entry);
+    const Timeline& drawn = p.recorded.timeline;
+    cases.back().update({{"source", p.recorded.source}, {"ops", drawn.ops.size()}, {"rows", drawn.row_names}});
     const int first_row = static_cast<int>(all.row_names.size());
-    for (const std::string& row : p.recorded.timeline.row_names) all.row_names.push_back(p.label + ": " + row);
+    for (const std::string& row : drawn.row_names) all.row_names.push_back(p.label + ": " + row);
     double end_us = 0.0;
-    for (TimelineOp op : p.recorded.timeline.ops) {
+    for (TimelineOp op : drawn.ops) {
       op.row += first_row;
       op.start_us += offset_us;
       op.end_us += offset_us;

@@ -14,11 +14,7 @@
 // Overlap ratio = (kernel alone + copy alone) / together: 1 when nothing
 // overlapped, up to (K + C) / max(K, C) when the shorter hid entirely
 // under the longer.
-//
-// The timeline then records the telling cases once more each with CUPTI: a
-// pageable H2D with the kernel queued first runs beside it; issued first, it
-// holds the host and the kernel starts only after it; a pinned H2D issued
-// first does neither.
+// The timeline then records the telling cases (timeline_cases) once more each with CUPTI.
 //
 // JSON: measurements "busy_kernel", "overlap_copy_alone" (per kind and
 // direction), "overlap_together", "overlap_host_blocked" (per kind,
@@ -85,10 +81,6 @@ struct Picture {
 };
 
 // ---- the experiment -----------------------------------------------------------------
-
-// An overlap ratio above this means the copy and the kernel really ran at the
-// same time (1.0 is strictly one after the other; timing noise is ~1%).
-inline constexpr double kOverlappedRatio = 1.05;
 
 struct Config {
   CommonOptions common;

@@ -359,7 +359,7 @@ TEST(OverlapVerdict, UnderFivePercentOverOneIsNoOverlapAndTheCopyEndIsSignedRigh
   EXPECT_EQ(verdicts[1].outcome, "not_overlapped");
   EXPECT_THAT(verdicts[1].sentence, AllOf(HasSubstr("Here the copy did not run beside the kernel either"),
                                           HasSubstr("it ended 2.000 ms before the kernel (overlap 1.03x)")));
-  EXPECT_DOUBLE_EQ(verdicts[1].threshold.get<double>(), overlap::kOverlappedRatio - 1.0);
+  EXPECT_DOUBLE_EQ(verdicts[1].threshold.get<double>(), kOverlappedRatio - 1.0);
   EXPECT_DOUBLE_EQ(verdicts[1].figures.at("copy_end_after_kernel_end_ms").get<double>(), -2.0);
 }
 

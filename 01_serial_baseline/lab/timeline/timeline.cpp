@@ -1,7 +1,6 @@
 // The article's first timeline: one row (the default stream) where a copy and
 // a kernel never run together.
 #include "01_serial_baseline/lab/serial.hpp"
-#include "01_serial_baseline/lesson.hpp"
 
 namespace csg::serial {
 namespace {

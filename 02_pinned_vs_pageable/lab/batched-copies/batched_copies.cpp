@@ -4,7 +4,6 @@
 
 #include "02_pinned_vs_pageable/options.hpp"
 #include "base/parallel.hpp"
-#include "experiment/lab.hpp"
 #include "workload/spin.hpp"
 
 namespace csg::copies::batched {
@@ -75,24 +74,16 @@ std::string copy_at(const Workload& work, std::size_t offset) {
   return "B_" + std::to_string((offset - b_start) / work.b_bytes());
 }
 
-cudaMemcpySrcAccessOrder access_order(SourceOrder order) {
-  switch (order) {
-    case SourceOrder::stream:
-      return cudaMemcpySrcAccessOrderStream;
-    case SourceOrder::any:
-      return cudaMemcpySrcAccessOrderAny;
-    case SourceOrder::during_api_call:
-      return cudaMemcpySrcAccessOrderDuringApiCall;
-  }
-  return cudaMemcpySrcAccessOrderInvalid;
-}
+// Each SourceOrder's cudaMemcpySrcAccessOrder, in the enum's order.
+constexpr cudaMemcpySrcAccessOrder kAccessOrders[] = {
+    cudaMemcpySrcAccessOrderStream, cudaMemcpySrcAccessOrderAny, cudaMemcpySrcAccessOrderDuringApiCall};
 
 // Every copy of a call has these: the source's access order, and where its
 // operands live (hints the driver reads only for managed memory, or for
 // pageable memory on a GPU that reads it itself).
 cudaMemcpyAttributes attributes_of(SourceOrder order, int device) {
   cudaMemcpyAttributes attributes{};
-  attributes.srcAccessOrder = access_order(order);
+  attributes.srcAccessOrder = kAccessOrders[static_cast<std::size_t>(order)];
   attributes.srcLocHint = {cudaMemLocationTypeHost, 0};
   attributes.dstLocHint = {cudaMemLocationTypeDevice, device};
   attributes.flags = cudaMemcpyFlagDefault;
@@ -221,10 +212,9 @@ class Checker {
 // ---- the ways ----------------------------------------------------------------------------
 
 const Way& way_of(WayId id) {
-  for (const Way& way : kWays) {
-    if (way.id == id) return way;
-  }
-  throw std::invalid_argument("no such way");
+  const Way* way = std::find_if(std::begin(kWays), std::end(kWays), [id](const Way& w) { return w.id == id; });
+  if (way == std::end(kWays)) throw std::invalid_argument("no such way");
+  return *way;
 }
 
 std::string_view to_string(WayId id) {
@@ -241,20 +231,15 @@ int calls_of(const Way& way, int copies) {
 
 std::string describe(const Way& way, int copies) {
   if (way.issue == Issue::memcpy_async) return std::to_string(copies) + " cudaMemcpyAsync";
-  const std::string order = way.order == SourceOrder::stream ? "stream order"
-                            : way.order == SourceOrder::any  ? "order any"
-                                                             : "during the call";
-  const int calls = calls_of(way, copies);
+  const std::string order(name_of(way.order, {"stream order", "order any", "during the call"}));
   if (!way.split) return "1 cudaMemcpyBatchAsync, " + order;
-  return std::to_string(calls) + " cudaMemcpyBatchAsync of " + std::to_string(std::min(copies, kCopiesPerSplitCall)) +
-         ", " + order;
+  return std::to_string(calls_of(way, copies)) + " cudaMemcpyBatchAsync of " +
+         std::to_string(std::min(copies, kCopiesPerSplitCall)) + ", " + order;
 }
 
 const WayFigures* find(const Figures& figures, WayId id) {
-  for (const WayFigures& way : figures.ways) {
-    if (way.id == id) return &way;
-  }
-  return nullptr;
+  const auto way = std::find_if(figures.ways.begin(), figures.ways.end(), [id](const auto& w) { return w.id == id; });
+  return way == figures.ways.end() ? nullptr : &*way;
 }
 
 double per_copy_issue_us(const WayFigures& way, int copies) {
@@ -267,16 +252,19 @@ namespace {
 
 std::string us_text(double us) { return fixed(us, 2); }
 
+// "1 cudaMemcpyBatchAsync, stream order from pinned memory"
+std::string way_text(const WayFigures& w, int copies) {
+  return describe(way_of(w.id), copies) + " from " + kind_name(way_of(w.id).kind) + " memory";
+}
+
+std::string failure_text(const WayFigures& w) { return w.failure.empty() ? "nothing checked" : w.failure; }
+
 // Why `ways` can't be compared (not measured, refused, a failed check); empty when they can.
 std::string unusable(std::initializer_list<const WayFigures*> ways, int copies) {
   for (const WayFigures* way : ways) {
     if (way == nullptr) return "a way was not measured";
-    const std::string name = describe(way_of(way->id), copies) + " from " + kind_name(way_of(way->id).kind) + " memory";
-    if (!way->refused.empty()) return "the driver refused " + name + " (" + way->refused + ")";
-    if (!way->verified) {
-      return "a check of " + name + " failed (" + (way->failure.empty() ? std::string("nothing checked") : way->failure) +
-             ")";
-    }
+    if (!way->refused.empty()) return "the driver refused " + way_text(*way, copies) + " (" + way->refused + ")";
+    if (!way->verified) return "a check of " + way_text(*way, copies) + " failed (" + failure_text(*way) + ")";
   }
   return "";
 }
@@ -325,23 +313,15 @@ Verdict issue_verdict(const Figures& f) {
                               us_text(batch_us) + " us a copy" + split_text + "; " + std::to_string(f.copies) +
                               " cudaMemcpyAsync calls took " + ms_text(async->issue.median_ms) + " ms, " +
                               us_text(async_us) + " us a copy:\n  ";
-  switch (compare_times(batch_us, async_us, kIssueWithin)) {
-    case Comparison::faster:
-      v.outcome = "cuts";
-      v.sentence = "Issue: " + figures + "the batch cut the host's time per copy " + fixed(async_us / batch_us, 2) +
-                   "x.";
-      break;
-    case Comparison::same:
-      v.outcome = "same";
-      v.sentence = "Issue: " + figures + "no difference (within " + percent_text(kIssueWithin) +
-                   "), so here batching the copies does not pay for the host.";
-      break;
-    case Comparison::slower:
-      v.outcome = "worse";
-      v.sentence = "Issue: " + figures + "the batch cost the host " + fixed(batch_us / async_us, 2) +
-                   "x more per copy, so here it does not pay.";
-      break;
-  }
+  const Comparison comparison = compare_times(batch_us, async_us, kIssueWithin);
+  v.outcome = by_comparison(comparison, "cuts", "same", "worse");
+  v.sentence = "Issue: " + figures +
+               by_comparison(comparison, "the batch cut the host's time per copy " + fixed(async_us / batch_us, 2) +
+                                             "x.",
+                             "no difference (within " + percent_text(kIssueWithin) +
+                                 "), so here batching the copies does not pay for the host.",
+                             "the batch cost the host " + fixed(batch_us / async_us, 2) +
+                                 "x more per copy, so here it does not pay.");
   return v;
 }
 
@@ -361,18 +341,11 @@ Verdict transfer_verdict(const Figures& f) {
   Verdict v = comparison_verdict("batched_copies.transfer", batch_ms, async_ms, "", kTransferWithin);
   v.figures["memcpy_async_gbps"] = gbps(double(f.bytes), async_ms);
   v.figures["batch_gbps"] = gbps(double(f.bytes), batch_ms);
-  switch (compare_times(batch_ms, async_ms, kTransferWithin)) {
-    case Comparison::same:
-      v.sentence = figures + ": the same bytes over the same copy engine;\n  the batch changes the host's work, not "
-                             "the transfer.";
-      break;
-    case Comparison::faster:
-      v.sentence = figures + ": the batch kept the copy engine busier.";
-      break;
-    case Comparison::slower:
-      v.sentence = figures + ": the batch moved the bytes more slowly here.";
-      break;
-  }
+  v.sentence = figures + by_comparison(compare_times(batch_ms, async_ms, kTransferWithin),
+                                       ": the batch kept the copy engine busier.",
+                                       ": the same bytes over the same copy engine;\n  the batch changes the host's "
+                                       "work, not the transfer.",
+                                       ": the batch moved the bytes more slowly here.");
   return v;
 }
 
@@ -474,22 +447,15 @@ Verdict pageable_order_verdict(const Figures& f) {
     return v;
   }
   v.figures["best_order"] = name(*best);
-  switch (compare_times(best->issue.median_ms, stream->issue.median_ms, kOrderWithin)) {
-    case Comparison::faster:
-      v.outcome = "frees_host";
-      v.sentence = text + ": order " + name(*best) + " gave the host back " +
-                   fixed(stream->issue.median_ms / best->issue.median_ms, 2) + "x sooner than stream order.";
-      break;
-    case Comparison::same:
-      v.outcome = "no_change";
-      v.sentence = text + ": the source access order changed nothing for the host (within " +
-                   percent_text(kOrderWithin) + ").";
-      break;
-    case Comparison::slower:
-      v.outcome = "holds_host_longer";
-      v.sentence = text + ": every other source access order held the host longer than stream order.";
-      break;
-  }
+  const Comparison comparison = compare_times(best->issue.median_ms, stream->issue.median_ms, kOrderWithin);
+  v.outcome = by_comparison(comparison, "frees_host", "no_change", "holds_host_longer");
+  v.sentence = text + by_comparison(comparison,
+                                    ": order " + name(*best) + " gave the host back " +
+                                        fixed(stream->issue.median_ms / best->issue.median_ms, 2) +
+                                        "x sooner than stream order.",
+                                    ": the source access order changed nothing for the host (within " +
+                                        percent_text(kOrderWithin) + ").",
+                                    ": every other source access order held the host longer than stream order.");
   return v;
 }
 
@@ -668,10 +634,9 @@ Figures measure(const Config& config) {
     w.transfer = alone.primary;
     w.issue = alone.side.value_or(Summary{});
     w.together = results[2 + 2 * i].primary;
-    const double sum = figures.kernel_alone.median_ms + w.transfer.median_ms;
-    const double longest = std::max(figures.kernel_alone.median_ms, w.transfer.median_ms);
-    w.overlap_ratio = w.together.median_ms > 0.0 ? sum / w.together.median_ms : 0.0;
-    w.ideal_ratio = longest > 0.0 ? sum / longest : 0.0;
+    const double kernel = figures.kernel_alone.median_ms;
+    w.overlap_ratio = overlap_ratio(kernel, w.transfer.median_ms, w.together.median_ms);
+    w.ideal_ratio = overlap_ratio(kernel, w.transfer.median_ms, std::max(kernel, w.transfer.median_ms));
   }
   for (WayRun& run : runs) figures.ways.push_back(std::move(run.figures));
   return figures;
@@ -699,23 +664,27 @@ nlohmann::json params_of(const WayFigures& w, int copies) {
 
 std::string cell(const WayFigures& w, const std::string& text) { return w.refused.empty() ? text : "-"; }
 
+// What the result's config and the section's share.
+nlohmann::json config_json(const Config& config, const Figures& f) {
+  const Workload& work = config.common.work;
+  return {{"batches", work.batches},
+          {"m", work.shape.m},
+          {"n", work.shape.n},
+          {"k", work.shape.k},
+          {"copies", f.copies},
+          {"bytes", f.bytes},
+          {"kernel_ms", config.kernel_ms},
+          {"warmup", config.common.plan.warmup},
+          {"repeats", config.common.plan.repeats},
+          {"seed", config.common.seed}};
+}
+
 void fill_result(Report& report, const Config& config, const Figures& f) {
   StageResult& result = report.result;
-  const Workload& work = config.common.work;
-  result.config = {{"batches", work.batches},
-                   {"m", work.shape.m},
-                   {"n", work.shape.n},
-                   {"k", work.shape.k},
-                   {"copies", f.copies},
-                   {"bytes", f.bytes},
-                   {"host_memory", kinds_json({HostMemory::pageable, HostMemory::pinned})},
-                   {"kernel_ms", config.kernel_ms},
-                   {"warmup", config.common.plan.warmup},
-                   {"repeats", config.common.plan.repeats},
-                   {"seed", config.common.seed}};
-  Measurement kernel{"busy_kernel", {{"requested_ms", config.kernel_ms}}, f.kernel_alone, Work{}};
-  kernel.verifiable = false;
-  result.measurements.push_back(std::move(kernel));
+  result.config = config_json(config, f);
+  result.config["host_memory"] = kinds_json({HostMemory::pageable, HostMemory::pinned});
+  result.measurements.push_back({.name = "busy_kernel", .params = {{"requested_ms", config.kernel_ms}},
+                                 .stats = f.kernel_alone, .work = {}, .verifiable = false});
   int runs = 0;
   int verified_ways = 0;
   bool passed = true;
@@ -723,7 +692,7 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
   for (const WayFigures& w : f.ways) {
     if (!w.refused.empty()) {
       if (way_of(w.id).kind == HostMemory::pinned) {
-        report.fail("the driver refused " + describe(way_of(w.id), f.copies) + " from pinned memory: " + w.refused);
+        report.fail("the driver refused " + way_text(w, f.copies) + ": " + w.refused);
       }
       continue;
     }
@@ -735,10 +704,7 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
     verified_ways += w.verified ? 1 : 0;
     if (!w.verified) {
       passed = false;
-      if (failure.empty()) {
-        failure = describe(way_of(w.id), f.copies) + " from " + kind_name(way_of(w.id).kind) + " memory: " +
-                  (w.failure.empty() ? std::string("nothing checked") : w.failure);
-      }
+      if (failure.empty()) failure = way_text(w, f.copies) + ": " + failure_text(w);
     }
   }
   VerifyResult& check = result.verification;
@@ -753,7 +719,6 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
 }  // namespace
 
 nlohmann::json section_json(const Config& config, const Figures& f) {
-  const Workload& work = config.common.work;
   nlohmann::json ways = nlohmann::json::array();
   for (const WayFigures& w : f.ways) {
     nlohmann::json row = params_of(w, f.copies);
@@ -772,20 +737,11 @@ nlohmann::json section_json(const Config& config, const Figures& f) {
                 {"failure", w.failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.failure)}});
     ways.push_back(row);
   }
-  return {{"config",
-           {{"batches", work.batches},
-            {"m", work.shape.m},
-            {"n", work.shape.n},
-            {"k", work.shape.k},
-            {"copies", f.copies},
-            {"a_bytes", work.a_bytes()},
-            {"b_bytes", work.b_bytes()},
-            {"bytes", f.bytes},
-            {"copies_per_split_call", kCopiesPerSplitCall},
-            {"kernel_ms", config.kernel_ms},
-            {"warmup", config.common.plan.warmup},
-            {"repeats", config.common.plan.repeats},
-            {"seed", config.common.seed}}},
+  nlohmann::json section_config = config_json(config, f);
+  section_config.update({{"a_bytes", config.common.work.a_bytes()},
+                         {"b_bytes", config.common.work.b_bytes()},
+                         {"copies_per_split_call", kCopiesPerSplitCall}});
+  return {{"config", section_config},
           {"per_copy_issue_us",
            {{"pinned",
              {{"memcpy_async", per_copy_json(f, WayId::pinned_async)}, {"batch", per_copy_json(f, WayId::pinned_batch)}}},
@@ -825,19 +781,16 @@ void report(const Config& config, const Figures& f, Report& report) {
        {"overlap", [](const WayFigures& w) { return cell(w, fixed(w.overlap_ratio, 2) + "x"); }},
        {"ideal", [](const WayFigures& w) { return cell(w, fixed(w.ideal_ratio, 2) + "x"); }}},
       f.ways));
-  out << "kernel alone: " << ms_text(f.kernel_alone.median_ms) << " ms; "
-      << (f.pageable_memory_access
-              ? "this GPU reads pageable memory itself (cudaDevAttrPageableMemoryAccess 1)\n"
-              : "this GPU does not read pageable memory itself (cudaDevAttrPageableMemoryAccess 0)\n");
+  out << "kernel alone: " << ms_text(f.kernel_alone.median_ms) << " ms; this GPU "
+      << (f.pageable_memory_access ? "reads" : "does not read") << " pageable memory itself "
+      << "(cudaDevAttrPageableMemoryAccess " << int(f.pageable_memory_access) << ")\n";
   if (!f.capture_status.empty()) {
-    out << "on a capturing stream, one cudaMemcpyBatchAsync returned " << f.capture_status
-        << (f.capture_status == "cudaSuccess" ? ": the batch can be captured into a graph\n"
-                                              : ": the batch can't be captured into a graph\n");
+    out << "on a capturing stream, one cudaMemcpyBatchAsync returned " << f.capture_status << ": the batch "
+        << (f.capture_status == "cudaSuccess" ? "can" : "can't") << " be captured into a graph\n";
   }
-  report.verdict(issue_verdict(f));
-  report.verdict(transfer_verdict(f));
-  report.verdict(overlap_verdict(f));
-  report.verdict(pageable_order_verdict(f));
+  for (Verdict v : {issue_verdict(f), transfer_verdict(f), overlap_verdict(f), pageable_order_verdict(f)}) {
+    report.verdict(std::move(v));
+  }
   report.sections["batched_copies"] = section_json(config, f);
 }
 

@@ -1,33 +1,10 @@
-// The article's copies issued two ways: one cudaMemcpyAsync per copy, as
-// the article's loop does, against cudaMemcpyBatchAsync (CUDA 12.8+), which
-// takes the whole list of copies in one call. Both host to device, on one
-// non-blocking stream (the batch may not use the legacy default stream),
-// from pinned and from pageable memory.
-//
-// The copies: the article's 100 batches each copy A_i (m x k floats, 2 MiB)
-// up, and its B (k x n floats, 2 MiB) once. Here every batch brings its own
-// B, as batched GEMMs with per-batch weights do: 2 x --batches copies, A_i
-// then B_i for each batch, 400 MiB at the article's sizes, in the order a
-// pipeline issues them.
-//
-// The ways (Way below):
-//   memcpy_async          200 cudaMemcpyAsync calls
-//   batch                 1 cudaMemcpyBatchAsync call, source in stream order
-//   batch_split (pinned)  one call per kCopiesPerSplitCall copies: 25, what
-//                         each stream of the article's 8-stream pool issues
-//   batch_any, batch_during_call (pageable): the source access orders that
-//                         allow the driver to read a pageable source out of
-//                         stream order (cudaMemcpySrcAccessOrderAny) or
-//                         during the call (...DuringApiCall)
-// Each way, in interleaved rounds: the copies alone (a host clock around the
-// issuing calls: the issue time; events around them on the stream: the
-// transfer) and beside a busy kernel on another stream, queued first as the
-// pool's other batches would be (overlap = (kernel alone + copies alone) /
-// together). Before every run the device destination is filled with 0x00
-// (no pattern byte is 0); after it, the whole destination is copied back and
-// compared with the source's bytes. A driver that refuses a way's call
-// (checked once with one copy before the rounds) leaves that way out and says
-// why; one with no cudaMemcpyBatchAsync at all ends the run with exit 77.
+// The article's copies host to device issued two ways: one cudaMemcpyAsync
+// per copy, as the article's loop does, against one cudaMemcpyBatchAsync
+// (CUDA 12.8+) for the whole list, from pinned and from pageable memory, on
+// one non-blocking stream (the batch may not use the legacy default stream),
+// alone and beside a busy kernel, every run checked byte for byte. The ways,
+// the table's figures, the checks, the refusals and the four verdicts are
+// the stage README's "batched-copies: the 200 copies in one call".
 //
 // JSON: "batched_copies" {"config", "per_copy_issue_us" {"pinned",
 // "pageable"} {"memcpy_async", "batch"}, "pageable_memory_access",
@@ -119,28 +96,22 @@ double per_copy_issue_us(const WayFigures& way, int copies);
 inline constexpr double kIssueWithin = 0.10;
 // Transfer times: the suite's equal-within (report/conclusions.hpp, 3%).
 inline constexpr double kTransferWithin = kEqualWithin;
-// An overlap ratio above this: the copies and the kernel ran at the same time (as overlap's).
-inline constexpr double kOverlappedRatio = 1.05;
 // The batch's overlap ratio at least (1 - this) x the separate copies': it overlaps as they do.
 inline constexpr double kOverlapWithin = 0.05;
 // Pageable: another source access order holding the host within 10% of stream order changed nothing.
 inline constexpr double kOrderWithin = 0.10;
 
-// "batched_copies.issue" (pinned): the batch's issue time per copy against
-// the separate calls': "cuts", "same" (within kIssueWithin), "worse"; "no_conclusion".
+// Each "no_conclusion" where a way it compares was refused or failed its check.
+// "batched_copies.issue" (pinned, per copy): "cuts", "same", "worse".
 Verdict issue_verdict(const Figures& figures);
-// "batched_copies.transfer" (pinned): the batch's transfer time against the
-// separate calls': "faster", "same" (within kTransferWithin), "slower"; "no_conclusion".
+// "batched_copies.transfer" (pinned): "faster", "same", "slower".
 Verdict transfer_verdict(const Figures& figures);
 // "batched_copies.overlap" (pinned): "overlaps_as_async", "overlaps_less",
-// "not_overlapped" (the separate copies did, the batch not), "only_batch",
-// "neither_overlapped"; "no_conclusion".
+// "not_overlapped" (the separate copies did, the batch not), "only_batch", "neither_overlapped".
 Verdict overlap_verdict(const Figures& figures);
-// "batched_copies.pageable_order": what an out-of-stream-order source changed
-// for pageable memory, by the host time of the best of any/during_api_call
-// against stream order: "frees_host", "no_change" (within kOrderWithin),
-// "holds_host_longer"; "refused" (the driver refused the stream-order batch,
-// or every other order); "no_conclusion".
+// "batched_copies.pageable_order": the host time of the best of any/during_api_call
+// against stream order: "frees_host", "no_change", "holds_host_longer"; "refused"
+// (the driver refused the stream-order batch, or every other order).
 Verdict pageable_order_verdict(const Figures& figures);
 
 // ---- the experiment ----------------------------------------------------------------------

@@ -1,5 +1,4 @@
 #include "02_pinned_vs_pageable/lab/overlap.hpp"
-#include "02_pinned_vs_pageable/lesson.hpp"
 
 namespace csg::copies {
 namespace {

@@ -1,9 +1,7 @@
 #include "02_pinned_vs_pageable/lab/pinning-cost/pinning_cost.hpp"
 
-#include "02_pinned_vs_pageable/lesson.hpp"
 #include "02_pinned_vs_pageable/options.hpp"
 #include "02_pinned_vs_pageable/report.hpp"
-#include "experiment/lab.hpp"
 
 namespace csg::copies {
 namespace {
@@ -26,24 +24,25 @@ t   tiny  --pin-max-mib 4 --warmup 0 --repeats 1
 )";
 
 constexpr std::size_t kPageBytes = 4096;
+
+// Each timed call: its column, its name in the JSON, its figures, and whether the table gives its GB/s.
+struct Call {
+  const char* column;
+  const char* key;
+  Summary PinningCost::*stats;
+  bool rate;
+};
+constexpr Call kCalls[] = {{"cudaMallocHost", "cudaMallocHost", &PinningCost::malloc_host, true},
+                           {"cudaFreeHost", "cudaFreeHost", &PinningCost::free_host, false},
+                           {"malloc + touch", "malloc_first_touch", &PinningCost::malloc_touch, true},
+                           {"cudaHostRegister", "cudaHostRegister", &PinningCost::host_register, true},
+                           {"cudaHostUnregister", "cudaHostUnregister", &PinningCost::host_unregister, false}};
 constexpr std::uint64_t kPinnableFractionDivisor = 2;  // pin at most half of what is available
 
-// Owns one cudaHostRegister'ed range; release() unregisters (and can be timed).
-class HostRegistration {
- public:
-  HostRegistration(void* ptr, std::size_t bytes) {
-    CUDA_CHECK(cudaHostRegister(ptr, bytes, cudaHostRegisterDefault));
-    ptr_ = ptr;
-  }
-  ~HostRegistration() {
-    if (ptr_ != nullptr) CUDA_CHECK_NOEXCEPT(cudaHostUnregister(ptr_));
-  }
-  HostRegistration(const HostRegistration&) = delete;
-  HostRegistration& operator=(const HostRegistration&) = delete;
-  void release() { CUDA_CHECK(cudaHostUnregister(std::exchange(ptr_, nullptr))); }
-
- private:
-  void* ptr_ = nullptr;
+// Unregisters a cudaHostRegister'ed range a failed round leaves behind; the
+// round unregisters its own in a timed call.
+struct Unregister {
+  void operator()(void* ptr) const noexcept { CUDA_CHECK_NOEXCEPT(cudaHostUnregister(ptr)); }
 };
 
 struct RoundSamples {
@@ -77,11 +76,12 @@ void one_round(std::uint64_t bytes, RoundSamples& out) {
   out.malloc_touch.push_back(timer.elapsed());
 
   timer.restart();
-  HostRegistration registration(pageable.data(), bytes);
+  CUDA_CHECK(cudaHostRegister(pageable.data(), bytes, cudaHostRegisterDefault));
+  std::unique_ptr<void, Unregister> registration(pageable.data());
   out.host_register.push_back(timer.elapsed());
   check_page_locked(pageable.data(), out);
   timer.restart();
-  registration.release();
+  CUDA_CHECK(cudaHostUnregister(registration.release()));
   out.host_unregister.push_back(timer.elapsed());
 }
 
@@ -127,22 +127,14 @@ void report_pinning(const PinningConfig& config, const std::vector<PinningCost>&
   out << "\nwhat pinning costs, ms (median of " << plural(config.repeats, "round")
       << "; GB/s = bytes made usable per second)\n";
   if (!costs.empty()) {
-    auto ms = [](const Summary PinningCost::*call) {
-      return [call](const PinningCost& c) { return ms_text((c.*call).median_ms); };
-    };
-    auto rate = [](const Summary PinningCost::*call) {
-      return [call](const PinningCost& c) { return gbps_text(double(c.bytes), (c.*call).median_ms); };
-    };
-    report.table(table_of<PinningCost>({{"size", [](const PinningCost& c) { return format_size(c.bytes); }},
-                                        {"cudaMallocHost", ms(&PinningCost::malloc_host)},
-                                        {"GB/s", rate(&PinningCost::malloc_host)},
-                                        {"cudaFreeHost", ms(&PinningCost::free_host)},
-                                        {"malloc + touch", ms(&PinningCost::malloc_touch)},
-                                        {"GB/s", rate(&PinningCost::malloc_touch)},
-                                        {"cudaHostRegister", ms(&PinningCost::host_register)},
-                                        {"GB/s", rate(&PinningCost::host_register)},
-                                        {"cudaHostUnregister", ms(&PinningCost::host_unregister)}},
-                                       costs));
+    std::vector<Column<PinningCost>> columns = {{"size", [](const PinningCost& c) { return format_size(c.bytes); }}};
+    for (const Call& call : kCalls) {
+      const auto stats = call.stats;
+      columns.push_back({call.column, [stats](const PinningCost& c) { return ms_text((c.*stats).median_ms); }});
+      if (!call.rate) continue;
+      columns.push_back({"GB/s", [stats](const PinningCost& c) { return gbps_text(c.bytes, (c.*stats).median_ms); }});
+    }
+    report.table(table_of(columns, costs));
   }
   for (const std::uint64_t bytes : plan.skipped) {
     out << "skipped " << format_size(bytes) << ": more than half of the " << format_bytes(*plan.available_bytes)
@@ -160,15 +152,9 @@ void report_pinning(const PinningConfig& config, const std::vector<PinningCost>&
   int checks = 0;
   int page_locked = 0;
   for (const PinningCost& c : costs) {
-    const Work made_usable{static_cast<double>(c.bytes), 0.0};
-    const std::pair<const char*, const Summary*> calls[] = {
-        {"cudaMallocHost", &c.malloc_host},      {"cudaFreeHost", &c.free_host},
-        {"malloc_first_touch", &c.malloc_touch}, {"cudaHostRegister", &c.host_register},
-        {"cudaHostUnregister", &c.host_unregister}};
-    for (const auto& [call, stats] : calls) {
-      Measurement m{"pin_cost", {{"call", call}, {"bytes", c.bytes}}, *stats, made_usable};
-      m.verifiable = false;
-      result.measurements.push_back(std::move(m));
+    for (const Call& call : kCalls) {
+      result.measurements.push_back({.name = "pin_cost", .params = {{"call", call.key}, {"bytes", c.bytes}},
+                                     .stats = c.*call.stats, .work = {double(c.bytes), 0.0}, .verifiable = false});
     }
     checks += c.checks;
     page_locked += c.page_locked_checks;

@@ -4,14 +4,11 @@
 //   malloc + first touch            what pageable memory costs to make resident:
 //                                   aligned_alloc, then one write per 4 KiB page
 //   cudaHostRegister / Unregister   lock (and map) an existing, already resident range
-// Every call is timed on the host with steady_clock; a call's failure throws
-// CudaError naming it, and owners free whatever was allocated. Outside the
-// timed calls, each allocation is checked to be what it claims: the driver
-// must report the cudaMallocHost block and the registered range page-locked
-// (cudaPointerGetAttributes), else the figures time something else.
+// Every call is timed on the host with steady_clock; outside the timed calls,
+// the driver must report the cudaMallocHost block and the registered range
+// page-locked (cudaPointerGetAttributes), else the figures time something else.
 //
-// 02_pinned_vs_pageable pinning-cost declares it (pinning_cost.cpp) and reports
-// it: JSON measurements "pin_cost", one per (call, bytes), gbps = bytes made
+// JSON: measurements "pin_cost", one per (call, bytes), gbps = bytes made
 // usable per second (verified: null); "pinning" (the sizes, those skipped,
 // the available memory); bounds "pinning_peak_pinned_bytes"; verification:
 // every allocation page-locked.

@@ -4,9 +4,7 @@
 
 #include <cstring>
 
-#include "02_pinned_vs_pageable/lesson.hpp"
 #include "02_pinned_vs_pageable/options.hpp"
-#include "experiment/lab.hpp"
 
 namespace csg::copies::sweep {
 
@@ -297,9 +295,8 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
   add_copies(result, f.copies, f.kinds, config.sizes.back(),
              [&f](const CopyPoint& p) { return f.checks.verified(kCheck, p.bytes, p.kind); });
   for (const auto& [bytes, stats] : f.host_memcpy) {
-    Measurement m{"host_memcpy", {{"bytes", bytes}}, stats, Work{static_cast<double>(bytes), 0.0}};
-    m.verifiable = false;
-    result.measurements.push_back(std::move(m));
+    result.measurements.push_back({.name = "host_memcpy", .params = {{"bytes", bytes}}, .stats = stats,
+                                   .work = {static_cast<double>(bytes), 0.0}, .verifiable = false});
   }
   nlohmann::json staging = nlohmann::json::array();
   for (const std::uint64_t bytes : config.sizes) {

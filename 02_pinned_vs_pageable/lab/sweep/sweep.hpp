@@ -1,13 +1,8 @@
 // 02_pinned_vs_pageable sweep: H2D and D2H bandwidth of every kind of host
-// memory over a size sweep, pinned both ways at once, and the staging copy a
-// pageable copy makes, done by hand beside it. Declared in sweep.cpp; its
-// configuration, figures and report are here for the CPU tests.
-//
-// What it prints and writes:
-//   1a/1b  H2D and D2H GB/s of every kind at every size, pinned/pageable
-//   1c     pinned H2D and D2H at once, against the two alone ("sweep.both_ways")
-//   2      the staging cost: a pageable copy against a host memcpy plus the pinned copy ("sweep.staging")
-//   the peaks of each kind, pinned against pageable at them ("sweep.peak.<direction>"), and the checks.
+// memory over a size sweep (tables 1a, 1b), pinned both ways at once (1c,
+// "sweep.both_ways"), and the staging copy a pageable copy makes, done by hand
+// beside it (2, "sweep.staging"); the peaks ("sweep.peak.<direction>"). Declared
+// in sweep.cpp; its configuration, figures and report are here for the CPU tests.
 // JSON measurements:
 //   "copy"        one per (host_memory, direction, bytes); gbps from work.bytes
 //                 (both directions' bytes for "bidirectional")
