@@ -1,21 +1,9 @@
-// An experiment of the laboratory is a declaration, and one runner does the
-// rest (DESIGN.md, "an experiment is a declaration"). A subcommand's folder,
-// NN_stage/lab/<name>/, declares
-//   - what it is (its "about": its name, its line in the stage's --help and
-//     the first lines of its own --help, as they read) and its runs (what
-//     run_suite.sh, the GPU-box check and ctest run of it: STAGE --list);
-//   - its options: which shared flags it offers (CommonDefaults) and its own,
-//     each with a default, a range and a sentence (StageCli::add_*);
-//   - what it needs (memory, checked before anything is allocated) and how
-//     long it takes (an estimate, refused over --max-minutes);
-//   - its measurement: the GPU work, every output verified;
-//   - its report: the shared result, its verdicts (report/verdict.hpp), its
-//     tables and its own JSON sections, from the figures alone.
-// and its Subcommand is make_subcommand<its declaration>. The runner owns
-// the rest, in one order for everyone: parse (exit 2 before any CUDA call;
-// --help wins), the host's memory, the device (77 without one), the device's
-// memory, the estimate, a progress line, the measurement (Ctrl-C between
-// rounds: 130), the report, the console, --json, the exit code.
+// An experiment of the laboratory is a declaration (Experiment below), and one
+// runner does the rest (DESIGN.md, "an experiment is a declaration"), in one
+// order for everyone: parse (exit 2 before any CUDA call; --help wins), the
+// host's memory, the device (77 without one), the device's memory, the
+// estimate, a progress line, the measurement (Ctrl-C between rounds: 130), the
+// report, the console, --json, the exit code.
 #pragma once
 
 #include <algorithm>

@@ -12,31 +12,20 @@
 //   D2H copies:    one H2D + one kernel + every D2H
 //   both ways:     every copy in both directions at once (PCIe and host memory are shared)
 //   host issue:    the CPU's time to queue the run's operations (nothing runs before it is queued)
-//   stream order:  the busiest stream's batches, each H2D -> kernel -> D2H, one
-//                  after another: a stream runs its work in order, so with S
-//                  streams ceil(B/S) batches' ops can't overlap each other
+//   stream order:  the busiest stream's ceil(B/S) batches, each H2D -> kernel
+//                  -> D2H, one after another: a stream runs its work in order
 //                  (this is why one stream gets no overlap at all)
-//   busiest stream: the same, measured: the busiest stream's ceil(B/S) batches
-//                  run alone on one stream (where that is two batches or more:
-//                  one batch alone is mostly the timed region's fixed cost). The stream order above adds up one
-//                  batch's shares of the one-stream sums, where ops of one kind
-//                  follow each other back to back; on a stream that alternates
-//                  H2D, kernel and D2H each op also waits for the one before
-//                  to finish on another engine (a few us each), which at short
-//                  batches is most of the time: at 1000 GEMMs of 128^3 the
-//                  computed path left one stream at 64% of its bound, the
-//                  measured one at 100%.
+//   busiest stream: the same, measured alone on one stream (two batches or
+//                  more): there each op also waits for the one before to finish
+//                  on another engine, most of the time at short batches (1000
+//                  GEMMs of 128^3: the computed path 64% of the run, this 100%)
 // One batch's share (the fill before the first kernel, the drain after the
-// last) is its op's own time on one stream, without the timing's fixed cost:
-// a timed region of B ops takes fixed + B·op (the fixed part is the host
-// issuing the first op after the start event), so the share is
-// (sum of B ops - the first op alone) ÷ (B - 1), and 0 for one batch. Taking
-// the sum ÷ B instead keeps a fixed/B of some µs in each share: at a few
-// batches of tiny GEMMs that is as long as the run, and the bound is beaten.
-// The share is then capped by that resource's work alone on the variant's
-// streams ÷ B: at a few batches a one-stream sum can run slow (6 D2H copies
-// of 4 MiB took 0.86 ms on one stream and 0.47 ms on three), and a share of
-// it made the drain twice as long as a copy and the bound 5% too long.
+// last) leaves out the timing's fixed cost: a timed region of B ops takes
+// fixed + B·op, so the share is (sum of B ops - the first op alone) ÷ (B - 1),
+// and 0 for one batch (sum ÷ B keeps fixed/B in each share: at a few tiny
+// batches the bound is then beaten). It is capped by that resource's work
+// alone on the variant's streams ÷ B, where a one-stream sum runs slow (6 D2H
+// copies of 4 MiB: 0.86 ms on one stream, 0.47 ms on three).
 // Napkin math at the article's sizes on an H200: kernels ~17 ms (16.0 on 8
 // streams), copies 4.1 and 7.8 ms, issue 0.8 ms: compute-bound.
 #pragma once
@@ -54,10 +43,8 @@ struct StageTimes {
   double h2d_first_ms = 0.0, kernel_first_ms = 0.0, d2h_first_ms = 0.0;
 };
 
-// One batch's share of a kind of work (see above): the sum of `batches` ops
-// less the first op alone, over the other batches-1; 0 for one batch (its
-// op can't be told apart from the timing's fixed cost, so the bound leaves
-// the fill, the drain and the stream order out and is loose there).
+// One batch's share of a kind of work (see above); 0 for one batch (the bound
+// then leaves the fill, the drain and the stream order out and is loose there).
 double one_batch_share(double sum_ms, double first_ms, int batches);
 
 // Medians, in ms, of what each resource needs alone, measured on the
@@ -110,13 +97,10 @@ double path_ms(const PipelineBound& bound, BoundPath path);
 // std::invalid_argument for fewer than one batch or negative streams.
 PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_stream, int batches, int streams);
 
-// How many batches the busiest of `streams` streams runs when batch i runs
-// on stream i % streams: ceil(batches / streams).
+// ceil(batches / streams): the batches of the busiest stream, batch i on stream i % streams.
 long long busiest_stream_batches(long long batches, int streams);
 
-// The regime a bound's limiting path puts the run in: compute-bound
-// (kernels), PCIe-bound (a copy path), launch-bound (host issue) or
-// stream-order-bound (too few streams for the work to overlap).
+// The regime a bound's limiting path puts the run in.
 Regime regime_of(const PipelineBound& bound);
 
 // 100 × bound ÷ achieved: how close a run came to its bound. Above 100 is a

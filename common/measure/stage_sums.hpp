@@ -29,23 +29,18 @@ struct BatchOps {
 };
 
 // The article's loop body for the stream stages' laboratories: cudaMemcpyAsync
-// of A_i in, gemm.run (C_i = A_i · B), cudaMemcpyAsync of C_i out, each on
-// the stream it is given. `buffers` and `gemm` must outlive the ops. From
-// pinned memory cudaMemcpyAsync returns at once, so the host goes on queueing
-// while the copy runs; from pageable memory it holds the host while the
-// driver stages it.
+// of A_i in, gemm.run, cudaMemcpyAsync of C_i out, each on the stream it is
+// given. `buffers` and `gemm` must outlive the ops.
 BatchOps batch_ops(BatchBuffers& buffers, const Gemm& gemm);
 
 // How a loop over batches issues the work onto a pool:
 //   depth_first:   batch 0: H2D K D2H, batch 1: H2D K D2H, ...  (the article's loop)
 //   breadth_first: in waves of one batch per stream: the wave's H2Ds, then
 //                  its kernels, then its D2Hs
-// Both give each stream the same sequence of operations (H2D K D2H per batch,
-// so streams may reuse device slots); they differ in the order the host
-// queues them, which matters when streams alias onto fewer hardware queues
-// (CUDA_DEVICE_MAX_CONNECTIONS) than there are streams. Issuing ALL H2Ds
-// first would not do: a stream would copy batch i+pool into a slot before
-// batch i's kernel had read it.
+// Both give each stream the same sequence of operations; only the host's order
+// of queueing differs, which matters when streams alias onto fewer hardware
+// queues (CUDA_DEVICE_MAX_CONNECTIONS). Issuing ALL H2Ds first would not do: a
+// stream would copy batch i+pool into a slot before batch i's kernel read it.
 enum class IssueOrder { depth_first, breadth_first };
 
 std::string_view to_string(IssueOrder order);
@@ -95,16 +90,12 @@ std::vector<TimedVariant> stage_sum_variants(const BatchOps& ops, BatchBuffers& 
                                              EventTimer& timer);
 
 // The first batch's H2D, kernel and D2H, each alone on `stream`, timed like
-// the passes above (the same timer, the same start and stop): the fixed cost
-// of a timed region plus one op, which pipeline_bound subtracts from a pass to
-// get one batch's share. They check nothing; the kernel writes device C of
-// batch 0 and the D2H host C of batch 0 with the values the passes give them.
+// the passes above: the fixed cost of a timed region plus one op, which
+// pipeline_bound subtracts from a pass to get one batch's share. They check nothing.
 std::vector<TimedVariant> first_op_variants(const BatchOps& ops, cudaStream_t stream, EventTimer& timer);
 
-// The busiest stream of a pool of `streams` alone: its ceil(batches / streams)
-// batches (batches 0, 1, ...), each H2D -> kernel -> D2H, one after another
-// on `stream`, timed like the passes above: the bound's busiest-stream path
-// (pipeline_bound.hpp). It checks nothing.
+// The bound's busiest-stream path: ceil(batches / streams) batches, each
+// H2D -> kernel -> D2H, one after another on `stream`. It checks nothing.
 TimedVariant busiest_stream_variant(const BatchOps& ops, int batches, int streams, cudaStream_t stream,
                                     EventTimer& timer);
 
@@ -128,10 +119,9 @@ TimedVariant copies_both_ways_variant(const BatchOps& ops, const Workload& work,
 //   kernels (every compute op), H2D (every H2D), D2H (every D2H), both ways
 //   (every H2D and D2H).
 // With the same skeleton around a subset of the same work, no schedule of the
-// whole run can beat one of them (pipeline_bound.hpp); with a skeleton of its
-// own (other events, another order of records and waits) the fork and join of
-// a large pool around a few tiny batches can cost more than the whole run.
-// They check nothing, and leave device and host C as the kernels and copies left them.
+// whole run can beat one of them; with a skeleton of its own, the fork and join
+// of a large pool around a few tiny batches can cost more than the whole run.
+// They check nothing.
 std::vector<TimedVariant> resource_variants(const BatchOps& ops,
                                             std::function<Millis(const BatchOps&)> run_like_the_variant);
 

@@ -78,17 +78,11 @@ void launch_gemm_tiled(const float* a, const float* b, float* c, GemmShape shape
 
 // ---- the run's GEMM, whichever computes it --------------------------------
 //
-//   csg::Gemm gemm(options->gemm);                   // --kernel naive|tiled|cublas, --tf32
-//   gemm.run(d_a, d_b, d_c, work.shape, stream);     // C = A · B, queued on `stream`
-//
-// cuBLAS: one handle per stream, each with its own workspace. A handle's
-// workspace is scratch memory its kernels may use; two streams running GEMMs
-// at the same time through one handle would share it. The workspace is
-// allocated with the handle, because a capture may not allocate: call
-// prepare(stream) for every stream before capturing on it (stage 04 does);
-// run() creates a missing handle itself, but refuses to while the stream captures.
-// cuBLAS is column-major and the suite row-major: C = A·B row-major is
-// Cᵀ = Bᵀ·Aᵀ column-major, so run() passes B first, with n and m swapped.
+// cuBLAS: one handle per stream, each with its own workspace (scratch memory
+// its kernels may use: two streams sharing a handle would share it), allocated
+// with the handle because a capture may not allocate: call prepare(stream) for
+// every stream before capturing on it; run() creates a missing handle itself,
+// but not while the stream captures.
 
 // NVIDIA's recommended cuBLAS workspace on Hopper (4 MiB before it).
 inline constexpr std::uint64_t kCublasWorkspaceBytes = std::uint64_t(32) << 20;
@@ -104,20 +98,17 @@ class Gemm {
   GemmKernel kernel() const { return choice_.kernel; }
   std::string name() const { return gemm_name(choice_); }
 
-  // cuBLAS: creates `stream`'s handle and workspace now, if it has none
-  // (nullptr: the legacy default stream). Nothing to do for the other kernels.
+  // cuBLAS: creates `stream`'s handle and workspace now, if it has none.
   void prepare(cudaStream_t stream) const;
 
   // C = A · B for one batch (row-major, m×k times k×n), queued on `stream`;
-  // checked. Throws std::logic_error for a cuBLAS stream that is capturing
-  // and was never prepared.
+  // checked. std::logic_error for a capturing cuBLAS stream never prepared.
   void run(const float* a, const float* b, float* c, GemmShape shape, cudaStream_t stream) const;
 
  private:
   struct StreamHandle;
   GemmChoice choice_;
-  // Created on first use; `mutable` because a handle is a cache of this
-  // object's, not a change in what run() computes.
+  // `mutable`: a cache of handles, not a change in what run() computes.
   mutable std::map<cudaStream_t, std::unique_ptr<StreamHandle>> handles_;
 };
 
