@@ -29,14 +29,9 @@ struct Estimate {
   std::string what;  // names the work in the refusal and in the first progress line
 };
 
-// What a subcommand is, as its --help says it: the first line is its name
-// (its folder lab/<name>/), a colon and its line in the stage's --help; the
-// lines after a blank one are the first paragraph of its own --help:
-//   R"(
-//   count-sweep: 1 to 1,024 streams on short batches: where more streams stop helping
-//
-//   The stream pool from 1 to 1,024 streams on a workload of short batches ...
-//   )"
+// What a subcommand is, as its --help says it: "name: its line in the stage's
+// --help" (the name is its folder lab/<name>/), then after a blank line the
+// first paragraph of its own --help.
 struct About {
   std::string_view name, summary, description;
 };

@@ -1,8 +1,6 @@
-// The isolated cost of each kind of work: all H2D copies alone, all kernels
-// alone, all D2H copies alone, each timed with events on one stream. Their
-// sum is what a serial run must take; the largest is what an overlapped
-// pipeline can at best approach. The passes run the stage's own calls
-// (BatchOps), so they time exactly what the stage's loop issues.
+// The isolated cost of each kind of work (all H2D copies, all kernels, all D2H
+// copies, each alone, timed with events on one stream), through the stage's own
+// calls (BatchOps): their sum is what a serial run must take.
 #pragma once
 
 #include <functional>
@@ -80,12 +78,10 @@ struct StageSums {
   }
 };
 
-// The three passes as variants for measure_interleaved, in the order H2D,
-// kernels, D2H, each every batch of `buffers` through `ops` on `stream`, timed
-// with `timer`. The kernel pass poisons device C first and the D2H pass host
-// C, so after a round host C holds what that round's kernels computed and can
-// be verified, provided every batch has its own device slot (with shared
-// slots the H2D pass leaves only the last batch of each slot in place).
+// The three passes as variants for measure_interleaved (H2D, kernels, D2H),
+// each every batch of `buffers` through `ops` on `stream`. The kernel pass
+// poisons device C first and the D2H pass host C, so after a round host C holds
+// what that round's kernels computed (with a device slot per batch).
 std::vector<TimedVariant> stage_sum_variants(const BatchOps& ops, BatchBuffers& buffers, cudaStream_t stream,
                                              EventTimer& timer);
 
@@ -99,16 +95,12 @@ std::vector<TimedVariant> first_op_variants(const BatchOps& ops, cudaStream_t st
 TimedVariant busiest_stream_variant(const BatchOps& ops, int batches, int streams, cudaStream_t stream,
                                     EventTimer& timer);
 
-// The ops of the batches stream 0 of a pool of `streams` runs (batch i on
-// stream i % streams, the article's loop): batches 0, S, 2S, ... call `ops`,
-// the others do nothing. Issued through the pool's own loop, they are the
-// busiest stream's batches alone on that same stream.
+// `ops` for batches 0, S, 2S, ... (stream 0's), nothing for the others: through
+// the pool's own loop, the busiest stream's batches alone on that same stream.
 BatchOps stream_zero_ops(const BatchOps& ops, int streams);
 
-// All H2D copies on `h2d_stream` and all D2H copies on `d2h_stream` at the
-// same time, timed from the first: how long the copies take when both
-// directions share PCIe. The D2H copies read whatever device C holds and
-// overwrite host C, so poison or verify around it as for the D2H pass.
+// All H2D copies on `h2d_stream` and all D2H copies on `d2h_stream` at the same
+// time: the copies when both directions share PCIe. The D2H copies overwrite host C.
 TimedVariant copies_both_ways_variant(const BatchOps& ops, const Workload& work, cudaStream_t h2d_stream,
                                       cudaStream_t d2h_stream, EventTimer& timer);
 

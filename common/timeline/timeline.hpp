@@ -1,9 +1,7 @@
-// Measured timelines: what ran on which stream, and when, drawn like the
-// article's hand-drawn diagrams (copy in, compute, copy out per stream).
-//
-// Pure host code (no CUDA): the data model, the labelling of raw activity
-// records into batches, the ASCII picture, the overlap figures and the Chrome
-// trace-event file. The records themselves come from cupti_recorder.hpp.
+// Measured timelines, drawn like the article's hand-drawn diagrams. Pure host
+// code (no CUDA): the data model, the labelling of raw activity records
+// (cupti_recorder.hpp) into batches, the ASCII picture, the overlap figures and
+// the Chrome trace-event file.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -37,9 +35,8 @@ struct Timeline {
   std::vector<TimelineOp> ops;
 };
 
-// One activity as the recorder delivers it, before anyone knows its batch.
-// Timestamps are the recorder's clock in nanoseconds (CUPTI: GPU timestamps
-// on one clock for all streams).
+// One activity as the recorder delivers it, before anyone knows its batch;
+// timestamps in ns on one clock for all streams.
 struct ActivityRecord {
   OpKind kind = OpKind::other;  // memcpy HtoD -> h2d, DtoH -> d2h, other copies -> other; kernels -> kernel
   std::uint64_t start_ns = 0;
@@ -100,8 +97,7 @@ std::string render_ascii(const Timeline& timeline, int columns, int max_batches)
 int ascii_columns_for(const Timeline& timeline, int terminal_width);
 
 // Each figure is a fraction of the wall time (first start to last end of all
-// ops). Busy = the union of the intervals of that kind, so two H2D copies at
-// once count once (they share one copy engine anyway).
+// ops); busy = the union of that kind's intervals (two H2D copies at once count once).
 struct OverlapFigures {
   double wall_us = 0.0;
   double h2d_busy = 0.0;
@@ -116,9 +112,8 @@ OverlapFigures overlap_figures(const Timeline& timeline);
 // 25%; a copy and a kernel at the same time 0% of it" and what that means.
 std::string format_overlap(const OverlapFigures& figures);
 
-// Chrome trace-event JSON (Perfetto, chrome://tracing): one complete event
-// ("ph": "X", ts/dur in µs) per op on pid 0, tid = row, named tracks
-// (thread_name metadata), args {batch, bytes, flops}.
+// Chrome trace-event JSON (Perfetto): one complete event ("ph": "X", ts/dur in
+// µs) per op on pid 0, tid = row, named tracks, args {batch, bytes, flops}.
 nlohmann::json to_chrome_trace(const Timeline& timeline, const std::string& process_name);
 
 // Written whole or not at all (write_json_file).
