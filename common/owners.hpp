@@ -217,9 +217,8 @@ void host_release(void* ptr, HostMemory kind) noexcept;   // every kind
 }  // namespace detail
 
 // `count` elements of host memory of one kind. HostBuffer(count, kind)
-// allocates pageable, pinned or registered memory (page-aligned malloc, then
-// cudaHostRegister); stage 02 writes those calls out itself and hands the
-// pointer over, and allocates write-combined memory the same way.
+// allocates pageable, pinned or registered memory; stage 02 writes those calls
+// out itself (and write-combined ones) and hands the pointer over.
 template <class T>
 class HostBuffer {
  public:

@@ -63,8 +63,7 @@ enum class BoundPath { kernels, h2d, d2h, both_ways, host_issue, stream_order, b
 inline constexpr BoundPath kBoundPaths[] = {BoundPath::kernels,    BoundPath::h2d,          BoundPath::d2h,
                                             BoundPath::both_ways,  BoundPath::host_issue,   BoundPath::stream_order,
                                             BoundPath::busiest_stream};
-// Their names in tables and the JSON's "limited_by": "kernels", "H2D copies",
-// "D2H copies", "PCIe both ways", "host issue", "stream order", "busiest stream".
+// Their names in tables and the JSON's "limited_by": "kernels", "H2D copies", ...
 std::string_view to_string(BoundPath path);
 
 // The regime a bound's limiting path puts the run in.
@@ -88,13 +87,11 @@ struct PipelineBound {
 // The length of one path of `bound`, in ms (0 for a path it leaves out).
 double path_ms(const PipelineBound& bound, BoundPath path);
 
-// `streams`: the variant runs batch i's H2D, kernel and D2H on stream
-// i % streams, launched from the host as the one-stream sums were (the
-// pool), which adds the stream-order path; 0 for a variant that spreads one
-// batch over several streams (one stream per engine) or starts its ops
-// faster than the host launches them (a graph replay: at ops shorter than a
-// launch the sums' shares are the launch rate, no floor for it). Throws
-// std::invalid_argument for fewer than one batch or negative streams.
+// `streams`: the variant runs batch i on stream i % streams, launched from the
+// host as the one-stream sums were (the pool), which adds the stream-order path;
+// 0 for a variant that spreads a batch over several streams or starts its ops
+// faster than the host launches them (a graph replay: the sums' shares are then
+// the launch rate, no floor for it). std::invalid_argument for no batch or streams < 0.
 PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_stream, int batches, int streams);
 
 // ceil(batches / streams): the batches of the busiest stream, batch i on stream i % streams.
@@ -107,15 +104,11 @@ Regime regime_of(const PipelineBound& bound);
 // run faster than its bound: a bug of the bound unless within the noise.
 double percent_of_bound(const PipelineBound& bound, double achieved_ms);
 
-// The noise a bound is allowed on a run. The figure is the ratio of two
-// medians, the limiting path's over the run's, and each may be off:
-//  - the path's median may stand above its fastest round (median / min - 1:
-//    a run that reaches the path's fastest round beats the median by that);
-//  - the run's median above its own fastest ((median - min) / median);
-//  - at tens of microseconds, a timed region's start and end each move by
-//    about a microsecond whatever the work (kTimingJitterMs over the run).
-// Added, but at least `floor` (2%: the spread of a few quiet rounds
-// understates the machine's).
+// The noise a bound is allowed on a run, the ratio of two medians that may
+// each be off: the path's median above its fastest round (median / min - 1: a
+// run may reach that round), the run's above its own fastest ((median - min) /
+// median), and a timed region's jitter of about a µs at each end
+// (kTimingJitterMs over the run). Added, but at least `floor` (2%).
 inline constexpr double kTimingJitterMs = 0.002;
 double bound_tolerance(double achieved_median_ms, double achieved_min_ms, double path_median_ms,
                        double path_min_ms, double floor = 0.02);
