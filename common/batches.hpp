@@ -77,11 +77,9 @@ void poison_device(float* device_ptr, std::size_t count, cudaStream_t stream);
 // ---- verify -------------------------------------------------------------------
 
 // Freivalds' check: for a random integer vector x, C_i·x must equal A_i·(B·x)
-// exactly. That costs O(m·n + m·k) per batch instead of the O(m·n·k) of
-// recomputing C_i, so all batches are checked in a fraction of a second; a row
-// whose sum fails is then scanned to name the wrong column. On top, a random
-// sample of elements per batch is compared with a CPU dot product. NaN never
-// passes. Verification returns a result; it never prints or exits.
+// exactly, O(m·n + m·k) per batch instead of the O(m·n·k) of recomputing C_i;
+// a row whose sum fails is scanned to name the wrong column. On top, a random
+// sample of elements per batch is compared with a CPU dot product. NaN never passes.
 struct Mismatch {
   int batch = -1;
   int row = -1;
@@ -99,9 +97,8 @@ struct VerifyResult {
   // A 64-bit hash of every batch's C as checked: equal for the same seed and
   // shape whatever computed it, in any stage or process.
   std::optional<std::uint64_t> digest;
-  // Where what is checked is not a batch (stage 02's round trips, stage 03's
-  // kernel markers): what batches_checked counts ("round trip"), and, when a
-  // check failed, what failed, in words no Mismatch can give.
+  // Where what is checked is not a batch (stage 02's round trips): what
+  // batches_checked counts, and what failed, in words no Mismatch can give.
   std::string checked = "batch";
   std::string failure{};
   // "all 100 batches verified" or "batch 37, C[12][5]: expected 100, got nan (freivalds)";

@@ -1,16 +1,8 @@
-// Owners: move-only types whose destructor frees what they hold, so an early
-// return or an exception leaks nothing. Functions borrow the raw handles
-// (get(), data()); the calls the article teaches (cudaMemcpyAsync,
-// cudaEventRecord, cudaStreamWaitEvent, the launches, the capture) are
-// written by the stages themselves.
-//   DeviceBuffer<T>  cudaMalloc / cudaFree
-//   HostBuffer<T>    malloc, cudaMallocHost or malloc + cudaHostRegister, and the matching free
-//   Stream, Event    cudaStreamCreate / cudaEventCreate and their destroy
-//   StreamPool       the article's pool of streams, with its fork and join events
-//   Graph, GraphExec cudaStreamEndCapture's graph and its instantiation
-// and the suite's two timers:
-//   EventTimer       CUDA events around device work (about 0.5 us resolution)
-//   HostTimer        std::chrono::steady_clock around host calls
+// Owners: move-only types whose destructor frees what they hold (buffers,
+// streams, events, the pool, graphs), so an early return or an exception leaks
+// nothing; and the suite's two timers, EventTimer (CUDA events, about 0.5 us)
+// and HostTimer (steady_clock). Functions borrow the raw handles (get(),
+// data()); the calls the article teaches are written by the stages themselves.
 #pragma once
 
 #include <chrono>
@@ -225,9 +217,8 @@ void host_release(void* ptr, HostMemory kind) noexcept;   // every kind
 }  // namespace detail
 
 // `count` elements of host memory of one kind. HostBuffer(count, kind)
-// allocates pageable, pinned or registered memory (page-aligned malloc, then
-// cudaHostRegister); stage 02 writes those calls out itself and hands the
-// pointer over, and allocates write-combined memory the same way.
+// allocates pageable, pinned or registered memory; stage 02 writes those calls
+// out itself (and write-combined ones) and hands the pointer over.
 template <class T>
 class HostBuffer {
  public:

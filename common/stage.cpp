@@ -171,14 +171,13 @@ int require_device() {
 }
 
 MemoryNeeds memory_needs(const Workload& work, HostMemory host_kind, int device_slots) {
-  MemoryNeeds needs;
-  needs.host_kind = host_kind;
-  const std::uint64_t per_batch = work.a_bytes() + work.c_bytes();
+  // `copies` of A and C, and one B (saturating).
+  auto bytes = [&work](std::uint64_t copies) {
+    const std::uint64_t per_batch = work.a_bytes() + work.c_bytes();
+    return checked_add(checked_mul(copies, per_batch).value_or(UINT64_MAX), work.b_bytes()).value_or(UINT64_MAX);
+  };
   const std::uint64_t slots = device_slots == 0 ? work.batch_count() : std::uint64_t(device_slots);
-  needs.device_bytes = checked_add(checked_mul(slots, per_batch).value_or(UINT64_MAX), work.b_bytes()).value_or(UINT64_MAX);
-  needs.host_bytes =
-      checked_add(checked_mul(work.batch_count(), per_batch).value_or(UINT64_MAX), work.b_bytes()).value_or(UINT64_MAX);
-  return needs;
+  return {bytes(slots), bytes(work.batch_count()), host_kind};
 }
 
 MemoryNeeds combined(const MemoryNeeds& a, const MemoryNeeds& b) {

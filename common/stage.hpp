@@ -51,14 +51,11 @@ struct Laboratory {
 };
 
 // The frame's work before the lesson: names the stage in progress lines and
-// errors (Ctrl-C and SIGTERM then end the run at the next safe point instead
-// of in the middle of a write), answers "STAGE --list" (the registry, one
-// tab-separated line each:
-//   subcommand <name> <summary>
+// errors, catches Ctrl-C and SIGTERM, answers "STAGE --list" (one tab-separated
+// line each: "subcommand <name> <summary>" and
 //   run <subcommand or -> <name or -> <modes> <exit> <env or -> <ctest or -> <expect or -> <args>)
-// and runs the subcommand that argv[1] names. Its exit code; nothing when
-// the lesson runs (no arguments, or a flag first). Throws UsageError for a
-// word that names no subcommand.
+// and runs the subcommand that argv[1] names. Its exit code; nothing when the
+// lesson runs. Throws UsageError for a word that names no subcommand.
 std::optional<int> run_laboratory(const char* stage, int argc, char** argv, const Laboratory& laboratory);
 // The --help lines that list the laboratory, one per subcommand.
 std::string laboratory_help(const char* stage, const Laboratory& laboratory);
@@ -88,8 +85,7 @@ inline void keep(bool timed, Samples& samples, Millis sample) {
 }
 
 // main: the laboratory's subcommand when argv[1] names one, else `lesson` on
-// the options `parse` read (every argument checked before any CUDA call;
-// nothing after --help); every exception ends as its exit code.
+// the options `parse` read; every exception ends as its exit code.
 template <class Options>
 int run_stage(const char* stage, int argc, char** argv, const Laboratory& laboratory,
               std::optional<Options> (*parse)(int, char**), int (*lesson)(const Options&)) noexcept {
@@ -125,9 +121,8 @@ void check_host_fits(const MemoryNeeds& needs, const std::string& suggestion);
 // MemAvailable from /proc/meminfo, or nothing where it can't be read.
 std::optional<std::uint64_t> available_host_bytes();
 
-// After round `round` (0, 1, ...) of `rounds` of a lesson's timed loop: stops
-// the run here if Ctrl-C came (exit 130), and past a few seconds prints one
-// line on stderr saying how far it is; nothing for short runs.
+// After round `round` (0, 1, ...) of `rounds` of a lesson's loop: stops the run
+// if Ctrl-C came (exit 130), and in a long run prints how far it is.
 void round_done(int round, int rounds);
 
 }  // namespace csg

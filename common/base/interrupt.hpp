@@ -1,10 +1,7 @@
 // Clean interrupts: SIGINT (Ctrl-C) and SIGTERM end a run at the next safe
-// point instead of in the middle of a write. The handler only notes the
-// signal; the stage's loops call throw_if_interrupted() between runs and
-// rounds, and the stage frame turns the exception into exit code 128 + the
-// signal (130, 143) and one line saying what was not finished. A second
-// signal ends the process at once, first removing a half-written temporary
-// output file if one is open (write_file_whole names it here).
+// point (throw_if_interrupted between runs and rounds), with exit code 128 +
+// the signal. A second signal ends the process at once, first removing a
+// half-written temporary output file if one is open.
 #pragma once
 
 #include <stdexcept>

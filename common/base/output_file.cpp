@@ -20,10 +20,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The file a path means once links are resolved (the path itself where it
-// does not exist yet, with its folder resolved).
-// A link whose target does not exist yet is followed too: writing through it
-// creates that target.
+// The file a path means once links are resolved, even a link to a file that
+// does not exist yet (writing through it creates that target).
 fs::path resolved(const fs::path& path) {
   std::error_code ec;
   fs::path current = fs::absolute(path, ec);

@@ -1,10 +1,7 @@
 // Output files, written whole or not at all: the content goes to a temporary
 // file next to the target, which is then renamed over it, so a reader never
-// sees half a file and a failed or interrupted run leaves the old file (or
-// none) behind. Only regular files are ever replaced: a device, a FIFO, a
-// directory or a file under /proc or /sys is refused, before the run (the
-// options' checks) and again at the write. Pure C++ (no CUDA): the JSON
-// results, the trace files and stage 04's DOT file all go through here.
+// sees half a file. Only regular files are ever replaced: anything else, or a
+// file under /proc or /sys, is refused before the run and again at the write.
 #pragma once
 
 #include <functional>
@@ -25,17 +22,14 @@ void check_distinct_outputs(const std::vector<std::pair<std::string, std::string
 
 // Calls `write(temporary)` to write the content to a temporary path beside
 // `path` (beside the file a link points to), then renames it over that file.
-// If `write` throws or the rename fails, the temporary file is removed and
-// std::runtime_error (naming the path) or the writer's exception propagates;
-// an existing target that is not a regular file is refused untouched.
+// On failure the temporary file is removed and the exception propagates.
 void write_file_whole(const std::string& path, const std::function<void(const std::string& temporary)>& write);
 
 // write_file_whole for text.
 void write_text_file(const std::string& path, const std::string& text);
 
-// Writes `text` to standard output and flushes it; throws UsageError naming
-// `what` ("--help", "--list") when it can't be written (a closed pipe, a full
-// disk: "--help > /dev/full"), so that the exit code says it was not shown.
+// Writes `text` to standard output; throws UsageError naming `what` ("--help")
+// when it can't be written ("--help > /dev/full"), so that the exit code says so.
 void print_to_stdout(const std::string& text, const std::string& what);
 
 }  // namespace csg

@@ -52,14 +52,11 @@ std::string printable(std::string_view text) {
   out.reserve(text.size());
   for (const char c : text) {
     const auto byte = static_cast<unsigned char>(c);
+    const char* named = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : nullptr;
     if (byte >= 0x20 && byte != 0x7f) {
       out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
+    } else if (named != nullptr) {
+      out += named;
     } else {
       char escape[5];
       std::snprintf(escape, sizeof escape, "\\x%02x", static_cast<unsigned>(byte));

@@ -10,15 +10,12 @@
 namespace csg {
 
 // The noun in the number `count` asks for: singular for exactly 1 (and -1),
-// else the plural. The plural adds "es" after s, x, z, ch and sh ("batch" ->
-// "batches"), turns y after a consonant into "ies" ("copy" -> "copies"), and
-// adds "s" otherwise ("stream" -> "streams", "key" -> "keys").
+// else the plural ("batch" -> "batches", "copy" -> "copies", "key" -> "keys").
 std::string noun(long long count, std::string_view singular);
 // The same with the plural given, for a noun the rule gets wrong: noun(n, "child", "children").
 std::string noun(long long count, std::string_view singular, std::string_view plural_form);
 
-// The count, a space, and the noun: plural(1, "batch") = "1 batch",
-// plural(0, "batch") = "0 batches", plural(8, "stream") = "8 streams".
+// The count, a space, and the noun: plural(1, "batch") = "1 batch", plural(0, "batch") = "0 batches".
 std::string plural(long long count, std::string_view singular);
 std::string plural(long long count, std::string_view singular, std::string_view plural_form);
 
@@ -28,10 +25,8 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 // `text` with every control character (a newline, a tab, ESC, DEL ...) written
 // as an escape: \n \r \t, else \xNN. The rest, UTF-8 included, is kept.
 std::string printable(std::string_view text);
-// `text` with every word (a run of non-blank characters) longer than
-// `longest` (a path of the file system is shorter) cut to its first 64
-// characters and its length: a 5,000-digit value
-// echoed in an error stays one short line ("1234...(5000 characters)").
+// `text` with every word longer than `longest` (a path is shorter) cut to its
+// first 64 characters and its length ("1234...(5000 characters)").
 std::string shorten_long_words(std::string_view text, std::size_t longest = 512);
 // printable(text) between single quotes: how a message echoes what the user typed.
 // (Not "quoted": std::quoted would win overload resolution for a std::string.)

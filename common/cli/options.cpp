@@ -136,10 +136,9 @@ std::vector<long long> parse_int_list(const std::string& flag, const std::string
 std::vector<long long> parse_distinct_int_list(const std::string& flag, const std::string& text, long long min_value,
                                                long long max_value) {
   std::vector<long long> values = parse_int_list(flag, text, min_value, max_value);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) !=
-        values.begin() + static_cast<std::ptrdiff_t>(i)) {
-      throw UsageError("--" + flag + " lists " + std::to_string(values[i]) + " twice, in '" + text + "'");
+  for (auto it = values.begin(); it != values.end(); ++it) {
+    if (std::find(values.begin(), it, *it) != it) {
+      throw UsageError("--" + flag + " lists " + std::to_string(*it) + " twice, in '" + text + "'");
     }
   }
   return values;
@@ -172,33 +171,19 @@ std::optional<CommonOptions> StageCli::parse_or_help(int argc, const char* const
 }
 
 CommonDefaults lesson_defaults(HostMemory kind, bool host_memory_choice) {
-  CommonDefaults defaults;
-  defaults.host_memory = kind;
-  defaults.kernel_choice = false;  // the article's naive kernel; the laboratory's kernels subcommands offer the others
-  defaults.host_memory_choice = host_memory_choice;
-  return defaults;
+  // The article's naive kernel; the laboratory's kernels subcommands offer the others.
+  return {.host_memory = kind, .kernel_choice = false, .host_memory_choice = host_memory_choice};
 }
 
 CommonOptions common_options(const LessonOptions& options, const Workload& work, HostMemory host_memory) {
-  CommonOptions common;
-  common.work = work;
-  common.plan = {options.warmup, options.repeats};
-  common.seed = options.seed;
-  common.json_path = options.json_path;
-  common.host_memory = host_memory;
-  common.host_memories = {host_memory};
-  common.max_minutes = options.max_minutes;
-  return common;
+  return {.work = work, .plan = {options.warmup, options.repeats}, .seed = options.seed,
+          .json_path = options.json_path, .host_memory = host_memory, .host_memories = {host_memory},
+          .gemm = {}, .max_minutes = options.max_minutes};
 }
 
 LessonOptions lesson_options(const CommonOptions& common) {
-  LessonOptions options;
-  options.warmup = common.plan.warmup;
-  options.repeats = common.plan.repeats;
-  options.seed = common.seed;
-  options.json_path = common.json_path;
-  options.max_minutes = common.max_minutes;
-  return options;
+  return {.warmup = common.plan.warmup, .repeats = common.plan.repeats, .seed = common.seed,
+          .json_path = common.json_path, .max_minutes = common.max_minutes};
 }
 
 void validate(const CommonOptions& options) {
@@ -260,10 +245,7 @@ StageCli::StageCli(std::string program, std::string description, CommonDefaults 
   if (defaults_.max_minutes) {
     add_int("max-minutes", "Refuse a run estimated to take longer than this many minutes", 10, 1, 100000);
   }
-  options_->add_options()("json", "Write results to FILE (schema cuda-streams-graphs/result/v2)",
-                          cxxopts::value<std::string>(), "FILE");
-  accepted_["json"] = "a file name";
-  output_names_.push_back("json");
+  add_output("json", "Write results to FILE (schema cuda-streams-graphs/result/v2)");
 }
 
 void StageCli::add_output(const std::string& name, const std::string& help) {
@@ -361,7 +343,6 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   all_names.insert(all_names.end(), flag_names_.begin(), flag_names_.end());
   for (const auto& [name, spec] : int_specs_) all_names.push_back(name);
   for (const auto& [name, choices] : choice_specs_) all_names.push_back(name);
-  all_names.push_back("json");
   // How often the user gave an option, and its value (or its default).
   auto count = [&](const std::string& name) {
     const auto taken = one_letter_values.find(name);
@@ -376,9 +357,7 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
     given_[name] = count(name) != 0;
   }
   // No value of a text option starts with "--": "--sizes --json f" lacks the value.
-  std::vector<std::string> valued = text_names_;
-  valued.push_back("json");
-  for (const auto& name : valued) {
+  for (const auto& name : text_names_) {
     if (result.count(name) != 0 && result[name].as<std::string>().rfind("--", 0) == 0) {
       throw UsageError("--" + name + " needs a value");
     }
@@ -423,18 +402,16 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   if (defaults_.gemm_workload && defaults_.kernel_choice) {
     options.gemm = parse_gemm_choice(strings_.at("kernel"), flags_.at("tf32"));
   }
-  if (result.count("json") != 0) {
-    options.json_path = result["json"].as<std::string>();
-    if (options.json_path.empty()) throw UsageError("--json needs a file name");
-  }
+  options.json_path = strings_.at("json");
+  if (given_.at("json") && options.json_path.empty()) throw UsageError("--json needs a file name");
   if (defaults_.max_minutes) options.max_minutes = static_cast<int>(ints_.at("max-minutes"));
   validate(options);
   // Every output file: writable, a regular file if it exists, and no two the same.
   std::vector<std::pair<std::string, std::string>> outputs;
   for (const std::string& name : output_names_) {
-    const std::string path = name == "json" ? options.json_path : strings_.at(name);
+    const std::string& path = strings_.at(name);
     if (path.empty()) {
-      if (name != "json" && given_.at(name)) throw UsageError("--" + name + " needs a file name");
+      if (given_.at(name)) throw UsageError("--" + name + " needs a file name");
       continue;
     }
     check_output_path(name, path);

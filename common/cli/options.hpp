@@ -1,13 +1,9 @@
-// Command-line options shared by every stage, parsed with cxxopts and validated
-// in one place, before any CUDA call. Every stage accepts the same names:
-//   --batches --m --n --k --warmup --repeats --seed --max-minutes --json FILE
-//   --host-memory KIND
-// Numbers are parsed strictly here (no "12x", no "-1", no values past the
-// type's range), and every error has one style: the flag as the user typed
-// it, what was wrong, what is accepted ("--batches needs a value: an integer
-// in [1, 2147483647]", "--m takes an integer in [1, ...], got '5x'"). Output
-// files are checked here too (base/output_file.hpp). A stage adds its own
-// options through the same add_* calls.
+// Command-line options shared by every stage (--batches --m --n --k --warmup
+// --repeats --seed --max-minutes --json --host-memory), parsed with cxxopts and
+// validated in one place, before any CUDA call; a stage adds its own through
+// the same add_* calls. Numbers are parsed strictly (no "12x", no "-1", nothing
+// past the range), and every error names the flag as typed, what was wrong and
+// what is accepted ("--m takes an integer in [1, ...], got '5x'").
 #pragma once
 
 #include <cstdint>
@@ -50,15 +46,9 @@ struct CommonDefaults {
   // true: --host-memory takes a comma-separated list of kinds (default: every
   // choice), for a stage that measures several kinds (02).
   bool host_memory_list = false;
-  // false: the stage does not run the GEMM workload; --batches, --m, --n, --k
-  // are not offered, nor --kernel and --tf32. true: they are.
-  bool gemm_workload = true;
-  // false: the run uses `kernel` (the lessons: the article's naive one), and
-  // --kernel and --tf32 are not offered; true: they are.
-  bool kernel_choice = true;
-  // The kernel the run starts from: --kernel's default, or the run's kernel
-  // where --kernel is not offered. The shape is checked against the kernel
-  // actually chosen (validate: each grid covers its own number of rows).
+  bool gemm_workload = true;  // offers --batches, --m, --n, --k (and --kernel, --tf32 with kernel_choice)
+  bool kernel_choice = true;  // false: the run uses `kernel` (the lessons: the naive one)
+  // --kernel's default, or the run's kernel where --kernel is not offered.
   GemmKernel kernel = GemmKernel::naive;
   // What --kernel offers, e.g. {tiled, cublas} where the naive kernel is the lesson's.
   std::vector<GemmKernel> kernel_choices = {GemmKernel::naive, GemmKernel::tiled, GemmKernel::cublas};
@@ -66,9 +56,8 @@ struct CommonDefaults {
   bool host_memory_choice = true;
   // --max-minutes: offered by runs whose length depends on their options.
   bool max_minutes = true;
-  // false: the run is not timed in the shared rounds (it captures and
-  // launches once, or counts its own rounds): --warmup and --repeats are
-  // not offered, so --help lists only what it takes; the plan keeps its defaults.
+  // false: --warmup and --repeats are not offered (a run not timed in the
+  // shared rounds); the plan keeps its defaults.
   bool rounds = true;
 };
 
@@ -94,11 +83,9 @@ class StageCli {
   // it is a regular file if it exists, and that no two outputs name one file.
   void add_output(const std::string& name, const std::string& help);
 
-  // Parses and validates. Returns nothing after printing --help (exit 0);
-  // throws UsageError for anything wrong.
+  // Parses and validates; nothing for --help. Throws UsageError for anything wrong.
   std::optional<CommonOptions> parse(const std::vector<std::string>& args);  // args without argv[0]
-  // parse(), and when it was asked for --help, the help (and `more_help`
-  // after it: a lesson lists its laboratory) printed and nothing returned.
+  // parse(), and for --help the help (and `more_help`: a lesson lists its laboratory) printed.
   std::optional<CommonOptions> parse_or_help(int argc, const char* const* argv, const std::string& more_help = "");
 
   long long get_int(const std::string& name) const;
@@ -110,9 +97,7 @@ class StageCli {
   std::string help() const;
 
  private:
-  // Every option that takes a value given as the last word or followed by
-  // another option: "--batches needs a value: an integer in [1, ...]"; and
-  // every unknown --option, as the user typed it. Throws UsageError.
+  // Throws UsageError for a value-taking option given no value, and for an unknown --option.
   void check_values_given(const std::vector<std::string>& args) const;
 
   struct IntSpec {
@@ -135,8 +120,7 @@ class StageCli {
   std::vector<std::string> output_names_;
 };
 
-// Strict integer parsing: the whole text must be a decimal integer in
-// [min_value, max_value]. Throws UsageError naming the flag and the range.
+// The whole text a decimal integer in [min_value, max_value], else UsageError naming the flag and the range.
 long long parse_int(const std::string& flag, const std::string& text, long long min_value, long long max_value);
 
 // Strict comma-separated integers ("1,2,4,8"): every item as parse_int, no
@@ -158,18 +142,14 @@ CommonDefaults lesson_defaults(HostMemory kind, bool host_memory_choice = false)
 LessonOptions lesson_options(const CommonOptions& common);
 CommonOptions common_options(const LessonOptions& options, const Workload& work, HostMemory host_memory);
 
-// --kernel KIND from `choices` (default `kernel`) and --tf32: what StageCli
-// offers with CommonDefaults::kernel_choice. By hand (kernel_choice = false,
-// then these) only in a run that sets its shape after parsing:
-// read_kernel_option then reads them into options.gemm and checks the shape
-// against that kernel (validate). Throws UsageError.
+// --kernel KIND from `choices` (default `kernel`) and --tf32, as kernel_choice
+// offers them; by hand only in a run that sets its shape after parsing
+// (read_kernel_option then checks the shape against that kernel).
 void add_kernel_option(StageCli& cli, GemmKernel kernel,
                        const std::vector<GemmKernel>& choices = CommonDefaults{}.kernel_choices);
 void read_kernel_option(const StageCli& cli, CommonOptions& options);
 
-// Cross-field checks on a parsed set: byte counts that overflow 64 bits,
-// shapes the chosen kernel's grid can't cover, an unwritable --json path.
-// Throws UsageError.
+// Throws UsageError for byte counts that overflow 64 bits, or a shape the kernel's grid can't cover.
 void validate(const CommonOptions& options);
 
 }  // namespace csg

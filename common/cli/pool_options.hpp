@@ -29,10 +29,8 @@ struct PoolConfig {
 
 inline constexpr int kMaxPoolStreams = 1024;
 
-// Which of the pool's options a run offers: --streams always; --device-buffers
-// where the layout is the user's choice (otherwise one slot per stream, as
-// `slots`); --streams-sweep where the run times other pool sizes as well, and
-// its default ("off" for a run whose sweep is an extra).
+// Which of the pool's options a run offers besides --streams: --device-buffers
+// (otherwise `slots`), and --streams-sweep with its default.
 struct PoolFlags {
   bool device_buffers = true;
   bool sweep = false;
@@ -44,16 +42,14 @@ struct PoolFlags {
 void add_pool_options(StageCli& cli, bool with_sweep);
 void add_pool_options(StageCli& cli, const PoolFlags& flags);
 
-// Reads them after cli.parse(). Throws UsageError for a bad list (an item out
-// of range, an empty item, a size given twice). A pool larger than the batch
-// count is allowed (its extra streams get no work) and noted in `warnings`.
+// Reads them after cli.parse(); UsageError for a bad list. A pool larger than
+// the batch count is allowed (its extra streams get no work) and noted in `warnings`.
 PoolConfig read_pool_options(const StageCli& cli, const CommonOptions& options, bool with_sweep);
 PoolConfig read_pool_options(const StageCli& cli, const CommonOptions& options, const PoolFlags& flags);
 
 // How many device slots (A and C pairs) the run allocates: with per_batch one
-// per batch; with slots the least common multiple of every pool size timed,
-// so that in every pool the batches sharing a slot share a stream, capped at
-// the batch count (where a slot per batch is the same thing).
+// per batch; with slots the least common multiple of every pool size timed (so
+// that in every pool the batches sharing a slot share a stream), at most one per batch.
 int device_slots_for(const PoolConfig& config, int batches);
 
 // How many streams run GEMMs in stage 03 (each needs its own cuBLAS handle and

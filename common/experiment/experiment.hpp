@@ -1,21 +1,9 @@
-// An experiment of the laboratory is a declaration, and one runner does the
-// rest (DESIGN.md, "an experiment is a declaration"). A subcommand's folder,
-// NN_stage/lab/<name>/, declares
-//   - what it is (its "about": its name, its line in the stage's --help and
-//     the first lines of its own --help, as they read) and its runs (what
-//     run_suite.sh, the GPU-box check and ctest run of it: STAGE --list);
-//   - its options: which shared flags it offers (CommonDefaults) and its own,
-//     each with a default, a range and a sentence (StageCli::add_*);
-//   - what it needs (memory, checked before anything is allocated) and how
-//     long it takes (an estimate, refused over --max-minutes);
-//   - its measurement: the GPU work, every output verified;
-//   - its report: the shared result, its verdicts (report/verdict.hpp), its
-//     tables and its own JSON sections, from the figures alone.
-// and its Subcommand is make_subcommand<its declaration>. The runner owns
-// the rest, in one order for everyone: parse (exit 2 before any CUDA call;
-// --help wins), the host's memory, the device (77 without one), the device's
-// memory, the estimate, a progress line, the measurement (Ctrl-C between
-// rounds: 130), the report, the console, --json, the exit code.
+// An experiment of the laboratory is a declaration (Experiment below), and one
+// runner does the rest (DESIGN.md, "an experiment is a declaration"), in one
+// order for everyone: parse (exit 2 before any CUDA call; --help wins), the
+// host's memory, the device (77 without one), the device's memory, the
+// estimate, a progress line, the measurement (Ctrl-C between rounds: 130), the
+// report, the console, --json, the exit code.
 #pragma once
 
 #include <algorithm>
@@ -41,14 +29,9 @@ struct Estimate {
   std::string what;  // names the work in the refusal and in the first progress line
 };
 
-// What a subcommand is, as its --help says it: the first line is its name
-// (its folder lab/<name>/), a colon and its line in the stage's --help; the
-// lines after a blank one are the first paragraph of its own --help:
-//   R"(
-//   count-sweep: 1 to 1,024 streams on short batches: where more streams stop helping
-//
-//   The stream pool from 1 to 1,024 streams on a workload of short batches ...
-//   )"
+// What a subcommand is, as its --help says it: "name: its line in the stage's
+// --help" (the name is its folder lab/<name>/), then after a blank line the
+// first paragraph of its own --help.
 struct About {
   std::string_view name, summary, description;
 };

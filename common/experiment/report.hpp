@@ -1,9 +1,6 @@
-// What an experiment's report function fills, and the one end every
-// subcommand shares: the console (its title, what ran, its tables, its
-// verdicts' sentences, the verification), the result JSON (the shared schema,
-// the verdicts, the experiment's own sections), the other files it writes,
-// and the exit code. Plain C++: the CPU tests fill one from made-up figures
-// and read what it would print and write.
+// What an experiment's report function fills, and the one end every subcommand
+// shares: the console, the result JSON, the other files it writes, and the exit
+// code. Plain C++: the CPU tests fill one from made-up figures.
 #pragma once
 
 #include <ostream>
@@ -22,11 +19,9 @@ namespace csg {
 
 class Report {
  public:
-  // `subcommand`: nullptr for a lesson ("subcommand": null in the JSON).
   Report(const char* stage, std::string subcommand, const DeviceInfo& device);  // "": the lesson
 
-  // The shared schema: stage and device are set; config, measurements,
-  // bounds and verification are the experiment's to fill.
+  // The shared schema; stage and device are set.
   StageResult result;
   // The experiment's own JSON objects, beside the shared fields ("pdl": {...}).
   nlohmann::json sections = nlohmann::json::object();

@@ -41,9 +41,7 @@ WorkSeconds work_seconds(const Workload& work, const Rates& rates, bool pageable
 inline constexpr double kSayEstimateAbove = 5.0;
 
 // Prints the estimate when above kSayEstimateAbove; throws UsageError when
-// above `max_minutes` ("this run would take about 312 min ...: choose smaller
-// sizes or fewer --repeats, or raise --max-minutes (10)"). `what` names the
-// work in the message ("100 naive GEMMs of 65536x65536x65536").
+// above `max_minutes`. `what` names the work ("100 naive GEMMs of 65536x65536x65536").
 void check_estimate(double seconds, int max_minutes, const std::string& what);
 
 }  // namespace csg

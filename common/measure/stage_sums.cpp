@@ -6,6 +6,19 @@
 #include "base/errors.hpp"
 
 namespace csg {
+namespace {
+
+// Batches 0 .. batches-1 through `op`, one after another on `stream`, timed with events.
+std::function<Millis()> timed_pass(EventTimer& timer, cudaStream_t stream, int batches,
+                                   std::function<void(int, cudaStream_t)> op) {
+  return [&timer, stream, batches, op = std::move(op)] {
+    timer.start(stream);
+    for (int batch = 0; batch < batches; ++batch) op(batch, stream);
+    return timer.stop();
+  };
+}
+
+}  // namespace
 
 BatchOps batch_ops(BatchBuffers& buffers, const Gemm& gemm) {
   BatchOps ops;
@@ -51,29 +64,18 @@ void issue_batches(const BatchOps& ops, const StreamPool& pool, int batches, Iss
 std::vector<TimedVariant> stage_sum_variants(const BatchOps& ops, BatchBuffers& buffers, cudaStream_t stream,
                                              EventTimer& timer) {
   const int batches = buffers.work().batches;
-  // Every batch through one of the ops, timed with events on `stream`.
-  auto pass = [&timer, stream, batches](std::function<void(int, cudaStream_t)> op) {
-    return [&timer, stream, batches, op = std::move(op)] {
-      timer.start(stream);
-      for (int batch = 0; batch < batches; ++batch) op(batch, stream);
-      return timer.stop();
-    };
-  };
   return {
-      TimedVariant{nullptr, pass(ops.h2d), nullptr},
-      TimedVariant{[&buffers, stream] { buffers.poison_device_outputs(stream); }, pass(ops.compute), nullptr},
-      TimedVariant{[&buffers] { buffers.poison_host_outputs(); }, pass(ops.d2h), nullptr},
+      TimedVariant{nullptr, timed_pass(timer, stream, batches, ops.h2d), nullptr},
+      TimedVariant{[&buffers, stream] { buffers.poison_device_outputs(stream); },
+                   timed_pass(timer, stream, batches, ops.compute), nullptr},
+      TimedVariant{[&buffers] { buffers.poison_host_outputs(); }, timed_pass(timer, stream, batches, ops.d2h),
+                   nullptr},
   };
 }
 
 std::vector<TimedVariant> first_op_variants(const BatchOps& ops, cudaStream_t stream, EventTimer& timer) {
-  auto first = [&timer, stream](std::function<void(int, cudaStream_t)> op) {
-    return TimedVariant{nullptr, [&timer, stream, op = std::move(op)] {
-                          timer.start(stream);
-                          op(0, stream);
-                          return timer.stop();
-                        },
-                        nullptr};
+  auto first = [&timer, stream](const std::function<void(int, cudaStream_t)>& op) {
+    return TimedVariant{nullptr, timed_pass(timer, stream, 1, op), nullptr};
   };
   return {first(ops.h2d), first(ops.compute), first(ops.d2h)};
 }
@@ -81,15 +83,11 @@ std::vector<TimedVariant> first_op_variants(const BatchOps& ops, cudaStream_t st
 TimedVariant busiest_stream_variant(const BatchOps& ops, int batches, int streams, cudaStream_t stream,
                                     EventTimer& timer) {
   const int busiest = static_cast<int>(busiest_stream_batches(batches, streams));
-  return TimedVariant{nullptr, [ops, busiest, stream, &timer] {
-                        timer.start(stream);
-                        for (int batch = 0; batch < busiest; ++batch) {
-                          ops.h2d(batch, stream);
-                          ops.compute(batch, stream);
-                          ops.d2h(batch, stream);
-                        }
-                        return timer.stop();
-                      },
+  return TimedVariant{nullptr, timed_pass(timer, stream, busiest, [ops](int batch, cudaStream_t on) {
+                        ops.h2d(batch, on);
+                        ops.compute(batch, on);
+                        ops.d2h(batch, on);
+                      }),
                       nullptr};
 }
 

@@ -1,8 +1,6 @@
-// The isolated cost of each kind of work: all H2D copies alone, all kernels
-// alone, all D2H copies alone, each timed with events on one stream. Their
-// sum is what a serial run must take; the largest is what an overlapped
-// pipeline can at best approach. The passes run the stage's own calls
-// (BatchOps), so they time exactly what the stage's loop issues.
+// The isolated cost of each kind of work (all H2D copies, all kernels, all D2H
+// copies, each alone, timed with events on one stream), through the stage's own
+// calls (BatchOps): their sum is what a serial run must take.
 #pragma once
 
 #include <functional>
@@ -29,23 +27,18 @@ struct BatchOps {
 };
 
 // The article's loop body for the stream stages' laboratories: cudaMemcpyAsync
-// of A_i in, gemm.run (C_i = A_i · B), cudaMemcpyAsync of C_i out, each on
-// the stream it is given. `buffers` and `gemm` must outlive the ops. From
-// pinned memory cudaMemcpyAsync returns at once, so the host goes on queueing
-// while the copy runs; from pageable memory it holds the host while the
-// driver stages it.
+// of A_i in, gemm.run, cudaMemcpyAsync of C_i out, each on the stream it is
+// given. `buffers` and `gemm` must outlive the ops.
 BatchOps batch_ops(BatchBuffers& buffers, const Gemm& gemm);
 
 // How a loop over batches issues the work onto a pool:
 //   depth_first:   batch 0: H2D K D2H, batch 1: H2D K D2H, ...  (the article's loop)
 //   breadth_first: in waves of one batch per stream: the wave's H2Ds, then
 //                  its kernels, then its D2Hs
-// Both give each stream the same sequence of operations (H2D K D2H per batch,
-// so streams may reuse device slots); they differ in the order the host
-// queues them, which matters when streams alias onto fewer hardware queues
-// (CUDA_DEVICE_MAX_CONNECTIONS) than there are streams. Issuing ALL H2Ds
-// first would not do: a stream would copy batch i+pool into a slot before
-// batch i's kernel had read it.
+// Both give each stream the same sequence of operations; only the host's order
+// of queueing differs, which matters when streams alias onto fewer hardware
+// queues (CUDA_DEVICE_MAX_CONNECTIONS). Issuing ALL H2Ds first would not do: a
+// stream would copy batch i+pool into a slot before batch i's kernel read it.
 enum class IssueOrder { depth_first, breadth_first };
 
 std::string_view to_string(IssueOrder order);
@@ -85,39 +78,29 @@ struct StageSums {
   }
 };
 
-// The three passes as variants for measure_interleaved, in the order H2D,
-// kernels, D2H, each every batch of `buffers` through `ops` on `stream`, timed
-// with `timer`. The kernel pass poisons device C first and the D2H pass host
-// C, so after a round host C holds what that round's kernels computed and can
-// be verified, provided every batch has its own device slot (with shared
-// slots the H2D pass leaves only the last batch of each slot in place).
+// The three passes as variants for measure_interleaved (H2D, kernels, D2H),
+// each every batch of `buffers` through `ops` on `stream`. The kernel pass
+// poisons device C first and the D2H pass host C, so after a round host C holds
+// what that round's kernels computed (with a device slot per batch).
 std::vector<TimedVariant> stage_sum_variants(const BatchOps& ops, BatchBuffers& buffers, cudaStream_t stream,
                                              EventTimer& timer);
 
 // The first batch's H2D, kernel and D2H, each alone on `stream`, timed like
-// the passes above (the same timer, the same start and stop): the fixed cost
-// of a timed region plus one op, which pipeline_bound subtracts from a pass to
-// get one batch's share. They check nothing; the kernel writes device C of
-// batch 0 and the D2H host C of batch 0 with the values the passes give them.
+// the passes above: the fixed cost of a timed region plus one op, which
+// pipeline_bound subtracts from a pass to get one batch's share. They check nothing.
 std::vector<TimedVariant> first_op_variants(const BatchOps& ops, cudaStream_t stream, EventTimer& timer);
 
-// The busiest stream of a pool of `streams` alone: its ceil(batches / streams)
-// batches (batches 0, 1, ...), each H2D -> kernel -> D2H, one after another
-// on `stream`, timed like the passes above: the bound's busiest-stream path
-// (pipeline_bound.hpp). It checks nothing.
+// The bound's busiest-stream path: ceil(batches / streams) batches, each
+// H2D -> kernel -> D2H, one after another on `stream`. It checks nothing.
 TimedVariant busiest_stream_variant(const BatchOps& ops, int batches, int streams, cudaStream_t stream,
                                     EventTimer& timer);
 
-// The ops of the batches stream 0 of a pool of `streams` runs (batch i on
-// stream i % streams, the article's loop): batches 0, S, 2S, ... call `ops`,
-// the others do nothing. Issued through the pool's own loop, they are the
-// busiest stream's batches alone on that same stream.
+// `ops` for batches 0, S, 2S, ... (stream 0's), nothing for the others: through
+// the pool's own loop, the busiest stream's batches alone on that same stream.
 BatchOps stream_zero_ops(const BatchOps& ops, int streams);
 
-// All H2D copies on `h2d_stream` and all D2H copies on `d2h_stream` at the
-// same time, timed from the first: how long the copies take when both
-// directions share PCIe. The D2H copies read whatever device C holds and
-// overwrite host C, so poison or verify around it as for the D2H pass.
+// All H2D copies on `h2d_stream` and all D2H copies on `d2h_stream` at the same
+// time: the copies when both directions share PCIe. The D2H copies overwrite host C.
 TimedVariant copies_both_ways_variant(const BatchOps& ops, const Workload& work, cudaStream_t h2d_stream,
                                       cudaStream_t d2h_stream, EventTimer& timer);
 
@@ -128,10 +111,9 @@ TimedVariant copies_both_ways_variant(const BatchOps& ops, const Workload& work,
 //   kernels (every compute op), H2D (every H2D), D2H (every D2H), both ways
 //   (every H2D and D2H).
 // With the same skeleton around a subset of the same work, no schedule of the
-// whole run can beat one of them (pipeline_bound.hpp); with a skeleton of its
-// own (other events, another order of records and waits) the fork and join of
-// a large pool around a few tiny batches can cost more than the whole run.
-// They check nothing, and leave device and host C as the kernels and copies left them.
+// whole run can beat one of them; with a skeleton of its own, the fork and join
+// of a large pool around a few tiny batches can cost more than the whole run.
+// They check nothing.
 std::vector<TimedVariant> resource_variants(const BatchOps& ops,
                                             std::function<Millis(const BatchOps&)> run_like_the_variant);
 

@@ -1,6 +1,5 @@
 // Repeat-and-summarise: warm-up runs, timed repeats, then median, min, max and
-// p95 of the samples. Throughput (GB/s, GFLOP/s) is derived from the work a
-// variant declares once, never re-derived by hand in a stage.
+// p95 of the samples; throughput from the work a variant declares once.
 #pragma once
 
 #include <chrono>
@@ -13,8 +12,7 @@
 
 namespace csg {
 
-// The rounds a variant runs: `warmup` untimed, then `repeats` timed, one
-// sample each.
+// The rounds a variant runs: `warmup` untimed, then `repeats` timed, one sample each.
 struct RepeatPlan {
   int warmup = 2;
   int repeats = 10;
@@ -33,8 +31,7 @@ struct Summary {
 // Throws std::invalid_argument for an empty sample set.
 Summary summarize(std::vector<Millis> samples);
 
-// How far the typical run is from the fastest: (median - min) / median; 0
-// for a median of 0 (nothing measured).
+// How far the typical run is from the fastest: (median - min) / median; 0 for a median of 0.
 double relative_spread(double median_ms, double min_ms);
 inline double relative_spread(const Summary& s) { return relative_spread(s.median_ms, s.min_ms); }
 
@@ -63,8 +60,7 @@ struct Measured {
 std::vector<Measured> measure_rounds(const RepeatPlan& plan, const std::vector<TimedVariant>& variants);
 // measure_rounds' primary summaries only.
 std::vector<Summary> measure_interleaved(const RepeatPlan& plan, const std::vector<TimedVariant>& variants);
-// measure_interleaved, each variant's summary stored through `into`, in order
-// (one pointer per variant; throws std::invalid_argument when they differ in number).
+// measure_interleaved, each variant's summary stored through its pointer in `into`.
 void measure_interleaved_into(const RepeatPlan& plan, const std::vector<TimedVariant>& variants,
                               std::initializer_list<Summary*> into);
 

@@ -25,20 +25,16 @@ Comparison compare_times(double ms, double reference_ms, double equal_within = k
 // for "<A> took X ms, <phrase> <B>".
 std::string compare_phrase(double ms, double reference_ms, double equal_within = kEqualWithin);
 
-// The verdict of one such comparison: `id`, outcome "faster", "same" or
-// "slower" (compare_times), figures {"ms", "reference_ms", "ratio" (ms /
-// reference_ms)}, threshold `equal_within`, and `sentence` (the caller's
-// words, usually built with compare_phrase).
+// The verdict of one such comparison: outcome "faster", "same" or "slower",
+// figures {"ms", "reference_ms", "ratio"}, threshold `equal_within`, and the
+// caller's `sentence` (usually built with compare_phrase).
 Verdict comparison_verdict(std::string id, double ms, double reference_ms, std::string sentence,
                            double equal_within = kEqualWithin);
 const char* to_string(Comparison comparison);  // "faster", "same", "slower"
 
-// A run well under its bound (below kLooseBound of it): every path of the
-// bound is one resource alone or the busiest stream alone, so the time the
-// run took beyond the longest of them went to its streams waiting on each
-// other (a copy engine or the SMs busy with another stream's work), which no
-// single path measures. Says how much, naming the two longest paths; empty
-// when the run reached kLooseBound of its bound or more.
+// A run below kLooseBound of its bound: the time beyond its longest path went
+// to its streams waiting on each other, which no single path measures. Says
+// how much, naming the two longest paths; empty for a run closer to its bound.
 inline constexpr double kLooseBound = 0.90;
 std::string bound_gap_text(const std::string& variant, double achieved_ms, const PipelineBound& bound);
 

@@ -17,9 +17,8 @@ struct DeviceInfo {
   int async_engines = 0;  // copy engines: 2+ lets H2D and D2H run at the same time
   std::size_t total_memory_bytes = 0;
   std::string pci_bus_id;
-  // PCIe link as the driver (NVML) reports it; absent where NVML is not
-  // available. The current generation can drop while the GPU idles, so it is
-  // read at the end of a run; *_max is what the link can do.
+  // PCIe link as NVML reports it (absent without NVML), read at the end of a run (the
+  // current generation drops while the GPU idles); *_max is what the link can do.
   std::optional<int> pcie_gen;
   std::optional<int> pcie_width;
   std::optional<int> pcie_gen_max;

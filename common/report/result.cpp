@@ -12,7 +12,8 @@
 namespace csg {
 namespace {
 
-nlohmann::json optional_int(const std::optional<int>& value) {
+template <class T>
+nlohmann::json or_null(const std::optional<T>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
@@ -53,11 +54,11 @@ nlohmann::json to_json(const DeviceInfo& device) {
       {"async_engines", device.async_engines},
       {"total_memory_bytes", device.total_memory_bytes},
       {"pci_bus_id", device.pci_bus_id},
-      {"pcie_gen", optional_int(device.pcie_gen)},
-      {"pcie_width", optional_int(device.pcie_width)},
-      {"pcie_gen_max", optional_int(device.pcie_gen_max)},
-      {"pcie_width_max", optional_int(device.pcie_width_max)},
-      {"driver", device.driver ? nlohmann::json(*device.driver) : nlohmann::json(nullptr)},
+      {"pcie_gen", or_null(device.pcie_gen)},
+      {"pcie_width", or_null(device.pcie_width)},
+      {"pcie_gen_max", or_null(device.pcie_gen_max)},
+      {"pcie_width_max", or_null(device.pcie_width_max)},
+      {"driver", or_null(device.driver)},
       {"driver_version", device.driver_version},
       {"runtime_version", device.runtime_version},
   };
@@ -80,19 +81,13 @@ nlohmann::json to_json(const PipelineBound& bound, double achieved_ms, double to
 }
 
 nlohmann::json to_json(const Measurement& m) {
-  nlohmann::json doc = {
-      {"name", m.name},
-      {"params", m.params},
-      {"median_ms", m.stats.median_ms},
-      {"min_ms", m.stats.min_ms},
-      {"max_ms", m.stats.max_ms},
-      {"p95_ms", m.stats.p95_ms},
-      {"samples", m.stats.samples},
-      {"samples_ms", m.stats.samples_ms},
-      {"gflops", rate(gflops(m.work.flops, m.stats.median_ms))},
-      {"gbps", rate(gbps(m.work.bytes, m.stats.median_ms))},
-      {"verified", m.verifiable ? nlohmann::json(m.verified) : nlohmann::json(nullptr)},
-  };
+  nlohmann::json doc = summary_json(m.stats);  // an object: its keys sorted, whatever order they are set in
+  doc["name"] = m.name;
+  doc["params"] = m.params;
+  doc["samples_ms"] = m.stats.samples_ms;
+  doc["gflops"] = rate(gflops(m.work.flops, m.stats.median_ms));
+  doc["gbps"] = rate(gbps(m.work.bytes, m.stats.median_ms));
+  doc["verified"] = m.verifiable ? nlohmann::json(m.verified) : nlohmann::json(nullptr);
   if (m.bound) doc["bound"] = to_json(*m.bound, m.stats.median_ms, m.bound_tolerance);
   doc["digest"] = m.digest ? nlohmann::json(digest_text(*m.digest)) : nlohmann::json(nullptr);
   if (m.host_issue) {

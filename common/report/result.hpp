@@ -67,18 +67,15 @@ nlohmann::json to_json(const Measurement& measurement);
 nlohmann::json to_json(const PipelineBound& bound, double achieved_ms, double tolerance);
 nlohmann::json to_json(const StageResult& result);
 
-// Writes whole or not at all: a temporary file next to `path`, then rename.
-// Throws std::runtime_error naming the path on failure.
+// Written whole or not at all (write_text_file).
 void write_json_file(const std::string& path, const nlohmann::json& document);
 
-// A measurement's params on one line: string values as they are, numbers as
-// key=value, true flags by their key, false flags left out
-// in key order ({"streams": 8, "order": "depth_first", "sweep": false} -> "depth_first streams=8").
+// A measurement's params on one line, in key order: strings as they are, numbers
+// as key=value, true flags by their key ({"streams": 8, "order": "depth_first"} -> "depth_first streams=8").
 std::string compact_params(const nlohmann::json& params);
 
-// One row per measurement: variant, params, median, min, p95, max (ms),
-// GFLOP/s, GB/s, verified; and, where any measurement has a bound, its % of
-// the bound and the path that sets it.
+// One row per measurement: variant, params, median, min, p95, max (ms), GFLOP/s,
+// GB/s, verified; and, where any has a bound, its % of the bound and its limiting path.
 void print_measurements(std::ostream& out, const std::vector<Measurement>& measurements);
 
 // "100 batches of C_i = A_i*B: A_i 1024x512, B 512x1024, C_i 1024x1024 (float), naive GEMM"

@@ -1,13 +1,6 @@
 // Named NVTX ranges around the phases of a stage (allocate, warm-up and timing,
-// verify, the timeline run), so that `nsys profile ./01_serial_baseline`
-// shows them above the CUDA rows.
-//
-//   { csg::ScopedRange range("verify"); ... }   // the range ends with the scope
-//
-// Header-only NVTX v3 from the toolkit (CUDA::nvtx3). Without a tool attached
-// the first call finds no injection library and every later push/pop is a
-// call through a null-checked function pointer: a few ns, nothing next to a
-// 0.2 ms kernel.
+// verify, the timeline run), so that `nsys profile` shows them above the CUDA
+// rows. Header-only NVTX v3; without a tool attached a push or pop costs a few ns.
 #pragma once
 
 #include <nvtx3/nvToolsExt.h>

@@ -1,21 +1,9 @@
-// A stage's timeline subcommand: its options, the recording, its report.
-//
-// The options, spelled the same in the timeline subcommands of 01, 03 and 04:
-//   --timeline-batches N    how many batches the picture shows (default 16)
-//   --trace FILE            also write the recorded run as Chrome trace-event JSON
-// After the timed rounds: poison, record one run with CUPTI, verify it, then
-// re-time the stage's main variant with CUPTI loaded but recording nothing
-// (recording must not change the timed medians, and this shows it), and
-// report the picture, the overlap figures, the cost of recording and the trace.
-//
-//   std::optional<csg::StageTimeline> timeline;
-//   if (timeline_options.record) {
-//     timeline = csg::record_stage_timeline(options->plan, {
-//         .plan = csg::pool_timeline_run(pool, work), .poison = ..., .verify = ...,
-//         .timed_run = [&] { return pool_run(pool); }, .timed = stats_of_that_variant});
-//   }
-//   ...
-//   if (figures.timeline) add_timeline(report, *figures.timeline, timeline_options);  // experiment/report.hpp
+// A stage's timeline subcommand: its options (--timeline-batches, --trace),
+// the recording, its report. After the timed rounds: poison, record one run
+// with CUPTI, verify it, then re-time the stage's main variant with CUPTI
+// loaded but recording nothing (recording must not change the timed medians,
+// and this shows it), and report the picture, the overlap figures, the cost of
+// recording and the trace (experiment/report.hpp's add_timeline).
 #pragma once
 
 #include <functional>
@@ -34,8 +22,6 @@
 
 namespace csg {
 
-// ---- the options ----------------------------------------------------------
-
 // 16 batches of the article's workload fill a 100-column terminal with
 // about 2 columns per kernel at 8 streams: readable, and enough to see the stagger.
 inline constexpr int kDefaultTimelineBatches = 16;
@@ -47,15 +33,9 @@ struct TimelineOptions {
   std::string trace_path;                         // --trace; empty: no trace file
 };
 
-// --timeline-batches and --trace, for a timeline subcommand's StageCli.
+// --timeline-batches and --trace, for a timeline subcommand's StageCli; read after cli.parse().
 void add_timeline_options(StageCli& cli);
-
-// After cli.parse(): record set, the picture's batches and the trace path.
-// Throws UsageError when --trace names a path that can't be written (its
-// directory is missing, or it is a directory).
 TimelineOptions read_timeline_options(const StageCli& cli);
-
-// ---- recording after the timed rounds --------------------------------------
 
 struct TimelineJob {
   TimelineRun plan;                      // rows, batches, pool (see cupti_recorder.hpp)

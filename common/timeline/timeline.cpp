@@ -312,22 +312,19 @@ OverlapFigures overlap_figures(const Timeline& timeline) {
   if (timeline.ops.empty()) return figures;
   double begin = std::numeric_limits<double>::infinity();
   double end = -std::numeric_limits<double>::infinity();
-  std::vector<Interval> h2d;
-  std::vector<Interval> d2h;
-  std::vector<Interval> kernels;
-  std::vector<Interval> copies;
+  std::map<OpKind, std::vector<Interval>> by_kind;
   for (const auto& op : timeline.ops) {
     begin = std::min(begin, op.start_us);
     end = std::max(end, op.end_us);
-    const Interval interval{op.start_us, op.end_us};
-    if (op.kind == OpKind::h2d) h2d.push_back(interval);
-    if (op.kind == OpKind::d2h) d2h.push_back(interval);
-    if (op.kind == OpKind::kernel) kernels.push_back(interval);
-    if (op.kind == OpKind::h2d || op.kind == OpKind::d2h) copies.push_back(interval);
+    by_kind[op.kind].emplace_back(op.start_us, op.end_us);
   }
   figures.wall_us = end - begin;
   if (figures.wall_us <= 0.0) return figures;
-  const std::vector<Interval> kernel_union = merged(kernels);
+  const std::vector<Interval> h2d = by_kind[OpKind::h2d];
+  const std::vector<Interval> d2h = by_kind[OpKind::d2h];
+  std::vector<Interval> copies = h2d;
+  copies.insert(copies.end(), d2h.begin(), d2h.end());
+  const std::vector<Interval> kernel_union = merged(by_kind[OpKind::kernel]);
   figures.h2d_busy = total_length(merged(h2d)) / figures.wall_us;
   figures.d2h_busy = total_length(merged(d2h)) / figures.wall_us;
   figures.compute_busy = total_length(kernel_union) / figures.wall_us;

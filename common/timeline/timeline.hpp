@@ -1,13 +1,7 @@
-// Measured timelines: what ran on which stream, and when, drawn like the
-// article's hand-drawn diagrams (copy in, compute, copy out per stream).
-//
-// Pure host code (no CUDA): the data model, the labelling of raw activity
-// records into batches, the ASCII picture, the overlap figures and the Chrome
-// trace-event file. The records themselves come from cupti_recorder.hpp.
-//
-//   Timeline t = label_in_issue_order(records, plan).timeline;
-//   std::cout << render_ascii(t, 100, 16) << format_overlap(overlap_figures(t));
-//   write_chrome_trace("trace.json", t, "03_stream_pool_gemm");
+// Measured timelines, drawn like the article's hand-drawn diagrams. Pure host
+// code (no CUDA): the data model, the labelling of raw activity records
+// (cupti_recorder.hpp) into batches, the ASCII picture, the overlap figures and
+// the Chrome trace-event file.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -41,11 +35,8 @@ struct Timeline {
   std::vector<TimelineOp> ops;
 };
 
-// --- Raw records and how they become a Timeline ----------------------------
-
-// One activity as the recorder delivers it, before anyone knows its batch.
-// Timestamps are the recorder's clock in nanoseconds (CUPTI: GPU timestamps
-// on one clock for all streams).
+// One activity as the recorder delivers it, before anyone knows its batch;
+// timestamps in ns on one clock for all streams.
 struct ActivityRecord {
   OpKind kind = OpKind::other;  // memcpy HtoD -> h2d, DtoH -> d2h, other copies -> other; kernels -> kernel
   std::uint64_t start_ns = 0;
@@ -73,19 +64,14 @@ struct LabelResult {
 };
 
 // The stage issued batch b on stream b % pool, each batch as H2D -> kernel ->
-// D2H, so on every row the j-th op of each kind (in start order) belongs to
-// batch row + j*pool. True for depth-first and for breadth-first issue on a
-// pool, and for the serial stage (pool 1, one row). Times become µs relative
-// to the earliest kept op. Ops come out sorted by (start, row).
+// D2H (depth- or breadth-first, or the serial stage's one row), so on every row
+// the j-th op of each kind (in start order) belongs to batch row + j*pool.
+// Times become µs from the earliest kept op; ops are sorted by (start, row).
 LabelResult label_in_issue_order(const std::vector<ActivityRecord>& records, const IssuePlan& plan);
 
 // Graph replays, where the stage knows each node's row and batch from the
-// capture (stage 04 walks the captured graph: graph_timeline.hpp). CUPTI's
-// records of a replay carry the ids of the exec's nodes, which instantiation
-// cloned from the captured ones (GraphNodeClones maps them back), so `nodes`
-// may hold both ids of a node. Records whose graph_node_id is not in `nodes`
-// are ignored; if nothing matches (ignored == all), fall back to
-// label_in_issue_order with rows_by_first_appearance.
+// capture; `nodes` may hold both ids of a node, captured and cloned
+// (GraphNodeClones). Records whose graph_node_id is not in `nodes` are ignored.
 struct NodeLabel {
   int row = 0;
   int batch = -1;
@@ -94,37 +80,24 @@ LabelResult label_by_graph_node(const std::vector<ActivityRecord>& records,
                                 const std::map<std::uint64_t, NodeLabel>& nodes,
                                 const std::vector<std::string>& row_names, double flops_per_kernel);
 
-// Stream ids in the order of each stream's first op (earliest start first),
-// mapped to rows 0, 1, ... Useful where the stage can't ask for the id of a
-// stream itself, e.g. graph nodes: for a depth-first pool, batch 0's stream
-// starts first, so this order is the pool order. Only streams with at least
-// one op of kind h2d, kernel or d2h count.
+// Stream ids (of streams with an h2d, kernel or d2h op) mapped to rows 0, 1, ...
+// in the order of their first op: the pool order for a depth-first pool, where
+// the stage can't ask for a stream's id itself (graph nodes).
 std::map<std::uint32_t, int> rows_by_first_appearance(const std::vector<ActivityRecord>& records);
 
-// --- The picture --------------------------------------------------------
-
 // The article's diagram from measured times: one row per stream, time left to
-// right over `columns` characters, 'H' H2D, 'K' kernel, 'D' D2H, 'o' other,
-// '.' idle; a ms axis and a legend under it.
-//   - Only ops with batch < max_batches are drawn (max_batches <= 0: all),
-//     plus ops of unknown batch (-1); the axis spans exactly those ops.
-//   - A column shows an op if the op touches it at all, so an op shorter
-//     than one column still shows as one character.
-//   - When several ops of one row touch a column, the SHORTEST one wins (then
-//     the earlier start, then the earlier in `ops`): a long op only loses the
-//     edge columns it shares, a short one stays visible.
-//   - No ops to draw: a one-line message instead of a picture.
-// `columns` is clamped to at least 10.
+// right over `columns` (at least 10) characters, 'H' H2D, 'K' kernel, 'D' D2H,
+// 'o' other, '.' idle; a ms axis and a legend under it. Only ops with batch <
+// max_batches (<= 0: all) or of unknown batch are drawn, and the axis spans
+// them. A column shows every op that touches it, the SHORTEST winning (then the
+// earlier start, then the earlier in `ops`), so a short op stays visible.
 std::string render_ascii(const Timeline& timeline, int columns, int max_batches);
 
 // How many time columns fit a terminal `terminal_width` wide next to the row names.
 int ascii_columns_for(const Timeline& timeline, int terminal_width);
 
-// --- Overlap figures --------------------------------------------------------
-
 // Each figure is a fraction of the wall time (first start to last end of all
-// ops). Busy = the union of the intervals of that kind, so two H2D copies at
-// once count once (they share one copy engine anyway).
+// ops); busy = the union of that kind's intervals (two H2D copies at once count once).
 struct OverlapFigures {
   double wall_us = 0.0;
   double h2d_busy = 0.0;
@@ -139,11 +112,8 @@ OverlapFigures overlap_figures(const Timeline& timeline);
 // 25%; a copy and a kernel at the same time 0% of it" and what that means.
 std::string format_overlap(const OverlapFigures& figures);
 
-// --- Trace file ---------------------------------------------------------
-
-// Chrome trace-event JSON (Perfetto, chrome://tracing): one complete event
-// ("ph": "X", ts/dur in µs) per op on pid 0, tid = row, named tracks
-// (thread_name metadata), args {batch, bytes, flops}.
+// Chrome trace-event JSON (Perfetto): one complete event ("ph": "X", ts/dur in
+// µs) per op on pid 0, tid = row, named tracks, args {batch, bytes, flops}.
 nlohmann::json to_chrome_trace(const Timeline& timeline, const std::string& process_name);
 
 // Written whole or not at all (write_json_file).

@@ -39,8 +39,7 @@ std::string_view to_string(GemmKernel kernel);  // "naive", "tiled", "cublas"
 // "naive", "tiled", "cublas" or "cublas+tf32": the name in tables and JSON.
 std::string gemm_name(const GemmChoice& choice);
 
-// Parses --kernel's value and --tf32 together. Throws UsageError for an unknown
-// kernel, or --tf32 with a kernel other than cublas (naive and tiled compute in FP32).
+// --kernel's value and --tf32; UsageError for an unknown kernel, or --tf32 without cublas.
 GemmChoice parse_gemm_choice(const std::string& kernel, bool tf32);
 
 // The most rows of C a kernel's grid can cover (gridDim.y is at most 65535
@@ -53,12 +52,9 @@ long long max_gemm_rows(GemmKernel kernel);
 inline constexpr long long kMaxGridY = 65535;
 
 // The tiled kernel: a block computes a 64×64 tile of C; it walks k in steps of
-// 16, staging a 64×16 slice of A and a 16×64 slice of B in shared memory, and
-// each of its 16×16 = 256 threads keeps a 4×4 block of C in registers.
-// Per step a thread reads 4 + 4 floats from shared memory for 16 FMAs, where
-// the naive kernel loads 2 floats per FMA: 4× less traffic per FLOP.
-// At the article's size: 1024/64 × 1024/64 = 256 blocks, about 2 per SM on
-// 132 SMs, each with 2 slices × 16 × 64 floats × 4 B = 8 KiB of shared memory.
+// 16, staging a 64×16 slice of A and a 16×64 slice of B in shared memory (8 KiB),
+// and each of its 256 threads keeps a 4×4 block of C in registers: per step
+// 4 + 4 floats read for 16 FMAs, where the naive kernel loads 2 per FMA.
 inline constexpr int kTiledTileM = 64;
 inline constexpr int kTiledTileN = 64;
 inline constexpr int kTiledTileK = 16;
@@ -71,24 +67,17 @@ static_assert((kTiledTileM * kTiledTileK) % kTiledThreads == 0, "every thread lo
 static_assert((kTiledTileK * kTiledTileN) % kTiledThreads == 0, "every thread loads the same share of B's slice");
 static_assert(kTiledThreadM == 4 && kTiledThreadN == 4, "the inner loop reads its 4 values of A and of B as float4");
 
-// C = A · B for one batch, queued on `stream` (nullptr: the legacy default
-// stream). Correct for every m, n, k ≥ 1; the launch is checked.
+// C = A · B for one batch, queued on `stream`, for every m, n, k ≥ 1; the launch is checked.
 void launch_gemm_naive(const float* a, const float* b, float* c, GemmShape shape, cudaStream_t stream);
 void launch_gemm_tiled(const float* a, const float* b, float* c, GemmShape shape, cudaStream_t stream);
 
 // ---- the run's GEMM, whichever computes it --------------------------------
 //
-//   csg::Gemm gemm(options->gemm);                   // --kernel naive|tiled|cublas, --tf32
-//   gemm.run(d_a, d_b, d_c, work.shape, stream);     // C = A · B, queued on `stream`
-//
-// cuBLAS: one handle per stream, each with its own workspace. A handle's
-// workspace is scratch memory its kernels may use; two streams running GEMMs
-// at the same time through one handle would share it. The workspace is
-// allocated with the handle, because a capture may not allocate: call
-// prepare(stream) for every stream before capturing on it (stage 04 does);
-// run() creates a missing handle itself, but refuses to while the stream captures.
-// cuBLAS is column-major and the suite row-major: C = A·B row-major is
-// Cᵀ = Bᵀ·Aᵀ column-major, so run() passes B first, with n and m swapped.
+// cuBLAS: one handle per stream, each with its own workspace (scratch memory
+// its kernels may use: two streams sharing a handle would share it), allocated
+// with the handle because a capture may not allocate: call prepare(stream) for
+// every stream before capturing on it; run() creates a missing handle itself,
+// but not while the stream captures.
 
 // NVIDIA's recommended cuBLAS workspace on Hopper (4 MiB before it).
 inline constexpr std::uint64_t kCublasWorkspaceBytes = std::uint64_t(32) << 20;
@@ -104,20 +93,17 @@ class Gemm {
   GemmKernel kernel() const { return choice_.kernel; }
   std::string name() const { return gemm_name(choice_); }
 
-  // cuBLAS: creates `stream`'s handle and workspace now, if it has none
-  // (nullptr: the legacy default stream). Nothing to do for the other kernels.
+  // cuBLAS: creates `stream`'s handle and workspace now, if it has none.
   void prepare(cudaStream_t stream) const;
 
   // C = A · B for one batch (row-major, m×k times k×n), queued on `stream`;
-  // checked. Throws std::logic_error for a cuBLAS stream that is capturing
-  // and was never prepared.
+  // checked. std::logic_error for a capturing cuBLAS stream never prepared.
   void run(const float* a, const float* b, float* c, GemmShape shape, cudaStream_t stream) const;
 
  private:
   struct StreamHandle;
   GemmChoice choice_;
-  // Created on first use; `mutable` because a handle is a cache of this
-  // object's, not a change in what run() computes.
+  // `mutable`: a cache of handles, not a change in what run() computes.
   mutable std::map<cudaStream_t, std::unique_ptr<StreamHandle>> handles_;
 };
 
