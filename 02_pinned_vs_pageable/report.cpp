@@ -7,11 +7,6 @@ namespace csg::copies {
 
 // ---- the verdicts ------------------------------------------------------------------
 
-std::string by_comparison(Comparison comparison, const std::string& faster, const std::string& same,
-                          const std::string& slower) {
-  return comparison == Comparison::faster ? faster : comparison == Comparison::same ? same : slower;
-}
-
 Verdict async_call_verdict(HostMemory kind, CopyDirection direction, double call_ms, double copy_ms) {
   const double share = copy_ms > 0.0 ? call_ms / copy_ms : 0.0;
   Verdict verdict{.id = "async_call." + key_name(kind) + "." + std::string(to_string(direction)),

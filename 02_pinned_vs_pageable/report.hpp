@@ -20,10 +20,6 @@ namespace csg::copies {
 
 // ---- the verdicts ----------------------------------------------------------------
 
-// Of three, the words for the case `comparison` names (compare_times): faster, the same, slower.
-std::string by_comparison(Comparison comparison, const std::string& faster, const std::string& same,
-                          const std::string& slower);
-
 // One cudaMemcpyAsync's call against its copy: at least kBlockedShare of the
 // copy's time, the call returned only after (most of) the copy, synchronous
 // for the host ("synchronous"); at most kAtOnceShare, it returned at once

@@ -15,6 +15,11 @@ Comparison compare_times(double ms, double reference_ms, double equal_within) {
   return Comparison::same;
 }
 
+std::string by_comparison(Comparison comparison, const std::string& faster, const std::string& same,
+                          const std::string& slower) {
+  return comparison == Comparison::faster ? faster : comparison == Comparison::same ? same : slower;
+}
+
 std::string compare_phrase(double ms, double reference_ms, double equal_within) {
   switch (compare_times(ms, reference_ms, equal_within)) {
     case Comparison::faster: return fixed(reference_ms / ms, 2) + "x faster than";

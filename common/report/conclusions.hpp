@@ -32,6 +32,10 @@ Verdict comparison_verdict(std::string id, double ms, double reference_ms, std::
                            double equal_within = kEqualWithin);
 const char* to_string(Comparison comparison);  // "faster", "same", "slower"
 
+// Of three, the words for the case `comparison` names: faster, the same, slower.
+std::string by_comparison(Comparison comparison, const std::string& faster, const std::string& same,
+                          const std::string& slower);
+
 // A run below kLooseBound of its bound: the time beyond its longest path went
 // to its streams waiting on each other, which no single path measures. Says
 // how much, naming the two longest paths; empty for a run closer to its bound.

@@ -22,6 +22,12 @@ TEST(Conclusions, TimesWithinThreePercentAreEqualAndTheRatioIsNamedOtherwise) {
   EXPECT_EQ(percent_text(0.374), "37%");
 }
 
+TEST(Conclusions, ByComparisonPicksTheWordsOfEachCase) {
+  EXPECT_EQ(by_comparison(compare_times(90.0, 100.0), "f", "s", "w"), "f");
+  EXPECT_EQ(by_comparison(compare_times(100.0, 100.0), "f", "s", "w"), "s");
+  EXPECT_EQ(by_comparison(compare_times(110.0, 100.0), "f", "s", "w"), "w");
+}
+
 TEST(Conclusions, AComparisonsVerdictCarriesItsFiguresAndThreshold) {
   const Verdict faster = comparison_verdict("pool.vs_serial", 50.0, 100.0, "the pool " + compare_phrase(50.0, 100.0));
   EXPECT_EQ(faster.id, "pool.vs_serial");
