@@ -391,13 +391,22 @@ double p99_ms(const Summary& summary) {
 // ---- the options, the estimate and the checks the flooded runs share --------------------
 
 void add_priority_options(StageCli& cli, long long most) {
+  const PriorityConfig defaults;
   cli.add_int("priority-samples", "Short kernels per mode and round (fewer: a quicker, noisier run)",
-              PriorityConfig{}.samples, 1, most);
+              defaults.samples, 1, most);
+  cli.add_int("flood-waves",
+              "Each flood kernel: this many times the blocks the GPU holds at once (a longer flood kernel "
+              "is a longer wait at the default priority)",
+              defaults.flood_waves, 1, kMaxFloodWaves);
+  cli.add_int("flood-depth", "Flood kernels kept queued ahead on each flood stream", defaults.flood_depth, 2,
+              kMaxFloodDepth);
 }
 
 PriorityConfig read_priority_options(const StageCli& cli, CommonOptions& options) {
   PriorityConfig config;
   config.samples = static_cast<int>(cli.get_int("priority-samples"));
+  config.flood_waves = static_cast<int>(cli.get_int("flood-waves"));
+  config.flood_depth = static_cast<int>(cli.get_int("flood-depth"));
   config.plan = options.plan;
   config.seed = static_cast<std::uint32_t>(options.seed);  // the sequences' start; any value checks the same
   return config;

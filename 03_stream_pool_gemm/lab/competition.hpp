@@ -31,6 +31,11 @@ inline constexpr int kDefaultHardwareQueues = 8;
 // --priority-samples at most: 100,000 short kernels per mode and round take minutes.
 inline constexpr long long kMaxPrioritySamples = 100000;
 
+// --flood-waves and --flood-depth at most: beyond these a flooded run's fill
+// and drain alone take seconds.
+inline constexpr long long kMaxFloodWaves = 64;
+inline constexpr long long kMaxFloodDepth = 64;
+
 // Either experiment's setting up, for the estimates: streams, events,
 // buffers, the first launch of each kernel.
 inline constexpr double kExperimentSetupSeconds = 0.05;
@@ -236,9 +241,10 @@ struct ContentionResult {
   std::string failure;                 // the first wrong marker, when not verified
 };
 
-// --priority-samples N (short kernels per mode and round, at most `most`).
+// --priority-samples N (short kernels per mode and round, at most `most`),
+// --flood-waves and --flood-depth (the flood kernels' length and queue).
 void add_priority_options(StageCli& cli, long long most = kMaxPrioritySamples);
-// After cli.parse(): PriorityConfig's defaults with --priority-samples, and
+// After cli.parse(): PriorityConfig's defaults with those three, and
 // the rounds (--warmup, --repeats) and the seed of the short kernels'
 // sequences (--seed) from `options`.
 PriorityConfig read_priority_options(const StageCli& cli, CommonOptions& options);

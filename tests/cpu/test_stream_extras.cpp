@@ -365,9 +365,16 @@ TEST(StreamPriorityOptions, SamplesRoundsAndSeedComeFromTheFlags) {
   EXPECT_EQ(set.plan.warmup, 0);
   EXPECT_EQ(set.plan.repeats, 3);
   EXPECT_EQ(set.seed, 9U);
-  // The flood is the experiment's own, not the user's.
+  // The flood's streams and blocks are the experiment's own; its kernels'
+  // length and queue are the user's, the experiment's by default.
   EXPECT_EQ(set.flood_streams, PriorityConfig{}.flood_streams);
   EXPECT_EQ(set.flood_block_us, PriorityConfig{}.flood_block_us);
+  EXPECT_EQ(set.flood_waves, PriorityConfig{}.flood_waves);
+  EXPECT_EQ(set.flood_depth, PriorityConfig{}.flood_depth);
+  const PriorityConfig small = parse_priorities({"--flood-waves", "1", "--flood-depth", "2"});
+  EXPECT_EQ(small.flood_waves, 1);
+  EXPECT_EQ(small.flood_depth, 2);
+  EXPECT_LT(priorities_seconds(small), priorities_seconds(defaults)) << "a smaller flood is a shorter estimate";
 }
 
 TEST(StreamPriorityOptions, ASampleCountOutOfRangeIsAUsageErrorNamingTheFlag) {
@@ -384,6 +391,10 @@ TEST(StreamPriorityOptions, ASampleCountOutOfRangeIsAUsageErrorNamingTheFlag) {
   EXPECT_TRUE(refused({"--priority-samples", "100001"}, "--priority-samples"));
   EXPECT_TRUE(refused({"--priority-samples", "many"}, "--priority-samples"));
   EXPECT_TRUE(refused({"--priority-samples", "5", "--priority-samples", "6"}, "--priority-samples is given twice"));
+  EXPECT_TRUE(refused({"--flood-waves", "0"}, "--flood-waves"));
+  EXPECT_TRUE(refused({"--flood-waves", "65"}, "--flood-waves"));
+  EXPECT_TRUE(refused({"--flood-depth", "1"}, "--flood-depth")) << "the stop must find a queued flood kernel";
+  EXPECT_TRUE(refused({"--flood-depth", "65"}, "--flood-depth"));
   EXPECT_TRUE(refused({"--priorities", "on"}, "--priorities")) << "one experiment per subcommand: nothing to turn on";
 }
 

@@ -21,7 +21,7 @@ constexpr const char* kRuns = R"(
 # short kernels beside a flood: priority vs SM partitions; shared memory  appendix
 qfc  -
 t    tiny  ctest=whole_gpu --priority-samples 20 --partition-sms 8 --warmup 0 --repeats 1
-s    -     --priority-samples 4 --partition-sms 8 --warmup 0 --repeats 1
+s    -     --priority-samples 4 --flood-waves 1 --flood-depth 2 --partition-sms 8 --warmup 0 --repeats 1
 )";
 
 // Creating a split, two green contexts and their streams (measured order

@@ -17,7 +17,7 @@ constexpr const char* kRuns = R"(
 # short kernels beside a flood; shared memory  appendix
 qfc  -
 t    tiny  ctest=whole_gpu --priority-samples 20 --warmup 0 --repeats 1
-s    -     --priority-samples 4 --warmup 0 --repeats 1
+s    -     --priority-samples 4 --flood-waves 1 --flood-depth 2 --warmup 0 --repeats 1
 )";
 
 }  // namespace
