@@ -14,6 +14,13 @@
 # one CMake found, CSG_COMPUTE_SANITIZER), else compute-sanitizer on PATH,
 # beside nvcc, or in /usr/local/cuda/bin.
 #
+# One rerun, for one failure alone: under racecheck, synccheck or initcheck, a
+# stage that stops at an illegal address while the tool reports 0 errors.
+# Those tools do not look for bad addresses (memcheck does, and names each
+# one), and initcheck has been seen to hit one inside stage 04's conditional
+# WHILE graphs in about 1 run of 20 when 16 ran side by side, never alone and
+# never under memcheck. The rerun is announced; a second such stop fails.
+#
 # Exit status: 0 the run passed and the tool reported 0 errors; 1 errors were
 # reported or the stage failed, or no GPU while CSG_REQUIRE_GPU is set; 2 bad
 # usage; 77 no compute-sanitizer or no GPU here (ctest's SKIP_RETURN_CODE:
@@ -63,12 +70,20 @@ fi
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-status=0
-"$sanitizer" "${tool_args[@]}" --error-exitcode 1 "$binary" "$@" >"$log" 2>&1 || status=$?
-cat "$log"
-# memcheck, synccheck, initcheck: "========= ERROR SUMMARY: 0 errors";
-# racecheck: "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
-summary="$(grep -E '^========= (ERROR|RACECHECK) SUMMARY: ' "$log" | tail -n 1 || true)"
+for attempt in 1 2; do
+  status=0
+  "$sanitizer" "${tool_args[@]}" --error-exitcode 1 "$binary" "$@" >"$log" 2>&1 || status=$?
+  cat "$log"
+  # memcheck, synccheck, initcheck: "========= ERROR SUMMARY: 0 errors";
+  # racecheck: "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+  summary="$(grep -E '^========= (ERROR|RACECHECK) SUMMARY: ' "$log" | tail -n 1 || true)"
+  if [[ $attempt -eq 1 && $status -ne 0 && $tool != memcheck && ($summary == *": 0 errors" || $summary == *"(0 errors, "*) ]] &&
+    grep -q cudaErrorIllegalAddress "$log"; then
+    echo "sanitize_run.sh: $tool on $(basename "$binary") stopped at an illegal address it reported no error for; once more" >&2
+    continue
+  fi
+  break
+done
 if [[ $status -ne 0 ]]; then
   echo "sanitize_run.sh: $tool on $(basename "$binary") exited $status; ${summary:-no error summary}" >&2
   exit 1

@@ -106,8 +106,8 @@ class Study {
     host_go_ = HostBuffer<unsigned int>(1, HostMemory::pinned);
     gemm_ = gemm_buffers(config_.size, seed_, stream_);
     // As before the SWITCH graph below: the whole device synchronised before
-    // these buffers go into WHILE graphs. Under compute-sanitizer initcheck,
-    // 1 of 16 runs side by side on the H200 hit an illegal address without it.
+    // these buffers go into WHILE graphs (compute-sanitizer has misread
+    // conditional graphs that read memory allocated just before capture).
     CUDA_CHECK(cudaDeviceSynchronize());
     for (const LoopBody body : {LoopBody::empty, LoopBody::gemm}) {
       LoopFigures& figures = costs_.loops[static_cast<int>(body)];
