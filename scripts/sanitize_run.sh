@@ -70,14 +70,15 @@ fi
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
+# memcheck, synccheck, initcheck: "========= ERROR SUMMARY: 0 errors";
+# racecheck: "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+no_errors_reported() { [[ $summary == "========= ERROR SUMMARY: 0 errors" || $summary == *"(0 errors, "* ]]; }
 for attempt in 1 2; do
   status=0
   "$sanitizer" "${tool_args[@]}" --error-exitcode 1 "$binary" "$@" >"$log" 2>&1 || status=$?
   cat "$log"
-  # memcheck, synccheck, initcheck: "========= ERROR SUMMARY: 0 errors";
-  # racecheck: "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
   summary="$(grep -E '^========= (ERROR|RACECHECK) SUMMARY: ' "$log" | tail -n 1 || true)"
-  if [[ $attempt -eq 1 && $status -ne 0 && $tool != memcheck && ($summary == *": 0 errors" || $summary == *"(0 errors, "*) ]] &&
+  if [[ $attempt -eq 1 && $status -ne 0 && $tool != memcheck ]] && no_errors_reported &&
     grep -q cudaErrorIllegalAddress "$log"; then
     echo "sanitize_run.sh: $tool on $(basename "$binary") stopped at an illegal address it reported no error for; once more" >&2
     continue
@@ -88,7 +89,7 @@ if [[ $status -ne 0 ]]; then
   echo "sanitize_run.sh: $tool on $(basename "$binary") exited $status; ${summary:-no error summary}" >&2
   exit 1
 fi
-if [[ $summary != "========= ERROR SUMMARY: 0 errors" && $summary != *"(0 errors, "* ]]; then
+if ! no_errors_reported; then
   echo "sanitize_run.sh: $tool on $(basename "$binary"): ${summary:-no error summary printed}" >&2
   exit 1
 fi

@@ -451,7 +451,8 @@ std::string failed_check_sentence(PriorityVerdict failed, const FloodRun& run, d
     case PriorityVerdict::flood_gaps:
       return "no conclusion about " + subject + ": a flood stream ran dry " + plural(run.flood_gaps, "time") +
              " before the short kernels were done,\n  so some of them found free slots: the GPU was not full "
-             "throughout (a busy host can cause this: run again\n  on a quiet machine).";
+             "throughout (a busy host can cause this, or a flood of fewer or shorter kernels than\n  the default --flood-depth and "
+             "--flood-waves: run again on a quiet machine).";
     case PriorityVerdict::one_level:
       return "this GPU offers a single stream priority ([" + std::to_string(run.device.least_priority) + ", " +
              std::to_string(run.device.greatest_priority) +

@@ -140,6 +140,8 @@ TEST(StreamPriorities, RunsThatCantTestPrioritiesSaySoInsteadOfConcluding) {
   EXPECT_FALSE(flood_cost_verdict(gaps).has_value()) << "no comparison, no cost";
   gaps.flood_gaps = 1;
   EXPECT_THAT(priority_text(gaps), HasSubstr("ran dry 1 time before"));
+  EXPECT_THAT(priority_text(gaps), HasSubstr("fewer or shorter kernels than\n  the default --flood-depth and --flood-waves"))
+      << "a small flood the user asked for runs dry too";
 
   PriorityResult one_level = priorities(0.160, 0.012);
   one_level.device.greatest_priority = 0;
