@@ -22,6 +22,7 @@ function(csg_add_stage)
 
   add_executable(${folder} ${CMAKE_CURRENT_SOURCE_DIR}/main.cu)
   target_link_libraries(${folder} PRIVATE ${library})
+  csg_lesson_architecture(${folder})
   csg_enable_warnings(${folder})
   set_target_properties(${folder} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
   set_property(GLOBAL APPEND PROPERTY CSG_STAGE_LIBRARIES ${library})
@@ -53,4 +54,27 @@ function(csg_build_in_groups library)
   endforeach()
   target_precompile_headers(${library} PRIVATE
                             "$<$<COMPILE_LANGUAGE:CXX>:${PROJECT_SOURCE_DIR}/common/experiment/lab.hpp>")
+endfunction()
+
+# csg_lesson_architecture(<executable>): a lesson's main.cu defines no kernel
+# (it launches common's, whose machine code its library carries for every
+# architecture), so compiling its empty device side once per architecture
+# only costs time: seven device passes of nothing on a build without a GPU.
+# It compiles as PTX of the oldest architecture of the list instead (a newer
+# GPU JIT-compiles PTX), so a kernel a reader adds to main.cu still runs on
+# every GPU the build is for. A list with any other kind of entry ("native",
+# "all", "90a") is left as it is.
+function(csg_lesson_architecture executable)
+  set(oldest "")
+  foreach(architecture IN LISTS CMAKE_CUDA_ARCHITECTURES)
+    if(NOT architecture MATCHES "^([0-9]+)(-real|-virtual)?$")
+      return()
+    endif()
+    if(oldest STREQUAL "" OR CMAKE_MATCH_1 LESS oldest)
+      set(oldest ${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+  if(NOT oldest STREQUAL "")
+    set_target_properties(${executable} PROPERTIES CUDA_ARCHITECTURES "${oldest}-virtual")
+  endif()
 endfunction()
