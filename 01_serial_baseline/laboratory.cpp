@@ -20,7 +20,7 @@ c    progress     --host-memory pinned --repeats 100
 t    tiny         --batches 5 --m 33 --n 17 --k 65 --warmup 1 --repeats 2
 t    tiny_pinned  --batches 3 --m 64 --n 48 --k 40 --warmup 0 --repeats 1 --host-memory pinned
 # Under the sanitizers: the lesson's own loop and launch.
-s    -            --batches 3 --m 33 --n 17 --k 65 --warmup 0 --repeats 1
+m    -            --batches 3 --m 33 --n 17 --k 65 --warmup 0 --repeats 1
 )";
 
 }  // namespace

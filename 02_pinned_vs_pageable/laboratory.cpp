@@ -14,7 +14,7 @@ constexpr const char* kLessonRuns = R"(
 # 02: the lesson, pinned vs pageable: appendix
 qfc  -
 t    tiny  --sizes 4K,1000,256K --async-mib 1 --warmup 1 --repeats 2
-s    -     --sizes 4K,1000 --async-mib 1 --warmup 0 --repeats 1
+m    -     --sizes 4K,1000 --async-mib 1 --warmup 0 --repeats 1
 )";
 
 }  // namespace

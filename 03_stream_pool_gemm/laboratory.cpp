@@ -20,7 +20,7 @@ qfc  -
 c    hours           exit=2 --m 65536 --n 65536 --k 65536 --batches 1
 t    tiny            --batches 37 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 1,8,32 --warmup 1 --repeats 2
 t    tiny_one_batch  --batches 1 --m 40 --n 24 --k 8 --streams 2 --streams-sweep off --warmup 0 --repeats 1
-s    -               --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1
+m    -               --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1
 )";
 
 }  // namespace

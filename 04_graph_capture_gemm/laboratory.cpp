@@ -19,7 +19,7 @@ constexpr const char* kLessonRuns = R"(
 qfc  -
 t    tiny                            --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2
 t    tiny_more_streams_than_batches  --batches 3 --m 8 --n 8 --k 8 --streams 8 --warmup 0 --repeats 1
-s    -                               --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
+m    -                               --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
 )";
 
 }  // namespace

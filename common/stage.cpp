@@ -110,7 +110,7 @@ std::string list_runs(std::string_view subcommand, const char* runs) {
     auto bad = [&](const std::string& why) {
       return std::logic_error("the runs of " + who + ", line " + std::to_string(number) + ": " + why);
     };
-    if (modes.find_first_not_of("qfcts") != std::string::npos) throw bad("modes '" + modes + "' are not of qfcts");
+    if (modes.find_first_not_of("qfctsm") != std::string::npos) throw bad("modes '" + modes + "' are not of qfctsm");
     if (!(words >> name)) throw bad("no name (- for none)");
     std::map<std::string, std::string> given = {{"exit", "0"}, {"env", "-"}, {"ctest", "-"}, {"expect", "-"}};
     std::string word, args;

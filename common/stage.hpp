@@ -28,7 +28,9 @@ namespace csg {
 //   MODES NAME [exit=N] [env=VAR=value] [ctest=FLAGS] [expect=WORD] ARGUMENTS...
 //   MODES  who makes it: q scripts/run_suite.sh, f run_suite.sh --full, c the
 //          GPU-box check; t a ctest run (tiny sizes), s ctest under the four
-//          compute-sanitizer tools
+//          compute-sanitizer tools, m ctest under memcheck and initcheck alone
+//          (a run whose kernels hold no shared memory and no barrier, where
+//          racecheck and synccheck have nothing to check)
 //   NAME   what sets it apart among its subcommand's runs ("cublas"); - for none
 //   exit   the status it must end with (a demonstrated error); 0 when not given
 //   env    VAR=value for this run alone

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Every stage under every compute-sanitizer tool (memcheck with --leak-check
-# full, racecheck, synccheck, initcheck) at tiny sizes, and a summary.
+# Every stage under the compute-sanitizer tools (memcheck with --leak-check
+# full and initcheck everywhere; racecheck and synccheck where the kernels
+# hold shared memory or barriers: a run's table marks it s, else m) at tiny
+# sizes, and a summary.
 # The runs themselves are ctest tests with the label "sanitizer" (registered
-# in tests/stage_runs/*.cmake), so the GPU-box check runs them too.
+# from each stage's own list by tests/support/stage_runs.cmake), so the
+# GPU-box check runs them too.
 #
 # Usage:  scripts/sanitize.sh [preset]      (default preset: default)
 #

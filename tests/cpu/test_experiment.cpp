@@ -236,7 +236,7 @@ TEST_P(StageRegistry, RunsAreWellFormedAndNamedOnce) {
   const Registry registry = read_registry(GetParam());
   std::map<std::string, int> names;  // per mode: no two runs a script makes share their files or test name
   for (const ListedRun& run : registry.runs) {
-    EXPECT_THAT(run.modes, ::testing::MatchesRegex("[qfcts]+")) << run.subcommand << ' ' << run.name;
+    EXPECT_THAT(run.modes, ::testing::MatchesRegex("[qfctsm]+")) << run.subcommand << ' ' << run.name;
     EXPECT_THAT(run.exit, ::testing::MatchesRegex("0|1|2")) << run.subcommand << ' ' << run.name;
     EXPECT_THAT(run.ctest, ::testing::MatchesRegex("-|((whole_gpu|alone|api_errors_expected),?)+"));
     if (run.subcommand != "-") {

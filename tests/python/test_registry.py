@@ -7,6 +7,7 @@ are unique within a script, and the rows are what the scripts need."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,7 @@ def test_each_list_is_well_formed(stage: str) -> None:
         assert (line[0], len(line)) in (("subcommand", 3), ("run", 9)), line
         if line[0] == "run":
             assert line[1] == "-" or line[1] in subcommands
-            assert set(line[3]) <= set("qfcts") and line[4].isdigit()
+            assert set(line[3]) <= set("qfctsm") and line[4].isdigit()
             assert "--json" not in line[8].split(), "--json is the scripts' to add"
 
 
@@ -63,3 +64,37 @@ def test_every_lesson_and_subcommand_runs_once_under_its_name(mode: str) -> None
 
 def test_full_runs_what_the_default_runs() -> None:
     assert {row[0] for row in rows_for("q")} <= {row[0] for row in rows_for("f")}
+
+
+# The device code that racecheck (shared memory) and synccheck (barriers) have
+# something to check in, and what selects it: the GEMMs of --kernel tiled and
+# cublas, and the flood and contention kernels of stage 03's competition.
+CHECKED_DEVICE_CODE = re.compile(r"__shared__|__syncthreads|__syncwarp|cooperative_groups|cuda::barrier|mbarrier")
+KNOWN_DEVICE_CODE = {"common/workload/gemm_kernels.cu", "03_stream_pool_gemm/lab/competition.cu"}
+
+
+def test_the_device_code_with_shared_memory_or_barriers_is_what_the_marks_know() -> None:
+    found = {str(p.relative_to(REPO)) for folder in [REPO / "common", *(REPO / s for s in STAGES)]
+             for p in folder.rglob("*") if p.suffix in (".cu", ".cuh", ".hpp", ".h") and
+             CHECKED_DEVICE_CODE.search(p.read_text(encoding="utf-8"))}
+    assert found == KNOWN_DEVICE_CODE, "new device code with shared memory or barriers: check the runs marked m"
+
+
+def competition_subcommands() -> set[str]:
+    """Stage 03's subcommands whose folder includes the competition's kernels."""
+    lab = REPO / "03_stream_pool_gemm" / "lab"
+    return {folder.name for folder in lab.iterdir() if folder.is_dir() and
+            any("competition.hpp" in p.read_text(encoding="utf-8") for p in folder.glob("*.[ch]pp"))}
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_a_run_under_memcheck_and_initcheck_alone_has_nothing_for_racecheck_or_synccheck(stage: str) -> None:
+    checked = competition_subcommands() if stage.startswith("03_") else set()
+    assert stage != "03_stream_pool_gemm" or {"priorities", "contention"} <= checked
+    runs = [line for line in listing(stage) if line[0] == "run"]
+    for _, subcommand, name, modes, *_, args in runs:
+        if "m" in modes:
+            assert "s" not in modes, (subcommand, name)
+            assert not re.search(r"--kernel[ =](tiled|cublas)", args), (subcommand, name, "its GEMM holds shared memory")
+            assert subcommand not in checked, (subcommand, name, "the flood's kernels hold shared memory and a barrier")
+    assert any("s" in line[3] for line in runs) or stage == "02_pinned_vs_pageable", "racecheck and synccheck run here"

@@ -23,7 +23,7 @@ constexpr const char* kRuns = R"(
 q    -     --warmup 1 --repeats 5
 fc   -
 t    tiny  --batches 4 --m 64 --n 64 --k 64 --kernel-ms 1 --warmup 1 --repeats 2
-s    -     ctest=api_errors_expected --batches 4 --m 64 --n 64 --k 64 --kernel-ms 1 --warmup 0 --repeats 1
+m    -     ctest=api_errors_expected --batches 4 --m 64 --n 64 --k 64 --kernel-ms 1 --warmup 0 --repeats 1
 )";
 
 constexpr long long kDefaultKernelMs = 10;  // about the 400 MiB of pinned copies at ~55 GB/s (7.6 ms)

@@ -15,7 +15,7 @@ constexpr const char* kRuns = R"(
 # cudaMemcpyAsync beside a busy kernel: bounds, appendix
 qfc  -
 t    tiny  --overlap-mib 1 --kernel-ms 1 --warmup 1 --repeats 2
-s    -     --overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1
+m    -     --overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1
 )";
 
 const Experiment<overlap::Config, overlap::Figures> kExperiment = overlap::declared<false>(kAbout, kRuns);

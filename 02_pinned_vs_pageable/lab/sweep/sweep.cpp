@@ -25,7 +25,7 @@ qc  -             --quick
 f   -
 t   tiny          --sizes 4K,1000,256K --warmup 1 --repeats 2
 t   quick_pinned  --quick --sizes 64K --host-memory pinned
-s   -             --sizes 4K,1000 --warmup 0 --repeats 1
+m   -             --sizes 4K,1000 --warmup 0 --repeats 1
 )";
 
 constexpr HostMemory kAllKinds[] = {HostMemory::pageable, HostMemory::pinned, HostMemory::registered,

@@ -31,7 +31,7 @@ t   naive            --kernel naive --batches 37 --m 33 --n 17 --k 65 --streams 
 t   tiled_per_batch  --kernel tiled --batches 11 --m 64 --n 48 --k 40 --streams 4 --device-buffers per-batch --warmup 0 --repeats 1
 t   cublas           --batches 13 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2,5 --warmup 0 --repeats 1
 t   cublas_tf32      --tf32 --batches 9 --m 64 --n 48 --k 40 --streams 4 --device-buffers per-batch --warmup 0 --repeats 1
-s   -                --kernel naive --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1
+m   -                --kernel naive --batches 7 --m 33 --n 17 --k 65 --streams 3 --streams-sweep 2 --warmup 0 --repeats 1
 s   tiled            --kernel tiled --batches 5 --m 33 --n 17 --k 65 --streams 2 --warmup 0 --repeats 1
 )";
 

@@ -18,7 +18,7 @@ up front (powers of two, the extra batches computed for nothing).
 constexpr const char* kRuns = R"(
 qfc  -
 t    tiny  --shape-requests 5 --shape-max-batches 9 --shape-size 16 --shape-rounds 1 --streams 3
-s    -     ctest=api_errors_expected --shape-requests 3 --shape-max-batches 4 --shape-size 8 --shape-rounds 1 --streams 2
+m    -     ctest=api_errors_expected --shape-requests 3 --shape-max-batches 4 --shape-size 8 --shape-rounds 1 --streams 2
 )";
 
 constexpr std::size_t kBatchCountsPrinted = 20;  // the rest of the sequence is in the JSON

@@ -47,7 +47,7 @@ q   -           --cond-iterations 10,100,1000 --warmup 1 --repeats 5
 fc  -
 t   tiny        --cond-iterations 1,3,20 --cond-size 17 --cond-unroll-max 3 --cond-buckets 8,24,33 --cond-requests 9 --warmup 1 --repeats 2
 t   while_only  --cond-iterations 2,7 --cond-size 8 --cond-unroll-max 0 --cond-requests 0 --warmup 0 --repeats 1
-s   -           --cond-iterations 1,4 --cond-size 8 --cond-buckets 4,8 --cond-requests 5 --warmup 0 --repeats 1
+m   -           --cond-iterations 1,4 --cond-size 8 --cond-buckets 4,8 --cond-requests 5 --warmup 0 --repeats 1
 )";
 
 std::string version_text(int version) {

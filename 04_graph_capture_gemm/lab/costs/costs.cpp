@@ -28,7 +28,7 @@ t   per_batch_pageable  --batches 5 --m 16 --n 24 --k 8 --streams 2 --device-buf
 t   tiled               --kernel tiled --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
 t   cublas              --kernel cublas --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
 t   cublas_tf32         --kernel cublas --tf32 --batches 6 --m 64 --n 48 --k 40 --streams 2 --warmup 0 --repeats 1
-s   -                   --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
+m   -                   --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
 )";
 
 // A GPU variant with its bound, the host's issue time read in its own runs,

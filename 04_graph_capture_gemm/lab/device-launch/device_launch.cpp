@@ -23,7 +23,7 @@ constexpr const char* kRuns = R"(
 qfc  -
 t    tiny      --launches 7 --work-launches 3 --work-batches 5 --work-size 33 --fan-out 3 --streams 3 --warmup 1 --repeats 2
 t    pageable  --host-memory pageable --launches 5 --work-launches 2 --work-batches 3 --work-size 16 --fan-out 2 --streams 2 --warmup 0 --repeats 1
-s    -         --launches 5 --work-launches 2 --work-batches 3 --work-size 16 --fan-out 2 --streams 2 --warmup 0 --repeats 1
+m    -         --launches 5 --work-launches 2 --work-batches 3 --work-size 16 --fan-out 2 --streams 2 --warmup 0 --repeats 1
 )";
 
 std::string us(double value) { return fixed(value, value < 10.0 ? 2 : 1) + " µs"; }

@@ -26,7 +26,7 @@ c  -      --launch-chains 10,100,1000
 f  -
 c  eager  env=CUDA_MODULE_LOADING=EAGER
 t  tiny   --launch-chains 3,30 --launch-repeats 5 --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
-s  -      --launch-chains 2,5 --launch-repeats 5 --batches 3 --m 16 --n 16 --k 16 --streams 2 --warmup 0 --repeats 1
+m  -      --launch-chains 2,5 --launch-repeats 5 --batches 3 --m 16 --n 16 --k 16 --streams 2 --warmup 0 --repeats 1
 )";
 
 constexpr int kMaxChain = 100000;  // empty kernels in one launch-cost chain

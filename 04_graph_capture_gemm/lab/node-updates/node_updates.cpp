@@ -22,7 +22,7 @@ constexpr const char* kRuns = R"(
 qfc  -
 t    tiny             --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 2
 t    cublas_pageable  --kernel cublas --batches 5 --m 16 --n 24 --k 8 --streams 2 --host-memory pageable --warmup 0 --repeats 1
-s    -                ctest=api_errors_expected --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
+m    -                ctest=api_errors_expected --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
 )";
 
 // Capture 0.6 ms + instantiate 1.5 ms for the article's 300 nodes (H200): 7 µs a node.

@@ -22,7 +22,7 @@ constexpr const char* kRuns = R"(
 # a new request's buffers each replay, five ways, 64 KiB to 256 MiB per batch  after the article
 qfc  -
 t    tiny  --rebind-kib 16,64 --rebind-batches 3 --warmup 0 --repeats 2
-s    -     --rebind-kib 16 --rebind-batches 2 --warmup 0 --repeats 1
+m    -     --rebind-kib 16 --rebind-batches 2 --warmup 0 --repeats 1
 )";
 
 // Outputs are filled with this byte before every request: 0xFFFFFFFF is a

@@ -22,7 +22,7 @@ q  -     --map-sizes 64,512 --map-batches 10,100,1000 --warmup 1 --repeats 5
 c  -     --map-sizes 64,512 --map-batches 10,100,1000
 f  -
 t  tiny  --map-sizes 16,32 --map-batches 3,20 --warmup 0 --repeats 1
-s  -     --map-sizes 16 --map-batches 3 --streams 2 --warmup 0 --repeats 1
+m  -     --map-sizes 16 --map-batches 3 --streams 2 --warmup 0 --repeats 1
 )";
 
 constexpr const char* kPoolBound =

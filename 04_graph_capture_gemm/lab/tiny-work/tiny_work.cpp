@@ -20,7 +20,7 @@ constexpr const char* kRuns = R"(
 # where graphs win: many tiny operations: graph costs table, graph_costs.png
 qfc  -
 t    tiny  --tiny-count 20 --tiny-size 8 --streams 3 --warmup 1 --repeats 2
-s    -     --tiny-count 8 --tiny-size 16 --streams 3 --warmup 0 --repeats 1
+m    -     --tiny-count 8 --tiny-size 16 --streams 3 --warmup 0 --repeats 1
 )";
 
 constexpr int kDefaultTinyCount = 1000;  // tiny operations per run: enough that per-op costs dominate
