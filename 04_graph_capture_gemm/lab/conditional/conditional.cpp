@@ -1,6 +1,7 @@
 #include "04_graph_capture_gemm/lab/conditional/conditional.hpp"
 #include "04_graph_capture_gemm/lab/conditional/conditional_kernels.hpp"
 
+#include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 
@@ -11,20 +12,12 @@ namespace csg::graphs {
 const char* to_string(LoopBody body) { return body == LoopBody::gemm ? "gemm" : "empty"; }
 
 int bucket_of(int size, const std::vector<int>& buckets) {
-  for (std::size_t b = 0; b < buckets.size(); ++b) {
-    if (size <= buckets[b]) return static_cast<int>(b);
-  }
-  return -1;
+  const auto it = std::find_if(buckets.begin(), buckets.end(), [size](int bucket) { return size <= bucket; });
+  return it == buckets.end() ? -1 : static_cast<int>(it - buckets.begin());
 }
 
 std::vector<int> request_sizes(int count, int largest, std::uint64_t seed) {
-  std::vector<int> sizes;
-  sizes.reserve(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    const std::uint64_t draw = splitmix64(splitmix64(seed ^ 0xC0D17105ull) + static_cast<std::uint64_t>(i));
-    sizes.push_back(1 + static_cast<int>(draw % static_cast<std::uint64_t>(largest)));
-  }
-  return sizes;
+  return request_sequence(count, largest, seed, 0xC0D17105ull);
 }
 
 namespace {
