@@ -127,12 +127,9 @@ RegimeMapConfig read_regime_map_options(const StageCli& cli) {
 // ---- the measured map ---------------------------------------------------------
 
 MapWinner map_winner(double graph_ms, double stream_ms, double equal_within) {
-  switch (compare_times(graph_ms, stream_ms, equal_within)) {
-    case Comparison::faster: return MapWinner::graph;
-    case Comparison::slower: return MapWinner::streams;
-    case Comparison::same: break;
-  }
-  return MapWinner::tie;
+  // The replay's Comparison with the pool (faster, same, slower) names the winner.
+  constexpr MapWinner kByComparison[] = {MapWinner::graph, MapWinner::tie, MapWinner::streams};
+  return kByComparison[static_cast<int>(compare_times(graph_ms, stream_ms, equal_within))];
 }
 
 std::string_view to_string(MapWinner winner) { return name_of(winner, {"graph", "streams", "tie"}); }
@@ -516,9 +513,7 @@ void measure_cell(MapCell& cell, const RepeatPlan& plan, std::uint64_t seed, con
   for (TimedVariant& first : first_op_variants(ops, origin, sums_timer)) variants.push_back(std::move(first));
   EventTimer alone_timer;
   auto issue_like_the_pool = [&](const BatchOps& only) {
-    alone_timer.start(origin);
-    steps.issue_on_streams(only, cell.batches);
-    return alone_timer.stop();
+    return gpu_time(alone_timer, origin, [&] { steps.issue_on_streams(only, cell.batches); });
   };
   for (TimedVariant& alone : resource_variants(ops, issue_like_the_pool)) variants.push_back(std::move(alone));
   variants.push_back(busiest_stream_variant(ops, cell.batches, steps.pool->size(), origin, alone_timer));
