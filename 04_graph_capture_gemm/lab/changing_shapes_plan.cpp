@@ -3,8 +3,6 @@
 #include <climits>
 #include <numeric>
 
-#include "experiment/lab.hpp"
-
 namespace csg::graphs {
 namespace {
 

@@ -48,12 +48,10 @@ std::string version_text(int version) {
 }
 
 std::vector<int> sorted_list(const StageCli& cli, const char* flag, long long largest) {
-  std::vector<int> values;
-  for (const long long value : parse_distinct_int_list(flag, cli.get_string(flag), 1, largest)) {
-    values.push_back(static_cast<int>(value));
-  }
-  std::sort(values.begin(), values.end());
-  return values;
+  const std::vector<long long> values = parse_distinct_int_list(flag, cli.get_string(flag), 1, largest);
+  std::vector<int> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  return sorted;
 }
 
 // ---- verdicts -----------------------------------------------------------------------
@@ -411,9 +409,7 @@ Verdict switch_verdict(const SwitchFigures& figures) {
   const double device = per_op_us(figures.device_chosen, figures.requests);
   const double host = per_op_us(figures.host_chosen, figures.requests);
   const double ratio = device > 0.0 ? host / device : 0.0;
-  const Outcome outcome = outcome_of(figures.host_chosen.median_ms, figures.device_chosen.median_ms);
-  const Words& w =
-      *std::find_if(std::begin(kWords), std::end(kWords), [&](const Words& x) { return x.outcome == outcome; });
+  const Words& w = kWords[static_cast<int>(outcome_of(figures.host_chosen.median_ms, figures.device_chosen.median_ms))];
   return {.id = "conditional.switch",
           .outcome = w.id,
           .figures = {{"device_us_per_request", device}, {"host_us_per_request", host}, {"host_over_device", ratio}},
