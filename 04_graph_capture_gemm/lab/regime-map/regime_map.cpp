@@ -587,7 +587,7 @@ RegimeMap plan_regime_map(const RegimeMapConfig& config, const CommonOptions& op
   for (const int m : config.sizes) rates[m] = rates_at(GemmShape{m, m, m});
   for (const int m : config.sizes) {
     for (const int batch_count : config.batches) {
-      MapCell cell;
+      MapCell& cell = map.cells.emplace_back();
       cell.m = m;
       cell.batches = batch_count;
       const Workload work = cell_work(cell);
@@ -595,7 +595,6 @@ RegimeMap plan_regime_map(const RegimeMapConfig& config, const CommonOptions& op
       cell.skipped = skip_for(cell.estimate.timed_seconds, config.cell_seconds,
                               memory_problem(work, device_slots_for(pool, batch_count)));
       if (!cell.skipped) map.estimated_seconds += cell.estimate.total();
-      map.cells.push_back(std::move(cell));
     }
   }
   return map;
