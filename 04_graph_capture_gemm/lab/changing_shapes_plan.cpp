@@ -3,8 +3,6 @@
 #include <climits>
 #include <numeric>
 
-#include "experiment/lab.hpp"
-
 namespace csg::graphs {
 namespace {
 
@@ -35,11 +33,11 @@ ChangingShapesConfig read_changing_shapes_options(const StageCli& cli) {
           get("shape-size"), get("shape-rounds")};
 }
 
-std::vector<int> request_sequence(int requests, int max_batches, std::uint64_t seed) {
+std::vector<int> request_sequence(int requests, int max_batches, std::uint64_t seed, std::uint64_t salt) {
   if (requests < 0) throw std::invalid_argument("request_sequence: requests must be >= 0");
   if (max_batches < 1) throw std::invalid_argument("request_sequence: max_batches must be >= 1");
   // A stream of its own, apart from the data's (which hash (seed, matrix id)).
-  const std::uint64_t key = splitmix64(seed ^ 0x5eb5eb5eb5eb5eb5ull);
+  const std::uint64_t key = splitmix64(seed ^ salt);
   std::vector<int> sequence;
   sequence.reserve(static_cast<std::size_t>(requests));
   for (int i = 0; i < requests; ++i) {
@@ -80,15 +78,12 @@ long long requested_batches(const std::vector<int>& sequence) {
 }
 
 double padding_fraction(long long requested, long long computed) {
-  if (requested <= 0) return 0.0;
-  return double(computed) / double(requested) - 1.0;
+  return requested > 0 ? double(computed) / double(requested) - 1.0 : 0.0;
 }
 
 Workload changing_shapes_workload(const ChangingShapesConfig& config, GemmShape article_shape) {
-  Workload work;
-  work.batches = bucket_capacity(config.max_batches);
-  work.shape = config.size > 0 ? GemmShape{config.size, config.size, config.size} : article_shape;
-  return work;
+  return {bucket_capacity(config.max_batches),
+          config.size > 0 ? GemmShape{config.size, config.size, config.size} : article_shape};
 }
 
 double changing_shapes_seconds(const ChangingShapesConfig& config, double per_batch_seconds) {

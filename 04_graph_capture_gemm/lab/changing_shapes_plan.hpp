@@ -40,9 +40,11 @@ void add_changing_shapes_options(StageCli& cli);
 ChangingShapesConfig read_changing_shapes_options(const StageCli& cli);
 
 // Uniform in 1..max_batches from SplitMix64 of (seed, request index): the
-// same seed gives the same sequence on every machine. Throws
+// same seed gives the same sequence on every machine; another `salt` draws
+// a stream of its own (conditional's request sizes). Throws
 // std::invalid_argument for requests < 0 or max_batches < 1.
-std::vector<int> request_sequence(int requests, int max_batches, std::uint64_t seed);
+std::vector<int> request_sequence(int requests, int max_batches, std::uint64_t seed,
+                                  std::uint64_t salt = 0x5eb5eb5eb5eb5eb5ull);
 std::vector<int> request_sequence(const ChangingShapesConfig& config);
 
 // 1, 2, 4, ... up to the first power of two ≥ max_batches (1..128 for 100).

@@ -123,12 +123,9 @@ Verdict fastest_verdict(const std::array<double, kShapeWays>& total_ms, int requ
 }
 
 ClaimVerdict recapture_claim(double recapture_total_ms, double streams_total_ms) {
-  switch (compare_times(recapture_total_ms, streams_total_ms)) {
-    case Comparison::slower: return ClaimVerdict::holds;
-    case Comparison::same: return ClaimVerdict::borderline;
-    case Comparison::faster: break;
-  }
-  return ClaimVerdict::does_not_hold;
+  // Re-capture's Comparison with the streams (faster, same, slower) decides the claim.
+  constexpr ClaimVerdict kByComparison[] = {ClaimVerdict::does_not_hold, ClaimVerdict::borderline, ClaimVerdict::holds};
+  return kByComparison[static_cast<int>(compare_times(recapture_total_ms, streams_total_ms))];
 }
 
 Verdict recapture_verdict(double recapture_total_ms, double recapture_prepare_ms, double streams_total_ms) {

@@ -1,6 +1,7 @@
 #include "04_graph_capture_gemm/lab/conditional/conditional.hpp"
 #include "04_graph_capture_gemm/lab/conditional/conditional_kernels.hpp"
 
+#include "04_graph_capture_gemm/lab/changing_shapes_plan.hpp"
 #include "04_graph_capture_gemm/lab/options.hpp"
 #include "04_graph_capture_gemm/lab/report.hpp"
 
@@ -11,20 +12,12 @@ namespace csg::graphs {
 const char* to_string(LoopBody body) { return body == LoopBody::gemm ? "gemm" : "empty"; }
 
 int bucket_of(int size, const std::vector<int>& buckets) {
-  for (std::size_t b = 0; b < buckets.size(); ++b) {
-    if (size <= buckets[b]) return static_cast<int>(b);
-  }
-  return -1;
+  const auto it = std::find_if(buckets.begin(), buckets.end(), [size](int bucket) { return size <= bucket; });
+  return it == buckets.end() ? -1 : static_cast<int>(it - buckets.begin());
 }
 
 std::vector<int> request_sizes(int count, int largest, std::uint64_t seed) {
-  std::vector<int> sizes;
-  sizes.reserve(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    const std::uint64_t draw = splitmix64(splitmix64(seed ^ 0xC0D17105ull) + static_cast<std::uint64_t>(i));
-    sizes.push_back(1 + static_cast<int>(draw % static_cast<std::uint64_t>(largest)));
-  }
-  return sizes;
+  return request_sequence(count, largest, seed, 0xC0D17105ull);
 }
 
 namespace {
@@ -55,12 +48,10 @@ std::string version_text(int version) {
 }
 
 std::vector<int> sorted_list(const StageCli& cli, const char* flag, long long largest) {
-  std::vector<int> values;
-  for (const long long value : parse_distinct_int_list(flag, cli.get_string(flag), 1, largest)) {
-    values.push_back(static_cast<int>(value));
-  }
-  std::sort(values.begin(), values.end());
-  return values;
+  const std::vector<long long> values = parse_distinct_int_list(flag, cli.get_string(flag), 1, largest);
+  std::vector<int> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  return sorted;
 }
 
 // ---- verdicts -----------------------------------------------------------------------
@@ -418,9 +409,7 @@ Verdict switch_verdict(const SwitchFigures& figures) {
   const double device = per_op_us(figures.device_chosen, figures.requests);
   const double host = per_op_us(figures.host_chosen, figures.requests);
   const double ratio = device > 0.0 ? host / device : 0.0;
-  const Outcome outcome = outcome_of(figures.host_chosen.median_ms, figures.device_chosen.median_ms);
-  const Words& w =
-      *std::find_if(std::begin(kWords), std::end(kWords), [&](const Words& x) { return x.outcome == outcome; });
+  const Words& w = kWords[static_cast<int>(outcome_of(figures.host_chosen.median_ms, figures.device_chosen.median_ms))];
   return {.id = "conditional.switch",
           .outcome = w.id,
           .figures = {{"device_us_per_request", device}, {"host_us_per_request", host}, {"host_over_device", ratio}},

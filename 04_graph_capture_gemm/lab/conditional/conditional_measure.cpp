@@ -1,6 +1,7 @@
 #include "04_graph_capture_gemm/lab/conditional/conditional.hpp"
 #include "04_graph_capture_gemm/lab/conditional/conditional_kernels.hpp"
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
+#include "04_graph_capture_gemm/lab/graph_steps.hpp"
 
 namespace csg::graphs {
 namespace {
@@ -174,9 +175,7 @@ class Study {
     return TimedVariant{.prepare = std::move(prepare),
                         .run =
                             [this, &timer, issue, check] {
-                              timer.start(stream_);
-                              issue();
-                              const Millis time = timer.stop();
+                              const Millis time = gpu_time(timer, stream_, issue);
                               check();
                               return time;
                             },

@@ -38,8 +38,7 @@ std::string signed_mib(std::uint64_t from, std::uint64_t to) {
 
 // Whether `a` and `b` are within kSameBytes of the larger.
 bool about_the_same(std::uint64_t a, std::uint64_t b) {
-  const double larger = double(std::max(a, b));
-  return std::abs(double(a) - double(b)) <= kSameBytes * larger;
+  return std::abs(double(a) - double(b)) <= kSameBytes * double(std::max(a, b));
 }
 
 // The replays are told apart beyond kMinReplayNoise or either run's own spread.

@@ -127,12 +127,9 @@ RegimeMapConfig read_regime_map_options(const StageCli& cli) {
 // ---- the measured map ---------------------------------------------------------
 
 MapWinner map_winner(double graph_ms, double stream_ms, double equal_within) {
-  switch (compare_times(graph_ms, stream_ms, equal_within)) {
-    case Comparison::faster: return MapWinner::graph;
-    case Comparison::slower: return MapWinner::streams;
-    case Comparison::same: break;
-  }
-  return MapWinner::tie;
+  // The replay's Comparison with the pool (faster, same, slower) names the winner.
+  constexpr MapWinner kByComparison[] = {MapWinner::graph, MapWinner::tie, MapWinner::streams};
+  return kByComparison[static_cast<int>(compare_times(graph_ms, stream_ms, equal_within))];
 }
 
 std::string_view to_string(MapWinner winner) { return name_of(winner, {"graph", "streams", "tie"}); }
@@ -516,9 +513,7 @@ void measure_cell(MapCell& cell, const RepeatPlan& plan, std::uint64_t seed, con
   for (TimedVariant& first : first_op_variants(ops, origin, sums_timer)) variants.push_back(std::move(first));
   EventTimer alone_timer;
   auto issue_like_the_pool = [&](const BatchOps& only) {
-    alone_timer.start(origin);
-    steps.issue_on_streams(only, cell.batches);
-    return alone_timer.stop();
+    return gpu_time(alone_timer, origin, [&] { steps.issue_on_streams(only, cell.batches); });
   };
   for (TimedVariant& alone : resource_variants(ops, issue_like_the_pool)) variants.push_back(std::move(alone));
   variants.push_back(busiest_stream_variant(ops, cell.batches, steps.pool->size(), origin, alone_timer));
@@ -592,7 +587,7 @@ RegimeMap plan_regime_map(const RegimeMapConfig& config, const CommonOptions& op
   for (const int m : config.sizes) rates[m] = rates_at(GemmShape{m, m, m});
   for (const int m : config.sizes) {
     for (const int batch_count : config.batches) {
-      MapCell cell;
+      MapCell& cell = map.cells.emplace_back();
       cell.m = m;
       cell.batches = batch_count;
       const Workload work = cell_work(cell);
@@ -600,7 +595,6 @@ RegimeMap plan_regime_map(const RegimeMapConfig& config, const CommonOptions& op
       cell.skipped = skip_for(cell.estimate.timed_seconds, config.cell_seconds,
                               memory_problem(work, device_slots_for(pool, batch_count)));
       if (!cell.skipped) map.estimated_seconds += cell.estimate.total();
-      map.cells.push_back(std::move(cell));
     }
   }
   return map;

@@ -48,8 +48,7 @@ constexpr double kFillSecondsPerElement = 2e-6 / (64.0 * 64.0);
 // "b uniform in 1..256", "b = ceil(256 * u^3), u uniform in (0, 1]"
 std::string mix_text(RequestMix mix, int max_batches) {
   const std::string max = std::to_string(max_batches);
-  if (mix == RequestMix::uniform) return "b uniform in 1.." + max;
-  return "b = ceil(" + max + " * u^3), u uniform in (0, 1]";
+  return mix == RequestMix::uniform ? "b uniform in 1.." + max : "b = ceil(" + max + " * u^3), u uniform in (0, 1]";
 }
 
 // `batches` batches of size³.
