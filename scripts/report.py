@@ -87,8 +87,7 @@ def rerun_under_venv(argv: list[str], plots: bool) -> None:
         return
     if os.environ.get("CSG_VERBOSE") == "1":
         print(f"report.py: note: {sys.executable} has no {' or '.join(missing)}; running with "
-              f"{python.relative_to(REPO)}, which scripts/setup.sh prepared", file=sys.stderr)
-        sys.stderr.flush()
+              f"{python.relative_to(REPO)}, which scripts/setup.sh prepared", file=sys.stderr, flush=True)
     os.environ[REEXEC_MARK] = "1"
     try:
         os.execv(python, [str(python), str(Path(__file__).resolve()), *argv])

@@ -176,9 +176,7 @@ def load_suite(directory: Path, note: Callable[[str], None] = lambda text: print
     suite = Suite(directory)
     if (directory / REGISTRY).is_file():
         suite.registry = read_registry(directory / REGISTRY)
-    for path in sorted(directory.glob("*.json")):
-        if not path.is_file():
-            continue
+    for path in sorted(p for p in directory.glob("*.json") if p.is_file()):
         loaded = load_file(path)
         if loaded is None:
             note(f"note: skipping {path.name}: not a {SCHEMA} result or a trace")

@@ -50,10 +50,8 @@ class SkipPlot(Exception):
 Plot = namedtuple("Plot", "file title caption")
 
 
-def device_line(results: list[Result]) -> str:
-    if not results:
-        return ""
-    device = results[0].device
+def device_line(result: Result) -> str:
+    device = result.device
     runtime = device.get("runtime_version")
     version = f", CUDA runtime {int(runtime) // 1000}.{int(runtime) % 1000 // 10}" if is_number(runtime) else ""
     return str(device.get("name", "unknown device")) + version
@@ -66,6 +64,19 @@ def ms_label(ms: float) -> str:
 def annotate_bars(ax: Any, xs: list[float], values: list[float], texts: list[str]) -> None:
     for x, value, text in zip(xs, values, texts):
         ax.annotate(text, (x, value), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom", fontsize=11)
+
+
+def bar_panel(ax: Any, bars: list[tuple[str, float]], colours: list[str], title: str, ylabel: str,
+              texts: list[str] | None = None, headroom: float = 1.22) -> None:
+    """A panel of (label, ms) bars, each with its time (or its text of `texts`)."""
+    xs = list(range(len(bars)))
+    ax.bar(xs, [b[1] for b in bars], color=colours, width=0.6)
+    annotate_bars(ax, xs, [b[1] for b in bars], texts or [f"{b[1]:.2f} ms" for b in bars])
+    ax.set_xticks(xs, [b[0] for b in bars])
+    ax.set_ylim(0, max(b[1] for b in bars) * headroom)
+    ax.grid(axis="x", visible=False)
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
 
 
 # --- bandwidth vs transfer size ------------------------------------------------------------
@@ -98,7 +109,7 @@ def bandwidth(suite: Suite) -> tuple[Any, str]:
         ax.set_ylim(0, top * 1.1)
     axes[0][0].set_ylabel("bandwidth (GB/s)")
     axes[0][0].legend(title="host memory", loc="upper left")
-    fig.suptitle(f"Copy bandwidth vs transfer size — {device_line([result])}")
+    fig.suptitle(f"Copy bandwidth vs transfer size — {device_line(result)}")
     return fig, ("One line per kind of host memory and direction ('both directions at once': the total of the two), "
                  f"from {result.path.name}.")
 
@@ -126,26 +137,21 @@ def stage_bars(suite: Suite) -> tuple[Any, str]:
     if len(bars) < 2:
         raise SkipPlot("fewer than two of: a serial run, a stream pool, a graph replay of the article's work here")
     fig, ax = plt.subplots(figsize=SLIDE)
-    xs = list(range(len(bars)))
     colours = [KIND_COLOURS["pinned"] if "pinned" in label else KIND_COLOURS["pageable"] if "pageable" in label
                else NEW_COLOUR for label, _, _ in bars]
-    ax.bar(xs, [b[1] for b in bars], color=colours, width=0.6)
     first = bars[0][1]
-    annotate_bars(ax, xs, [b[1] for b in bars],
-                  [ms_label(ms) + ("" if x == 0 else f"\n{ms / first:.2f}× the first") for x, (_, ms, _) in
-                   zip(xs, bars)])
+    bar_panel(ax, [bar[:2] for bar in bars], colours,
+              f"The same GEMMs, stage by stage — {device_line(suite.results[0])}",
+              f"time for all {plural(bars[0][2].config.get('batches'), 'batch')} (ms)",
+              [ms_label(ms) + ("" if x == 0 else f"\n{ms / first:.2f}× the first") for x, (_, ms, _) in
+               enumerate(bars)], headroom=1.3)
     if pinned := next((m for r in naive if (m := pool_on("pinned")(r)) and "bound" in m), None):
         bound = pinned["bound"]
         ax.axhline(bound["bound_ms"], color="black", linestyle="--", linewidth=1.5,
                    label=f"the pinned pool's bound {ms_label(bound['bound_ms'])} (limited by "
                          f"{bound.get('limited_by', '?')})")
         ax.legend(loc="upper right")
-    ax.set_xticks(xs, [b[0] for b in bars])
     ax.set_xlabel(f"separate runs; each against the first bar ({bars[0][0].replace(chr(10), ' ')})")
-    ax.set_ylabel(f"time for all {plural(bars[0][2].config.get('batches'), 'batch')} (ms)")
-    ax.set_ylim(0, max(b[1] for b in bars) * 1.3)
-    ax.grid(axis="x", visible=False)
-    ax.set_title(f"The same GEMMs, stage by stage — {device_line(suite.results)}")
     return fig, ("Each bar is a separate run (" + sources([b[2] for b in bars]) + "), so its ratio to the first is "
                  "for orientation; the ratios measured within one run are in the tables.")
 
@@ -179,24 +185,12 @@ def sweep(suite: Suite) -> tuple[Any, str]:
         ax.set_ylim(0, top * 1.15)
         ax.legend(loc="lower left", fontsize=11)
         ax.set_title(f"{result.name}: {plural(result.config.get('batches'), 'batch')}", fontsize=13)
-    fig.suptitle(f"Time vs number of streams — {device_line([r for r, _ in runs])}")
+    fig.suptitle(f"Time vs number of streams — {device_line(runs[0][0])}")
     return fig, ("The pool's time at each size tried, with each size's own bound (dashed) and the run's serial "
                  "time (dotted), one panel per run: " + sources([r for r, _ in runs]) + ".")
 
 
 # --- graph costs -------------------------------------------------------------------------------
-
-def bar_panel(ax: Any, bars: list[tuple[str, float]], colours: list[str], title: str, ylabel: str) -> None:
-    """A panel of (label, ms) bars, each with its time."""
-    xs = list(range(len(bars)))
-    ax.bar(xs, [b[1] for b in bars], color=colours, width=0.6)
-    annotate_bars(ax, xs, [b[1] for b in bars], [f"{b[1]:.2f} ms" for b in bars])
-    ax.set_xticks(xs, [b[0] for b in bars])
-    ax.set_ylim(0, max(b[1] for b in bars) * 1.22)
-    ax.grid(axis="x", visible=False)
-    ax.set_title(title)
-    ax.set_ylabel(ylabel)
-
 
 def tiny_per_op(result: Result) -> list[tuple[str, dict[str, float]]]:
     """[(group, {"streams": µs per op, "graph": µs per op})] for the empty kernels and the tiny GEMMs."""
@@ -253,7 +247,7 @@ def graph_costs(suite: Suite) -> tuple[Any, str]:
         ax.set_title("Many tiny operations")
         ax.set_ylabel("time per operation (µs)")
     fig.suptitle(f"What a CUDA Graph costs and saves ({plural(result.config.get('batches'), 'batch')}) — "
-                 f"{device_line([result])}")
+                 f"{device_line(result)}")
     return fig, ("Capture, instantiate and upload are paid once per graph, a replay every time; the CPU's time to "
                  "issue the same work as stream calls and as one graph launch; many tiny operations on streams and "
                  "as a graph. From " + sources([r for r in (result, issuer, tiny_run) if r]) + ".")
@@ -293,7 +287,7 @@ def regime_bars(suite: Suite) -> tuple[Any, str]:
     top = max([r.run.bounds["kernel_gflops"] for r in rows] + [r.pool["gflops"] or 1.0 for r in rows])
     ax.set_ylim(top / 60, top * 3)
     ax.set_title(f"The kernel alone vs the whole pipeline ({plural(rows[0].run.config.get('batches'), 'batch')}) — "
-                 f"{device_line([rows[0].run])}")
+                 f"{device_line(rows[0].run)}")
     return fig, ("Orange: how fast each GEMM kernel is on its own; blue: the same work end to end on the stream "
                  "pool, copies included; dashed: the pool's bound as a rate; each label with its ratio to the naive "
                  "kernel's. From " + sources([r.run for r in rows]) + ".")
@@ -333,7 +327,7 @@ def regime_map_heatmap(result: Result) -> tuple[Any, str]:
     bar.set_ticks([math.log2(t) for t in ticks], labels=[f"{t:g}×" for t in ticks])
     bar.set_label("graph time / stream-pool time (GPU, log scale)")
     ax.set_title(f"Graph replay vs stream pool ({plural(rm.get('streams', '?'), 'stream')}), GPU time — "
-                 f"{device_line([result])}")
+                 f"{device_line(result)}")
     return fig, ("Each cell: a GEMM size (row) at a batch count (column), in the stage's words; brown where one graph "
                  "replay took less GPU time than the stream pool, blue-green where it took more; grey hatched: "
                  "skipped (reasons in the regime map's section).")
@@ -393,7 +387,7 @@ def gantt(trace: Trace, result: Result | None) -> tuple[Any, str, tuple[float, .
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
     process = next((str(e.get("args", {}).get("name")) for e in events if e.get("name") == "process_name"), trace.run)
     fig.suptitle(f"Timeline of {process}, one row per stream — "
-                 f"{device_line([result]) if result else 'GPU activity (CUPTI)'}")
+                 f"{device_line(result) if result else 'GPU activity (CUPTI)'}")
     return fig, f"Each bar is one copy or kernel as the GPU ran it, one row per stream, from {trace.path.name}.", \
         (0, 0.05 if zoom else 0.1, 1, 1)
 
@@ -423,7 +417,7 @@ def after_article_plot(suite: Suite) -> tuple[Any, str]:
     ax.set_xlabel("time per operation (µs, log scale)")
     ax.grid(axis="y", visible=False)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=11, frameon=False)
-    fig.suptitle(f"{AFTER_TITLE} — {device_line([r.run for r in rows])}")
+    fig.suptitle(f"{AFTER_TITLE} — {device_line(rows[0].run)}")
     return fig, ("Blue: the old way, brown: the new way, each row's time per operation (µs, log scale), with the "
                  "new way's over the old's; the table's rows that are no times are in the table only.")
 

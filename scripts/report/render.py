@@ -77,9 +77,9 @@ def format_params(params: Any) -> str:
 
 
 def variant_label(m: dict[str, Any]) -> str:
-    """"stream_pool (8 streams, depth_first, pinned)": counts with their noun, words bare, true flags by name."""
+    """"stream_pool (8 streams, depth_first, pinned)": counts first, with their noun; then the rest in the stage's
+    order, words bare, true flags by name."""
     parts = []
-    # Counts first ("8 streams, depth_first, pinned"), then the rest as the stage wrote them.
     for key, value in sorted(params_of(m).items(), key=lambda item: item[0] not in COUNTED):
         if key == "sweep" or value is False:
             continue
