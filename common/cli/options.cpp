@@ -410,11 +410,8 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   std::vector<std::pair<std::string, std::string>> outputs;
   for (const std::string& name : output_names_) {
     const std::string& path = strings_.at(name);
-    if (path.empty()) {
-      if (given_.at(name)) throw UsageError("--" + name + " needs a file name");
-      continue;
-    }
-    check_output_path(name, path);
+    if (path.empty() && !given_.at(name)) continue;
+    check_output_path(name, path);  // an empty one given: "--NAME needs a file name"
     outputs.emplace_back(name, path);
   }
   check_distinct_outputs(outputs);
