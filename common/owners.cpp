@@ -165,10 +165,6 @@ Millis elapsed_between(cudaEvent_t from, cudaEvent_t to) {
   return Millis(static_cast<double>(ms));
 }
 
-void EventTimer::start(cudaStream_t first, std::initializer_list<cudaStream_t> others) {
-  start(first, std::vector<cudaStream_t>(others));
-}
-
 void EventTimer::start(cudaStream_t first, const std::vector<cudaStream_t>& others) {
   streams_.assign(1, first);
   streams_.insert(streams_.end(), others.begin(), others.end());

@@ -7,11 +7,12 @@
 
 #include <chrono>
 #include <cstddef>
-#include <initializer_list>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -22,34 +23,20 @@ namespace csg {
 
 // ---- one owner of a CUDA handle -------------------------------------------
 
-// Holds a handle of type Traits::Handle and destroys it once with
-// Traits::destroy (which reports but never throws: destructors can't).
+// Holds a handle of type Traits::Handle and destroys it once by calling
+// Traits (which reports but never throws: destructors can't); std::unique_ptr
+// does the owning, and only get() is lent out.
 template <class Traits>
 class UniqueHandle {
  public:
   using Handle = typename Traits::Handle;
   UniqueHandle() = default;
-  explicit UniqueHandle(Handle handle) noexcept : handle_(handle) {}
-  ~UniqueHandle() { reset(); }
-  UniqueHandle(const UniqueHandle&) = delete;
-  UniqueHandle& operator=(const UniqueHandle&) = delete;
-  UniqueHandle(UniqueHandle&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
-  UniqueHandle& operator=(UniqueHandle&& other) noexcept {
-    if (this != &other) {
-      reset();
-      handle_ = std::exchange(other.handle_, nullptr);
-    }
-    return *this;
-  }
-  Handle get() const noexcept { return handle_; }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
+  explicit UniqueHandle(Handle handle) noexcept : owned_(handle) {}
+  Handle get() const noexcept { return owned_.get(); }
+  explicit operator bool() const noexcept { return owned_ != nullptr; }
 
  private:
-  void reset() noexcept {
-    if (handle_ != nullptr) Traits::destroy(handle_);
-    handle_ = nullptr;
-  }
-  Handle handle_ = nullptr;
+  std::unique_ptr<std::remove_pointer_t<Handle>, Traits> owned_;
 };
 
 // The traits of a handle type destroyed by `Destroy` (cudaStreamDestroy, ...),
@@ -57,7 +44,7 @@ class UniqueHandle {
 template <class H, cudaError_t (*Destroy)(H)>
 struct DestroyedBy {
   using Handle = H;
-  static void destroy(Handle handle) noexcept { CUDA_CHECK_NOEXCEPT(Destroy(handle)); }
+  void operator()(Handle handle) const noexcept { CUDA_CHECK_NOEXCEPT(Destroy(handle)); }
 };
 using StreamTraits = DestroyedBy<cudaStream_t, cudaStreamDestroy>;
 using EventTraits = DestroyedBy<cudaEvent_t, cudaEventDestroy>;
@@ -273,8 +260,7 @@ class HostBuffer {
 //   timer.start(stream);  ...queue work...  const Millis ms = timer.stop();  // waits for it
 class EventTimer {
  public:
-  void start(cudaStream_t first, std::initializer_list<cudaStream_t> others = {});
-  void start(cudaStream_t first, const std::vector<cudaStream_t>& others);
+  void start(cudaStream_t first, const std::vector<cudaStream_t>& others = {});
   // Records where each stream's work ends, joins them into the first, records
   // the stop there, waits for it and returns start -> stop.
   Millis stop();

@@ -84,9 +84,7 @@ std::optional<int> run_laboratory(const char* stage, int argc, char** argv, cons
 
 std::string laboratory_help(const char* stage, const Laboratory& laboratory) {
   std::size_t width = 0;
-  for (const Subcommand& subcommand : laboratory.subcommands) {
-    width = std::max(width, subcommand.name.size());
-  }
+  for (const Subcommand& subcommand : laboratory.subcommands) width = std::max(width, subcommand.name.size());
   std::string text = "\nThe laboratory, beyond the article (" + std::string(stage) +
                      " SUBCOMMAND --help for its options):\n";
   for (const Subcommand& subcommand : laboratory.subcommands) {

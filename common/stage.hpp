@@ -2,9 +2,8 @@
 // without a subcommand, an experiment of the laboratory when the first word
 // names one ("03_stream_pool_gemm priorities --help"):
 //   int main(int argc, char** argv) { return csg::run_stage(kStage, argc, argv, laboratory(), parse_options, lesson); }
-// Exit codes: 0 ran and verified; 1 a CUDA error or a failed verification;
-// 2 bad usage, or a run too large for this machine (refused before any
-// allocation); 77 no CUDA device; 130 and 143 stopped by SIGINT and SIGTERM.
+// Exit codes: base/errors.hpp (a run too large for this machine is refused
+// with 2 before any allocation).
 #pragma once
 
 #include <cstdint>
@@ -66,7 +65,7 @@ std::string laboratory_help(const char* stage, const Laboratory& laboratory);
 std::string list_runs(std::string_view subcommand, const char* runs);
 
 // In main's catch (...): one line on stderr naming what went wrong, and the
-// exit code above that it maps to.
+// exit code (base/errors.hpp) that it maps to.
 int exit_code_of_current_exception(const char* stage) noexcept;
 
 // What every lesson's options hold besides its own (the workload, the pool).

@@ -232,11 +232,10 @@ StageCli::StageCli(std::string program, std::string description, CommonDefaults 
   add_int("seed", "Seed of the input data and of the verification", 1, 0, LLONG_MAX);
   std::vector<std::string> kinds;
   for (HostMemory kind : defaults_.host_memory_choices) kinds.emplace_back(to_string(kind));
-  if (!defaults_.host_memory_choice) {
-  } else if (defaults_.host_memory_list) {
+  if (defaults_.host_memory_choice && defaults_.host_memory_list) {
     add_text("host-memory", "Host memory kinds to measure, comma-separated, from " + join(kinds, "|"),
              join(kinds, ","), "LIST");
-  } else {
+  } else if (defaults_.host_memory_choice) {
     add_choice("host-memory", "Host memory for A and C", std::string(to_string(defaults_.host_memory)), kinds);
   }
   if (defaults_.gemm_workload && defaults_.kernel_choice) {
@@ -285,11 +284,7 @@ void StageCli::add_text(const std::string& name, const std::string& help, const 
   options_->add_options()(name, help, value, placeholder);
   text_names_.push_back(name);
   text_defaults_[name] = default_value;
-  if (!accepted.empty()) {
-    accepted_[name] = accepted;
-  } else if (accepted_.count(name) == 0) {
-    accepted_[name] = placeholder == "LIST" ? "a comma-separated list" : placeholder;
-  }
+  accepted_[name] = !accepted.empty() ? accepted : placeholder == "LIST" ? "a comma-separated list" : placeholder;
 }
 
 std::string StageCli::help() const {
@@ -410,11 +405,8 @@ std::optional<CommonOptions> StageCli::parse(const std::vector<std::string>& raw
   std::vector<std::pair<std::string, std::string>> outputs;
   for (const std::string& name : output_names_) {
     const std::string& path = strings_.at(name);
-    if (path.empty()) {
-      if (given_.at(name)) throw UsageError("--" + name + " needs a file name");
-      continue;
-    }
-    check_output_path(name, path);
+    if (path.empty() && !given_.at(name)) continue;
+    check_output_path(name, path);  // an empty one given: "--NAME needs a file name"
     outputs.emplace_back(name, path);
   }
   check_distinct_outputs(outputs);

@@ -7,11 +7,14 @@
 #pragma once
 
 #include <algorithm>
+#include <iostream>
 #include <string>
 #include <string_view>
 
+#include "base/progress.hpp"
 #include "cli/options.hpp"
 #include "experiment/report.hpp"
+#include "measure/estimate.hpp"
 #include "stage.hpp"
 
 namespace csg {
@@ -66,11 +69,13 @@ struct Experiment {
   void (*report)(const Config&, const Figures&, Report&) = nullptr;
 };
 
-// The runner's steps that do not depend on the declaration's types.
 namespace runner {
-void check_time(const Estimate& estimate, const CommonOptions& common);
-std::string one_paragraph(std::string_view text);  // its lines joined by spaces
-int finish(const Report& report, const CommonOptions& common);  // the console, then --json
+// Its lines joined by spaces.
+inline std::string one_paragraph(std::string_view text) {
+  std::string paragraph(text);
+  std::replace(paragraph.begin(), paragraph.end(), '\n', ' ');
+  return paragraph;
+}
 }  // namespace runner
 
 template <class Config, class Figures>
@@ -86,11 +91,13 @@ int run_experiment(const Experiment<Config, Figures>& e, const char* stage, int 
   check_host_fits(needs.memory, needs.smaller);
   const int device = require_device();
   check_fits(needs.memory, needs.smaller);
-  runner::check_time(e.estimate(config, device), *common);
+  const Estimate estimate = e.estimate(config, device);
+  check_estimate(estimate.seconds, common->max_minutes, estimate.what);
+  progress(estimate.what);
   const Figures figures = e.measure(config);
   Report report(stage, std::string(about.name), query_device_info(device));
   e.report(config, figures, report);
-  return runner::finish(report, *common);
+  return report.finish(std::cout, common->json_path);  // the console, then --json
 }
 
 // The declaration `e` as an entry of the stage's table (its laboratory.cpp).

@@ -19,10 +19,6 @@ const Verdict& Report::verdict(Verdict verdict) {
   return result.verdicts.back();
 }
 
-void Report::fail(const std::string& why) { failures_.push_back(why); }
-
-void Report::file(std::string path, std::string text) { files_.emplace_back(std::move(path), std::move(text)); }
-
 std::string Report::console() const {
   std::string text = result.stage + (subcommand_.empty() ? std::string() : " " + subcommand_) + " on " +
                      result.device.summary() + '\n' + console_.str();

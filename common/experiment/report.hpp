@@ -6,6 +6,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -38,14 +39,14 @@ class Report {
   // A check that is no batch verification (a counter, a graph's edges, a
   // recorded timeline) failed: the run exits 1, with `why` printed at the end
   // (the verification's own failure, if any, stays the one the JSON reports).
-  void fail(const std::string& why);
+  void fail(const std::string& why) { failures_.push_back(why); }
   bool passed() const { return result.verification.passed && failures_.empty(); }
   // "(3 runs checked, each after poisoning the outputs)" after the
   // verification's message; empty: the message alone.
   void checked_runs(std::string text) { checked_runs_ = std::move(text); }
 
   // Another output (a trace, a DOT file), written whole after the JSON.
-  void file(std::string path, std::string text);
+  void file(std::string path, std::string text) { files_.emplace_back(std::move(path), std::move(text)); }
 
   // The title, the console and the verification, as printed.
   std::string console() const;

@@ -37,15 +37,14 @@ PipelineBound pipeline_bound(const ResourceTimes& alone, const StageTimes& one_s
   const double kernel_one = one_op(one_stream.kernel_ms, one_stream.kernel_first_ms, alone.kernels_ms);
   const double d2h_one = one_op(one_stream.d2h_ms, one_stream.d2h_first_ms, alone.d2h_ms);
 
-  PipelineBound bound;
-  bound.h2d_one_ms = h2d_one;
-  bound.kernel_one_ms = kernel_one;
-  bound.d2h_one_ms = d2h_one;
-  bound.kernel_path_ms = h2d_one + alone.kernels_ms + d2h_one;
-  bound.h2d_path_ms = alone.h2d_ms + kernel_one + d2h_one;
-  bound.d2h_path_ms = h2d_one + kernel_one + alone.d2h_ms;
-  bound.both_ways_ms = alone.both_ways_ms;
-  bound.host_issue_ms = alone.host_issue_ms;
+  PipelineBound bound{.kernel_path_ms = h2d_one + alone.kernels_ms + d2h_one,
+                      .h2d_path_ms = alone.h2d_ms + kernel_one + d2h_one,
+                      .d2h_path_ms = h2d_one + kernel_one + alone.d2h_ms,
+                      .both_ways_ms = alone.both_ways_ms,
+                      .host_issue_ms = alone.host_issue_ms,
+                      .h2d_one_ms = h2d_one,
+                      .kernel_one_ms = kernel_one,
+                      .d2h_one_ms = d2h_one};
   if (streams > 0) bound.stream_order_ms = double(busiest_stream_batches(batches, streams)) * (h2d_one + kernel_one + d2h_one);
   // At one batch a stream the busiest stream's chain is the fill and drain
   // the other paths already hold, and a run of it alone is mostly the timed

@@ -50,9 +50,6 @@ void issue_batches(const BatchOps& ops, const StreamPool& pool, int batches, Iss
     }
     return;
   }
-  // Breadth-first: a wave of one batch per stream at a time, every H2D of
-  // the wave, then every GEMM, then every D2H. Each stream still runs
-  // H2D -> GEMM -> D2H per batch; only the host's order of issue changes.
   for (int wave = 0; wave < batches; wave += pool.size()) {
     const int end = std::min(batches, wave + pool.size());
     for (int i = wave; i < end; ++i) ops.h2d(i, pool.for_batch(i));

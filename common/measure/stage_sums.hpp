@@ -5,7 +5,6 @@
 
 #include <functional>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "cuda/stream_pool.hpp"
@@ -50,18 +49,15 @@ void issue_batches(const BatchOps& ops, const StreamPool& pool, int batches,
                    IssueOrder order = IssueOrder::depth_first);
 
 struct StageSums {
-  StageSums() = default;
-  StageSums(Summary h2d_sum, Summary kernel_sum, Summary d2h_sum)
-      : h2d(std::move(h2d_sum)), kernel(std::move(kernel_sum)), d2h(std::move(d2h_sum)) {}
-  Summary h2d;
-  Summary kernel;
-  Summary d2h;
+  Summary h2d{};
+  Summary kernel{};
+  Summary d2h{};
   // The first batch's op of each kind alone (first_op_variants): what the
   // bound needs to take the timing's fixed cost out of the fill and drain.
   // Left empty (median 0) where a stage needs no bound.
-  Summary h2d_first;
-  Summary kernel_first;
-  Summary d2h_first;
+  Summary h2d_first{};
+  Summary kernel_first{};
+  Summary d2h_first{};
   double sum_ms() const { return h2d.median_ms + kernel.median_ms + d2h.median_ms; }
   // The sum with the largest relative spread, (median - min) / median: the
   // noise of the bound's stream-order path, which is made of all three.

@@ -2,7 +2,6 @@
 
 #include <cupti.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
@@ -54,13 +53,8 @@ Sink& sink() {
 // timeline: when, on which stream, and as which graph node.
 template <class CuptiRecord>
 ActivityRecord when_and_where(const CuptiRecord& from, OpKind kind) {
-  ActivityRecord to;
-  to.kind = kind;
-  to.start_ns = from.start;
-  to.end_ns = from.end;
-  to.stream_id = from.streamId;
-  to.graph_node_id = from.graphNodeId;
-  return to;
+  return {.kind = kind, .start_ns = from.start, .end_ns = from.end, .stream_id = from.streamId,
+          .graph_node_id = from.graphNodeId};
 }
 
 ActivityRecord from_memcpy(const CUpti_ActivityMemcpy6& memcpy_record) {

@@ -19,16 +19,12 @@ void add_timeline_options(StageCli& cli) {
 }
 
 TimelineOptions read_timeline_options(const StageCli& cli) {
-  TimelineOptions options;
-  options.record = true;
-  options.picture_batches = static_cast<int>(cli.get_int("timeline-batches"));
-  options.trace_path = cli.get_string("trace");
-  return options;
+  return {.record = true, .picture_batches = static_cast<int>(cli.get_int("timeline-batches")),
+          .trace_path = cli.get_string("trace")};
 }
 
 bool StageTimeline::passed() const {
-  if (!recorded.available) return true;
-  return check.passed && (!after || after_check.passed);
+  return !recorded.available || (check.passed && (!after || after_check.passed));
 }
 
 std::vector<std::string> pool_row_names(int streams) {
@@ -39,12 +35,9 @@ std::vector<std::string> pool_row_names(int streams) {
 }
 
 TimelineRun pool_timeline_run(const StreamPool& pool, const Workload& work) {
-  TimelineRun run;
+  TimelineRun run{.row_names = pool_row_names(pool.size()), .batches = work.batches, .pool = pool.size(),
+                  .flops_per_kernel = work.flops_per_batch()};
   for (int i = 0; i < pool.size(); ++i) run.streams.push_back(pool[i]);
-  run.row_names = pool_row_names(pool.size());
-  run.batches = work.batches;
-  run.pool = pool.size();
-  run.flops_per_kernel = work.flops_per_batch();
   return run;
 }
 

@@ -118,20 +118,18 @@ Timeline to_timeline(const std::vector<Kept>& kept, const std::vector<std::strin
   for (const auto& k : kept) origin_ns = std::min(origin_ns, k.record->start_ns);
   for (const auto& k : kept) {
     const ActivityRecord& record = *k.record;
-    TimelineOp op;
-    op.kind = record.kind;
-    op.row = k.row;
-    op.batch = k.batch;
-    op.start_us = static_cast<double>(record.start_ns - origin_ns) / kNsPerUs;
-    // A record whose end is before its start (a broken timestamp) becomes a zero-length op.
-    op.end_us = static_cast<double>(std::max(record.end_ns, record.start_ns) - origin_ns) / kNsPerUs;
-    if (record.kind == OpKind::kernel) {
-      op.flops = flops_per_kernel;
-      op.name = record.name;
-    } else {
-      op.bytes = static_cast<double>(record.bytes);
-    }
-    timeline.ops.push_back(std::move(op));
+    const bool kernel = record.kind == OpKind::kernel;
+    timeline.ops.push_back({
+        .kind = record.kind,
+        .row = k.row,
+        .batch = k.batch,
+        .start_us = static_cast<double>(record.start_ns - origin_ns) / kNsPerUs,
+        // A record whose end is before its start (a broken timestamp) becomes a zero-length op.
+        .end_us = static_cast<double>(std::max(record.end_ns, record.start_ns) - origin_ns) / kNsPerUs,
+        .bytes = kernel ? 0.0 : static_cast<double>(record.bytes),
+        .flops = kernel ? flops_per_kernel : 0.0,
+        .name = kernel ? record.name : "",
+    });
   }
   std::stable_sort(timeline.ops.begin(), timeline.ops.end(), [](const TimelineOp& a, const TimelineOp& b) {
     return std::tie(a.start_us, a.row) < std::tie(b.start_us, b.row);

@@ -44,7 +44,7 @@ struct ActivityRecord {
   std::uint32_t stream_id = 0;       // CUPTI's id of the stream it ran on
   std::uint64_t graph_node_id = 0;   // 0 unless it ran as a node of a graph launch
   std::uint64_t bytes = 0;           // copies
-  std::string name;                  // kernel name (mangled, as the driver reports it)
+  std::string name{};                // kernel name (mangled, as the driver reports it)
 };
 
 // How the ops of a run map onto the stage's rows and batches.

@@ -6,19 +6,12 @@
 namespace csg {
 
 void launch_gemm_naive(const float* a, const float* b, float* c, GemmShape shape, cudaStream_t stream) {
-  // Rounded up (naive_grid), so sizes that are not multiples of 32 get their last partial tile.
   gemm_naive<<<naive_grid(shape), naive_block(), 0, stream>>>(a, b, c, shape.m, shape.n, shape.k);
   CUDA_CHECK_LAUNCH("gemm_naive");
 }
 
-// The tiled GEMM: the naive kernel's arithmetic, several times fewer
-// loads. Shapes and the napkin math are in gemm.hpp.
-//
-// Why it is faster: the naive kernel loads one float of A and one of B for
-// every multiply-add. Here a block stages a 64×16 slice of A and a 16×64 slice
-// of B in shared memory once (every input element is read from global memory
-// 64× fewer times), and each thread then reads 4 values of A and 4 of B per
-// step of k to do 16 multiply-adds on the 4×4 block of C it keeps in registers.
+// The tiled GEMM: the naive kernel's arithmetic, with every input element read
+// from global memory 64× fewer times (the tiles and napkin math: gemm.hpp).
 //
 // Why it gives the same bits as the naive kernel: each element of C is still
 // sum += A[row][i] * B[i][col] for i = 0, 1, ..., k-1, one fused multiply-add
