@@ -465,8 +465,7 @@ Verdict pageable_order_verdict(const Figures& f) {
 CommonDefaults defaults() {
   CommonDefaults d;  // gemm_workload: --batches, --m, --n, --k at the article's sizes
   d.kernel_choice = false;       // no GEMM runs: no --kernel, --tf32
-  d.host_memory_choice = false;  // both kinds, always: the comparison is between them
-  d.host_memory_choices = {HostMemory::pageable, HostMemory::pinned};
+  d.host_memory_choice = false;  // both kinds (the default choices), always: the comparison is between them
   return d;
 }
 
@@ -513,10 +512,9 @@ double estimate_seconds(const Config& config, const Rates& rates) {
 
 Estimate estimate(const Config& config, int device) {
   require_batch_copies(device);
-  const int copies = 2 * config.common.work.batches;
   return {estimate_seconds(config, measure_copy_rates()),
-          plural(copies, "copy", "copies") + " of " + format_size(bytes_of(config.common.work)) +
-              " issued 7 ways"};
+          plural(2 * config.common.work.batches, "copy", "copies") + " of " +
+              format_size(bytes_of(config.common.work)) + " issued 7 ways"};
 }
 
 Figures measure(const Config& config) {
@@ -560,10 +558,8 @@ Figures measure(const Config& config) {
   for (const Way& way : kWays) {
     const bool is_pinned = way.kind == HostMemory::pinned;
     WayRun run{&way, is_pinned ? &pinned_list : &pageable_list, is_pinned ? pinned.data() : pageable.data(),
-               attributes_of(way.order, device), Millis{0}, WayFigures{}};
-    run.figures.id = way.id;
-    run.figures.calls = calls_of(way, figures.copies);
-    run.figures.verified = true;
+               attributes_of(way.order, device), Millis{0},
+               WayFigures{.id = way.id, .calls = calls_of(way, figures.copies), .verified = true}};
     if (way.issue == Issue::batch) {  // does the driver take this way's call? One copy tells.
       const cudaError_t status = batch_call(*run.list, 0, 1, run.attributes, copy_stream.get());
       if (status != cudaSuccess) {
@@ -717,8 +713,7 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
   result.variants_verified = verified_ways;
 }
 
-}  // namespace
-
+// The "batched_copies" section (the config, per_copy_issue_us, the ways).
 nlohmann::json section_json(const Config& config, const Figures& f) {
   nlohmann::json ways = nlohmann::json::array();
   for (const WayFigures& w : f.ways) {
@@ -755,6 +750,8 @@ nlohmann::json section_json(const Config& config, const Figures& f) {
           {"ways", ways}};
 }
 
+}  // namespace
+
 void report(const Config& config, const Figures& f, Report& report) {
   fill_result(report, config, f);
   report.checked_runs("(every run of every way, warm-up included)");
@@ -768,16 +765,14 @@ void report(const Config& config, const Figures& f, Report& report) {
       << " warm-up, in interleaved rounds\n"
       << "   issue = host clock around the calls; transfer = events around them; overlap = (kernel alone + transfer) / "
          "with kernel\n";
-  const int copies = f.copies;
-  const double bytes = double(f.bytes);
   report.table(table_of<WayFigures>(
       {{"copies issued as",
-        [copies](const WayFigures& w) { return kind_name(way_of(w.id).kind) + ": " + describe(way_of(w.id), copies); }},
+        [&f](const WayFigures& w) { return kind_name(way_of(w.id).kind) + ": " + describe(way_of(w.id), f.copies); }},
        {"issue ms",
         [](const WayFigures& w) { return w.refused.empty() ? ms_text(w.issue.median_ms) : "refused: " + w.refused; }},
-       {"per copy us", [copies](const WayFigures& w) { return cell(w, us_text(per_copy_issue_us(w, copies))); }},
+       {"per copy us", [&f](const WayFigures& w) { return cell(w, us_text(per_copy_issue_us(w, f.copies))); }},
        {"transfer ms", [](const WayFigures& w) { return cell(w, ms_text(w.transfer.median_ms)); }},
-       {"GB/s", [bytes](const WayFigures& w) { return cell(w, gbps_text(bytes, w.transfer.median_ms)); }},
+       {"GB/s", [&f](const WayFigures& w) { return cell(w, gbps_text(double(f.bytes), w.transfer.median_ms)); }},
        {"with kernel ms", [](const WayFigures& w) { return cell(w, ms_text(w.together.median_ms)); }},
        {"overlap", [](const WayFigures& w) { return cell(w, fixed(w.overlap_ratio, 2) + "x"); }},
        {"ideal", [](const WayFigures& w) { return cell(w, fixed(w.ideal_ratio, 2) + "x"); }}},

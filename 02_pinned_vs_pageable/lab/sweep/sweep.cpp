@@ -318,8 +318,7 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
   if (const auto both = peak_gbps(f.copies, HostMemory::pinned, CopyDirection::bidirectional)) {
     result.bounds["bidirectional_peak_gbps"] = *both;
   }
-  const std::uint64_t largest = config.sizes.back();
-  result.bounds["sweep_peak_pinned_bytes"] = CopySet::pinned_bytes_needed(largest, f.kinds);
+  result.bounds["sweep_peak_pinned_bytes"] = CopySet::pinned_bytes_needed(config.sizes.back(), f.kinds);
   verify_with(result, f.checks);
   report.sections["staging"] = staging;
   report.sections["notes"] = f.notes;
