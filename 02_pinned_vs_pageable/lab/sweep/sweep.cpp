@@ -1,5 +1,3 @@
-// 02_pinned_vs_pageable sweep (sweep.hpp): every size and kind is checked
-// bit-exact: what the timed D2H copies left, then a fresh round trip.
 #include "02_pinned_vs_pageable/lab/sweep/sweep.hpp"
 
 #include <cstring>
