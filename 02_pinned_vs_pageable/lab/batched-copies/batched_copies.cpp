@@ -273,7 +273,6 @@ std::string unusable(std::initializer_list<const WayFigures*> ways, int copies) 
 Verdict no_conclusion(std::string id, const std::string& about, const std::string& why, nlohmann::json threshold) {
   return Verdict{.id = std::move(id),
                  .outcome = "no_conclusion",
-                 .figures = nlohmann::json::object(),
                  .threshold = std::move(threshold),
                  .sentence = about + ": no conclusion, " + why + "."};
 }
@@ -292,7 +291,6 @@ Verdict issue_verdict(const Figures& f) {
     return no_conclusion("batched_copies.issue", "Issue", "an issue time of 0 was measured", kIssueWithin);
   }
   Verdict v{.id = "batched_copies.issue",
-            .outcome = "",
             .figures = {{"copies", f.copies},
                         {"memcpy_async_issue_ms", async->issue.median_ms},
                         {"batch_issue_ms", batch->issue.median_ms},
@@ -358,7 +356,6 @@ Verdict overlap_verdict(const Figures& f) {
     return no_conclusion("batched_copies.overlap", "Overlap", why, threshold);
   }
   Verdict v{.id = "batched_copies.overlap",
-            .outcome = "",
             .figures = {{"kernel_alone_ms", f.kernel_alone.median_ms},
                         {"memcpy_async_together_ms", async->together.median_ms},
                         {"batch_together_ms", batch->together.median_ms},
@@ -416,7 +413,6 @@ Verdict pageable_order_verdict(const Figures& f) {
     return no_conclusion(id, "Pageable", why, kOrderWithin);
   }
   Verdict v{.id = id,
-            .outcome = "",
             .figures = {{"stream_issue_ms", stream->issue.median_ms}, {"stream_transfer_ms", stream->transfer.median_ms}},
             .threshold = kOrderWithin};
   std::string text = "Pageable: one batch in stream order held the host " + ms_text(stream->issue.median_ms) + " ms";
