@@ -63,6 +63,24 @@ Config read(const StageCli& cli, CommonOptions& common) {
 
 namespace {
 
+// `kinds` less those this device can't use (registered memory where
+// cudaDevAttrHostRegisterSupported is 0); each one dropped adds a line to `notes`.
+std::vector<HostMemory> supported_kinds(const std::vector<HostMemory>& kinds, int device,
+                                        std::vector<std::string>& notes) {
+  int can_register = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&can_register, cudaDevAttrHostRegisterSupported, device));
+  std::vector<HostMemory> usable;
+  for (HostMemory kind : kinds) {
+    if (kind == HostMemory::registered && can_register == 0) {
+      notes.push_back("registered memory skipped: this device reports cudaDevAttrHostRegisterSupported = 0");
+      continue;
+    }
+    usable.push_back(kind);
+  }
+  if (usable.empty()) throw ResourceError("nothing left to measure: " + notes.back());
+  return usable;
+}
+
 Needs needs(const Config& config) {
   return {CopySet::needs(config.sizes.back(), config.kinds),
           "choose smaller --sizes (the largest is " + format_size(config.sizes.back()) +
