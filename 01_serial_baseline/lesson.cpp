@@ -7,8 +7,6 @@
 
 #include <iostream>
 
-#include "lesson_report.hpp"
-
 #include "cli/options.hpp"
 #include "measure/estimate.hpp"
 #include "report.hpp"
@@ -44,8 +42,7 @@ void check_size(const Options& options) {
 }
 
 bool report(const Options& options, const Figures& figures) {
-  const int device = 0;  // require_device chose it
-  return report(std::cout, options, query_device_info(device), figures);
+  return report(std::cout, options, query_device_info(/*device=*/0), figures);  // require_device chose it
 }
 
 bool report(std::ostream& out, const Options& options, const DeviceInfo& device, const Figures& figures) {

@@ -3,7 +3,6 @@
 // and the JSON.
 #pragma once
 
-#include <ostream>
 #include <string>
 
 #include "experiment/report.hpp"

@@ -53,22 +53,6 @@ HostBuffer<std::byte> allocate_host(HostMemory kind, std::size_t bytes) {
   return HostBuffer<std::byte>(static_cast<std::byte*>(ptr), bytes, kind);
 }
 
-std::vector<HostMemory> supported_kinds(const std::vector<HostMemory>& kinds, int device,
-                                        std::vector<std::string>& notes) {
-  int can_register = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&can_register, cudaDevAttrHostRegisterSupported, device));
-  std::vector<HostMemory> usable;
-  for (HostMemory kind : kinds) {
-    if (kind == HostMemory::registered && can_register == 0) {
-      notes.push_back("registered memory skipped: this device reports cudaDevAttrHostRegisterSupported = 0");
-      continue;
-    }
-    usable.push_back(kind);
-  }
-  if (usable.empty()) throw ResourceError("nothing left to measure: " + notes.back());
-  return usable;
-}
-
 void check_kind(const HostBuffer<std::byte>& buffer, HostMemory kind, std::size_t bytes) {
   if (buffer.kind() != kind || buffer.bytes() != bytes || buffer.data() == nullptr) {
     throw std::logic_error("the host allocator returned another kind or size than " + format_bytes(bytes) + " of " +

@@ -50,11 +50,6 @@ enum class CopyDirection { h2d, d2h, bidirectional };
 // "h2d", "d2h", "bidirectional": the names the JSON uses.
 std::string_view to_string(CopyDirection direction);
 
-// `kinds` less those this device can't use (registered memory where
-// cudaDevAttrHostRegisterSupported is 0); each one dropped adds a line to `notes`.
-std::vector<HostMemory> supported_kinds(const std::vector<HostMemory>& kinds, int device,
-                                        std::vector<std::string>& notes);
-
 // Allocates `bytes` of host memory of `kind` and hands it to an owner.
 using HostAllocator = std::function<HostBuffer<std::byte>(HostMemory kind, std::size_t bytes)>;
 

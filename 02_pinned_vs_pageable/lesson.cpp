@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <iostream>
 
-#include "lesson_report.hpp"
-
 #include "base/units.hpp"
 #include "cli/options.hpp"
 #include "copy_buffers.hpp"
@@ -44,11 +42,9 @@ CommonDefaults copies_only() {
 // Each kind: a source and a destination on the host (the pinned half
 // page-locked), one buffer on the device.
 MemoryNeeds needs_of(const Options& options) {
-  MemoryNeeds needs;
-  needs.host_kind = HostMemory::pinned;
-  needs.host_bytes = checked_mul(options.buffer_bytes(), 2 * kKindCount).value_or(UINT64_MAX);
-  needs.device_bytes = options.buffer_bytes();
-  return needs;
+  return {.device_bytes = options.buffer_bytes(),
+          .host_bytes = checked_mul(options.buffer_bytes(), 2 * kKindCount).value_or(UINT64_MAX),
+          .host_kind = HostMemory::pinned};
 }
 
 const char* kSmaller = "choose smaller --sizes or --async-mib";

@@ -8,12 +8,10 @@
 namespace csg::copies {
 
 CommonDefaults copy_defaults(std::span<const HostMemory> kinds) {
-  CommonDefaults defaults;
-  defaults.gemm_workload = false;
-  defaults.kernel_choice = false;
-  defaults.host_memory_choices.assign(kinds.begin(), kinds.end());
-  defaults.host_memory_list = true;
-  return defaults;
+  return {.host_memory_choices = {kinds.begin(), kinds.end()},
+          .host_memory_list = true,
+          .gemm_workload = false,
+          .kernel_choice = false};
 }
 
 double seconds_at(double bytes, double bytes_per_s) { return bytes_per_s > 0.0 ? bytes / bytes_per_s : 0.0; }
@@ -59,8 +57,9 @@ std::uint64_t parse_size(const std::string& flag, std::string_view text) {
   const char* first = text.data();
   const char* last = text.data() + text.size();
   const auto [end, error] = std::from_chars(first, last, count);  // digits only: no sign, no space
-  if (error == std::errc::invalid_argument || end == first) throw UsageError(expected_text(flag) + ", got " + got);
-  const std::uint64_t multiplier = suffix_bytes(std::string_view(end, static_cast<std::size_t>(last - end)));
+  // No digits (end == first), or a suffix that is not one: 0.
+  const std::uint64_t multiplier =
+      end == first ? 0 : suffix_bytes(std::string_view(end, static_cast<std::size_t>(last - end)));
   if (multiplier == 0) throw UsageError(expected_text(flag) + ", got " + got);
   if (error == std::errc::result_out_of_range) throw UsageError("--" + flag + " " + got + " overflows 64 bits");
   if (count == 0) throw UsageError("--" + flag + " takes sizes of at least 1 byte, got " + got);

@@ -155,12 +155,6 @@ void add_copies(StageResult& result, const std::vector<CopyPoint>& copies, const
 
 // ---- the checks --------------------------------------------------------------------
 
-bool ByteChecks::add(const std::string& experiment, std::uint64_t bytes, HostMemory kind,
-                     const std::optional<ByteMismatch>& mismatch) {
-  checks_.push_back({experiment, bytes, kind, mismatch});
-  return !mismatch.has_value();
-}
-
 bool ByteChecks::passed() const { return !checks_.empty() && passed_count() == std::ssize(checks_); }
 
 bool ByteChecks::verified(const std::string& experiment, std::uint64_t bytes, HostMemory kind) const {

@@ -87,9 +87,8 @@ void add_copies(StageResult& result, const std::vector<CopyPoint>& copies, const
 // Every bit-exact check of a run: one per experiment, size and kind.
 class ByteChecks {
  public:
-  // Returns whether it passed.
-  bool add(const std::string& experiment, std::uint64_t bytes, HostMemory kind,
-           const std::optional<ByteMismatch>& mismatch);
+  void add(const std::string& experiment, std::uint64_t bytes, HostMemory kind,
+           const std::optional<ByteMismatch>& mismatch) { checks_.push_back({experiment, bytes, kind, mismatch}); }
   // Something was checked, and nothing differed.
   bool passed() const;
   // Every check of `experiment` at `bytes` and `kind` passed, and there was one.

@@ -264,8 +264,6 @@ std::vector<Verdict> verdicts(const Measurements& measured) {
 
 namespace {
 
-std::string order_label(bool kernel_first) { return kernel_first ? "kernel, then copy" : "copy, then kernel"; }
-
 void fill_result(Report& report, const Config& config, const Figures& f) {
   StageResult& result = report.result;
   result.config = {{"host_memory", kinds_json(config.kinds)}, {"warmup", config.common.plan.warmup},
@@ -371,7 +369,8 @@ void report(const Config& config, const Figures& figures, Report& report) {
   report.table(table_of<CaseResult>(
       {{"memory", [](const CaseResult& r) { return kind_name(r.c.kind); }},
        {"copy", [](const CaseResult& r) { return direction_label(r.c.direction); }},
-       {"issue order", [](const CaseResult& r) { return order_label(r.c.kernel_first); }},
+       {"issue order",
+        [](const CaseResult& r) { return r.c.kernel_first ? "kernel, then copy" : "copy, then kernel"; }},
        {"host blocked ms", [](const CaseResult& r) { return ms_text(r.host_blocked.median_ms); }},
        {"copy alone ms", [](const CaseResult& r) { return ms_text(r.copy_alone.median_ms); }},
        {"together ms", [](const CaseResult& r) { return ms_text(r.together.median_ms); }},

@@ -48,13 +48,8 @@ Config read(const StageCli& cli, CommonOptions& common) {
   return {common, {}};
 }
 
-CommonDefaults defaults() {
-  CommonDefaults d;
-  d.kernel_choice = false;  // its own --kernel above: the laboratory's kernels, not the lesson's
-  return d;
-}
-
-const Experiment<Config, Figures> kExperiment{.about = kAbout, .runs = kRuns, .defaults = defaults(),
+// No shared --kernel: its own above, the laboratory's kernels, not the lesson's.
+const Experiment<Config, Figures> kExperiment{.about = kAbout, .runs = kRuns, .defaults = {.kernel_choice = false},
     .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
 
 }  // namespace

@@ -273,7 +273,6 @@ std::string unusable(std::initializer_list<const WayFigures*> ways, int copies) 
 Verdict no_conclusion(std::string id, const std::string& about, const std::string& why, nlohmann::json threshold) {
   return Verdict{.id = std::move(id),
                  .outcome = "no_conclusion",
-                 .figures = nlohmann::json::object(),
                  .threshold = std::move(threshold),
                  .sentence = about + ": no conclusion, " + why + "."};
 }
@@ -292,7 +291,6 @@ Verdict issue_verdict(const Figures& f) {
     return no_conclusion("batched_copies.issue", "Issue", "an issue time of 0 was measured", kIssueWithin);
   }
   Verdict v{.id = "batched_copies.issue",
-            .outcome = "",
             .figures = {{"copies", f.copies},
                         {"memcpy_async_issue_ms", async->issue.median_ms},
                         {"batch_issue_ms", batch->issue.median_ms},
@@ -358,7 +356,6 @@ Verdict overlap_verdict(const Figures& f) {
     return no_conclusion("batched_copies.overlap", "Overlap", why, threshold);
   }
   Verdict v{.id = "batched_copies.overlap",
-            .outcome = "",
             .figures = {{"kernel_alone_ms", f.kernel_alone.median_ms},
                         {"memcpy_async_together_ms", async->together.median_ms},
                         {"batch_together_ms", batch->together.median_ms},
@@ -416,7 +413,6 @@ Verdict pageable_order_verdict(const Figures& f) {
     return no_conclusion(id, "Pageable", why, kOrderWithin);
   }
   Verdict v{.id = id,
-            .outcome = "",
             .figures = {{"stream_issue_ms", stream->issue.median_ms}, {"stream_transfer_ms", stream->transfer.median_ms}},
             .threshold = kOrderWithin};
   std::string text = "Pageable: one batch in stream order held the host " + ms_text(stream->issue.median_ms) + " ms";
@@ -465,8 +461,7 @@ Verdict pageable_order_verdict(const Figures& f) {
 CommonDefaults defaults() {
   CommonDefaults d;  // gemm_workload: --batches, --m, --n, --k at the article's sizes
   d.kernel_choice = false;       // no GEMM runs: no --kernel, --tf32
-  d.host_memory_choice = false;  // both kinds, always: the comparison is between them
-  d.host_memory_choices = {HostMemory::pageable, HostMemory::pinned};
+  d.host_memory_choice = false;  // both kinds (the default choices), always: the comparison is between them
   return d;
 }
 
@@ -513,10 +508,9 @@ double estimate_seconds(const Config& config, const Rates& rates) {
 
 Estimate estimate(const Config& config, int device) {
   require_batch_copies(device);
-  const int copies = 2 * config.common.work.batches;
   return {estimate_seconds(config, measure_copy_rates()),
-          plural(copies, "copy", "copies") + " of " + format_size(bytes_of(config.common.work)) +
-              " issued 7 ways"};
+          plural(2 * config.common.work.batches, "copy", "copies") + " of " +
+              format_size(bytes_of(config.common.work)) + " issued 7 ways"};
 }
 
 Figures measure(const Config& config) {
@@ -560,10 +554,8 @@ Figures measure(const Config& config) {
   for (const Way& way : kWays) {
     const bool is_pinned = way.kind == HostMemory::pinned;
     WayRun run{&way, is_pinned ? &pinned_list : &pageable_list, is_pinned ? pinned.data() : pageable.data(),
-               attributes_of(way.order, device), Millis{0}, WayFigures{}};
-    run.figures.id = way.id;
-    run.figures.calls = calls_of(way, figures.copies);
-    run.figures.verified = true;
+               attributes_of(way.order, device), Millis{0},
+               WayFigures{.id = way.id, .calls = calls_of(way, figures.copies), .verified = true}};
     if (way.issue == Issue::batch) {  // does the driver take this way's call? One copy tells.
       const cudaError_t status = batch_call(*run.list, 0, 1, run.attributes, copy_stream.get());
       if (status != cudaSuccess) {
@@ -688,8 +680,7 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
                                  .stats = f.kernel_alone, .work = {}, .verifiable = false});
   int runs = 0;
   int verified_ways = 0;
-  bool passed = true;
-  std::string failure;
+  std::string failure;  // the first way that failed its check; empty: none did
   for (const WayFigures& w : f.ways) {
     if (!w.refused.empty()) {
       if (way_of(w.id).kind == HostMemory::pinned) {
@@ -703,13 +694,10 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
     result.measurements.push_back({"batched_copies_with_kernel", params_of(w, f.copies), w.together, Work{}, w.verified});
     runs += w.runs_checked;
     verified_ways += w.verified ? 1 : 0;
-    if (!w.verified) {
-      passed = false;
-      if (failure.empty()) failure = way_text(w, f.copies) + ": " + failure_text(w);
-    }
+    if (!w.verified && failure.empty()) failure = way_text(w, f.copies) + ": " + failure_text(w);
   }
   VerifyResult& check = result.verification;
-  check.passed = passed && runs > 0;
+  check.passed = failure.empty() && runs > 0;
   check.batches_checked = runs;
   check.checked = "run";
   check.method = "bit-exact: destination poisoned before each run, copied back and compared after";
@@ -717,8 +705,7 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
   result.variants_verified = verified_ways;
 }
 
-}  // namespace
-
+// The "batched_copies" section (the config, per_copy_issue_us, the ways).
 nlohmann::json section_json(const Config& config, const Figures& f) {
   nlohmann::json ways = nlohmann::json::array();
   for (const WayFigures& w : f.ways) {
@@ -755,6 +742,8 @@ nlohmann::json section_json(const Config& config, const Figures& f) {
           {"ways", ways}};
 }
 
+}  // namespace
+
 void report(const Config& config, const Figures& f, Report& report) {
   fill_result(report, config, f);
   report.checked_runs("(every run of every way, warm-up included)");
@@ -768,16 +757,14 @@ void report(const Config& config, const Figures& f, Report& report) {
       << " warm-up, in interleaved rounds\n"
       << "   issue = host clock around the calls; transfer = events around them; overlap = (kernel alone + transfer) / "
          "with kernel\n";
-  const int copies = f.copies;
-  const double bytes = double(f.bytes);
   report.table(table_of<WayFigures>(
       {{"copies issued as",
-        [copies](const WayFigures& w) { return kind_name(way_of(w.id).kind) + ": " + describe(way_of(w.id), copies); }},
+        [&f](const WayFigures& w) { return kind_name(way_of(w.id).kind) + ": " + describe(way_of(w.id), f.copies); }},
        {"issue ms",
         [](const WayFigures& w) { return w.refused.empty() ? ms_text(w.issue.median_ms) : "refused: " + w.refused; }},
-       {"per copy us", [copies](const WayFigures& w) { return cell(w, us_text(per_copy_issue_us(w, copies))); }},
+       {"per copy us", [&f](const WayFigures& w) { return cell(w, us_text(per_copy_issue_us(w, f.copies))); }},
        {"transfer ms", [](const WayFigures& w) { return cell(w, ms_text(w.transfer.median_ms)); }},
-       {"GB/s", [bytes](const WayFigures& w) { return cell(w, gbps_text(bytes, w.transfer.median_ms)); }},
+       {"GB/s", [&f](const WayFigures& w) { return cell(w, gbps_text(double(f.bytes), w.transfer.median_ms)); }},
        {"with kernel ms", [](const WayFigures& w) { return cell(w, ms_text(w.together.median_ms)); }},
        {"overlap", [](const WayFigures& w) { return cell(w, fixed(w.overlap_ratio, 2) + "x"); }},
        {"ideal", [](const WayFigures& w) { return cell(w, fixed(w.ideal_ratio, 2) + "x"); }}},

@@ -136,8 +136,6 @@ double estimate_seconds(const Config& config, const Rates& rates);
 Estimate estimate(const Config& config, int device);
 Figures measure(const Config& config);
 
-// The "batched_copies" section (the config, per_copy_issue_us, the ways).
-nlohmann::json section_json(const Config& config, const Figures& figures);
 // What ran, the table, the verdicts, the measurements, the checks and the JSON.
 void report(const Config& config, const Figures& figures, Report& report);
 

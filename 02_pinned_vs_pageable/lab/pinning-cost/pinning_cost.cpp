@@ -23,6 +23,15 @@ f   -
 t   tiny  --pin-max-mib 4 --warmup 0 --repeats 1
 )";
 
+constexpr long long kDefaultPinMaxMiB = 4096;  // cudaMallocHost 1 GiB took 0.4 s on the H200: 4 GiB ~ 1.7 s a call
+constexpr long long kMaxPinMaxMiB = 1LL << 20;  // 1 TiB
+constexpr int kPinSizeCount = 4;                // max/64, max/16, max/4, max
+constexpr std::uint64_t kSmallestPinBytes = kMiB;
+// Allocating GiBs ten times teaches nothing the third time did not.
+constexpr int kMaxPinRepeats = 3;
+// cudaMallocHost took ~0.4 s per GiB on an H200; register and touch about as long again.
+constexpr double kPinSecondsPerByte = 0.8 / double(kGiB);
+constexpr std::uint64_t kPinnableFractionDivisor = 2;  // pin at most half of what is available
 constexpr std::size_t kPageBytes = 4096;
 
 // Each timed call: its column, its name in the JSON, its figures, and whether the table gives its GB/s.
@@ -37,7 +46,6 @@ constexpr Call kCalls[] = {{"cudaMallocHost", "cudaMallocHost", &PinningCost::ma
                            {"malloc + touch", "malloc_first_touch", &PinningCost::malloc_touch, true},
                            {"cudaHostRegister", "cudaHostRegister", &PinningCost::host_register, true},
                            {"cudaHostUnregister", "cudaHostUnregister", &PinningCost::host_unregister, false}};
-constexpr std::uint64_t kPinnableFractionDivisor = 2;  // pin at most half of what is available
 
 // Unregisters a cudaHostRegister'ed range a failed round leaves behind; the
 // round unregisters its own in a timed call.
@@ -173,19 +181,6 @@ void report_pinning(const PinningConfig& config, const std::vector<PinningCost>&
       {"skipped_sizes", plan.skipped},
       {"available_host_bytes", plan.available_bytes ? nlohmann::json(*plan.available_bytes) : nlohmann::json(nullptr)}};
 }
-
-namespace {
-
-constexpr long long kDefaultPinMaxMiB = 4096;  // cudaMallocHost 1 GiB took 0.4 s on the H200: 4 GiB ~ 1.7 s a call
-constexpr long long kMaxPinMaxMiB = 1LL << 20;  // 1 TiB
-constexpr int kPinSizeCount = 4;                // max/64, max/16, max/4, max
-constexpr std::uint64_t kSmallestPinBytes = kMiB;
-// Allocating GiBs ten times teaches nothing the third time did not.
-constexpr int kMaxPinRepeats = 3;
-// cudaMallocHost took ~0.4 s per GiB on an H200; register and touch about as long again.
-constexpr double kPinSecondsPerByte = 0.8 / double(kGiB);
-
-}  // namespace
 
 void add_pinning_options(StageCli& cli) {
   cli.add_int("pin-max-mib",

@@ -1,5 +1,3 @@
-// 02_pinned_vs_pageable sweep (sweep.hpp): every size and kind is checked
-// bit-exact: what the timed D2H copies left, then a fresh round trip.
 #include "02_pinned_vs_pageable/lab/sweep/sweep.hpp"
 
 #include <cstring>
@@ -64,6 +62,24 @@ Config read(const StageCli& cli, CommonOptions& common) {
 }
 
 namespace {
+
+// `kinds` less those this device can't use (registered memory where
+// cudaDevAttrHostRegisterSupported is 0); each one dropped adds a line to `notes`.
+std::vector<HostMemory> supported_kinds(const std::vector<HostMemory>& kinds, int device,
+                                        std::vector<std::string>& notes) {
+  int can_register = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&can_register, cudaDevAttrHostRegisterSupported, device));
+  std::vector<HostMemory> usable;
+  for (HostMemory kind : kinds) {
+    if (kind == HostMemory::registered && can_register == 0) {
+      notes.push_back("registered memory skipped: this device reports cudaDevAttrHostRegisterSupported = 0");
+      continue;
+    }
+    usable.push_back(kind);
+  }
+  if (usable.empty()) throw ResourceError("nothing left to measure: " + notes.back());
+  return usable;
+}
 
 Needs needs(const Config& config) {
   return {CopySet::needs(config.sizes.back(), config.kinds),
@@ -318,8 +334,7 @@ void fill_result(Report& report, const Config& config, const Figures& f) {
   if (const auto both = peak_gbps(f.copies, HostMemory::pinned, CopyDirection::bidirectional)) {
     result.bounds["bidirectional_peak_gbps"] = *both;
   }
-  const std::uint64_t largest = config.sizes.back();
-  result.bounds["sweep_peak_pinned_bytes"] = CopySet::pinned_bytes_needed(largest, f.kinds);
+  result.bounds["sweep_peak_pinned_bytes"] = CopySet::pinned_bytes_needed(config.sizes.back(), f.kinds);
   verify_with(result, f.checks);
   report.sections["staging"] = staging;
   report.sections["notes"] = f.notes;
