@@ -1,5 +1,4 @@
 #include "03_stream_pool_gemm/lab/competition.hpp"
-#include "03_stream_pool_gemm/lesson.hpp"
 #include "experiment/lab.hpp"
 
 namespace csg::pool {
@@ -99,19 +98,16 @@ std::optional<Verdict> flood_cost_verdict(const PriorityResult& r) {
                    .sentence = text + "no figure to compare."};
   }
   // Time per block, so that the common "faster/slower" threshold applies.
-  Verdict verdict = comparison_verdict("priorities.flood_cost", 1.0 / high, 1.0 / same, "");
+  Verdict verdict = comparison_verdict(
+      "priorities.flood_cost", 1.0 / high, 1.0 / same,
+      text + by_comparison(compare_times(1.0 / high, 1.0 / same),
+                           "the flood even ran " + percent_text(high / same - 1.0) +
+                               " faster beside the high-priority stream.",
+                           "priority cost the long kernels nothing measurable (within " +
+                               percent_text(kEqualWithin) + ").",
+                           "priority cost the long kernels " + percent_text(1.0 - high / same) +
+                               " of their throughput."));
   verdict.figures = figures;
-  switch (compare_times(1.0 / high, 1.0 / same)) {
-    case Comparison::same:
-      verdict.sentence = text + "priority cost the long kernels nothing measurable (within " + percent_text(kEqualWithin) + ").";
-      break;
-    case Comparison::slower:
-      verdict.sentence = text + "priority cost the long kernels " + percent_text(1.0 - high / same) + " of their throughput.";
-      break;
-    case Comparison::faster:
-      verdict.sentence = text + "the flood even ran " + percent_text(high / same - 1.0) + " faster beside the high-priority stream.";
-      break;
-  }
   return verdict;
 }
 
