@@ -115,10 +115,9 @@ std::optional<Options> parse_options(int argc, char** argv) {
   if (!common) return std::nullopt;
   Options options{lesson_options(*common), common->work, static_cast<int>(cli.get_int("streams")), {}};
   if (cli.get_string("streams-sweep") != "off") {
-    for (const long long size : parse_distinct_int_list("streams-sweep", cli.get_string("streams-sweep"), 1,
-                                                        kMaxPoolStreams)) {
-      options.pool_sizes.push_back(static_cast<int>(size));
-    }
+    const std::vector<long long> sizes =
+        parse_distinct_int_list("streams-sweep", cli.get_string("streams-sweep"), 1, kMaxPoolStreams);
+    options.pool_sizes.assign(sizes.begin(), sizes.end());
   }
   if (std::find(options.pool_sizes.begin(), options.pool_sizes.end(), options.streams) == options.pool_sizes.end()) {
     options.pool_sizes.push_back(options.streams);
@@ -155,7 +154,7 @@ bool report(std::ostream& out, const Options& options, const DeviceInfo& info, c
   PoolConfig config;
   config.streams = options.streams;
   config.device_buffers = DeviceBuffers::per_batch;
-  for (const int size : options.pool_sizes) config.sweep.push_back(size);
+  config.sweep = options.pool_sizes;
   Report report(kStage, "", info);
   report.result = pool::pool_result(kStage, info, common, config, options.work.batches, runs);
   const VerifyResult& check = report.result.verification;

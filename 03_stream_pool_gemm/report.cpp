@@ -74,8 +74,7 @@ StageResult measurements_result(const std::string& stage, const DeviceInfo& devi
   int verified = 0;
   const VerifyResult* passing = nullptr;  // the serial run's check where there is one, else the first variant's
   // The host memory kind the run's config names: its serial run on that kind gives the verification line.
-  const std::string memory = result.config.contains("host_memory") ? result.config.at("host_memory").get<std::string>()
-                                                                    : "";
+  const std::string memory = result.config.value("host_memory", "");
   for (const auto& entry : runs.entries()) {
     Measurement m{entry.name, entry.params, entry.stats, entry.work, entry.check.passed};
     m.verifiable = entry.verifiable;
