@@ -170,8 +170,7 @@ void report_priorities(const PriorityConfig& /*config*/, const PriorityResult& r
         << "whatever its priority\n";
   }
   out << "latency: from an event recorded on the short kernels' stream just before each kernel to one just after it\n";
-  const Verdict& latency = report.verdict(priorities_verdict(r));
-  std::string conclusion = latency.sentence;
+  std::string conclusion = report.verdict(priorities_verdict(r)).sentence;
   if (std::optional<Verdict> cost = flood_cost_verdict(r)) conclusion += "\n  " + report.verdict(std::move(*cost)).sentence;
   finish_flood_report(report, c, r, 3, "stream_priorities", priorities_json(r), conclusion);
 }
