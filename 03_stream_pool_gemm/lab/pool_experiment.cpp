@@ -141,7 +141,7 @@ void add_bound_variants(PoolMeasurements& runs, BatchBuffers& buffers, const Bat
 }
 
 void measure_variants(PoolMeasurements& runs, const RepeatPlan& plan) {
-  progress("timing " + std::to_string(runs.size()) + " variants: " + std::to_string(plan.warmup) + " warm-up + " +
+  progress("timing " + std::to_string(runs.entries().size()) + " variants: " + std::to_string(plan.warmup) + " warm-up + " +
            std::to_string(plan.repeats) + " timed rounds");
   runs.measure(plan);
 }
