@@ -55,7 +55,6 @@ Entry pool_entry(const PoolFigures& p, Work whole, bool sweep) {
                   {{"host_memory", "pinned"}, {"streams", p.streams}, {"order", "depth_first"}, {"sweep", sweep}}, p.run,
                   whole, &p.check);
   e.streams = p.streams;
-  e.order = IssueOrder::depth_first;
   e.host_issue = summarize(p.issued);
   return e;
 }
