@@ -10,10 +10,7 @@
 namespace csg::pool {
 
 CommonDefaults competition_defaults() {
-  CommonDefaults defaults;
-  defaults.gemm_workload = false;
-  defaults.host_memory_choice = false;
-  return defaults;
+  return {.gemm_workload = false, .host_memory_choice = false};
 }
 
 double competition_seconds(const RepeatPlan& plan, double round_us) {
@@ -401,13 +398,11 @@ void add_priority_options(StageCli& cli, long long most) {
 }
 
 PriorityConfig read_priority_options(const StageCli& cli, CommonOptions& options) {
-  PriorityConfig config;
-  config.samples = static_cast<int>(cli.get_int("priority-samples"));
-  config.flood_waves = static_cast<int>(cli.get_int("flood-waves"));
-  config.flood_depth = static_cast<int>(cli.get_int("flood-depth"));
-  config.plan = options.plan;
-  config.seed = static_cast<std::uint32_t>(options.seed);  // the sequences' start; any value checks the same
-  return config;
+  return {.samples = static_cast<int>(cli.get_int("priority-samples")),
+          .flood_waves = static_cast<int>(cli.get_int("flood-waves")),
+          .flood_depth = static_cast<int>(cli.get_int("flood-depth")),
+          .plan = options.plan,
+          .seed = static_cast<std::uint32_t>(options.seed)};  // the sequences' start; any value checks the same
 }
 
 double beside_flood_seconds(const PriorityConfig& p, int idle, int queued, int preferred) {

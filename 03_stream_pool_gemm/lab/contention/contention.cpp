@@ -177,9 +177,7 @@ void report_contention(const ContentionConfig& /*config*/, const ContentionResul
 namespace {
 
 ContentionConfig read(const StageCli& /*cli*/, CommonOptions& common) {
-  ContentionConfig config;
-  config.plan = common.plan;
-  return config;
+  return {.plan = common.plan};
 }
 
 // A few hundred bytes of markers: nothing to check for memory.

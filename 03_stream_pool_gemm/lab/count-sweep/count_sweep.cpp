@@ -236,15 +236,9 @@ PoolMeasurements measure(const CountSweepConfig& config) {
   return runs.measured_only();
 }
 
-CommonDefaults defaults() {
-  CommonDefaults d;
-  d.gemm_workload = false;  // its own workload: --count-batches x --count-size^3, the article's kernel
-  d.host_memory = HostMemory::pinned;
-  d.host_memory_choice = false;
-  return d;
-}
-
-const Experiment<CountSweepConfig, PoolMeasurements> kExperiment{.about = kAbout, .runs = kRuns, .defaults = defaults(),
+// .defaults: no GEMM flags (its own workload: --count-batches x --count-size^3, the article's kernel), pinned memory.
+const Experiment<CountSweepConfig, PoolMeasurements> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = {.host_memory = HostMemory::pinned, .gemm_workload = false, .host_memory_choice = false},
     .options = add_stream_count_options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
     .report = report_count_sweep};
 
