@@ -150,10 +150,8 @@ bool report(const Options& options, const Figures& figures) {
 bool report(std::ostream& out, const Options& options, const DeviceInfo& info, const Figures& figures) {
   const PoolMeasurements runs = measurements(options, figures);
   const CommonOptions common = common_options(options, options.work, HostMemory::pinned);
-  PoolConfig config;
-  config.streams = options.streams;
-  config.device_buffers = DeviceBuffers::per_batch;
-  config.sweep = options.pool_sizes;
+  const PoolConfig config{.streams = options.streams, .sweep = options.pool_sizes,
+                          .device_buffers = DeviceBuffers::per_batch, .warnings = {}};
   Report report(kStage, "", info);
   report.result = pool::pool_result(kStage, info, common, config, options.work.batches, runs);
   const VerifyResult& check = report.result.verification;
