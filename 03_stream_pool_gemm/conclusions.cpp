@@ -72,28 +72,26 @@ Verdict plateau_verdict(std::string id, const std::vector<SweepPoint>& points) {
 Verdict regime_verdict(const PipelineBound& bound) {
   const Regime regime = regime_of(bound);
   Verdict verdict{.id = "pool.regime",
+                  .outcome = std::string(name_of(regime, {"compute_bound", "pcie_bound", "launch_bound",
+                                                          "stream_order_bound"})),
                   // The bound's paths are the result's "bounds"; the limiting one chooses.
                   .figures = {{"limited_by", to_string(bound.limited_by)}, {"bound_ms", bound.bound_ms}}};
   switch (regime) {
     case Regime::compute_bound:
-      verdict.outcome = "compute_bound";
       verdict.sentence = "regime: compute-bound. The kernels set the bound; the pool hides the copies behind them, so a "
                          "faster\nkernel (--kernel tiled or cublas) is what would make this run faster.";
       break;
     case Regime::launch_bound:
-      verdict.outcome = "launch_bound";
       verdict.sentence = "regime: launch-bound. The host's time to issue the run's operations sets the bound: the GPU "
                          "waits\nfor work. Fewer, larger operations, or one CUDA Graph launch instead of the calls "
                          "(stage 04), would help.";
       break;
     case Regime::stream_order_bound:
-      verdict.outcome = "stream_order_bound";
       verdict.sentence = "regime: stream-order-bound. Each stream runs its batches' copies and kernels one after "
                          "another, and the\nbusiest stream's batches in a row set the bound: more streams (--streams) "
                          "is what would make this run faster.";
       break;
     case Regime::pcie_bound:
-      verdict.outcome = "pcie_bound";
       verdict.sentence = "regime: PCIe-bound (" + std::string(to_string(bound.limited_by)) +
                          " set the bound). The kernels hide behind the copies: a faster kernel changes\nnothing, and "
                          "what counts is keeping the copy engines busy from the first batch to the last.";

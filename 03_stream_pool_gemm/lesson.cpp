@@ -55,7 +55,6 @@ Entry pool_entry(const PoolFigures& p, Work whole, bool sweep) {
                   {{"host_memory", "pinned"}, {"streams", p.streams}, {"order", "depth_first"}, {"sweep", sweep}}, p.run,
                   whole, &p.check);
   e.streams = p.streams;
-  e.order = IssueOrder::depth_first;
   e.host_issue = summarize(p.issued);
   return e;
 }
@@ -115,10 +114,9 @@ std::optional<Options> parse_options(int argc, char** argv) {
   if (!common) return std::nullopt;
   Options options{lesson_options(*common), common->work, static_cast<int>(cli.get_int("streams")), {}};
   if (cli.get_string("streams-sweep") != "off") {
-    for (const long long size : parse_distinct_int_list("streams-sweep", cli.get_string("streams-sweep"), 1,
-                                                        kMaxPoolStreams)) {
-      options.pool_sizes.push_back(static_cast<int>(size));
-    }
+    const std::vector<long long> sizes =
+        parse_distinct_int_list("streams-sweep", cli.get_string("streams-sweep"), 1, kMaxPoolStreams);
+    options.pool_sizes.assign(sizes.begin(), sizes.end());
   }
   if (std::find(options.pool_sizes.begin(), options.pool_sizes.end(), options.streams) == options.pool_sizes.end()) {
     options.pool_sizes.push_back(options.streams);
@@ -152,10 +150,8 @@ bool report(const Options& options, const Figures& figures) {
 bool report(std::ostream& out, const Options& options, const DeviceInfo& info, const Figures& figures) {
   const PoolMeasurements runs = measurements(options, figures);
   const CommonOptions common = common_options(options, options.work, HostMemory::pinned);
-  PoolConfig config;
-  config.streams = options.streams;
-  config.device_buffers = DeviceBuffers::per_batch;
-  for (const int size : options.pool_sizes) config.sweep.push_back(size);
+  const PoolConfig config{.streams = options.streams, .sweep = options.pool_sizes,
+                          .device_buffers = DeviceBuffers::per_batch, .warnings = {}};
   Report report(kStage, "", info);
   report.result = pool::pool_result(kStage, info, common, config, options.work.batches, runs);
   const VerifyResult& check = report.result.verification;

@@ -258,15 +258,12 @@ double PoolMeasurements::tolerance_of(const Entry& entry) const {
     all_sums = sums();
     path = &all_sums.noisiest();
   } else {
-    // The resource path that limits it: one stream per engine's is a one-stream sum, a pool's its resource run.
-    static constexpr const char* kSums[] = {"kernel_sum", "h2d_sum", "d2h_sum", "copies_both_ways"};
-    static constexpr const char* kResources[] = {"kernels", "h2d", "d2h", "both_ways"};
-    const std::size_t i = bound->limited_by == BoundPath::kernels ? 0
-                          : bound->limited_by == BoundPath::h2d   ? 1
-                          : bound->limited_by == BoundPath::d2h   ? 2
-                                                                  : 3;
-    path = entry.kind == Kind::engines ? &find(Kind::bound, kSums[i]).stats
-                                       : &resource(entry.streams, kResources[i])->stats;
+    // The resource path that limits it (kernels, h2d, d2h or both_ways, in BoundPath's order): one stream per
+    // engine's is a one-stream sum, a pool's its resource run.
+    const std::string_view sum = name_of(bound->limited_by, {"kernel_sum", "h2d_sum", "d2h_sum", "copies_both_ways"});
+    const std::string_view run = name_of(bound->limited_by, {"kernels", "h2d", "d2h", "both_ways"});
+    path = entry.kind == Kind::engines ? &find(Kind::bound, std::string(sum)).stats
+                                       : &resource(entry.streams, std::string(run))->stats;
   }
   return bound_tolerance(entry.stats.median_ms, entry.stats.min_ms, path ? path->median_ms : 0.0,
                          path ? path->min_ms : 0.0);

@@ -9,7 +9,6 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -79,7 +78,6 @@ class PoolMeasurements {
   // at once on `one` and `two`. Verifiable only with a device slot per batch.
   void add_bounds(BatchBuffers& buffers, const BatchOps& ops, cudaStream_t one, cudaStream_t two, EventTimer& timer);
 
-  std::size_t size() const { return entries_.size(); }
   void measure(const RepeatPlan& plan);
 
   const std::vector<Entry>& entries() const { return entries_; }

@@ -74,16 +74,13 @@ StageResult measurements_result(const std::string& stage, const DeviceInfo& devi
   int verified = 0;
   const VerifyResult* passing = nullptr;  // the serial run's check where there is one, else the first variant's
   // The host memory kind the run's config names: its serial run on that kind gives the verification line.
-  const std::string memory = result.config.contains("host_memory") ? result.config.at("host_memory").get<std::string>()
-                                                                    : "";
+  const std::string memory = result.config.value("host_memory", "");
   for (const auto& entry : runs.entries()) {
-    Measurement m{entry.name, entry.params, entry.stats, entry.work, entry.check.passed};
-    m.verifiable = entry.verifiable;
-    m.bound = runs.bound_of(entry);
-    m.bound_tolerance = runs.tolerance_of(entry);
-    m.host_issue = entry.host_issue;
-    if (entry.verifiable) m.digest = entry.check.digest;
-    result.measurements.push_back(m);
+    result.measurements.push_back({.name = entry.name, .params = entry.params, .stats = entry.stats, .work = entry.work,
+                                   .verified = entry.check.passed, .verifiable = entry.verifiable,
+                                   .bound = runs.bound_of(entry), .bound_tolerance = runs.tolerance_of(entry),
+                                   .host_issue = entry.host_issue,
+                                   .digest = entry.verifiable ? entry.check.digest : std::nullopt});
     if (!entry.verifiable) continue;
     if (passing == nullptr || (entry.kind == Kind::serial && entry.params.at("host_memory") == memory)) {
       passing = &entry.check;

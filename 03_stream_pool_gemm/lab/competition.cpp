@@ -10,10 +10,7 @@
 namespace csg::pool {
 
 CommonDefaults competition_defaults() {
-  CommonDefaults defaults;
-  defaults.gemm_workload = false;
-  defaults.host_memory_choice = false;
-  return defaults;
+  return {.gemm_workload = false, .host_memory_choice = false};
 }
 
 double competition_seconds(const RepeatPlan& plan, double round_us) {
@@ -26,21 +23,6 @@ nlohmann::json latency_json(const Summary& s) {
   nlohmann::json doc = summary_json(s);
   doc["p99_ms"] = p99_ms(s);
   return doc;
-}
-
-nlohmann::json flood_config_json(const PriorityConfig& c) {
-  return {{"samples", c.samples},
-          {"flood_streams", c.flood_streams},
-          {"flood_waves", c.flood_waves},
-          {"flood_block_us", c.flood_block_us},
-          {"flood_depth", c.flood_depth},
-          {"flood_threads_per_block", kFloodThreads},
-          {"short_blocks", c.short_blocks},
-          {"short_threads", c.short_threads},
-          {"short_steps", c.short_steps},
-          {"gap_us", c.gap_us},
-          {"warmup", c.plan.warmup},
-          {"repeats", c.plan.repeats}};
 }
 
 Needs short_kernel_needs(const PriorityConfig& config) {
@@ -60,7 +42,20 @@ nlohmann::json failure_json(bool verified, const std::string& failure) {
 
 nlohmann::json flood_run_json(const char* name, const PriorityConfig& config, const FloodRun& run) {
   return {{"name", name},
-          {"config", flood_config_json(config)},
+          // The short kernels' and the flood's sizes and the rounds.
+          {"config",
+           {{"samples", config.samples},
+            {"flood_streams", config.flood_streams},
+            {"flood_waves", config.flood_waves},
+            {"flood_block_us", config.flood_block_us},
+            {"flood_depth", config.flood_depth},
+            {"flood_threads_per_block", kFloodThreads},
+            {"short_blocks", config.short_blocks},
+            {"short_threads", config.short_threads},
+            {"short_steps", config.short_steps},
+            {"gap_us", config.gap_us},
+            {"warmup", config.plan.warmup},
+            {"repeats", config.plan.repeats}}},
           {"priority_range", {{"least", run.device.least_priority}, {"greatest", run.device.greatest_priority}}},
           {"sm_count", run.device.sm_count},
           {"flood_blocks_per_sm", run.device.flood_blocks_per_sm},
@@ -82,7 +77,7 @@ void finish_flood_report(Report& report, const PriorityConfig& config, const Flo
                           {"repeats", config.plan.repeats},
                           {"seed", config.seed}};
   verify_runs(report.result, run.verified, run.failure, ways * (config.plan.warmup + config.plan.repeats),
-              kFloodChecked);
+              "every short kernel's output and every flood block's count");
   figures["conclusion"] = conclusion;
   report.sections[name] = std::move(figures);
 }
@@ -403,13 +398,11 @@ void add_priority_options(StageCli& cli, long long most) {
 }
 
 PriorityConfig read_priority_options(const StageCli& cli, CommonOptions& options) {
-  PriorityConfig config;
-  config.samples = static_cast<int>(cli.get_int("priority-samples"));
-  config.flood_waves = static_cast<int>(cli.get_int("flood-waves"));
-  config.flood_depth = static_cast<int>(cli.get_int("flood-depth"));
-  config.plan = options.plan;
-  config.seed = static_cast<std::uint32_t>(options.seed);  // the sequences' start; any value checks the same
-  return config;
+  return {.samples = static_cast<int>(cli.get_int("priority-samples")),
+          .flood_waves = static_cast<int>(cli.get_int("flood-waves")),
+          .flood_depth = static_cast<int>(cli.get_int("flood-depth")),
+          .plan = options.plan,
+          .seed = static_cast<std::uint32_t>(options.seed)};  // the sequences' start; any value checks the same
 }
 
 double beside_flood_seconds(const PriorityConfig& p, int idle, int queued, int preferred) {

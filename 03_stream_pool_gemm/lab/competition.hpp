@@ -271,8 +271,6 @@ double competition_seconds(const RepeatPlan& plan, double round_us);
 std::string us(double ms);
 // A summary as summary_json (report/result.hpp), with its nearest-rank 99th percentile ("p99_ms").
 nlohmann::json latency_json(const Summary& summary);
-// The short kernels' and the flood's sizes and the rounds: a flooded run's "config".
-nlohmann::json flood_config_json(const PriorityConfig& config);
 // What a flooded run allocates: every short kernel's output, on the device
 // and copied back; "try fewer --priority-samples" to ask for less.
 Needs short_kernel_needs(const PriorityConfig& config);
@@ -285,12 +283,10 @@ nlohmann::json failure_json(bool verified, const std::string& failure);
 nlohmann::json flood_run_json(const char* name, const PriorityConfig& config, const FloodRun& run);
 // One way of a flooded run: its latency (summary_json or latency_json) and, where `flooded`, the flood's figures.
 nlohmann::json flood_way_json(const PriorityMode& mode, bool flooded, nlohmann::json latency);
-// What every flooded run checks, for its verification's method.
-inline constexpr const char* kFloodChecked = "every short kernel's output and every flood block's count";
 // The result's verification: `runs` runs, each checked (`what`), and the first failure.
 void verify_runs(StageResult& result, bool verified, const std::string& failure, int runs, const std::string& what);
 // The end of a flooded report: the result's config (`config`'s samples, rounds and seed), its verification
-// (`ways` runs a round, kFloodChecked), and `figures` with `conclusion` as the section `name`.
+// (`ways` runs a round, each checked in full), and `figures` with `conclusion` as the section `name`.
 void finish_flood_report(Report& report, const PriorityConfig& config, const FloodRun& run, int ways,
                          const char* name, nlohmann::json figures, const std::string& conclusion);
 

@@ -141,7 +141,7 @@ void add_bound_variants(PoolMeasurements& runs, BatchBuffers& buffers, const Bat
 }
 
 void measure_variants(PoolMeasurements& runs, const RepeatPlan& plan) {
-  progress("timing " + std::to_string(runs.size()) + " variants: " + std::to_string(plan.warmup) + " warm-up + " +
+  progress("timing " + std::to_string(runs.entries().size()) + " variants: " + std::to_string(plan.warmup) + " warm-up + " +
            std::to_string(plan.repeats) + " timed rounds");
   runs.measure(plan);
 }
@@ -175,12 +175,8 @@ double estimate_seconds(const Workload& work, const RepeatPlan& plan, const Pool
 // ---- the pool experiments ------------------------------------------------------------------
 
 CommonDefaults pool_defaults(std::optional<GemmKernel> kernel, bool host_memory_choice) {
-  CommonDefaults defaults;
-  defaults.host_memory = HostMemory::pinned;
-  defaults.host_memory_choice = host_memory_choice;
-  defaults.kernel_choice = kernel.has_value();
-  defaults.kernel = kernel.value_or(GemmKernel::naive);
-  return defaults;
+  return {.host_memory = HostMemory::pinned, .kernel_choice = kernel.has_value(),
+          .kernel = kernel.value_or(GemmKernel::naive), .host_memory_choice = host_memory_choice};
 }
 
 Needs needs(const PoolRun& run) {

@@ -95,20 +95,6 @@ struct PoolRun {
   PoolShape shape{};
 };
 
-// Its flags, and its PoolRun read from them.
-template <const PoolShape& shape>
-void add_pool_run_options(StageCli& cli) {
-  add_pool_options(cli, shape.flags);
-  if (shape.variants.timeline) add_timeline_options(cli);
-}
-template <const PoolShape& shape>
-PoolRun read_pool_run(const StageCli& cli, CommonOptions& common) {
-  return {.common = common,
-          .pool = read_pool_options(cli, common, shape.flags),
-          .timeline = shape.variants.timeline ? read_timeline_options(cli) : TimelineOptions{},
-          .shape = shape};
-}
-
 struct PoolFigures {
   int device_slots = 0;
   PoolMeasurements runs;  // as measured, without their runs
@@ -133,12 +119,22 @@ PoolFigures measure(const PoolRun& run);
 // alone), one stream per engine, the sweep, device memory, the timeline.
 void report(const PoolRun& run, const PoolFigures& figures, Report& report);
 
-// The declaration of a pool experiment of this shape: its help, its runs and
-// its defaults (pool_defaults).
+// The declaration of a pool experiment of this shape: its help, its runs, its
+// defaults (pool_defaults), its flags and its PoolRun read from them.
 template <const PoolShape& shape>
 Experiment<PoolRun, PoolFigures> declared(const char* about, const char* runs, const CommonDefaults& defaults) {
-  return {.about = about, .runs = runs, .defaults = defaults, .options = add_pool_run_options<shape>,
-          .read = read_pool_run<shape>, .needs = needs, .estimate = estimate, .measure = measure, .report = report};
+  const auto options = [](StageCli& cli) {
+    add_pool_options(cli, shape.flags);
+    if (shape.variants.timeline) add_timeline_options(cli);
+  };
+  const auto read = [](const StageCli& cli, CommonOptions& common) {
+    return PoolRun{.common = common,
+                   .pool = read_pool_options(cli, common, shape.flags),
+                   .timeline = shape.variants.timeline ? read_timeline_options(cli) : TimelineOptions{},
+                   .shape = shape};
+  };
+  return {.about = about, .runs = runs, .defaults = defaults, .options = options, .read = read, .needs = needs,
+          .estimate = estimate, .measure = measure, .report = report};
 }
 
 }  // namespace csg::pool

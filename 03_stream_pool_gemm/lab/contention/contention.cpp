@@ -1,5 +1,4 @@
 #include "03_stream_pool_gemm/lab/competition.hpp"
-#include "03_stream_pool_gemm/lesson.hpp"
 #include "experiment/lab.hpp"
 
 namespace csg::pool {
@@ -21,8 +20,6 @@ s    -     --warmup 0 --repeats 1
 
 // Per timed or warm-up run of a contention variant: launch, events, the check.
 constexpr double kContentionRunOverheadUs = 60.0;
-// What every run checks.
-constexpr const char* kChecked = "every block's marker";
 
 }  // namespace
 
@@ -148,7 +145,7 @@ nlohmann::json contention_json(const ContentionResult& r) {
 
 }  // namespace
 
-void report_contention(const ContentionConfig& config, const ContentionResult& r, Report& report) {
+void report_contention(const ContentionConfig& /*config*/, const ContentionResult& r, Report& report) {
   const ContentionConfig& c = r.config;
   std::ostream& out = report.out();
   out << "\ntwo streams competing for shared memory: each kernel " << plural(r.blocks, "block") << " (one per SM, "
@@ -170,24 +167,17 @@ void report_contention(const ContentionConfig& config, const ContentionResult& r
        {"concurrency", [](const Row& w) { return fixed(concurrency(*w.variant), 2); }}},
       rows));
   out << "concurrency = 2 x alone / on two streams: 2 when the streams' kernels run side by side, 1 when one waits\n";
-  const Verdict& verdict = report.verdict(contention_verdict(r));
-
-  report.result.config = {{"kernel_us", config.kernel_us},
-                          {"threads", config.threads},
-                          {"warmup", config.plan.warmup},
-                          {"repeats", config.plan.repeats}};
-  verify_runs(report.result, r.verified, r.failure, 4 * (c.plan.warmup + c.plan.repeats), kChecked);
   nlohmann::json figures = contention_json(r);
-  figures["conclusion"] = verdict.sentence;
+  figures["conclusion"] = report.verdict(contention_verdict(r)).sentence;
+  report.result.config = figures.at("config");
+  verify_runs(report.result, r.verified, r.failure, 4 * (c.plan.warmup + c.plan.repeats), "every block's marker");
   report.sections["shared_memory_contention"] = figures;
 }
 
 namespace {
 
 ContentionConfig read(const StageCli& /*cli*/, CommonOptions& common) {
-  ContentionConfig config;
-  config.plan = common.plan;
-  return config;
+  return {.plan = common.plan};
 }
 
 // A few hundred bytes of markers: nothing to check for memory.

@@ -4,7 +4,6 @@
 
 #include "03_stream_pool_gemm/conclusions.hpp"
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
-#include "03_stream_pool_gemm/lesson.hpp"
 #include "03_stream_pool_gemm/report.hpp"
 #include "experiment/lab.hpp"
 
@@ -44,14 +43,11 @@ void add_stream_count_options(StageCli& cli) {
 }
 
 StreamCountConfig read_stream_count_options(const StageCli& cli) {
-  StreamCountConfig config;
-  config.batches = static_cast<int>(cli.get_int("count-batches"));
-  config.size = static_cast<int>(cli.get_int("count-size"));
-  config.sizes.clear();
-  for (const long long streams : parse_distinct_int_list("count-sweep", cli.get_string("count-sweep"), 1,
-                                                         kMaxPoolStreams)) {
-    config.sizes.push_back(static_cast<int>(streams));
-  }
+  const std::vector<long long> sizes =
+      parse_distinct_int_list("count-sweep", cli.get_string("count-sweep"), 1, kMaxPoolStreams);
+  StreamCountConfig config{.sizes = {sizes.begin(), sizes.end()},
+                           .batches = static_cast<int>(cli.get_int("count-batches")),
+                           .size = static_cast<int>(cli.get_int("count-size"))};
   std::sort(config.sizes.begin(), config.sizes.end());
   return config;
 }
@@ -240,15 +236,9 @@ PoolMeasurements measure(const CountSweepConfig& config) {
   return runs.measured_only();
 }
 
-CommonDefaults defaults() {
-  CommonDefaults d;
-  d.gemm_workload = false;  // its own workload: --count-batches x --count-size^3, the article's kernel
-  d.host_memory = HostMemory::pinned;
-  d.host_memory_choice = false;
-  return d;
-}
-
-const Experiment<CountSweepConfig, PoolMeasurements> kExperiment{.about = kAbout, .runs = kRuns, .defaults = defaults(),
+// .defaults: no GEMM flags (its own workload: --count-batches x --count-size^3, the article's kernel), pinned memory.
+const Experiment<CountSweepConfig, PoolMeasurements> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = {.host_memory = HostMemory::pinned, .gemm_workload = false, .host_memory_choice = false},
     .options = add_stream_count_options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
     .report = report_count_sweep};
 

@@ -1,5 +1,4 @@
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
-#include "03_stream_pool_gemm/lesson.hpp"
 
 namespace csg::pool {
 namespace {

@@ -1,6 +1,5 @@
 #include "03_stream_pool_gemm/lab/graph-priorities/graph_priorities.hpp"
 
-#include "03_stream_pool_gemm/lesson.hpp"
 #include "experiment/lab.hpp"
 
 namespace csg::pool {

@@ -3,7 +3,6 @@
 // then the copies over PCIe set it: a faster kernel changes the regime, and
 // the bound says which it is.
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
-#include "03_stream_pool_gemm/lesson.hpp"
 
 namespace csg::pool {
 namespace {

@@ -8,7 +8,6 @@
 // memory is not async": every cudaMemcpyAsync holds the host while the
 // driver stages it, and the pool runs near the serial time.
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
-#include "03_stream_pool_gemm/lesson.hpp"
 
 namespace csg::pool {
 namespace {

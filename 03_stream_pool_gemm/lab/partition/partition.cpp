@@ -2,7 +2,6 @@
 
 #include <cuda.h>
 
-#include "03_stream_pool_gemm/lesson.hpp"
 #include "experiment/lab.hpp"
 
 namespace csg::pool {
@@ -421,11 +420,10 @@ void options(StageCli& cli) {
 }
 
 PartitionConfig read(const StageCli& cli, CommonOptions& common) {
-  PartitionConfig config{.beside = read_priority_options(cli, common), .sms = {}, .sms_given = cli.given("partition-sms")};
-  for (const long long k : parse_distinct_int_list("partition-sms", cli.get_string("partition-sms"), 1, kMaxPartitionSms)) {
-    config.sms.push_back(static_cast<int>(k));
-  }
-  return config;
+  const PriorityConfig beside = read_priority_options(cli, common);
+  const std::vector<long long> sms =
+      parse_distinct_int_list("partition-sms", cli.get_string("partition-sms"), 1, kMaxPartitionSms);
+  return {.beside = beside, .sms = {sms.begin(), sms.end()}, .sms_given = cli.given("partition-sms")};
 }
 
 Needs needs(const PartitionConfig& config) { return short_kernel_needs(config.beside); }

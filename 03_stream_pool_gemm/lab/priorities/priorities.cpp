@@ -1,5 +1,4 @@
 #include "03_stream_pool_gemm/lab/competition.hpp"
-#include "03_stream_pool_gemm/lesson.hpp"
 #include "experiment/lab.hpp"
 
 namespace csg::pool {
@@ -99,19 +98,16 @@ std::optional<Verdict> flood_cost_verdict(const PriorityResult& r) {
                    .sentence = text + "no figure to compare."};
   }
   // Time per block, so that the common "faster/slower" threshold applies.
-  Verdict verdict = comparison_verdict("priorities.flood_cost", 1.0 / high, 1.0 / same, "");
+  Verdict verdict = comparison_verdict(
+      "priorities.flood_cost", 1.0 / high, 1.0 / same,
+      text + by_comparison(compare_times(1.0 / high, 1.0 / same),
+                           "the flood even ran " + percent_text(high / same - 1.0) +
+                               " faster beside the high-priority stream.",
+                           "priority cost the long kernels nothing measurable (within " +
+                               percent_text(kEqualWithin) + ").",
+                           "priority cost the long kernels " + percent_text(1.0 - high / same) +
+                               " of their throughput."));
   verdict.figures = figures;
-  switch (compare_times(1.0 / high, 1.0 / same)) {
-    case Comparison::same:
-      verdict.sentence = text + "priority cost the long kernels nothing measurable (within " + percent_text(kEqualWithin) + ").";
-      break;
-    case Comparison::slower:
-      verdict.sentence = text + "priority cost the long kernels " + percent_text(1.0 - high / same) + " of their throughput.";
-      break;
-    case Comparison::faster:
-      verdict.sentence = text + "the flood even ran " + percent_text(high / same - 1.0) + " faster beside the high-priority stream.";
-      break;
-  }
   return verdict;
 }
 
@@ -174,8 +170,7 @@ void report_priorities(const PriorityConfig& /*config*/, const PriorityResult& r
         << "whatever its priority\n";
   }
   out << "latency: from an event recorded on the short kernels' stream just before each kernel to one just after it\n";
-  const Verdict& latency = report.verdict(priorities_verdict(r));
-  std::string conclusion = latency.sentence;
+  std::string conclusion = report.verdict(priorities_verdict(r)).sentence;
   if (std::optional<Verdict> cost = flood_cost_verdict(r)) conclusion += "\n  " + report.verdict(std::move(*cost)).sentence;
   finish_flood_report(report, c, r, 3, "stream_priorities", priorities_json(r), conclusion);
 }

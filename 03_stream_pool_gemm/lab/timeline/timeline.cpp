@@ -2,7 +2,6 @@
 // another's kernel. The pool is re-timed after the recording, to show that
 // recording costs the timed runs nothing.
 #include "03_stream_pool_gemm/lab/pool_experiment.hpp"
-#include "03_stream_pool_gemm/lesson.hpp"
 
 namespace csg::pool {
 namespace {
