@@ -360,8 +360,7 @@ void report_launch_anatomy(const LaunchAnatomyOptions& options, const Anatomy& a
   const Workload& work = options.common.work;
   StageResult& result = report.result;
   result = pool_result(result.device, options.common, options.pool);
-  result.config["anatomy_nodes"] = config.nodes;
-  result.config["anatomy_repeats"] = config.repeats;
+  result.config.update({{"anatomy_nodes", config.nodes}, {"anatomy_repeats", config.repeats}});
   nlohmann::json launches = nlohmann::json::array();
   for (const ChainLaunch& c : anatomy.chains) {
     nlohmann::json params = {{"kind", name(c.kind)}, {"shape", shape_name(c.shape)}, {"nodes", c.nodes}};

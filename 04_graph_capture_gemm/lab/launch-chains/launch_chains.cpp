@@ -207,8 +207,7 @@ void report_launch_chains(const LaunchChainsConfig& config, const LaunchChainsFi
   const SteadyIssue& s = costs.steady;
   StageResult& result = report.result;
   result = pool_result(result.device, config.article.common, config.article.pool);
-  result.config["launch_chains"] = costs.config.chains;
-  result.config["launch_repeats"] = costs.config.repeats;
+  result.config.update({{"launch_chains", costs.config.chains}, {"launch_repeats", costs.config.repeats}});
   set_verdict(result, s.graph_check,
               {&s.graph_check, &s.streams_check, &f.interleaved_graph_check, &f.interleaved_streams_check});
   add_failure(result, costs.checked, "launch-cost study: " + costs.failure);
