@@ -174,13 +174,9 @@ Anatomy measure(const LaunchAnatomyOptions& options) {
   return anatomy;
 }
 
-CommonDefaults defaults() {
-  CommonDefaults d = pinned_defaults();
-  d.host_memory_choice = false;  // the variants choose their own
-  return d;
-}
-
-const Experiment<LaunchAnatomyOptions, Anatomy> kExperiment{.about = kAbout, .runs = kRuns, .defaults = defaults(),
+// No --host-memory: the variants choose their own.
+const Experiment<LaunchAnatomyOptions, Anatomy> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = {.host_memory = HostMemory::pinned, .host_memory_choice = false},
     .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
     .report = report_launch_anatomy};
 

@@ -51,9 +51,8 @@ nlohmann::json fit_json(const LineFit& fit) {
 Needs needs(const LaunchChainsConfig& config) { return article_needs(config.article); }
 
 Estimate estimate(const LaunchChainsConfig& config, int) {
-  const CommonOptions& common = config.article.common;
   const Estimate pipeline = article_estimate(config.article, pipeline_seconds);
-  return {launch_chains_seconds(config.chains, common.plan, pipeline.seconds),
+  return {launch_chains_seconds(config.chains, config.article.common.plan, pipeline.seconds),
           "chains of " + std::to_string(config.chains.chains.front()) + " to " +
               std::to_string(config.chains.chains.back()) + " empty kernels"};
 }

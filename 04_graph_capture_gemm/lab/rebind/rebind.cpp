@@ -383,12 +383,7 @@ Estimate estimate(const RebindConfig& config, int /*device*/) {
 }
 
 const Experiment<RebindConfig, RebindResult> kExperiment{
-    .about = kAbout, .runs = kRuns, .defaults = [] {
-      CommonDefaults defaults;
-      defaults.gemm_workload = false;
-      defaults.host_memory_choice = false;
-      return defaults;
-    }(),
+    .about = kAbout, .runs = kRuns, .defaults = {.gemm_workload = false, .host_memory_choice = false},
     .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
     .report = report_rebind};
 

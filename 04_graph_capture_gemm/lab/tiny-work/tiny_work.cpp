@@ -172,7 +172,6 @@ TinyCosts measure(const TinyRun& run) {
   return costs;
 }
 
-// .runs: --tiny-count and --tiny-size set the work
 const Experiment<TinyRun, TinyCosts> kExperiment{.about = kAbout, .runs = kRuns, .defaults = own_workload_defaults(),
     .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report_tiny};
 
