@@ -7,9 +7,7 @@
 namespace csg::graphs {
 
 GraphStructure inspect_graph(const Graph& graph) {
-  GraphStructure s;
-  s.nodes = graph.node_count();
-  s.edges = graph.edge_count();
+  GraphStructure s{.nodes = graph.node_count(), .edges = graph.edge_count()};
   for (cudaGraphNode_t node : nodes_of(graph)) {
     cudaGraphNodeType type{};
     CUDA_CHECK(cudaGraphNodeGetType(node, &type));

@@ -63,7 +63,6 @@ struct NodeTable {
   GemmShape shape;  // every kernel node's m, n, k
   std::vector<KernelNode> kernels;
   std::vector<CopyNode> copies;
-  std::size_t other_nodes = 0;
   std::string problem;
 };
 
@@ -109,8 +108,6 @@ NodeTable read_nodes(const Graph& graph, const BufferMap& first, const GemmShape
         return table;
       }
       table.copies.push_back(c);
-    } else {
-      ++table.other_nodes;
     }
   }
   return table;

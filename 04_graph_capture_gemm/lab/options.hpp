@@ -16,29 +16,19 @@ struct ArticleOptions {
 };
 
 // The defaults of a subcommand on the article's workload: pinned host memory.
-inline CommonDefaults pinned_defaults() {
-  CommonDefaults defaults;
-  defaults.host_memory = HostMemory::pinned;
-  return defaults;
-}
+inline CommonDefaults pinned_defaults() { return {.host_memory = HostMemory::pinned}; }
 
 // A subcommand that sets its own workload with its own options: no --batches,
 // --m, --n, --k (nor --kernel, --tf32: it adds --kernel itself where it
 // offers one). `rounds`: false for one that counts its own (no --warmup, --repeats).
 inline CommonDefaults own_workload_defaults(bool rounds = true) {
-  CommonDefaults defaults = pinned_defaults();
-  defaults.gemm_workload = false;
-  defaults.rounds = rounds;
-  return defaults;
+  return {.host_memory = HostMemory::pinned, .gemm_workload = false, .rounds = rounds};
 }
 
 // A subcommand that times nothing (it captures, launches once and reports):
 // no --max-minutes, no --warmup or --repeats.
 inline CommonDefaults untimed_defaults() {
-  CommonDefaults defaults = pinned_defaults();
-  defaults.max_minutes = false;
-  defaults.rounds = false;
-  return defaults;
+  return {.host_memory = HostMemory::pinned, .max_minutes = false, .rounds = false};
 }
 
 }  // namespace csg::graphs

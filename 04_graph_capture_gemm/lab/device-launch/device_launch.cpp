@@ -211,16 +211,11 @@ void device_launch_options(StageCli& cli) {
 }
 
 DeviceLaunchConfig read_device_launch(const StageCli& cli, CommonOptions& common) {
-  DeviceLaunchConfig config;
-  config.launches = static_cast<int>(cli.get_int("launches"));
-  config.work_launches = static_cast<int>(cli.get_int("work-launches"));
-  config.work_batches = static_cast<int>(cli.get_int("work-batches"));
-  config.work_size = static_cast<int>(cli.get_int("work-size"));
-  config.fan_out = static_cast<int>(cli.get_int("fan-out"));
-  config.streams = static_cast<int>(cli.get_int("streams"));
-  common.work = Workload{config.work_batches, GemmShape{config.work_size, config.work_size, config.work_size}};
-  config.common = common;
-  return config;
+  const auto get = [&cli](const char* name) { return static_cast<int>(cli.get_int(name)); };
+  const int batches = get("work-batches"), size = get("work-size");
+  common.work = Workload{batches, GemmShape{size, size, size}};
+  return {.common = common, .launches = get("launches"), .work_launches = get("work-launches"),
+          .work_batches = batches, .work_size = size, .fan_out = get("fan-out"), .streams = get("streams")};
 }
 
 double device_launch_seconds(const DeviceLaunchConfig& config, double work_seconds) {

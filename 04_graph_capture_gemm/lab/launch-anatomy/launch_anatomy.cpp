@@ -174,13 +174,9 @@ Anatomy measure(const LaunchAnatomyOptions& options) {
   return anatomy;
 }
 
-CommonDefaults defaults() {
-  CommonDefaults d = pinned_defaults();
-  d.host_memory_choice = false;  // the variants choose their own
-  return d;
-}
-
-const Experiment<LaunchAnatomyOptions, Anatomy> kExperiment{.about = kAbout, .runs = kRuns, .defaults = defaults(),
+// No --host-memory: the variants choose their own.
+const Experiment<LaunchAnatomyOptions, Anatomy> kExperiment{.about = kAbout, .runs = kRuns,
+    .defaults = {.host_memory = HostMemory::pinned, .host_memory_choice = false},
     .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
     .report = report_launch_anatomy};
 
@@ -360,8 +356,7 @@ void report_launch_anatomy(const LaunchAnatomyOptions& options, const Anatomy& a
   const Workload& work = options.common.work;
   StageResult& result = report.result;
   result = pool_result(result.device, options.common, options.pool);
-  result.config["anatomy_nodes"] = config.nodes;
-  result.config["anatomy_repeats"] = config.repeats;
+  result.config.update({{"anatomy_nodes", config.nodes}, {"anatomy_repeats", config.repeats}});
   nlohmann::json launches = nlohmann::json::array();
   for (const ChainLaunch& c : anatomy.chains) {
     nlohmann::json params = {{"kind", name(c.kind)}, {"shape", shape_name(c.shape)}, {"nodes", c.nodes}};

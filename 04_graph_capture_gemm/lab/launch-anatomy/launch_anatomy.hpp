@@ -4,7 +4,6 @@
 #pragma once
 
 #include "04_graph_capture_gemm/lab/launch_costs.hpp"
-#include "04_graph_capture_gemm/lab/options.hpp"
 #include "experiment/lab.hpp"
 
 namespace csg::graphs {

@@ -51,9 +51,8 @@ nlohmann::json fit_json(const LineFit& fit) {
 Needs needs(const LaunchChainsConfig& config) { return article_needs(config.article); }
 
 Estimate estimate(const LaunchChainsConfig& config, int) {
-  const CommonOptions& common = config.article.common;
   const Estimate pipeline = article_estimate(config.article, pipeline_seconds);
-  return {launch_chains_seconds(config.chains, common.plan, pipeline.seconds),
+  return {launch_chains_seconds(config.chains, config.article.common.plan, pipeline.seconds),
           "chains of " + std::to_string(config.chains.chains.front()) + " to " +
               std::to_string(config.chains.chains.back()) + " empty kernels"};
 }
@@ -207,8 +206,7 @@ void report_launch_chains(const LaunchChainsConfig& config, const LaunchChainsFi
   const SteadyIssue& s = costs.steady;
   StageResult& result = report.result;
   result = pool_result(result.device, config.article.common, config.article.pool);
-  result.config["launch_chains"] = costs.config.chains;
-  result.config["launch_repeats"] = costs.config.repeats;
+  result.config.update({{"launch_chains", costs.config.chains}, {"launch_repeats", costs.config.repeats}});
   set_verdict(result, s.graph_check,
               {&s.graph_check, &s.streams_check, &f.interleaved_graph_check, &f.interleaved_streams_check});
   add_failure(result, costs.checked, "launch-cost study: " + costs.failure);

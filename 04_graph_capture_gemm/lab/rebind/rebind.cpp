@@ -313,9 +313,7 @@ RebindResult measure(const RebindConfig& config) {
   r.verified = true;
   const int rounds = config.plan.warmup + config.plan.repeats;
   for (const long long kib : config.kib) {
-    RebindSize size;
-    size.kib = kib;
-    size.m = side_for_kib(kib);
+    RebindSize size{.kib = kib, .m = side_for_kib(kib)};
     size.input_bytes = std::uint64_t(size.m) * std::uint64_t(size.m) * sizeof(float);
     progress("rebind: " + format_bytes(size.input_bytes) + " per batch");
     Bench bench(config, size.m);
@@ -357,12 +355,10 @@ void options(StageCli& cli) {
 }
 
 RebindConfig read(const StageCli& cli, CommonOptions& common) {
-  RebindConfig config;
-  config.kib = parse_distinct_int_list("rebind-kib", cli.get_string("rebind-kib"), 1, kMaxRebindKib);
-  config.batches = static_cast<int>(cli.get_int("rebind-batches"));
-  config.plan = common.plan;
-  config.seed = static_cast<std::uint64_t>(common.seed);
-  return config;
+  return {.kib = parse_distinct_int_list("rebind-kib", cli.get_string("rebind-kib"), 1, kMaxRebindKib),
+          .batches = static_cast<int>(cli.get_int("rebind-batches")),
+          .plan = common.plan,
+          .seed = static_cast<std::uint64_t>(common.seed)};
 }
 
 Needs needs(const RebindConfig& config) {
@@ -387,12 +383,7 @@ Estimate estimate(const RebindConfig& config, int /*device*/) {
 }
 
 const Experiment<RebindConfig, RebindResult> kExperiment{
-    .about = kAbout, .runs = kRuns, .defaults = [] {
-      CommonDefaults defaults;
-      defaults.gemm_workload = false;
-      defaults.host_memory_choice = false;
-      return defaults;
-    }(),
+    .about = kAbout, .runs = kRuns, .defaults = {.gemm_workload = false, .host_memory_choice = false},
     .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure,
     .report = report_rebind};
 

@@ -172,7 +172,6 @@ TinyCosts measure(const TinyRun& run) {
   return costs;
 }
 
-// .runs: --tiny-count and --tiny-size set the work
 const Experiment<TinyRun, TinyCosts> kExperiment{.about = kAbout, .runs = kRuns, .defaults = own_workload_defaults(),
     .options = options, .read = read, .needs = needs, .estimate = estimate, .measure = measure, .report = report_tiny};
 
@@ -200,9 +199,7 @@ void report_tiny(const TinyRun& run, const TinyCosts& tiny, Report& report) {
   const nlohmann::json gemm_params = {{"gemms", count}, {"size", run.config.size}, {"streams", run.config.streams}};
   StageResult& result = report.result;
   result.config = config_json(run.options);
-  result.config["streams"] = run.config.streams;
-  result.config["tiny_count"] = count;
-  result.config["tiny_size"] = run.config.size;
+  result.config.update({{"streams", run.config.streams}, {"tiny_count", count}, {"tiny_size", run.config.size}});
   result.measurements = {
       checked_without_digest("tiny_empty_streams", empty_params, tiny.empty_streams, Work{}, tiny.empty_checked),
       checked_without_digest("tiny_empty_graph", empty_params, tiny.empty_graph, Work{}, tiny.empty_checked),
