@@ -9,8 +9,6 @@ __global__ void empty_kernel() {}
 
 __global__ void count_launch(unsigned long long* counter) { *counter += 1; }
 
-__global__ void add_one(int* counter) { *counter += 1; }
-
 __device__ unsigned long long global_ns() {
   unsigned long long now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
@@ -47,11 +45,6 @@ void launch_latch(const volatile int* release, volatile int* timed_out, unsigned
                   cudaStream_t stream) {
   latch<<<1, 1, 0, stream>>>(release, timed_out, timeout_ns);
   CUDA_CHECK_LAUNCH("latch");
-}
-
-void launch_add_one(int* counter, cudaStream_t stream) {
-  add_one<<<1, 1, 0, stream>>>(counter);
-  CUDA_CHECK_LAUNCH("add_one");
 }
 
 }  // namespace csg::graphs

@@ -1,5 +1,5 @@
-// The launch-cost study's and the launch anatomy's kernels (launch_costs.cu),
-// behind the host calls that launch them: all nvcc compiles for the device.
+// The launch-cost study's kernels (launch_costs.cu), behind the host calls
+// that launch them: all nvcc compiles for the device.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -18,10 +18,5 @@ void issue_counting_chain(unsigned long long* counter, int ops, cudaStream_t str
 // queue full) can never deadlock with it.
 void launch_latch(const volatile int* release, volatile int* timed_out, unsigned long long timeout_ns,
                   cudaStream_t stream);
-
-// The launch anatomy's kernel node of a chain: one thread adds 1 to its
-// line's counter. The nodes of a line run in order, so no atomic is needed,
-// and a node run twice or not at all leaves a wrong count.
-void launch_add_one(int* counter, cudaStream_t stream);
 
 }  // namespace csg::graphs

@@ -2,6 +2,7 @@
 // nodes of one kind, as one line or forked into lines, each launched back to
 // back and checked after every launch.
 #include "04_graph_capture_gemm/lab/launch-anatomy/launch_anatomy.hpp"
+#include "04_graph_capture_gemm/lab/launch-anatomy/launch_anatomy_kernels.hpp"
 
 #include "04_graph_capture_gemm/lab/capture_guard.hpp"
 #include "04_graph_capture_gemm/lab/graph_steps.hpp"
