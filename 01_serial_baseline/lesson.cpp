@@ -7,6 +7,8 @@
 
 #include <iostream>
 
+#include "lesson_report.hpp"
+
 #include "cli/options.hpp"
 #include "measure/estimate.hpp"
 #include "report.hpp"

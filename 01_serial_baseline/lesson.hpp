@@ -5,14 +5,9 @@
 #pragma once
 
 #include <optional>
-#include <ostream>
 
 #include "batches.hpp"
 #include "stage.hpp"
-
-namespace csg {
-struct DeviceInfo;
-}
 
 namespace csg::lesson01 {
 
@@ -47,7 +42,5 @@ struct Figures {
 // Prints the table and what it means, and writes the JSON when asked;
 // returns whether every batch of both passes verified.
 bool report(const Options& options, const Figures& figures);
-// The same for a given device, to `out`: what the CPU tests call on made-up figures.
-bool report(std::ostream& out, const Options& options, const DeviceInfo& device, const Figures& figures);
 
 }  // namespace csg::lesson01

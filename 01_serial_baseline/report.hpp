@@ -3,6 +3,7 @@
 // and the JSON.
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include "experiment/report.hpp"

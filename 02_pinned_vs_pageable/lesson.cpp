@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <iostream>
 
+#include "lesson_report.hpp"
+
 #include "base/units.hpp"
 #include "cli/options.hpp"
 #include "copy_buffers.hpp"

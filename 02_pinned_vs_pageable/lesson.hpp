@@ -7,17 +7,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "owners.hpp"
 #include "stage.hpp"
-
-namespace csg {
-struct DeviceInfo;
-}
 
 namespace csg::lesson02 {
 
@@ -73,7 +68,5 @@ struct Figures {
 // Prints the tables and what they mean, and writes the JSON when asked;
 // returns whether every copy moved every byte.
 bool report(const Options& options, const Figures& figures);
-// The same for a given device, to `out`: what the CPU tests call on made-up figures.
-bool report(std::ostream& out, const Options& options, const DeviceInfo& device, const Figures& figures);
 
 }  // namespace csg::lesson02

@@ -9,8 +9,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "base/text.hpp"
-
 namespace csg {
 
 inline constexpr int kExitOk = 0;
@@ -24,7 +22,7 @@ inline constexpr int kExitNoDevice = 77;
 // one line whoever built it.
 class UsageError : public std::runtime_error {
  public:
-  explicit UsageError(const std::string& message) : std::runtime_error(shorten_long_words(printable(message))) {}
+  explicit UsageError(const std::string& message);
 };
 
 // The request is valid but does not fit in free device or host memory.

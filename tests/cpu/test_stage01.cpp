@@ -13,6 +13,7 @@
 
 #include "matchers.hpp"
 #include "01_serial_baseline/lesson.hpp"
+#include "01_serial_baseline/lesson_report.hpp"
 #include "01_serial_baseline/report.hpp"
 #include "base/errors.hpp"
 #include "lesson_argv.hpp"

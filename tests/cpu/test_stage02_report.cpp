@@ -18,7 +18,7 @@
 #include "02_pinned_vs_pageable/lab/overlap.hpp"
 #include "02_pinned_vs_pageable/lab/pinning-cost/pinning_cost.hpp"
 #include "02_pinned_vs_pageable/lab/sweep/sweep.hpp"
-#include "02_pinned_vs_pageable/lesson.hpp"
+#include "02_pinned_vs_pageable/lesson_report.hpp"
 #include "02_pinned_vs_pageable/report.hpp"
 #include "report/conclusions.hpp"
 #include "run_process.hpp"
