@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include "measure/pipeline_bound.hpp"
 #include "report/verdict.hpp"
@@ -35,6 +36,12 @@ const char* to_string(Comparison comparison);  // "faster", "same", "slower"
 // Of three, the words for the case `comparison` names: faster, the same, slower.
 std::string by_comparison(Comparison comparison, const std::string& faster, const std::string& same,
                           const std::string& slower);
+// The same for a verdict's own enum (the regime map's winner, a claim's verdict).
+template <class Enum>
+  requires std::is_enum_v<Enum>
+constexpr Enum by_comparison(Comparison comparison, Enum faster, Enum same, Enum slower) {
+  return comparison == Comparison::faster ? faster : comparison == Comparison::same ? same : slower;
+}
 
 // A run below kLooseBound of its bound: the time beyond its longest path went
 // to its streams waiting on each other, which no single path measures. Says

@@ -123,9 +123,9 @@ Verdict fastest_verdict(const std::array<double, kShapeWays>& total_ms, int requ
 }
 
 ClaimVerdict recapture_claim(double recapture_total_ms, double streams_total_ms) {
-  // Re-capture's Comparison with the streams (faster, same, slower) decides the claim.
-  constexpr ClaimVerdict kByComparison[] = {ClaimVerdict::does_not_hold, ClaimVerdict::borderline, ClaimVerdict::holds};
-  return kByComparison[static_cast<int>(compare_times(recapture_total_ms, streams_total_ms))];
+  // The article's claim holds where re-capturing is slower than the streams.
+  return by_comparison(compare_times(recapture_total_ms, streams_total_ms), ClaimVerdict::does_not_hold,
+                       ClaimVerdict::borderline, ClaimVerdict::holds);
 }
 
 Verdict recapture_verdict(double recapture_total_ms, double recapture_prepare_ms, double streams_total_ms) {

@@ -72,6 +72,10 @@ constexpr Words kWords[] = {
     {Outcome::wins, "wins", "wins", "the SWITCH node wins, with no host round trip: "},
     {Outcome::costs_more, "costs_more", "costs more", "the SWITCH node costs more than the host's choice: "},
     {Outcome::even, "even", "within 10%", "within 10%: the SWITCH node does not pay off here: "}};
+static_assert(kWords[int(Outcome::wins)].outcome == Outcome::wins &&
+                  kWords[int(Outcome::costs_more)].outcome == Outcome::costs_more &&
+                  kWords[int(Outcome::even)].outcome == Outcome::even,
+              "kWords is indexed by Outcome");
 
 Outcome outcome_of(double rival_ms, double while_ms) {
   if (rival_ms >= kClearMargin * while_ms) return Outcome::wins;

@@ -127,9 +127,8 @@ RegimeMapConfig read_regime_map_options(const StageCli& cli) {
 // ---- the measured map ---------------------------------------------------------
 
 MapWinner map_winner(double graph_ms, double stream_ms, double equal_within) {
-  // The replay's Comparison with the pool (faster, same, slower) names the winner.
-  constexpr MapWinner kByComparison[] = {MapWinner::graph, MapWinner::tie, MapWinner::streams};
-  return kByComparison[static_cast<int>(compare_times(graph_ms, stream_ms, equal_within))];
+  return by_comparison(compare_times(graph_ms, stream_ms, equal_within), MapWinner::graph, MapWinner::tie,
+                       MapWinner::streams);
 }
 
 std::string_view to_string(MapWinner winner) { return name_of(winner, {"graph", "streams", "tie"}); }
