@@ -158,6 +158,23 @@ TEST(Pdl, UndoCarryRebuildsEachProductFromItsPredecessor) {
   EXPECT_THROW(undo_carry(short_buffer, 2, 2), std::invalid_argument);
 }
 
+TEST(Pdl, UndoCarryOfLargeOutputsSplitOverThreadsRebuildsEveryElement) {
+  // Outputs large enough to be split between threads: every element of every
+  // batch, the ranges' edges included, comes back as its product.
+  constexpr std::size_t kElems = 40000;
+  constexpr int kBatches = 4;
+  std::vector<float> products(kElems * kBatches);
+  for (std::size_t i = 0; i < products.size(); ++i) products[i] = float(i % 1009);
+  std::vector<float> c = products;
+  for (int batch = 1; batch < kBatches; ++batch) {
+    for (std::size_t i = 0; i < kElems; ++i) {
+      c[batch * kElems + i] = products[batch * kElems + i] + std::fmod(c[(batch - 1) * kElems + i], 8.0f);
+    }
+  }
+  undo_carry(c, kElems, kBatches);
+  EXPECT_EQ(c, products);
+}
+
 struct MadeUpPdl {
   PdlConfig config;
   PdlCosts costs;
