@@ -28,10 +28,6 @@ Workload first_batches(const Workload& work, int batches) {
   return Workload{batches, work.shape};
 }
 
-// Floats per thread when filling or poisoning host memory (256 KiB): a
-// 64x64 matrix is filled on the calling thread, the article's 1024x512 A on eight.
-constexpr std::size_t kFloatsPerThread = std::size_t(1) << 16;
-
 }  // namespace
 
 void fill_matrix(std::span<float> out, std::uint64_t seed, std::uint64_t matrix_id) {
@@ -45,8 +41,17 @@ void fill_matrix(std::span<float> out, std::uint64_t seed, std::uint64_t matrix_
 
 void fill_inputs(const Workload& work, std::uint64_t seed, std::span<float> a_all, std::span<float> b) {
   fill_matrix(b, seed, 0);
-  for (std::size_t batch = 0; batch < work.batch_count(); ++batch) {
-    fill_matrix(a_all.subspan(batch * work.a_elems(), work.a_elems()), seed, batch + 1);
+  auto fill_batches = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t batch = begin; batch < end; ++batch) {
+      fill_matrix(a_all.subspan(batch * work.a_elems(), work.a_elems()), seed, batch + 1);
+    }
+  };
+  // A large A is split over the cores by fill_matrix; small ones (each on
+  // one thread there) are shared out a run of batches per thread.
+  if (work.a_elems() >= 2 * kFloatsPerThread) {
+    fill_batches(0, work.batch_count());
+  } else {
+    parallel_for(work.batch_count(), fill_batches, grain_for(work.a_elems()));
   }
 }
 

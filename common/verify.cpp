@@ -103,7 +103,7 @@ std::uint64_t output_digest(const Workload& work, std::span<const float> c_all) 
       }
       per_batch[batch] = h;
     }
-  });
+  }, grain_for(work.c_elems()));
   std::uint64_t digest = splitmix64(work.c_elems());
   for (const std::uint64_t h : per_batch) digest = splitmix64(digest ^ h);
   return digest;
@@ -180,7 +180,7 @@ VerifyResult verify_batches(const Workload& work, std::span<const float> a_all, 
       per_batch[batch] = check_batch(work, int(batch), a_all.data() + batch * work.a_elems(), b.data(),
                                      c_all.data() + batch * work.c_elems(), x, bx, options);
     }
-  });
+  }, grain_for(work.a_elems() + work.c_elems()));
 
   VerifyResult result;
   result.batches_checked = work.batches;

@@ -62,6 +62,23 @@ TEST(Workload, FillInputsMatchesPerMatrixFill) {
   EXPECT_EQ(b_small, b_direct);
 }
 
+TEST(Workload, ManySmallAsAreSharedOutARunOfBatchesPerThreadAndFilledAsOneByOne) {
+  EXPECT_EQ(grain_for(64 * 64), 16u);  // 16 matrices of 64x64 are worth a thread
+  EXPECT_EQ(grain_for(1024 * 512), 1u);
+  EXPECT_EQ(grain_for(0), kFloatsPerThread);
+  Workload many;
+  many.batches = 64;  // four grains: split between threads wherever there are two cores
+  many.shape = GemmShape{64, 64, 64};
+  std::vector<float> a(many.batch_count() * many.a_elems()), b(many.b_elems());
+  fill_inputs(many, 3, a, b);
+  std::vector<float> one(many.a_elems());
+  for (std::size_t batch = 0; batch < many.batch_count(); ++batch) {
+    fill_matrix(one, 3, batch + 1);
+    ASSERT_TRUE(std::equal(one.begin(), one.end(), a.begin() + std::ptrdiff_t(batch * many.a_elems())))
+        << "batch " << batch;
+  }
+}
+
 TEST(Workload, PoisonIsNaNEverywhere) {
   std::vector<float> data(1000, 1.0f);
   poison_host(data);
