@@ -5,10 +5,14 @@
 #
 # Usage:  scripts/run_suite.sh [--full] [results-dir]
 #   --full       the long versions of the runs the default shortens to stay
-#                within about 90 s of runs on an H200: the whole regime map
-#                (6 sizes x 4 batch counts instead of 3 x 3) and stage 02's
-#                sweep over every size up to 1 GiB instead of 4 sizes; and a
-#                run the default leaves out: 03's issue orders on pinned memory
+#                within about 90 s of runs on an H200: the subcommands' own
+#                rounds (the default takes 1 warm-up and 3 or 5 timed rounds
+#                for most), the whole regime map (6 sizes x 4 batch counts
+#                instead of 2 x 3), stage 02's sweep over every size up to
+#                1 GiB instead of 4 sizes, startup's 256 bucket graphs (128);
+#                and a run the default leaves out: 03's issue orders on
+#                pinned memory. The lessons run at the article's defaults
+#                either way.
 #   results-dir  the first argument, else $CSG_RESULTS_DIR, else
 #                results/<UTC timestamp> under the repository root. It is
 #                made when the first run starts, and removed again if it is

@@ -16,7 +16,7 @@ its three stage sums, with a faster kernel than the article's naive one.
 
 constexpr const char* kRuns = R"(
 fc  tiled        --kernel tiled
-q   cublas       --kernel cublas --warmup 1 --repeats 5
+q   cublas       --kernel cublas --warmup 1 --repeats 3
 # The faster kernels (the tiled GEMM, cuBLAS FP32 and TF32) at odd sizes.
 fc  cublas       --kernel cublas
 t   tiled        --kernel tiled --batches 5 --m 33 --n 17 --k 65 --warmup 0 --repeats 1

@@ -13,7 +13,8 @@ while the kernel does.
 
 constexpr const char* kRuns = R"(
 # cudaMemcpyAsync beside a busy kernel: bounds, appendix
-qfc  -
+fc   -
+q    -  --warmup 1 --repeats 5
 t    tiny  --overlap-mib 1 --kernel-ms 1 --warmup 1 --repeats 2
 m    -     --overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1
 )";

@@ -19,7 +19,8 @@ where pageable copies lose their time: the driver's staging copy, done by hand b
 constexpr const char* kRuns = R"(
 # bandwidth per host memory kind: 4 sizes: copy table, bandwidth.png, --table peaks
 # ... every size up to 1 GiB (--full)
-qc  -             --quick
+c   -             --quick
+q   -             --quick --repeats 3
 f   -
 t   tiny          --sizes 4K,1000,256K --warmup 1 --repeats 2
 t   quick_pinned  --quick --sizes 64K --host-memory pinned

@@ -12,7 +12,8 @@ pageable H2D with the kernel queued first and with the copy issued first, pinned
 
 constexpr const char* kRuns = R"(
 # the overlap's cases on a timeline: timeline_02_pinned_vs_pageable-timeline.png
-qfc  -     --trace {trace}
+fc   -     --trace {trace}
+q    -     --warmup 1 --repeats 3 --trace {trace}
 t    tiny  --overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1 --timeline-batches 3
 )";
 

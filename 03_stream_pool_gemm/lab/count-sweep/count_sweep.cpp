@@ -21,7 +21,7 @@ issue it: where more streams stop helping, and why.
 
 constexpr const char* kRuns = R"(
 # 1 to 1,024 streams: bounds, appendix
-q   -              --warmup 1 --repeats 5
+q   -              --warmup 1 --repeats 3
 # ... with 32 hardware queues instead of 8: the mechanism
 fc  -
 c   connections32  env=CUDA_DEVICE_MAX_CONNECTIONS=32

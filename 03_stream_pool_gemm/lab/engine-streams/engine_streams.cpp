@@ -13,7 +13,8 @@ bound, in the same rounds.
 
 constexpr const char* kRuns = R"(
 # one stream per engine: main table
-qfc  -
+fc   -
+q    -  --warmup 1 --repeats 5
 t    tiny  --batches 13 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1
 )";
 

@@ -16,7 +16,8 @@ way once.
 
 constexpr const char* kRuns = R"(
 # short kernels beside a flood, as streams and as graphs; shared memory  appendix
-qfc  -
+fc   -
+q    -  --warmup 1 --repeats 5
 t    tiny  ctest=whole_gpu --priority-samples 20 --warmup 0 --repeats 1
 s    -     --priority-samples 4 --flood-waves 1 --flood-depth 2 --warmup 0 --repeats 1
 )";

@@ -17,11 +17,11 @@ the regime (compute-, PCIe-, launch- or stream-order-bound).
 
 constexpr const char* kRuns = R"(
 # each kernel: pool, engine streams, bound: regime table, regimes.png, main table
-q   naive            --kernel naive --warmup 1 --repeats 5
-q   tiled            --kernel tiled --warmup 1 --repeats 5
-q   cublas           --kernel cublas --warmup 1 --repeats 5
+q   naive            --kernel naive --warmup 1 --repeats 3
+q   tiled            --kernel tiled --warmup 1 --repeats 3
+q   cublas           --kernel cublas --warmup 1 --repeats 3
 # ... each with the default rounds (--full, and the check)
-q   cublas_tf32      --kernel cublas --tf32 --warmup 1 --repeats 5
+q   cublas_tf32      --kernel cublas --tf32 --warmup 1 --repeats 3
 fc  naive            --kernel naive
 fc  tiled            --kernel tiled
 fc  cublas           --kernel cublas

@@ -36,7 +36,7 @@ graph. Needs CUDA 12.3 (WHILE) and 12.8 (SWITCH) in driver and runtime; exits 77
 // What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
 constexpr const char* kRuns = R"(
 # WHILE and SWITCH nodes; N to 1,000 by default, to 10,000 with --full
-q   -           --cond-iterations 10,100,1000 --warmup 1 --repeats 5
+q   -           --cond-iterations 10,100,1000 --warmup 1 --repeats 3
 fc  -
 t   tiny        --cond-iterations 1,3,20 --cond-size 17 --cond-unroll-max 3 --cond-buckets 8,24,33 --cond-requests 9 --warmup 1 --repeats 2
 t   while_only  --cond-iterations 2,7 --cond-size 8 --cond-unroll-max 0 --cond-requests 0 --warmup 0 --repeats 1

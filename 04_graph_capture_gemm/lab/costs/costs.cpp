@@ -19,9 +19,9 @@ the break-even.
 
 constexpr const char* kRuns = R"(
 # one-time costs, replay vs streams, issue: graph costs table, graph_costs.png, regime table's 04 replay
-q   -                   --warmup 1 --repeats 5
+q   -                   --warmup 1 --repeats 3
 fc  -
-q   cublas              --kernel cublas --warmup 1 --repeats 5
+q   cublas              --kernel cublas --warmup 1 --repeats 3
 fc  cublas              --kernel cublas
 t   tiny                --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2
 t   per_batch_pageable  --batches 5 --m 16 --n 24 --k 8 --streams 2 --device-buffers per-batch --host-memory pageable --warmup 0 --repeats 1

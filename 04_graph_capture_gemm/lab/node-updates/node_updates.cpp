@@ -19,7 +19,8 @@ instantiate (and the update CUDA refuses for a new batch count), then one exec s
 
 constexpr const char* kRuns = R"(
 # exec update vs re-capture: graph costs table
-qfc  -
+fc   -
+q    -  --warmup 1 --repeats 5
 t    tiny             --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 2
 t    cublas_pageable  --kernel cublas --batches 5 --m 16 --n 24 --k 8 --streams 2 --host-memory pageable --warmup 0 --repeats 1
 m    -                ctest=api_errors_expected --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 1

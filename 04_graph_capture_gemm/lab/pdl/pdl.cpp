@@ -19,7 +19,7 @@ output checked.
 // What scripts/run_suite.sh, the GPU-box check and ctest run of it (STAGE --list).
 constexpr const char* kRuns = R"(
 # programmatic dependent launch: after-the-article table, after_article.png
-q   -          --warmup 1 --repeats 5
+q   -          --warmup 1 --repeats 3
 fc  -
 t   tiny       --batches 6 --m 33 --n 17 --k 65 --pdl-pairs 5 --warmup 1 --repeats 2
 t   one_batch  --batches 1 --m 32 --n 32 --k 32 --pdl-pairs 1 --warmup 0 --repeats 1

@@ -20,7 +20,8 @@ from a re-capture; device-updatable nodes re-pointed by a kernel. Per input size
 
 constexpr const char* kRuns = R"(
 # a new request's buffers each replay, five ways, 64 KiB to 256 MiB per batch  after the article
-qfc  -
+fc   -
+q    -  --warmup 1 --repeats 5
 t    tiny  --rebind-kib 16,64 --rebind-batches 3 --warmup 0 --repeats 2
 m    -     --rebind-kib 16 --rebind-batches 2 --warmup 0 --repeats 1
 )";
