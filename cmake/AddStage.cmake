@@ -14,6 +14,12 @@ function(csg_add_stage)
     target_include_directories(${library} PUBLIC ${PROJECT_SOURCE_DIR})
     target_link_libraries(${library} PUBLIC csg::common)
     csg_enable_warnings(${library})
+    # Its C++ declares the runs, issues their CUDA calls and writes their
+    # reports; the host's own hot loops (filling, checking, hashing the
+    # batches) are common's, built at the build type's level. -O1 compiles it
+    # in two thirds of -O3's time (nlohmann/json's templates are most of it),
+    # and the CUDA calls it times cost microseconds either way.
+    target_compile_options(${library} PRIVATE $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release>>:-O1>)
     csg_build_in_groups(${library} ${sources})
   else()  # a stage whose whole lesson is its main.cu
     add_library(${library} INTERFACE)
@@ -33,8 +39,8 @@ endfunction()
 # (a subcommand's folder is one, the stage's top another, lab/'s own files a
 # third): the headers, nlohmann/json's above all, and the templates they
 # instantiate are compiled once per folder instead of once per file, and
-# experiment/lab.hpp, the frame every folder uses, is precompiled once per
-# library. A folder's files may share names in their anonymous namespaces
+# experiment/lab.hpp, the frame every folder uses, is precompiled once for
+# common and once for the four stages. A folder's files may share names in their anonymous namespaces
 # with another folder's, never with their own folder's. The .cu files stay
 # one translation unit each.
 function(csg_build_in_groups library)
@@ -52,8 +58,18 @@ function(csg_build_in_groups library)
       set_source_files_properties(${source} PROPERTIES UNITY_GROUP "${folder}")
     endif()
   endforeach()
-  target_precompile_headers(${library} PRIVATE
-                            "$<$<COMPILE_LANGUAGE:CXX>:${PROJECT_SOURCE_DIR}/common/experiment/lab.hpp>")
+  # The stages compile it with the same flags: the first stage's is built
+  # once and the others use it (common's own defines differ).
+  get_property(owner GLOBAL PROPERTY CSG_STAGE_PCH_OWNER)
+  if(owner AND NOT library STREQUAL "csg_common")
+    target_precompile_headers(${library} REUSE_FROM ${owner})
+  else()
+    target_precompile_headers(${library} PRIVATE
+                              "$<$<COMPILE_LANGUAGE:CXX>:${PROJECT_SOURCE_DIR}/common/experiment/lab.hpp>")
+    if(NOT library STREQUAL "csg_common")
+      set_property(GLOBAL PROPERTY CSG_STAGE_PCH_OWNER ${library})
+    endif()
+  endif()
 endfunction()
 
 # csg_lesson_architecture(<executable>): a lesson's main.cu defines no kernel
