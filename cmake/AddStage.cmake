@@ -1,3 +1,14 @@
+# On a machine with many cores, the stages' C++ compiles at most four short of
+# all of them at once (a Ninja job pool): Ninja starts work in the order the
+# targets are declared, the test suites last, and their batches, the build's
+# longest steps, then waited for the stages' forty. Two cores: no pool.
+cmake_host_system_information(RESULT csg_cores QUERY NUMBER_OF_LOGICAL_CORES)
+math(EXPR csg_stage_jobs "${csg_cores} - 4")
+if(CMAKE_GENERATOR MATCHES "Ninja" AND csg_stage_jobs GREATER 3)
+  set_property(GLOBAL APPEND PROPERTY JOB_POOLS csg_stage_compile=${csg_stage_jobs})
+  set(CSG_STAGE_JOB_POOL csg_stage_compile)
+endif()
+
 # csg_add_stage(): the stage folder's main.cu becomes an executable named after
 # the folder (e.g. 01_serial_baseline); every other .cu and .cpp in the folder
 # and below it (lab/ and its subcommand folders) goes into a library,
@@ -20,6 +31,9 @@ function(csg_add_stage)
     # in two thirds of -O3's time (nlohmann/json's templates are most of it),
     # and the CUDA calls it times cost microseconds either way.
     target_compile_options(${library} PRIVATE $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release>>:-O1>)
+    if(CSG_STAGE_JOB_POOL)
+      set_target_properties(${library} PROPERTIES JOB_POOL_COMPILE ${CSG_STAGE_JOB_POOL})
+    endif()
     csg_build_in_groups(${library} ${sources})
   else()  # a stage whose whole lesson is its main.cu
     add_library(${library} INTERFACE)
