@@ -26,10 +26,9 @@ function(csg_add_stage)
     target_link_libraries(${library} PUBLIC csg::common)
     csg_enable_warnings(${library})
     # Its C++ declares the runs, issues their CUDA calls and writes their
-    # reports; the host's own hot loops (filling, checking, hashing the
-    # batches) are common's, built at the build type's level. -O1 compiles it
-    # in two thirds of -O3's time (nlohmann/json's templates are most of it),
-    # and the CUDA calls it times cost microseconds either way.
+    # reports. -O1 compiles it in two thirds of -O3's time (nlohmann/json's
+    # templates are most of it), and the CUDA calls it times cost
+    # microseconds either way. The .cu files keep nvcc's -O3.
     target_compile_options(${library} PRIVATE $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release>>:-O1>)
     if(CSG_STAGE_JOB_POOL)
       set_target_properties(${library} PROPERTIES JOB_POOL_COMPILE ${CSG_STAGE_JOB_POOL})
