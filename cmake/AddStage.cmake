@@ -53,9 +53,9 @@ endfunction()
 # third): the headers, nlohmann/json's above all, and the templates they
 # instantiate are compiled once per folder instead of once per file, and
 # experiment/lab.hpp, the frame every folder uses, is precompiled once for
-# common and once for the four stages. A folder's files may share names in their anonymous namespaces
-# with another folder's, never with their own folder's. The .cu files stay
-# one translation unit each.
+# common and once for the four stages. A folder's files may share names in
+# their anonymous namespaces with another folder's, never with their own
+# folder's. The .cu files stay one translation unit each.
 function(csg_build_in_groups library)
   if(NOT CSG_UNITY_BUILD)
     return()
