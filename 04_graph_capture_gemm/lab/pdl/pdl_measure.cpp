@@ -242,14 +242,15 @@ void undo_carry(std::span<float> c, std::size_t c_elems, int batches) {
     throw std::invalid_argument("undo_carry: buffer smaller than the chain");
   }
   // Each element's chain through the batches is its own: the host's cores
-  // take ranges of elements (100 outputs of 1024² are 100 M fmods).
+  // take ranges of elements (100 outputs of 1024² are 100 M fmods), an
+  // element costing one fmod per batch.
   parallel_for(c_elems, [&](std::size_t begin, std::size_t end) {
     for (int batch = batches - 1; batch >= 1; --batch) {
       float* out = c.data() + std::size_t(batch) * c_elems;
       const float* previous = out - c_elems;
       for (std::size_t i = begin; i < end; ++i) out[i] -= std::fmod(previous[i], kPdlCarry);
     }
-  }, 4096);
+  }, grain_for(std::size_t(batches)));
 }
 
 void require_pdl(int device) {
