@@ -1,7 +1,8 @@
 """scripts/sanitize_run.sh with a stand-in compute-sanitizer and nvidia-smi:
 which outcomes pass, which fail, and the one failure it runs again (a stop at
-an illegal address that racecheck, synccheck or initcheck reported no error
-for), no other and never twice."""
+an illegal address the tool attributed to no access: under memcheck, every
+error it counted a CUDA call that returned it or a leak it left), no other
+and never twice."""
 
 from __future__ import annotations
 
@@ -19,6 +20,22 @@ ZERO = "========= ERROR SUMMARY: 0 errors"
 ONE = "========= ERROR SUMMARY: 1 error"
 RACE_ZERO = "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
 ILLEGAL = "stage: CUDA error: cudaEventSynchronize(stop) failed: cudaErrorIllegalAddress (an illegal memory access)"
+# memcheck's stop inside a conditional graph: the CUDA calls that returned the
+# error, each with its backtrace, and what the stop left allocated.
+MEMCHECK_STOP = [
+    "========= COMPUTE-SANITIZER",
+    '========= Program hit cudaErrorIllegalAddress (error 700) due to "an illegal memory access was encountered" '
+    "on CUDA API call to cudaEventSynchronize.",
+    "=========     Saved host backtrace up to driver entry point at error",
+    "=========         Host Frame: csg::EventTimer::stop() [0x160e6b] in 04_graph_capture_gemm",
+    "========= ",
+    ILLEGAL,
+    "========= Leaked 12 bytes at 0x7f2fc4a00000",
+    "========= Target application returned an error",
+    "========= LEAK SUMMARY: 12 bytes leaked in 1 allocations",
+    "========= ERROR SUMMARY: 2 errors",
+]
+INVALID_WRITE = "========= Invalid __global__ write of size 4 bytes"
 
 
 def tools(tmp_path: Path, outcomes: list[tuple[int, list[str]]]) -> tuple[dict[str, str], Path]:
@@ -56,8 +73,14 @@ def test_an_unreported_illegal_address_is_run_once_more_and_then_passes(tmp_path
     summary = RACE_ZERO if tool == "racecheck" else ZERO
     done, runs = sanitize(tmp_path, tool, [(1, [ILLEGAL, summary]), (0, [summary])])
     assert (done.returncode, runs) == (0, 2), done.stderr
-    assert "illegal address it reported no error for; once more" in done.stderr
+    assert "illegal address it attributed to no access; once more" in done.stderr
     assert done.stderr.rstrip().endswith(f"{tool} on true: 0 errors")
+
+
+def test_memchecks_stop_it_names_no_access_for_is_run_once_more(tmp_path: Path) -> None:
+    done, runs = sanitize(tmp_path, "memcheck", [(1, MEMCHECK_STOP), (0, [ZERO])])
+    assert (done.returncode, runs) == (0, 2), done.stderr
+    assert "attributed to no access; once more" in done.stderr
 
 
 def test_the_same_stop_twice_fails(tmp_path: Path) -> None:
@@ -69,7 +92,8 @@ def test_the_same_stop_twice_fails(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "tool, lines, why",
     [
-        ("memcheck", [ILLEGAL, ZERO], "memcheck looks for bad addresses itself"),
+        ("memcheck", MEMCHECK_STOP[:5] + [INVALID_WRITE] + MEMCHECK_STOP[5:], "memcheck named a bad access"),
+        ("memcheck", MEMCHECK_STOP[:-1] + ["========= ERROR SUMMARY: 3 errors"], "an error neither a call nor a leak"),
         ("initcheck", [ILLEGAL, ONE], "the tool reported an error"),
         ("initcheck", ["stage: verification failed", ZERO], "no illegal address"),
     ],
