@@ -20,7 +20,7 @@ foreach(test_file IN LISTS csg_python_tests)
     COMMAND ${Python3_EXECUTABLE} -m pytest -q ${test_file}  # tests/python/pytest.ini: no cache in the tree
     WORKING_DIRECTORY ${CMAKE_CURRENT_LIST_DIR})
   # No __pycache__ folders left in the source tree by a test run; the built stages for the test of their
-  # registry (test_registry.py).
+  # registry (test_registry.py); the build folder and ctest for the test of ctest's GPU groups (test_gpu_groups.py).
   set_tests_properties(${test_name} PROPERTIES LABELS cpu TIMEOUT 900
-    ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1;CSG_BIN_DIR=$<TARGET_FILE_DIR:${csg_first_stage}>")
+    ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1;CSG_BIN_DIR=$<TARGET_FILE_DIR:${csg_first_stage}>;CSG_BUILD_DIR=${PROJECT_BINARY_DIR};CSG_CTEST=${CMAKE_CTEST_COMMAND}")
 endforeach()
