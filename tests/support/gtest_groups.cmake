@@ -26,17 +26,9 @@ cmake_policy(SET CMP0011 NEW)  # the policies below stay in this file
 cmake_policy(SET CMP0007 NEW)  # list() keeps empty items
 cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
 
-if(NOT EXISTS "${BINARY}")
-  add_test("${TARGET}.list" "${BINARY}" --gtest_list_tests)
-  set_tests_properties("${TARGET}.list" PROPERTIES LABELS gpu)
-  return()
-endif()
-execute_process(COMMAND "${BINARY}" --gtest_list_tests OUTPUT_VARIABLE listing RESULT_VARIABLE status
-                ERROR_VARIABLE error)
-if(NOT status EQUAL 0)
-  # A test that fails and says why: the cases could not be listed.
-  add_test("${TARGET}.list" "${BINARY}" --gtest_list_tests)
-  set_tests_properties("${TARGET}.list" PROPERTIES LABELS gpu)
+include("${CMAKE_CURRENT_LIST_DIR}/read_listing.cmake")
+csg_read_listing(listing "${TARGET}.list" gpu "${BINARY}" --gtest_list_tests)
+if(listing STREQUAL "")
   return()
 endif()
 

@@ -14,16 +14,9 @@
 cmake_policy(SET CMP0007 NEW)  # keep empty fields (a run with no arguments)
 cmake_policy(SET CMP0011 NEW)
 
-if(NOT EXISTS "${BINARY}")
-  add_test("stage.${STAGE}.list" "${BINARY}" --list)
-  set_tests_properties("stage.${STAGE}.list" PROPERTIES LABELS gpu)
-  return()
-endif()
-execute_process(COMMAND "${BINARY}" --list OUTPUT_VARIABLE listing RESULT_VARIABLE status ERROR_VARIABLE error)
-if(NOT status EQUAL 0)
-  # A test that fails and says why: the registry could not be read.
-  add_test("stage.${STAGE}.list" "${BINARY}" --list)
-  set_tests_properties("stage.${STAGE}.list" PROPERTIES LABELS cpu)
+include("${CMAKE_CURRENT_LIST_DIR}/read_listing.cmake")
+csg_read_listing(listing "stage.${STAGE}.list" cpu "${BINARY}" --list)
+if(listing STREQUAL "")
   return()
 endif()
 
