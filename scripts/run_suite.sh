@@ -6,10 +6,12 @@
 # Usage:  scripts/run_suite.sh [--full] [results-dir]
 #   --full       the long versions of the runs the default shortens to stay
 #                within about 90 s of runs on an H200: the subcommands' own
-#                rounds (the default takes 1 warm-up and 3 or 5 timed rounds
-#                for most), the whole regime map (6 sizes x 4 batch counts
-#                instead of 2 x 3), stage 02's sweep over every size up to
-#                1 GiB instead of 4 sizes, startup's 256 bucket graphs (128);
+#                rounds (the default takes 1 warm-up and 2, 3 or 5 timed
+#                rounds for most) and sizes: the whole regime map (6 sizes x
+#                4 batch counts up to 10,000 instead of 2 x 3 up to 300),
+#                stage 02's sweep over every size up to 1 GiB instead of 4 up
+#                to 64 MiB, batched-copies' 400 MiB (200 MiB), startup's 256
+#                bucket graphs (64), 50 changing shapes (30);
 #                and a run the default leaves out: 03's issue orders on
 #                pinned memory. The lessons run at the article's defaults
 #                either way.

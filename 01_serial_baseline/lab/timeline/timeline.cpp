@@ -13,7 +13,7 @@ timeline (H copy in, K kernel, D copy out), re-timed after the recording.
 )";
 
 constexpr const char* kRuns = R"(
-q   -     --warmup 1 --repeats 3 --trace {trace}
+q   -     --warmup 1 --repeats 2 --trace {trace}
 # One recorded serial run, verified, re-timed after the recording. Exit 0
 fc  -     --trace {trace}
 # also when CUPTI is unavailable (the output says why);

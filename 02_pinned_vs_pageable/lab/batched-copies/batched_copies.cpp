@@ -20,7 +20,7 @@ whether they still overlap a busy kernel on another stream. Every run is checked
 
 constexpr const char* kRuns = R"(
 # 200 copies in one cudaMemcpyBatchAsync call: after the article, appendix
-q    -     --warmup 1 --repeats 3
+q    -     --k 256 --kernel-ms 5 --warmup 1 --repeats 3
 fc   -
 t    tiny  --batches 4 --m 64 --n 64 --k 64 --kernel-ms 1 --warmup 1 --repeats 2
 m    -     ctest=api_errors_expected --batches 4 --m 64 --n 64 --k 64 --kernel-ms 1 --warmup 0 --repeats 1

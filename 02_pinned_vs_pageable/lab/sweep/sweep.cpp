@@ -20,7 +20,7 @@ constexpr const char* kRuns = R"(
 # bandwidth per host memory kind: 4 sizes: copy table, bandwidth.png, --table peaks
 # ... every size up to 1 GiB (--full)
 c   -             --quick
-q   -             --quick --repeats 3
+q   -             --sizes 64K,1M,16M,64M --warmup 1 --repeats 3
 f   -
 t   tiny          --sizes 4K,1000,256K --warmup 1 --repeats 2
 t   quick_pinned  --quick --sizes 64K --host-memory pinned

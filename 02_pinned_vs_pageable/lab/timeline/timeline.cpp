@@ -13,7 +13,7 @@ pageable H2D with the kernel queued first and with the copy issued first, pinned
 constexpr const char* kRuns = R"(
 # the overlap's cases on a timeline: timeline_02_pinned_vs_pageable-timeline.png
 fc   -     --trace {trace}
-q    -     --warmup 1 --repeats 3 --trace {trace}
+q    -     --warmup 1 --repeats 2 --trace {trace}
 t    tiny  --overlap-mib 1 --kernel-ms 1 --warmup 0 --repeats 1 --timeline-batches 3
 )";
 

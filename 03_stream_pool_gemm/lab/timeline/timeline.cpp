@@ -16,7 +16,7 @@ timeline, a row per stream (H copy in, K kernel, D copy out), and re-timed after
 constexpr const char* kRuns = R"(
 # the pool on a timeline: timeline_03_stream_pool_gemm-timeline.png
 fc   -       --trace {trace}
-q    -       --warmup 1 --repeats 3 --trace {trace}
+q    -       --warmup 1 --repeats 2 --trace {trace}
 c    cublas  --kernel cublas --trace {trace}
 t    tiny    --batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --timeline-batches 6
 )";

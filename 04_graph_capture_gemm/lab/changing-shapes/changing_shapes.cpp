@@ -16,7 +16,8 @@ up front (powers of two, the extra batches computed for nothing).
 )";
 
 constexpr const char* kRuns = R"(
-qfc  -
+q    -     --shape-requests 30
+fc   -
 t    tiny  --shape-requests 5 --shape-max-batches 9 --shape-size 16 --shape-rounds 1 --streams 3
 m    -     ctest=api_errors_expected --shape-requests 3 --shape-max-batches 4 --shape-size 8 --shape-rounds 1 --streams 2
 )";

@@ -20,7 +20,7 @@ device-launch flag) launched in the same rounds.
 
 constexpr const char* kRuns = R"(
 # after the article: the launch by node kind and shape   after-the-article table, after_article.png
-q   -         --anatomy-nodes 8,80,800 --warmup 1 --repeats 3
+q   -         --anatomy-nodes 8,80,400 --warmup 1 --repeats 3
 fc  -
 t   tiny      --anatomy-nodes 3,6 --anatomy-repeats 3 --batches 5 --m 33 --n 17 --k 65 --streams 3 --warmup 0 --repeats 2
 t   one_kind  --anatomy-kinds host-copy --anatomy-nodes 2,4,8 --anatomy-repeats 3 --batches 3 --m 16 --n 16 --k 16 --streams 2 --warmup 0 --repeats 1

@@ -19,7 +19,7 @@ them the article's work issued back to back and in interleaved rounds.
 
 constexpr const char* kRuns = R"(
 # what one launch costs: appendix
-q  -      --launch-chains 10,100,1000 --launch-repeats 7
+q  -      --launch-chains 10,100,1000 --launch-repeats 5
 # ... up to 10,000 kernels (--full)
 c  -      --launch-chains 10,100,1000
 # ... with every kernel loaded at start

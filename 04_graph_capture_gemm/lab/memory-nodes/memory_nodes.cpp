@@ -19,7 +19,7 @@ to cudaDeviceGraphMemTrim, and whether two such graphs share it.
 constexpr const char* kRuns = R"(
 # graph memory nodes: after-the-article table, after_article.png
 fc   -
-q    -  --warmup 1 --repeats 5
+q    -  --warmup 1 --repeats 3
 t    tiny                --batches 7 --m 33 --n 17 --k 65 --streams 3 --warmup 1 --repeats 2
 t    per_batch_pageable  --batches 5 --m 16 --n 24 --k 8 --streams 2 --device-buffers per-batch --host-memory pageable --warmup 0 --repeats 1
 t    cublas              --kernel cublas --batches 6 --m 64 --n 48 --k 40 --streams 2 --warmup 0 --repeats 2

@@ -17,7 +17,7 @@ counts, pinned memory, each cell verified: where the graph starts to win.
 
 constexpr const char* kRuns = R"(
 # where the graph starts to win, 2 sizes x 3 batch counts: regime map section, regime_map_*.png
-q  -     --map-sizes 64,512 --map-batches 10,100,1000 --warmup 1 --repeats 3
+q  -     --map-sizes 64,512 --map-batches 10,100,300 --warmup 1 --repeats 3
 # ... the whole map, 6 sizes x 4 batch counts (--full)
 c  -     --map-sizes 64,512 --map-batches 10,100,1000
 f  -

@@ -21,7 +21,7 @@ request sizes; and the first K whose startup exceeds a budget.
 constexpr const char* kRuns = R"(
 # a serving engine's startup, 8 to 256 bucket graphs   after-the-article table, after_article.png
 fc   -
-q    -                     --startup-buckets 8,64,128
+q    -                     --startup-buckets 8,64
 t    tiny                  --startup-buckets 2,9 --startup-max-batches 9 --startup-size 16 --startup-requests 500 --streams 3
 t    tiny_budget_pageable  --startup-buckets 1,3 --startup-max-batches 3 --startup-size 33 --startup-budget-ms 1 --startup-rounds 2 --host-memory pageable --streams 2
 m    -                     --startup-buckets 2,4 --startup-max-batches 4 --startup-size 8 --startup-requests 100 --streams 2

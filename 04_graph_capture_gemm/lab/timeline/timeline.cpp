@@ -33,7 +33,7 @@ per pool stream: H copy in, K kernel, D copy out), then re-timed after the recor
 constexpr const char* kRuns = R"(
 # one replay on a timeline: timeline_04_graph_capture_gemm-timeline.png
 fc   -     --trace {trace}
-q    -     --warmup 1 --repeats 3 --trace {trace}
+q    -     --warmup 1 --repeats 2 --trace {trace}
 t    tiny  --batches 10 --m 32 --n 16 --k 48 --streams 3 --warmup 0 --repeats 1 --timeline-batches 6
 )";
 
