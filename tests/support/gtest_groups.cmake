@@ -22,19 +22,13 @@
 # ctest includes this file (TEST_INCLUDE_FILES, written by tests/CMakeLists.txt)
 # with BINARY, TARGET, SERIAL, WHOLE_GPU and CHUNK set.
 
-cmake_policy(SET CMP0011 NEW)  # the policies below stay in this file
-cmake_policy(SET CMP0007 NEW)  # list() keeps empty items
-cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
+cmake_policy(VERSION 3.24)  # the project's: list() keeps empty items, if() knows IN_LIST
 
 include("${CMAKE_CURRENT_LIST_DIR}/read_listing.cmake")
-csg_read_listing(listing "${TARGET}.list" gpu "${BINARY}" --gtest_list_tests)
-if(listing STREQUAL "")
-  return()
-endif()
+csg_read_listing(lines "${TARGET}.list" gpu "${BINARY}" --gtest_list_tests)
 
 # The cases in listing order, each into its group: <suite>.serial,
 # <suite>.whole_gpu or <suite>.shared (no suite name holds a dot).
-string(REPLACE "\n" ";" lines "${listing}")
 set(groups "")
 set(suites "")
 foreach(line IN LISTS lines)

@@ -1,6 +1,6 @@
 # csg_read_listing(<out> <test> <label> <binary> <arguments>...): sets <out>
-# to what a built binary prints for <arguments> (a stage's runs, a test
-# binary's cases), for the files ctest includes each time it starts
+# to the lines a built binary prints for <arguments> (a stage's runs, a test
+# binary's cases), a list, for the files ctest includes each time it starts
 # (stage_runs.cmake, gtest_groups.cmake). Where it can't, <out> is empty and
 # a test named <test> runs the same command instead, so ctest shows why: the
 # binary not built yet (label gpu), or its listing failed (label <label>).
@@ -11,7 +11,8 @@ function(csg_read_listing out test label binary)
   else()
     execute_process(COMMAND "${binary}" ${ARGN} OUTPUT_VARIABLE listing RESULT_VARIABLE status ERROR_QUIET)
     if(status EQUAL 0)
-      set(${out} "${listing}" PARENT_SCOPE)
+      string(REPLACE "\n" ";" lines "${listing}")
+      set(${out} "${lines}" PARENT_SCOPE)
       return()
     endif()
   endif()

@@ -11,16 +11,10 @@
 # with STAGE, BINARY, SANITIZE_RUN (scripts/sanitize_run.sh) and
 # COMPUTE_SANITIZER (its path, or empty) set.
 
-cmake_policy(SET CMP0007 NEW)  # keep empty fields (a run with no arguments)
-cmake_policy(SET CMP0011 NEW)
+cmake_policy(VERSION 3.24)  # the project's: list() keeps empty items, if() knows IN_LIST
 
 include("${CMAKE_CURRENT_LIST_DIR}/read_listing.cmake")
-csg_read_listing(listing "stage.${STAGE}.list" cpu "${BINARY}" --list)
-if(listing STREQUAL "")
-  return()
-endif()
-
-string(REPLACE "\n" ";" lines "${listing}")
+csg_read_listing(lines "stage.${STAGE}.list" cpu "${BINARY}" --list)
 foreach(line IN LISTS lines)
   if(line STREQUAL "")
     continue()
