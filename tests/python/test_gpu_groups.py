@@ -90,7 +90,7 @@ def test_bound_cases_run_serially_and_floods_hold_the_whole_gpu(groups) -> None:
 
 
 def test_a_process_whose_cases_all_skipped_exits_77_and_one_that_ran_none_exits_1(groups) -> None:
-    """support/gtest_main.cpp: without a device (CUDA_VISIBLE_DEVICES empty) a
+    """support/gtest_main.cpp (gtest_exit.hpp): without a device (CUDA_VISIBLE_DEVICES empty) a
     group's cases skip and ctest must read "skipped", never "passed"; a filter
     that names no case must fail, not pass by running nothing."""
     binary, cases, _ = next(iter(groups.values()))

@@ -16,8 +16,8 @@
 # - WHOLE_GPU ("Priorities|Contention": a case that floods every SM): the
 #   resource lock whole_gpu, as their sanitizer runs take it.
 # - every other case runs beside the rest, CHUNK cases to a process.
-# A process whose every case skipped (no GPU) exits 77: reported as skipped
-# (support/gtest_main.cpp).
+# A process of which a case skipped (no GPU, no CUPTI) and none failed exits
+# 77: reported as skipped, never as passed (support/gtest_exit.hpp).
 #
 # ctest includes this file (TEST_INCLUDE_FILES, written by tests/CMakeLists.txt)
 # with BINARY, TARGET, SERIAL, WHOLE_GPU and CHUNK set.
