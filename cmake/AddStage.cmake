@@ -1,8 +1,9 @@
-# On a machine with many cores, the stages' C++ compiles at most four short of
-# all of them at once (a Ninja job pool): Ninja starts first the work on the
+# On a machine with many cores, the stages' C++ compiles on at most all but
+# four of them at once (a Ninja job pool). Ninja starts first the work on the
 # longest chains of its graph, the stages' objects (object, library,
-# executable), and the test suites' batches (object, executable), among the
-# build's longest steps, then waited for the stages' forty. Two cores: no pool.
+# executable); without the pool the test suites' batches (object,
+# executable), among the build's longest steps, waited for the stages' forty
+# objects. Two cores: no pool.
 cmake_host_system_information(RESULT csg_cores QUERY NUMBER_OF_LOGICAL_CORES)
 math(EXPR csg_stage_jobs "${csg_cores} - 4")
 if(CMAKE_GENERATOR MATCHES "Ninja" AND csg_stage_jobs GREATER 3)
